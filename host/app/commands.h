@@ -1,0 +1,11 @@
+/* The pbfcl subcommands: each takes the arguments after its name and returns an exit code. */
+#ifndef PBFCL_COMMANDS_H
+#define PBFCL_COMMANDS_H
+
+/* `pbfcl devices`: lists every OpenCL platform and device. */
+int cmd_devices(int argc, char **argv);
+
+/* `pbfcl bench-sort`: radix sort throughput in million pairs per second. */
+int cmd_bench_sort(int argc, char **argv);
+
+#endif

@@ -1,0 +1,44 @@
+/* pbfcl's entry point: dispatches to the subcommands. */
+#include "commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"devices", cmd_devices, "list OpenCL platforms and devices"},
+    {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: pbfcl <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nEvery command takes --device D (an index from `pbfcl devices` or part of a "
+               "device or platform name; default $PBFCL_DEVICE, else the first GPU).\n"
+               "`pbfcl <command> --help` describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "pbfcl: error: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

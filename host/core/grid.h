@@ -1,0 +1,75 @@
+/* Neighbour search on a uniform grid ordered by Morton (Z-order) codes (seeds 000 and
+ * 002): hash each particle to its cell, sort by cell id, reorder particle buffers,
+ * find each non-empty cell's range, and list every neighbour within the radius by
+ * visiting the 27 surrounding cells through their Morton codes. */
+#ifndef PBFCL_GRID_H
+#define PBFCL_GRID_H
+
+#include "clrt.h"
+#include "pbfcl_shared.h"
+#include "radix_sort.h"
+
+typedef struct pbfcl_grid {
+    pbfcl_cl *cl;
+    pbfcl_radix_sort sort;
+    cl_program program;
+    cl_kernel hash, reorder, cells_clear, cells, neighbours;
+    pbfcl_grid_params params;
+    size_t wg;
+    size_t capacity;           /* particles */
+    unsigned max_neighbors;    /* neighbour list entries per particle */
+    cl_mem params_buf;         /* pbfcl_grid_params, __constant in the kernels */
+    cl_mem cell_id_buf;        /* per particle: Morton cell id; sorted by pbfcl_grid_sort */
+    cl_mem index_buf;          /* per particle: original index; sorted along with cell ids */
+    cl_mem cell_start_buf;     /* per cell (1 << 3*grid_bits): first sorted index or EMPTY */
+    cl_mem cell_end_buf;       /* per cell: one past the last sorted index */
+    cl_mem neighbor_count_buf; /* per particle: number of neighbours listed (<= max) */
+    cl_mem neighbor_buf;       /* neighbour k of particle i at [k * n + i] (sorted indices) */
+    cl_mem overflow_buf;       /* one uint: particles that had more than max neighbours */
+    size_t last_n;             /* particles whose cells are in the cell table (to clear) */
+} pbfcl_grid;
+
+/* Morton code of integer cell coordinates (each below 1024): bits interleaved x, y, z with
+ * x in the lowest bit. */
+pbfcl_uint pbfcl_morton_encode(pbfcl_uint x, pbfcl_uint y, pbfcl_uint z);
+
+/* The inverse of pbfcl_morton_encode. */
+void pbfcl_morton_decode(pbfcl_uint code, pbfcl_uint *x, pbfcl_uint *y, pbfcl_uint *z);
+
+/* Fills grid params covering [lo, hi] with cells of edge >= cell_size; fails with a message
+ * if that needs more than 1024 cells per axis. */
+pbfcl_status pbfcl_grid_params_fit(const float lo[3], const float hi[3], float cell_size,
+                                   pbfcl_grid_params *out);
+
+/* Builds the kernels and allocates buffers for up to capacity particles, checking device
+ * memory first. */
+pbfcl_status pbfcl_grid_create(pbfcl_grid *g, pbfcl_cl *cl, const pbfcl_grid_params *params,
+                               size_t capacity, unsigned max_neighbors);
+
+/* Releases everything; accepts a zeroed or half-built struct. */
+void pbfcl_grid_destroy(pbfcl_grid *g);
+
+/* hash: cell_id[i] = Morton code of the cell holding pos[i] (clamped into the grid),
+ * index[i] = i. pos_buf holds float4 (x, y, z, unused). */
+pbfcl_status pbfcl_grid_hash(pbfcl_grid *g, cl_mem pos_buf, size_t n, pbfcl_profile *prof);
+
+/* sort: sorts (cell_id, index) by cell id over the 3 * grid_bits bits in use. */
+pbfcl_status pbfcl_grid_sort(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
+
+/* reorder: dst[i] = src[index[i]] for a float4 buffer. */
+pbfcl_status pbfcl_grid_reorder(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, size_t n,
+                                pbfcl_profile *prof);
+
+/* cells: clears the entries the previous call wrote, then writes the start and end of every
+ * non-empty cell from the sorted cell ids. */
+pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
+
+/* neighbours: lists for every particle (sorted order, positions in sorted_pos_buf) every
+ * other particle within radius (radius <= cell size), up to max_neighbors. */
+pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, size_t n, float radius,
+                                   pbfcl_profile *prof);
+
+/* Reads and resets the overflow count of the last pbfcl_grid_neighbours calls. */
+pbfcl_status pbfcl_grid_read_overflow(pbfcl_grid *g, unsigned *count);
+
+#endif

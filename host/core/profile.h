@@ -1,0 +1,54 @@
+/* Per-stage timing of a simulation step from OpenCL profiling events. The stage names are
+ * the step's stages in seed 001's outline; kernels, host wrappers, tests and benchmarks all
+ * use them. */
+#ifndef PBFCL_PROFILE_H
+#define PBFCL_PROFILE_H
+
+#include <CL/cl.h>
+
+#define PBFCL_STAGES(X)                                                                            \
+    X(PBFCL_STAGE_PREDICT, "predict")                                                              \
+    X(PBFCL_STAGE_HASH, "hash")                                                                    \
+    X(PBFCL_STAGE_SORT, "sort")                                                                    \
+    X(PBFCL_STAGE_REORDER, "reorder")                                                              \
+    X(PBFCL_STAGE_CELLS, "cells")                                                                  \
+    X(PBFCL_STAGE_NEIGHBOURS, "neighbours")                                                        \
+    X(PBFCL_STAGE_SOLVE, "solve")                                                                  \
+    X(PBFCL_STAGE_VORTICITY_VISCOSITY, "vorticity_viscosity")                                      \
+    X(PBFCL_STAGE_OTHER, "other")
+
+typedef enum pbfcl_stage {
+#define PBFCL_STAGE_ENUM_(id, name) id,
+    PBFCL_STAGES(PBFCL_STAGE_ENUM_)
+#undef PBFCL_STAGE_ENUM_
+        PBFCL_STAGE_COUNT
+} pbfcl_stage;
+
+#define PBFCL_PROFILE_MAX_EVENTS 1024
+
+/* Events recorded since the last pbfcl_profile_collect, each tagged with its stage. */
+typedef struct pbfcl_profile {
+    cl_event events[PBFCL_PROFILE_MAX_EVENTS];
+    unsigned char stage[PBFCL_PROFILE_MAX_EVENTS];
+    int count;
+    int dropped; /* events beyond capacity, released unrecorded */
+} pbfcl_profile;
+
+/* The short name of a stage, e.g. "sort". */
+const char *pbfcl_stage_name(pbfcl_stage stage);
+
+/* Records an event under a stage; the profile takes ownership of the event. */
+void pbfcl_profile_add(pbfcl_profile *p, pbfcl_stage stage, cl_event ev);
+
+/* Waits for the recorded events, adds each one's device time (ms) into ms[stage] (an array
+ * of PBFCL_STAGE_COUNT), releases them and empties the profile. Returns CL_SUCCESS or the
+ * first error. */
+cl_int pbfcl_profile_collect(pbfcl_profile *p, double *ms);
+
+/* Releases any recorded events without reading them. */
+void pbfcl_profile_discard(pbfcl_profile *p);
+
+/* Median of n doubles (sorts the array in place). */
+double pbfcl_median(double *v, int n);
+
+#endif

@@ -1,0 +1,35 @@
+/* Stable LSD radix sort of (uint key, uint value) pairs built on the prefix scan:
+ * per-work-group digit histograms, a scan of the histogram table, and a scatter that
+ * ranks keys locally. Only the key bits in use are sorted. */
+#ifndef PBFCL_RADIX_SORT_H
+#define PBFCL_RADIX_SORT_H
+
+#include "clrt.h"
+#include "scan.h"
+
+typedef struct pbfcl_radix_sort {
+    pbfcl_cl *cl;
+    pbfcl_scan scan;
+    cl_program program;
+    cl_kernel histogram;                 /* digit counts per tile */
+    cl_kernel scatter;                   /* stable local rank + write to the scanned offsets */
+    size_t wg;                           /* work-items per group */
+    size_t tile;                         /* keys per work-group tile */
+    size_t capacity;                     /* largest n accepted */
+    cl_mem keys_tmp_buf, values_tmp_buf; /* ping-pong partners of the caller's buffers */
+    cl_mem histogram_buf;                /* RADIX digits x tiles counts, scanned in place */
+} pbfcl_radix_sort;
+
+/* Builds the kernels and allocates temporaries for up to capacity pairs. */
+pbfcl_status pbfcl_radix_sort_create(pbfcl_radix_sort *s, pbfcl_cl *cl, size_t capacity);
+
+/* Releases everything; accepts a zeroed or half-built struct. */
+void pbfcl_radix_sort_destroy(pbfcl_radix_sort *s);
+
+/* Sorts n pairs in place by the low key_bits bits of the keys (1..32), stably. Keys must be
+ * below 2^key_bits. n == 0 returns at once. Events go to prof under stage if not NULL. */
+pbfcl_status pbfcl_radix_sort_pairs(pbfcl_radix_sort *s, cl_mem keys_buf, cl_mem values_buf,
+                                    size_t n, unsigned key_bits, pbfcl_profile *prof,
+                                    pbfcl_stage stage);
+
+#endif

@@ -1,0 +1,50 @@
+/* Scenes: the domain, gravity, particle size, fluid blocks and solver settings of a
+ * simulation; built-in scenes, JSON scene files, and the lattice that fills the fluid. */
+#ifndef PBFCL_SCENE_H
+#define PBFCL_SCENE_H
+
+#include "pbfcl_error.h"
+
+#include <stddef.h>
+
+#define PBFCL_MAX_FLUID_SHAPES 32
+
+typedef enum pbfcl_shape_kind { PBFCL_SHAPE_BOX, PBFCL_SHAPE_SPHERE } pbfcl_shape_kind;
+
+/* One block of fluid: an axis-aligned box or a sphere. */
+typedef struct pbfcl_fluid_shape {
+    pbfcl_shape_kind kind;
+    float min[3], max[3]; /* box */
+    float center[3];      /* sphere */
+    float radius;         /* sphere */
+} pbfcl_fluid_shape;
+
+/* Solver settings (SI units). */
+typedef struct pbfcl_solver_settings {
+    float dt;                     /* frame time step, s (default 1/60) */
+    int substeps;                 /* substeps per frame (default 2) */
+    int iterations;               /* density solver iterations per substep (default 4) */
+    int stabilization_iterations; /* collision stabilisation iterations (default 1) */
+    float h_ratio;                /* kernel radius h = h_ratio * particle radius (default 4) */
+    float relaxation; /* lambda relaxation epsilon (default 600 in the paper's units, scaled) */
+    float scorr_k;    /* tensile term strength k (default 1e-4) */
+    float scorr_n;    /* tensile term exponent n (default 4) */
+    float scorr_dq;   /* delta q as a fraction of h (default 0.2) */
+    float vorticity;  /* vorticity confinement epsilon (default 1e-4) */
+    float viscosity;  /* XSPH viscosity c (default 0.01) */
+    float max_speed;  /* blow-up guard: speeds above this stop the run, m/s */
+} pbfcl_solver_settings;
+
+/* A complete scene description. */
+typedef struct pbfcl_scene {
+    char name[64];
+    float domain_min[3], domain_max[3]; /* the box, m */
+    float gravity[3];                   /* m/s^2 */
+    float particle_radius;              /* r, m; particles are spaced 2r */
+    float rest_density;                 /* kg/m^3 */
+    pbfcl_fluid_shape fluid[PBFCL_MAX_FLUID_SHAPES];
+    int fluid_count;
+    pbfcl_solver_settings solver;
+} pbfcl_scene;
+
+#endif

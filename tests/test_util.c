@@ -1,0 +1,90 @@
+/* Test helpers: device iteration, sizes, randomness and tolerances. */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+pbfcl_cl *test_cl;
+
+bool test_small(void)
+{
+    const char *s = getenv("PBFCL_TEST_SMALL");
+    return (s && *s && *s != '0') || getenv("OCLGRIND_DATA_RACES") || getenv("LD_PRELOAD");
+}
+
+int test_device_count(void)
+{
+    const char *spec = getenv("PBFCL_DEVICE");
+    pbfcl_device_info *list = NULL;
+    int n = 0;
+    if (pbfcl_cl_enumerate(&list, &n) != PBFCL_OK)
+        return 0;
+    free(list);
+    return (spec && *spec && n > 0) ? 1 : n;
+}
+
+void test_each_device(void (*fn)(pbfcl_cl *cl))
+{
+    const char *spec = getenv("PBFCL_DEVICE");
+    pbfcl_device_info *list = NULL;
+    int n = 0;
+    ck_assert_int_eq(pbfcl_cl_enumerate(&list, &n), PBFCL_OK);
+    ck_assert_msg(n > 0, "no OpenCL device");
+    for (int i = 0; i < n; i++) {
+        pbfcl_device_info dev = list[i];
+        if (spec && *spec && pbfcl_cl_select(spec, &dev) == PBFCL_OK && dev.index != i)
+            continue;
+        pbfcl_cl cl;
+        ck_assert_msg(pbfcl_cl_create(&cl, &dev, NULL) == PBFCL_OK, "cannot open device %s",
+                      dev.device_name);
+        fprintf(stderr, "  on [%d] %s / %s\n", i, dev.platform_name, dev.device_name);
+        test_cl = &cl;
+        fn(&cl);
+        test_cl = NULL;
+        pbfcl_cl_destroy(&cl);
+    }
+    free(list);
+}
+
+int test_run_suite(Suite *suite, bool needs_device)
+{
+    if (needs_device && test_device_count() == 0) {
+        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
+               "pocl-opencl-icd) to run %s\n",
+               suite_name(suite));
+        suite_free(suite);
+        return PBFCL_TEST_SKIP;
+    }
+    SRunner *sr = srunner_create(suite);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
+uint32_t test_rand(uint64_t *state)
+{
+    uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ull;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return (uint32_t)(x >> 32);
+}
+
+float test_randf(uint64_t *state, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)(test_rand(state) >> 8) * (1.0f / 16777216.0f);
+}
+
+bool test_close(double a, double b, double abs_tol, double rel_tol)
+{
+    if (isnan(a) || isnan(b))
+        return false;
+    double d = fabs(a - b);
+    if (d <= abs_tol)
+        return true;
+    double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+    return d <= rel_tol * m;
+}

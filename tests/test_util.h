@@ -1,0 +1,43 @@
+/* Helpers shared by the tests: running a check on every OpenCL device present, small
+ * sizes under Oclgrind, a seeded random generator, and float comparison. */
+#ifndef PBFCL_TEST_UTIL_H
+#define PBFCL_TEST_UTIL_H
+
+#include "clrt.h"
+
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Exit code of a test program that found no OpenCL device (ctest reports it skipped). */
+#define PBFCL_TEST_SKIP 77
+
+/* The device being tested (set by test_each_device for the duration of fn). */
+extern pbfcl_cl *test_cl;
+
+/* Runs fn once per OpenCL device present (only the one $PBFCL_DEVICE names, if set), with
+ * test_cl opened on it; prints each device's name. Fails the test if a device cannot be
+ * opened. */
+void test_each_device(void (*fn)(pbfcl_cl *cl));
+
+/* Number of OpenCL devices present (or 1 if $PBFCL_DEVICE names one). */
+int test_device_count(void);
+
+/* Runs the suite and returns the process exit code: PBFCL_TEST_SKIP with a message when no
+ * OpenCL device is present and the suite needs one, else 0 or 1. */
+int test_run_suite(Suite *suite, bool needs_device);
+
+/* True when running under Oclgrind or with PBFCL_TEST_SMALL set: use small sizes. */
+bool test_small(void);
+
+/* A seeded xorshift generator: the same seed gives the same sequence everywhere. */
+uint32_t test_rand(uint64_t *state);
+
+/* A float uniform in [lo, hi). */
+float test_randf(uint64_t *state, float lo, float hi);
+
+/* True if a and b agree: |a - b| <= abs_tol near zero, else relative rel_tol; NaN never
+ * agrees with anything. */
+bool test_close(double a, double b, double abs_tol, double rel_tol);
+
+#endif
