@@ -47,4 +47,23 @@ typedef struct pbfcl_scene {
     pbfcl_solver_settings solver;
 } pbfcl_scene;
 
+/* Fills s with the defaults: solver settings as documented above (owned by
+ * scene_defaults.c), gravity -9.81 m/s^2 along y, rest density 1000, no fluid. */
+void pbfcl_scene_defaults(pbfcl_scene *s);
+
+/* Loads a built-in scene by name (dam-break, double-dam-break, drop) or a JSON scene file
+ * (a name ending in .json or containing '/'); an unknown name lists the built-in ones. */
+pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out);
+
+/* Rejects values that make no sense (negative radius, zero iterations, fluid outside the
+ * domain, ...) with a message naming the parameter; never clamps. */
+pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s);
+
+/* Sets the particle radius so that filling the scene gives about target particles. */
+pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target);
+
+/* Fills the fluid shapes on a lattice of spacing 2r: *positions (malloc'ed, x y z triples,
+ * free it) and *n. */
+pbfcl_status pbfcl_scene_fill(const pbfcl_scene *s, float **positions, size_t *n);
+
 #endif

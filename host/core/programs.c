@@ -1,0 +1,15 @@
+/* The table of OpenCL programs and their kernel files (see programs.h). */
+#include "programs.h"
+
+static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
+    [PBFCL_PROGRAM_SCAN] = {"scan", {"pbfcl_shared.h", "scan.cl"}, 2},
+    [PBFCL_PROGRAM_RADIX_SORT] = {"radix_sort", {"pbfcl_shared.h", "radix_sort.cl"}, 2},
+    [PBFCL_PROGRAM_GRID] =
+        {"grid", {"pbfcl_shared.h", "hash.cl", "reorder.cl", "cells.cl", "neighbours.cl"}, 5},
+    [PBFCL_PROGRAM_PBF] = {"pbf", {"pbfcl_shared.h", "pbf.cl"}, 2},
+};
+
+const pbfcl_program_desc *pbfcl_program(pbfcl_program_id id)
+{
+    return (id >= 0 && id < PBFCL_PROGRAM_COUNT) ? &programs[id] : 0;
+}

@@ -1,0 +1,25 @@
+/* The OpenCL programs pbfcl builds: each one's name and kernel files, in one table so that
+ * the modules, `pbfcl kernel-builds` and tools/validate-kernels agree. */
+#ifndef PBFCL_PROGRAMS_H
+#define PBFCL_PROGRAMS_H
+
+typedef enum pbfcl_program_id {
+    PBFCL_PROGRAM_SCAN,
+    PBFCL_PROGRAM_RADIX_SORT,
+    PBFCL_PROGRAM_GRID,
+    PBFCL_PROGRAM_PBF,
+    PBFCL_PROGRAM_COUNT
+} pbfcl_program_id;
+
+#define PBFCL_PROGRAM_MAX_FILES 8
+
+typedef struct pbfcl_program_desc {
+    const char *name;                           /* e.g. "radix_sort" */
+    const char *files[PBFCL_PROGRAM_MAX_FILES]; /* in cl/, concatenated in this order */
+    int nfiles;
+} pbfcl_program_desc;
+
+/* The description of one program. */
+const pbfcl_program_desc *pbfcl_program(pbfcl_program_id id);
+
+#endif
