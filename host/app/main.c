@@ -13,6 +13,7 @@ typedef struct command {
 static const command commands[] = {
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
     {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
+    {"kernel-builds", cmd_kernel_builds, "every program and build-option set pbfcl compiles"},
 };
 
 static void usage(FILE *f)
