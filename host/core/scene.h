@@ -32,7 +32,7 @@ typedef struct pbfcl_solver_settings {
     float scorr_dq;   /* delta q as a fraction of h (default 0.2) */
     float vorticity;  /* vorticity confinement epsilon (default 1e-4) */
     float viscosity;  /* XSPH viscosity c (default 0.01) */
-    float max_speed;  /* blow-up guard: speeds above this stop the run, m/s */
+    float max_speed;  /* blow-up guard: speeds above this stop the run, m/s (0: derived) */
 } pbfcl_solver_settings;
 
 /* A complete scene description. */
@@ -65,5 +65,22 @@ pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target);
 /* Fills the fluid shapes on a lattice of spacing 2r: *positions (malloc'ed, x y z triples,
  * free it) and *n. */
 pbfcl_status pbfcl_scene_fill(const pbfcl_scene *s, float **positions, size_t *n);
+
+/* The most particles a scene may be filled with (a larger count is rejected, not clamped). */
+#define PBFCL_SCENE_MAX_PARTICLES 1000000000ull
+
+/* The built-in scene names, NULL-terminated. */
+const char *const *pbfcl_scene_builtin_names(void);
+
+/* Loads and validates a JSON scene file (docs/SCENES.md); errors name the file and the key.
+ * Without cJSON in the build it fails with PBFCL_ERR_UNSUPPORTED and says so. */
+pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out);
+
+/* Counts the particles pbfcl_scene_fill would make, without allocating them. */
+size_t pbfcl_scene_count(const pbfcl_scene *s);
+
+/* The blow-up limit on speed, m/s: solver.max_speed if > 0, else derived from the free-fall
+ * speed over the domain diagonal D: 4 * sqrt(2 * max(|g|, 9.81) * D). */
+float pbfcl_scene_max_speed(const pbfcl_scene *s);
 
 #endif

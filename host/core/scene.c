@@ -1,0 +1,429 @@
+/* Scenes: the built-in scenes (dam-break, double-dam-break, drop), the checks that reject
+ * values that make no sense, the lattice that fills the fluid shapes with particles, and
+ * the particle radius that gives a requested particle count. */
+#include "scene.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- built-in scenes --------------------------------------------------------------- */
+
+static void set3(float v[3], float x, float y, float z)
+{
+    v[0] = x;
+    v[1] = y;
+    v[2] = z;
+}
+
+static void add_box(pbfcl_scene *s, float x0, float y0, float z0, float x1, float y1, float z1)
+{
+    pbfcl_fluid_shape *f = &s->fluid[s->fluid_count++];
+    memset(f, 0, sizeof *f);
+    f->kind = PBFCL_SHAPE_BOX;
+    set3(f->min, x0, y0, z0);
+    set3(f->max, x1, y1, z1);
+}
+
+/* A 1.6 x 1.0 x 0.6 m tank with a 0.5 m wide, 0.6 m high water column at the x = 0 end. */
+static void builtin_dam_break(pbfcl_scene *s)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, 1.6f, 1.0f, 0.6f);
+    s->particle_radius = 0.01f;
+    add_box(s, 0.0f, 0.0f, 0.0f, 0.5f, 0.6f, 0.6f);
+}
+
+/* The same tank with a 0.4 m wide column at each end. */
+static void builtin_double_dam_break(pbfcl_scene *s)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, 1.6f, 1.0f, 0.6f);
+    s->particle_radius = 0.01f;
+    add_box(s, 0.0f, 0.0f, 0.0f, 0.4f, 0.6f, 0.6f);
+    add_box(s, 1.2f, 0.0f, 0.0f, 1.6f, 0.6f, 0.6f);
+}
+
+/* A 1 m cube with a 0.25 m deep pool and a sphere of radius 0.15 m above it. */
+static void builtin_drop(pbfcl_scene *s)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, 1.0f, 1.0f, 1.0f);
+    s->particle_radius = 0.01f;
+    add_box(s, 0.0f, 0.0f, 0.0f, 1.0f, 0.25f, 1.0f);
+    pbfcl_fluid_shape *f = &s->fluid[s->fluid_count++];
+    memset(f, 0, sizeof *f);
+    f->kind = PBFCL_SHAPE_SPHERE;
+    set3(f->center, 0.5f, 0.65f, 0.5f);
+    f->radius = 0.15f;
+}
+
+typedef struct builtin_scene {
+    const char *name;
+    void (*build)(pbfcl_scene *s);
+} builtin_scene;
+
+static const builtin_scene builtins[] = {
+    {"dam-break", builtin_dam_break},
+    {"double-dam-break", builtin_double_dam_break},
+    {"drop", builtin_drop},
+};
+
+#define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])
+
+const char *const *pbfcl_scene_builtin_names(void)
+{
+    static const char *names[BUILTIN_COUNT + 1];
+    for (size_t k = 0; k < BUILTIN_COUNT; k++)
+        names[k] = builtins[k].name;
+    names[BUILTIN_COUNT] = NULL;
+    return names;
+}
+
+static bool is_scene_file(const char *name)
+{
+    size_t len = strlen(name);
+    return strchr(name, '/') != NULL || (len >= 5 && !strcmp(name + len - 5, ".json"));
+}
+
+pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out)
+{
+    if (is_scene_file(name_or_file))
+        return pbfcl_scene_load_json(name_or_file, out);
+    for (size_t k = 0; k < BUILTIN_COUNT; k++) {
+        if (strcmp(name_or_file, builtins[k].name) != 0)
+            continue;
+        pbfcl_scene_defaults(out);
+        snprintf(out->name, sizeof out->name, "%s", builtins[k].name);
+        builtins[k].build(out);
+        return pbfcl_scene_validate(out);
+    }
+    fprintf(stderr, "pbfcl: error: unknown scene '%s'; the built-in scenes are:", name_or_file);
+    for (size_t k = 0; k < BUILTIN_COUNT; k++)
+        fprintf(stderr, " %s", builtins[k].name);
+    fprintf(stderr, " (or give a scene file ending in .json, see docs/SCENES.md)\n");
+    return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+/* --- validation -------------------------------------------------------------------- */
+
+/* Prints "pbfcl: error: scene 'NAME': <message>" and returns false. */
+static bool bad(const pbfcl_scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool bad(const pbfcl_scene *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "pbfcl: error: scene '%s': ", s->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return false;
+}
+
+static const char axis_name[3] = {'x', 'y', 'z'};
+
+static bool check_vec3(const pbfcl_scene *s, const char *key, const float v[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(v[k]))
+            return bad(s, "%s[%d] (%c) is not a finite number", key, k, axis_name[k]);
+    return true;
+}
+
+static bool check_domain(const pbfcl_scene *s)
+{
+    if (!check_vec3(s, "domain.min", s->domain_min) ||
+        !check_vec3(s, "domain.max", s->domain_max) || !check_vec3(s, "gravity", s->gravity))
+        return false;
+    float r = s->particle_radius;
+    if (!isfinite(r) || r <= 0.0f)
+        return bad(s, "particle_radius must be a number > 0 (got %g)", r);
+    if (!isfinite(s->rest_density) || s->rest_density <= 0.0f)
+        return bad(s, "rest_density must be a number > 0 kg/m^3 (got %g)", s->rest_density);
+    for (int k = 0; k < 3; k++) {
+        float extent = s->domain_max[k] - s->domain_min[k];
+        if (!(extent > 0.0f))
+            return bad(s, "domain.max[%d] (%g) must be greater than domain.min[%d] (%g)", k,
+                       s->domain_max[k], k, s->domain_min[k]);
+        if (extent < 2.0f * r)
+            return bad(s,
+                       "the domain is %g m along %c, less than one particle (2 * "
+                       "particle_radius = %g m); use a smaller radius or more particles",
+                       extent, axis_name[k], 2.0f * r);
+    }
+    return true;
+}
+
+/* Checks that [lo, hi] lies in the domain along every axis (with a relative tolerance). */
+static bool check_inside(const pbfcl_scene *s, int i, const float lo[3], const float hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        float tol = 1e-6f * (s->domain_max[k] - s->domain_min[k]);
+        if (lo[k] < s->domain_min[k] - tol || hi[k] > s->domain_max[k] + tol)
+            return bad(s,
+                       "fluid[%d] spans %g..%g along %c, outside the domain %g..%g; make "
+                       "the domain larger or the fluid smaller",
+                       i, lo[k], hi[k], axis_name[k], s->domain_min[k], s->domain_max[k]);
+    }
+    return true;
+}
+
+static bool check_shape(const pbfcl_scene *s, int i)
+{
+    const pbfcl_fluid_shape *f = &s->fluid[i];
+    char key[48];
+    if (f->kind == PBFCL_SHAPE_BOX) {
+        snprintf(key, sizeof key, "fluid[%d].min", i);
+        if (!check_vec3(s, key, f->min))
+            return false;
+        snprintf(key, sizeof key, "fluid[%d].max", i);
+        if (!check_vec3(s, key, f->max))
+            return false;
+        for (int k = 0; k < 3; k++)
+            if (!(f->max[k] > f->min[k]))
+                return bad(s, "fluid[%d].max[%d] (%g) must be greater than fluid[%d].min[%d] (%g)",
+                           i, k, f->max[k], i, k, f->min[k]);
+        return check_inside(s, i, f->min, f->max);
+    }
+    if (f->kind != PBFCL_SHAPE_SPHERE)
+        return bad(s, "fluid[%d] has an unknown shape kind %d", i, (int)f->kind);
+    snprintf(key, sizeof key, "fluid[%d].sphere.center", i);
+    if (!check_vec3(s, key, f->center))
+        return false;
+    if (!isfinite(f->radius) || f->radius <= 0.0f)
+        return bad(s, "fluid[%d].sphere.radius must be a number > 0 (got %g)", i, f->radius);
+    float lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = f->center[k] - f->radius;
+        hi[k] = f->center[k] + f->radius;
+    }
+    return check_inside(s, i, lo, hi);
+}
+
+/* Checks a number against [lo, hi] (lo excluded if lo_open); the message names the key. */
+static bool check_range(const pbfcl_scene *s, const char *key, double v, double lo, bool lo_open,
+                        double hi)
+{
+    if (isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi)
+        return true;
+    return bad(s, "%s must be a number %s %g and <= %g (got %g)", key, lo_open ? ">" : ">=", lo, hi,
+               v);
+}
+
+static bool check_solver(const pbfcl_scene *s)
+{
+    const pbfcl_solver_settings *v = &s->solver;
+    return check_range(s, "solver.dt", v->dt, 0, true, 1) &&
+           check_range(s, "solver.substeps", v->substeps, 1, false, 1000) &&
+           check_range(s, "solver.iterations", v->iterations, 1, false, 1000) &&
+           check_range(s, "solver.stabilization_iterations", v->stabilization_iterations, 0, false,
+                       1000) &&
+           check_range(s, "solver.h_ratio", v->h_ratio, 2, true, 16) &&
+           check_range(s, "solver.relaxation", v->relaxation, 0, true, 1e12) &&
+           check_range(s, "solver.scorr_k", v->scorr_k, 0, false, 1e6) &&
+           check_range(s, "solver.scorr_n", v->scorr_n, 0, true, 64) &&
+           check_range(s, "solver.scorr_dq", v->scorr_dq, 0, true, 1) &&
+           check_range(s, "solver.vorticity", v->vorticity, 0, false, 1e6) &&
+           check_range(s, "solver.viscosity", v->viscosity, 0, false, 1) &&
+           check_range(s, "solver.max_speed", v->max_speed, 0, false, 1e9);
+}
+
+/* An upper bound on the particle count: lattice points in each shape's bounding box. */
+static double count_bound(const pbfcl_scene *s)
+{
+    double total = 0.0, spacing = 2.0 * s->particle_radius;
+    for (int i = 0; i < s->fluid_count; i++) {
+        const pbfcl_fluid_shape *f = &s->fluid[i];
+        double points = 1.0;
+        for (int k = 0; k < 3; k++) {
+            double extent = f->kind == PBFCL_SHAPE_BOX ? f->max[k] - f->min[k] : 2.0 * f->radius;
+            points *= floor(extent / spacing) + 1.0;
+        }
+        total += points;
+    }
+    return total;
+}
+
+pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
+{
+    if (!check_domain(s) || !check_solver(s))
+        return PBFCL_ERR_BAD_ARGUMENT;
+    if (s->fluid_count < 1 || s->fluid_count > PBFCL_MAX_FLUID_SHAPES) {
+        bad(s, "the scene needs 1 to %d fluid shapes (has %d)", PBFCL_MAX_FLUID_SHAPES,
+            s->fluid_count);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    for (int i = 0; i < s->fluid_count; i++)
+        if (!check_shape(s, i))
+            return PBFCL_ERR_BAD_ARGUMENT;
+    double bound = count_bound(s);
+    if (bound > (double)PBFCL_SCENE_MAX_PARTICLES) {
+        bad(s,
+            "particle_radius %g m would give up to %.3g particles, more than %llu; use a "
+            "larger radius or fewer --particles",
+            s->particle_radius, bound, PBFCL_SCENE_MAX_PARTICLES);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    return PBFCL_OK;
+}
+
+/* --- the lattice ------------------------------------------------------------------- */
+
+static bool inside_shape(const pbfcl_fluid_shape *f, const double p[3], double tol)
+{
+    if (f->kind == PBFCL_SHAPE_BOX) {
+        for (int k = 0; k < 3; k++)
+            if (p[k] < f->min[k] - tol || p[k] > f->max[k] + tol)
+                return false;
+        return true;
+    }
+    double d2 = 0.0;
+    for (int k = 0; k < 3; k++)
+        d2 += (p[k] - f->center[k]) * (p[k] - f->center[k]);
+    return d2 <= ((double)f->radius + tol) * ((double)f->radius + tol);
+}
+
+/* The lattice index range [lo[k], hi[k]] of shape i, cut to the domain interior. */
+static void shape_index_range(const pbfcl_scene *s, int i, const double origin[3], long long lo[3],
+                              long long hi[3])
+{
+    const pbfcl_fluid_shape *f = &s->fluid[i];
+    double r = s->particle_radius, spacing = 2.0 * r, eps = 1e-4;
+    for (int k = 0; k < 3; k++) {
+        double a = f->kind == PBFCL_SHAPE_BOX ? f->min[k] : f->center[k] - f->radius;
+        double b = f->kind == PBFCL_SHAPE_BOX ? f->max[k] : f->center[k] + f->radius;
+        a = fmax(a, s->domain_min[k] + r);
+        b = fmin(b, s->domain_max[k] - r);
+        lo[k] = (long long)ceil((a - origin[k]) / spacing - eps);
+        hi[k] = (long long)floor((b - origin[k]) / spacing + eps);
+    }
+}
+
+/* Visits every lattice point inside the fluid once (the first shape that holds it claims
+ * it); writes them to out if not NULL; returns the count. */
+static size_t lattice_walk(const pbfcl_scene *s, float *out)
+{
+    double r = s->particle_radius, spacing = 2.0 * r, tol = 1e-4 * spacing;
+    double origin[3] = {s->domain_min[0] + r, s->domain_min[1] + r, s->domain_min[2] + r};
+    size_t n = 0;
+    for (int i = 0; i < s->fluid_count; i++) {
+        long long lo[3], hi[3];
+        shape_index_range(s, i, origin, lo, hi);
+        for (long long a = lo[0]; a <= hi[0]; a++)
+            for (long long b = lo[1]; b <= hi[1]; b++)
+                for (long long c = lo[2]; c <= hi[2]; c++) {
+                    double p[3] = {origin[0] + spacing * a, origin[1] + spacing * b,
+                                   origin[2] + spacing * c};
+                    bool claimed = !inside_shape(&s->fluid[i], p, tol);
+                    for (int j = 0; j < i && !claimed; j++)
+                        claimed = inside_shape(&s->fluid[j], p, tol);
+                    if (claimed)
+                        continue;
+                    if (out)
+                        for (int k = 0; k < 3; k++)
+                            out[3 * n + k] = (float)p[k];
+                    n++;
+                }
+    }
+    return n;
+}
+
+size_t pbfcl_scene_count(const pbfcl_scene *s)
+{
+    return lattice_walk(s, NULL);
+}
+
+pbfcl_status pbfcl_scene_fill(const pbfcl_scene *s, float **positions, size_t *n)
+{
+    *positions = NULL;
+    *n = 0;
+    PBFCL_TRY(pbfcl_scene_validate(s));
+    size_t count = lattice_walk(s, NULL);
+    if (count == 0) {
+        bad(s,
+            "the fluid shapes hold no particle at particle_radius %g m (spacing %g m); use a "
+            "smaller radius or more --particles",
+            s->particle_radius, 2.0 * s->particle_radius);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    float *p = malloc(count * 3 * sizeof *p);
+    if (!p) {
+        pbfcl_errorf("out of host memory for %zu particle positions (%zu bytes)", count,
+                     count * 3 * sizeof *p);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    lattice_walk(s, p);
+    *positions = p;
+    *n = count;
+    return PBFCL_OK;
+}
+
+/* --- particle count ---------------------------------------------------------------- */
+
+static double fluid_volume(const pbfcl_scene *s)
+{
+    double v = 0.0;
+    for (int i = 0; i < s->fluid_count; i++) {
+        const pbfcl_fluid_shape *f = &s->fluid[i];
+        if (f->kind == PBFCL_SHAPE_BOX)
+            v += ((double)f->max[0] - f->min[0]) * ((double)f->max[1] - f->min[1]) *
+                 ((double)f->max[2] - f->min[2]);
+        else
+            v += 4.0 / 3.0 * 3.14159265358979 * (double)f->radius * f->radius * f->radius;
+    }
+    return v;
+}
+
+pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target)
+{
+    if (target < 1 || target > PBFCL_SCENE_MAX_PARTICLES) {
+        bad(s, "the particle count must be from 1 to %llu (got %zu)", PBFCL_SCENE_MAX_PARTICLES,
+            target);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    double r = cbrt(fluid_volume(s) / (8.0 * (double)target));
+    double best_r = r, best_err = INFINITY;
+    size_t best_n = 0;
+    for (int iter = 0; iter < 12; iter++) {
+        s->particle_radius = (float)r;
+        size_t n = count_bound(s) > 4.0 * PBFCL_SCENE_MAX_PARTICLES ? 0 : lattice_walk(s, NULL);
+        double err = fabs((double)n - (double)target) / (double)target;
+        if (n > 0 && err < best_err) {
+            best_err = err;
+            best_r = r;
+            best_n = n;
+        }
+        if (best_err <= 0.01)
+            break;
+        r *= n > 0 ? cbrt((double)n / (double)target) : 0.5;
+    }
+    s->particle_radius = (float)best_r;
+    if (best_n == 0) {
+        bad(s, "found no particle radius that fills the fluid with about %zu particles", target);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (best_err > 0.1)
+        pbfcl_warnf("scene '%s': %zu particles requested, the closest lattice holds %zu", s->name,
+                    target, best_n);
+    return PBFCL_OK;
+}
+
+/* --- blow-up guard ----------------------------------------------------------------- */
+
+float pbfcl_scene_max_speed(const pbfcl_scene *s)
+{
+    if (s->solver.max_speed > 0.0f)
+        return s->solver.max_speed;
+    double d2 = 0.0, g2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double e = (double)s->domain_max[k] - s->domain_min[k];
+        d2 += e * e;
+        g2 += (double)s->gravity[k] * s->gravity[k];
+    }
+    double g = fmax(sqrt(g2), 9.81);
+    return (float)(4.0 * sqrt(2.0 * g * sqrt(d2)));
+}

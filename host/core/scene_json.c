@@ -1,0 +1,375 @@
+/* JSON scene files (schema in docs/SCENES.md), read with cJSON: every key is checked for its
+ * type and array length, unknown and duplicate keys are rejected, and each error names the
+ * file and the key. Without cJSON in the build, loading a file says so. */
+#include "scene.h"
+
+#include <stdio.h>
+
+#ifndef PBFCL_HAVE_JSON
+
+pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out)
+{
+    (void)out;
+    pbfcl_errorf("cannot read scene file '%s': pbfcl was built without cJSON (install the "
+                 "cJSON development files, e.g. libcjson-dev, and reconfigure with "
+                 "-DPBFCL_WITH_JSON=ON), or use a built-in scene",
+                 path);
+    return PBFCL_ERR_UNSUPPORTED;
+}
+
+#else
+
+#include <cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCENE_FILE_MAX_BYTES (16u << 20)
+
+/* Prints "pbfcl: error: FILE: KEY: <message>" and returns PBFCL_ERR_BAD_ARGUMENT. */
+static pbfcl_status key_error(const char *path, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static pbfcl_status key_error(const char *path, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "pbfcl: error: %s: %s: ", path, key);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+static const char *type_name(const cJSON *item)
+{
+    if (cJSON_IsNumber(item))
+        return "a number";
+    if (cJSON_IsString(item))
+        return "a string";
+    if (cJSON_IsArray(item))
+        return "an array";
+    if (cJSON_IsObject(item))
+        return "an object";
+    if (cJSON_IsBool(item))
+        return "a boolean";
+    return "null";
+}
+
+/* Rejects keys of obj not in allowed (listing the allowed ones) and duplicate keys. */
+static pbfcl_status check_keys(const char *path, const char *where, const cJSON *obj,
+                               const char *const *allowed)
+{
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        bool known = false;
+        for (int k = 0; allowed[k] && !known; k++)
+            known = !strcmp(c->string, allowed[k]);
+        char key[160];
+        snprintf(key, sizeof key, "%s%s%s", where, where[0] ? "." : "", c->string);
+        if (!known) {
+            fprintf(stderr, "pbfcl: error: %s: %s: unknown key; the keys allowed%s%s are:", path,
+                    key, where[0] ? " in " : " at the top level", where);
+            for (int k = 0; allowed[k]; k++)
+                fprintf(stderr, " %s", allowed[k]);
+            fputc('\n', stderr);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+        for (const cJSON *d = obj->child; d != c; d = d->next)
+            if (!strcmp(d->string, c->string))
+                return key_error(path, key, "duplicate key");
+    }
+    return PBFCL_OK;
+}
+
+static pbfcl_status get_number(const char *path, const char *key, const cJSON *item, float *out)
+{
+    if (!cJSON_IsNumber(item))
+        return key_error(path, key, "expected a number, got %s", type_name(item));
+    float v = (float)item->valuedouble;
+    if (!isfinite(item->valuedouble) || !isfinite(v))
+        return key_error(path, key, "%g is not a finite single-precision number",
+                         item->valuedouble);
+    *out = v;
+    return PBFCL_OK;
+}
+
+static pbfcl_status get_int(const char *path, const char *key, const cJSON *item, int *out)
+{
+    if (!cJSON_IsNumber(item))
+        return key_error(path, key, "expected an integer, got %s", type_name(item));
+    double v = item->valuedouble;
+    if (!isfinite(v) || v != floor(v) || v < -2147483648.0 || v > 2147483647.0)
+        return key_error(path, key, "expected an integer, got %g", v);
+    *out = (int)v;
+    return PBFCL_OK;
+}
+
+static pbfcl_status get_vec3(const char *path, const char *key, const cJSON *item, float out[3])
+{
+    if (!cJSON_IsArray(item))
+        return key_error(path, key, "expected an array of 3 numbers [x, y, z], got %s",
+                         type_name(item));
+    int len = cJSON_GetArraySize(item);
+    if (len != 3)
+        return key_error(path, key, "expected an array of 3 numbers [x, y, z], got %d element%s",
+                         len, len == 1 ? "" : "s");
+    for (int k = 0; k < 3; k++) {
+        char elem[192];
+        snprintf(elem, sizeof elem, "%s[%d]", key, k);
+        PBFCL_TRY(get_number(path, elem, cJSON_GetArrayItem(item, k), &out[k]));
+    }
+    return PBFCL_OK;
+}
+
+/* Fetches a required member of obj; its absence is an error naming where.key. */
+static pbfcl_status need(const char *path, const char *where, const cJSON *obj, const char *key,
+                         const cJSON **out)
+{
+    *out = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (*out)
+        return PBFCL_OK;
+    char full[160];
+    snprintf(full, sizeof full, "%s%s%s", where, where[0] ? "." : "", key);
+    return key_error(path, full, "missing (required)");
+}
+
+static pbfcl_status need_object(const char *path, const char *key, const cJSON *item)
+{
+    if (!cJSON_IsObject(item))
+        return key_error(path, key, "expected an object, got %s", type_name(item));
+    return PBFCL_OK;
+}
+
+static pbfcl_status parse_domain(const char *path, const cJSON *item, pbfcl_scene *s)
+{
+    static const char *const keys[] = {"min", "max", NULL};
+    const cJSON *min, *max;
+    PBFCL_TRY(need_object(path, "domain", item));
+    PBFCL_TRY(check_keys(path, "domain", item, keys));
+    PBFCL_TRY(need(path, "domain", item, "min", &min));
+    PBFCL_TRY(need(path, "domain", item, "max", &max));
+    PBFCL_TRY(get_vec3(path, "domain.min", min, s->domain_min));
+    return get_vec3(path, "domain.max", max, s->domain_max);
+}
+
+static pbfcl_status parse_sphere(const char *path, const char *where, const cJSON *item,
+                                 pbfcl_fluid_shape *f)
+{
+    static const char *const keys[] = {"center", "radius", NULL};
+    char key[96];
+    const cJSON *center, *radius;
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(need(path, where, item, "center", &center));
+    PBFCL_TRY(need(path, where, item, "radius", &radius));
+    snprintf(key, sizeof key, "%s.center", where);
+    PBFCL_TRY(get_vec3(path, key, center, f->center));
+    snprintf(key, sizeof key, "%s.radius", where);
+    f->kind = PBFCL_SHAPE_SPHERE;
+    return get_number(path, key, radius, &f->radius);
+}
+
+/* One fluid shape: {"min": [..], "max": [..]} or {"sphere": {"center": [..], "radius": R}}. */
+static pbfcl_status parse_shape(const char *path, int i, const cJSON *item, pbfcl_fluid_shape *f)
+{
+    static const char *const keys[] = {"min", "max", "sphere", NULL};
+    char where[48], key[96];
+    snprintf(where, sizeof where, "fluid[%d]", i);
+    memset(f, 0, sizeof *f);
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    const cJSON *sphere = cJSON_GetObjectItemCaseSensitive(item, "sphere");
+    const cJSON *min = cJSON_GetObjectItemCaseSensitive(item, "min");
+    const cJSON *max = cJSON_GetObjectItemCaseSensitive(item, "max");
+    if (sphere && (min || max))
+        return key_error(path, where,
+                         "give either \"min\" and \"max\" (a box) or \"sphere\", "
+                         "not both");
+    snprintf(key, sizeof key, "%s.sphere", where);
+    if (sphere)
+        return parse_sphere(path, key, sphere, f);
+    PBFCL_TRY(need(path, where, item, "min", &min));
+    PBFCL_TRY(need(path, where, item, "max", &max));
+    f->kind = PBFCL_SHAPE_BOX;
+    snprintf(key, sizeof key, "%s.min", where);
+    PBFCL_TRY(get_vec3(path, key, min, f->min));
+    snprintf(key, sizeof key, "%s.max", where);
+    return get_vec3(path, key, max, f->max);
+}
+
+static pbfcl_status parse_fluid(const char *path, const cJSON *item, pbfcl_scene *s)
+{
+    if (!cJSON_IsArray(item))
+        return key_error(path, "fluid", "expected an array of shapes, got %s", type_name(item));
+    int count = cJSON_GetArraySize(item);
+    if (count < 1 || count > PBFCL_MAX_FLUID_SHAPES)
+        return key_error(path, "fluid", "expected 1 to %d shapes, got %d", PBFCL_MAX_FLUID_SHAPES,
+                         count);
+    int i = 0;
+    for (const cJSON *c = item->child; c; c = c->next, i++)
+        PBFCL_TRY(parse_shape(path, i, c, &s->fluid[i]));
+    s->fluid_count = count;
+    return PBFCL_OK;
+}
+
+/* The solver keys: each is a float or an int field of pbfcl_solver_settings. */
+typedef struct solver_key {
+    const char *name;
+    bool is_int;
+    size_t offset;
+} solver_key;
+
+#define SOLVER_OFF(field) offsetof(pbfcl_solver_settings, field)
+static const solver_key solver_keys[] = {
+    {"dt", false, SOLVER_OFF(dt)},
+    {"substeps", true, SOLVER_OFF(substeps)},
+    {"iterations", true, SOLVER_OFF(iterations)},
+    {"stabilization_iterations", true, SOLVER_OFF(stabilization_iterations)},
+    {"h_ratio", false, SOLVER_OFF(h_ratio)},
+    {"relaxation", false, SOLVER_OFF(relaxation)},
+    {"scorr_k", false, SOLVER_OFF(scorr_k)},
+    {"scorr_n", false, SOLVER_OFF(scorr_n)},
+    {"scorr_dq", false, SOLVER_OFF(scorr_dq)},
+    {"vorticity", false, SOLVER_OFF(vorticity)},
+    {"viscosity", false, SOLVER_OFF(viscosity)},
+    {"max_speed", false, SOLVER_OFF(max_speed)},
+};
+#define SOLVER_KEY_COUNT (sizeof solver_keys / sizeof solver_keys[0])
+
+static pbfcl_status parse_solver(const char *path, const cJSON *item, pbfcl_solver_settings *sv)
+{
+    const char *names[SOLVER_KEY_COUNT + 1];
+    for (size_t k = 0; k < SOLVER_KEY_COUNT; k++)
+        names[k] = solver_keys[k].name;
+    names[SOLVER_KEY_COUNT] = NULL;
+    PBFCL_TRY(need_object(path, "solver", item));
+    PBFCL_TRY(check_keys(path, "solver", item, names));
+    for (size_t k = 0; k < SOLVER_KEY_COUNT; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, solver_keys[k].name);
+        if (!v)
+            continue;
+        char key[64];
+        snprintf(key, sizeof key, "solver.%s", solver_keys[k].name);
+        void *field = (char *)sv + solver_keys[k].offset;
+        if (solver_keys[k].is_int)
+            PBFCL_TRY(get_int(path, key, v, (int *)field));
+        else
+            PBFCL_TRY(get_number(path, key, v, (float *)field));
+    }
+    return PBFCL_OK;
+}
+
+/* Reads the whole file into a NUL-terminated malloc'ed buffer. */
+static pbfcl_status read_text(const char *path, char **out)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        pbfcl_errorf("cannot open scene file '%s': %s", path, strerror(errno));
+        return PBFCL_ERR_IO;
+    }
+    char *buf = malloc(SCENE_FILE_MAX_BYTES + 1);
+    size_t len = buf ? fread(buf, 1, SCENE_FILE_MAX_BYTES + 1, f) : 0;
+    bool failed = !buf || ferror(f);
+    fclose(f);
+    if (failed || len > SCENE_FILE_MAX_BYTES) {
+        free(buf);
+        pbfcl_errorf("cannot read scene file '%s': %s", path,
+                     failed ? "read error or out of memory" : "larger than 16 MiB");
+        return PBFCL_ERR_IO;
+    }
+    buf[len] = '\0';
+    *out = buf;
+    return PBFCL_OK;
+}
+
+/* Reports a JSON syntax error at `at` with its line and column. */
+static void syntax_error(const char *path, const char *text, const char *at)
+{
+    if (!at || at < text)
+        at = text;
+    int line = 1, col = 1;
+    for (const char *p = text; p < at && *p; p++, col++)
+        if (*p == '\n') {
+            line++;
+            col = 0;
+        }
+    char near[32];
+    snprintf(near, sizeof near, "%.24s", at);
+    for (char *p = near; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    pbfcl_errorf("%s:%d:%d: JSON syntax error near '%s' (check commas, quotes and brackets)", path,
+                 line, col, near[0] ? near : "end of file");
+}
+
+/* Fills s from the parsed root object (on top of the defaults). */
+static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene *s)
+{
+    static const char *const keys[] = {"name",         "domain", "gravity", "particle_radius",
+                                       "rest_density", "fluid",  "solver",  NULL};
+    const cJSON *item;
+    if (!cJSON_IsObject(root))
+        return key_error(path, "(top level)", "expected an object {...}, got %s", type_name(root));
+    PBFCL_TRY(check_keys(path, "", root, keys));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "name"))) {
+        if (!cJSON_IsString(item) || !item->valuestring[0])
+            return key_error(path, "name", "expected a non-empty string, got %s", type_name(item));
+        snprintf(s->name, sizeof s->name, "%s", item->valuestring);
+    }
+    PBFCL_TRY(need(path, "", root, "domain", &item));
+    PBFCL_TRY(parse_domain(path, item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "gravity")))
+        PBFCL_TRY(get_vec3(path, "gravity", item, s->gravity));
+    PBFCL_TRY(need(path, "", root, "particle_radius", &item));
+    PBFCL_TRY(get_number(path, "particle_radius", item, &s->particle_radius));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "rest_density")))
+        PBFCL_TRY(get_number(path, "rest_density", item, &s->rest_density));
+    PBFCL_TRY(need(path, "", root, "fluid", &item));
+    PBFCL_TRY(parse_fluid(path, item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "solver")))
+        PBFCL_TRY(parse_solver(path, item, &s->solver));
+    return PBFCL_OK;
+}
+
+/* The file's name without directories and without ".json", as the default scene name. */
+static void default_name(const char *path, char *name, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && !strcmp(base + len - 5, ".json"))
+        len -= 5;
+    snprintf(name, size, "%.*s", (int)(len < size - 1 ? len : size - 1), base);
+}
+
+pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out)
+{
+    char *text = NULL;
+    PBFCL_TRY(read_text(path, &text));
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        syntax_error(path, text, end);
+        free(text);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    pbfcl_scene_defaults(out);
+    out->fluid_count = 0;
+    default_name(path, out->name, sizeof out->name);
+    pbfcl_status st = parse_root(path, root, out);
+    cJSON_Delete(root);
+    free(text);
+    if (st == PBFCL_OK) {
+        st = pbfcl_scene_validate(out);
+        if (st != PBFCL_OK)
+            pbfcl_errorf("(in scene file '%s')", path);
+    }
+    return st;
+}
+
+#endif
