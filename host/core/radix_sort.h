@@ -16,9 +16,24 @@ typedef struct pbfcl_radix_sort {
     size_t wg;                           /* work-items per group */
     size_t tile;                         /* keys per work-group tile */
     size_t capacity;                     /* largest n accepted */
+    unsigned radix_bits;                 /* bits sorted per pass */
     cl_mem keys_tmp_buf, values_tmp_buf; /* ping-pong partners of the caller's buffers */
     cl_mem histogram_buf;                /* RADIX digits x tiles counts, scanned in place */
 } pbfcl_radix_sort;
+
+/* The tuning of the sort kernels: bits per pass, keys per work-item, work-group size. */
+typedef struct pbfcl_radix_sort_config {
+    unsigned radix_bits; /* RADIX_BITS: 1..8 bits per pass */
+    size_t items;        /* SORT_ITEMS: keys per work-item, a multiple of 4 */
+    size_t wg;           /* work-items per group, a power of two >= 16 */
+} pbfcl_radix_sort_config;
+
+/* The default configuration for this device (fits its work-group and local memory limits). */
+pbfcl_radix_sort_config pbfcl_radix_sort_default_config(const pbfcl_cl *cl);
+
+/* Like pbfcl_radix_sort_create with an explicit configuration (checked against the device). */
+pbfcl_status pbfcl_radix_sort_create_with(pbfcl_radix_sort *s, pbfcl_cl *cl, size_t capacity,
+                                          const pbfcl_radix_sort_config *config);
 
 /* Builds the kernels and allocates temporaries for up to capacity pairs. */
 pbfcl_status pbfcl_radix_sort_create(pbfcl_radix_sort *s, pbfcl_cl *cl, size_t capacity);

@@ -1,0 +1,176 @@
+/* One pass of the stable LSD radix sort of (key, value) pairs: radix_histogram counts the
+ * digits of each tile of TILE keys into a digit-major table (digit * tiles + tile), the host
+ * scans that table, and radix_scatter ranks each tile locally (packed per-thread counters and
+ * a work-group scan, no atomics) and writes every pair to its scanned offset. */
+#ifndef RADIX_BITS
+#error "RADIX_BITS (bits sorted per pass) must be defined with -D"
+#endif
+#ifndef SORT_ITEMS
+#error "SORT_ITEMS (keys per work-item) must be defined with -D"
+#endif
+#if RADIX_BITS < 1 || RADIX_BITS > 8
+#error "RADIX_BITS must be 1..8"
+#endif
+#if SORT_ITEMS % 4 != 0
+#error "SORT_ITEMS must be a multiple of 4 (vector loads)"
+#endif
+
+#define RADIX (1u << RADIX_BITS)
+#define TILE (WG_SIZE * SORT_ITEMS)
+/* Local ranking works on 4-bit sub-digits: 16 counters per work-item, packed two 16-bit
+ * halves per uint in 8 lanes (digit = half * 8 + lane). */
+#define RANK_BITS 4
+#define RANK_LANES 8
+
+/* The digit of key for this pass. */
+inline uint radix_digit(uint key, uint shift, uint bits)
+{
+    return (key >> shift) & ((1u << bits) - 1u);
+}
+
+/* Counts the digits of tile get_group_id(0) into table[digit * tiles + tile].
+ * keys: n keys (input); table: (1 << bits) * tiles counts (output). */
+kernel void radix_histogram(global const uint *keys, global uint *table, uint n, uint tiles,
+                            uint shift, uint bits)
+{
+    local uint counts[RADIX];
+    uint lid = get_local_id(0), tile = get_group_id(0);
+    for (uint d = lid; d < RADIX; d += WG_SIZE)
+        counts[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint base = tile * TILE;
+    if (base + TILE <= n) {
+        global const uint4 *k4 = (global const uint4 *)(keys + base);
+        for (uint k = 0; k < SORT_ITEMS / 4; k++) {
+            uint4 v = k4[k * WG_SIZE + lid];
+            atomic_inc(&counts[radix_digit(v.x, shift, bits)]);
+            atomic_inc(&counts[radix_digit(v.y, shift, bits)]);
+            atomic_inc(&counts[radix_digit(v.z, shift, bits)]);
+            atomic_inc(&counts[radix_digit(v.w, shift, bits)]);
+        }
+    } else {
+        for (uint i = base + lid; i < n; i += WG_SIZE)
+            atomic_inc(&counts[radix_digit(keys[i], shift, bits)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < (1u << bits); d += WG_SIZE)
+        table[d * tiles + tile] = counts[d];
+}
+
+/* Loads the tile's keys and values into padded local memory, coalesced; slots past n get key
+ * 0xffffffff so that they rank after every real key of the tile. */
+inline void radix_load_tile(global const uint *keys, global const uint *values, local uint *lk,
+                            local uint *lv, uint base, uint n, uint lid)
+{
+    if (base + TILE <= n) {
+        global const uint4 *k4 = (global const uint4 *)(keys + base);
+        global const uint4 *v4 = (global const uint4 *)(values + base);
+        for (uint k = 0; k < SORT_ITEMS / 4; k++) {
+            uint4 kv = k4[k * WG_SIZE + lid], vv = v4[k * WG_SIZE + lid];
+            uint i = 4 * (k * WG_SIZE + lid);
+            lk[PAD(i)] = kv.x, lk[PAD(i + 1)] = kv.y, lk[PAD(i + 2)] = kv.z;
+            lk[PAD(i + 3)] = kv.w;
+            lv[PAD(i)] = vv.x, lv[PAD(i + 1)] = vv.y, lv[PAD(i + 2)] = vv.z;
+            lv[PAD(i + 3)] = vv.w;
+        }
+    } else {
+        for (uint i = lid; i < TILE; i += WG_SIZE) {
+            lk[PAD(i)] = base + i < n ? keys[base + i] : 0xffffffffu;
+            lv[PAD(i)] = base + i < n ? values[base + i] : 0u;
+        }
+    }
+}
+
+/* Exclusive scan of the packed counters cnt[PAD(lane * WG_SIZE + item)] in that order:
+ * each work-item sums RANK_LANES consecutive counters, the sums are scanned with the
+ * Blelloch scan, and the prefixes are written back. Returns the packed total. */
+inline uint radix_scan_counters(local uint *cnt, local uint *sums, uint lid)
+{
+    uint run = 0;
+    for (uint k = 0; k < RANK_LANES; k++)
+        run += cnt[PAD(lid * RANK_LANES + k)];
+    sums[PAD(lid)] = run;
+    uint total = scan_local_exclusive(sums, WG_SIZE, lid);
+    run = sums[PAD(lid)];
+    for (uint k = 0; k < RANK_LANES; k++) {
+        uint x = cnt[PAD(lid * RANK_LANES + k)];
+        cnt[PAD(lid * RANK_LANES + k)] = run;
+        run += x;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* Stable rank within the tile of each of this work-item's keys (blocked: consecutive in the
+ * tile's current order) by the 4-bit sub-digit at sub_shift of their pass digit. */
+inline void radix_rank(const uint *key, uint *rank, local uint *cnt, local uint *sums, uint lid,
+                       uint shift, uint bits, uint sub_shift)
+{
+    for (uint l = 0; l < RANK_LANES; l++)
+        cnt[PAD(l * WG_SIZE + lid)] = 0;
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
+        uint slot = PAD((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
+        uint c = cnt[slot];
+        rank[j] = (c >> hs) & 0xffffu;
+        cnt[slot] = c + (1u << hs);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint total = radix_scan_counters(cnt, sums, lid);
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
+        uint c = cnt[PAD((s & 7u) * WG_SIZE + lid)] + (total << 16);
+        rank[j] += (c >> (16u * (s >> 3))) & 0xffffu;
+    }
+}
+
+/* Sorts the tile in local memory by the pass digit, 4 bits per round, stably: each round
+ * ranks the blocked keys and moves keys and values to their ranks. */
+inline void radix_sort_tile(local uint *lk, local uint *lv, local uint *cnt, local uint *sums,
+                            uint lid, uint shift, uint bits)
+{
+    uint key[SORT_ITEMS], val[SORT_ITEMS], rank[SORT_ITEMS];
+    for (uint sub = 0; sub < bits; sub += RANK_BITS) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint j = 0; j < SORT_ITEMS; j++) {
+            key[j] = lk[PAD(lid * SORT_ITEMS + j)];
+            val[j] = lv[PAD(lid * SORT_ITEMS + j)];
+        }
+        radix_rank(key, rank, cnt, sums, lid, shift, bits, sub);
+        for (uint j = 0; j < SORT_ITEMS; j++) {
+            lk[PAD(rank[j])] = key[j];
+            lv[PAD(rank[j])] = val[j];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Moves each pair of tile get_group_id(0) to its place for this pass: the scanned table
+ * gives where the tile's run of each digit starts in the output.
+ * keys_in, values_in: n pairs (input); keys_out, values_out: n pairs (output);
+ * table: the exclusive scan of radix_histogram's table (input). */
+kernel void radix_scatter(global const uint *keys_in, global const uint *values_in,
+                          global uint *keys_out, global uint *values_out,
+                          global const uint *table, uint n, uint tiles, uint shift, uint bits)
+{
+    local uint lk[PADDED_SIZE(TILE)], lv[PADDED_SIZE(TILE)];
+    local uint cnt[PADDED_SIZE(RANK_LANES * WG_SIZE)], sums[PADDED_SIZE(WG_SIZE)];
+    local uint offset[RADIX];
+    uint lid = get_local_id(0), tile = get_group_id(0), base = tile * TILE;
+    radix_load_tile(keys_in, values_in, lk, lv, base, n, lid);
+    radix_sort_tile(lk, lv, cnt, sums, lid, shift, bits);
+    /* Where each digit's run starts in the tile, turned into output offsets. */
+    for (uint p = lid; p < TILE; p += WG_SIZE) {
+        uint d = radix_digit(lk[PAD(p)], shift, bits);
+        if (p == 0 || d != radix_digit(lk[PAD(p - 1)], shift, bits))
+            offset[d] = table[d * tiles + tile] - p;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint count = min((uint)TILE, n - base);
+    for (uint p = lid; p < count; p += WG_SIZE) {
+        uint k = lk[PAD(p)];
+        uint dst = offset[radix_digit(k, shift, bits)] + p;
+        keys_out[dst] = k;
+        values_out[dst] = lv[PAD(p)];
+    }
+}

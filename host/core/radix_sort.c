@@ -1,0 +1,221 @@
+/* The stable LSD radix sort of (key, value) pairs (see radix_sort.h): per pass a digit
+ * histogram per tile, an exclusive scan of the digit-major table, and a scatter that ranks each
+ * tile locally; passes ping-pong between the caller's buffers and temporaries. */
+#include "radix_sort.h"
+
+#include "build_options.h"
+#include "programs.h"
+
+#include <string.h>
+
+#define SORT_LOG_NUM_BANKS 5
+#define SORT_RANK_LANES 8
+
+static size_t floor_pow2(size_t x)
+{
+    size_t p = 1;
+    while (p * 2 <= x)
+        p *= 2;
+    return p;
+}
+
+static size_t padded(size_t n)
+{
+    return n + (n >> SORT_LOG_NUM_BANKS) + 1;
+}
+
+/* Local memory bytes radix_scatter needs (radix_histogram needs less). */
+static size_t scatter_local_bytes(size_t wg, size_t items, unsigned radix_bits)
+{
+    size_t words = 2 * padded(wg * items) + padded(SORT_RANK_LANES * wg) + padded(wg) +
+                   ((size_t)1 << radix_bits);
+    return words * sizeof(cl_uint);
+}
+
+static pbfcl_status sort_check_config(const pbfcl_cl *cl, const pbfcl_radix_sort_config *c)
+{
+    if (c->radix_bits < 1 || c->radix_bits > 8 || c->items < 4 || c->items % 4 || c->wg < 16 ||
+        c->wg != floor_pow2(c->wg) || c->wg * c->items > 32768) {
+        pbfcl_errorf("radix sort configuration radix_bits=%u items=%zu wg=%zu is invalid: "
+                     "radix bits 1..8, items a multiple of 4, wg a power of two >= 16, "
+                     "wg * items <= 32768",
+                     c->radix_bits, c->items, c->wg);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    size_t local = scatter_local_bytes(c->wg, c->items, c->radix_bits);
+    if (c->wg > cl->dev.max_wg || local > cl->dev.local_mem) {
+        pbfcl_errorf("radix sort with wg=%zu items=%zu needs work-group size %zu and %zu bytes "
+                     "of local memory; %s allows %zu and %llu: use fewer items or a smaller wg",
+                     c->wg, c->items, c->wg, local, cl->dev.device_name, cl->dev.max_wg,
+                     (unsigned long long)cl->dev.local_mem);
+        return PBFCL_ERR_DEVICE_LIMIT;
+    }
+    return PBFCL_OK;
+}
+
+pbfcl_radix_sort_config pbfcl_radix_sort_default_config(const pbfcl_cl *cl)
+{
+    pbfcl_radix_sort_config c = {8, 8, 256};
+    size_t max_wg = floor_pow2(cl->dev.max_wg);
+    if (c.wg > max_wg)
+        c.wg = max_wg;
+    while (c.items > 4 && scatter_local_bytes(c.wg, c.items, c.radix_bits) > cl->dev.local_mem)
+        c.items -= 4;
+    while (c.wg > 16 && scatter_local_bytes(c.wg, c.items, c.radix_bits) > cl->dev.local_mem)
+        c.wg /= 2;
+    return c;
+}
+
+static pbfcl_status sort_build(pbfcl_radix_sort *s, const pbfcl_radix_sort_config *c)
+{
+    pbfcl_build_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.wg_size = (unsigned)c->wg;
+    cfg.radix_bits = c->radix_bits;
+    cfg.sort_items = (unsigned)c->items;
+    cfg.log_num_banks = SORT_LOG_NUM_BANKS;
+    char options[512];
+    if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
+        return PBFCL_ERR_BAD_ARGUMENT;
+    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_RADIX_SORT);
+    PBFCL_TRY(pbfcl_cl_build(s->cl, desc->files, desc->nfiles, options, &s->program));
+    PBFCL_TRY(pbfcl_cl_kernel(s->program, "radix_histogram", &s->histogram));
+    PBFCL_TRY(pbfcl_cl_kernel(s->program, "radix_scatter", &s->scatter));
+    PBFCL_TRY(pbfcl_cl_check_launch(s->cl, s->histogram, "radix_histogram", c->wg,
+                                    ((size_t)1 << c->radix_bits) * sizeof(cl_uint)));
+    return pbfcl_cl_check_launch(s->cl, s->scatter, "radix_scatter", c->wg,
+                                 scatter_local_bytes(c->wg, c->items, c->radix_bits));
+}
+
+/* Allocates the ping-pong temporaries and the histogram table, checking memory first. */
+static pbfcl_status sort_allocate(pbfcl_radix_sort *s, size_t capacity)
+{
+    size_t tiles = (capacity + s->tile - 1) / s->tile;
+    size_t table = tiles << s->radix_bits;
+    size_t pair_bytes = capacity * sizeof(cl_uint);
+    PBFCL_TRY(pbfcl_cl_check_memory(s->cl, 4ull * pair_bytes + table * sizeof(cl_uint), pair_bytes,
+                                    "radix sort"));
+    PBFCL_TRY(
+        pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort keys", &s->keys_tmp_buf));
+    PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort values",
+                              &s->values_tmp_buf));
+    PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, table * sizeof(cl_uint),
+                              "radix sort histogram table", &s->histogram_buf));
+    return pbfcl_scan_create(&s->scan, s->cl, table);
+}
+
+pbfcl_status pbfcl_radix_sort_create_with(pbfcl_radix_sort *s, pbfcl_cl *cl, size_t capacity,
+                                          const pbfcl_radix_sort_config *config)
+{
+    memset(s, 0, sizeof *s);
+    s->cl = cl;
+    pbfcl_status st = sort_check_config(cl, config);
+    if (st != PBFCL_OK)
+        return st;
+    if (capacity > 0xffffffffu - 65536u) {
+        pbfcl_errorf("radix sort capacity %zu exceeds 2^32 - 65537 pairs; sort fewer", capacity);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    s->wg = config->wg;
+    s->tile = config->wg * config->items;
+    s->radix_bits = config->radix_bits;
+    s->capacity = capacity;
+    st = sort_build(s, config);
+    if (st == PBFCL_OK)
+        st = sort_allocate(s, capacity);
+    if (st != PBFCL_OK)
+        pbfcl_radix_sort_destroy(s);
+    return st;
+}
+
+pbfcl_status pbfcl_radix_sort_create(pbfcl_radix_sort *s, pbfcl_cl *cl, size_t capacity)
+{
+    pbfcl_radix_sort_config c = pbfcl_radix_sort_default_config(cl);
+    return pbfcl_radix_sort_create_with(s, cl, capacity, &c);
+}
+
+void pbfcl_radix_sort_destroy(pbfcl_radix_sort *s)
+{
+    if (!s)
+        return;
+    pbfcl_scan_destroy(&s->scan);
+    if (s->histogram)
+        clReleaseKernel(s->histogram);
+    if (s->scatter)
+        clReleaseKernel(s->scatter);
+    if (s->program)
+        clReleaseProgram(s->program);
+    s->histogram = s->scatter = NULL;
+    s->program = NULL;
+    pbfcl_cl_release_buffer(&s->keys_tmp_buf);
+    pbfcl_cl_release_buffer(&s->values_tmp_buf);
+    pbfcl_cl_release_buffer(&s->histogram_buf);
+}
+
+/* One pass: histogram of src, scan of the table, scatter src -> dst by bits at shift. */
+static pbfcl_status sort_pass(pbfcl_radix_sort *s, cl_mem src[2], cl_mem dst[2], size_t n,
+                              cl_uint shift, cl_uint bits, pbfcl_profile *prof, pbfcl_stage stage)
+{
+    cl_uint n32 = (cl_uint)n, tiles = (cl_uint)((n + s->tile - 1) / s->tile);
+    cl_kernel h = s->histogram, k = s->scatter;
+    PBFCL_CL_CHECK(clSetKernelArg(h, 0, sizeof(cl_mem), &src[0]));
+    PBFCL_CL_CHECK(clSetKernelArg(h, 1, sizeof(cl_mem), &s->histogram_buf));
+    PBFCL_CL_CHECK(clSetKernelArg(h, 2, sizeof n32, &n32));
+    PBFCL_CL_CHECK(clSetKernelArg(h, 3, sizeof tiles, &tiles));
+    PBFCL_CL_CHECK(clSetKernelArg(h, 4, sizeof shift, &shift));
+    PBFCL_CL_CHECK(clSetKernelArg(h, 5, sizeof bits, &bits));
+    PBFCL_TRY(pbfcl_cl_launch(s->cl, h, (size_t)tiles * s->wg, s->wg, prof, stage));
+    PBFCL_TRY(pbfcl_scan_exclusive(&s->scan, s->histogram_buf, s->histogram_buf,
+                                   (size_t)tiles << bits, prof, stage));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &src[0]));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &src[1]));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 2, sizeof(cl_mem), &dst[0]));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), &dst[1]));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), &s->histogram_buf));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 5, sizeof n32, &n32));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 6, sizeof tiles, &tiles));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 7, sizeof shift, &shift));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 8, sizeof bits, &bits));
+    return pbfcl_cl_launch(s->cl, k, (size_t)tiles * s->wg, s->wg, prof, stage);
+}
+
+/* Copies n pairs from src to dst (after an odd number of passes). */
+static pbfcl_status sort_copy_back(pbfcl_radix_sort *s, cl_mem src[2], cl_mem dst[2], size_t n,
+                                   pbfcl_profile *prof, pbfcl_stage stage)
+{
+    for (int i = 0; i < 2; i++) {
+        cl_event ev = NULL;
+        PBFCL_CL_CHECK(clEnqueueCopyBuffer(s->cl->queue, src[i], dst[i], 0, 0, n * sizeof(cl_uint),
+                                           0, NULL, prof ? &ev : NULL));
+        if (prof)
+            pbfcl_profile_add(prof, stage, ev);
+    }
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_radix_sort_pairs(pbfcl_radix_sort *s, cl_mem keys_buf, cl_mem values_buf,
+                                    size_t n, unsigned key_bits, pbfcl_profile *prof,
+                                    pbfcl_stage stage)
+{
+    if (key_bits < 1 || key_bits > 32) {
+        pbfcl_errorf("radix sort key_bits %u is out of range; give 1..32", key_bits);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (n > s->capacity) {
+        pbfcl_errorf("radix sort of %zu pairs exceeds the capacity %zu it was created for", n,
+                     s->capacity);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (n == 0)
+        return PBFCL_OK;
+    cl_mem user[2] = {keys_buf, values_buf}, tmp[2] = {s->keys_tmp_buf, s->values_tmp_buf};
+    int passes = 0;
+    for (unsigned shift = 0; shift < key_bits; shift += s->radix_bits, passes++) {
+        unsigned bits = key_bits - shift < s->radix_bits ? key_bits - shift : s->radix_bits;
+        PBFCL_TRY(sort_pass(s, passes % 2 ? tmp : user, passes % 2 ? user : tmp, n, shift, bits,
+                            prof, stage));
+    }
+    if (passes % 2)
+        PBFCL_TRY(sort_copy_back(s, tmp, user, n, prof, stage));
+    return PBFCL_OK;
+}
