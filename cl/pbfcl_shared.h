@@ -28,4 +28,50 @@ typedef struct pbfcl_grid_params {
 _Static_assert(sizeof(pbfcl_grid_params) == 32, "pbfcl_grid_params layout");
 #endif
 
+
+/* --- Position Based Fluids solver (cl/pbf.cl, host/core/sim.c) ---------------------------
+ * The solver's constants, derived once from the scene in SI units; __constant in the kernels.
+ * Values that change while running (gravity, the push) are kernel arguments instead. */
+typedef struct pbfcl_pbf_params {
+    float box_min[4];       /* x, y, z of the box's lower corner, m; w unused */
+    float box_max[4];       /* upper corner, m */
+    float dt;               /* substep, s */
+    float inv_dt;           /* 1 / dt */
+    float h;                /* kernel radius, m */
+    float h2;               /* h * h */
+    float mass;             /* particle mass = rest_density * (2r)^3, kg */
+    float rest_density;     /* kg/m^3 */
+    float inv_rest_density; /* 1 / rest_density */
+    float volume;           /* mass / rest_density, m^3 */
+    float poly6;            /* 315 / (64 pi h^9) */
+    float spiky_grad;       /* -45 / (pi h^6) */
+    float self_density;     /* mass * Poly6(0), the particle's own share of its density */
+    float epsilon;          /* lambda relaxation (constraint force mixing), 1/m^2 */
+    float scorr_k;          /* tensile term strength, m^2 (the scene's k * h^2) */
+    float scorr_inv_wdq;    /* 1 / Poly6(delta q) */
+    pbfcl_uint scorr_n;     /* tensile term exponent */
+    float radius;           /* particle radius r, m; the collision distance is 2r */
+    float min_dist;         /* 2r */
+    float vorticity;        /* vorticity confinement epsilon, m/s */
+    float viscosity;        /* XSPH viscosity c */
+    pbfcl_uint pad0, pad1, pad2;
+} pbfcl_pbf_params;
+
+/* The per-work-group partial sums of the stats kernel, PBFCL_STATS_FIELDS floats each. */
+#define PBFCL_STATS_FIELDS 12
+#define PBFCL_STATS_KINETIC 0      /* sum 0.5 m v^2 */
+#define PBFCL_STATS_DENSITY_SUM 1  /* sum max(0, rho / rho0 - 1) */
+#define PBFCL_STATS_DENSITY_MAX 2  /* max of the same */
+#define PBFCL_STATS_SPEED_MAX 3    /* max |v| */
+#define PBFCL_STATS_NEIGHBOR_SUM 4 /* sum of neighbour counts */
+#define PBFCL_STATS_NEIGHBOR_MAX 5 /* max neighbour count */
+#define PBFCL_STATS_OUTSIDE 6      /* particles outside the box */
+#define PBFCL_STATS_NAN 7          /* particles with a non-finite position or velocity */
+#define PBFCL_STATS_MOMENTUM 8     /* 8, 9, 10: sum m v */
+#define PBFCL_STATS_FINITE 11      /* particles counted in the sums */
+
+#ifndef __OPENCL_VERSION__
+_Static_assert(sizeof(pbfcl_pbf_params) == 120, "pbfcl_pbf_params layout");
+#endif
+
 #endif

@@ -18,6 +18,7 @@ typedef struct pbfcl_sim_stats {
     unsigned outside;   /* particles outside the box */
     unsigned nan;       /* particles with a non-finite position or velocity */
     double momentum[3]; /* total linear momentum, kg m/s */
+    unsigned neighbor_overflow; /* particles that had more neighbours than the list holds */
 } pbfcl_sim_stats;
 
 typedef struct pbfcl_sim pbfcl_sim; /* opaque; defined in sim.c */
@@ -57,5 +58,52 @@ void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3]);
  * acceleration of strength along push (m/s^2); strength 0 turns it off. */
 void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3],
                         const float push[3], float radius, float strength);
+
+
+/* The stages of one substep, in the order pbfcl_sim_step calls them (exposed for the tests
+ * and the benchmark; pbfcl_sim_step is the normal way to advance). */
+
+/* predict: apply forces (gravity, vorticity force, push), predict x*, confine to the box. */
+pbfcl_status pbfcl_sim_predict(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* hash, sort, reorder (every particle buffer), cells and neighbour lists of x*. */
+pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* lambda: SPH density and the density constraint's lambda of every particle. */
+pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* delta: the position correction from the lambdas, with the tensile term s_corr. */
+pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* collide: one stabilisation iteration of the particle-particle and wall constraints. */
+pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* apply_delta: x* += delta. */
+pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* update: v = (x* - x) / dt, x = x*. */
+pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* omega, vorticity force and XSPH viscosity. */
+pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* The solver constants derived from the scene. */
+const pbfcl_pbf_params *pbfcl_sim_params(const pbfcl_sim *sim);
+
+/* Fills p with the solver constants of scene (SI units); fails naming a setting the solver
+ * cannot run with. */
+pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *scene, pbfcl_pbf_params *p);
+
+/* Reads the predicted positions x* (xyz triples), lambdas and deltas (xyz triples) and the
+ * neighbour lists (count[n], list[k * n + i] for k < max_neighbors); any pointer may be
+ * NULL. */
+pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, float *delta3,
+                                   unsigned *neighbor_count, unsigned *neighbors);
+
+/* The neighbour list capacity per particle (MAX_NEIGHBORS). */
+unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim);
+
+/* Bytes of device memory a simulation of n particles of scene needs (solver and grid). */
+unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n);
 
 #endif

@@ -1,0 +1,328 @@
+/* The Position Based Fluids solver kernels (Macklin & Mueller 2013), one per stage of seed
+ * 001's outline: predict, lambda, delta, collide, apply_delta, update, omega, vorticity,
+ * viscosity, plus the per-particle stats reduction and the copy for rendering. */
+#ifndef WG_SIZE
+#error "WG_SIZE (work-group size) must be defined with -D"
+#endif
+#ifndef MAX_NEIGHBORS
+#error "MAX_NEIGHBORS (neighbour list capacity) must be defined with -D"
+#endif
+
+typedef __constant const pbfcl_pbf_params *pbf_params;
+
+/* Poly6(r) for r^2 = r2 < h^2, else 0. */
+static float pbf_poly6(pbf_params p, float r2)
+{
+    float d = p->h2 - r2;
+    return r2 < p->h2 ? p->poly6 * d * d * d : 0.0f;
+}
+
+/* The gradient of Spiky at d = x_i - x_j (with |d| = r), zero outside h and at r = 0. */
+static float4 pbf_spiky_grad(pbf_params p, float4 d, float r)
+{
+    if (r >= p->h || r <= 0.0f)
+        return (float4)(0.0f);
+    float t = p->h - r;
+    return (p->spiky_grad * t * t / r) * d;
+}
+
+static float4 pbf_box_min(pbf_params p)
+{
+    return (float4)(p->box_min[0] + p->radius, p->box_min[1] + p->radius,
+                    p->box_min[2] + p->radius, 0.0f);
+}
+
+static float4 pbf_box_max(pbf_params p)
+{
+    return (float4)(p->box_max[0] - p->radius, p->box_max[1] - p->radius,
+                    p->box_max[2] - p->radius, 0.0f);
+}
+
+/* predict: v += (gravity + vorticity force + push) dt; x* = x + v dt; then confine to the box:
+ * x* and x are clamped to the walls (less r) and the velocity into a wall is removed.
+ * push: xyz the push acceleration, w its radius around the ray push_origin + t push_dir. */
+__kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global float4 *pred,
+                          __global float4 *vel, __global const float4 *vort_force,
+                          float4 gravity, float4 push_origin, float4 push_dir, float4 push)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 x = pos[i];
+    float4 acc = gravity + vort_force[i];
+    if (push.w > 0.0f) {
+        float4 rel = x - push_origin;
+        rel.w = 0.0f;
+        float t = dot(rel, push_dir);
+        float4 off = rel - t * push_dir;
+        if (t >= 0.0f && dot(off, off) < push.w * push.w)
+            acc += (float4)(push.x, push.y, push.z, 0.0f);
+    }
+    float4 v = vel[i] + acc * p->dt;
+    v.w = 0.0f;
+    float4 xp = x + v * p->dt;
+    float4 lo = pbf_box_min(p), hi = pbf_box_max(p);
+    int4 below = isless(xp, lo), above = isgreater(xp, hi);
+    v = select(v, (float4)(0.0f), (below & isless(v, (float4)(0.0f))) |
+                                      (above & isgreater(v, (float4)(0.0f))));
+    xp = clamp(xp, lo, hi);
+    x = clamp(x, lo, hi);
+    xp.w = x.w = v.w = 0.0f;
+    pos[i] = x;
+    pred[i] = xp;
+    vel[i] = v;
+}
+
+/* lambda: SPH density (Poly6) of x*, constraint C = max(0, rho / rho0 - 1) (compression only)
+ * and lambda = -C / (sum |grad C|^2 + epsilon) with Spiky gradients. */
+__kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
+                         __global const uint *neighbor_count, __global const uint *neighbors,
+                         __global float *lambda, __global float *density)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 xi = pred[i];
+    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    float rho = p->self_density;
+    float4 grad_i = (float4)(0.0f);
+    float sum_grad2 = 0.0f;
+    for (uint k = 0; k < count; k++) {
+        float4 d = xi - pred[neighbors[k * n + i]];
+        d.w = 0.0f;
+        float r2 = dot(d, d);
+        rho += p->mass * pbf_poly6(p, r2);
+        float4 g = p->volume * pbf_spiky_grad(p, d, sqrt(r2));
+        grad_i += g;
+        sum_grad2 += dot(g, g);
+    }
+    float c = fmax(rho * p->inv_rest_density - 1.0f, 0.0f);
+    sum_grad2 += dot(grad_i, grad_i);
+    lambda[i] = -c / (sum_grad2 + p->epsilon);
+    density[i] = rho;
+}
+
+/* delta: dx_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr) grad Spiky(x*_i - x*_j) with
+ * s_corr = -k (Poly6(r) / Poly6(delta q))^n. */
+__kernel void pbf_delta(pbf_params p, uint n, __global const float4 *pred,
+                        __global const float *lambda, __global const uint *neighbor_count,
+                        __global const uint *neighbors, __global float4 *delta)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 xi = pred[i];
+    float li = lambda[i];
+    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    float4 dx = (float4)(0.0f);
+    for (uint k = 0; k < count; k++) {
+        uint j = neighbors[k * n + i];
+        float4 d = xi - pred[j];
+        d.w = 0.0f;
+        float r2 = dot(d, d);
+        float s = pown(pbf_poly6(p, r2) * p->scorr_inv_wdq, (int)p->scorr_n);
+        dx += (li + lambda[j] - p->scorr_k * s) * pbf_spiky_grad(p, d, sqrt(r2));
+    }
+    dx *= p->volume;
+    dx.w = 0.0f;
+    delta[i] = dx;
+}
+
+/* collide: with q = x* + dx, pushes particles closer than 2r apart (half the overlap each)
+ * and keeps q inside the walls; the correction c goes into both dx_out = dx_in + c (so x*
+ * moves by c when the delta is applied) and x (stabilisation: no velocity is added). */
+__kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pred,
+                          __global const float4 *delta_in, __global const uint *neighbor_count,
+                          __global const uint *neighbors, __global float4 *delta_out,
+                          __global float4 *pos)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 di = delta_in[i];
+    float4 qi = pred[i] + di;
+    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    float4 c = (float4)(0.0f);
+    for (uint k = 0; k < count; k++) {
+        uint j = neighbors[k * n + i];
+        float4 d = qi - (pred[j] + delta_in[j]);
+        d.w = 0.0f;
+        float r2 = dot(d, d);
+        if (r2 < p->min_dist * p->min_dist && r2 > 0.0f) {
+            float r = sqrt(r2);
+            c += (0.5f * (p->min_dist - r) / r) * d;
+        }
+    }
+    float4 q = qi + c;
+    c += clamp(q, pbf_box_min(p), pbf_box_max(p)) - q;
+    c.w = 0.0f;
+    delta_out[i] = di + c;
+    pos[i] += c;
+}
+
+/* apply_delta: x* += dx, kept inside the walls (which collide also enforces when it runs). */
+__kernel void pbf_apply_delta(pbf_params p, uint n, __global float4 *pred,
+                              __global const float4 *delta)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 x = clamp(pred[i] + delta[i], pbf_box_min(p), pbf_box_max(p));
+    x.w = 0.0f;
+    pred[i] = x;
+}
+
+/* update: v = (x* - x) / dt, x = x*. */
+__kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global const float4 *pred,
+                         __global float4 *vel)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 xp = pred[i];
+    float4 v = (xp - pos[i]) * p->inv_dt;
+    v.w = 0.0f;
+    vel[i] = v;
+    pos[i] = xp;
+}
+
+/* omega: vorticity omega_i = sum_j (m / rho_j) (v_j - v_i) x grad_j W(x_i - x_j), with the
+ * Spiky gradient (grad_j W = -grad_i W). */
+__kernel void pbf_omega(pbf_params p, uint n, __global const float4 *pos,
+                        __global const float4 *vel, __global const float *density,
+                        __global const uint *neighbor_count, __global const uint *neighbors,
+                        __global float4 *omega)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 xi = pos[i], vi = vel[i];
+    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    float4 w = (float4)(0.0f);
+    for (uint k = 0; k < count; k++) {
+        uint j = neighbors[k * n + i];
+        float4 d = xi - pos[j];
+        d.w = 0.0f;
+        float4 g = pbf_spiky_grad(p, d, length(d));
+        w += (p->mass / density[j]) * cross(vel[j] - vi, -g);
+    }
+    w.w = 0.0f;
+    omega[i] = w;
+}
+
+/* vorticity: the confinement force f_i = epsilon (N x omega_i), N = eta / |eta|,
+ * eta = grad |omega| = sum_j (m / rho_j) |omega_j| grad_i W (an acceleration, m/s^2). */
+__kernel void pbf_vorticity(pbf_params p, uint n, __global const float4 *pos,
+                            __global const float4 *omega, __global const float *density,
+                            __global const uint *neighbor_count, __global const uint *neighbors,
+                            __global float4 *vort_force)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 xi = pos[i], wi = omega[i];
+    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    float4 eta = (float4)(0.0f);
+    for (uint k = 0; k < count; k++) {
+        uint j = neighbors[k * n + i];
+        float4 d = xi - pos[j];
+        d.w = 0.0f;
+        eta += (p->mass / density[j]) * length(omega[j]) * pbf_spiky_grad(p, d, length(d));
+    }
+    float len = length(eta);
+    float4 f = (float4)(0.0f);
+    if (len > 1e-20f && p->vorticity > 0.0f)
+        f = p->vorticity * cross(eta / len, wi);
+    f.w = 0.0f;
+    vort_force[i] = f;
+}
+
+/* viscosity: XSPH, v_i += c sum_j V_ij (v_j - v_i) Poly6(x_i - x_j), into vel_out, with the
+ * symmetric volume V_ij = 2 m / (rho_i + rho_j) so that momentum is conserved. */
+__kernel void pbf_viscosity(pbf_params p, uint n, __global const float4 *pos,
+                            __global const float4 *vel, __global const float *density,
+                            __global const uint *neighbor_count, __global const uint *neighbors,
+                            __global float4 *vel_out)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 xi = pos[i], vi = vel[i];
+    float rho_i = density[i];
+    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    float4 dv = (float4)(0.0f);
+    for (uint k = 0; k < count; k++) {
+        uint j = neighbors[k * n + i];
+        float4 d = xi - pos[j];
+        d.w = 0.0f;
+        float vol = 2.0f * p->mass / (rho_i + density[j]);
+        dv += (vol * pbf_poly6(p, dot(d, d))) * (vel[j] - vi);
+    }
+    float4 v = vi + p->viscosity * dv;
+    v.w = 0.0f;
+    vel_out[i] = v;
+}
+
+/* stats: per work-group partial sums and maxima of the step statistics (PBFCL_STATS_*), one
+ * row of PBFCL_STATS_FIELDS floats per group. WG_SIZE must be a power of two. */
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
+pbf_stats(pbf_params p, uint n, __global const float4 *pos, __global const float4 *vel,
+          __global const float *density, __global const uint *neighbor_count,
+          __global float *partial)
+{
+    __local float acc[PBFCL_STATS_FIELDS][WG_SIZE];
+    uint i = get_global_id(0), l = get_local_id(0);
+    float v[PBFCL_STATS_FIELDS];
+    for (int f = 0; f < PBFCL_STATS_FIELDS; f++)
+        v[f] = 0.0f;
+    if (i < n) {
+        float4 x = pos[i], u = vel[i];
+        bool finite = all(isfinite(x.xyz)) && all(isfinite(u.xyz));
+        float4 lo = vload4(0, p->box_min), hi = vload4(0, p->box_max);
+        v[PBFCL_STATS_NAN] = finite ? 0.0f : 1.0f;
+        bool out = any(isless(x.xyz, lo.xyz)) || any(isgreater(x.xyz, hi.xyz));
+        v[PBFCL_STATS_OUTSIDE] = (finite && out) ? 1.0f : 0.0f;
+        if (finite) {
+            float derr = fmax(density[i] * p->inv_rest_density - 1.0f, 0.0f);
+            float nb = (float)neighbor_count[i];
+            v[PBFCL_STATS_KINETIC] = 0.5f * p->mass * dot(u.xyz, u.xyz);
+            v[PBFCL_STATS_DENSITY_SUM] = derr;
+            v[PBFCL_STATS_DENSITY_MAX] = derr;
+            v[PBFCL_STATS_SPEED_MAX] = length(u.xyz);
+            v[PBFCL_STATS_NEIGHBOR_SUM] = nb;
+            v[PBFCL_STATS_NEIGHBOR_MAX] = nb;
+            v[PBFCL_STATS_MOMENTUM + 0] = p->mass * u.x;
+            v[PBFCL_STATS_MOMENTUM + 1] = p->mass * u.y;
+            v[PBFCL_STATS_MOMENTUM + 2] = p->mass * u.z;
+            v[PBFCL_STATS_FINITE] = 1.0f;
+        }
+    }
+    for (int f = 0; f < PBFCL_STATS_FIELDS; f++)
+        acc[f][l] = v[f];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG_SIZE / 2; s > 0; s >>= 1) {
+        if (l < s) {
+            for (int f = 0; f < PBFCL_STATS_FIELDS; f++) {
+                bool is_max = f == PBFCL_STATS_DENSITY_MAX || f == PBFCL_STATS_SPEED_MAX ||
+                              f == PBFCL_STATS_NEIGHBOR_MAX;
+                float a = acc[f][l], b = acc[f][l + s];
+                acc[f][l] = is_max ? fmax(a, b) : a + b;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l < PBFCL_STATS_FIELDS)
+        partial[get_group_id(0) * PBFCL_STATS_FIELDS + l] = acc[l][0];
+}
+
+/* copy_positions: dst = (x, y, z, |v|) for rendering. */
+__kernel void pbf_copy_positions(uint n, __global const float4 *pos, __global const float4 *vel,
+                                 __global float4 *dst)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    float4 x = pos[i];
+    x.w = length(vel[i].xyz);
+    dst[i] = x;
+}

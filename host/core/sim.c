@@ -1,0 +1,644 @@
+/* The Position Based Fluids simulation (Macklin & Mueller 2013): the particle buffers on
+ * the device, the solver constants derived from the scene, and the step of seed 001's
+ * outline with one host wrapper per kernel of cl/pbf.cl. */
+#include "sim.h"
+
+#include "build_options.h"
+#include "programs.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PBFCL_PI 3.14159265358979323846
+
+/* Neighbour list capacity: about 33 neighbours at rest for h = 4r at spacing 2r, and at most
+ * about 54 when particles are packed at the collision distance 2r. */
+#define PBFCL_SIM_MAX_NEIGHBORS 64u
+
+/* Largest work-group size tried (a power of two; the device may allow less). */
+#define PBFCL_SIM_WG_MAX 256u
+
+struct pbfcl_sim {
+    pbfcl_cl *cl;
+    pbfcl_scene scene;
+    size_t n;
+    pbfcl_pbf_params params;
+    pbfcl_grid grid;
+    cl_program program;
+    cl_kernel predict, lambda, delta, collide, apply_delta, update, omega, vorticity, viscosity,
+        stats, copy_positions;
+    size_t wg;
+    cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
+    cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
+    cl_mem pos_buf, pred_buf, vel_buf, vort_force_buf; /* float4 per particle */
+    cl_mem pos_tmp_buf, pred_tmp_buf, vel_tmp_buf, vort_force_tmp_buf; /* reorder targets */
+    cl_mem delta_buf, delta_tmp_buf; /* float4: position correction, ping-pong in collide */
+    cl_mem omega_buf;                /* float4: vorticity */
+    cl_mem lambda_buf, density_buf;  /* float */
+    cl_mem partial_buf;              /* stats: PBFCL_STATS_FIELDS floats per work-group */
+    size_t groups;                   /* work-groups of the stats kernel */
+};
+
+/* Sets kernel argument idx to the value v (an lvalue). */
+#define SIM_ARG(kernel, idx, v) PBFCL_CL_CHECK(clSetKernelArg((kernel), (idx), sizeof(v), &(v)))
+
+static float poly6_at(const pbfcl_pbf_params *p, float r)
+{
+    float d = p->h2 - r * r;
+    return r < p->h ? p->poly6 * d * d * d : 0.0f;
+}
+
+pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params *p)
+{
+    const pbfcl_solver_settings *v = &s->solver;
+    if (!(s->particle_radius > 0.0f) || !(s->rest_density > 0.0f) || !(v->dt > 0.0f) ||
+        v->substeps < 1 || v->iterations < 0 || v->stabilization_iterations < 0) {
+        pbfcl_errorf("the solver needs particle_radius > 0, rest_density > 0, dt > 0, substeps "
+                     ">= 1, iterations >= 0 and stabilization_iterations >= 0 (got r = %g, rho0 = "
+                     "%g, dt = %g, substeps %d, iterations %d, stabilization %d)",
+                     s->particle_radius, s->rest_density, v->dt, v->substeps, v->iterations,
+                     v->stabilization_iterations);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (!(v->h_ratio >= 2.0f) || !(v->h_ratio <= 8.0f)) {
+        pbfcl_errorf("solver h_ratio %g is outside 2..8: the kernel radius h = h_ratio * r must "
+                     "reach the collision distance 2r and stay within the neighbour list",
+                     v->h_ratio);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (v->scorr_n < 1.0f || v->scorr_n > 16.0f || v->scorr_n != floorf(v->scorr_n) ||
+        !(v->scorr_dq > 0.0f && v->scorr_dq < 1.0f)) {
+        pbfcl_errorf("tensile term: n must be a whole number 1..16 (got %g) and delta q a "
+                     "fraction of h in (0, 1) (got %g)",
+                     v->scorr_n, v->scorr_dq);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    memset(p, 0, sizeof *p);
+    for (int a = 0; a < 3; a++) {
+        p->box_min[a] = s->domain_min[a];
+        p->box_max[a] = s->domain_max[a];
+    }
+    double r = s->particle_radius, h = v->h_ratio * r, spacing = 2.0 * r;
+    p->dt = (float)(v->dt / v->substeps);
+    p->inv_dt = 1.0f / p->dt;
+    p->h = (float)h;
+    p->h2 = (float)(h * h);
+    p->rest_density = s->rest_density;
+    p->inv_rest_density = 1.0f / s->rest_density;
+    p->mass = (float)(s->rest_density * spacing * spacing * spacing);
+    p->volume = (float)(spacing * spacing * spacing);
+    p->poly6 = (float)(315.0 / (64.0 * PBFCL_PI * pow(h, 9.0)));
+    p->spiky_grad = (float)(-45.0 / (PBFCL_PI * pow(h, 6.0)));
+    p->self_density = (float)(p->mass * p->poly6 * pow(h, 6.0));
+    p->epsilon = (float)(v->relaxation / (h * h));
+    p->scorr_k = (float)(v->scorr_k * h * h);
+    p->scorr_inv_wdq = 1.0f / poly6_at(p, (float)(v->scorr_dq * h));
+    p->scorr_n = (pbfcl_uint)v->scorr_n;
+    p->radius = s->particle_radius;
+    p->min_dist = (float)spacing;
+    p->vorticity = v->vorticity;
+    p->viscosity = v->viscosity;
+    return PBFCL_OK;
+}
+
+/* The grid over the box with cells of edge h. */
+static pbfcl_status grid_params_for(const pbfcl_scene *s, const pbfcl_pbf_params *p,
+                                    pbfcl_grid_params *out)
+{
+    return pbfcl_grid_params_fit(s->domain_min, s->domain_max, p->h, out);
+}
+
+unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
+{
+    pbfcl_pbf_params p;
+    pbfcl_grid_params g;
+    unsigned long long cells = 0;
+    if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
+        grid_params_for(scene, &p, &g) == PBFCL_OK)
+        cells = 1ull << (3 * g.grid_bits);
+    unsigned long long per_particle = 11 * 16 + 2 * 4 + PBFCL_STATS_FIELDS;
+    unsigned long long grid_per_particle = 4 * (6 + PBFCL_SIM_MAX_NEIGHBORS);
+    return n * (per_particle + grid_per_particle) + cells * 8;
+}
+
+static const char *const kernel_names[] = {"pbf_predict", "pbf_lambda",        "pbf_delta",
+                                           "pbf_collide", "pbf_apply_delta",   "pbf_update",
+                                           "pbf_omega",   "pbf_vorticity",     "pbf_viscosity",
+                                           "pbf_stats",   "pbf_copy_positions"};
+
+static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
+{
+    cl_kernel *slots[] = {&sim->predict,     &sim->lambda, &sim->delta,         &sim->collide,
+                          &sim->apply_delta, &sim->update, &sim->omega,         &sim->vorticity,
+                          &sim->viscosity,   &sim->stats,  &sim->copy_positions};
+    return slots[k];
+}
+
+#define SIM_KERNEL_COUNT ((int)(sizeof kernel_names / sizeof kernel_names[0]))
+
+/* The work-group size: the largest power of two the device allows, up to PBFCL_SIM_WG_MAX. */
+static size_t choose_wg(const pbfcl_cl *cl)
+{
+    size_t wg = 1;
+    while (wg * 2 <= cl->dev.max_wg && wg * 2 <= PBFCL_SIM_WG_MAX)
+        wg *= 2;
+    return wg;
+}
+
+static pbfcl_status build_kernels(pbfcl_sim *sim)
+{
+    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_PBF);
+    sim->wg = choose_wg(sim->cl);
+    if (sim->wg < PBFCL_STATS_FIELDS) {
+        pbfcl_errorf("%s allows work-groups of at most %zu items; the solver needs at least 16",
+                     sim->cl->dev.device_name, sim->cl->dev.max_wg);
+        return PBFCL_ERR_DEVICE_LIMIT;
+    }
+    pbfcl_build_config cfg = {.wg_size = (unsigned)sim->wg,
+                              .radix_bits = 4,
+                              .sort_items = 4,
+                              .grid_bits = sim->grid.params.grid_bits,
+                              .max_neighbors = PBFCL_SIM_MAX_NEIGHBORS,
+                              .log_num_banks = 5};
+    char options[512];
+    if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
+        return PBFCL_ERR_BAD_ARGUMENT;
+    PBFCL_TRY(pbfcl_cl_build(sim->cl, desc->files, desc->nfiles, options, &sim->program));
+    for (int k = 0; k < SIM_KERNEL_COUNT; k++) {
+        PBFCL_TRY(pbfcl_cl_kernel(sim->program, kernel_names[k], kernel_slot(sim, k)));
+        size_t local = k == 9 ? PBFCL_STATS_FIELDS * sim->wg * sizeof(float) : 0;
+        PBFCL_TRY(
+            pbfcl_cl_check_launch(sim->cl, *kernel_slot(sim, k), kernel_names[k], sim->wg, local));
+    }
+    return PBFCL_OK;
+}
+
+static pbfcl_status alloc_buffers(pbfcl_sim *sim)
+{
+    pbfcl_cl *cl = sim->cl;
+    size_t n4 = sim->n * 16, n1 = sim->n * 4;
+    struct {
+        cl_mem *buf;
+        size_t size;
+        const char *what;
+    } list[] = {
+        {&sim->pos_buf, n4, "positions"},
+        {&sim->pred_buf, n4, "predicted positions"},
+        {&sim->vel_buf, n4, "velocities"},
+        {&sim->vort_force_buf, n4, "vorticity forces"},
+        {&sim->pos_tmp_buf, n4, "positions (reorder)"},
+        {&sim->pred_tmp_buf, n4, "predicted positions (reorder)"},
+        {&sim->vel_tmp_buf, n4, "velocities (reorder)"},
+        {&sim->vort_force_tmp_buf, n4, "vorticity forces (reorder)"},
+        {&sim->delta_buf, n4, "position corrections"},
+        {&sim->delta_tmp_buf, n4, "position corrections (collide)"},
+        {&sim->omega_buf, n4, "vorticity"},
+        {&sim->lambda_buf, n1, "lambdas"},
+        {&sim->density_buf, n1, "densities"},
+        {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
+        {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
+    };
+    for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
+        PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, list[b].size, list[b].what, list[b].buf));
+    return PBFCL_OK;
+}
+
+/* Uploads the parameters and the initial state: positions, zero velocity and forces. */
+static pbfcl_status upload_state(pbfcl_sim *sim, const float *positions)
+{
+    cl_command_queue q = sim->cl->queue;
+    size_t n = sim->n;
+    cl_float4 *tmp = calloc(n ? n : 1, sizeof *tmp);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    PBFCL_CL_TRY(st,
+                 clEnqueueWriteBuffer(q, sim->params_buf, CL_TRUE, 0, sizeof sim->params,
+                                      &sim->params, 0, NULL, NULL),
+                 done);
+    cl_mem zeroed[] = {sim->vel_buf, sim->vort_force_buf, sim->delta_buf, sim->delta_tmp_buf,
+                       sim->omega_buf};
+    for (size_t b = 0; b < sizeof zeroed / sizeof zeroed[0]; b++)
+        PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, zeroed[b], CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+                     done);
+    float *zero1 = (float *)tmp;
+    PBFCL_CL_TRY(st,
+                 clEnqueueWriteBuffer(q, sim->lambda_buf, CL_TRUE, 0, n * 4, zero1, 0, NULL, NULL),
+                 done);
+    for (size_t i = 0; i < n; i++)
+        zero1[i] = sim->params.rest_density;
+    PBFCL_CL_TRY(st,
+                 clEnqueueWriteBuffer(q, sim->density_buf, CL_TRUE, 0, n * 4, zero1, 0, NULL, NULL),
+                 done);
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = (cl_float4){{positions[3 * i], positions[3 * i + 1], positions[3 * i + 2], 0}};
+    PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, sim->pos_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+                 done);
+    PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, sim->pred_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+                 done);
+done:
+    free(tmp);
+    return st;
+}
+
+static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, size_t n)
+{
+    if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) {
+        pbfcl_errorf("a simulation needs 1 to %u particles (got %zu); change the particle count "
+                     "or radius",
+                     UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS, n);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    unsigned long long need = pbfcl_sim_bytes_needed(scene, n);
+    unsigned long long largest = (unsigned long long)n * 4 * PBFCL_SIM_MAX_NEIGHBORS;
+    return pbfcl_cl_check_memory(cl, need, largest, "the simulation");
+}
+
+static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
+{
+    pbfcl_grid_params gp;
+    PBFCL_TRY(pbfcl_pbf_params_from_scene(&sim->scene, &sim->params));
+    PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->n));
+    PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
+    PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->n, PBFCL_SIM_MAX_NEIGHBORS));
+    PBFCL_TRY(build_kernels(sim));
+    sim->groups = (sim->n + sim->wg - 1) / sim->wg;
+    PBFCL_TRY(alloc_buffers(sim));
+    return upload_state(sim, positions);
+}
+
+pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                              const float *positions, size_t n)
+{
+    *out = NULL;
+    pbfcl_sim *sim = calloc(1, sizeof *sim);
+    if (!sim)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    sim->cl = cl;
+    sim->scene = *scene;
+    sim->n = n;
+    pbfcl_sim_set_gravity(sim, scene->gravity);
+    pbfcl_status st = sim_init(sim, positions);
+    if (st != PBFCL_OK) {
+        pbfcl_sim_destroy(sim);
+        return st;
+    }
+    *out = sim;
+    return PBFCL_OK;
+}
+
+void pbfcl_sim_destroy(pbfcl_sim *sim)
+{
+    if (!sim)
+        return;
+    if (sim->cl && sim->cl->queue)
+        clFinish(sim->cl->queue);
+    cl_mem *bufs[] = {&sim->params_buf,   &sim->pos_buf,        &sim->pred_buf,
+                      &sim->vel_buf,      &sim->vort_force_buf, &sim->pos_tmp_buf,
+                      &sim->pred_tmp_buf, &sim->vel_tmp_buf,    &sim->vort_force_tmp_buf,
+                      &sim->delta_buf,    &sim->delta_tmp_buf,  &sim->omega_buf,
+                      &sim->lambda_buf,   &sim->density_buf,    &sim->partial_buf};
+    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
+        pbfcl_cl_release_buffer(bufs[b]);
+    for (int k = 0; k < SIM_KERNEL_COUNT; k++)
+        if (*kernel_slot(sim, k))
+            clReleaseKernel(*kernel_slot(sim, k));
+    if (sim->program)
+        clReleaseProgram(sim->program);
+    pbfcl_grid_destroy(&sim->grid);
+    free(sim);
+}
+
+/* ---- the stages ------------------------------------------------------------------------ */
+
+static pbfcl_status launch(pbfcl_sim *sim, cl_kernel k, pbfcl_profile *prof, pbfcl_stage stage)
+{
+    return pbfcl_cl_launch(sim->cl, k, sim->n, sim->wg, prof, stage);
+}
+
+/* Sets the arguments every neighbour kernel starts with: params, n. */
+static pbfcl_status set_head(pbfcl_sim *sim, cl_kernel k)
+{
+    cl_uint n = (cl_uint)sim->n;
+    SIM_ARG(k, 0, sim->params_buf);
+    SIM_ARG(k, 1, n);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_predict(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_kernel k = sim->predict;
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, sim->pos_buf);
+    SIM_ARG(k, 3, sim->pred_buf);
+    SIM_ARG(k, 4, sim->vel_buf);
+    SIM_ARG(k, 5, sim->vort_force_buf);
+    SIM_ARG(k, 6, sim->gravity);
+    SIM_ARG(k, 7, sim->push_origin);
+    SIM_ARG(k, 8, sim->push_dir);
+    SIM_ARG(k, 9, sim->push);
+    return launch(sim, k, prof, PBFCL_STAGE_PREDICT);
+}
+
+static void swap_buf(cl_mem *a, cl_mem *b)
+{
+    cl_mem t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* reorder: every per-particle buffer that carries state into sorted order. */
+static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_mem *src[] = {&sim->pos_buf, &sim->pred_buf, &sim->vel_buf, &sim->vort_force_buf};
+    cl_mem *dst[] = {&sim->pos_tmp_buf, &sim->pred_tmp_buf, &sim->vel_tmp_buf,
+                     &sim->vort_force_tmp_buf};
+    for (int b = 0; b < 4; b++) {
+        PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src[b], *dst[b], sim->n, prof));
+        swap_buf(src[b], dst[b]);
+    }
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    pbfcl_grid *g = &sim->grid;
+    PBFCL_TRY(pbfcl_grid_hash(g, sim->pred_buf, sim->n, prof)); /* Morton cell id of x* */
+    PBFCL_TRY(pbfcl_grid_sort(g, sim->n, prof));                /* by cell id */
+    PBFCL_TRY(sim_reorder(sim, prof));                          /* x, x*, v, vorticity force */
+    PBFCL_TRY(pbfcl_grid_cells(g, sim->n, prof));               /* cell starts and ends */
+    return pbfcl_grid_neighbours(g, sim->pred_buf, sim->n, sim->params.h, prof);
+}
+
+pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_kernel k = sim->lambda;
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, sim->pred_buf);
+    SIM_ARG(k, 3, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 4, sim->grid.neighbor_buf);
+    SIM_ARG(k, 5, sim->lambda_buf);
+    SIM_ARG(k, 6, sim->density_buf);
+    return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
+}
+
+pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_kernel k = sim->delta;
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, sim->pred_buf);
+    SIM_ARG(k, 3, sim->lambda_buf);
+    SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 5, sim->grid.neighbor_buf);
+    SIM_ARG(k, 6, sim->delta_buf);
+    return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
+}
+
+pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_kernel k = sim->collide;
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, sim->pred_buf);
+    SIM_ARG(k, 3, sim->delta_buf);
+    SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 5, sim->grid.neighbor_buf);
+    SIM_ARG(k, 6, sim->delta_tmp_buf);
+    SIM_ARG(k, 7, sim->pos_buf);
+    PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
+    swap_buf(&sim->delta_buf, &sim->delta_tmp_buf);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_kernel k = sim->apply_delta;
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, sim->pred_buf);
+    SIM_ARG(k, 3, sim->delta_buf);
+    return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
+}
+
+pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_kernel k = sim->update;
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, sim->pos_buf);
+    SIM_ARG(k, 3, sim->pred_buf);
+    SIM_ARG(k, 4, sim->vel_buf);
+    return launch(sim, k, prof, PBFCL_STAGE_OTHER);
+}
+
+/* Sets the arguments pos, (vel or omega), density, neighbour count and list, out. */
+static pbfcl_status set_field_args(pbfcl_sim *sim, cl_kernel k, cl_mem field_buf, cl_mem out_buf)
+{
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, sim->pos_buf);
+    SIM_ARG(k, 3, field_buf);
+    SIM_ARG(k, 4, sim->density_buf);
+    SIM_ARG(k, 5, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 6, sim->grid.neighbor_buf);
+    SIM_ARG(k, 7, out_buf);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    const pbfcl_stage stage = PBFCL_STAGE_VORTICITY_VISCOSITY;
+    if (sim->params.vorticity > 0.0f) {
+        PBFCL_TRY(set_field_args(sim, sim->omega, sim->vel_buf, sim->omega_buf));
+        PBFCL_TRY(launch(sim, sim->omega, prof, stage)); /* omega_i */
+        PBFCL_TRY(set_field_args(sim, sim->vorticity, sim->omega_buf, sim->vort_force_buf));
+        PBFCL_TRY(launch(sim, sim->vorticity, prof, stage)); /* f_vorticity */
+    }
+    if (sim->params.viscosity > 0.0f) {
+        PBFCL_TRY(set_field_args(sim, sim->viscosity, sim->vel_buf, sim->vel_tmp_buf));
+        PBFCL_TRY(launch(sim, sim->viscosity, prof, stage)); /* XSPH */
+        swap_buf(&sim->vel_buf, &sim->vel_tmp_buf);
+    }
+    return PBFCL_OK;
+}
+
+/* One substep of seed 001's outline. */
+static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    const pbfcl_solver_settings *s = &sim->scene.solver;
+    PBFCL_TRY(pbfcl_sim_predict(sim, prof));    /* apply forces, predict x*, confine to box */
+    PBFCL_TRY(pbfcl_sim_neighbours(sim, prof)); /* hash, sort, reorder, cells, neighbours */
+    for (int it = 0; it < s->iterations; it++) {
+        PBFCL_TRY(pbfcl_sim_lambda(sim, prof)); /* density, lambda_i */
+        PBFCL_TRY(pbfcl_sim_delta(sim, prof));  /* delta x_i with s_corr */
+        for (int st = 0; st < s->stabilization_iterations; st++)
+            PBFCL_TRY(pbfcl_sim_collide(sim, prof)); /* collisions: x and x* */
+        PBFCL_TRY(pbfcl_sim_apply_delta(sim, prof)); /* x* += delta x */
+    }
+    PBFCL_TRY(pbfcl_sim_update(sim, prof));          /* v = (x* - x) / dt, x = x* */
+    return pbfcl_sim_vorticity_viscosity(sim, prof); /* omega, f_vorticity, XSPH */
+}
+
+pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    for (int s = 0; s < sim->scene.solver.substeps; s++)
+        PBFCL_TRY(sim_substep(sim, prof));
+    return PBFCL_OK;
+}
+
+/* ---- access ---------------------------------------------------------------------------- */
+
+size_t pbfcl_sim_count(const pbfcl_sim *sim)
+{
+    return sim->n;
+}
+
+const pbfcl_scene *pbfcl_sim_scene(const pbfcl_sim *sim)
+{
+    return &sim->scene;
+}
+
+const pbfcl_pbf_params *pbfcl_sim_params(const pbfcl_sim *sim)
+{
+    return &sim->params;
+}
+
+unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim)
+{
+    (void)sim;
+    return PBFCL_SIM_MAX_NEIGHBORS;
+}
+
+/* Reads a float4 buffer into xyz triples. */
+static pbfcl_status read_float3(pbfcl_sim *sim, cl_mem buf, float *out3)
+{
+    size_t n = sim->n;
+    float *tmp = malloc(n * 16);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    cl_int err = clEnqueueReadBuffer(sim->cl->queue, buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        for (size_t i = 0; i < n; i++)
+            memcpy(out3 + 3 * i, tmp + 4 * i, 3 * sizeof(float));
+    free(tmp);
+    if (err != CL_SUCCESS) {
+        pbfcl_report_cl(err, "clEnqueueReadBuffer", __FILE__, __LINE__);
+        return PBFCL_ERR_OPENCL;
+    }
+    return PBFCL_OK;
+}
+
+static pbfcl_status read_plain(pbfcl_sim *sim, cl_mem buf, size_t bytes, void *out)
+{
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, buf, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *density)
+{
+    if (pos3)
+        PBFCL_TRY(read_float3(sim, sim->pos_buf, pos3));
+    if (vel3)
+        PBFCL_TRY(read_float3(sim, sim->vel_buf, vel3));
+    if (density)
+        PBFCL_TRY(read_plain(sim, sim->density_buf, sim->n * 4, density));
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, float *delta3,
+                                   unsigned *neighbor_count, unsigned *neighbors)
+{
+    size_t n = sim->n;
+    if (pred3)
+        PBFCL_TRY(read_float3(sim, sim->pred_buf, pred3));
+    if (lambda)
+        PBFCL_TRY(read_plain(sim, sim->lambda_buf, n * 4, lambda));
+    if (delta3)
+        PBFCL_TRY(read_float3(sim, sim->delta_buf, delta3));
+    if (neighbor_count)
+        PBFCL_TRY(read_plain(sim, sim->grid.neighbor_count_buf, n * 4, neighbor_count));
+    if (neighbors)
+        PBFCL_TRY(
+            read_plain(sim, sim->grid.neighbor_buf, n * 4 * PBFCL_SIM_MAX_NEIGHBORS, neighbors));
+    return PBFCL_OK;
+}
+
+/* Adds one work-group row of partial stats into the totals. */
+static void stats_add(pbfcl_sim_stats *o, const float *row, double *finite)
+{
+    o->kinetic_energy += row[PBFCL_STATS_KINETIC];
+    o->density_error_avg += row[PBFCL_STATS_DENSITY_SUM];
+    o->density_error_max = fmax(o->density_error_max, row[PBFCL_STATS_DENSITY_MAX]);
+    o->max_speed = fmax(o->max_speed, row[PBFCL_STATS_SPEED_MAX]);
+    o->neighbors_avg += row[PBFCL_STATS_NEIGHBOR_SUM];
+    if (row[PBFCL_STATS_NEIGHBOR_MAX] > (float)o->neighbors_max)
+        o->neighbors_max = (unsigned)row[PBFCL_STATS_NEIGHBOR_MAX];
+    o->outside += (unsigned)row[PBFCL_STATS_OUTSIDE];
+    o->nan += (unsigned)row[PBFCL_STATS_NAN];
+    for (int a = 0; a < 3; a++)
+        o->momentum[a] += row[PBFCL_STATS_MOMENTUM + a];
+    *finite += row[PBFCL_STATS_FINITE];
+}
+
+pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    cl_kernel k = sim->stats;
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, sim->pos_buf);
+    SIM_ARG(k, 3, sim->vel_buf);
+    SIM_ARG(k, 4, sim->density_buf);
+    SIM_ARG(k, 5, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 6, sim->partial_buf);
+    PBFCL_TRY(launch(sim, k, NULL, PBFCL_STAGE_OTHER));
+    size_t count = sim->groups * PBFCL_STATS_FIELDS;
+    float *rows = malloc(count * sizeof *rows);
+    if (!rows)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = read_plain(sim, sim->partial_buf, count * sizeof *rows, rows);
+    double finite = 0.0;
+    for (size_t g = 0; st == PBFCL_OK && g < sim->groups; g++)
+        stats_add(out, rows + g * PBFCL_STATS_FIELDS, &finite);
+    free(rows);
+    PBFCL_TRY(st);
+    if (finite > 0) {
+        out->density_error_avg *= 100.0 / finite;
+        out->neighbors_avg /= finite;
+    }
+    out->density_error_max *= 100.0;
+    return pbfcl_grid_read_overflow(&sim->grid, &out->neighbor_overflow);
+}
+
+pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf)
+{
+    cl_kernel k = sim->copy_positions;
+    cl_uint n = (cl_uint)sim->n;
+    SIM_ARG(k, 0, n);
+    SIM_ARG(k, 1, sim->pos_buf);
+    SIM_ARG(k, 2, sim->vel_buf);
+    SIM_ARG(k, 3, dst_buf);
+    return launch(sim, k, NULL, PBFCL_STAGE_OTHER);
+}
+
+void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3])
+{
+    sim->gravity = (cl_float4){{g[0], g[1], g[2], 0.0f}};
+    for (int a = 0; a < 3; a++)
+        sim->scene.gravity[a] = g[a];
+}
+
+void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3],
+                        const float push[3], float radius, float strength)
+{
+    double len = sqrt((double)dir[0] * dir[0] + (double)dir[1] * dir[1] + (double)dir[2] * dir[2]);
+    double plen =
+        sqrt((double)push[0] * push[0] + (double)push[1] * push[1] + (double)push[2] * push[2]);
+    if (strength == 0.0f || radius <= 0.0f || len == 0.0 || plen == 0.0) {
+        sim->push = (cl_float4){{0, 0, 0, 0}};
+        return;
+    }
+    double a = strength / plen;
+    sim->push_origin = (cl_float4){{origin[0], origin[1], origin[2], 0.0f}};
+    sim->push_dir =
+        (cl_float4){{(float)(dir[0] / len), (float)(dir[1] / len), (float)(dir[2] / len), 0.0f}};
+    sim->push =
+        (cl_float4){{(float)(push[0] * a), (float)(push[1] * a), (float)(push[2] * a), radius}};
+}
