@@ -11,4 +11,7 @@ int cmd_bench_sort(int argc, char **argv);
 /* `pbfcl kernel-builds`: every program with every build-option set pbfcl compiles it with. */
 int cmd_kernel_builds(int argc, char **argv);
 
+/* `pbfcl run`: a headless simulation with progress, PLY frames and a statistics CSV. */
+int cmd_run(int argc, char **argv);
+
 #endif

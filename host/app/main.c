@@ -12,6 +12,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
+    {"run", cmd_run, "simulate a scene headless: progress, PLY frames, statistics CSV"},
     {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
     {"kernel-builds", cmd_kernel_builds, "every program and build-option set pbfcl compiles"},
 };

@@ -160,7 +160,7 @@ static pbfcl_status parse_sphere(const char *path, const char *where, const cJSO
                                  pbfcl_fluid_shape *f)
 {
     static const char *const keys[] = {"center", "radius", NULL};
-    char key[96];
+    char key[128];
     const cJSON *center, *radius;
     PBFCL_TRY(need_object(path, where, item));
     PBFCL_TRY(check_keys(path, where, item, keys));
