@@ -14,4 +14,7 @@ int cmd_kernel_builds(int argc, char **argv);
 /* `pbfcl run`: a headless simulation with progress, PLY frames and a statistics CSV. */
 int cmd_run(int argc, char **argv);
 
+/* `pbfcl demo` (also `pbfcl` alone): the interactive SDL2/OpenGL demo. */
+int cmd_demo(int argc, char **argv);
+
 #endif

@@ -11,6 +11,7 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"demo", cmd_demo, "interactive SDL2/OpenGL demo (the default with no command)"},
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
     {"run", cmd_run, "simulate a scene headless: progress, PLY frames, statistics CSV"},
     {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
@@ -29,10 +30,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
+    if (argc < 2)
+        return cmd_demo(argc, argv); /* `pbfcl` alone opens the demo */
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;

@@ -1,0 +1,131 @@
+/* `pbfcl demo` (and `pbfcl` with no arguments): the interactive SDL2/OpenGL demo. Parses its
+ * options here; the demo itself lives in host/demo/ and is built only with SDL2 and GLEW. */
+#include "commands.h"
+#include "pbfcl_error.h"
+#include "scene_options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifdef PBFCL_HAVE_DEMO
+#include "../demo/demo.h"
+
+static void demo_help(FILE *f)
+{
+    fprintf(f, "usage: pbfcl demo [options]\n\n"
+               "Opens a window and runs a scene interactively (press H in the window for the "
+               "controls).\n\n"
+               "demo options:\n"
+               "  --no-gl-sharing       copy positions through the host even where the device "
+               "offers cl_khr_gl_sharing\n"
+               "  --no-vsync            draw as fast as possible\n"
+               "  --color speed|density what the particles' colour shows (default speed; key C)\n"
+               "  --size WxH            window size in screen points (default 1280x720)\n"
+               "  --frames N            run N frames, then exit\n"
+               "  --screenshot FILE     with --frames: write the last frame to FILE (PNG)\n\n");
+    pbfcl_scene_options_help(f);
+}
+
+static bool parse_int(const char *opt, const char *text, long long lo, long long hi, int *out)
+{
+    long long v;
+    if (!text || !pbfcl_parse_llong(text, &v) || v < lo || v > hi) {
+        pbfcl_errorf("%s needs a whole number from %lld to %lld (got '%s')", opt, lo, hi,
+                     text ? text : "nothing");
+        return false;
+    }
+    *out = (int)v;
+    return true;
+}
+
+static bool parse_size(const char *text, pbfcl_demo_options *o)
+{
+    char w[32], h[32];
+    const char *x = text ? strchr(text, 'x') : NULL;
+    if (!x || x == text || (size_t)(x - text) >= sizeof w || strlen(x + 1) >= sizeof h) {
+        pbfcl_errorf("--size needs WIDTHxHEIGHT, e.g. 1280x720 (got '%s')",
+                     text ? text : "nothing");
+        return false;
+    }
+    memcpy(w, text, (size_t)(x - text));
+    w[x - text] = '\0';
+    strcpy(h, x + 1);
+    return parse_int("--size width", w, 64, 16384, &o->width) &&
+           parse_int("--size height", h, 64, 16384, &o->height);
+}
+
+/* Parses one demo option at argv[*i]; 1 if consumed, 0 if unknown, -1 if bad. */
+static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--no-gl-sharing"))
+        return o->no_gl_sharing = true, 1;
+    if (!strcmp(a, "--no-vsync"))
+        return o->no_vsync = true, 1;
+    if (strcmp(a, "--frames") && strcmp(a, "--screenshot") && strcmp(a, "--color") &&
+        strcmp(a, "--size"))
+        return 0;
+    ++*i;
+    if (!strcmp(a, "--frames"))
+        return parse_int("--frames", value, 1, 100000000, &o->frames) ? 1 : -1;
+    if (!strcmp(a, "--size"))
+        return parse_size(value, o) ? 1 : -1;
+    if (!value) {
+        pbfcl_errorf("%s needs a value", a);
+        return -1;
+    }
+    if (!strcmp(a, "--screenshot"))
+        return o->screenshot = value, 1;
+    if (!strcmp(value, "speed") || !strcmp(value, "density")) {
+        o->color = value[0] == 's' ? PBFCL_DEMO_COLOR_SPEED : PBFCL_DEMO_COLOR_DENSITY;
+        return 1;
+    }
+    pbfcl_errorf("--color takes speed or density (got '%s')", value);
+    return -1;
+}
+
+int cmd_demo(int argc, char **argv)
+{
+    pbfcl_demo_options o;
+    memset(&o, 0, sizeof o);
+    pbfcl_scene_options_init(&o.scene);
+    o.width = 1280;
+    o.height = 720;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            demo_help(stdout);
+            return 0;
+        }
+        int r = pbfcl_scene_options_parse(&o.scene, argc, argv, &i);
+        if (r == 0)
+            r = parse_demo_option(&o, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r == 0) {
+            pbfcl_errorf("demo: unknown option '%s' (see `pbfcl demo --help`)", argv[i]);
+            return 2;
+        }
+    }
+    if (o.screenshot && o.frames == 0) {
+        pbfcl_errorf("--screenshot needs --frames N (the frame to capture)");
+        return 2;
+    }
+    return pbfcl_demo_run(&o);
+}
+
+#else
+
+int cmd_demo(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    pbfcl_errorf("this build of pbfcl has no interactive demo (SDL2 and GLEW were not found "
+                 "when it was configured)");
+    fprintf(stderr, "To build it, install the development packages (Debian/Ubuntu: apt-get "
+                    "install libsdl2-dev libglew-dev libpng-dev) and rebuild.\n"
+                    "To simulate without a window, use `pbfcl run` (see `pbfcl --help`).\n");
+    return 1;
+}
+
+#endif

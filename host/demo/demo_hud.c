@@ -1,0 +1,63 @@
+/* The HUD: a translucent panel of status lines in the top-left corner and, on H, a centred
+ * panel listing the controls. */
+#include "demo_hud.h"
+#include "demo_input.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const float panel_rgba[4] = {0.0f, 0.0f, 0.0f, 0.55f};
+static const float text_rgba[4] = {0.92f, 0.92f, 0.92f, 1.0f};
+static const float accent_rgba[4] = {1.0f, 0.80f, 0.35f, 1.0f};
+
+/* Draws lines in a panel at (x, y); returns nothing, lines[i] may be NULL to skip. */
+static void panel(pbfcl_demo_text *t, float x, float y, float scale, const char *const *lines,
+                  int n, const float *const *colors)
+{
+    size_t longest = 0;
+    for (int i = 0; i < n; i++)
+        if (lines[i] && strlen(lines[i]) > longest)
+            longest = strlen(lines[i]);
+    float pad = 4.0f * scale, lh = pbfcl_demo_text_line_height(scale);
+    float w = (float)longest * pbfcl_demo_text_advance(scale) + 2.0f * pad;
+    pbfcl_demo_text_rect(t, x, y, w, (float)n * lh + 2.0f * pad, panel_rgba);
+    for (int i = 0; i < n; i++)
+        if (lines[i])
+            pbfcl_demo_text_string(t, x + pad, y + pad + (float)i * lh, scale, lines[i], colors[i]);
+}
+
+static void draw_help(pbfcl_demo_text *t, int w, int h, float scale)
+{
+    const char *lines[32];
+    const float *colors[32];
+    int n = 0;
+    lines[n] = "CONTROLS", colors[n++] = accent_rgba;
+    for (int i = 0; pbfcl_demo_help_lines[i] && n < 32; i++)
+        lines[n] = pbfcl_demo_help_lines[i], colors[n++] = text_rgba;
+    float width = 52.0f * pbfcl_demo_text_advance(scale);
+    float height = (float)n * pbfcl_demo_text_line_height(scale);
+    float x = 0.5f * ((float)w - width), y = 0.5f * ((float)h - height);
+    panel(t, x > 0 ? x : 0, y > 0 ? y : 0, scale, lines, n, colors);
+}
+
+void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int height,
+                         float scale)
+{
+    char l0[160], l1[160], l2[160], l3[200], l4[160], l5[160];
+    snprintf(l0, sizeof l0, "PBFCL  %s%s%s", h->scene, h->paused ? "  [PAUSED]" : "",
+             h->tilted ? "  [TILTED]" : "");
+    snprintf(l1, sizeof l1, "FPS %.1f   SIM %.2f MS/STEP   RENDER %.2f MS", h->fps, h->sim_ms,
+             h->render_ms);
+    snprintf(l2, sizeof l2, "PARTICLES %zu", h->particles);
+    snprintf(l3, sizeof l3, "DEVICE %s", h->device);
+    snprintf(l4, sizeof l4, "POSITIONS %s   COLOUR %s", h->path, h->color);
+    snprintf(l5, sizeof l5, "H: HELP");
+    const char *lines[7] = {l0, l1, l2, l3, l4, l5, h->message};
+    const float *colors[7] = {accent_rgba, text_rgba, text_rgba,  text_rgba,
+                              text_rgba,   text_rgba, accent_rgba};
+    float s = 2.0f * scale;
+    panel(t, 8.0f * scale, 8.0f * scale, s, lines, h->message ? 7 : 6, colors);
+    if (h->help)
+        draw_help(t, w, height, s);
+    pbfcl_demo_text_flush(t, w, height);
+}

@@ -1,0 +1,27 @@
+/* The heads-up display: frame rate, step and render times, particle count, device, how
+ * positions reach OpenGL, state lines, and the help overlay. */
+#ifndef PBFCL_DEMO_HUD_H
+#define PBFCL_DEMO_HUD_H
+
+#include "demo_text.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What the HUD shows this frame. */
+typedef struct pbfcl_demo_hud {
+    const char *scene;
+    double fps, sim_ms, render_ms; /* sim_ms: device time per step; render_ms: GPU time */
+    size_t particles;
+    const char *device;
+    const char *path;  /* "CL/GL sharing" or "host copy" */
+    const char *color; /* "speed" or "density" */
+    bool paused, tilted, help;
+    const char *message; /* a warning or error to show, or NULL */
+} pbfcl_demo_hud;
+
+/* Queues and draws the HUD over a w x h pixel viewport; scale is pixels per screen point. */
+void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int height,
+                         float scale);
+
+#endif

@@ -1,0 +1,147 @@
+/* Input handling: mouse orbit/zoom/pan applied to the camera, keys mapped to actions that the
+ * main loop carries out, and the help text that lists them. */
+#include "demo_input.h"
+
+const char *const pbfcl_demo_help_lines[] = {
+    "left drag      orbit",
+    "shift+left, middle drag   pan",
+    "wheel          zoom",
+    "right drag     push the fluid",
+    "space          pause / resume",
+    "N              single step (paused)",
+    "R              reset the scene",
+    "1 2 3          dam-break, double-dam-break, drop",
+    "+ -            more / fewer particles (x1.5)",
+    "T              tilt the box",
+    "S              shake the box",
+    "C              colour by speed / density",
+    "H              this help",
+    "Esc            quit",
+    NULL,
+};
+
+void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in)
+{
+    in->pause = in->step = in->reset = in->help = in->color = in->tilt = in->shake = false;
+    in->scene = 0;
+    in->count_change = 0;
+    in->push_dx = in->push_dy = 0.0f;
+}
+
+static void on_key(pbfcl_demo_input *in, SDL_Keycode key)
+{
+    switch (key) {
+    case SDLK_ESCAPE:
+        in->quit = true;
+        break;
+    case SDLK_SPACE:
+        in->pause = true;
+        break;
+    case SDLK_n:
+        in->step = true;
+        break;
+    case SDLK_r:
+        in->reset = true;
+        break;
+    case SDLK_h:
+        in->help = true;
+        break;
+    case SDLK_c:
+        in->color = true;
+        break;
+    case SDLK_t:
+        in->tilt = true;
+        break;
+    case SDLK_s:
+        in->shake = true;
+        break;
+    case SDLK_1:
+    case SDLK_KP_1:
+        in->scene = 1;
+        break;
+    case SDLK_2:
+    case SDLK_KP_2:
+        in->scene = 2;
+        break;
+    case SDLK_3:
+    case SDLK_KP_3:
+        in->scene = 3;
+        break;
+    case SDLK_PLUS:
+    case SDLK_EQUALS:
+    case SDLK_KP_PLUS:
+        in->count_change = 1;
+        break;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS:
+        in->count_change = -1;
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_button(pbfcl_demo_input *in, const SDL_MouseButtonEvent *b, bool down)
+{
+    if (b->button == SDL_BUTTON_LEFT)
+        in->left = down;
+    else if (b->button == SDL_BUTTON_MIDDLE)
+        in->middle = down;
+    else if (b->button == SDL_BUTTON_RIGHT)
+        in->right = down;
+    in->mouse_x = b->x;
+    in->mouse_y = b->y;
+}
+
+static void on_motion(pbfcl_demo_input *in, const SDL_MouseMotionEvent *m, pbfcl_demo_camera *cam,
+                      const pbfcl_demo_window *w)
+{
+    in->mouse_x = m->x;
+    in->mouse_y = m->y;
+    bool shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
+    if ((in->left && shift) || in->middle)
+        pbfcl_demo_camera_pan(cam, (float)m->xrel, (float)m->yrel, w->height);
+    else if (in->left)
+        pbfcl_demo_camera_orbit(cam, (float)m->xrel, (float)m->yrel);
+    if (in->right) {
+        in->push_dx += (float)m->xrel;
+        in->push_dy += (float)m->yrel;
+    }
+}
+
+void pbfcl_demo_input_poll(pbfcl_demo_input *in, pbfcl_demo_camera *cam, pbfcl_demo_window *w)
+{
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) {
+        switch (e.type) {
+        case SDL_QUIT:
+            in->quit = true;
+            break;
+        case SDL_KEYDOWN:
+            on_key(in, e.key.keysym.sym);
+            break;
+        case SDL_MOUSEBUTTONDOWN:
+            on_button(in, &e.button, true);
+            break;
+        case SDL_MOUSEBUTTONUP:
+            on_button(in, &e.button, false);
+            break;
+        case SDL_MOUSEMOTION:
+            on_motion(in, &e.motion, cam, w);
+            break;
+        case SDL_MOUSEWHEEL:
+#if SDL_VERSION_ATLEAST(2, 0, 18)
+            pbfcl_demo_camera_zoom(cam,
+                                   e.wheel.preciseY != 0.0f ? e.wheel.preciseY : (float)e.wheel.y);
+#else
+            pbfcl_demo_camera_zoom(cam, (float)e.wheel.y);
+#endif
+            break;
+        case SDL_WINDOWEVENT:
+            pbfcl_demo_window_update_size(w);
+            break;
+        default:
+            break;
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/* The demo's input: SDL events turned into camera moves (done here) and actions for the main
+ * loop (pause, step, reset, scenes, particle count, tilt, shake, push, help, colour, quit). */
+#ifndef PBFCL_DEMO_INPUT_H
+#define PBFCL_DEMO_INPUT_H
+
+#include "demo_camera.h"
+#include "demo_window.h"
+
+#include <stdbool.h>
+
+/* The actions requested since the last frame and the mouse state. */
+typedef struct pbfcl_demo_input {
+    bool quit, pause, step, reset, help, color, tilt, shake;
+    int scene;                /* 1..3: switch to that built-in scene; 0: no change */
+    int count_change;         /* +1 more particles, -1 fewer, 0 no change */
+    bool left, middle, right; /* buttons held */
+    int mouse_x, mouse_y;     /* cursor, screen points from the window's top-left */
+    float push_dx, push_dy;   /* right-drag motion since the last frame, screen points */
+} pbfcl_demo_input;
+
+/* Clears the per-frame actions (not the buttons held). */
+void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in);
+
+/* Handles every pending event: moves the camera, updates the window's size on resize and
+ * minimise, and records actions in `in`. */
+void pbfcl_demo_input_poll(pbfcl_demo_input *in, pbfcl_demo_camera *cam, pbfcl_demo_window *w);
+
+/* The help overlay's lines (NULL-terminated). */
+extern const char *const pbfcl_demo_help_lines[];
+
+#endif

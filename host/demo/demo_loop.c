@@ -1,0 +1,399 @@
+/* The demo's main loop: sets up the window, renderer, OpenCL context and simulation, then
+ * each frame handles input, advances the simulation by at most one step, moves positions
+ * into the vertex buffer, draws the scene and the HUD, and swaps. */
+#include "demo.h"
+#include "demo_camera.h"
+#include "demo_hud.h"
+#include "demo_input.h"
+#include "demo_interop.h"
+#include "demo_renderer.h"
+#include "demo_screenshot.h"
+#include "demo_shader.h"
+#include "demo_text.h"
+#include "demo_window.h"
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const builtin_scenes[3] = {"dam-break", "double-dam-break", "drop"};
+
+/* Everything the running demo holds. */
+typedef struct demo {
+    const pbfcl_demo_options *opt;
+    pbfcl_scene_options scene_opt; /* the current scene name and particle count */
+    pbfcl_demo_window win;
+    pbfcl_demo_renderer ren;
+    pbfcl_demo_text text;
+    pbfcl_demo_camera cam;
+    pbfcl_demo_input in;
+    pbfcl_cl cl;
+    bool sharing;
+    char why_copy[256];
+    pbfcl_scene scene;
+    pbfcl_sim *sim;
+    pbfcl_demo_interop ip;
+    size_t n;
+    float *density; /* host copy for density colouring */
+    pbfcl_profile prof;
+    bool paused, tilted, help, dirty, pushing;
+    double shake_until, time;
+    pbfcl_demo_color color;
+    double fps, sim_ms, render_ms;
+    GLuint queries[2];
+    long frame;
+    char message[200];
+} demo;
+
+static double now_s(void)
+{
+    return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
+}
+
+/* Builds the scene that d->scene_opt names and a simulation of it, replacing the current
+ * ones only if everything succeeds. */
+static pbfcl_status build_scene(demo *d, bool refit_camera)
+{
+    pbfcl_scene scene;
+    float *pos = NULL;
+    size_t n = 0;
+    pbfcl_sim *sim = NULL;
+    PBFCL_TRY(pbfcl_scene_options_build(&d->scene_opt, &scene, &pos, &n));
+    pbfcl_status s = pbfcl_sim_create(&sim, &d->cl, &scene, pos, n);
+    free(pos);
+    PBFCL_TRY(s);
+    float *density = malloc((n ? n : 1) * sizeof *density);
+    if (!density) {
+        pbfcl_sim_destroy(sim);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    pbfcl_demo_interop_destroy(&d->ip);
+    pbfcl_sim_destroy(d->sim);
+    free(d->density);
+    d->sim = sim, d->scene = scene, d->n = n, d->density = density;
+    PBFCL_TRY(pbfcl_demo_renderer_reserve(&d->ren, n));
+    PBFCL_TRY(pbfcl_demo_interop_create(&d->ip, &d->cl, d->sharing, d->ren.position_vbo, n));
+    pbfcl_demo_renderer_set_box(&d->ren, scene.domain_min, scene.domain_max);
+    if (refit_camera)
+        pbfcl_demo_camera_fit(&d->cam, scene.domain_min, scene.domain_max);
+    d->tilted = false;
+    d->shake_until = 0.0;
+    d->dirty = true;
+    return PBFCL_OK;
+}
+
+static pbfcl_status setup(demo *d)
+{
+    char shader_dir[1024];
+    bool vsync = !d->opt->no_vsync && d->opt->frames == 0;
+    PBFCL_TRY(pbfcl_demo_shader_find_dir(shader_dir, sizeof shader_dir));
+    PBFCL_TRY(pbfcl_demo_window_create(&d->win, "pbfcl", d->opt->width, d->opt->height, vsync));
+    PBFCL_TRY(pbfcl_demo_renderer_create(&d->ren, shader_dir));
+    PBFCL_TRY(pbfcl_demo_text_create(&d->text, shader_dir));
+    glGenQueries(2, d->queries);
+    PBFCL_TRY(pbfcl_demo_interop_open_cl(&d->cl, d->scene_opt.device, !d->opt->no_gl_sharing,
+                                         &d->sharing, d->why_copy, sizeof d->why_copy));
+    PBFCL_TRY(build_scene(d, true));
+    printf("pbfcl demo: %s, %zu particles on %s / %s\n", d->scene.name, d->n,
+           d->cl.dev.platform_name, d->cl.dev.device_name);
+    printf("pbfcl demo: OpenGL %s on %s, %dx%d pixels, vsync %s\n",
+           (const char *)glGetString(GL_VERSION), pbfcl_demo_gl_renderer(), d->win.draw_width,
+           d->win.draw_height, d->win.vsync ? "on" : "off");
+    printf("pbfcl demo: positions reach OpenGL by %s%s%s%s\n", pbfcl_demo_interop_path(&d->ip),
+           d->ip.shared ? "" : " (", d->ip.shared ? "" : d->why_copy, d->ip.shared ? "" : ")");
+    fflush(stdout);
+    return PBFCL_OK;
+}
+
+static void teardown(demo *d)
+{
+    pbfcl_demo_interop_destroy(&d->ip);
+    pbfcl_sim_destroy(d->sim);
+    pbfcl_profile_discard(&d->prof);
+    pbfcl_cl_destroy(&d->cl);
+    free(d->density);
+    if (d->queries[0])
+        glDeleteQueries(2, d->queries);
+    pbfcl_demo_text_destroy(&d->text);
+    pbfcl_demo_renderer_destroy(&d->ren);
+    pbfcl_demo_window_destroy(&d->win);
+}
+
+/* Rebuilds after a key press; on failure keeps the running scene and shows why. */
+static void rebuild(demo *d, const char *scene_name, long long particles, bool refit)
+{
+    pbfcl_scene_options previous = d->scene_opt;
+    d->scene_opt.scene = scene_name;
+    d->scene_opt.particles = particles;
+    if (build_scene(d, refit) == PBFCL_OK) {
+        d->message[0] = '\0';
+        printf("pbfcl demo: %s, %zu particles\n", d->scene.name, d->n);
+        return;
+    }
+    d->scene_opt = previous;
+    snprintf(d->message, sizeof d->message, "could not build %s with %lld particles (see console)",
+             scene_name, particles);
+    if (!d->sim || d->ip.n != d->n) /* the old one is gone too: rebuild it */
+        if (build_scene(d, refit) != PBFCL_OK)
+            d->in.quit = true;
+}
+
+static void handle_actions(demo *d)
+{
+    pbfcl_demo_input *in = &d->in;
+    if (in->pause)
+        d->paused = !d->paused;
+    if (in->help)
+        d->help = !d->help;
+    if (in->color)
+        d->color =
+            d->color == PBFCL_DEMO_COLOR_SPEED ? PBFCL_DEMO_COLOR_DENSITY : PBFCL_DEMO_COLOR_SPEED;
+    if (in->color)
+        d->dirty = true;
+    if (in->tilt)
+        d->tilted = !d->tilted;
+    if (in->shake)
+        d->shake_until = d->time + 1.5;
+    if (in->reset)
+        rebuild(d, d->scene_opt.scene, d->scene_opt.particles, false);
+    if (in->scene)
+        rebuild(d, builtin_scenes[in->scene - 1], d->scene_opt.particles, true);
+    if (in->count_change) {
+        double f = in->count_change > 0 ? 1.5 : 1.0 / 1.5;
+        long long target = (long long)((double)d->n * f);
+        if (target < 100)
+            snprintf(d->message, sizeof d->message, "already at the fewest particles");
+        else
+            rebuild(d, d->scene_opt.scene, target, false);
+    }
+}
+
+/* Gravity from the scene's, tilted 20 degrees about z and shaken sideways while a shake
+ * lasts. */
+static void update_gravity(demo *d)
+{
+    const float *g0 = d->scene.gravity;
+    float g[3] = {g0[0], g0[1], g0[2]};
+    float mag = sqrtf(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    if (d->tilted) {
+        float a = 20.0f * 3.14159265f / 180.0f, c = cosf(a), s = sinf(a);
+        float x = g[0], y = g[1];
+        g[0] = c * x - s * y;
+        g[1] = s * x + c * y;
+    }
+    if (d->time < d->shake_until) {
+        float phase = (float)(d->time * 2.0 * 3.14159265 * 2.5);
+        g[0] += 1.5f * mag * sinf(phase);
+        g[2] += 0.75f * mag * cosf(phase);
+    }
+    pbfcl_sim_set_gravity(d->sim, g);
+}
+
+/* Right drag: pushes along the drag direction around the cursor ray. */
+static void update_push(demo *d)
+{
+    pbfcl_demo_input *in = &d->in;
+    float origin[3], dir[3], right[3], up[3], push[3] = {0, 0, 0};
+    float len = sqrtf(in->push_dx * in->push_dx + in->push_dy * in->push_dy);
+    if (!in->right || len == 0.0f) {
+        if (d->pushing)
+            pbfcl_sim_set_push(d->sim, push, push, push, 0.0f, 0.0f);
+        d->pushing = false;
+        return;
+    }
+    pbfcl_demo_camera_ray(&d->cam, (float)in->mouse_x, (float)in->mouse_y, d->win.width,
+                          d->win.height, origin, dir);
+    pbfcl_demo_camera_basis(&d->cam, right, up);
+    for (int k = 0; k < 3; k++)
+        push[k] = (right[k] * in->push_dx - up[k] * in->push_dy) / len;
+    float g = sqrtf(d->scene.gravity[0] * d->scene.gravity[0] +
+                    d->scene.gravity[1] * d->scene.gravity[1] +
+                    d->scene.gravity[2] * d->scene.gravity[2]);
+    float strength = fminf(len * 0.5f, 8.0f) * (g > 0.0f ? g : 9.81f);
+    pbfcl_sim_set_push(d->sim, origin, dir, push, 0.12f * d->cam.scene_size, strength);
+    d->pushing = true;
+}
+
+/* Advances one step; the step's device time (or wall time) goes to the HUD. */
+static pbfcl_status step(demo *d)
+{
+    double ms[PBFCL_STAGE_COUNT] = {0};
+    double t0 = now_s();
+    pbfcl_status s = pbfcl_sim_step(d->sim, &d->prof);
+    cl_int err = pbfcl_profile_collect(&d->prof, ms);
+    if (s != PBFCL_OK)
+        return s;
+    if (err != CL_SUCCESS) {
+        pbfcl_report_cl(err, "pbfcl_profile_collect", __FILE__, __LINE__);
+        return PBFCL_ERR_OPENCL;
+    }
+    PBFCL_CL_CHECK(clFinish(d->cl.queue));
+    double total = 0.0;
+    for (int i = 0; i < PBFCL_STAGE_COUNT; i++)
+        total += ms[i];
+    double wall = (now_s() - t0) * 1e3;
+    double sample = total > 0.0 ? total : wall;
+    d->sim_ms = d->sim_ms > 0.0 ? 0.9 * d->sim_ms + 0.1 * sample : sample;
+    d->dirty = true;
+    return PBFCL_OK;
+}
+
+/* Moves positions (and densities when they colour the particles) into the GL buffers. */
+static pbfcl_status transfer(demo *d)
+{
+    if (!d->dirty)
+        return PBFCL_OK;
+    PBFCL_TRY(pbfcl_demo_interop_update(&d->ip, d->sim));
+    if (d->color == PBFCL_DEMO_COLOR_DENSITY) {
+        PBFCL_TRY(pbfcl_sim_read(d->sim, NULL, NULL, d->density));
+        pbfcl_demo_renderer_upload_density(&d->ren, d->density, d->n);
+    }
+    d->dirty = false;
+    return PBFCL_OK;
+}
+
+/* The render time of the previous frame from a GL timer query (no stall: read only when
+ * available). */
+static void read_render_time(demo *d)
+{
+    if (d->frame < 2)
+        return;
+    GLuint q = d->queries[(d->frame + 1) % 2];
+    GLint available = 0;
+    glGetQueryObjectiv(q, GL_QUERY_RESULT_AVAILABLE, &available);
+    if (!available)
+        return;
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+    double ms = (double)ns * 1e-6;
+    d->render_ms = d->render_ms > 0.0 ? 0.9 * d->render_ms + 0.1 * ms : ms;
+}
+
+static void render(demo *d)
+{
+    pbfcl_demo_view v;
+    memset(&v, 0, sizeof v);
+    v.width = d->win.draw_width;
+    v.height = d->win.draw_height;
+    pbfcl_demo_camera_matrices(&d->cam, (float)v.width / (float)v.height, v.view, v.proj);
+    v.particle_radius = d->scene.particle_radius;
+    v.count = d->n;
+    v.color = d->color;
+    float height = d->scene.domain_max[1] - d->scene.domain_min[1];
+    float g = fabsf(d->scene.gravity[1]) > 0.0f ? fabsf(d->scene.gravity[1]) : 9.81f;
+    v.range[0] = d->color == PBFCL_DEMO_COLOR_SPEED ? 0.0f : 0.9f * d->scene.rest_density;
+    v.range[1] = d->color == PBFCL_DEMO_COLOR_SPEED ? sqrtf(2.0f * g * height)
+                                                    : 1.1f * d->scene.rest_density;
+    read_render_time(d);
+    glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % 2]);
+    pbfcl_demo_renderer_draw(&d->ren, &v);
+    glEndQuery(GL_TIME_ELAPSED);
+
+    pbfcl_demo_hud hud = {
+        .scene = d->scene.name,
+        .fps = d->fps,
+        .sim_ms = d->sim_ms,
+        .render_ms = d->render_ms,
+        .particles = d->n,
+        .device = d->cl.dev.device_name,
+        .path = pbfcl_demo_interop_path(&d->ip),
+        .color = d->color == PBFCL_DEMO_COLOR_SPEED ? "SPEED" : "DENSITY",
+        .paused = d->paused,
+        .tilted = d->tilted,
+        .help = d->help,
+        .message = d->message[0] ? d->message : NULL,
+    };
+    pbfcl_demo_hud_draw(&d->text, &hud, v.width, v.height, pbfcl_demo_window_pixel_scale(&d->win));
+}
+
+/* One frame; returns non-OK only for errors that end the demo. */
+static pbfcl_status frame(demo *d)
+{
+    pbfcl_demo_input_begin_frame(&d->in);
+    pbfcl_demo_input_poll(&d->in, &d->cam, &d->win);
+    handle_actions(d);
+    if (d->in.quit)
+        return PBFCL_OK;
+    if (d->win.minimized && d->opt->frames == 0) {
+        SDL_Delay(50); /* nothing to draw: do not spin, and leave the simulation paused */
+        return PBFCL_OK;
+    }
+    if (!d->paused || d->in.step || d->opt->frames > 0) {
+        update_gravity(d);
+        update_push(d);
+        pbfcl_status s = step(d);
+        if (s != PBFCL_OK) {
+            if (d->opt->frames > 0)
+                return s;
+            d->paused = true;
+            snprintf(d->message, sizeof d->message, "step failed: %s - press R to reset",
+                     pbfcl_status_message(s));
+        }
+    }
+    PBFCL_TRY(transfer(d));
+    render(d);
+    return PBFCL_OK;
+}
+
+static void update_fps(demo *d, double *t_last, long *frames_since)
+{
+    (*frames_since)++;
+    double t = now_s();
+    if (t - *t_last >= 0.5) {
+        d->fps = (double)*frames_since / (t - *t_last);
+        *t_last = t;
+        *frames_since = 0;
+    }
+}
+
+static pbfcl_status run_loop(demo *d)
+{
+    double t0 = now_s(), t_fps = t0;
+    long frames_since = 0;
+    while (!d->in.quit) {
+        d->time = now_s() - t0;
+        PBFCL_TRY(frame(d));
+        if (d->in.quit || (d->win.minimized && d->opt->frames == 0))
+            continue;
+        d->frame++;
+        bool last = d->opt->frames > 0 && d->frame >= d->opt->frames;
+        if (last && d->opt->screenshot) {
+            PBFCL_TRY(
+                pbfcl_demo_screenshot(d->opt->screenshot, d->win.draw_width, d->win.draw_height));
+            printf("pbfcl demo: wrote %s (%dx%d) after %ld frames\n", d->opt->screenshot,
+                   d->win.draw_width, d->win.draw_height, d->frame);
+        }
+        SDL_GL_SwapWindow(d->win.window);
+        update_fps(d, &t_fps, &frames_since);
+        if (last)
+            break;
+    }
+    return PBFCL_OK;
+}
+
+int pbfcl_demo_run(const pbfcl_demo_options *o)
+{
+    if (o->screenshot && !pbfcl_demo_screenshot_supported())
+        return pbfcl_demo_screenshot(o->screenshot, 0, 0) == PBFCL_OK ? 0 : 1;
+    demo *d = calloc(1, sizeof *d);
+    if (!d) {
+        pbfcl_errorf("out of memory starting the demo");
+        return 1;
+    }
+    d->opt = o;
+    d->scene_opt = o->scene;
+    if (!d->scene_opt.scene)
+        d->scene_opt.scene = PBFCL_DEFAULT_SCENE;
+    d->color = o->color;
+    pbfcl_status s = setup(d);
+    if (s == PBFCL_OK)
+        s = run_loop(d);
+    if (s == PBFCL_OK && o->frames > 0)
+        printf("pbfcl demo: %ld frames, %.2f ms/step (simulation), %.2f ms (render)\n", d->frame,
+               d->sim_ms, d->render_ms);
+    teardown(d);
+    free(d);
+    return s == PBFCL_OK ? 0 : 1;
+}

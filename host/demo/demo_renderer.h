@@ -1,0 +1,53 @@
+/* The scene renderer: particles as lit sphere impostors from a vertex buffer of float4
+ * (x, y, z, speed) plus an optional per-particle density buffer, the box as lines, and a
+ * checkered floor. */
+#ifndef PBFCL_DEMO_RENDERER_H
+#define PBFCL_DEMO_RENDERER_H
+
+#include "demo.h"
+#include "demo_gl.h"
+#include "pbfcl_error.h"
+
+#include <stddef.h>
+
+/* The GL programs, buffers and uniform locations of the 3-D scene. */
+typedef struct pbfcl_demo_renderer {
+    GLuint particle_program, line_program, floor_program;
+    GLuint particle_vao, position_vbo, density_vbo;
+    size_t capacity; /* particles the buffers hold */
+    GLuint box_vao, box_vbo, floor_vao, floor_vbo;
+    GLint u_p_view, u_p_proj, u_p_radius, u_p_point_scale, u_p_mode, u_p_range;
+    GLint u_l_mvp, u_l_color, u_f_mvp, u_f_cell, u_f_center, u_f_extent;
+    float floor_center[3], floor_extent, floor_cell;
+} pbfcl_demo_renderer;
+
+/* What one frame shows. */
+typedef struct pbfcl_demo_view {
+    float view[16], proj[16];
+    int width, height;      /* viewport, pixels */
+    float particle_radius;  /* m */
+    size_t count;           /* particles to draw */
+    pbfcl_demo_color color; /* what the colour shows */
+    float range[2];         /* the values mapped to the ends of the colour scale */
+} pbfcl_demo_view;
+
+/* Builds the programs (from shader_dir) and the static geometry. */
+pbfcl_status pbfcl_demo_renderer_create(pbfcl_demo_renderer *r, const char *shader_dir);
+
+/* Releases every GL object; accepts a zeroed or half-built struct. */
+void pbfcl_demo_renderer_destroy(pbfcl_demo_renderer *r);
+
+/* (Re)allocates the particle buffers for n particles; their contents are undefined until
+ * written. */
+pbfcl_status pbfcl_demo_renderer_reserve(pbfcl_demo_renderer *r, size_t n);
+
+/* Sets the box (lines) and floor to the domain lo..hi. */
+void pbfcl_demo_renderer_set_box(pbfcl_demo_renderer *r, const float lo[3], const float hi[3]);
+
+/* Uploads n densities (kg/m^3) for density colouring. */
+void pbfcl_demo_renderer_upload_density(pbfcl_demo_renderer *r, const float *density, size_t n);
+
+/* Clears and draws the floor, the particles and the box. */
+void pbfcl_demo_renderer_draw(pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
+
+#endif

@@ -1,0 +1,11 @@
+/* Screenshots: the back buffer read with glReadPixels and written as a PNG (libpng). */
+#ifndef PBFCL_DEMO_SCREENSHOT_H
+#define PBFCL_DEMO_SCREENSHOT_H
+
+#include "pbfcl_error.h"
+
+/* Writes the current back buffer (width x height pixels) to path as an 8-bit RGB PNG.
+ * Without libpng in the build, fails with PBFCL_ERR_UNSUPPORTED and says what to install. */
+pbfcl_status pbfcl_demo_screenshot(const char *path, int width, int height);
+
+#endif
