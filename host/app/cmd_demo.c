@@ -54,35 +54,35 @@ static bool parse_size(const char *text, pbfcl_demo_options *o)
            parse_int("--size height", h, 64, 16384, &o->height);
 }
 
-/* Parses one demo option at argv[*i]; 1 if consumed, 0 if unknown, -1 if bad. */
+/* Parses one demo option at argv[*i] and advances *i past it (and its value); returns 1 if
+ * consumed, 0 if unknown, -1 if bad. */
 static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
     const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (!strcmp(a, "--no-gl-sharing"))
-        return o->no_gl_sharing = true, 1;
-    if (!strcmp(a, "--no-vsync"))
-        return o->no_vsync = true, 1;
-    if (strcmp(a, "--frames") && strcmp(a, "--screenshot") && strcmp(a, "--color") &&
-        strcmp(a, "--size"))
-        return 0;
-    ++*i;
-    if (!strcmp(a, "--frames"))
-        return parse_int("--frames", value, 1, 100000000, &o->frames) ? 1 : -1;
-    if (!strcmp(a, "--size"))
-        return parse_size(value, o) ? 1 : -1;
-    if (!value) {
-        pbfcl_errorf("%s needs a value", a);
-        return -1;
-    }
-    if (!strcmp(a, "--screenshot"))
-        return o->screenshot = value, 1;
-    if (!strcmp(value, "speed") || !strcmp(value, "density")) {
-        o->color = value[0] == 's' ? PBFCL_DEMO_COLOR_SPEED : PBFCL_DEMO_COLOR_DENSITY;
+    bool ok = true;
+    if (!strcmp(a, "--no-gl-sharing") || !strcmp(a, "--no-vsync")) {
+        *(a[5] == 'g' ? &o->no_gl_sharing : &o->no_vsync) = true;
+        ++*i;
         return 1;
     }
-    pbfcl_errorf("--color takes speed or density (got '%s')", value);
-    return -1;
+    if (!strcmp(a, "--frames"))
+        ok = parse_int("--frames", value, 1, 100000000, &o->frames);
+    else if (!strcmp(a, "--size"))
+        ok = parse_size(value, o);
+    else if (!strcmp(a, "--screenshot") && (ok = value != NULL))
+        o->screenshot = value;
+    else if (!strcmp(a, "--color") &&
+             (ok = value && (!strcmp(value, "speed") || !strcmp(value, "density"))))
+        o->color = value[0] == 's' ? PBFCL_DEMO_COLOR_SPEED : PBFCL_DEMO_COLOR_DENSITY;
+    else if (strcmp(a, "--screenshot") && strcmp(a, "--color"))
+        return 0;
+    if (!ok && !strcmp(a, "--screenshot"))
+        pbfcl_errorf("--screenshot needs a file name (--screenshot FILE.png)");
+    if (!ok && !strcmp(a, "--color"))
+        pbfcl_errorf("--color takes speed or density (got '%s')", value ? value : "nothing");
+    *i += 2;
+    return ok ? 1 : -1;
 }
 
 int cmd_demo(int argc, char **argv)
@@ -92,7 +92,7 @@ int cmd_demo(int argc, char **argv)
     pbfcl_scene_options_init(&o.scene);
     o.width = 1280;
     o.height = 720;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc;) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             demo_help(stdout);
             return 0;
