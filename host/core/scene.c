@@ -378,6 +378,31 @@ static double fluid_volume(const pbfcl_scene *s)
     return v;
 }
 
+/* The best radius found so far for a target count, and the bracket around the target:
+ * r_many gives at least target particles, r_few fewer (0 / INFINITY until found). */
+typedef struct count_search {
+    size_t target, best_n;
+    double best_r, best_err, r_many, r_few;
+} count_search;
+
+/* Counts the particles at radius r and updates the search; returns the count. */
+static size_t count_try(pbfcl_scene *s, count_search *c, double r)
+{
+    s->particle_radius = (float)r;
+    size_t n = count_bound(s) > 4.0 * PBFCL_SCENE_MAX_PARTICLES ? 0 : lattice_walk(s, NULL);
+    double err = fabs((double)n - (double)c->target) / (double)c->target;
+    if (n > 0 && err < c->best_err) {
+        c->best_err = err;
+        c->best_r = r;
+        c->best_n = n;
+    }
+    if (n >= c->target && r > c->r_many)
+        c->r_many = r;
+    if (n < c->target && r < c->r_few)
+        c->r_few = r;
+    return n;
+}
+
 pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target)
 {
     if (target < 1 || target > PBFCL_SCENE_MAX_PARTICLES) {
@@ -385,30 +410,24 @@ pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target)
             target);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
+    count_search c = {target, 0, 0.0, INFINITY, 0.0, INFINITY};
+    /* Newton-like steps from the volume estimate, then bisection of the bracket. */
     double r = cbrt(fluid_volume(s) / (8.0 * (double)target));
-    double best_r = r, best_err = INFINITY;
-    size_t best_n = 0;
-    for (int iter = 0; iter < 12; iter++) {
-        s->particle_radius = (float)r;
-        size_t n = count_bound(s) > 4.0 * PBFCL_SCENE_MAX_PARTICLES ? 0 : lattice_walk(s, NULL);
-        double err = fabs((double)n - (double)target) / (double)target;
-        if (n > 0 && err < best_err) {
-            best_err = err;
-            best_r = r;
-            best_n = n;
-        }
-        if (best_err <= 0.01)
-            break;
+    for (int iter = 0; iter < 8 && c.best_err > 0.01; iter++) {
+        size_t n = count_try(s, &c, r);
         r *= n > 0 ? cbrt((double)n / (double)target) : 0.5;
     }
-    s->particle_radius = (float)best_r;
-    if (best_n == 0) {
+    for (int iter = 0; iter < 24 && c.best_err > 0.01 && c.r_many > 0.0 && isfinite(c.r_few);
+         iter++)
+        count_try(s, &c, 0.5 * (c.r_many + c.r_few));
+    s->particle_radius = (float)c.best_r;
+    if (c.best_n == 0) {
         bad(s, "found no particle radius that fills the fluid with about %zu particles", target);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    if (best_err > 0.1)
+    if (c.best_err > 0.1)
         pbfcl_warnf("scene '%s': %zu particles requested, the closest lattice holds %zu", s->name,
-                    target, best_n);
+                    target, c.best_n);
     return PBFCL_OK;
 }
 

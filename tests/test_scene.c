@@ -1,0 +1,551 @@
+/* Scenes: built-ins load, validate and fill to about the requested count inside the domain
+ * on a 2r lattice; values that make no sense are rejected naming the parameter; JSON scene
+ * files round-trip every key and each kind of malformed file names the file and the key. */
+#include "scene.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* --- stderr capture: messages are checked, not just status codes --------------------- */
+
+static FILE *capture_file;
+static int capture_saved_fd = -1;
+static char capture_text[16384];
+
+static void capture_begin(void)
+{
+    fflush(stderr);
+    capture_file = tmpfile();
+    ck_assert_ptr_nonnull(capture_file);
+    capture_saved_fd = dup(fileno(stderr));
+    dup2(fileno(capture_file), fileno(stderr));
+}
+
+/* Restores stderr and returns what was written to it (also echoed, for the test log). */
+static const char *capture_end(void)
+{
+    fflush(stderr);
+    dup2(capture_saved_fd, fileno(stderr));
+    close(capture_saved_fd);
+    rewind(capture_file);
+    size_t len = fread(capture_text, 1, sizeof capture_text - 1, capture_file);
+    capture_text[len] = '\0';
+    fclose(capture_file);
+    fprintf(stderr, "  (message) %s", capture_text);
+    return capture_text;
+}
+
+#define ck_assert_contains(text, part)                                                             \
+    ck_assert_msg(strstr((text), (part)) != NULL, "expected '%s' in: %s", (part), (text))
+
+/* --- built-in scenes ----------------------------------------------------------------- */
+
+static const char *const builtin_names[] = {"dam-break", "double-dam-break", "drop"};
+
+/* Every particle lies in the domain at least r from the walls, none closer than 2r to
+ * another, and each has a neighbour at exactly 2r (the lattice) when n > 1. */
+static void check_lattice(const pbfcl_scene *s, const float *p, size_t n)
+{
+    float r = s->particle_radius, tol = 1e-3f * r;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            ck_assert_float_ge(p[3 * i + k], s->domain_min[k] + r - tol);
+            ck_assert_float_le(p[3 * i + k], s->domain_max[k] - r + tol);
+        }
+    for (size_t i = 0; i < n && n > 1; i++) {
+        double nearest = INFINITY;
+        for (size_t j = 0; j < n; j++) {
+            if (j == i)
+                continue;
+            double d2 = 0.0;
+            for (int k = 0; k < 3; k++)
+                d2 += (double)(p[3 * i + k] - p[3 * j + k]) * (p[3 * i + k] - p[3 * j + k]);
+            nearest = fmin(nearest, sqrt(d2));
+        }
+        ck_assert_msg(test_close(nearest, 2.0 * r, 0.0, 1e-3),
+                      "particle %zu: nearest neighbour at %g, lattice spacing %g", i, nearest,
+                      2.0 * r);
+    }
+}
+
+START_TEST(builtin_loads_and_fills)
+{
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load(builtin_names[_i], &s), PBFCL_OK);
+    ck_assert_str_eq(s.name, builtin_names[_i]);
+    ck_assert_int_eq(pbfcl_scene_validate(&s), PBFCL_OK);
+    size_t targets[] = {1500, 2000, 20011};
+    for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+        size_t target = test_small() ? targets[t] / 4 : targets[t];
+        ck_assert_int_eq(pbfcl_scene_set_particle_count(&s, target), PBFCL_OK);
+        float *p = NULL;
+        size_t n = 0;
+        ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
+        printf("%s: target %zu, got %zu particles, r = %g m\n", s.name, target, n,
+               s.particle_radius);
+        ck_assert_msg(fabs((double)n - (double)target) <= 0.1 * (double)target,
+                      "%s: %zu particles for a target of %zu", s.name, n, target);
+        ck_assert_uint_eq(n, pbfcl_scene_count(&s));
+        if (target <= 2000)
+            check_lattice(&s, p, n);
+        free(p);
+    }
+}
+END_TEST
+
+/* The default dam-break fills its 0.5 x 0.6 x 0.6 m column at r = 1 cm: 25 x 30 x 30. */
+START_TEST(builtin_default_count)
+{
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load("dam-break", &s), PBFCL_OK);
+    ck_assert_uint_eq(pbfcl_scene_count(&s), 25u * 30u * 30u);
+    ck_assert_int_eq(pbfcl_scene_load("double-dam-break", &s), PBFCL_OK);
+    ck_assert_uint_eq(pbfcl_scene_count(&s), 2u * 20u * 30u * 30u);
+}
+END_TEST
+
+/* Overlapping shapes: a lattice point inside two shapes is one particle. */
+START_TEST(overlapping_shapes_counted_once)
+{
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load("dam-break", &s), PBFCL_OK);
+    s.particle_radius = 0.05f;
+    size_t one = pbfcl_scene_count(&s);
+    s.fluid[1] = s.fluid[0];
+    s.fluid_count = 2;
+    ck_assert_uint_eq(pbfcl_scene_count(&s), one);
+}
+END_TEST
+
+START_TEST(unknown_name_lists_builtins)
+{
+    pbfcl_scene s;
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_load("dam-brake", &s);
+    const char *msg = capture_end();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, "dam-brake");
+    for (size_t k = 0; k < 3; k++)
+        ck_assert_contains(msg, builtin_names[k]);
+    const char *const *names = pbfcl_scene_builtin_names();
+    for (size_t k = 0; k < 3; k++)
+        ck_assert_str_eq(names[k], builtin_names[k]);
+    ck_assert_ptr_null(names[3]);
+}
+END_TEST
+
+/* --- validation ---------------------------------------------------------------------- */
+
+/* One change that makes a valid scene invalid, and the key the message must name. */
+typedef struct bad_change {
+    const char *key;
+    void (*apply)(pbfcl_scene *s);
+} bad_change;
+
+static void neg_radius(pbfcl_scene *s)
+{
+    s->particle_radius = -0.01f;
+}
+static void zero_iterations(pbfcl_scene *s)
+{
+    s->solver.iterations = 0;
+}
+static void zero_substeps(pbfcl_scene *s)
+{
+    s->solver.substeps = 0;
+}
+static void zero_dt(pbfcl_scene *s)
+{
+    s->solver.dt = 0.0f;
+}
+static void nan_gravity(pbfcl_scene *s)
+{
+    s->gravity[2] = NAN;
+}
+static void inf_domain(pbfcl_scene *s)
+{
+    s->domain_max[0] = INFINITY;
+}
+static void fluid_outside(pbfcl_scene *s)
+{
+    s->fluid[0].max[1] = 1.5f;
+}
+static void domain_too_small(pbfcl_scene *s)
+{
+    s->domain_max[0] = 0.3f;
+}
+static void inverted_domain(pbfcl_scene *s)
+{
+    s->domain_max[1] = -1.0f;
+}
+static void inverted_box(pbfcl_scene *s)
+{
+    s->fluid[0].max[2] = s->fluid[0].min[2];
+}
+static void no_fluid(pbfcl_scene *s)
+{
+    s->fluid_count = 0;
+}
+static void zero_density(pbfcl_scene *s)
+{
+    s->rest_density = 0.0f;
+}
+static void small_h(pbfcl_scene *s)
+{
+    s->solver.h_ratio = 1.5f;
+}
+static void neg_viscosity(pbfcl_scene *s)
+{
+    s->solver.viscosity = -0.1f;
+}
+static void neg_max_speed(pbfcl_scene *s)
+{
+    s->solver.max_speed = -1.0f;
+}
+static void tiny_radius(pbfcl_scene *s)
+{
+    s->particle_radius = 1e-5f;
+}
+static void sphere_outside(pbfcl_scene *s)
+{
+    s->fluid[0].kind = PBFCL_SHAPE_SPHERE;
+    s->fluid[0].center[0] = 0.1f;
+    s->fluid[0].center[1] = 0.5f;
+    s->fluid[0].center[2] = 0.3f;
+    s->fluid[0].radius = 0.2f;
+}
+static void sphere_neg_radius(pbfcl_scene *s)
+{
+    sphere_outside(s);
+    s->fluid[0].radius = -0.2f;
+}
+
+static const bad_change bad_changes[] = {
+    {"particle_radius", neg_radius},     {"solver.iterations", zero_iterations},
+    {"solver.substeps", zero_substeps},  {"solver.dt", zero_dt},
+    {"gravity[2]", nan_gravity},         {"domain.max[0]", inf_domain},
+    {"fluid[0]", fluid_outside},         {"fluid[0]", domain_too_small},
+    {"domain.max[1]", inverted_domain},  {"fluid[0].max[2]", inverted_box},
+    {"fluid shapes", no_fluid},          {"rest_density", zero_density},
+    {"solver.h_ratio", small_h},         {"solver.viscosity", neg_viscosity},
+    {"solver.max_speed", neg_max_speed}, {"particle_radius", tiny_radius},
+    {"fluid[0]", sphere_outside},        {"fluid[0].sphere.radius", sphere_neg_radius},
+};
+
+START_TEST(validate_rejects_nonsense)
+{
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load("dam-break", &s), PBFCL_OK);
+    pbfcl_scene before = s;
+    bad_changes[_i].apply(&s);
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_validate(&s);
+    const char *msg = capture_end();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, bad_changes[_i].key);
+    /* never clamped: validation does not touch the scene */
+    bad_changes[_i].apply(&before);
+    ck_assert_int_eq(memcmp(&before, &s, sizeof s), 0);
+    float *p = (float *)&s;
+    size_t n = 7;
+    capture_begin();
+    st = pbfcl_scene_fill(&s, &p, &n);
+    capture_end();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_ptr_null(p);
+    ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+START_TEST(particle_count_rejects_zero)
+{
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load("drop", &s), PBFCL_OK);
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_set_particle_count(&s, 0);
+    capture_end();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+}
+END_TEST
+
+START_TEST(max_speed_default_derived)
+{
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load("drop", &s), PBFCL_OK);
+    s.solver.max_speed = 0.0f;
+    /* 4 sqrt(2 g D), D = sqrt(3) m */
+    double expect = 4.0 * sqrt(2.0 * 9.81 * sqrt(3.0));
+    ck_assert(test_close(pbfcl_scene_max_speed(&s), expect, 0.0, 1e-5));
+    s.solver.max_speed = 7.0f;
+    ck_assert_float_eq(pbfcl_scene_max_speed(&s), 7.0f);
+}
+END_TEST
+
+/* --- JSON scene files ---------------------------------------------------------------- */
+
+static char json_dir[64];
+static char json_path[128];
+
+/* Writes text to <tmpdir>/scene.json and returns the path. */
+static const char *write_scene_file(const char *text)
+{
+    if (!json_dir[0]) {
+        strcpy(json_dir, "/tmp/pbfcl_scene_XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(json_dir));
+    }
+    snprintf(json_path, sizeof json_path, "%s/scene.json", json_dir);
+    FILE *f = fopen(json_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return json_path;
+}
+
+static void remove_scene_file(void)
+{
+    if (json_dir[0]) {
+        remove(json_path);
+        rmdir(json_dir);
+        json_dir[0] = '\0';
+    }
+}
+
+#ifdef PBFCL_HAVE_JSON
+
+/* Every key set to a value different from the defaults, and read back exactly. */
+START_TEST(json_round_trip_every_key)
+{
+    const char *text =
+        "{\"name\": \"every-key\",\n"
+        " \"domain\": {\"min\": [-1, -0.5, -0.25], \"max\": [2, 1.5, 0.75]},\n"
+        " \"gravity\": [0.5, -4.5, 1.25],\n"
+        " \"particle_radius\": 0.03,\n"
+        " \"rest_density\": 850,\n"
+        " \"fluid\": [{\"min\": [-1, -0.5, -0.25], \"max\": [0, 0.5, 0.25]},\n"
+        "           {\"sphere\": {\"center\": [1, 1, 0.25], \"radius\": 0.375}}],\n"
+        " \"solver\": {\"dt\": 0.02, \"substeps\": 3, \"iterations\": 7,\n"
+        "   \"stabilization_iterations\": 2, \"h_ratio\": 3.5, \"relaxation\": 0.25,\n"
+        "   \"scorr_k\": 0.002, \"scorr_n\": 3, \"scorr_dq\": 0.3, \"vorticity\": 0.05,\n"
+        "   \"viscosity\": 0.02, \"max_speed\": 40}}\n";
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
+    remove_scene_file();
+    ck_assert_str_eq(s.name, "every-key");
+    const float dmin[3] = {-1, -0.5f, -0.25f}, dmax[3] = {2, 1.5f, 0.75f},
+                g[3] = {0.5f, -4.5f, 1.25f};
+    for (int k = 0; k < 3; k++) {
+        ck_assert_float_eq(s.domain_min[k], dmin[k]);
+        ck_assert_float_eq(s.domain_max[k], dmax[k]);
+        ck_assert_float_eq(s.gravity[k], g[k]);
+    }
+    ck_assert_float_eq(s.particle_radius, 0.03f);
+    ck_assert_float_eq(s.rest_density, 850.0f);
+    ck_assert_int_eq(s.fluid_count, 2);
+    ck_assert_int_eq(s.fluid[0].kind, PBFCL_SHAPE_BOX);
+    ck_assert_float_eq(s.fluid[0].min[0], -1.0f);
+    ck_assert_float_eq(s.fluid[0].max[1], 0.5f);
+    ck_assert_float_eq(s.fluid[0].max[2], 0.25f);
+    ck_assert_int_eq(s.fluid[1].kind, PBFCL_SHAPE_SPHERE);
+    ck_assert_float_eq(s.fluid[1].center[0], 1.0f);
+    ck_assert_float_eq(s.fluid[1].center[2], 0.25f);
+    ck_assert_float_eq(s.fluid[1].radius, 0.375f);
+    const pbfcl_solver_settings *v = &s.solver;
+    ck_assert_float_eq(v->dt, 0.02f);
+    ck_assert_int_eq(v->substeps, 3);
+    ck_assert_int_eq(v->iterations, 7);
+    ck_assert_int_eq(v->stabilization_iterations, 2);
+    ck_assert_float_eq(v->h_ratio, 3.5f);
+    ck_assert_float_eq(v->relaxation, 0.25f);
+    ck_assert_float_eq(v->scorr_k, 0.002f);
+    ck_assert_float_eq(v->scorr_n, 3.0f);
+    ck_assert_float_eq(v->scorr_dq, 0.3f);
+    ck_assert_float_eq(v->vorticity, 0.05f);
+    ck_assert_float_eq(v->viscosity, 0.02f);
+    ck_assert_float_eq(v->max_speed, 40.0f);
+}
+END_TEST
+
+/* Keys left out keep the defaults; the name defaults to the file name. */
+START_TEST(json_minimal_file_uses_defaults)
+{
+    const char *text = "{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, "
+                       "\"particle_radius\": 0.05, \"fluid\": [{\"min\": [0,0,0], "
+                       "\"max\": [0.5,0.5,0.5]}]}";
+    pbfcl_scene s, d;
+    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
+    remove_scene_file();
+    pbfcl_scene_defaults(&d);
+    ck_assert_str_eq(s.name, "scene");
+    ck_assert_int_eq(memcmp(&s.solver, &d.solver, sizeof d.solver), 0);
+    ck_assert_float_eq(s.gravity[1], d.gravity[1]);
+    ck_assert_float_eq(s.rest_density, d.rest_density);
+    ck_assert_uint_eq(pbfcl_scene_count(&s), 5u * 5u * 5u);
+}
+END_TEST
+
+#define VALID_DOMAIN "\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}"
+#define VALID_FLUID "\"fluid\": [{\"min\": [0,0,0], \"max\": [0.5,0.5,0.5]}]"
+#define VALID_BASE VALID_DOMAIN ", \"particle_radius\": 0.05, " VALID_FLUID
+
+/* A malformed file and two parts its error message must contain. */
+typedef struct bad_file {
+    const char *text;
+    const char *part1, *part2;
+} bad_file;
+
+static const bad_file bad_files[] = {
+    {"{\n  " VALID_DOMAIN "\n  \"particle_radius\": 0.05\n}", "scene.json:3:", "syntax"},
+    {"", "scene.json:1:", "syntax"},
+    {"{" VALID_DOMAIN ", \"particle_radius\": \"0.05\", " VALID_FLUID "}", "particle_radius",
+     "expected a number, got a string"},
+    {"{\"domain\": {\"min\": [0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.05, " VALID_FLUID "}",
+     "domain.min", "got 2 elements"},
+    {"{" VALID_BASE ", \"gravity\": [0, \"down\", 0]}", "gravity[1]", "expected a number"},
+    {"{" VALID_BASE ", \"gravity\": -9.81}", "gravity", "array of 3 numbers"},
+    {"{" VALID_BASE ", \"solver\": {\"iteratons\": 3}}", "solver.iteratons", "unknown key"},
+    {"{" VALID_BASE ", \"fluids\": []}", "fluids", "unknown key"},
+    {"{" VALID_BASE ", \"particle_radius\": 0.04}", "particle_radius", "duplicate"},
+    {"{\"particle_radius\": 0.05, " VALID_FLUID "}", "domain", "missing"},
+    {"{" VALID_DOMAIN ", " VALID_FLUID "}", "particle_radius", "missing"},
+    {"{" VALID_BASE ", \"solver\": {\"substeps\": 2.5}}", "solver.substeps", "integer"},
+    {"{" VALID_BASE ", \"solver\": {\"iterations\": 0}}", "solver.iterations", ">= 1"},
+    {"{" VALID_BASE ", \"solver\": 3}", "solver", "expected an object"},
+    {"{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": {\"min\": [0,0,0]}}", "fluid",
+     "array of shapes"},
+    {"{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": []}", "fluid", "1 to"},
+    {"{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": [{\"sphere\": {\"center\": "
+     "[0.5,0.5,0.5], \"radius\": 0.2}, \"min\": [0,0,0]}]}",
+     "fluid[0]", "not both"},
+    {"{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": [{\"sphere\": {\"center\": "
+     "[0.5,0.5,0.5]}}]}",
+     "fluid[0].sphere.radius", "missing"},
+    {"{" VALID_DOMAIN ", \"particle_radius\": -0.05, " VALID_FLUID "}", "particle_radius",
+     "scene.json"},
+    {"{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": [{\"min\": [0,0,0], \"max\": "
+     "[0.5,0.5,0.5]}, {\"min\": [0.5,0,0], \"max\": [1.5,0.5,0.5]}]}",
+     "fluid[1]", "outside the domain"},
+    {"{" VALID_BASE ", \"rest_density\": 1e999}", "rest_density", "finite"},
+    {"[1, 2, 3]", "scene.json", "expected an object"},
+    {"{" VALID_BASE ", \"name\": 7}", "name", "string"},
+};
+
+START_TEST(json_malformed_names_key)
+{
+    pbfcl_scene s;
+    const char *path = write_scene_file(bad_files[_i].text);
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_load(path, &s);
+    const char *msg = capture_end();
+    remove_scene_file();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, bad_files[_i].part1);
+    ck_assert_contains(msg, bad_files[_i].part2);
+}
+END_TEST
+
+START_TEST(json_missing_file)
+{
+    pbfcl_scene s;
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_load("/nonexistent/pbfcl/scene.json", &s);
+    const char *msg = capture_end();
+    ck_assert_int_eq(st, PBFCL_ERR_IO);
+    ck_assert_contains(msg, "/nonexistent/pbfcl/scene.json");
+}
+END_TEST
+
+/* The repository root, from this file's path (CMake compiles with absolute paths). */
+static void source_root(char *out, size_t size)
+{
+    const char *env = getenv("PBFCL_SOURCE_DIR");
+    if (env) {
+        snprintf(out, size, "%s", env);
+        return;
+    }
+    snprintf(out, size, "%s", __FILE__);
+    char *tests = strstr(out, "tests/test_scene.c");
+    if (tests)
+        *tests = '\0';
+    else
+        snprintf(out, size, "..");
+}
+
+START_TEST(json_docs_examples_load)
+{
+    static const char *const examples[] = {"dam-break.json", "drop.json", "two-columns-tuned.json"};
+    char root[1024], path[1200];
+    source_root(root, sizeof root);
+    for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
+        snprintf(path, sizeof path, "%s/docs/scenes/%s", root, examples[k]);
+        pbfcl_scene s;
+        ck_assert_msg(pbfcl_scene_load(path, &s) == PBFCL_OK, "%s does not load", path);
+        ck_assert_int_eq(pbfcl_scene_set_particle_count(&s, 3000), PBFCL_OK);
+        float *p = NULL;
+        size_t n = 0;
+        ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
+        ck_assert(n > 2700 && n < 3300);
+        free(p);
+    }
+    /* the file version of dam-break matches the built-in one */
+    pbfcl_scene a, b;
+    snprintf(path, sizeof path, "%s/docs/scenes/dam-break.json", root);
+    ck_assert_int_eq(pbfcl_scene_load(path, &a), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_load("dam-break", &b), PBFCL_OK);
+    ck_assert_uint_eq(pbfcl_scene_count(&a), pbfcl_scene_count(&b));
+}
+END_TEST
+
+#else
+
+START_TEST(json_without_cjson_says_so)
+{
+    pbfcl_scene s;
+    const char *path = write_scene_file("{}");
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_load(path, &s);
+    const char *msg = capture_end();
+    remove_scene_file();
+    ck_assert_int_eq(st, PBFCL_ERR_UNSUPPORTED);
+    ck_assert_contains(msg, "without cJSON");
+}
+END_TEST
+
+#endif
+
+static Suite *scene_suite(void)
+{
+    Suite *s = suite_create("scene");
+    TCase *t = tcase_create("builtin");
+    tcase_set_timeout(t, 120);
+    tcase_add_loop_test(t, builtin_loads_and_fills, 0, 3);
+    tcase_add_test(t, builtin_default_count);
+    tcase_add_test(t, overlapping_shapes_counted_once);
+    tcase_add_test(t, unknown_name_lists_builtins);
+    tcase_add_loop_test(t, validate_rejects_nonsense, 0,
+                        (int)(sizeof bad_changes / sizeof bad_changes[0]));
+    tcase_add_test(t, particle_count_rejects_zero);
+    tcase_add_test(t, max_speed_default_derived);
+    suite_add_tcase(s, t);
+    TCase *j = tcase_create("json");
+#ifdef PBFCL_HAVE_JSON
+    tcase_add_test(j, json_round_trip_every_key);
+    tcase_add_test(j, json_minimal_file_uses_defaults);
+    tcase_add_loop_test(j, json_malformed_names_key, 0,
+                        (int)(sizeof bad_files / sizeof bad_files[0]));
+    tcase_add_test(j, json_missing_file);
+    tcase_add_test(j, json_docs_examples_load);
+#else
+    tcase_add_test(j, json_without_cjson_says_so);
+#endif
+    suite_add_tcase(s, j);
+    return s;
+}
+
+int main(void)
+{
+    return test_run_suite(scene_suite(), false);
+}
