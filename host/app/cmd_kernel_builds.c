@@ -5,38 +5,128 @@
 #include "clrt.h"
 #include "commands.h"
 #include "programs.h"
+#include "radix_sort.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_WG_SIZES 16
+#define MAX_LIMITS 16
+#define MAX_LINES 256
 
-/* The work-group sizes pbfcl builds for when no device is asked about: the common choices
- * and 1024, the largest maximum of current GPUs (NVIDIA, AMD, Intel Xe). */
-static const unsigned default_wg_sizes[] = {64, 128, 256, 1024};
+/* Device maximum work-group sizes asked about when none are given: the sizes below and at
+ * the module caps, and 1024, the maximum of current NVIDIA, AMD and Intel Xe GPUs. */
+static const unsigned default_max_wg[] = {64, 128, 256, 1024};
+/* Local memory of the devices asked about: the OpenCL 1.2 minimum that pbfcl targets. */
+#define PORTABLE_LOCAL_MEM 32768u
+/* GRID_BITS values built: a small scene's grid and the largest grid (1024 cells per axis). */
+static const unsigned grid_bits_values[] = {5, 10};
 
-/* The configuration the modules build with, apart from the work-group size. */
-static const pbfcl_build_config base_config = {
-    .wg_size = 256,
-    .radix_bits = 4,
-    .sort_items = 4,
-    .grid_bits = 10,
-    .max_neighbors = 64,
-    .log_num_banks = 4,
-};
+/* What the modules choose from (the choices below mirror scan.c, grid.c and sim.c; the
+ * radix sort's comes from pbfcl_radix_sort_default_config itself). */
+#define SCAN_MAX_WG 256       /* scan.c SCAN_MAX_WG */
+#define SCAN_LOG_NUM_BANKS 5  /* scan.c SCAN_LOG_NUM_BANKS */
+#define GRID_WG_PREFERRED 256 /* grid.c GRID_WG_PREFERRED */
+#define SIM_WG_MAX 256        /* sim.c PBFCL_SIM_WG_MAX */
+#define SIM_MAX_NEIGHBORS 64  /* sim.c PBFCL_SIM_MAX_NEIGHBORS, also given to the grid */
+#define SIM_LOG_NUM_BANKS 5   /* sim.c build_kernels */
+#define SIM_RADIX_BITS 4      /* sim.c build_kernels */
+#define SIM_SORT_ITEMS 4      /* sim.c build_kernels */
 
-typedef struct wg_list {
-    unsigned size[MAX_WG_SIZES];
+typedef struct device_limits {
+    size_t max_wg;
+    unsigned long long local_mem;
+} device_limits;
+
+typedef struct line_set {
+    char *line[MAX_LINES];
     int n;
-} wg_list;
+} line_set;
 
-static void wg_add(wg_list *l, unsigned wg)
+static size_t floor_pow2(size_t x)
 {
-    for (int i = 0; i < l->n; i++)
-        if (l->size[i] == wg)
-            return;
-    if (l->n < MAX_WG_SIZES)
-        l->size[l->n++] = wg;
+    size_t p = 1;
+    while (p * 2 <= x)
+        p *= 2;
+    return p;
+}
+
+static size_t scan_wg(const device_limits *d)
+{
+    size_t wg = floor_pow2(d->max_wg < SCAN_MAX_WG ? d->max_wg : SCAN_MAX_WG);
+    while (wg > 1 && (2 * wg + (2 * wg >> SCAN_LOG_NUM_BANKS) + 1) * 4 > d->local_mem)
+        wg /= 2;
+    return wg;
+}
+
+/* The configuration the module owning program id builds with on device d. */
+static void module_config(pbfcl_program_id id, const device_limits *d, unsigned grid_bits,
+                          pbfcl_build_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    if (id == PBFCL_PROGRAM_SCAN) {
+        cfg->wg_size = (unsigned)scan_wg(d);
+        cfg->log_num_banks = SCAN_LOG_NUM_BANKS;
+    } else if (id == PBFCL_PROGRAM_RADIX_SORT) {
+        pbfcl_cl cl;
+        memset(&cl, 0, sizeof cl);
+        cl.dev.max_wg = d->max_wg;
+        cl.dev.local_mem = d->local_mem;
+        pbfcl_radix_sort_config c = pbfcl_radix_sort_default_config(&cl);
+        cfg->wg_size = (unsigned)c.wg;
+        cfg->radix_bits = c.radix_bits;
+        cfg->sort_items = (unsigned)c.items;
+        cfg->log_num_banks = 5; /* radix_sort.c SORT_LOG_NUM_BANKS */
+    } else if (id == PBFCL_PROGRAM_GRID) {
+        cfg->wg_size = (unsigned)(d->max_wg < GRID_WG_PREFERRED ? d->max_wg : GRID_WG_PREFERRED);
+        cfg->grid_bits = grid_bits;
+        cfg->max_neighbors = SIM_MAX_NEIGHBORS;
+    } else { /* the solver, and the rule for programs added later */
+        cfg->wg_size = (unsigned)floor_pow2(d->max_wg < SIM_WG_MAX ? d->max_wg : SIM_WG_MAX);
+        cfg->radix_bits = SIM_RADIX_BITS;
+        cfg->sort_items = SIM_SORT_ITEMS;
+        cfg->grid_bits = grid_bits;
+        cfg->max_neighbors = SIM_MAX_NEIGHBORS;
+        cfg->log_num_banks = SIM_LOG_NUM_BANKS;
+    }
+}
+
+/* Adds "program<TAB>files<TAB>options" unless already there; returns 0 or -1 if full. */
+static int add_line(line_set *s, const pbfcl_program_desc *p, const char *options)
+{
+    char buf[2048];
+    int len = snprintf(buf, sizeof buf, "%s\t", p->name);
+    for (int f = 0; f < p->nfiles && len > 0 && (size_t)len < sizeof buf; f++)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s", f ? "," : "", p->files[f]);
+    if (len > 0 && (size_t)len < sizeof buf)
+        snprintf(buf + len, sizeof buf - (size_t)len, "\t%s", options);
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->line[i], buf))
+            return 0;
+    if (s->n == MAX_LINES || !(s->line[s->n] = strdup(buf)))
+        return -1;
+    s->n++;
+    return 0;
+}
+
+/* Collects the builds of every program on every device in limits[0..n). */
+static int collect(const device_limits *limits, int n, line_set *out)
+{
+    for (int id = 0; id < PBFCL_PROGRAM_COUNT; id++) {
+        const pbfcl_program_desc *p = pbfcl_program((pbfcl_program_id)id);
+        for (int d = 0; d < n; d++) {
+            for (size_t g = 0; g < sizeof grid_bits_values / sizeof grid_bits_values[0]; g++) {
+                pbfcl_build_config cfg;
+                module_config((pbfcl_program_id)id, &limits[d], grid_bits_values[g], &cfg);
+                char options[1024];
+                if (pbfcl_build_options(&cfg, options, sizeof options) < 0 ||
+                    add_line(out, p, options) < 0) {
+                    fprintf(stderr, "pbfcl: error: kernel-builds: too many or too long builds\n");
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
 }
 
 static void usage(FILE *f)
@@ -44,14 +134,16 @@ static void usage(FILE *f)
     fprintf(f, "usage: pbfcl kernel-builds [--wg N]... [--no-devices]\n\n"
                "Prints one tab-separated line per program and build-option set pbfcl uses:\n"
                "  program name, its cl/ files in build order (comma-separated), the options.\n"
-               "Work-group sizes: 64, 128, 256, 1024 and the maximum of every OpenCL device\n"
-               "present (listed on '# device' comment lines), or only the --wg values given.\n"
-               "  --wg N        build for work-group size N (1..65536); repeatable\n"
-               "  --no-devices  do not ask the OpenCL devices for their maximum\n");
+               "The sets are what the modules choose on devices whose maximum work-group size\n"
+               "is 64, 128, 256 or 1024 (with 32 KiB of local memory) and on every OpenCL device\n"
+               "present (listed on '# device' comment lines), for GRID_BITS 5 and 10.\n"
+               "  --wg N        a device maximum work-group size N (1..65536) to ask about\n"
+               "                instead of the default ones; repeatable\n"
+               "  --no-devices  do not ask the OpenCL devices present\n");
 }
 
-/* Parses the options into the work-group list; returns 0, or the exit code to stop with. */
-static int parse_args(int argc, char **argv, wg_list *wgs, int *query_devices)
+/* Parses the options into limits; returns 0, -1 after --help, or the exit code 2. */
+static int parse_args(int argc, char **argv, device_limits *limits, int *n, int *query_devices)
 {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -69,8 +161,11 @@ static int parse_args(int argc, char **argv, wg_list *wgs, int *query_devices)
                         argv[i]);
                 return 2;
             }
-            wg_add(wgs, (unsigned)v);
-            *query_devices = 0;
+            if (*n == MAX_LIMITS) {
+                fprintf(stderr, "pbfcl: error: at most %d --wg values\n", MAX_LIMITS);
+                return 2;
+            }
+            limits[(*n)++] = (device_limits){(size_t)v, PORTABLE_LOCAL_MEM};
         } else {
             fprintf(stderr, "pbfcl: error: kernel-builds: unknown option '%s'\n\n", argv[i]);
             usage(stderr);
@@ -80,55 +175,42 @@ static int parse_args(int argc, char **argv, wg_list *wgs, int *query_devices)
     return 0;
 }
 
-/* Adds every present device's maximum work-group size, printing a comment line for each. */
-static void add_device_maxima(wg_list *wgs)
+/* Adds every present device's limits, printing a comment line for each. */
+static void add_devices(device_limits *limits, int *n)
 {
     pbfcl_device_info *list = NULL;
-    int n = 0;
-    if (pbfcl_cl_enumerate(&list, &n) != PBFCL_OK)
-        n = 0;
-    for (int i = 0; i < n; i++) {
+    int count = 0;
+    if (pbfcl_cl_enumerate(&list, &count) != PBFCL_OK)
+        count = 0;
+    for (int i = 0; i < count; i++) {
         printf("# device\t%d\t%zu\t%s / %s\n", list[i].index, list[i].max_wg, list[i].platform_name,
                list[i].device_name);
-        if (list[i].max_wg > 0 && list[i].max_wg <= 65536)
-            wg_add(wgs, (unsigned)list[i].max_wg);
+        if (*n < MAX_LIMITS && list[i].max_wg > 0)
+            limits[(*n)++] = (device_limits){list[i].max_wg, (unsigned long long)list[i].local_mem};
     }
     free(list);
 }
 
-static void print_program(const pbfcl_program_desc *p, const wg_list *wgs)
-{
-    for (int w = 0; w < wgs->n; w++) {
-        pbfcl_build_config cfg = base_config;
-        cfg.wg_size = wgs->size[w];
-        char options[1024];
-        if (pbfcl_build_options(&cfg, options, sizeof options) < 0) {
-            fprintf(stderr, "pbfcl: error: build options of %s do not fit in %zu bytes\n", p->name,
-                    sizeof options);
-            continue;
-        }
-        printf("%s\t", p->name);
-        for (int f = 0; f < p->nfiles; f++)
-            printf("%s%s", f ? "," : "", p->files[f]);
-        printf("\t%s\n", options);
-    }
-}
-
 int cmd_kernel_builds(int argc, char **argv)
 {
-    wg_list wgs = {.n = 0};
-    int query_devices = 1;
-    int rc = parse_args(argc, argv, &wgs, &query_devices);
+    device_limits limits[MAX_LIMITS];
+    int n = 0, query_devices = 1;
+    int rc = parse_args(argc, argv, limits, &n, &query_devices);
     if (rc)
         return rc < 0 ? 0 : rc;
-    if (wgs.n == 0)
-        for (size_t i = 0; i < sizeof default_wg_sizes / sizeof default_wg_sizes[0]; i++)
-            wg_add(&wgs, default_wg_sizes[i]);
+    if (n == 0)
+        for (size_t i = 0; i < sizeof default_max_wg / sizeof default_max_wg[0]; i++)
+            limits[n++] = (device_limits){default_max_wg[i], PORTABLE_LOCAL_MEM};
     printf("# program\tfiles\toptions\n");
     if (query_devices)
-        add_device_maxima(&wgs);
-    for (int id = 0; id < PBFCL_PROGRAM_COUNT; id++)
-        print_program(pbfcl_program((pbfcl_program_id)id), &wgs);
+        add_devices(limits, &n);
+    line_set lines = {.n = 0};
+    rc = collect(limits, n, &lines);
+    for (int i = 0; i < lines.n; i++) {
+        if (!rc)
+            printf("%s\n", lines.line[i]);
+        free(lines.line[i]);
+    }
     fflush(stdout);
-    return ferror(stdout) ? 1 : 0;
+    return rc ? rc : ferror(stdout) ? 1 : 0;
 }
