@@ -86,7 +86,7 @@ pbfcl_status pbfcl_ply_write(const char *path, size_t n, const float *pos3, cons
     }
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        pbfcl_errorf("cannot create '%s': %s", tmp, strerror(errno));
+        pbfcl_errorf("cannot write PLY file '%s' (creating '%s'): %s", path, tmp, strerror(errno));
         return PBFCL_ERR_IO;
     }
     bool ok = ply_write_stream(f, n, pos3, vel3, density);
@@ -143,7 +143,7 @@ pbfcl_status pbfcl_export_dir_prepare(const char *dir)
 {
     struct stat st;
     if (dir[0] == '\0') {
-        pbfcl_errorf("--export needs a directory name");
+        pbfcl_errorf("the export directory name is empty");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     if (make_dirs(dir) != 0 || stat(dir, &st) != 0) {
