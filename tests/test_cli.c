@@ -1,0 +1,304 @@
+/* The pbfcl program from the outside ($PBFCL_PROGRAM, set by tests/CMakeLists.txt): bad input
+ * gives a message naming what is wrong and a non-zero exit before any work starts; a short
+ * `pbfcl run` writes the documented frames and statistics rows; a blow-up stops the run. */
+#include "test_util.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What one run of the program did. */
+typedef struct cli_result {
+    int code; /* exit status; -1 if it did not exit normally (crash) */
+    char out[16384];
+    char err[16384];
+} cli_result;
+
+static char tmp_dir[64];
+
+static const char *make_tmp_dir(void)
+{
+    strcpy(tmp_dir, "/tmp/pbfcl_cli_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+    return tmp_dir;
+}
+
+static void remove_tmp_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void read_text(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    size_t len = fread(buf, 1, size - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+}
+
+/* Runs `$PBFCL_PROGRAM args` (args is shell text) capturing stdout and stderr. */
+static void run_cli(cli_result *r, const char *args)
+{
+    const char *program = getenv("PBFCL_PROGRAM");
+    ck_assert_msg(program != NULL, "PBFCL_PROGRAM is not set: run this test through ctest");
+    char dir[] = "/tmp/pbfcl_cli_io_XXXXXX", cmd[4096], out[64], err[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(err, sizeof err, "%s/err", dir);
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", program, args, out, err);
+    int status = system(cmd);
+    r->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    read_text(out, r->out, sizeof r->out);
+    read_text(err, r->err, sizeof r->err);
+    remove(out);
+    remove(err);
+    rmdir(dir);
+    printf("$ pbfcl %s\n-> exit %d\n%s%s", args, r->code, r->out, r->err);
+}
+
+#define ck_assert_contains(text, part)                                                             \
+    ck_assert_msg(strstr((text), (part)) != NULL, "expected '%s' in: %s", (part), (text))
+
+/* A failure with a message, before any simulation started. */
+static void assert_rejected(const cli_result *r, const char *part)
+{
+    ck_assert_msg(r->code == 1 || r->code == 2, "expected exit 1 or 2, got %d", r->code);
+    ck_assert_contains(r->err, part);
+    ck_assert_msg(strstr(r->out, "pbfcl run: scene") == NULL, "the run started: %s", r->out);
+}
+
+START_TEST(unknown_command)
+{
+    cli_result r;
+    run_cli(&r, "frobnicate");
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_contains(r.err, "unknown command 'frobnicate'");
+    ck_assert_contains(r.err, "run");
+}
+END_TEST
+
+START_TEST(run_help)
+{
+    cli_result r;
+    run_cli(&r, "run --help");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_contains(r.out, "--export DIR");
+    ck_assert_contains(r.out, "--iterations N");
+    ck_assert_contains(r.out, "--stats FILE.csv");
+}
+END_TEST
+
+START_TEST(unknown_scene_lists_builtins)
+{
+    cli_result r;
+    run_cli(&r, "run --scene dam-brake --steps 1");
+    assert_rejected(&r, "unknown scene 'dam-brake'");
+    ck_assert_contains(r.err, "dam-break");
+    ck_assert_contains(r.err, "double-dam-break");
+    ck_assert_contains(r.err, "drop");
+}
+END_TEST
+
+/* Arguments that must be rejected, and what the message must name. */
+static const struct {
+    const char *args, *part;
+} bad_args[] = {
+    {"run --iterations 0", "--iterations"},
+    {"run --iterations=0", "--iterations"},
+    {"run --particles -5", "--particles"},
+    {"run --particles 12x", "--particles"},
+    {"run --dt abc", "--dt"},
+    {"run --dt nan", "--dt"},
+    {"run --dt inf", "--dt"},
+    {"run --dt 0", "--dt"},
+    {"run --substeps 2.5", "--substeps"},
+    {"run --viscosity -1", "--viscosity"},
+    {"run --gravity 0,-9.81", "--gravity"},
+    {"run --gravity 0,-9.81,0,1", "--gravity"},
+    {"run --radius -0.01", "--radius"},
+    {"run --steps 0", "--steps"},
+    {"run --steps", "--steps"},
+    {"run --dt", "--dt"},
+    {"run --every 2", "--export"},
+    {"run --every 0 --export /tmp", "--every"},
+    {"run --bogus", "unknown option '--bogus'"},
+    {"run --particles 100 --radius 0.01", "--radius"},
+    {"run --scene /nonexistent/pbfcl/scene.json", "/nonexistent/pbfcl/scene.json"},
+};
+
+START_TEST(bad_arguments_rejected)
+{
+    cli_result r;
+    run_cli(&r, bad_args[_i].args);
+    assert_rejected(&r, bad_args[_i].part);
+}
+END_TEST
+
+START_TEST(export_unwritable_fails_before_run)
+{
+    const char *dir = make_tmp_dir();
+    char file[128], args[512];
+    snprintf(file, sizeof file, "%s/file", dir);
+    FILE *f = fopen(file, "w");
+    fclose(f);
+    cli_result r;
+    snprintf(args, sizeof args, "run --particles 500 --steps 1 --export '%s/sub'", file);
+    run_cli(&r, args);
+    assert_rejected(&r, "export directory");
+    snprintf(args, sizeof args, "run --particles 500 --steps 1 --export '%s'", file);
+    run_cli(&r, args);
+    assert_rejected(&r, "not a directory");
+    snprintf(args, sizeof args, "run --particles 500 --steps 1 --stats '%s/missing/s.csv'", dir);
+    run_cli(&r, args);
+    assert_rejected(&r, "statistics file");
+    remove_tmp_dir();
+}
+END_TEST
+
+START_TEST(unknown_device_lists_devices)
+{
+    cli_result r;
+    run_cli(&r, "run --device no-such-device-xyz --particles 500 --steps 1");
+    assert_rejected(&r, "no-such-device-xyz");
+    pbfcl_device_info *devs = NULL;
+    int count = 0;
+    if (pbfcl_cl_enumerate(&devs, &count) == PBFCL_OK && count > 0)
+        ck_assert_contains(r.err, devs[0].device_name);
+    free(devs);
+}
+END_TEST
+
+/* Parses a PLY header written by pbfcl; returns the vertex count and checks the size. */
+static long ply_vertex_count(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "missing %s", path);
+    char line[128];
+    long n = -1, header = 0;
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "ply\n");
+    while (fgets(line, sizeof line, f) && strcmp(line, "end_header\n") != 0)
+        sscanf(line, "element vertex %ld", &n);
+    header = ftell(f);
+    fseek(f, 0, SEEK_END);
+    ck_assert_int_eq(ftell(f), header + n * 28);
+    fclose(f);
+    return n;
+}
+
+static int count_lines(const char *path)
+{
+    char text[16384];
+    read_text(path, text, sizeof text);
+    int lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    return lines;
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+START_TEST(run_writes_frames_and_stats)
+{
+    if (test_device_count() == 0) {
+        printf("SKIP: no OpenCL device, the successful run is not tested\n");
+        return;
+    }
+    const char *dir = make_tmp_dir();
+    char frames[128], csv[128], args[512], path[256];
+    snprintf(frames, sizeof frames, "%s/frames", dir);
+    snprintf(csv, sizeof csv, "%s/stats.csv", dir);
+    snprintf(args, sizeof args,
+             "run --scene dam-break --particles 2000 --steps 5 --export '%s' --every 2 "
+             "--stats '%s'",
+             frames, csv);
+    cli_result r;
+    run_cli(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_contains(r.out, "5 steps");
+    ck_assert_contains(r.out, "steps/s");
+    /* frames at steps 0 (initial state), 2 and 4; nothing else in the directory */
+    static const char *const expected[] = {"frame_00000.ply", "frame_00002.ply", "frame_00004.ply"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", frames, expected[k]);
+        long n = ply_vertex_count(path);
+        ck_assert_msg(n >= 1800 && n <= 2200, "%s: %ld particles", path, n);
+    }
+    DIR *d = opendir(frames);
+    int entries = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        entries += e->d_name[0] != '.';
+    closedir(d);
+    ck_assert_int_eq(entries, 3);
+    ck_assert_int_eq(count_lines(csv), 1 + 5);
+    remove_tmp_dir();
+}
+END_TEST
+
+/* A speed limit below what the scene reaches stops the run at step 1: exit 1, a message
+ * saying what to change, the frame of step 0 kept, the bad frame not written. */
+START_TEST(run_blow_up_stops)
+{
+    if (test_device_count() == 0) {
+        printf("SKIP: no OpenCL device, the blow-up guard is not tested\n");
+        return;
+    }
+    const char *dir = make_tmp_dir();
+    char frames[128], csv[128], args[512];
+    snprintf(frames, sizeof frames, "%s/frames", dir);
+    snprintf(csv, sizeof csv, "%s/stats.csv", dir);
+    snprintf(args, sizeof args,
+             "run --particles 1000 --steps 5 --max-speed 0.001 --export '%s' --stats '%s'", frames,
+             csv);
+    cli_result r;
+    run_cli(&r, args);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_contains(r.err, "blew up at step 1");
+    ck_assert_contains(r.err, "--dt");
+    ck_assert_contains(r.err, "--substeps");
+    ck_assert_contains(r.err, "--iterations");
+    ck_assert(file_exists(frames, "frame_00000.ply"));
+    ck_assert(!file_exists(frames, "frame_00001.ply"));
+    ck_assert_int_eq(count_lines(csv), 1 + 1);
+    remove_tmp_dir();
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *t = tcase_create("errors");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, unknown_command);
+    tcase_add_test(t, run_help);
+    tcase_add_test(t, unknown_scene_lists_builtins);
+    tcase_add_loop_test(t, bad_arguments_rejected, 0, (int)(sizeof bad_args / sizeof bad_args[0]));
+    tcase_add_test(t, export_unwritable_fails_before_run);
+    tcase_add_test(t, unknown_device_lists_devices);
+    suite_add_tcase(s, t);
+    TCase *run = tcase_create("run");
+    tcase_set_timeout(run, 300);
+    tcase_add_test(run, run_writes_frames_and_stats);
+    tcase_add_test(run, run_blow_up_stops);
+    suite_add_tcase(s, run);
+    return s;
+}
+
+int main(void)
+{
+    return test_run_suite(cli_suite(), false);
+}
