@@ -262,9 +262,9 @@ int cmd_run(int argc, char **argv)
     memset(&r, 0, sizeof r);
     pbfcl_status st = run_prepare(&a, &r);
     if (st == PBFCL_OK) {
-        printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld steps of %g s on %s\n",
-               r.scene.name, r.n, r.scene.particle_radius, a.steps, r.scene.solver.dt,
-               r.cl.dev.device_name);
+        printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld step%s of %g s on %s\n",
+               r.scene.name, r.n, r.scene.particle_radius, a.steps, a.steps == 1 ? "" : "s",
+               r.scene.solver.dt, r.cl.dev.device_name);
         fflush(stdout);
         double start = now_seconds();
         st = run_loop(&a, &r);
