@@ -270,10 +270,10 @@ int cmd_run(int argc, char **argv)
         st = run_loop(&a, &r);
         double wall = now_seconds() - start;
         if (st == PBFCL_OK)
-            printf("pbfcl run: %lld steps, %zu particles, %.2f s, %.1f steps/s, final density "
+            printf("pbfcl run: %lld step%s, %zu particles, %.2f s, %.1f steps/s, final density "
                    "error %.3f %% avg, %.3f %% max\n",
-                   a.steps, r.n, wall, (double)a.steps / wall, r.last.density_error_avg,
-                   r.last.density_error_max);
+                   a.steps, a.steps == 1 ? "" : "s", r.n, wall, (double)a.steps / wall,
+                   r.last.density_error_avg, r.last.density_error_max);
     }
     run_state_destroy(&r, true);
     if (st != PBFCL_OK && st != PBFCL_ERR_SIMULATION && st != PBFCL_ERR_BAD_ARGUMENT)
