@@ -10,14 +10,20 @@ static const float panel_rgba[4] = {0.0f, 0.0f, 0.0f, 0.55f};
 static const float text_rgba[4] = {0.92f, 0.92f, 0.92f, 1.0f};
 static const float accent_rgba[4] = {1.0f, 0.80f, 0.35f, 1.0f};
 
-/* Draws lines in a panel at (x, y); returns nothing, lines[i] may be NULL to skip. */
-static void panel(pbfcl_demo_text *t, float x, float y, float scale, const char *const *lines,
-                  int n, const float *const *colors)
+static size_t longest_line(const char *const *lines, int n)
 {
     size_t longest = 0;
     for (int i = 0; i < n; i++)
         if (lines[i] && strlen(lines[i]) > longest)
             longest = strlen(lines[i]);
+    return longest;
+}
+
+/* Draws lines (NULL entries are left blank) in a panel with its top-left at (x, y). */
+static void panel(pbfcl_demo_text *t, float x, float y, float scale, const char *const *lines,
+                  int n, const float *const *colors)
+{
+    size_t longest = longest_line(lines, n);
     float pad = 4.0f * scale, lh = pbfcl_demo_text_line_height(scale);
     float w = (float)longest * pbfcl_demo_text_advance(scale) + 2.0f * pad;
     pbfcl_demo_text_rect(t, x, y, w, (float)n * lh + 2.0f * pad, panel_rgba);
@@ -34,7 +40,7 @@ static void draw_help(pbfcl_demo_text *t, int w, int h, float scale)
     lines[n] = "CONTROLS", colors[n++] = accent_rgba;
     for (int i = 0; pbfcl_demo_help_lines[i] && n < 32; i++)
         lines[n] = pbfcl_demo_help_lines[i], colors[n++] = text_rgba;
-    float width = 52.0f * pbfcl_demo_text_advance(scale);
+    float width = (float)longest_line(lines, n) * pbfcl_demo_text_advance(scale);
     float height = (float)n * pbfcl_demo_text_line_height(scale);
     float x = 0.5f * ((float)w - width), y = 0.5f * ((float)h - height);
     panel(t, x > 0 ? x : 0, y > 0 ? y : 0, scale, lines, n, colors);

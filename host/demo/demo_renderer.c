@@ -139,7 +139,7 @@ void pbfcl_demo_renderer_set_box(pbfcl_demo_renderer *r, const float lo[3], cons
     glBufferData(GL_ARRAY_BUFFER, sizeof floor, floor, GL_STATIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     r->floor_center[0] = cx, r->floor_center[1] = y, r->floor_center[2] = cz;
-    r->floor_extent = 0.5f * ((x1 - x0) > (z1 - z0) ? (x1 - x0) : (z1 - z0));
+    r->floor_extent = 0.5f * ((x1 - x0) < (z1 - z0) ? (x1 - x0) : (z1 - z0));
     r->floor_cell = span / 8.0f;
 }
 

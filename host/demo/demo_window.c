@@ -43,8 +43,31 @@ static void report_gl_found(SDL_Window *window)
         SDL_GL_DeleteContext(probe);
 }
 
+/* True where a window system is plausibly reachable. On X11/Wayland systems with neither
+ * variable set, SDL would try consoles (KMSDRM) or EGL off-screen paths that GLEW's GLX build
+ * cannot load; SDL_VIDEODRIVER set by the user is always honoured. */
+static bool display_present(void)
+{
+#if defined(_WIN32) || defined(__APPLE__)
+    return true;
+#else
+    const char *vars[] = {"DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return true;
+    }
+    return false;
+#endif
+}
+
 static pbfcl_status open_window(pbfcl_demo_window *w, const char *title, int width, int height)
 {
+    if (!display_present()) {
+        SDL_SetError("no display");
+        no_display_message("there is no display to open it on");
+        return PBFCL_ERR_UNSUPPORTED;
+    }
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         no_display_message("SDL video start-up failed");
         return PBFCL_ERR_UNSUPPORTED;
@@ -79,7 +102,14 @@ static pbfcl_status start_glew(void)
     GLenum err = glewInit();
     glGetError(); /* glewInit may leave GL_INVALID_ENUM behind on core profiles */
     if (err != GLEW_OK) {
-        pbfcl_errorf("GLEW could not load OpenGL: %s", (const char *)glewGetErrorString(err));
+        const char *driver = SDL_GetCurrentVideoDriver();
+        pbfcl_errorf("GLEW could not load OpenGL through SDL's '%s' video driver: %s (GLEW "
+                     "error %u)",
+                     driver ? driver : "?", (const char *)glewGetErrorString(err), (unsigned)err);
+        if (err == 4 /* GLEW_ERROR_NO_GLX_DISPLAY: this GLEW needs GLX */)
+            fprintf(stderr, "This GLEW loads OpenGL through GLX: run under X11 (or XWayland with "
+                            "SDL_VIDEODRIVER=x11), or use `pbfcl run` for headless "
+                            "simulation.\n");
         return PBFCL_ERR_UNSUPPORTED;
     }
     if (!GLEW_VERSION_3_3) {

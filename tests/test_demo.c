@@ -1,0 +1,207 @@
+/* The demo's command line and window: bad options and a missing display give clear errors
+ * and non-zero exits; under Xvfb (`test_demo --screenshot`) a dam break is rendered to PNGs
+ * whose pixels show fluid low in the frame, background above it, and motion between frames. */
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef PBFCL_HAVE_PNG
+#include <png.h>
+#endif
+
+#define DEMO_W 1280
+#define DEMO_H 720
+
+static const char *program(void)
+{
+    const char *p = getenv("PBFCL_PROGRAM");
+    return p && *p ? p : "./pbfcl";
+}
+
+/* Runs a shell command; its stdout and stderr go to out. Returns the exit status. */
+static int run_capture(const char *cmd, char *out, size_t size)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    ck_assert_msg(p != NULL, "cannot run %s", cmd);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Runs `pbfcl demo ARGS` and checks the exit status and that the output holds `expect`. */
+static void expect_failure(const char *env, const char *args, int code, const char *expect)
+{
+    char cmd[2048], out[16384];
+    snprintf(cmd, sizeof cmd, "%s '%s' demo %s", env, program(), args);
+    int rc = run_capture(cmd, out, sizeof out);
+    ck_assert_msg(rc == code, "`%s` exited %d, expected %d; output:\n%s", cmd, rc, code, out);
+    ck_assert_msg(strstr(out, expect) != NULL, "`%s` did not say '%s'; output:\n%s", cmd, expect,
+                  out);
+}
+
+START_TEST(test_demo_bad_options)
+{
+    expect_failure("", "--color purple", 2, "--color takes speed or density");
+    expect_failure("", "--frames 0", 2, "--frames needs a whole number");
+    expect_failure("", "--frames", 2, "--frames needs a whole number");
+    expect_failure("", "--size 12", 2, "--size needs WIDTHxHEIGHT");
+    expect_failure("", "--screenshot a.png", 2, "--screenshot needs --frames");
+    expect_failure("", "--bogus", 2, "unknown option '--bogus'");
+    expect_failure("", "--particles -5", 2, "--particles");
+}
+END_TEST
+
+START_TEST(test_demo_no_display)
+{
+#ifdef PBFCL_HAVE_DEMO
+    expect_failure("env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11", "--frames 1", 1,
+                   "pbfcl run");
+#else
+    expect_failure("", "--frames 1", 1, "no interactive demo");
+#endif
+}
+END_TEST
+
+#ifdef PBFCL_HAVE_PNG
+/* An RGB image read from a PNG. */
+typedef struct image {
+    int w, h;
+    unsigned char *rgb;
+} image;
+
+static image read_png(const char *path)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    ck_assert_msg(png_image_begin_read_from_file(&img, path), "cannot read %s: %s", path,
+                  img.message);
+    img.format = PNG_FORMAT_RGB;
+    image out = {(int)img.width, (int)img.height, malloc(PNG_IMAGE_SIZE(img))};
+    ck_assert(out.rgb != NULL);
+    ck_assert_msg(png_image_finish_read(&img, NULL, out.rgb, 0, NULL), "cannot decode %s: %s", path,
+                  img.message);
+    return out;
+}
+
+/* Fluid is drawn in blues: clearly more blue than red, and not dark. */
+static bool is_fluid(const unsigned char *p)
+{
+    return p[2] > p[0] + 40 && p[2] >= p[1] && p[2] > 90;
+}
+
+/* The clear colour (0.17, 0.17, 0.18) within a small tolerance. */
+static bool is_background(const unsigned char *p)
+{
+    return abs(p[0] - 43) <= 6 && abs(p[1] - 43) <= 6 && abs(p[2] - 46) <= 6;
+}
+
+/* Fraction of pixels in rows y0..y1 and columns x0..x1 for which pred holds. */
+static double fraction(const image *im, int x0, int x1, int y0, int y1,
+                       bool (*pred)(const unsigned char *))
+{
+    long hits = 0, total = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++, total++)
+            hits += pred(im->rgb + ((size_t)y * (size_t)im->w + (size_t)x) * 3);
+    return total ? (double)hits / (double)total : 0.0;
+}
+
+static bool have_xvfb(void)
+{
+    return system("command -v xvfb-run >/dev/null 2>&1") == 0;
+}
+
+/* Renders `frames` frames of a 5000-particle dam break under Xvfb into path. */
+static void render_dam_break(int frames, const char *path)
+{
+    char cmd[2048], out[16384];
+    snprintf(cmd, sizeof cmd,
+             "xvfb-run -a -s '-screen 0 %dx%dx24' '%s' demo --scene dam-break --particles 5000 "
+             "--frames %d --screenshot '%s'",
+             DEMO_W, DEMO_H, program(), frames, path);
+    int rc = run_capture(cmd, out, sizeof out);
+    printf("%s", out);
+    ck_assert_msg(rc == 0, "`%s` exited %d; output:\n%s", cmd, rc, out);
+}
+
+START_TEST(test_demo_screenshot)
+{
+    char early[64], late[64];
+    snprintf(early, sizeof early, "/tmp/pbfcl_demo_%d_a.png", (int)getpid());
+    snprintf(late, sizeof late, "/tmp/pbfcl_demo_%d_b.png", (int)getpid());
+    render_dam_break(30, early);
+    render_dam_break(60, late);
+    image a = read_png(early), b = read_png(late);
+    ck_assert_msg(a.w == DEMO_W && a.h == DEMO_H, "screenshot is %dx%d, window %dx%d", a.w, a.h,
+                  DEMO_W, DEMO_H);
+    ck_assert_int_eq(b.w, a.w);
+    ck_assert_int_eq(b.h, a.h);
+
+    double low = fraction(&a, 0, a.w, a.h / 2, a.h, is_fluid);
+    double high = fraction(&a, 0, a.w, 0, a.h / 5, is_fluid);
+    double sky = fraction(&a, a.w / 2, a.w, 0, a.h / 8, is_background);
+    printf("fluid pixels: %.1f%% of the lower half, %.2f%% of the top fifth; background %.1f%% "
+           "of the top-right band\n",
+           100 * low, 100 * high, 100 * sky);
+    ck_assert_msg(low > 0.03, "too little fluid in the lower half: %.2f%%", 100 * low);
+    ck_assert_msg(high < 0.002, "fluid in the top fifth: %.2f%%", 100 * high);
+    ck_assert_msg(sky > 0.97, "the top-right band is not background: %.1f%%", 100 * sky);
+
+    long changed = 0;
+    for (size_t i = 0; i < (size_t)a.w * (size_t)a.h * 3; i += 3)
+        changed += abs(a.rgb[i] - b.rgb[i]) + abs(a.rgb[i + 1] - b.rgb[i + 1]) +
+                       abs(a.rgb[i + 2] - b.rgb[i + 2]) >
+                   30;
+    printf("pixels changed between frame 30 and 60: %ld\n", changed);
+    ck_assert_msg(changed > (long)a.w * a.h / 200,
+                  "frames 30 and 60 look the same (%ld pixels "
+                  "differ)",
+                  changed);
+    free(a.rgb);
+    free(b.rgb);
+    unlink(early);
+    unlink(late);
+}
+END_TEST
+#endif
+
+static int run_screenshot_suite(void)
+{
+#if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
+    if (!have_xvfb()) {
+        printf("SKIP: xvfb-run is not installed (apt-get install xvfb); the demo screenshot "
+               "test needs a virtual display\n");
+        return PBFCL_TEST_SKIP;
+    }
+    Suite *s = suite_create("demo_screenshot");
+    TCase *tc = tcase_create("xvfb");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_demo_screenshot);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s, true);
+#else
+    printf("SKIP: this build has no demo or no PNG support (needs SDL2, GLEW and libpng)\n");
+    return PBFCL_TEST_SKIP;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--screenshot"))
+        return run_screenshot_suite();
+    Suite *s = suite_create("demo");
+    TCase *tc = tcase_create("command_line");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_demo_bad_options);
+    tcase_add_test(tc, test_demo_no_display);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s, false);
+}
