@@ -61,7 +61,7 @@ END_TEST
 START_TEST(test_demo_no_display)
 {
 #ifdef PBFCL_HAVE_DEMO
-    expect_failure("env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11", "--frames 1", 1,
+    expect_failure("env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER", "--frames 1", 1,
                    "pbfcl run");
 #else
     expect_failure("", "--frames 1", 1, "no interactive demo");
@@ -69,7 +69,7 @@ START_TEST(test_demo_no_display)
 }
 END_TEST
 
-#ifdef PBFCL_HAVE_PNG
+#if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
 /* An RGB image read from a PNG. */
 typedef struct image {
     int w, h;
@@ -171,6 +171,30 @@ START_TEST(test_demo_screenshot)
     unlink(late);
 }
 END_TEST
+
+/* A broken shader names the file, the stage and the compiler's log; too old an OpenGL names
+ * the version found. */
+START_TEST(test_demo_gl_errors)
+{
+    char dir[64], cmd[1024], out[256];
+    snprintf(dir, sizeof dir, "/tmp/pbfcl_shaders_%d", (int)getpid());
+    const char *shaders = getenv("PBFCL_SHADER_SOURCE");
+    ck_assert_msg(shaders != NULL, "PBFCL_SHADER_SOURCE (the shaders/ folder) is not set");
+    snprintf(cmd, sizeof cmd,
+             "rm -rf %s && cp -r '%s' %s && echo 'this is not GLSL;' >> %s/particle.frag", dir,
+             shaders, dir, dir);
+    ck_assert_int_eq(run_capture(cmd, out, sizeof out), 0);
+
+    char env[256];
+    snprintf(env, sizeof env, "PBFCL_SHADER_DIR=%s xvfb-run -a -s '-screen 0 640x480x24'", dir);
+    expect_failure(env, "--frames 1", 1, "particle.frag (fragment stage)");
+    expect_failure(env, "--frames 1", 1, "info log:");
+    expect_failure("MESA_GL_VERSION_OVERRIDE=3.0 xvfb-run -a -s '-screen 0 640x480x24'",
+                   "--frames 1", 1, "needs OpenGL 3.3 (core profile), but the display offers");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(run_capture(cmd, out, sizeof out), 0);
+}
+END_TEST
 #endif
 
 static int run_screenshot_suite(void)
@@ -185,6 +209,7 @@ static int run_screenshot_suite(void)
     TCase *tc = tcase_create("xvfb");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_demo_screenshot);
+    tcase_add_test(tc, test_demo_gl_errors);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 #else
