@@ -21,7 +21,7 @@ static void demo_help(FILE *f)
                "  --no-vsync            draw as fast as possible\n"
                "  --color speed|density what the particles' colour shows (default speed; key C)\n"
                "  --size WxH            window size in screen points (default 1280x720)\n"
-               "  --frames N            run N frames, then exit\n"
+               "  --frames N            run N frames (vsync off), then exit\n"
                "  --screenshot FILE     with --frames: write the last frame to FILE (PNG)\n\n");
     pbfcl_scene_options_help(f);
 }

@@ -320,7 +320,7 @@ static pbfcl_status frame(demo *d)
         SDL_Delay(50); /* nothing to draw: do not spin, and leave the simulation paused */
         return PBFCL_OK;
     }
-    if (!d->paused || d->in.step || d->opt->frames > 0) {
+    if (!d->paused || d->in.step) {
         update_gravity(d);
         update_push(d);
         pbfcl_status s = step(d);
