@@ -93,7 +93,7 @@ static void range_text(const opt_spec *s, char *buf, size_t size)
     const char *what = (s->kind == OPT_INT || s->kind == OPT_LLONG) ? "an integer"
                        : s->kind == OPT_VEC3                        ? "three numbers X,Y,Z each"
                                                                     : "a number";
-    snprintf(buf, size, "%s %s %g and <= %g", what, s->lo_open ? ">" : ">=", s->lo, s->hi);
+    snprintf(buf, size, "%s %s %.12g and <= %.12g", what, s->lo_open ? ">" : ">=", s->lo, s->hi);
 }
 
 static bool in_range(const opt_spec *s, double v)
