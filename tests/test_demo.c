@@ -46,6 +46,7 @@ static void expect_failure(const char *env, const char *args, int code, const ch
                   out);
 }
 
+#ifdef PBFCL_HAVE_DEMO
 START_TEST(test_demo_bad_options)
 {
     expect_failure("", "--color purple", 2, "--color takes speed or density");
@@ -57,6 +58,7 @@ START_TEST(test_demo_bad_options)
     expect_failure("", "--particles -5", 2, "--particles");
 }
 END_TEST
+#endif
 
 START_TEST(test_demo_no_display)
 {
@@ -225,7 +227,9 @@ int main(int argc, char **argv)
     Suite *s = suite_create("demo");
     TCase *tc = tcase_create("command_line");
     tcase_set_timeout(tc, 120);
+#ifdef PBFCL_HAVE_DEMO
     tcase_add_test(tc, test_demo_bad_options);
+#endif
     tcase_add_test(tc, test_demo_no_display);
     suite_add_tcase(s, tc);
     return test_run_suite(s, false);

@@ -120,8 +120,8 @@ int cmd_demo(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    pbfcl_errorf("this build of pbfcl has no interactive demo (SDL2 and GLEW were not found "
-                 "when it was configured)");
+    pbfcl_errorf("this build of pbfcl has no interactive demo (it was configured without "
+                 "SDL2 and GLEW, or with -DPBFCL_WITH_DEMO=OFF)");
     fprintf(stderr, "To build it, install the development packages (Debian/Ubuntu: apt-get "
                     "install libsdl2-dev libglew-dev libpng-dev) and rebuild.\n"
                     "To simulate without a window, use `pbfcl run` (see `pbfcl --help`).\n");
