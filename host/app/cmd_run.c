@@ -45,10 +45,9 @@ static void run_usage(FILE *f)
                "density error.\n\n");
     fprintf(f, "  %-24s %s\n", "--steps S", "frames to simulate (default 300; 1 to 1e9)");
     fprintf(f, "  %-24s %s\n", "--export DIR",
-            "write DIR/frame_NNNNN.ply (binary PLY: x y z vx vy vz density) at steps 0, K, 2K, "
-            "... (step 0 is the initial state)");
+            "write DIR/frame_NNNNN.ply at steps 0, K, 2K, ... (0: the initial state)");
     fprintf(f, "  %-24s %s\n", "--every K", "export every K steps (default 1)");
-    fprintf(f, "  %-24s %s\n", "--stats FILE.csv", "one row per step: " PBFCL_STATS_CSV_HEADER);
+    fprintf(f, "  %-24s %s\n", "--stats FILE.csv", "one row per step (columns: docs/SCENES.md)");
     pbfcl_scene_options_help(f);
 }
 
