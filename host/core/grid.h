@@ -49,8 +49,8 @@ pbfcl_status pbfcl_grid_create(pbfcl_grid *g, pbfcl_cl *cl, const pbfcl_grid_par
 /* Releases everything; accepts a zeroed or half-built struct. */
 void pbfcl_grid_destroy(pbfcl_grid *g);
 
-/* hash: cell_id[i] = Morton code of the cell holding pos[i] (clamped into the grid),
- * index[i] = i. pos_buf holds float4 (x, y, z, unused). */
+/* hash: clears the previous cell ranges, then cell_id[i] = Morton code of the cell holding
+ * pos[i] (clamped into the grid), index[i] = i. pos_buf holds float4 (x, y, z, unused). */
 pbfcl_status pbfcl_grid_hash(pbfcl_grid *g, cl_mem pos_buf, size_t n, pbfcl_profile *prof);
 
 /* sort: sorts (cell_id, index) by cell id over the 3 * grid_bits bits in use. */
@@ -60,8 +60,12 @@ pbfcl_status pbfcl_grid_sort(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
 pbfcl_status pbfcl_grid_reorder(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, size_t n,
                                 pbfcl_profile *prof);
 
-/* cells: clears the entries the previous call wrote, then writes the start and end of every
- * non-empty cell from the sorted cell ids. */
+/* Sets the cell table entries the last pbfcl_grid_cells wrote back to EMPTY, reading the
+ * sorted cell ids still in cell_id_buf; pbfcl_grid_hash calls it before overwriting them. */
+pbfcl_status pbfcl_grid_clear_cells(pbfcl_grid *g, pbfcl_profile *prof);
+
+/* cells: writes the start and end of every non-empty cell from the sorted cell ids (the
+ * entries of the previous call were cleared by pbfcl_grid_hash; fails if they were not). */
 pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
 
 /* neighbours: lists for every particle (sorted order, positions in sorted_pos_buf) every
