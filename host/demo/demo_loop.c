@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const builtin_scenes[3] = {"dam-break", "double-dam-break", "drop"};
 
@@ -373,10 +374,38 @@ static pbfcl_status run_loop(demo *d)
     return PBFCL_OK;
 }
 
-int pbfcl_demo_run(const pbfcl_demo_options *o)
+/* Catches what can be caught before a window opens: no PNG support, an unwritable
+ * screenshot folder, an unknown device, a scene that does not load or validate. */
+static pbfcl_status check_before_window(const pbfcl_demo_options *o)
 {
     if (o->screenshot && !pbfcl_demo_screenshot_supported())
-        return pbfcl_demo_screenshot(o->screenshot, 0, 0) == PBFCL_OK ? 0 : 1;
+        return pbfcl_demo_screenshot(o->screenshot, 0, 0);
+    if (o->screenshot) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", o->screenshot);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            slash[slash == dir ? 1 : 0] = '\0';
+        if (access(slash ? dir : ".", W_OK) != 0) {
+            pbfcl_errorf("cannot write screenshot %s: folder %s is missing or not writable",
+                         o->screenshot, slash ? dir : ".");
+            return PBFCL_ERR_IO;
+        }
+    }
+    pbfcl_device_info dev;
+    PBFCL_TRY(pbfcl_cl_select(o->scene.device, &dev));
+    pbfcl_scene scene;
+    float *pos = NULL;
+    size_t n = 0;
+    PBFCL_TRY(pbfcl_scene_options_build(&o->scene, &scene, &pos, &n));
+    free(pos);
+    return PBFCL_OK;
+}
+
+int pbfcl_demo_run(const pbfcl_demo_options *o)
+{
+    if (check_before_window(o) != PBFCL_OK)
+        return 1;
     demo *d = calloc(1, sizeof *d);
     if (!d) {
         pbfcl_errorf("out of memory starting the demo");
