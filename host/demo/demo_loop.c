@@ -102,8 +102,9 @@ static pbfcl_status setup(demo *d)
     printf("pbfcl demo: OpenGL %s on %s, %dx%d pixels, vsync %s\n",
            (const char *)glGetString(GL_VERSION), pbfcl_demo_gl_renderer(), d->win.draw_width,
            d->win.draw_height, d->win.vsync ? "on" : "off");
+    bool why = !d->ip.shared && d->why_copy[0];
     printf("pbfcl demo: positions reach OpenGL by %s%s%s%s\n", pbfcl_demo_interop_path(&d->ip),
-           d->ip.shared ? "" : " (", d->ip.shared ? "" : d->why_copy, d->ip.shared ? "" : ")");
+           why ? " (" : "", why ? d->why_copy : "", why ? ")" : "");
     fflush(stdout);
     return PBFCL_OK;
 }
@@ -128,6 +129,8 @@ static void rebuild(demo *d, const char *scene_name, long long particles, bool r
     pbfcl_scene_options previous = d->scene_opt;
     d->scene_opt.scene = scene_name;
     d->scene_opt.particles = particles;
+    if (particles > 0)
+        d->scene_opt.radius_set = false; /* a count replaces a --radius given at start */
     if (build_scene(d, refit) == PBFCL_OK) {
         d->message[0] = '\0';
         printf("pbfcl demo: %s, %zu particles\n", d->scene.name, d->n);
