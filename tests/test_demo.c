@@ -55,6 +55,9 @@ START_TEST(test_demo_bad_options)
     expect_failure("", "--size 12", 2, "--size needs WIDTHxHEIGHT");
     expect_failure("", "--screenshot a.png", 2, "--screenshot needs --frames");
     expect_failure("", "--bogus", 2, "unknown option '--bogus'");
+    expect_failure("", "--color=purple", 2, "--color takes speed or density");
+    expect_failure("", "--no-vsync=1", 2, "--no-vsync takes no value");
+    expect_failure("", "--screenshot=", 2, "--screenshot needs a value");
     expect_failure("", "--particles -5", 2, "--particles");
     /* caught before a window opens, so these need no display */
     expect_failure("", "--scene no-such-scene", 1, "no-such-scene");

@@ -54,35 +54,58 @@ static bool parse_size(const char *text, pbfcl_demo_options *o)
            parse_int("--size height", h, 64, 16384, &o->height);
 }
 
-/* Parses one demo option at argv[*i] and advances *i past it (and its value); returns 1 if
- * consumed, 0 if unknown, -1 if bad. */
+/* Stores the value of a demo option that takes one. */
+static bool store_demo_value(pbfcl_demo_options *o, const char *name, const char *value)
+{
+    if (!strcmp(name, "--frames"))
+        return parse_int("--frames", value, 1, 100000000, &o->frames);
+    if (!strcmp(name, "--size"))
+        return parse_size(value, o);
+    if (!value || !*value) {
+        pbfcl_errorf("%s needs a value (see `pbfcl demo --help`)", name);
+        return false;
+    }
+    if (!strcmp(name, "--screenshot")) {
+        o->screenshot = value;
+        return true;
+    }
+    if (!strcmp(value, "speed") || !strcmp(value, "density")) {
+        o->color = value[0] == 's' ? PBFCL_DEMO_COLOR_SPEED : PBFCL_DEMO_COLOR_DENSITY;
+        return true;
+    }
+    pbfcl_errorf("--color takes speed or density (got '%s')", value);
+    return false;
+}
+
+/* Parses one demo option at argv[*i] (also as --name=value) and advances *i past it and its
+ * value; returns 1 if consumed, 0 if unknown, -1 if bad. */
 static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *i)
 {
-    const char *a = argv[*i];
-    const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
-    bool ok = true;
-    if (!strcmp(a, "--no-gl-sharing") || !strcmp(a, "--no-vsync")) {
-        *(a[5] == 'g' ? &o->no_gl_sharing : &o->no_vsync) = true;
+    static const char *const valued[] = {"--frames", "--size", "--screenshot", "--color"};
+    char name[32];
+    const char *arg = argv[*i], *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (len >= sizeof name)
+        return 0;
+    memcpy(name, arg, len);
+    name[len] = '\0';
+    if (!strcmp(name, "--no-gl-sharing") || !strcmp(name, "--no-vsync")) {
+        if (eq) {
+            pbfcl_errorf("%s takes no value (got '%s')", name, arg);
+            return -1;
+        }
+        *(name[5] == 'g' ? &o->no_gl_sharing : &o->no_vsync) = true;
         ++*i;
         return 1;
     }
-    if (!strcmp(a, "--frames"))
-        ok = parse_int("--frames", value, 1, 100000000, &o->frames);
-    else if (!strcmp(a, "--size"))
-        ok = parse_size(value, o);
-    else if (!strcmp(a, "--screenshot") && (ok = value != NULL))
-        o->screenshot = value;
-    else if (!strcmp(a, "--color") &&
-             (ok = value && (!strcmp(value, "speed") || !strcmp(value, "density"))))
-        o->color = value[0] == 's' ? PBFCL_DEMO_COLOR_SPEED : PBFCL_DEMO_COLOR_DENSITY;
-    else if (strcmp(a, "--screenshot") && strcmp(a, "--color"))
+    bool known = false;
+    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+        known = known || !strcmp(name, valued[k]);
+    if (!known)
         return 0;
-    if (!ok && !strcmp(a, "--screenshot"))
-        pbfcl_errorf("--screenshot needs a file name (--screenshot FILE.png)");
-    if (!ok && !strcmp(a, "--color"))
-        pbfcl_errorf("--color takes speed or density (got '%s')", value ? value : "nothing");
-    *i += 2;
-    return ok ? 1 : -1;
+    const char *value = eq ? eq + 1 : *i + 1 < argc ? argv[*i + 1] : NULL;
+    *i += eq ? 1 : 2;
+    return store_demo_value(o, name, value) ? 1 : -1;
 }
 
 int cmd_demo(int argc, char **argv)
