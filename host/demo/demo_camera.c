@@ -30,6 +30,14 @@ static void back_dir(const pbfcl_demo_camera *c, float d[3])
     d[2] = cosf(c->pitch) * cosf(c->yaw);
 }
 
+/* tan of half the vertical field of view for a viewport of this aspect: fovy, widened in
+ * portrait viewports so that the horizontal view is never narrower than fovy. */
+static float half_tan(const pbfcl_demo_camera *c, float aspect)
+{
+    float t = tanf(0.5f * c->fovy);
+    return aspect > 0.0f && aspect < 1.0f ? t / aspect : t;
+}
+
 void pbfcl_demo_camera_fit(pbfcl_demo_camera *c, const float lo[3], const float hi[3])
 {
     float diag2 = 0.0f;
@@ -70,12 +78,12 @@ void pbfcl_demo_camera_basis(const pbfcl_demo_camera *c, float right[3], float u
     normalize(up);
 }
 
-void pbfcl_demo_camera_pan(pbfcl_demo_camera *c, float dx, float dy, int viewport_height)
+void pbfcl_demo_camera_pan(pbfcl_demo_camera *c, float dx, float dy, int w, int h)
 {
     float right[3], up[3];
     pbfcl_demo_camera_basis(c, right, up);
-    float per_pixel = 2.0f * c->distance * tanf(0.5f * c->fovy) /
-                      (float)(viewport_height > 0 ? viewport_height : 1);
+    float aspect = h > 0 ? (float)w / (float)h : 1.0f;
+    float per_pixel = 2.0f * c->distance * half_tan(c, aspect) / (float)(h > 0 ? h : 1);
     for (int k = 0; k < 3; k++)
         c->target[k] += (-dx * right[k] + dy * up[k]) * per_pixel;
 }
@@ -107,7 +115,7 @@ void pbfcl_demo_camera_matrices(const pbfcl_demo_camera *c, float aspect, float 
     view[15] = 1.0f;
 
     float znear = 0.01f * c->scene_size, zfar = c->distance + 4.0f * c->scene_size;
-    float f = 1.0f / tanf(0.5f * c->fovy);
+    float f = 1.0f / half_tan(c, aspect);
     memset(proj, 0, 16 * sizeof *proj);
     proj[0] = f / (aspect > 0.0f ? aspect : 1.0f);
     proj[5] = f;
@@ -123,8 +131,8 @@ void pbfcl_demo_camera_ray(const pbfcl_demo_camera *c, float x, float y, int w, 
     back_dir(c, back);
     pbfcl_demo_camera_basis(c, right, up);
     pbfcl_demo_camera_eye(c, origin);
-    float t = tanf(0.5f * c->fovy);
     float aspect = h > 0 ? (float)w / (float)h : 1.0f;
+    float t = half_tan(c, aspect);
     float nx = (2.0f * x / (float)(w > 0 ? w : 1) - 1.0f) * t * aspect;
     float ny = (1.0f - 2.0f * y / (float)(h > 0 ? h : 1)) * t;
     for (int k = 0; k < 3; k++)

@@ -7,7 +7,7 @@
 typedef struct pbfcl_demo_camera {
     float target[3];
     float yaw, pitch, distance;
-    float fovy;
+    float fovy;       /* vertical field of view (widened in portrait viewports) */
     float scene_size; /* the diagonal of the framed box, for near/far and pan speed */
 } pbfcl_demo_camera;
 
@@ -20,8 +20,8 @@ void pbfcl_demo_camera_orbit(pbfcl_demo_camera *c, float dx, float dy);
 /* Zooms in (steps > 0) or out by wheel steps. */
 void pbfcl_demo_camera_zoom(pbfcl_demo_camera *c, float steps);
 
-/* Moves the target by dx, dy pixels in a viewport of the given height. */
-void pbfcl_demo_camera_pan(pbfcl_demo_camera *c, float dx, float dy, int viewport_height);
+/* Moves the target by dx, dy pixels in a w x h viewport (the scene follows the cursor). */
+void pbfcl_demo_camera_pan(pbfcl_demo_camera *c, float dx, float dy, int w, int h);
 
 /* The eye position. */
 void pbfcl_demo_camera_eye(const pbfcl_demo_camera *c, float eye[3]);

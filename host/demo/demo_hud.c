@@ -52,7 +52,9 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
     char l0[160], l1[160], l2[160], l3[200], l4[160], l5[160];
     snprintf(l0, sizeof l0, "PBFCL  %s%s%s", h->scene, h->paused ? "  [PAUSED]" : "",
              h->tilted ? "  [TILTED]" : "");
-    snprintf(l1, sizeof l1, "FPS %.1f   SIM %.2f MS/STEP   RENDER %.2f MS", h->fps, h->sim_ms,
+    char fps[32];
+    snprintf(fps, sizeof fps, h->fps > 0.0 ? "%.1f" : "--", h->fps);
+    snprintf(l1, sizeof l1, "FPS %s   SIM %.2f MS/STEP   RENDER %.2f MS", fps, h->sim_ms,
              h->render_ms);
     snprintf(l2, sizeof l2, "PARTICLES %zu", h->particles);
     snprintf(l3, sizeof l3, "DEVICE %s", h->device);
@@ -61,7 +63,10 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
     const char *lines[7] = {l0, l1, l2, l3, l4, l5, h->message};
     const float *colors[7] = {accent_rgba, text_rgba, text_rgba,  text_rgba,
                               text_rgba,   text_rgba, accent_rgba};
-    float s = 2.0f * scale;
+    float s = 2.0f * scale; /* font pixels twice the size of screen points ... */
+    float needed = (float)(longest_line(lines, 6) + 4) * pbfcl_demo_text_advance(s);
+    if (needed > (float)w && scale >= 1.0f)
+        s = scale; /* ... unless the window is too narrow for the panel */
     panel(t, 8.0f * scale, 8.0f * scale, s, lines, h->message ? 7 : 6, colors);
     if (h->help)
         draw_help(t, w, height, s);

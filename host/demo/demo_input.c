@@ -100,7 +100,7 @@ static void on_motion(pbfcl_demo_input *in, const SDL_MouseMotionEvent *m, pbfcl
     in->mouse_y = m->y;
     bool shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
     if ((in->left && shift) || in->middle)
-        pbfcl_demo_camera_pan(cam, (float)m->xrel, (float)m->yrel, w->height);
+        pbfcl_demo_camera_pan(cam, (float)m->xrel, (float)m->yrel, w->width, w->height);
     else if (in->left)
         pbfcl_demo_camera_orbit(cam, (float)m->xrel, (float)m->yrel);
     if (in->right) {
