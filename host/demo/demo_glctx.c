@@ -9,9 +9,10 @@
 #include <windows.h>
 #include <CL/cl_gl.h>
 #elif defined(__APPLE__)
-#include <OpenCL/cl_gl_ext.h>
-#include <OpenGL/CGLCurrent.h>
 #include <OpenGL/OpenGL.h>
+#ifndef CL_CONTEXT_PROPERTY_USE_CGL_SHAREGROUP_APPLE /* Apple's cl_gl_ext.h; not in Khronos' */
+#define CL_CONTEXT_PROPERTY_USE_CGL_SHAREGROUP_APPLE 0x10000000
+#endif
 #else
 #include <CL/cl_gl.h>
 #include <GL/glx.h>
