@@ -151,11 +151,11 @@ static void handle_actions(demo *d)
         d->paused = !d->paused;
     if (in->help)
         d->help = !d->help;
-    if (in->color)
-        d->color =
-            d->color == PBFCL_DEMO_COLOR_SPEED ? PBFCL_DEMO_COLOR_DENSITY : PBFCL_DEMO_COLOR_SPEED;
-    if (in->color)
-        d->dirty = true;
+    if (in->color) {
+        bool speed = d->color == PBFCL_DEMO_COLOR_SPEED;
+        d->color = speed ? PBFCL_DEMO_COLOR_DENSITY : PBFCL_DEMO_COLOR_SPEED;
+        d->dirty = true; /* densities must be read for the next draw */
+    }
     if (in->tilt)
         d->tilted = !d->tilted;
     if (in->shake)
