@@ -36,6 +36,14 @@ static bool gl_context_on_device(const pbfcl_device_info *dev, const cl_context_
     return false;
 }
 
+/* True when OpenGL renders in software (Mesa's llvmpipe/softpipe, e.g. under Xvfb): no
+ * OpenCL device can share its buffers, so the drivers are not even asked. */
+static bool gl_is_software(void)
+{
+    const char *r = (const char *)glGetString(GL_RENDERER);
+    return r && (strstr(r, "llvmpipe") || strstr(r, "softpipe") || strstr(r, "swrast"));
+}
+
 pbfcl_status pbfcl_demo_interop_open_cl(pbfcl_cl *cl, const char *device_spec, bool want_sharing,
                                         bool *sharing, char *why, size_t why_size)
 {
@@ -49,6 +57,9 @@ pbfcl_status pbfcl_demo_interop_open_cl(pbfcl_cl *cl, const char *device_spec, b
         snprintf(reason, sizeof reason, "--no-gl-sharing");
     else if (!dev.gl_sharing)
         snprintf(reason, sizeof reason, "%s does not offer cl_khr_gl_sharing", dev.device_name);
+    else if (gl_is_software())
+        snprintf(reason, sizeof reason, "OpenGL renders in software (%s)",
+                 (const char *)glGetString(GL_RENDERER));
     else if (pbfcl_demo_gl_context_props(gl_props, 8, reason, sizeof reason) == 0)
         ; /* reason filled in */
     else if (!gl_context_on_device(&dev, gl_props))
