@@ -1,0 +1,382 @@
+/* Tests of the PBF kernels (cl/pbf.cl): the SPH kernels Poly6 and Spiky against their
+ * integrals and lattice sums, and the lambda, delta and collide stages against a plain C
+ * reference on small particle sets; bad solver configurations are rejected. */
+#include "sim.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.14159265358979323846
+
+/* Host reference of Poly6 and the Spiky gradient (the same formulas as cl/pbf.cl). */
+static double ref_poly6(double r, double h)
+{
+    return r < h ? 315.0 / (64.0 * PI * pow(h, 9)) * pow(h * h - r * r, 3) : 0.0;
+}
+
+/* Magnitude factor of the Spiky gradient: grad W(d) = ref_spiky_factor(|d|) * d. */
+static double ref_spiky_factor(double r, double h)
+{
+    return (r < h && r > 0) ? -45.0 / (PI * pow(h, 6)) * (h - r) * (h - r) / r : 0.0;
+}
+
+START_TEST(test_poly6_integrates_to_one)
+{
+    /* Simpson's rule over the ball: integral of 4 pi r^2 W(r) dr from 0 to h. */
+    const double h = 0.04;
+    const int m = 2000;
+    double sum = 0.0, dr = h / m;
+    for (int k = 0; k <= m; k++) {
+        double r = k * dr, w = (k == 0 || k == m) ? 1 : (k % 2 ? 4 : 2);
+        sum += w * 4.0 * PI * r * r * ref_poly6(r, h);
+    }
+    double integral = sum * dr / 3.0;
+    ck_assert_msg(fabs(integral - 1.0) < 1e-3, "Poly6 integrates to %.6f, not 1", integral);
+
+    /* The same as a lattice sum at spacing h / 16. */
+    double s = h / 16.0, lattice = 0.0;
+    for (int i = -16; i <= 16; i++)
+        for (int j = -16; j <= 16; j++)
+            for (int k = -16; k <= 16; k++)
+                lattice += s * s * s * ref_poly6(s * sqrt(i * i + j * j + k * k), h);
+    ck_assert_msg(fabs(lattice - 1.0) < 1e-3, "Poly6 lattice sum %.6f, not 1", lattice);
+}
+END_TEST
+
+START_TEST(test_spiky_gradient_sums_to_zero)
+{
+    const double r = 0.01, h = 4 * r, s = 2 * r;
+    double g[3] = {0, 0, 0}, mag = 0.0;
+    for (int i = -2; i <= 2; i++)
+        for (int j = -2; j <= 2; j++)
+            for (int k = -2; k <= 2; k++) {
+                double d[3] = {-i * s, -j * s, -k * s};
+                double f = ref_spiky_factor(s * sqrt(i * i + j * j + k * k), h);
+                for (int a = 0; a < 3; a++) {
+                    g[a] += f * d[a];
+                    mag += fabs(f * d[a]);
+                }
+            }
+    ck_assert(mag > 0.0);
+    for (int a = 0; a < 3; a++)
+        ck_assert_msg(fabs(g[a]) < 1e-9 * mag, "Spiky gradient sum[%d] = %g (scale %g)", a, g[a],
+                      mag);
+}
+END_TEST
+
+/* A scene for kernel tests: a 1 m box, r = 1 cm, no gravity. */
+static void kernel_scene(pbfcl_scene *s)
+{
+    pbfcl_scene_defaults(s);
+    s->gravity[1] = 0.0f;
+}
+
+/* A lattice of nx^3 particles of spacing `spacing` starting at lo, jittered by +-jitter. */
+static float *lattice(int nx, float lo, float spacing, float jitter, uint64_t seed)
+{
+    float *p = malloc((size_t)nx * nx * nx * 3 * sizeof *p);
+    uint64_t st = seed;
+    size_t c = 0;
+    for (int k = 0; k < nx; k++)
+        for (int j = 0; j < nx; j++)
+            for (int i = 0; i < nx; i++) {
+                int idx[3] = {i, j, k};
+                for (int a = 0; a < 3; a++)
+                    p[c++] = lo + idx[a] * spacing + test_randf(&st, -jitter, jitter);
+            }
+    return p;
+}
+
+/* The solver state after predict + neighbours on the device, read back. */
+typedef struct kstate {
+    size_t n;
+    unsigned maxnb;
+    float *x, *lambda, *delta;
+    unsigned *count, *nbr;
+} kstate;
+
+static void kstate_read(pbfcl_sim *sim, kstate *k)
+{
+    k->n = pbfcl_sim_count(sim);
+    k->maxnb = pbfcl_sim_max_neighbors(sim);
+    k->x = malloc(k->n * 3 * sizeof(float));
+    k->lambda = malloc(k->n * sizeof(float));
+    k->delta = malloc(k->n * 3 * sizeof(float));
+    k->count = malloc(k->n * sizeof(unsigned));
+    k->nbr = malloc(k->n * k->maxnb * sizeof(unsigned));
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, k->x, k->lambda, k->delta, k->count, k->nbr),
+                     PBFCL_OK);
+}
+
+static void kstate_free(kstate *k)
+{
+    free(k->x);
+    free(k->lambda);
+    free(k->delta);
+    free(k->count);
+    free(k->nbr);
+}
+
+static double dist3(const float *a, const float *b, double d[3])
+{
+    double r2 = 0;
+    for (int c = 0; c < 3; c++) {
+        d[c] = (double)a[c] - b[c];
+        r2 += d[c] * d[c];
+    }
+    return sqrt(r2);
+}
+
+/* Reference density and lambda of particle i by brute force over all particles. */
+static void ref_lambda(const kstate *k, const pbfcl_pbf_params *p, size_t i, double *rho,
+                       double *lambda, unsigned *nbrs)
+{
+    double grad_i[3] = {0, 0, 0}, sum2 = 0;
+    *rho = p->mass * ref_poly6(0, p->h);
+    *nbrs = 0;
+    for (size_t j = 0; j < k->n; j++) {
+        double d[3], r = dist3(k->x + 3 * i, k->x + 3 * j, d);
+        if (j == i || r >= p->h)
+            continue;
+        (*nbrs)++;
+        *rho += p->mass * ref_poly6(r, p->h);
+        double f = p->volume * ref_spiky_factor(r, p->h), g2 = 0;
+        for (int c = 0; c < 3; c++) {
+            grad_i[c] += f * d[c];
+            g2 += f * d[c] * f * d[c];
+        }
+        sum2 += g2;
+    }
+    sum2 += grad_i[0] * grad_i[0] + grad_i[1] * grad_i[1] + grad_i[2] * grad_i[2];
+    double c = fmax(*rho / p->rest_density - 1.0, 0.0);
+    *lambda = -c / (sum2 + p->epsilon);
+}
+
+/* Reference delta of particle i from the device's lambdas. */
+static void ref_delta(const kstate *k, const pbfcl_pbf_params *p, size_t i, double out[3])
+{
+    double wdq = ref_poly6(p->h * 0.2, p->h);
+    out[0] = out[1] = out[2] = 0;
+    for (size_t j = 0; j < k->n; j++) {
+        double d[3], r = dist3(k->x + 3 * i, k->x + 3 * j, d);
+        if (j == i || r >= p->h)
+            continue;
+        double s = -p->scorr_k * pow(ref_poly6(r, p->h) / wdq, p->scorr_n);
+        double f = (k->lambda[i] + k->lambda[j] + s) * ref_spiky_factor(r, p->h) * p->volume;
+        for (int c = 0; c < 3; c++)
+            out[c] += f * d[c];
+    }
+}
+
+static pbfcl_sim *make_sim(pbfcl_cl *cl, const pbfcl_scene *s, const float *pos, size_t n)
+{
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, s, pos, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK);
+    return sim;
+}
+
+static void check_lattice_density(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const int nx = 9; /* the centre particle has a full h-ball of neighbours */
+    float *pos = lattice(nx, 0.3f, 0.02f, 0.0f, 1);
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    float *rho = malloc(n * sizeof *rho);
+    kstate k;
+    kstate_read(sim, &k);
+    ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, rho), PBFCL_OK);
+    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    const float centre[3] = {0.3f + 4 * 0.02f, 0.3f + 4 * 0.02f, 0.3f + 4 * 0.02f};
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d[3];
+        if (dist3(k.x + 3 * i, centre, d) > 1e-5)
+            continue;
+        found = 1;
+        double ref_rho, ref_l;
+        unsigned nb;
+        ref_lambda(&k, p, i, &ref_rho, &ref_l, &nb);
+        ck_assert_msg(test_close(rho[i], ref_rho, 1e-3, 1e-5), "density %g, lattice sum %g", rho[i],
+                      ref_rho);
+        ck_assert_msg(fabs(rho[i] / p->rest_density - 1.0) < 0.015,
+                      "lattice density %g is not the rest density", rho[i]);
+        /* 26 within h, plus any of the 6 at exactly h that rounding brings inside */
+        ck_assert_msg(k.count[i] >= 26 && k.count[i] <= 32, "%u neighbours", k.count[i]);
+        /* equal lambdas around it: the Spiky gradients cancel to a small part of their sum */
+        double scale = 0;
+        for (size_t j = 0; j < n; j++) {
+            double r = dist3(k.x + 3 * i, k.x + 3 * j, d);
+            scale += p->volume * fabs((k.lambda[i] + k.lambda[j]) * ref_spiky_factor(r, p->h)) * r;
+        }
+        ck_assert(scale > 0);
+        for (int c = 0; c < 3; c++)
+            ck_assert_msg(fabs(k.delta[3 * i + c]) < 1e-3 * scale,
+                          "delta of a symmetric lattice %g (terms sum to %g)", k.delta[3 * i + c],
+                          scale);
+    }
+    ck_assert_msg(found, "centre particle not found");
+    kstate_free(&k);
+    free(rho);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_lattice_density)
+{
+    test_each_device(check_lattice_density);
+}
+END_TEST
+
+static double max_abs(const float *v, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs(v[i]));
+    return m;
+}
+
+/* lambda and delta of a compressed, jittered lattice (n = 7^3, not a work-group multiple)
+ * against the brute-force reference. */
+static void check_lambda_delta(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const int nx = test_small() ? 5 : 7;
+    float *pos = lattice(nx, 0.4f, 0.019f, 0.002f, 7);
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    kstate k;
+    kstate_read(sim, &k);
+    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    double lscale = max_abs(k.lambda, n), dscale = max_abs(k.delta, 3 * n);
+    ck_assert_msg(lscale > 0 && dscale > 0, "a compressed lattice must give lambda and delta");
+    for (size_t i = 0; i < n; i++) {
+        double rho, lambda, dref[3];
+        unsigned nb;
+        ref_lambda(&k, p, i, &rho, &lambda, &nb);
+        ck_assert_uint_eq(k.count[i], nb);
+        ck_assert_msg(test_close(k.lambda[i], lambda, 1e-4 * lscale, 1e-3),
+                      "lambda[%zu] = %g, reference %g", i, k.lambda[i], lambda);
+        ref_delta(&k, p, i, dref);
+        for (int c = 0; c < 3; c++)
+            ck_assert_msg(test_close(k.delta[3 * i + c], dref[c], 1e-4 * dscale, 1e-3),
+                          "delta[%zu][%d] = %g, reference %g", i, c, k.delta[3 * i + c], dref[c]);
+    }
+    kstate_free(&k);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_lambda_delta_reference)
+{
+    test_each_device(check_lambda_delta);
+}
+END_TEST
+
+/* collide: particles closer than 2r are pushed apart by half the overlap each, walls hold. */
+static void check_collide(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const int nx = 5;
+    float *pos = lattice(nx, 0.011f, 0.017f, 0.003f, 3); /* overlapping, touching a wall */
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    kstate k;
+    kstate_read(sim, &k);
+    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
+    float *out = malloc(n * 3 * sizeof *out);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
+    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    for (size_t i = 0; i < n; i++) {
+        double q[3], c[3] = {0, 0, 0};
+        for (int a = 0; a < 3; a++)
+            q[a] = (double)k.x[3 * i + a] + k.delta[3 * i + a];
+        for (size_t j = 0; j < n; j++) {
+            double d[3], r2 = 0;
+            for (int a = 0; a < 3; a++) {
+                d[a] = q[a] - ((double)k.x[3 * j + a] + k.delta[3 * j + a]);
+                r2 += d[a] * d[a];
+            }
+            double r = sqrt(r2);
+            if (j != i && r < p->min_dist && r > 0)
+                for (int a = 0; a < 3; a++)
+                    c[a] += 0.5 * (p->min_dist - r) / r * d[a];
+        }
+        for (int a = 0; a < 3; a++) {
+            double lo = p->box_min[a] + p->radius, hi = p->box_max[a] - p->radius;
+            double moved = fmin(fmax(q[a] + c[a], lo), hi);
+            double want = moved - (double)k.x[3 * i + a];
+            ck_assert_msg(test_close(out[3 * i + a], want, 2e-6, 1e-4),
+                          "collide delta[%zu][%d] = %g, reference %g", i, a, out[3 * i + a], want);
+        }
+    }
+    free(out);
+    kstate_free(&k);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_collide_reference)
+{
+    test_each_device(check_collide);
+}
+END_TEST
+
+/* Solver settings the solver cannot run with are rejected with PBFCL_ERR_BAD_ARGUMENT. */
+static void check_bad_config(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    float pos[3] = {0.5f, 0.5f, 0.5f};
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 0), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_ptr_null(sim);
+    s.solver.scorr_n = 2.5f;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 1), PBFCL_ERR_BAD_ARGUMENT);
+    kernel_scene(&s);
+    s.solver.h_ratio = 1.5f;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 1), PBFCL_ERR_BAD_ARGUMENT);
+    kernel_scene(&s);
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, (size_t)1 << 27), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_ptr_null(sim);
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 1), PBFCL_OK);
+    pbfcl_sim_destroy(sim);
+    pbfcl_sim_destroy(NULL);
+}
+
+START_TEST(test_bad_config)
+{
+    test_each_device(check_bad_config);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("pbf_kernels");
+    TCase *host = tcase_create("host");
+    tcase_add_test(host, test_poly6_integrates_to_one);
+    tcase_add_test(host, test_spiky_gradient_sums_to_zero);
+    suite_add_tcase(suite, host);
+    TCase *dev = tcase_create("device");
+    tcase_set_timeout(dev, 300);
+    tcase_add_test(dev, test_lattice_density);
+    tcase_add_test(dev, test_lambda_delta_reference);
+    tcase_add_test(dev, test_collide_reference);
+    tcase_add_test(dev, test_bad_config);
+    suite_add_tcase(suite, dev);
+    return test_run_suite(suite, true);
+}
