@@ -395,14 +395,13 @@ static pbfcl_status check_before_window(const pbfcl_demo_options *o)
             return PBFCL_ERR_IO;
         }
     }
-    pbfcl_device_info dev;
-    PBFCL_TRY(pbfcl_cl_select(o->scene.device, &dev));
     pbfcl_scene scene;
     float *pos = NULL;
     size_t n = 0;
     PBFCL_TRY(pbfcl_scene_options_build(&o->scene, &scene, &pos, &n));
     free(pos);
-    return PBFCL_OK;
+    pbfcl_device_info dev;
+    return pbfcl_cl_select(o->scene.device, &dev);
 }
 
 int pbfcl_demo_run(const pbfcl_demo_options *o)
