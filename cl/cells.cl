@@ -39,3 +39,16 @@ __kernel void cells_clear(__global const uint *cell_id, /* in: the previous sort
         cell_end[c] = PBFCL_EMPTY;
     }
 }
+
+/* Fills both cell tables with EMPTY; run once when the grid is created (a kernel rather
+ * than clEnqueueFillBuffer so that tools tracking initialised memory see the writes). */
+__kernel void cells_init(__global uint *cell_start, /* out: EMPTY */
+                         __global uint *cell_end,   /* out: EMPTY */
+                         const uint num_cells)
+{
+    const uint c = get_global_id(0);
+    if (c >= num_cells)
+        return;
+    cell_start[c] = PBFCL_EMPTY;
+    cell_end[c] = PBFCL_EMPTY;
+}

@@ -15,14 +15,13 @@
 
 /* Integer cell coordinates of position p, clamped into [0, cells per axis - 1] on each axis
  * (a NaN coordinate lands in the last cell; nothing is ever out of range). */
-static inline uint3 pbfcl_grid_cell(float4 p, __constant pbfcl_grid_params *gp)
+static inline uint4 pbfcl_grid_cell(float4 p, __constant pbfcl_grid_params *gp)
 {
     const float top = (float)(GRID_CELLS_PER_AXIS - 1u);
-    float3 f = floor(((float3)(p.x, p.y, p.z) -
-                      (float3)(gp->origin[0], gp->origin[1], gp->origin[2])) *
-                     gp->inv_cell_size);
-    f = fmax(fmin(f, (float3)(top)), (float3)(0.0f));
-    return convert_uint3(f);
+    const float4 origin = (float4)(gp->origin[0], gp->origin[1], gp->origin[2], 0.0f);
+    float4 f = floor(((float4)(p.x, p.y, p.z, 0.0f) - origin) * gp->inv_cell_size);
+    f = fmax(fmin(f, (float4)(top)), (float4)(0.0f));
+    return convert_uint4(f);
 }
 
 /* One work-item per particle. */
@@ -35,7 +34,7 @@ __kernel void hash(__constant pbfcl_grid_params *gp, /* in: grid */
     const uint i = get_global_id(0);
     if (i >= n)
         return;
-    const uint3 c = pbfcl_grid_cell(pos[i], gp);
+    const uint4 c = pbfcl_grid_cell(pos[i], gp);
     cell_id[i] = pbfcl_morton_code(c.x, c.y, c.z);
     index[i] = i;
 }

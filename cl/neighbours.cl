@@ -6,9 +6,6 @@
 #error "MAX_NEIGHBORS (neighbour list capacity per particle) must be defined with -DMAX_NEIGHBORS=..."
 #endif
 
-/* The distance test must round exactly like the host references: no fused multiply-add. */
-#pragma OPENCL FP_CONTRACT OFF
-
 /* One work-item per sorted particle. A neighbour cell coordinate outside the grid is skipped
  * (not clamped, which would visit a cell twice); clamping of the particle's own cell keeps
  * the cell distance of any two particles at most their unclamped distance, so every
@@ -27,7 +24,7 @@ __kernel void neighbours(__constant pbfcl_grid_params *gp,  /* in: grid */
     if (i >= n)
         return;
     const float4 p = pos[i];
-    const int3 c = convert_int3(pbfcl_grid_cell(p, gp));
+    const int4 c = convert_int4(pbfcl_grid_cell(p, gp));
     const int top = (int)GRID_CELLS_PER_AXIS - 1;
     uint count = 0;
     for (int dz = -1; dz <= 1; dz++) {

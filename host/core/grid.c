@@ -71,7 +71,8 @@ static pbfcl_status build_kernels(pbfcl_grid *g)
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells_clear", &g->cells_clear));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells", &g->cells));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "neighbours", &g->neighbours));
-    cl_kernel all[] = {g->hash, g->reorder, g->cells_clear, g->cells, g->neighbours};
+    PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells_init", &g->cells_init));
+    cl_kernel all[] = {g->hash, g->reorder, g->cells_clear, g->cells, g->neighbours, g->cells_init};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         size_t max = pbfcl_cl_kernel_max_wg(g->cl, all[k]);
         wg = max < wg ? max : wg;
@@ -79,6 +80,10 @@ static pbfcl_status build_kernels(pbfcl_grid *g)
     g->wg = wg;
     return PBFCL_OK;
 }
+
+static pbfcl_status set_args(cl_kernel k, int count, const size_t *sizes, const void *const *vals);
+static pbfcl_status launch(pbfcl_grid *g, cl_kernel k, const char *name, size_t n,
+                           pbfcl_profile *prof, pbfcl_stage stage);
 
 /* Allocates the buffers; the cell tables start EMPTY and the overflow counter 0. */
 static pbfcl_status create_buffers(pbfcl_grid *g)
@@ -97,15 +102,16 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
     PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * g->max_neighbors * 4, "neighbour lists",
                               &g->neighbor_buf));
     PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, 4, "neighbour overflow", &g->overflow_buf));
-    const pbfcl_uint empty = PBFCL_EMPTY, zero = 0;
+    const pbfcl_uint zero = 0;
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, g->params_buf, CL_TRUE, 0, sizeof g->params,
                                         &g->params, 0, NULL, NULL));
-    PBFCL_CL_CHECK(clEnqueueFillBuffer(cl->queue, g->cell_start_buf, &empty, sizeof empty, 0,
-                                       cells * 4, 0, NULL, NULL));
-    PBFCL_CL_CHECK(clEnqueueFillBuffer(cl->queue, g->cell_end_buf, &empty, sizeof empty, 0,
-                                       cells * 4, 0, NULL, NULL));
-    PBFCL_CL_CHECK(
-        clEnqueueFillBuffer(cl->queue, g->overflow_buf, &zero, sizeof zero, 0, 4, 0, NULL, NULL));
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, g->overflow_buf, CL_TRUE, 0, sizeof zero, &zero,
+                                        0, NULL, NULL));
+    cl_uint num_cells = (cl_uint)cells;
+    const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof num_cells};
+    const void *vals[] = {&g->cell_start_buf, &g->cell_end_buf, &num_cells};
+    PBFCL_TRY(set_args(g->cells_init, 3, sizes, vals));
+    PBFCL_TRY(launch(g, g->cells_init, "cells_init", cells, NULL, PBFCL_STAGE_OTHER));
     PBFCL_CL_CHECK(clFinish(cl->queue));
     return PBFCL_OK;
 }
@@ -144,7 +150,8 @@ void pbfcl_grid_destroy(pbfcl_grid *g)
                       &g->neighbor_buf,   &g->overflow_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         pbfcl_cl_release_buffer(bufs[k]);
-    cl_kernel *kernels[] = {&g->hash, &g->reorder, &g->cells_clear, &g->cells, &g->neighbours};
+    cl_kernel *kernels[] = {&g->hash,  &g->reorder,    &g->cells_clear,
+                            &g->cells, &g->neighbours, &g->cells_init};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         if (*kernels[k])
             clReleaseKernel(*kernels[k]);
@@ -289,8 +296,8 @@ pbfcl_status pbfcl_grid_read_overflow(pbfcl_grid *g, unsigned *count)
     const cl_uint zero = 0;
     PBFCL_CL_CHECK(clEnqueueReadBuffer(g->cl->queue, g->overflow_buf, CL_TRUE, 0, sizeof v, &v, 0,
                                        NULL, NULL));
-    PBFCL_CL_CHECK(clEnqueueFillBuffer(g->cl->queue, g->overflow_buf, &zero, sizeof zero, 0,
-                                       sizeof zero, 0, NULL, NULL));
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(g->cl->queue, g->overflow_buf, CL_TRUE, 0, sizeof zero,
+                                        &zero, 0, NULL, NULL));
     *count = v;
     return PBFCL_OK;
 }

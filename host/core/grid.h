@@ -14,6 +14,7 @@ typedef struct pbfcl_grid {
     pbfcl_radix_sort sort;
     cl_program program;
     cl_kernel hash, reorder, cells_clear, cells, neighbours;
+    cl_kernel cells_init; /* fills the cell tables with EMPTY once, at creation */
     pbfcl_grid_params params;
     size_t wg;
     size_t capacity;           /* particles */

@@ -54,14 +54,24 @@ static sorted_set sort_on_host(const float *pos, size_t n)
     return s;
 }
 
-static bool within(const float *p, const float *q, float radius2)
+/* Squared distance of two positions. */
+static float distance2(const float *p, const float *q)
 {
     const float ex = q[0] - p[0], ey = q[1] - p[1], ez = q[2] - p[2];
-    return ex * ex + ey * ey + ez * ez < radius2;
+    return ex * ex + ey * ey + ez * ez;
 }
 
+/* The device may round the squared distance differently (fused multiply-add), so pairs
+ * within a relative 1e-5 of the radius may be listed or not; all others must match. */
+#define BORDER_TOL 1e-5f
+
+/* Particles that may have more than max neighbours (counting the pairs on the border), as
+ * found by the last check_lists. */
+static unsigned over_maybe;
+
 /* Reads the lists back and compares them, as sets, with a brute-force search. Returns the
- * number of particles with more than max neighbours. Checks the canaries past the lists. */
+ * number of particles with more than max neighbours (those that certainly have more).
+ * Checks the canaries past the lists. */
 static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, size_t capacity)
 {
     pbfcl_cl *cl = test_cl;
@@ -79,24 +89,36 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, si
         ck_assert_msg(list[e] == CANARY, "list entry %zu past max*n=%zu was overwritten", e,
                       max * n);
     unsigned over = 0;
+    over_maybe = 0;
     char *listed = calloc(n + 1, 1);
-    const float r2 = radius * radius;
+    const float r2 = radius * radius, inner = r2 * (1.0f - BORDER_TOL),
+                outer = r2 * (1.0f + BORDER_TOL);
     for (size_t i = 0; i < n; i++) {
-        size_t truth = 0;
-        for (size_t j = 0; j < n; j++)
-            truth += j != i && within(&s->pos[4 * i], &s->pos[4 * j], r2);
-        size_t expect = truth < max ? truth : max;
-        over += truth > max;
-        ck_assert_msg(count[i] == expect, "particle %zu: %u neighbours listed, expected %zu", i,
-                      count[i], expect);
+        size_t sure = 0, maybe = 0;
+        for (size_t j = 0; j < n; j++) {
+            float d2 = distance2(&s->pos[4 * i], &s->pos[4 * j]);
+            sure += j != i && d2 < inner;
+            maybe += j != i && d2 < outer;
+        }
+        size_t lo = sure < max ? sure : max, hi = maybe < max ? maybe : max;
+        over += sure > max;
+        over_maybe += maybe > max;
+        ck_assert_msg(count[i] >= lo && count[i] <= hi,
+                      "particle %zu: %u neighbours listed, expected %zu (up to %zu)", i, count[i],
+                      lo, hi);
         for (size_t k = 0; k < count[i]; k++) {
             pbfcl_uint j = list[k * n + i];
             ck_assert_msg(j < n && j != i && !listed[j], "particle %zu: bad or repeated entry %u",
                           i, j);
-            ck_assert_msg(within(&s->pos[4 * i], &s->pos[4 * j], r2),
+            ck_assert_msg(distance2(&s->pos[4 * i], &s->pos[4 * j]) < outer,
                           "particle %zu: %u listed but not within the radius", i, j);
             listed[j] = 1;
         }
+        if (count[i] < max) /* complete list: every sure neighbour is in it */
+            for (size_t j = 0; j < n; j++)
+                ck_assert_msg(j == i || listed[j] ||
+                                  distance2(&s->pos[4 * i], &s->pos[4 * j]) >= inner,
+                              "particle %zu: neighbour %zu missing", i, j);
         for (size_t k = count[i]; k < max; k++)
             ck_assert_msg(list[k * n + i] == CANARY, "particle %zu: entry %zu past count written",
                           i, k);
@@ -144,7 +166,8 @@ static unsigned run_case(const float *pos, size_t n, float radius, unsigned max_
     unsigned over = check_lists(&g, &s, radius, capacity), reported = 99;
     ck_assert_uint_eq(over > 0, max_neighbors < 8); /* the cases with small lists overflow */
     ck_assert_int_eq(pbfcl_grid_read_overflow(&g, &reported), PBFCL_OK);
-    ck_assert_uint_eq(reported, over);
+    ck_assert_msg(reported >= over && reported <= over_maybe, "overflow %u, expected %u..%u",
+                  reported, over, over_maybe);
     ck_assert_int_eq(pbfcl_grid_read_overflow(&g, &reported), PBFCL_OK);
     ck_assert_uint_eq(reported, 0); /* reset by the read */
     pbfcl_cl_release_buffer(&pos_buf);
