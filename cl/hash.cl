@@ -4,8 +4,7 @@
 
 #ifndef GRID_BITS
 #error "GRID_BITS (log2 of grid cells per axis) must be defined with -DGRID_BITS=..."
-#endif
-#if GRID_BITS < 1 || GRID_BITS > PBFCL_MORTON_AXIS_BITS
+#elif GRID_BITS < 1 || GRID_BITS > PBFCL_MORTON_AXIS_BITS
 #error "GRID_BITS must be 1..10"
 #endif
 
