@@ -129,12 +129,12 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *pred,
 }
 
 /* collide: with q = x* + dx, pushes particles closer than 2r apart (half the overlap each)
- * and keeps q inside the walls; the correction c goes into both dx_out = dx_in + c (so x*
- * moves by c when the delta is applied) and x (stabilisation: no velocity is added). */
+ * and keeps q inside the walls; the correction c goes into dx_out = dx_in + c, so x* moves
+ * by c when the delta is applied. x is not moved: shifting x with x* would keep the velocity
+ * into a contact, which then grows without bound under gravity (a resting block blows up). */
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pred,
                           __global const float4 *delta_in, __global const uint *neighbor_count,
-                          __global const uint *neighbors, __global float4 *delta_out,
-                          __global float4 *pos)
+                          __global const uint *neighbors, __global float4 *delta_out)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -157,7 +157,6 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pred,
     c += clamp(q, pbf_box_min(p), pbf_box_max(p)) - q;
     c.w = 0.0f;
     delta_out[i] = di + c;
-    pos[i] += c;
 }
 
 /* apply_delta: x* += dx, kept inside the walls (which collide also enforces when it runs). */

@@ -18,7 +18,7 @@ void pbfcl_scene_defaults(pbfcl_scene *s)
     s->fluid_count = 0;
     pbfcl_solver_settings *v = &s->solver;
     v->dt = 1.0f / 60.0f;            /* one frame */
-    v->substeps = 2;                 /* substep 1/120 s */
+    v->substeps = 3;                 /* substep 1/180 s: keeps a resting block below 1 % */
     v->iterations = 4;               /* density solver iterations per substep */
     v->stabilization_iterations = 1; /* collision passes per solver iteration */
     v->h_ratio = 4.0f;               /* h = 4r: about 33 neighbours at rest */
@@ -28,6 +28,6 @@ void pbfcl_scene_defaults(pbfcl_scene *s)
     v->scorr_n = 4.0f;    /* s_corr exponent n */
     v->scorr_dq = 0.2f;   /* delta q = 0.2 h */
     v->vorticity = 0.01f; /* vorticity confinement epsilon, m/s: f = epsilon (N x omega) */
-    v->viscosity = 0.01f; /* XSPH c */
+    v->viscosity = 0.05f; /* XSPH c (the sum of V W is about 1: a 5 % blend per substep) */
     v->max_speed = 50.0f; /* m/s: faster particles mean the simulation blew up */
 }

@@ -405,7 +405,6 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
     SIM_ARG(k, 5, sim->grid.neighbor_buf);
     SIM_ARG(k, 6, sim->delta_tmp_buf);
-    SIM_ARG(k, 7, sim->pos_buf);
     PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
     swap_buf(&sim->delta_buf, &sim->delta_tmp_buf);
     return PBFCL_OK;

@@ -1,0 +1,290 @@
+/* Physics validation of the PBF solver by invariants and known behaviour: a block at rest
+ * density settles, density error falls with solver iterations, a dam break stays bounded
+ * and its front advances, momentum is conserved without gravity, runs are deterministic. */
+#include "sim.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define R 0.01f /* particle radius of every test, m */
+
+/* A scene with the default solver in the box [0, size]. */
+static void box_scene(pbfcl_scene *s, float sx, float sy, float sz)
+{
+    pbfcl_scene_defaults(s);
+    s->particle_radius = R;
+    float size[3] = {sx, sy, sz};
+    for (int a = 0; a < 3; a++) {
+        s->domain_min[a] = 0.0f;
+        s->domain_max[a] = size[a];
+    }
+}
+
+/* A block of nx * ny * nz particles at spacing factor * 2r from lo + r. */
+static float *block(const int nn[3], const float lo[3], float factor, size_t *n)
+{
+    *n = (size_t)nn[0] * nn[1] * nn[2];
+    float *p = malloc(*n * 3 * sizeof *p), s = 2.0f * R * factor;
+    size_t c = 0;
+    for (int k = 0; k < nn[2]; k++)
+        for (int j = 0; j < nn[1]; j++)
+            for (int i = 0; i < nn[0]; i++) {
+                p[c++] = lo[0] + R + i * s;
+                p[c++] = lo[1] + R + j * s;
+                p[c++] = lo[2] + R + k * s;
+            }
+    return p;
+}
+
+static pbfcl_sim *make_sim(pbfcl_cl *cl, const pbfcl_scene *s, const float *pos, size_t n)
+{
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, s, pos, n), PBFCL_OK);
+    return sim;
+}
+
+static void run_frames(pbfcl_sim *sim, int frames)
+{
+    for (int f = 0; f < frames; f++)
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+}
+
+static pbfcl_sim_stats stats_of(pbfcl_sim *sim)
+{
+    pbfcl_sim_stats st;
+    ck_assert_int_eq(pbfcl_sim_stats_compute(sim, &st), PBFCL_OK);
+    return st;
+}
+
+static void print_stats(const char *what, const pbfcl_sim_stats *st)
+{
+    fprintf(stderr,
+            "    %s: density error avg %.3f %% max %.3f %%, max speed %.4f m/s, KE %.3g J, "
+            "neighbours %.1f/%u, outside %u, nan %u, P = (%.3g, %.3g, %.3g)\n",
+            what, st->density_error_avg, st->density_error_max, st->max_speed, st->kinetic_energy,
+            st->neighbors_avg, st->neighbors_max, st->outside, st->nan, st->momentum[0],
+            st->momentum[1], st->momentum[2]);
+}
+
+/* A block at rest density filling the floor of a box settles: after 2 s the mean density
+ * error is <= 1 %, nothing moves faster than 5 cm/s, nothing is outside, no NaN. */
+static void check_settle(pbfcl_cl *cl)
+{
+    int nn[3] = {16, 10, 16};
+    if (test_small())
+        nn[0] = nn[1] = nn[2] = 6;
+    pbfcl_scene s;
+    box_scene(&s, nn[0] * 2 * R, nn[1] * 2 * R * 1.5f, nn[2] * 2 * R);
+    size_t n;
+    float lo[3] = {0, 0, 0};
+    float *pos = block(nn, lo, 1.0f, &n);
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    run_frames(sim, test_small() ? 10 : 120);
+    pbfcl_sim_stats st = stats_of(sim);
+    print_stats("settle 2 s", &st);
+    ck_assert_uint_eq(st.nan, 0);
+    ck_assert_uint_eq(st.outside, 0);
+    ck_assert_msg(st.density_error_avg <= 1.0, "mean density error %.3f %% > 1 %%",
+                  st.density_error_avg);
+    ck_assert_msg(st.max_speed <= 0.05, "max speed %.4f m/s > 0.05 m/s", st.max_speed);
+    pbfcl_sim_destroy(sim);
+    free(pos);
+}
+
+START_TEST(test_settle)
+{
+    test_each_device(check_settle);
+}
+END_TEST
+
+/* The density error at the end of one frame from a compressed block, with a given number of
+ * solver iterations (densities recomputed at the final positions). */
+static double error_after(pbfcl_cl *cl, int iterations)
+{
+    int nn[3] = {12, 12, 12};
+    pbfcl_scene s;
+    box_scene(&s, 0.4f, 0.4f, 0.4f);
+    s.solver.iterations = iterations;
+    s.solver.substeps = 1;
+    size_t n;
+    float lo[3] = {0.05f, 0.0f, 0.05f};
+    float *pos = block(nn, lo, 0.95f, &n);
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    run_frames(sim, 1);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    pbfcl_sim_stats st = stats_of(sim);
+    char what[64];
+    snprintf(what, sizeof what, "%d iterations", iterations);
+    print_stats(what, &st);
+    pbfcl_sim_destroy(sim);
+    free(pos);
+    return st.density_error_avg;
+}
+
+static void check_iterations(pbfcl_cl *cl)
+{
+    double prev = error_after(cl, 0);
+    const int its[] = {1, 2, 4, 8};
+    for (int k = 0; k < 4; k++) {
+        double e = error_after(cl, its[k]);
+        ck_assert_msg(e < prev, "density error %.4f %% after %d iterations is not below %.4f %%", e,
+                      its[k], prev);
+        prev = e;
+    }
+}
+
+START_TEST(test_iterations)
+{
+    test_each_device(check_iterations);
+}
+END_TEST
+
+/* The largest x of the (sorted) positions. */
+static float front_of(pbfcl_sim *sim)
+{
+    size_t n = pbfcl_sim_count(sim);
+    float *pos = malloc(n * 3 * sizeof *pos), front = -1e30f;
+    ck_assert_int_eq(pbfcl_sim_read(sim, pos, NULL, NULL), PBFCL_OK);
+    for (size_t i = 0; i < n; i++)
+        front = fmaxf(front, pos[3 * i]);
+    free(pos);
+    return front;
+}
+
+/* Dam break, 2 s: no NaN, nothing outside, the front advances, mean density error <= 2 %. */
+static void check_dam_break(pbfcl_cl *cl)
+{
+    int nn[3] = {12, 24, 10};
+    if (test_small())
+        nn[0] = 4, nn[1] = 8, nn[2] = 4;
+    pbfcl_scene s;
+    box_scene(&s, 0.8f, 0.6f, nn[2] * 2 * R);
+    size_t n;
+    float lo[3] = {0, 0, 0};
+    float *pos = block(nn, lo, 1.0f, &n);
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    float front = front_of(sim);
+    const int marks[] = {6, 12, 18, 30, 60, 120};
+    int frame = 0;
+    for (int m = 0; m < 6; m++) {
+        run_frames(sim, marks[m] - frame);
+        frame = marks[m];
+        pbfcl_sim_stats st = stats_of(sim);
+        float f = front_of(sim);
+        char what[64];
+        snprintf(what, sizeof what, "dam break %.2f s, front %.3f m", frame / 60.0, f);
+        print_stats(what, &st);
+        ck_assert_uint_eq(st.nan, 0);
+        ck_assert_uint_eq(st.outside, 0);
+        if (frame <= 30)
+            ck_assert_msg(f > front + 0.01f, "front %.3f m did not advance from %.3f m", f, front);
+        if (frame == 120)
+            ck_assert_msg(st.density_error_avg <= 2.0, "mean density error %.3f %% > 2 %%",
+                          st.density_error_avg);
+        front = f;
+        if (test_small() && frame >= 12)
+            break;
+    }
+    pbfcl_sim_destroy(sim);
+    free(pos);
+}
+
+START_TEST(test_dam_break)
+{
+    test_each_device(check_dam_break);
+}
+END_TEST
+
+/* Without gravity in a closed box, a compressed block expands; the total momentum stays
+ * near zero: below 1 % of the momentum its particles carry (vorticity confinement is not
+ * pairwise, everything else is). */
+static void check_momentum(pbfcl_cl *cl)
+{
+    int nn[3] = {12, 12, 12};
+    if (test_small())
+        nn[0] = nn[1] = nn[2] = 5;
+    pbfcl_scene s;
+    box_scene(&s, 1.0f, 1.0f, 1.0f);
+    s.gravity[1] = 0.0f;
+    size_t n;
+    float extent = (nn[0] - 1) * 2 * R * 0.9f + 2 * R;
+    float c = 0.5f - extent / 2;
+    float lo[3] = {c, c, c};
+    float *pos = block(nn, lo, 0.9f, &n);
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    double mass = pbfcl_sim_params(sim)->mass * (double)n;
+    for (int f = 0; f < (test_small() ? 4 : 20); f++) { /* before it reaches the walls */
+        run_frames(sim, 1);
+        pbfcl_sim_stats st = stats_of(sim);
+        double p = sqrt(st.momentum[0] * st.momentum[0] + st.momentum[1] * st.momentum[1] +
+                        st.momentum[2] * st.momentum[2]);
+        double carried = sqrt(2.0 * mass * st.kinetic_energy); /* M * rms speed */
+        if (f % 10 == 9 || p > 1e-2 * carried)
+            print_stats("expanding block", &st);
+        ck_assert_uint_eq(st.nan, 0);
+        ck_assert_msg(carried > 0.0, "the block did not move");
+        ck_assert_msg(p <= 1e-2 * carried, "momentum %.3g kg m/s, particles carry %.3g", p,
+                      carried);
+    }
+    pbfcl_sim_destroy(sim);
+    free(pos);
+}
+
+START_TEST(test_momentum)
+{
+    test_each_device(check_momentum);
+}
+END_TEST
+
+/* The positions after a dam-break run of `frames` frames. */
+static float *run_positions(pbfcl_cl *cl, int frames, size_t *n)
+{
+    int nn[3] = {10, 16, 8};
+    pbfcl_scene s;
+    box_scene(&s, 0.6f, 0.5f, nn[2] * 2 * R);
+    float lo[3] = {0, 0, 0};
+    float *pos = block(nn, lo, 1.0f, n);
+    pbfcl_sim *sim = make_sim(cl, &s, pos, *n);
+    run_frames(sim, frames);
+    ck_assert_int_eq(pbfcl_sim_read(sim, pos, NULL, NULL), PBFCL_OK);
+    pbfcl_sim_destroy(sim);
+    return pos;
+}
+
+/* Two runs of the same input on the same device give bit-identical positions. */
+static void check_determinism(pbfcl_cl *cl)
+{
+    int frames = test_small() ? 3 : 30;
+    size_t n1, n2;
+    float *a = run_positions(cl, frames, &n1), *b = run_positions(cl, frames, &n2);
+    ck_assert_uint_eq(n1, n2);
+    size_t differ = 0;
+    for (size_t i = 0; i < 3 * n1; i++)
+        differ += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    ck_assert_msg(differ == 0, "%zu of %zu coordinates differ between two runs", differ, 3 * n1);
+    free(a);
+    free(b);
+}
+
+START_TEST(test_determinism)
+{
+    test_each_device(check_determinism);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("physics");
+    TCase *tc = tcase_create("physics");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_iterations);
+    tcase_add_test(tc, test_settle);
+    tcase_add_test(tc, test_dam_break);
+    tcase_add_test(tc, test_momentum);
+    tcase_add_test(tc, test_determinism);
+    suite_add_tcase(suite, tc);
+    return test_run_suite(suite, true);
+}
