@@ -8,6 +8,9 @@ int cmd_devices(int argc, char **argv);
 /* `pbfcl bench-sort`: radix sort throughput in million pairs per second. */
 int cmd_bench_sort(int argc, char **argv);
 
+/* `pbfcl bench`: simulation step time per stage (median over steps) and particle-steps/s. */
+int cmd_bench(int argc, char **argv);
+
 /* `pbfcl kernel-builds`: every program with every build-option set pbfcl compiles it with. */
 int cmd_kernel_builds(int argc, char **argv);
 

@@ -14,6 +14,7 @@ static const command commands[] = {
     {"demo", cmd_demo, "interactive SDL2/OpenGL demo (the default with no command)"},
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
     {"run", cmd_run, "simulate a scene headless: progress, PLY frames, statistics CSV"},
+    {"bench", cmd_bench, "simulation step time per stage and particle-steps per second"},
     {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
     {"kernel-builds", cmd_kernel_builds, "every program and build-option set pbfcl compiles"},
 };

@@ -1,0 +1,178 @@
+/* `pbfcl bench`: the simulation step's device time per stage from OpenCL profiling events,
+ * median and minimum over the measured steps after warm-up steps, and particle-steps per
+ * second, as tab-separated columns. */
+#include "commands.h"
+#include "scene_options.h"
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_DEFAULT_STEPS 50
+#define BENCH_DEFAULT_WARMUP 5
+#define BENCH_MAX_STEPS 100000LL
+
+typedef struct bench_args {
+    pbfcl_scene_options scene;
+    long long steps, warmup;
+} bench_args;
+
+static void bench_usage(FILE *f)
+{
+    fprintf(f, "usage: pbfcl bench [--scene NAME|FILE] [--particles N] [--steps S] [--warmup W] "
+               "[--device D] [solver options]\n\n"
+               "Times simulation steps (frames) on the device: per stage and per step, the median "
+               "and minimum of the OpenCL profiling-event times over S steps after W warm-up "
+               "steps, and particles * steps per second. Output: tab-separated columns; lines "
+               "starting with # are comments.\n\n");
+    fprintf(f, "  %-24s %s\n", "--steps S", "measured steps (default 50; 1 to 100000)");
+    fprintf(f, "  %-24s %s\n", "--warmup W",
+            "steps run first, not measured (default 5; 0 to 100000)");
+    pbfcl_scene_options_help(f);
+}
+
+/* Returns 0 when parsed, 1 for --help, 2 on a usage error (message printed). */
+static int parse_bench_args(int argc, char **argv, bench_args *a)
+{
+    memset(a, 0, sizeof *a);
+    pbfcl_scene_options_init(&a->scene);
+    a->steps = BENCH_DEFAULT_STEPS;
+    a->warmup = BENCH_DEFAULT_WARMUP;
+    for (int i = 1; i < argc;) {
+        int r = pbfcl_scene_options_parse(&a->scene, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        const char *opt = argv[i];
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
+            return 1;
+        bool steps = !strcmp(opt, "--steps"), warmup = !strcmp(opt, "--warmup");
+        if (!steps && !warmup) {
+            pbfcl_errorf("bench: unknown option '%s' (see `pbfcl bench --help`)", opt);
+            return 2;
+        }
+        if (i + 1 >= argc) {
+            pbfcl_errorf("%s needs a value (see `pbfcl bench --help`)", opt);
+            return 2;
+        }
+        long long v;
+        long long lo = steps ? 1 : 0;
+        if (!pbfcl_parse_llong(argv[i + 1], &v) || v < lo || v > BENCH_MAX_STEPS) {
+            pbfcl_errorf("%s: '%s' is not valid; expected an integer >= %lld and <= %lld", opt,
+                         argv[i + 1], lo, BENCH_MAX_STEPS);
+            return 2;
+        }
+        *(steps ? &a->steps : &a->warmup) = v;
+        i += 2;
+    }
+    return 0;
+}
+
+/* The measured times: ms[step * (PBFCL_STAGE_COUNT + 1) + stage], the last column the step. */
+typedef struct bench_times {
+    double *ms;
+    long long steps;
+    int dropped;
+} bench_times;
+
+#define BENCH_COLS (PBFCL_STAGE_COUNT + 1)
+
+static pbfcl_status bench_steps(pbfcl_cl *cl, pbfcl_sim *sim, const bench_args *a, bench_times *t)
+{
+    pbfcl_profile prof = {0};
+    for (long long s = 0; s < a->warmup; s++)
+        PBFCL_TRY(pbfcl_sim_step(sim, NULL));
+    PBFCL_CL_CHECK(clFinish(cl->queue)); /* warm-up done before timing */
+    for (long long s = 0; s < a->steps; s++) {
+        double *row = t->ms + s * BENCH_COLS;
+        pbfcl_status st = pbfcl_sim_step(sim, &prof);
+        t->dropped += prof.dropped;
+        prof.dropped = 0;
+        cl_int err = pbfcl_profile_collect(&prof, row);
+        if (st != PBFCL_OK) {
+            pbfcl_profile_discard(&prof);
+            return st;
+        }
+        if (err != CL_SUCCESS) {
+            pbfcl_report_cl(err, "pbfcl_profile_collect", __FILE__, __LINE__);
+            return PBFCL_ERR_OPENCL;
+        }
+        for (int k = 0; k < PBFCL_STAGE_COUNT; k++)
+            row[PBFCL_STAGE_COUNT] += row[k];
+    }
+    return PBFCL_OK;
+}
+
+/* Median and minimum of one column. */
+static void column_stats(const bench_times *t, int col, double *median, double *min)
+{
+    double *v = malloc((size_t)t->steps * sizeof *v);
+    if (!v) {
+        *median = *min = 0.0;
+        return;
+    }
+    for (long long s = 0; s < t->steps; s++)
+        v[s] = t->ms[s * BENCH_COLS + col];
+    *median = pbfcl_median(v, (int)t->steps);
+    *min = v[0]; /* sorted by pbfcl_median */
+    free(v);
+}
+
+static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n,
+                         const pbfcl_device_info *dev, const bench_times *t)
+{
+    const pbfcl_solver_settings *v = &scene->solver;
+    printf("# pbfcl bench: device %s / %s; scene %s; particles %zu; steps %lld after %lld "
+           "warm-up; substeps %d; iterations %d; stabilization %d\n",
+           dev->platform_name, dev->device_name, scene->name, n, t->steps, a->warmup, v->substeps,
+           v->iterations, v->stabilization_iterations);
+    printf("stage\tmedian_ms\tmin_ms\n");
+    for (int k = 0; k <= PBFCL_STAGE_COUNT; k++) {
+        double med, min;
+        column_stats(t, k, &med, &min);
+        printf("%s\t%.4f\t%.4f\n", k < PBFCL_STAGE_COUNT ? pbfcl_stage_name(k) : "step", med, min);
+    }
+    double med, min;
+    column_stats(t, PBFCL_STAGE_COUNT, &med, &min);
+    printf("# particles\tsteps\tms_per_step\tparticle_steps_per_s\n");
+    printf("%zu\t%lld\t%.4f\t%.4g\n", n, t->steps, med, med > 0 ? (double)n / (med * 1e-3) : 0.0);
+    if (t->dropped)
+        pbfcl_warnf("%d profiling events did not fit the profile and are not counted", t->dropped);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_args a;
+    int pr = parse_bench_args(argc, argv, &a);
+    if (pr == 1) {
+        bench_usage(stdout);
+        return 0;
+    }
+    if (pr)
+        return 2;
+    pbfcl_scene scene;
+    float *pos = NULL;
+    size_t n = 0;
+    pbfcl_cl cl = {0};
+    pbfcl_sim *sim = NULL;
+    bench_times t = {.steps = a.steps};
+    pbfcl_status st = pbfcl_scene_options_build(&a.scene, &scene, &pos, &n);
+    if (st == PBFCL_OK)
+        st = pbfcl_cl_open(&cl, a.scene.device);
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_create(&sim, &cl, &scene, pos, n);
+    if (st == PBFCL_OK && !(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)))
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = bench_steps(&cl, sim, &a, &t);
+    if (st == PBFCL_OK)
+        bench_report(&a, &scene, n, &cl.dev, &t);
+    else
+        pbfcl_errorf("bench failed: %s", pbfcl_status_message(st));
+    free(t.ms);
+    pbfcl_sim_destroy(sim);
+    pbfcl_cl_destroy(&cl);
+    free(pos);
+    return st == PBFCL_OK ? 0 : 1;
+}
