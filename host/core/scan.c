@@ -57,10 +57,10 @@ static void scan_release_program(pbfcl_scan *s)
 
 /* Chooses the work-group size (device and kernel limits, local memory), building the kernels;
  * rebuilds smaller if the built kernel allows less than the device. */
-static pbfcl_status scan_choose_wg(pbfcl_scan *s)
+static pbfcl_status scan_choose_wg(pbfcl_scan *s, size_t wg_limit)
 {
     const pbfcl_device_info *dev = &s->cl->dev;
-    size_t wg = floor_pow2(dev->max_wg < SCAN_MAX_WG ? dev->max_wg : SCAN_MAX_WG);
+    size_t wg = floor_pow2(dev->max_wg < wg_limit ? dev->max_wg : wg_limit);
     while (wg > 1 && scan_local_bytes(wg) > dev->local_mem)
         wg /= 2;
     for (;;) {
@@ -88,6 +88,11 @@ static size_t scan_blocks(const pbfcl_scan *s, size_t n)
 
 pbfcl_status pbfcl_scan_create(pbfcl_scan *s, pbfcl_cl *cl, size_t capacity)
 {
+    return pbfcl_scan_create_wg(s, cl, capacity, SCAN_MAX_WG);
+}
+
+pbfcl_status pbfcl_scan_create_wg(pbfcl_scan *s, pbfcl_cl *cl, size_t capacity, size_t wg_limit)
+{
     memset(s, 0, sizeof *s);
     s->cl = cl;
     s->capacity = capacity;
@@ -95,7 +100,11 @@ pbfcl_status pbfcl_scan_create(pbfcl_scan *s, pbfcl_cl *cl, size_t capacity)
         pbfcl_errorf("scan capacity %zu exceeds 2^32-1 elements; scan fewer", capacity);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    pbfcl_status st = scan_choose_wg(s);
+    if (wg_limit < 1) {
+        pbfcl_errorf("scan work-group size limit must be at least 1");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    pbfcl_status st = scan_choose_wg(s, wg_limit);
     size_t n = capacity;
     while (st == PBFCL_OK) {
         size_t blocks = scan_blocks(s, n);

@@ -20,6 +20,10 @@ typedef struct pbfcl_scan {
 /* Builds the scan kernels and allocates group-sum buffers for arrays of up to capacity. */
 pbfcl_status pbfcl_scan_create(pbfcl_scan *s, pbfcl_cl *cl, size_t capacity);
 
+/* Like pbfcl_scan_create with the work-group size at most wg_limit (tests use small ones to
+ * reach several levels at small sizes). */
+pbfcl_status pbfcl_scan_create_wg(pbfcl_scan *s, pbfcl_cl *cl, size_t capacity, size_t wg_limit);
+
 /* Releases everything; accepts a zeroed or half-built struct. */
 void pbfcl_scan_destroy(pbfcl_scan *s);
 
