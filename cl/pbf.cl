@@ -10,6 +10,20 @@
 
 typedef __constant const pbfcl_pbf_params *pbf_params;
 
+/* Poly6 with its constants in registers: coef * (h2 - r2)^3 for r2 < h2, else 0. */
+static float pbf_poly6_k(float coef, float h2, float r2)
+{
+    float d = h2 - r2;
+    return r2 < h2 ? coef * d * d * d : 0.0f;
+}
+
+/* Spiky gradient with its constants in registers (see pbf_spiky_grad). */
+static float4 pbf_spiky_grad_k(float coef, float h, float4 d, float r)
+{
+    float t = h - r;
+    return (r < h && r > 0.0f) ? (coef * t * t / r) * d : (float4)(0.0f);
+}
+
 /* Poly6(r) for r^2 = r2 < h^2, else 0. */
 static float pbf_poly6(pbf_params p, float r2)
 {
@@ -28,22 +42,22 @@ static float4 pbf_spiky_grad(pbf_params p, float4 d, float r)
 
 static float4 pbf_box_min(pbf_params p)
 {
-    return (float4)(p->box_min[0] + p->radius, p->box_min[1] + p->radius,
-                    p->box_min[2] + p->radius, 0.0f);
+    return (float4)(p->box_min[0] + p->radius, p->box_min[1] + p->radius, p->box_min[2] + p->radius,
+                    0.0f);
 }
 
 static float4 pbf_box_max(pbf_params p)
 {
-    return (float4)(p->box_max[0] - p->radius, p->box_max[1] - p->radius,
-                    p->box_max[2] - p->radius, 0.0f);
+    return (float4)(p->box_max[0] - p->radius, p->box_max[1] - p->radius, p->box_max[2] - p->radius,
+                    0.0f);
 }
 
 /* predict: v += (gravity + vorticity force + push) dt; x* = x + v dt; then confine to the box:
  * x* and x are clamped to the walls (less r) and the velocity into a wall is removed.
  * push: xyz the push acceleration, w its radius around the ray push_origin + t push_dir. */
 __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global float4 *pred,
-                          __global float4 *vel, __global const float4 *vort_force,
-                          float4 gravity, float4 push_origin, float4 push_dir, float4 push)
+                          __global float4 *vel, __global const float4 *vort_force, float4 gravity,
+                          float4 push_origin, float4 push_dir, float4 push)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -63,8 +77,8 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
     float4 xp = x + v * p->dt;
     float4 lo = pbf_box_min(p), hi = pbf_box_max(p);
     int4 below = isless(xp, lo), above = isgreater(xp, hi);
-    v = select(v, (float4)(0.0f), (below & isless(v, (float4)(0.0f))) |
-                                      (above & isgreater(v, (float4)(0.0f))));
+    v = select(v, (float4)(0.0f),
+               (below & isless(v, (float4)(0.0f))) | (above & isgreater(v, (float4)(0.0f))));
     xp = clamp(xp, lo, hi);
     x = clamp(x, lo, hi);
     xp.w = x.w = v.w = 0.0f;
@@ -84,18 +98,20 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
         return;
     float4 xi = pred[i];
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    float rho = p->self_density;
+    const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad * p->volume;
+    float w_sum = 0.0f;
     float4 grad_i = (float4)(0.0f);
     float sum_grad2 = 0.0f;
     for (uint k = 0; k < count; k++) {
         float4 d = xi - pred[neighbors[k * n + i]];
         d.w = 0.0f;
         float r2 = dot(d, d);
-        rho += p->mass * pbf_poly6(p, r2);
-        float4 g = p->volume * pbf_spiky_grad(p, d, sqrt(r2));
+        w_sum += pbf_poly6_k(poly6, h2, r2);
+        float4 g = pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
         grad_i += g;
         sum_grad2 += dot(g, g);
     }
+    float rho = p->self_density + p->mass * w_sum;
     float c = fmax(rho * p->inv_rest_density - 1.0f, 0.0f);
     sum_grad2 += dot(grad_i, grad_i);
     lambda[i] = -c / (sum_grad2 + p->epsilon);
@@ -114,14 +130,18 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *pred,
     float4 xi = pred[i];
     float li = lambda[i];
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    const float h = p->h, h2 = p->h2, spiky = p->spiky_grad, scorr_k = p->scorr_k;
+    const float poly6_dq = p->poly6 * p->scorr_inv_wdq; /* Poly6(r) / Poly6(delta q) */
+    const int scorr_n = (int)p->scorr_n;
     float4 dx = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
         float4 d = xi - pred[j];
         d.w = 0.0f;
         float r2 = dot(d, d);
-        float s = pown(pbf_poly6(p, r2) * p->scorr_inv_wdq, (int)p->scorr_n);
-        dx += (li + lambda[j] - p->scorr_k * s) * pbf_spiky_grad(p, d, sqrt(r2));
+        float w = pbf_poly6_k(poly6_dq, h2, r2), w2 = w * w;
+        float s = scorr_n == 4 ? w2 * w2 : pown(w, scorr_n);
+        dx += (li + lambda[j] - scorr_k * s) * pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
     }
     dx *= p->volume;
     dx.w = 0.0f;
@@ -142,16 +162,16 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pred,
     float4 di = delta_in[i];
     float4 qi = pred[i] + di;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    const float min_dist = p->min_dist, min_dist2 = min_dist * min_dist;
     float4 c = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
         float4 d = qi - (pred[j] + delta_in[j]);
         d.w = 0.0f;
         float r2 = dot(d, d);
-        if (r2 < p->min_dist * p->min_dist && r2 > 0.0f) {
-            float r = sqrt(r2);
-            c += (0.5f * (p->min_dist - r) / r) * d;
-        }
+        float r = sqrt(r2);
+        float f = (r2 < min_dist2 && r2 > 0.0f) ? 0.5f * (min_dist - r) / r : 0.0f;
+        c += f * d;
     }
     float4 q = qi + c;
     c += clamp(q, pbf_box_min(p), pbf_box_max(p)) - q;
