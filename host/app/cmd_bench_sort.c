@@ -12,6 +12,9 @@
 
 #define BENCH_MAX_SIZES 16
 
+/* --trace: print each command's device time (us) of every run. */
+static bool bench_trace;
+
 typedef struct bench_opts {
     const char *device;
     int runs;
@@ -24,20 +27,22 @@ typedef struct bench_opts {
 
 static void bench_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: pbfcl bench-sort [--device D] [--runs R] [--sizes N,N,...] [--bits B,B]\n"
-            "                        [--radix-bits B] [--items I] [--wg W]\n\n"
-            "Sorts random (uint key, uint value) pairs with the radix sort and prints one line\n"
-            "per size and key width: n key_bits median_ms min_ms Mpairs_per_s kernel_ms ok.\n"
-            "Times are from OpenCL profiling events, first kernel start to last kernel end,\n"
-            "after one warm-up sort; kernel_ms is the median sum of the kernels' own times.\n"
-            "Each result is checked: keys sorted, equal keys in input order, a permutation.\n\n"
-            "  --device D      device index or name part (default $PBFCL_DEVICE, else first GPU)\n"
-            "  --runs R        timed runs per case, 1..10000 (default 20)\n"
-            "  --sizes list    pair counts (default 262144,1048576,4194304,16777216)\n"
-            "  --bits list     key bits, each 1..32 (default 24,30)\n"
-            "  --radix-bits B  bits per pass 1..8, --items I keys per work-item (multiple of\n"
-            "                  4), --wg W work-group size (power of two): tuning overrides\n");
+    fprintf(
+        f,
+        "usage: pbfcl bench-sort [--device D] [--runs R] [--sizes N,N,...] [--bits B,B] [--trace]\n"
+        "                        [--radix-bits B] [--items I] [--wg W]\n\n"
+        "Sorts random (uint key, uint value) pairs with the radix sort and prints one line\n"
+        "per size and key width: n key_bits median_ms min_ms Mpairs_per_s kernel_ms ok.\n"
+        "Times are from OpenCL profiling events, first kernel start to last kernel end,\n"
+        "after one warm-up sort; kernel_ms is the median sum of the kernels' own times.\n"
+        "Each result is checked: keys sorted, equal keys in input order, a permutation.\n\n"
+        "  --device D      device index or name part (default $PBFCL_DEVICE, else first GPU)\n"
+        "  --runs R        timed runs per case, 1..10000 (default 20)\n"
+        "  --sizes list    pair counts (default 262144,1048576,4194304,16777216)\n"
+        "  --bits list     key bits, each 1..32 (default 24,30)\n"
+        "  --trace         print every command's device time (us) of each run\n"
+        "  --radix-bits B  bits per pass 1..8, --items I keys per work-item (multiple of\n"
+        "                  4), --wg W work-group size (power of two): tuning overrides\n");
 }
 
 /* Parses a whole decimal number in [lo, hi]; prints the error naming opt if not. */
@@ -125,6 +130,20 @@ static int bench_parse(bench_opts *o, int argc, char **argv)
             bench_usage(stdout);
             return 1;
         }
+        static const char *const known[] = {"--device",     "--runs",  "--sizes", "--bits",
+                                            "--radix-bits", "--items", "--wg"};
+        bool is_known = false;
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            is_known |= !strcmp(argv[i], known[k]);
+        if (!is_known && strcmp(argv[i], "--trace")) {
+            fprintf(stderr, "pbfcl: error: bench-sort: unknown option '%s' (see --help)\n",
+                    argv[i]);
+            return -1;
+        }
+        if (!strcmp(argv[i], "--trace")) {
+            bench_trace = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "pbfcl: error: bench-sort: option '%s' needs a value (see --help)\n",
                     argv[i]);
@@ -195,9 +214,13 @@ static pbfcl_status bench_one(pbfcl_radix_sort *s, const bench_buffers *b, size_
         cl_ulong t0 = 0, t1 = 0;
         clGetEventProfilingInfo(prof.events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
         clGetEventProfilingInfo(prof.events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+        if (bench_trace)
+            printf("%s%.1f", i ? " " : "# us: ", (double)(t1 - t0) * 1e-3);
         first = t0 < first ? t0 : first;
         last = t1 > last ? t1 : last;
     }
+    if (bench_trace && prof.count)
+        printf("\n");
     *span_ms = prof.count ? (double)(last - first) * 1e-6 : 0.0;
     double ms[PBFCL_STAGE_COUNT] = {0};
     PBFCL_CL_CHECK(pbfcl_profile_collect(&prof, ms));
@@ -331,6 +354,7 @@ static pbfcl_status bench_run(const bench_opts *o, pbfcl_cl *cl)
 int cmd_bench_sort(int argc, char **argv)
 {
     bench_opts o;
+    bench_trace = false;
     int p = bench_parse(&o, argc, argv);
     if (p != 0)
         return p > 0 ? 0 : 2;

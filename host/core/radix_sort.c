@@ -55,7 +55,7 @@ static pbfcl_status sort_check_config(const pbfcl_cl *cl, const pbfcl_radix_sort
 
 pbfcl_radix_sort_config pbfcl_radix_sort_default_config(const pbfcl_cl *cl)
 {
-    pbfcl_radix_sort_config c = {8, 8, 256};
+    pbfcl_radix_sort_config c = {8, 16, 256};
     size_t max_wg = floor_pow2(cl->dev.max_wg);
     if (c.wg > max_wg)
         c.wg = max_wg;
@@ -93,8 +93,12 @@ static pbfcl_status sort_allocate(pbfcl_radix_sort *s, size_t capacity)
     size_t tiles = (capacity + s->tile - 1) / s->tile;
     size_t table = tiles << s->radix_bits;
     size_t pair_bytes = capacity * sizeof(cl_uint);
-    PBFCL_TRY(pbfcl_cl_check_memory(s->cl, 4ull * pair_bytes + table * sizeof(cl_uint), pair_bytes,
+    PBFCL_TRY(pbfcl_cl_check_memory(s->cl, 6ull * pair_bytes + table * sizeof(cl_uint), pair_bytes,
                                     "radix sort"));
+    PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort keys",
+                              &s->keys_tmp2_buf));
+    PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort values",
+                              &s->values_tmp2_buf));
     PBFCL_TRY(
         pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort keys", &s->keys_tmp_buf));
     PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort values",
@@ -149,6 +153,8 @@ void pbfcl_radix_sort_destroy(pbfcl_radix_sort *s)
     s->program = NULL;
     pbfcl_cl_release_buffer(&s->keys_tmp_buf);
     pbfcl_cl_release_buffer(&s->values_tmp_buf);
+    pbfcl_cl_release_buffer(&s->keys_tmp2_buf);
+    pbfcl_cl_release_buffer(&s->values_tmp2_buf);
     pbfcl_cl_release_buffer(&s->histogram_buf);
 }
 
@@ -179,7 +185,7 @@ static pbfcl_status sort_pass(pbfcl_radix_sort *s, cl_mem src[2], cl_mem dst[2],
     return pbfcl_cl_launch(s->cl, k, (size_t)tiles * s->wg, s->wg, prof, stage);
 }
 
-/* Copies n pairs from src to dst (after an odd number of passes). */
+/* Copies n pairs from src to dst (a single pass cannot sort in place). */
 static pbfcl_status sort_copy_back(pbfcl_radix_sort *s, cl_mem src[2], cl_mem dst[2], size_t n,
                                    pbfcl_profile *prof, pbfcl_stage stage)
 {
@@ -208,14 +214,21 @@ pbfcl_status pbfcl_radix_sort_pairs(pbfcl_radix_sort *s, cl_mem keys_buf, cl_mem
     }
     if (n == 0)
         return PBFCL_OK;
+    /* Even pass counts ping-pong user -> tmp -> user; odd ones start user -> tmp2 -> tmp so
+     * that the last pass writes the caller's buffers. */
     cl_mem user[2] = {keys_buf, values_buf}, tmp[2] = {s->keys_tmp_buf, s->values_tmp_buf};
-    int passes = 0;
-    for (unsigned shift = 0; shift < key_bits; shift += s->radix_bits, passes++) {
+    cl_mem tmp2[2] = {s->keys_tmp2_buf, s->values_tmp2_buf};
+    unsigned passes = (key_bits + s->radix_bits - 1) / s->radix_bits;
+    cl_mem *src = user;
+    for (unsigned p = 0; p < passes; p++) {
+        unsigned shift = p * s->radix_bits;
         unsigned bits = key_bits - shift < s->radix_bits ? key_bits - shift : s->radix_bits;
-        PBFCL_TRY(sort_pass(s, passes % 2 ? tmp : user, passes % 2 ? user : tmp, n, shift, bits,
-                            prof, stage));
+        unsigned left = passes - 1 - p; /* passes after this one */
+        cl_mem *dst = left % 2 ? (src == tmp ? tmp2 : tmp) : user;
+        if (dst == src)
+            dst = tmp2;
+        PBFCL_TRY(sort_pass(s, src, dst, n, shift, bits, prof, stage));
+        src = dst;
     }
-    if (passes % 2)
-        PBFCL_TRY(sort_copy_back(s, tmp, user, n, prof, stage));
-    return PBFCL_OK;
+    return src == user ? PBFCL_OK : sort_copy_back(s, src, user, n, prof, stage);
 }

@@ -11,14 +11,15 @@ typedef struct pbfcl_radix_sort {
     pbfcl_cl *cl;
     pbfcl_scan scan;
     cl_program program;
-    cl_kernel histogram;                 /* digit counts per tile */
-    cl_kernel scatter;                   /* stable local rank + write to the scanned offsets */
-    size_t wg;                           /* work-items per group */
-    size_t tile;                         /* keys per work-group tile */
-    size_t capacity;                     /* largest n accepted */
-    unsigned radix_bits;                 /* bits sorted per pass */
-    cl_mem keys_tmp_buf, values_tmp_buf; /* ping-pong partners of the caller's buffers */
-    cl_mem histogram_buf;                /* RADIX digits x tiles counts, scanned in place */
+    cl_kernel histogram;                   /* digit counts per tile */
+    cl_kernel scatter;                     /* stable local rank + write to the scanned offsets */
+    size_t wg;                             /* work-items per group */
+    size_t tile;                           /* keys per work-group tile */
+    size_t capacity;                       /* largest n accepted */
+    unsigned radix_bits;                   /* bits sorted per pass */
+    cl_mem keys_tmp_buf, values_tmp_buf;   /* ping-pong partners of the caller's buffers */
+    cl_mem keys_tmp2_buf, values_tmp2_buf; /* a third pair: odd pass counts end in place */
+    cl_mem histogram_buf;                  /* RADIX digits x tiles counts, scanned in place */
 } pbfcl_radix_sort;
 
 /* The tuning of the sort kernels: bits per pass, keys per work-item, work-group size. */
