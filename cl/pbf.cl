@@ -21,7 +21,8 @@ static float pbf_poly6_k(float coef, float h2, float r2)
 static float4 pbf_spiky_grad_k(float coef, float h, float4 d, float r)
 {
     float t = h - r;
-    return (r < h && r > 0.0f) ? (coef * t * t / r) * d : (float4)(0.0f);
+    float f = (r < h && r > 0.0f) ? coef * t * t / r : 0.0f;
+    return f * d;
 }
 
 /* Poly6(r) for r^2 = r2 < h^2, else 0. */
@@ -34,10 +35,7 @@ static float pbf_poly6(pbf_params p, float r2)
 /* The gradient of Spiky at d = x_i - x_j (with |d| = r), zero outside h and at r = 0. */
 static float4 pbf_spiky_grad(pbf_params p, float4 d, float r)
 {
-    if (r >= p->h || r <= 0.0f)
-        return (float4)(0.0f);
-    float t = p->h - r;
-    return (p->spiky_grad * t * t / r) * d;
+    return pbf_spiky_grad_k(p->spiky_grad, p->h, d, r);
 }
 
 static float4 pbf_box_min(pbf_params p)
@@ -66,14 +64,14 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
     float4 acc = gravity + vort_force[i];
     if (push.w > 0.0f) {
         float4 rel = x - push_origin;
-        rel.w = 0.0f;
+        rel = (float4)(rel.xyz, 0.0f);
         float t = dot(rel, push_dir);
         float4 off = rel - t * push_dir;
         if (t >= 0.0f && dot(off, off) < push.w * push.w)
             acc += (float4)(push.x, push.y, push.z, 0.0f);
     }
     float4 v = vel[i] + acc * p->dt;
-    v.w = 0.0f;
+    v = (float4)(v.xyz, 0.0f);
     float4 xp = x + v * p->dt;
     float4 lo = pbf_box_min(p), hi = pbf_box_max(p);
     int4 below = isless(xp, lo), above = isgreater(xp, hi);
@@ -81,7 +79,9 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
                (below & isless(v, (float4)(0.0f))) | (above & isgreater(v, (float4)(0.0f))));
     xp = clamp(xp, lo, hi);
     x = clamp(x, lo, hi);
-    xp.w = x.w = v.w = 0.0f;
+    xp = (float4)(xp.xyz, 0.0f);
+    x = (float4)(x.xyz, 0.0f);
+    v = (float4)(v.xyz, 0.0f);
     pos[i] = x;
     pred[i] = xp;
     vel[i] = v;
@@ -104,7 +104,7 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     float sum_grad2 = 0.0f;
     for (uint k = 0; k < count; k++) {
         float4 d = xi - pred[neighbors[k * n + i]];
-        d.w = 0.0f;
+        d = (float4)(d.xyz, 0.0f);
         float r2 = dot(d, d);
         w_sum += pbf_poly6_k(poly6, h2, r2);
         float4 g = pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
@@ -137,15 +137,14 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *pred,
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
         float4 d = xi - pred[j];
-        d.w = 0.0f;
+        d = (float4)(d.xyz, 0.0f);
         float r2 = dot(d, d);
-        float w = pbf_poly6_k(poly6_dq, h2, r2), w2 = w * w;
-        float s = scorr_n == 4 ? w2 * w2 : pown(w, scorr_n);
+        float w = pbf_poly6_k(poly6_dq, h2, r2), s = w;
+        for (int e = 1; e < scorr_n; e++) /* w^n; n = 4 by default */
+            s *= w;
         dx += (li + lambda[j] - scorr_k * s) * pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
     }
-    dx *= p->volume;
-    dx.w = 0.0f;
-    delta[i] = dx;
+    delta[i] = dx * p->volume; /* w stays 0: every d has w = 0 */
 }
 
 /* collide: with q = x* + dx, pushes particles closer than 2r apart (half the overlap each)
@@ -167,7 +166,7 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pred,
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
         float4 d = qi - (pred[j] + delta_in[j]);
-        d.w = 0.0f;
+        d = (float4)(d.xyz, 0.0f);
         float r2 = dot(d, d);
         float r = sqrt(r2);
         float f = (r2 < min_dist2 && r2 > 0.0f) ? 0.5f * (min_dist - r) / r : 0.0f;
@@ -175,7 +174,6 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pred,
     }
     float4 q = qi + c;
     c += clamp(q, pbf_box_min(p), pbf_box_max(p)) - q;
-    c.w = 0.0f;
     delta_out[i] = di + c;
 }
 
@@ -187,7 +185,7 @@ __kernel void pbf_apply_delta(pbf_params p, uint n, __global float4 *pred,
     if (i >= n)
         return;
     float4 x = clamp(pred[i] + delta[i], pbf_box_min(p), pbf_box_max(p));
-    x.w = 0.0f;
+    x = (float4)(x.xyz, 0.0f);
     pred[i] = x;
 }
 
@@ -199,9 +197,7 @@ __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global co
     if (i >= n)
         return;
     float4 xp = pred[i];
-    float4 v = (xp - pos[i]) * p->inv_dt;
-    v.w = 0.0f;
-    vel[i] = v;
+    vel[i] = (xp - pos[i]) * p->inv_dt; /* w stays 0: every stored w is 0 */
     pos[i] = xp;
 }
 
@@ -221,12 +217,11 @@ __kernel void pbf_omega(pbf_params p, uint n, __global const float4 *pos,
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
         float4 d = xi - pos[j];
-        d.w = 0.0f;
+        d = (float4)(d.xyz, 0.0f);
         float4 g = pbf_spiky_grad(p, d, length(d));
         w += (p->mass / density[j]) * cross(vel[j] - vi, -g);
     }
-    w.w = 0.0f;
-    omega[i] = w;
+    omega[i] = w; /* cross() leaves w = 0 */
 }
 
 /* vorticity: the confinement force f_i = epsilon (N x omega_i), N = eta / |eta|,
@@ -245,14 +240,13 @@ __kernel void pbf_vorticity(pbf_params p, uint n, __global const float4 *pos,
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
         float4 d = xi - pos[j];
-        d.w = 0.0f;
+        d = (float4)(d.xyz, 0.0f);
         eta += (p->mass / density[j]) * length(omega[j]) * pbf_spiky_grad(p, d, length(d));
     }
     float len = length(eta);
     float4 f = (float4)(0.0f);
     if (len > 1e-20f && p->vorticity > 0.0f)
         f = p->vorticity * cross(eta / len, wi);
-    f.w = 0.0f;
     vort_force[i] = f;
 }
 
@@ -273,12 +267,11 @@ __kernel void pbf_viscosity(pbf_params p, uint n, __global const float4 *pos,
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
         float4 d = xi - pos[j];
-        d.w = 0.0f;
+        d = (float4)(d.xyz, 0.0f);
         float vol = 2.0f * p->mass / (rho_i + density[j]);
         dv += (vol * pbf_poly6(p, dot(d, d))) * (vel[j] - vi);
     }
     float4 v = vi + p->viscosity * dv;
-    v.w = 0.0f;
     vel_out[i] = v;
 }
 
@@ -342,6 +335,6 @@ __kernel void pbf_copy_positions(uint n, __global const float4 *pos, __global co
     if (i >= n)
         return;
     float4 x = pos[i];
-    x.w = length(vel[i].xyz);
+    x = (float4)(x.xyz, length(vel[i].xyz));
     dst[i] = x;
 }
