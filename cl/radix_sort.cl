@@ -21,6 +21,10 @@
  * halves per uint in 8 lanes (digit = half * 8 + lane). */
 #define RANK_BITS 4
 #define RANK_LANES 8
+/* The counters' slot of logical counter i: an XOR swizzle within aligned groups of 8 that
+ * keeps both access patterns free of bank conflicts (a work-item's own column, lane * WG_SIZE +
+ * lid, and a work-item's run of 8 consecutive counters in the scan). */
+#define CNT(i) ((i) ^ (((i) >> LOG_NUM_BANKS) & (RANK_LANES - 1u)))
 
 /* The digit of key for this pass. */
 inline uint radix_digit(uint key, uint shift, uint bits)
@@ -81,20 +85,20 @@ inline void radix_load_tile(global const uint *keys, global const uint *values, 
     }
 }
 
-/* Exclusive scan of the packed counters cnt[PAD(lane * WG_SIZE + item)] in that order:
+/* Exclusive scan of the packed counters cnt[CNT(lane * WG_SIZE + item)] in that order:
  * each work-item sums RANK_LANES consecutive counters, the sums are scanned with the
  * Blelloch scan, and the prefixes are written back. Returns the packed total. */
 inline uint radix_scan_counters(local uint *cnt, local uint *sums, uint lid)
 {
     uint run = 0;
     for (uint k = 0; k < RANK_LANES; k++)
-        run += cnt[PAD(lid * RANK_LANES + k)];
+        run += cnt[CNT(lid * RANK_LANES + k)];
     sums[PAD(lid)] = run;
     uint total = scan_local_exclusive(sums, WG_SIZE, lid);
     run = sums[PAD(lid)];
     for (uint k = 0; k < RANK_LANES; k++) {
-        uint x = cnt[PAD(lid * RANK_LANES + k)];
-        cnt[PAD(lid * RANK_LANES + k)] = run;
+        uint x = cnt[CNT(lid * RANK_LANES + k)];
+        cnt[CNT(lid * RANK_LANES + k)] = run;
         run += x;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -107,10 +111,10 @@ inline void radix_rank(const uint *key, uint *rank, local uint *cnt, local uint 
                        uint shift, uint bits, uint sub_shift)
 {
     for (uint l = 0; l < RANK_LANES; l++)
-        cnt[PAD(l * WG_SIZE + lid)] = 0;
+        cnt[CNT(l * WG_SIZE + lid)] = 0;
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
-        uint slot = PAD((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
+        uint slot = CNT((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
         uint c = cnt[slot];
         rank[j] = (c >> hs) & 0xffffu;
         cnt[slot] = c + (1u << hs);
@@ -119,7 +123,7 @@ inline void radix_rank(const uint *key, uint *rank, local uint *cnt, local uint 
     uint total = radix_scan_counters(cnt, sums, lid);
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
-        uint c = cnt[PAD((s & 7u) * WG_SIZE + lid)] + (total << 16);
+        uint c = cnt[CNT((s & 7u) * WG_SIZE + lid)] + (total << 16);
         rank[j] += (c >> (16u * (s >> 3))) & 0xffffu;
     }
 }
@@ -154,7 +158,7 @@ kernel void radix_scatter(global const uint *keys_in, global const uint *values_
                           global const uint *table, uint n, uint tiles, uint shift, uint bits)
 {
     local uint lk[PADDED_SIZE(TILE)], lv[PADDED_SIZE(TILE)];
-    local uint cnt[PADDED_SIZE(RANK_LANES * WG_SIZE)], sums[PADDED_SIZE(WG_SIZE)];
+    local uint cnt[RANK_LANES * WG_SIZE], sums[PADDED_SIZE(WG_SIZE)];
     local uint offset[RADIX];
     uint lid = get_local_id(0), tile = get_group_id(0), base = tile * TILE;
     radix_load_tile(keys_in, values_in, lk, lv, base, n, lid);

@@ -27,7 +27,7 @@ static size_t padded(size_t n)
 /* Local memory bytes radix_scatter needs (radix_histogram needs less). */
 static size_t scatter_local_bytes(size_t wg, size_t items, unsigned radix_bits)
 {
-    size_t words = 2 * padded(wg * items) + padded(SORT_RANK_LANES * wg) + padded(wg) +
+    size_t words = 2 * padded(wg * items) + SORT_RANK_LANES * wg + padded(wg) +
                    ((size_t)1 << radix_bits);
     return words * sizeof(cl_uint);
 }
