@@ -353,6 +353,14 @@ static void check_bad_config(pbfcl_cl *cl)
     kernel_scene(&s);
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, (size_t)1 << 27), PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_ptr_null(sim);
+    /* more particles than the device memory holds: refused before anything is allocated
+     * (pos is never read, the check comes first) */
+    unsigned long long per = pbfcl_sim_bytes_needed(&s, 2) - pbfcl_sim_bytes_needed(&s, 1);
+    size_t too_many = (size_t)(cl->dev.global_mem / per) + 1;
+    if (too_many <= (size_t)1 << 26 && pbfcl_sim_bytes_needed(&s, too_many) > cl->dev.global_mem) {
+        ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, too_many), PBFCL_ERR_OUT_OF_MEMORY);
+        ck_assert_ptr_null(sim);
+    }
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 1), PBFCL_OK);
     pbfcl_sim_destroy(sim);
     pbfcl_sim_destroy(NULL);
