@@ -1,8 +1,10 @@
 /* The demo's command line and window: bad options and a missing display give clear errors
  * and non-zero exits; under Xvfb (`test_demo --screenshot`) a dam break is rendered to PNGs
- * whose pixels show fluid low in the frame, background above it, and motion between frames. */
+ * whose pixels show fluid low in the frame, background above it, and motion between frames,
+ * and whose fluid surface covers the spheres' pixels with far fewer strong edges. */
 #include "test_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,8 @@ static void expect_failure(const char *env, const char *args, int code, const ch
 START_TEST(test_demo_bad_options)
 {
     expect_failure("", "--color purple", 2, "--color takes speed or density");
+    expect_failure("", "--render water", 2, "--render takes fluid or spheres");
+    expect_failure("", "--render", 2, "--render needs a value");
     expect_failure("", "--frames 0", 2, "--frames needs a whole number");
     expect_failure("", "--frames", 2, "--frames needs a whole number");
     expect_failure("", "--size 12", 2, "--size needs WIDTHxHEIGHT");
@@ -130,14 +134,15 @@ static bool have_xvfb(void)
     return system("command -v xvfb-run >/dev/null 2>&1") == 0;
 }
 
-/* Renders `frames` frames of a 5000-particle dam break under Xvfb into path. */
-static void render_dam_break(int frames, const char *path)
+/* Renders `frames` frames of a 5000-particle dam break under Xvfb into path, drawn as
+ * `render` (fluid or spheres). */
+static void render_dam_break(int frames, const char *render, const char *path)
 {
     char cmd[2048], out[16384];
     snprintf(cmd, sizeof cmd,
              "xvfb-run -a -s '-screen 0 %dx%dx24' '%s' demo --scene dam-break --particles 5000 "
-             "--frames %d --screenshot '%s'",
-             DEMO_W, DEMO_H, program(), frames, path);
+             "--render %s --frames %d --screenshot '%s'",
+             DEMO_W, DEMO_H, program(), render, frames, path);
     int rc = run_capture(cmd, out, sizeof out);
     printf("%s", out);
     ck_assert_msg(rc == 0, "`%s` exited %d; output:\n%s", cmd, rc, out);
@@ -148,8 +153,8 @@ START_TEST(test_demo_screenshot)
     char early[64], late[64];
     snprintf(early, sizeof early, "/tmp/pbfcl_demo_%d_a.png", (int)getpid());
     snprintf(late, sizeof late, "/tmp/pbfcl_demo_%d_b.png", (int)getpid());
-    render_dam_break(30, early);
-    render_dam_break(60, late);
+    render_dam_break(30, "fluid", early);
+    render_dam_break(60, "fluid", late);
     image a = read_png(early), b = read_png(late);
     ck_assert_msg(a.w == DEMO_W && a.h == DEMO_H, "screenshot is %dx%d, window %dx%d", a.w, a.h,
                   DEMO_W, DEMO_H);
@@ -180,6 +185,92 @@ START_TEST(test_demo_screenshot)
     free(b.rgb);
     unlink(early);
     unlink(late);
+}
+END_TEST
+
+static bool pixel_is_fluid(const image *im, int x, int y)
+{
+    return is_fluid(im->rgb + ((size_t)y * (size_t)im->w + (size_t)x) * 3);
+}
+
+/* Sobel gradient magnitude of the luminance (0..255) at an interior pixel. */
+static double sobel(const image *im, int x, int y)
+{
+    int l[3][3];
+    for (int j = -1; j <= 1; j++)
+        for (int i = -1; i <= 1; i++) {
+            const unsigned char *p =
+                im->rgb + ((size_t)(y + j) * (size_t)im->w + (size_t)(x + i)) * 3;
+            l[j + 1][i + 1] = (77 * p[0] + 150 * p[1] + 29 * p[2]) >> 8;
+        }
+    double gx = (l[0][2] + 2 * l[1][2] + l[2][2]) - (l[0][0] + 2 * l[1][0] + l[2][0]);
+    double gy = (l[2][0] + 2 * l[2][1] + l[2][2]) - (l[0][0] + 2 * l[0][1] + l[0][2]);
+    return sqrt(gx * gx + gy * gy);
+}
+
+/* True where the pixel and its 8 neighbours are fluid-coloured. */
+static bool inside_fluid(const image *im, int x, int y)
+{
+    for (int j = -1; j <= 1; j++)
+        for (int i = -1; i <= 1; i++)
+            if (!pixel_is_fluid(im, x + i, y + j))
+                return false;
+    return true;
+}
+
+#define STRONG_EDGE 100.0 /* Sobel magnitude of luminance (0..255) counted as a strong edge */
+
+/* The fluid surface at frame 30 against the spheres at frame 30: a different image, fluid
+ * where the spheres are, and far fewer strong edges inside the fluid than the spheres have
+ * there (the sphere outlines are smoothed away). */
+START_TEST(test_demo_fluid_surface)
+{
+    char fluid_path[64], spheres_path[64];
+    snprintf(fluid_path, sizeof fluid_path, "/tmp/pbfcl_demo_%d_f.png", (int)getpid());
+    snprintf(spheres_path, sizeof spheres_path, "/tmp/pbfcl_demo_%d_s.png", (int)getpid());
+    render_dam_break(30, "fluid", fluid_path);
+    render_dam_break(30, "spheres", spheres_path);
+    image f = read_png(fluid_path), s = read_png(spheres_path);
+    ck_assert(f.w == s.w && f.h == s.h);
+    long differ = 0, in_f = 0, in_s = 0, in_both = 0, region = 0, edges_f = 0, edges_s = 0;
+    for (int y = 1; y < f.h - 1; y++) {
+        for (int x = 1; x < f.w - 1; x++) {
+            size_t o = ((size_t)y * (size_t)f.w + (size_t)x) * 3;
+            differ += abs(f.rgb[o] - s.rgb[o]) + abs(f.rgb[o + 1] - s.rgb[o + 1]) +
+                          abs(f.rgb[o + 2] - s.rgb[o + 2]) >
+                      30;
+            bool a = is_fluid(f.rgb + o), b = is_fluid(s.rgb + o);
+            in_f += a, in_s += b, in_both += a && b;
+            if (!inside_fluid(&f, x, y))
+                continue;
+            region++;
+            edges_f += sobel(&f, x, y) > STRONG_EDGE;
+            edges_s += sobel(&s, x, y) > STRONG_EDGE;
+        }
+    }
+    double of_spheres = in_s ? (double)in_both / (double)in_s : 0.0;
+    double of_fluid = in_f ? (double)in_both / (double)in_f : 0.0;
+    double ef = region ? (double)edges_f / (double)region : 1.0;
+    double es = region ? (double)edges_s / (double)region : 0.0;
+    printf("fluid vs spheres at frame 30: %ld pixels differ; fluid mask %ld, spheres mask %ld, "
+           "both %ld (%.1f%% of the spheres', %.1f%% of the fluid's); strong edges inside the "
+           "fluid (%ld pixels): %.2f%% fluid, %.2f%% spheres\n",
+           differ, in_f, in_s, in_both, 100 * of_spheres, 100 * of_fluid, region, 100 * ef,
+           100 * es);
+    ck_assert_msg(differ > (long)f.w * f.h / 100, "fluid and spheres look the same (%ld differ)",
+                  differ);
+    ck_assert_msg(of_spheres > 0.6 && of_fluid > 0.8,
+                  "fluid and sphere pixels do not overlap: %.1f%% of the spheres', %.1f%% of "
+                  "the fluid's",
+                  100 * of_spheres, 100 * of_fluid);
+    ck_assert_msg(region > (long)f.w * f.h / 50, "too little fluid surface: %ld pixels", region);
+    ck_assert_msg(ef < es / 3.0,
+                  "the fluid surface is not smooth: %.2f%% strong edges vs %.2f%% for spheres",
+                  100 * ef, 100 * es);
+    free(f.rgb);
+    free(s.rgb);
+    unlink(fluid_path);
+    unlink(spheres_path);
 }
 END_TEST
 
@@ -220,6 +311,7 @@ static int run_screenshot_suite(void)
     TCase *tc = tcase_create("xvfb");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_demo_screenshot);
+    tcase_add_test(tc, test_demo_fluid_surface);
     tcase_add_test(tc, test_demo_gl_errors);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);

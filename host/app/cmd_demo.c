@@ -19,7 +19,9 @@ static void demo_help(FILE *f)
                "  --no-gl-sharing       copy positions through the host even where the device "
                "offers cl_khr_gl_sharing\n"
                "  --no-vsync            draw as fast as possible\n"
-               "  --color speed|density what the particles' colour shows (default speed; key C)\n"
+               "  --render fluid|spheres draw a smoothed fluid surface (default) or the "
+               "particles as spheres (key F)\n"
+               "  --color speed|density what the spheres' colour shows (default speed; key C)\n"
                "  --size WxH            window size in screen points (default 1280x720)\n"
                "  --frames N            run N frames (vsync off), then exit\n"
                "  --screenshot FILE     with --frames: write the last frame to FILE (PNG)\n\n");
@@ -69,6 +71,14 @@ static bool store_demo_value(pbfcl_demo_options *o, const char *name, const char
         o->screenshot = value;
         return true;
     }
+    if (!strcmp(name, "--render")) {
+        if (!strcmp(value, "fluid") || !strcmp(value, "spheres")) {
+            o->render = value[0] == 'f' ? PBFCL_DEMO_RENDER_FLUID : PBFCL_DEMO_RENDER_SPHERES;
+            return true;
+        }
+        pbfcl_errorf("--render takes fluid or spheres (got '%s')", value);
+        return false;
+    }
     if (!strcmp(value, "speed") || !strcmp(value, "density")) {
         o->color = value[0] == 's' ? PBFCL_DEMO_COLOR_SPEED : PBFCL_DEMO_COLOR_DENSITY;
         return true;
@@ -81,7 +91,8 @@ static bool store_demo_value(pbfcl_demo_options *o, const char *name, const char
  * value; returns 1 if consumed, 0 if unknown, -1 if bad. */
 static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *i)
 {
-    static const char *const valued[] = {"--frames", "--size", "--screenshot", "--color"};
+    static const char *const valued[] = {"--frames", "--size", "--screenshot", "--color",
+                                         "--render"};
     char name[32];
     const char *arg = argv[*i], *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);

@@ -10,6 +10,12 @@
 /* What the particles' colour shows. */
 typedef enum pbfcl_demo_color { PBFCL_DEMO_COLOR_SPEED, PBFCL_DEMO_COLOR_DENSITY } pbfcl_demo_color;
 
+/* How the particles are drawn: a smoothed fluid surface (the default) or lit spheres. */
+typedef enum pbfcl_demo_render {
+    PBFCL_DEMO_RENDER_FLUID,
+    PBFCL_DEMO_RENDER_SPHERES
+} pbfcl_demo_render;
+
 /* Everything `pbfcl demo` takes on the command line. */
 typedef struct pbfcl_demo_options {
     pbfcl_scene_options scene; /* --scene, --particles, --device and solver overrides */
@@ -18,6 +24,7 @@ typedef struct pbfcl_demo_options {
     int frames;                /* --frames: run this many frames and exit; 0 = interactive */
     const char *screenshot;    /* --screenshot: PNG of the last frame (needs frames > 0) */
     pbfcl_demo_color color;    /* --color speed|density */
+    pbfcl_demo_render render;  /* --render fluid|spheres */
     int width, height;         /* --size WxH: the window's size in screen points */
 } pbfcl_demo_options;
 

@@ -58,16 +58,28 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
              h->render_ms);
     snprintf(l2, sizeof l2, "PARTICLES %zu", h->particles);
     snprintf(l3, sizeof l3, "DEVICE %s", h->device);
-    snprintf(l4, sizeof l4, "POSITIONS %s   COLOUR %s", h->path, h->color);
+    if (h->passes) /* the colour applies to the spheres only */
+        snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s X%d", h->path, h->render,
+                 h->smooth_iterations);
+    else
+        snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s   COLOUR %s", h->path, h->render, h->color);
     snprintf(l5, sizeof l5, "H: HELP");
-    const char *lines[7] = {l0, l1, l2, l3, l4, l5, h->message};
-    const float *colors[7] = {accent_rgba, text_rgba, text_rgba,  text_rgba,
-                              text_rgba,   text_rgba, accent_rgba};
-    float s = 2.0f * scale; /* font pixels twice the size of screen points ... */
-    float needed = (float)(longest_line(lines, 6) + 4) * pbfcl_demo_text_advance(s);
+    const char *lines[8];
+    const float *colors[8];
+    int n = 0;
+    const char *all[8] = {l0, l1, h->passes, l2, l3, l4, l5, h->message};
+    for (int i = 0; i < 8; i++) {
+        if (!all[i])
+            continue;
+        lines[n] = all[i];
+        colors[n++] = i == 0 || i == 7 ? accent_rgba : text_rgba;
+    }
+    float s = 2.0f * scale;                    /* font pixels twice the size of screen points ... */
+    int status_lines = h->message ? n - 1 : n; /* a long message may wrap off the panel */
+    float needed = (float)(longest_line(lines, status_lines) + 4) * pbfcl_demo_text_advance(s);
     if (needed > (float)w && scale >= 1.0f)
         s = scale; /* ... unless the window is too narrow for the panel */
-    panel(t, 8.0f * scale, 8.0f * scale, s, lines, h->message ? 7 : 6, colors);
+    panel(t, 8.0f * scale, 8.0f * scale, s, lines, n, colors);
     if (h->help)
         draw_help(t, w, height, s);
     pbfcl_demo_text_flush(t, w, height);

@@ -1,5 +1,6 @@
 /* The heads-up display: frame rate, step and render times, particle count, device, how
- * positions reach OpenGL, state lines, and the help overlay. */
+ * positions reach OpenGL, render mode and the fluid passes' times, state lines, and the help
+ * overlay. */
 #ifndef PBFCL_DEMO_HUD_H
 #define PBFCL_DEMO_HUD_H
 
@@ -14,8 +15,11 @@ typedef struct pbfcl_demo_hud {
     double fps, sim_ms, render_ms; /* sim_ms: device time per step; render_ms: GPU time */
     size_t particles;
     const char *device;
-    const char *path;  /* "CL/GL sharing" or "host copy" */
-    const char *color; /* "speed" or "density" */
+    const char *path;      /* "CL/GL sharing" or "host copy" */
+    const char *color;     /* "speed" or "density" */
+    const char *render;    /* "fluid" or "spheres" */
+    int smooth_iterations; /* the fluid's smoothing iterations */
+    const char *passes;    /* the fluid passes' GPU times, one line, or NULL */
     bool paused, tilted, help;
     const char *message; /* a warning or error to show, or NULL */
 } pbfcl_demo_hud;

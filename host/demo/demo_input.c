@@ -14,7 +14,9 @@ const char *const pbfcl_demo_help_lines[] = {
     "+ -                  particles x1.5 / /1.5",
     "T                    tilt the box",
     "S                    shake the box",
-    "C                    colour by speed / density",
+    "F                    fluid surface / spheres",
+    "[ ]                  fluid smoothing iterations -1 / +1",
+    "C                    colour spheres by speed / density",
     "H                    this help",
     "Esc                  quit",
     NULL,
@@ -23,6 +25,8 @@ const char *const pbfcl_demo_help_lines[] = {
 void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in)
 {
     in->pause = in->step = in->reset = in->help = in->color = in->tilt = in->shake = false;
+    in->render = false;
+    in->smooth_change = 0;
     in->scene = 0;
     in->count_change = 0;
     in->push_dx = in->push_dy = 0.0f;
@@ -48,6 +52,15 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key)
         break;
     case SDLK_c:
         in->color = true;
+        break;
+    case SDLK_f:
+        in->render = true;
+        break;
+    case SDLK_LEFTBRACKET:
+        in->smooth_change = -1;
+        break;
+    case SDLK_RIGHTBRACKET:
+        in->smooth_change = 1;
         break;
     case SDLK_t:
         in->tilt = true;

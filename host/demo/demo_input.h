@@ -1,5 +1,6 @@
 /* The demo's input: SDL events turned into camera moves (done here) and actions for the main
- * loop (pause, step, reset, scenes, particle count, tilt, shake, push, help, colour, quit). */
+ * loop (pause, step, reset, scenes, particle count, tilt, shake, push, help, colour, render
+ * mode, fluid smoothing, quit). */
 #ifndef PBFCL_DEMO_INPUT_H
 #define PBFCL_DEMO_INPUT_H
 
@@ -11,6 +12,8 @@
 /* The actions requested since the last frame and the mouse state. */
 typedef struct pbfcl_demo_input {
     bool quit, pause, step, reset, help, color, tilt, shake;
+    bool render;              /* switch between fluid surface and spheres */
+    int smooth_change;        /* +1 more fluid smoothing iterations, -1 fewer, 0 no change */
     int scene;                /* 1..3: switch to that built-in scene; 0: no change */
     int count_change;         /* +1 more particles, -1 fewer, 0 no change */
     bool left, middle, right; /* buttons held */

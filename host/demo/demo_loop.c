@@ -1,8 +1,10 @@
 /* The demo's main loop: sets up the window, renderer, OpenCL context and simulation, then
  * each frame handles input, advances the simulation by at most one step, moves positions
- * into the vertex buffer, draws the scene and the HUD, and swaps. */
+ * into the vertex buffer, draws the scene (as a fluid surface or as spheres) and the HUD, and
+ * swaps. */
 #include "demo.h"
 #include "demo_camera.h"
+#include "demo_fluid.h"
 #include "demo_hud.h"
 #include "demo_input.h"
 #include "demo_interop.h"
@@ -27,6 +29,8 @@ typedef struct demo {
     pbfcl_scene_options scene_opt; /* the current scene name and particle count */
     pbfcl_demo_window win;
     pbfcl_demo_renderer ren;
+    pbfcl_demo_fluid fluid;
+    pbfcl_demo_render render_mode;
     pbfcl_demo_text text;
     pbfcl_demo_camera cam;
     pbfcl_demo_input in;
@@ -92,6 +96,7 @@ static pbfcl_status setup(demo *d)
     PBFCL_TRY(pbfcl_demo_shader_find_dir(shader_dir, sizeof shader_dir));
     PBFCL_TRY(pbfcl_demo_window_create(&d->win, "pbfcl", d->opt->width, d->opt->height, vsync));
     PBFCL_TRY(pbfcl_demo_renderer_create(&d->ren, shader_dir));
+    PBFCL_TRY(pbfcl_demo_fluid_create(&d->fluid, shader_dir));
     PBFCL_TRY(pbfcl_demo_text_create(&d->text, shader_dir));
     glGenQueries(2, d->queries);
     PBFCL_TRY(pbfcl_demo_interop_open_cl(&d->cl, d->scene_opt.device, !d->opt->no_gl_sharing,
@@ -119,6 +124,7 @@ static void teardown(demo *d)
     if (d->queries[0])
         glDeleteQueries(2, d->queries);
     pbfcl_demo_text_destroy(&d->text);
+    pbfcl_demo_fluid_destroy(&d->fluid);
     pbfcl_demo_renderer_destroy(&d->ren);
     pbfcl_demo_window_destroy(&d->win);
 }
@@ -155,6 +161,17 @@ static void handle_actions(demo *d)
         bool speed = d->color == PBFCL_DEMO_COLOR_SPEED;
         d->color = speed ? PBFCL_DEMO_COLOR_DENSITY : PBFCL_DEMO_COLOR_SPEED;
         d->dirty = true; /* densities must be read for the next draw */
+    }
+    if (in->render) {
+        bool fluid = d->render_mode == PBFCL_DEMO_RENDER_FLUID;
+        d->render_mode = fluid ? PBFCL_DEMO_RENDER_SPHERES : PBFCL_DEMO_RENDER_FLUID;
+        d->render_ms = 0.0; /* the two modes' times do not mix */
+    }
+    if (in->smooth_change) {
+        int it = d->fluid.smooth_iterations + in->smooth_change;
+        d->fluid.smooth_iterations = it < 0 ? 0 : it > 16 ? 16 : it;
+        snprintf(d->message, sizeof d->message, "fluid smoothing: %d iterations",
+                 d->fluid.smooth_iterations);
     }
     if (in->tilt)
         d->tilted = !d->tilted;
@@ -275,7 +292,16 @@ static void read_render_time(demo *d)
     d->render_ms = d->render_ms > 0.0 ? 0.9 * d->render_ms + 0.1 * ms : ms;
 }
 
-static void render(demo *d)
+/* The fluid passes' times as one short HUD line: "PASSES SCE 0.4 DEP 1.2 ...". */
+static void format_passes(const demo *d, char *line, size_t size)
+{
+    int k = snprintf(line, size, "PASSES");
+    for (int i = 0; i < PBFCL_FLUID_PASS_COUNT && k > 0 && (size_t)k < size; i++)
+        k += snprintf(line + k, size - (size_t)k, " %.3s %.1f", pbfcl_demo_fluid_pass_names[i],
+                      d->fluid.pass_ms[i]);
+}
+
+static pbfcl_status render(demo *d)
 {
     pbfcl_demo_view v;
     memset(&v, 0, sizeof v);
@@ -284,16 +310,26 @@ static void render(demo *d)
     pbfcl_demo_camera_matrices(&d->cam, (float)v.width / (float)v.height, v.view, v.proj);
     v.particle_radius = d->scene.particle_radius;
     v.count = d->n;
+    memcpy(v.box_min, d->scene.domain_min, sizeof v.box_min);
+    memcpy(v.box_max, d->scene.domain_max, sizeof v.box_max);
     v.color = d->color;
     float height = d->scene.domain_max[1] - d->scene.domain_min[1];
     float g = fabsf(d->scene.gravity[1]) > 0.0f ? fabsf(d->scene.gravity[1]) : 9.81f;
     v.range[0] = d->color == PBFCL_DEMO_COLOR_SPEED ? 0.0f : 0.9f * d->scene.rest_density;
     v.range[1] = d->color == PBFCL_DEMO_COLOR_SPEED ? sqrtf(2.0f * g * height)
                                                     : 1.1f * d->scene.rest_density;
+    bool fluid = d->render_mode == PBFCL_DEMO_RENDER_FLUID;
     read_render_time(d);
     glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % 2]);
-    pbfcl_demo_renderer_draw(&d->ren, &v);
+    pbfcl_status s = PBFCL_OK;
+    if (fluid)
+        s = pbfcl_demo_fluid_draw(&d->fluid, &d->ren, &v);
+    else
+        pbfcl_demo_renderer_draw(&d->ren, &v);
     glEndQuery(GL_TIME_ELAPSED);
+    PBFCL_TRY(s);
+    char passes[200];
+    format_passes(d, passes, sizeof passes);
 
     pbfcl_demo_hud hud = {
         .scene = d->scene.name,
@@ -304,12 +340,16 @@ static void render(demo *d)
         .device = d->cl.dev.device_name,
         .path = pbfcl_demo_interop_path(&d->ip),
         .color = d->color == PBFCL_DEMO_COLOR_SPEED ? "SPEED" : "DENSITY",
+        .render = fluid ? "FLUID" : "SPHERES",
+        .smooth_iterations = d->fluid.smooth_iterations,
+        .passes = fluid ? passes : NULL,
         .paused = d->paused,
         .tilted = d->tilted,
         .help = d->help,
         .message = d->message[0] ? d->message : NULL,
     };
     pbfcl_demo_hud_draw(&d->text, &hud, v.width, v.height, pbfcl_demo_window_pixel_scale(&d->win));
+    return PBFCL_OK;
 }
 
 /* One frame; returns non-OK only for errors that end the demo. */
@@ -337,8 +377,7 @@ static pbfcl_status frame(demo *d)
         }
     }
     PBFCL_TRY(transfer(d));
-    render(d);
-    return PBFCL_OK;
+    return render(d);
 }
 
 static void update_fps(demo *d, double *t_last, long *frames_since)
@@ -350,6 +389,21 @@ static void update_fps(demo *d, double *t_last, long *frames_since)
         *t_last = t;
         *frames_since = 0;
     }
+}
+
+/* The --frames run's closing line: step and render times, and the fluid passes'. */
+static void print_summary(const demo *d)
+{
+    printf("pbfcl demo: %ld frames, %.2f ms/step (simulation), %.2f ms (render, %s)\n", d->frame,
+           d->sim_ms, d->render_ms,
+           d->render_mode == PBFCL_DEMO_RENDER_FLUID ? "fluid" : "spheres");
+    if (d->render_mode != PBFCL_DEMO_RENDER_FLUID)
+        return;
+    printf("pbfcl demo: fluid passes (ms, %dx%d, %d smoothing iterations):", d->win.draw_width,
+           d->win.draw_height, d->fluid.smooth_iterations);
+    for (int i = 0; i < PBFCL_FLUID_PASS_COUNT; i++)
+        printf(" %s %.2f", pbfcl_demo_fluid_pass_names[i], d->fluid.pass_ms[i]);
+    printf(", total %.2f\n", pbfcl_demo_fluid_total_ms(&d->fluid));
 }
 
 static pbfcl_status run_loop(demo *d)
@@ -418,12 +472,12 @@ int pbfcl_demo_run(const pbfcl_demo_options *o)
     if (!d->scene_opt.scene)
         d->scene_opt.scene = PBFCL_DEFAULT_SCENE;
     d->color = o->color;
+    d->render_mode = o->render;
     pbfcl_status s = setup(d);
     if (s == PBFCL_OK)
         s = run_loop(d);
     if (s == PBFCL_OK && o->frames > 0)
-        printf("pbfcl demo: %ld frames, %.2f ms/step (simulation), %.2f ms (render)\n", d->frame,
-               d->sim_ms, d->render_ms);
+        print_summary(d);
     teardown(d);
     free(d);
     return s == PBFCL_OK ? 0 : 1;

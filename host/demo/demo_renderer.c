@@ -152,9 +152,14 @@ void pbfcl_demo_renderer_upload_density(pbfcl_demo_renderer *r, const float *den
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
+size_t pbfcl_demo_renderer_particle_count(const pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
+{
+    return v->count < r->capacity ? v->count : r->capacity;
+}
+
 static void draw_particles(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
 {
-    size_t n = v->count < r->capacity ? v->count : r->capacity;
+    size_t n = pbfcl_demo_renderer_particle_count(r, v);
     if (n == 0)
         return;
     glUseProgram(r->particle_program);
@@ -168,15 +173,17 @@ static void draw_particles(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
     glDrawArrays(GL_POINTS, 0, (GLsizei)n);
 }
 
-void pbfcl_demo_renderer_draw(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
+void pbfcl_demo_renderer_draw_backdrop(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
 {
     float mvp[16];
     pbfcl_demo_mat4_mul(mvp, v->proj, v->view);
     glViewport(0, 0, v->width, v->height);
     glClearColor(0.17f, 0.17f, 0.18f, 1.0f);
     glClearDepth(1.0);
+    glDepthMask(GL_TRUE);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
 
     glUseProgram(r->floor_program);
     glUniformMatrix4fv(r->u_f_mvp, 1, GL_FALSE, mvp);
@@ -186,12 +193,17 @@ void pbfcl_demo_renderer_draw(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
     glBindVertexArray(r->floor_vao);
     glDrawArrays(GL_TRIANGLES, 0, 6);
 
-    draw_particles(r, v);
-
     glUseProgram(r->line_program);
     glUniformMatrix4fv(r->u_l_mvp, 1, GL_FALSE, mvp);
     glUniform4f(r->u_l_color, 0.75f, 0.75f, 0.75f, 1.0f);
     glBindVertexArray(r->box_vao);
     glDrawArrays(GL_LINES, 0, 24);
+    glBindVertexArray(0);
+}
+
+void pbfcl_demo_renderer_draw(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
+{
+    pbfcl_demo_renderer_draw_backdrop(r, v);
+    draw_particles(r, v);
     glBindVertexArray(0);
 }

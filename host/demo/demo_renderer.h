@@ -24,11 +24,12 @@ typedef struct pbfcl_demo_renderer {
 /* What one frame shows. */
 typedef struct pbfcl_demo_view {
     float view[16], proj[16];
-    int width, height;      /* viewport, pixels */
-    float particle_radius;  /* m */
-    size_t count;           /* particles to draw */
-    pbfcl_demo_color color; /* what the colour shows */
-    float range[2];         /* the values mapped to the ends of the colour scale */
+    int width, height;            /* viewport, pixels */
+    float particle_radius;        /* m */
+    size_t count;                 /* particles to draw */
+    pbfcl_demo_color color;       /* what the colour shows */
+    float range[2];               /* the values mapped to the ends of the colour scale */
+    float box_min[3], box_max[3]; /* the domain, m: no particle is outside it */
 } pbfcl_demo_view;
 
 /* Builds the programs (from shader_dir) and the static geometry. */
@@ -47,7 +48,13 @@ void pbfcl_demo_renderer_set_box(pbfcl_demo_renderer *r, const float lo[3], cons
 /* Uploads n densities (kg/m^3) for density colouring. */
 void pbfcl_demo_renderer_upload_density(pbfcl_demo_renderer *r, const float *density, size_t n);
 
-/* Clears and draws the floor, the particles and the box. */
+/* Clears and draws the floor and the box (what the fluid is seen against). */
+void pbfcl_demo_renderer_draw_backdrop(pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
+
+/* The particles a draw of v shows: v->count, at most the buffers' capacity. */
+size_t pbfcl_demo_renderer_particle_count(const pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
+
+/* Clears and draws the floor, the box and the particles as lit spheres. */
 void pbfcl_demo_renderer_draw(pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
 
 #endif
