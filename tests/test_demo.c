@@ -54,6 +54,7 @@ START_TEST(test_demo_bad_options)
     expect_failure("", "--color purple", 2, "--color takes speed or density");
     expect_failure("", "--render water", 2, "--render takes fluid or spheres");
     expect_failure("", "--render", 2, "--render needs a value");
+    expect_failure("", "--smooth=gauss", 2, "--smooth takes bilateral or curvature");
     expect_failure("", "--frames 0", 2, "--frames needs a whole number");
     expect_failure("", "--frames", 2, "--frames needs a whole number");
     expect_failure("", "--size 12", 2, "--size needs WIDTHxHEIGHT");

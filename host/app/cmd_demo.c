@@ -21,6 +21,8 @@ static void demo_help(FILE *f)
                "  --no-vsync            draw as fast as possible\n"
                "  --render fluid|spheres draw a smoothed fluid surface (default) or the "
                "particles as spheres (key F)\n"
+               "  --smooth bilateral|curvature  how the fluid's depth is smoothed: bilateral "
+               "filter (default) or curvature flow (key G)\n"
                "  --color speed|density what the spheres' colour shows (default speed; key C)\n"
                "  --size WxH            window size in screen points (default 1280x720)\n"
                "  --frames N            run N frames (vsync off), then exit\n"
@@ -79,6 +81,14 @@ static bool store_demo_value(pbfcl_demo_options *o, const char *name, const char
         pbfcl_errorf("--render takes fluid or spheres (got '%s')", value);
         return false;
     }
+    if (!strcmp(name, "--smooth")) {
+        if (!strcmp(value, "bilateral") || !strcmp(value, "curvature")) {
+            o->curvature_flow = value[0] == 'c';
+            return true;
+        }
+        pbfcl_errorf("--smooth takes bilateral or curvature (got '%s')", value);
+        return false;
+    }
     if (!strcmp(value, "speed") || !strcmp(value, "density")) {
         o->color = value[0] == 's' ? PBFCL_DEMO_COLOR_SPEED : PBFCL_DEMO_COLOR_DENSITY;
         return true;
@@ -91,8 +101,8 @@ static bool store_demo_value(pbfcl_demo_options *o, const char *name, const char
  * value; returns 1 if consumed, 0 if unknown, -1 if bad. */
 static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *i)
 {
-    static const char *const valued[] = {"--frames", "--size", "--screenshot", "--color",
-                                         "--render"};
+    static const char *const valued[] = {"--frames", "--size",   "--screenshot",
+                                         "--color",  "--render", "--smooth"};
     char name[32];
     const char *arg = argv[*i], *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);

@@ -25,6 +25,7 @@ typedef struct pbfcl_demo_options {
     const char *screenshot;    /* --screenshot: PNG of the last frame (needs frames > 0) */
     pbfcl_demo_color color;    /* --color speed|density */
     pbfcl_demo_render render;  /* --render fluid|spheres */
+    bool curvature_flow;       /* --smooth curvature (else bilateral) */
     int width, height;         /* --size WxH: the window's size in screen points */
 } pbfcl_demo_options;
 

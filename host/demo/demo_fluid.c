@@ -6,6 +6,7 @@
 #include "demo_shader.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *const pbfcl_demo_fluid_pass_names[PBFCL_FLUID_PASS_COUNT] = {"scene", "depth", "smooth",
@@ -16,6 +17,10 @@ const char *const pbfcl_demo_fluid_pass_names[PBFCL_FLUID_PASS_COUNT] = {"scene"
 #define SMOOTH_DEPTH_SIGMA_R 2.0f
 /* Default number of horizontal + vertical filter pairs. */
 #define SMOOTH_ITERATIONS 2
+/* Default curvature flow steps, their size and the most one step may move the depth. */
+#define FLOW_ITERATIONS 40
+#define FLOW_DT_SCALE 0.4f
+#define FLOW_MAX_STEP_R 0.25f
 
 static pbfcl_status build_programs(pbfcl_demo_fluid *f, const char *dir)
 {
@@ -23,6 +28,8 @@ static pbfcl_status build_programs(pbfcl_demo_fluid *f, const char *dir)
         pbfcl_demo_shader_program(dir, "fluid_depth.vert", "fluid_depth.frag", &f->depth_program));
     PBFCL_TRY(
         pbfcl_demo_shader_program(dir, "fullscreen.vert", "fluid_smooth.frag", &f->smooth_program));
+    PBFCL_TRY(pbfcl_demo_shader_program(dir, "fullscreen.vert", "fluid_curvature.frag",
+                                        &f->flow_program));
     PBFCL_TRY(pbfcl_demo_shader_program(dir, "fluid_depth.vert", "fluid_thickness.frag",
                                         &f->thickness_program));
     PBFCL_TRY(
@@ -43,6 +50,11 @@ static pbfcl_status build_programs(pbfcl_demo_fluid *f, const char *dir)
     f->u_s_world_radius = glGetUniformLocation(p, "u_world_radius");
     f->u_s_pixel_scale = glGetUniformLocation(p, "u_pixel_scale");
     f->u_s_depth_sigma = glGetUniformLocation(p, "u_depth_sigma");
+    p = f->flow_program;
+    f->u_f_depth = glGetUniformLocation(p, "u_depth");
+    f->u_f_c = glGetUniformLocation(p, "u_c");
+    f->u_f_dt_scale = glGetUniformLocation(p, "u_dt_scale");
+    f->u_f_max_step = glGetUniformLocation(p, "u_max_step");
     p = f->shade_program;
     f->u_c_depth = glGetUniformLocation(p, "u_depth");
     f->u_c_thickness = glGetUniformLocation(p, "u_thickness");
@@ -66,6 +78,7 @@ pbfcl_status pbfcl_demo_fluid_create(pbfcl_demo_fluid *f, const char *shader_dir
     glGenVertexArrays(1, &f->fullscreen_vao);
     glGenQueries(PBFCL_FLUID_QUERY_FRAMES * (PBFCL_FLUID_PASS_COUNT + 1), &f->queries[0][0]);
     f->smooth_iterations = SMOOTH_ITERATIONS;
+    f->flow_iterations = FLOW_ITERATIONS;
     return PBFCL_OK;
 }
 
@@ -93,9 +106,9 @@ void pbfcl_demo_fluid_destroy(pbfcl_demo_fluid *f)
     if (!f)
         return;
     destroy_targets(f);
-    GLuint programs[] = {f->depth_program, f->smooth_program, f->thickness_program,
+    GLuint programs[] = {f->depth_program, f->smooth_program, f->flow_program, f->thickness_program,
                          f->shade_program};
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (programs[i])
             glDeleteProgram(programs[i]);
     if (f->fullscreen_vao)
@@ -261,7 +274,24 @@ static void smooth_once(pbfcl_demo_fluid *f, GLuint src, GLuint dst, float dx, f
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
-/* Smooths depth_tex in place (through smooth_tex), smooth_iterations times. */
+/* Smooths depth_tex in place (through smooth_tex) by flow_iterations (rounded up to even)
+ * steps of curvature flow. */
+static void smooth_by_flow(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
+{
+    glUseProgram(f->flow_program);
+    glUniform1i(f->u_f_depth, 0);
+    glUniform2f(f->u_f_c, 2.0f / ((float)f->width * v->proj[0]),
+                2.0f / ((float)f->height * v->proj[5]));
+    glUniform1f(f->u_f_dt_scale, FLOW_DT_SCALE);
+    glUniform1f(f->u_f_max_step, FLOW_MAX_STEP_R * v->particle_radius);
+    for (int i = 0; i < (f->flow_iterations + 1) / 2; i++) {
+        smooth_once(f, f->depth_tex, f->smooth_fbo, 0.0f, 0.0f);
+        smooth_once(f, f->smooth_tex, f->depth_fbo, 0.0f, 0.0f);
+    }
+}
+
+/* Smooths depth_tex in place (through smooth_tex): smooth_iterations vertical + horizontal
+ * pairs of the bilateral filter, or curvature flow. */
 static void pass_smooth(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
 {
     glDisable(GL_DEPTH_TEST);
@@ -275,7 +305,9 @@ static void pass_smooth(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
     glBindFramebuffer(GL_FRAMEBUFFER, f->smooth_fbo);
     glClear(GL_COLOR_BUFFER_BIT); /* the filter reads a little outside the scissor box */
     scissor_to_box(f, v);
-    for (int i = 0; i < f->smooth_iterations; i++) {
+    if (f->curvature_flow)
+        smooth_by_flow(f, v);
+    for (int i = 0; i < f->smooth_iterations && !f->curvature_flow; i++) {
         smooth_once(f, f->depth_tex, f->smooth_fbo, 0.0f, 1.0f);
         smooth_once(f, f->smooth_tex, f->depth_fbo, 1.0f, 0.0f);
     }
@@ -370,6 +402,22 @@ pbfcl_status pbfcl_demo_fluid_draw(pbfcl_demo_fluid *f, pbfcl_demo_renderer *r,
     glQueryCounter(q[5], GL_TIMESTAMP);
     f->frame++;
     return PBFCL_OK;
+}
+
+void pbfcl_demo_fluid_change_smoothing(pbfcl_demo_fluid *f, int steps)
+{
+    int *n = f->curvature_flow ? &f->flow_iterations : &f->smooth_iterations;
+    int most = f->curvature_flow ? 200 : 16;
+    *n += steps * (f->curvature_flow ? 10 : 1);
+    *n = *n < 0 ? 0 : *n > most ? most : *n;
+}
+
+void pbfcl_demo_fluid_describe(const pbfcl_demo_fluid *f, char *text, size_t size)
+{
+    if (f->curvature_flow)
+        snprintf(text, size, "curvature flow x%d", f->flow_iterations);
+    else
+        snprintf(text, size, "bilateral x%d", f->smooth_iterations);
 }
 
 double pbfcl_demo_fluid_total_ms(const pbfcl_demo_fluid *f)

@@ -8,11 +8,14 @@
 #include "demo_renderer.h"
 #include "pbfcl_error.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* The passes of one fluid frame, in order. */
 typedef enum pbfcl_demo_fluid_pass {
     PBFCL_FLUID_PASS_SCENE,     /* floor and box, copied to a texture for refraction */
     PBFCL_FLUID_PASS_DEPTH,     /* nearest sphere depth */
-    PBFCL_FLUID_PASS_SMOOTH,    /* bilateral smoothing of the depth */
+    PBFCL_FLUID_PASS_SMOOTH,    /* smoothing of the depth (bilateral filter or curvature flow) */
     PBFCL_FLUID_PASS_THICKNESS, /* additive thickness at half resolution */
     PBFCL_FLUID_PASS_SHADE,     /* shading and composite */
     PBFCL_FLUID_PASS_COUNT
@@ -25,7 +28,7 @@ extern const char *const pbfcl_demo_fluid_pass_names[PBFCL_FLUID_PASS_COUNT];
 
 /* The fluid renderer's programs, render targets and timer queries. */
 typedef struct pbfcl_demo_fluid {
-    GLuint depth_program, smooth_program, thickness_program, shade_program;
+    GLuint depth_program, smooth_program, flow_program, thickness_program, shade_program;
     GLuint fullscreen_vao;
     GLuint scene_fbo, scene_tex;           /* floor and box colour, full size */
     GLuint depth_fbo, depth_tex, depth_rb; /* nearest sphere distance (R32F) + z-buffer */
@@ -33,12 +36,15 @@ typedef struct pbfcl_demo_fluid {
     GLuint thickness_fbo, thickness_tex;   /* summed thickness (R16F), half size */
     int width, height;                     /* size the targets were made for, pixels */
     int smooth_iterations;                 /* horizontal + vertical filter pairs */
+    bool curvature_flow;                   /* smooth by curvature flow, not the filter */
+    int flow_iterations;                   /* curvature flow steps */
     GLuint queries[PBFCL_FLUID_QUERY_FRAMES][PBFCL_FLUID_PASS_COUNT + 1];
     long frame;                             /* frames drawn, for the query ring */
     double pass_ms[PBFCL_FLUID_PASS_COUNT]; /* smoothed GPU time per pass */
     GLint u_d_view, u_d_proj, u_d_radius, u_d_point_scale;
     GLint u_t_view, u_t_proj, u_t_radius, u_t_point_scale;
     GLint u_s_depth, u_s_dir, u_s_world_radius, u_s_pixel_scale, u_s_depth_sigma;
+    GLint u_f_depth, u_f_c, u_f_dt_scale, u_f_max_step;
     GLint u_c_depth, u_c_thickness, u_c_scene, u_c_proj, u_c_view, u_c_absorb, u_c_refract,
         u_c_fold;
 } pbfcl_demo_fluid;
@@ -56,6 +62,13 @@ pbfcl_status pbfcl_demo_fluid_resize(pbfcl_demo_fluid *f, int w, int h);
  * framebuffer. */
 pbfcl_status pbfcl_demo_fluid_draw(pbfcl_demo_fluid *f, pbfcl_demo_renderer *r,
                                    const pbfcl_demo_view *v);
+
+/* Changes the iterations of the smoothing in use by `steps` notches (1 filter pair or 10 flow
+ * steps each), within 0..16 pairs or 0..200 steps. */
+void pbfcl_demo_fluid_change_smoothing(pbfcl_demo_fluid *f, int steps);
+
+/* "bilateral xN" or "curvature flow xN", for the HUD and console. */
+void pbfcl_demo_fluid_describe(const pbfcl_demo_fluid *f, char *text, size_t size);
 
 /* The sum of the passes' smoothed GPU times, ms (0 until the first queries are read). */
 double pbfcl_demo_fluid_total_ms(const pbfcl_demo_fluid *f);

@@ -59,8 +59,7 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
     snprintf(l2, sizeof l2, "PARTICLES %zu", h->particles);
     snprintf(l3, sizeof l3, "DEVICE %s", h->device);
     if (h->passes) /* the colour applies to the spheres only */
-        snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s X%d", h->path, h->render,
-                 h->smooth_iterations);
+        snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s, %s", h->path, h->render, h->smoothing);
     else
         snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s   COLOUR %s", h->path, h->render, h->color);
     snprintf(l5, sizeof l5, "H: HELP");

@@ -18,7 +18,7 @@ typedef struct pbfcl_demo_hud {
     const char *path;      /* "CL/GL sharing" or "host copy" */
     const char *color;     /* "speed" or "density" */
     const char *render;    /* "fluid" or "spheres" */
-    int smooth_iterations; /* the fluid's smoothing iterations */
+    const char *smoothing; /* the fluid's smoothing, e.g. "bilateral x2" */
     const char *passes;    /* the fluid passes' GPU times, one line, or NULL */
     bool paused, tilted, help;
     const char *message; /* a warning or error to show, or NULL */

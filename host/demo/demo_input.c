@@ -15,7 +15,8 @@ const char *const pbfcl_demo_help_lines[] = {
     "T                    tilt the box",
     "S                    shake the box",
     "F                    fluid surface / spheres",
-    "[ ]                  fluid smoothing iterations -1 / +1",
+    "G                    fluid smoothing: bilateral / curvature flow",
+    "[ ]                  fewer / more smoothing iterations",
     "C                    colour spheres by speed / density",
     "H                    this help",
     "Esc                  quit",
@@ -25,7 +26,7 @@ const char *const pbfcl_demo_help_lines[] = {
 void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in)
 {
     in->pause = in->step = in->reset = in->help = in->color = in->tilt = in->shake = false;
-    in->render = false;
+    in->render = in->smooth_method = false;
     in->smooth_change = 0;
     in->scene = 0;
     in->count_change = 0;
@@ -55,6 +56,9 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key)
         break;
     case SDLK_f:
         in->render = true;
+        break;
+    case SDLK_g:
+        in->smooth_method = true;
         break;
     case SDLK_LEFTBRACKET:
         in->smooth_change = -1;

@@ -13,6 +13,7 @@
 typedef struct pbfcl_demo_input {
     bool quit, pause, step, reset, help, color, tilt, shake;
     bool render;              /* switch between fluid surface and spheres */
+    bool smooth_method;       /* switch the fluid smoothing: bilateral / curvature flow */
     int smooth_change;        /* +1 more fluid smoothing iterations, -1 fewer, 0 no change */
     int scene;                /* 1..3: switch to that built-in scene; 0: no change */
     int count_change;         /* +1 more particles, -1 fewer, 0 no change */

@@ -97,6 +97,7 @@ static pbfcl_status setup(demo *d)
     PBFCL_TRY(pbfcl_demo_window_create(&d->win, "pbfcl", d->opt->width, d->opt->height, vsync));
     PBFCL_TRY(pbfcl_demo_renderer_create(&d->ren, shader_dir));
     PBFCL_TRY(pbfcl_demo_fluid_create(&d->fluid, shader_dir));
+    d->fluid.curvature_flow = d->opt->curvature_flow;
     PBFCL_TRY(pbfcl_demo_text_create(&d->text, shader_dir));
     glGenQueries(2, d->queries);
     PBFCL_TRY(pbfcl_demo_interop_open_cl(&d->cl, d->scene_opt.device, !d->opt->no_gl_sharing,
@@ -167,12 +168,10 @@ static void handle_actions(demo *d)
         d->render_mode = fluid ? PBFCL_DEMO_RENDER_SPHERES : PBFCL_DEMO_RENDER_FLUID;
         d->render_ms = 0.0; /* the two modes' times do not mix */
     }
-    if (in->smooth_change) {
-        int it = d->fluid.smooth_iterations + in->smooth_change;
-        d->fluid.smooth_iterations = it < 0 ? 0 : it > 16 ? 16 : it;
-        snprintf(d->message, sizeof d->message, "fluid smoothing: %d iterations",
-                 d->fluid.smooth_iterations);
-    }
+    if (in->smooth_method)
+        d->fluid.curvature_flow = !d->fluid.curvature_flow;
+    if (in->smooth_change)
+        pbfcl_demo_fluid_change_smoothing(&d->fluid, in->smooth_change);
     if (in->tilt)
         d->tilted = !d->tilted;
     if (in->shake)
@@ -328,8 +327,9 @@ static pbfcl_status render(demo *d)
         pbfcl_demo_renderer_draw(&d->ren, &v);
     glEndQuery(GL_TIME_ELAPSED);
     PBFCL_TRY(s);
-    char passes[200];
+    char passes[200], smoothing[64];
     format_passes(d, passes, sizeof passes);
+    pbfcl_demo_fluid_describe(&d->fluid, smoothing, sizeof smoothing);
 
     pbfcl_demo_hud hud = {
         .scene = d->scene.name,
@@ -341,7 +341,7 @@ static pbfcl_status render(demo *d)
         .path = pbfcl_demo_interop_path(&d->ip),
         .color = d->color == PBFCL_DEMO_COLOR_SPEED ? "SPEED" : "DENSITY",
         .render = fluid ? "FLUID" : "SPHERES",
-        .smooth_iterations = d->fluid.smooth_iterations,
+        .smoothing = smoothing,
         .passes = fluid ? passes : NULL,
         .paused = d->paused,
         .tilted = d->tilted,
@@ -399,8 +399,10 @@ static void print_summary(const demo *d)
            d->render_mode == PBFCL_DEMO_RENDER_FLUID ? "fluid" : "spheres");
     if (d->render_mode != PBFCL_DEMO_RENDER_FLUID)
         return;
-    printf("pbfcl demo: fluid passes (ms, %dx%d, %d smoothing iterations):", d->win.draw_width,
-           d->win.draw_height, d->fluid.smooth_iterations);
+    char smoothing[64];
+    pbfcl_demo_fluid_describe(&d->fluid, smoothing, sizeof smoothing);
+    printf("pbfcl demo: fluid passes (ms, %dx%d, %s):", d->win.draw_width, d->win.draw_height,
+           smoothing);
     for (int i = 0; i < PBFCL_FLUID_PASS_COUNT; i++)
         printf(" %s %.2f", pbfcl_demo_fluid_pass_names[i], d->fluid.pass_ms[i]);
     printf(", total %.2f\n", pbfcl_demo_fluid_total_ms(&d->fluid));
