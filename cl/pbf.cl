@@ -10,6 +10,23 @@
 
 typedef __constant const pbfcl_pbf_params *pbf_params;
 
+/* The largest position correction one solver iteration may apply to a particle, in units of
+ * the particle radius r (for the density and the collision corrections each). The density
+ * constraint is linearised around x*: a correction of more than a fraction of the spacing 2r
+ * leaves the range where that linearisation holds, and under strong compression (a tall
+ * column the Jacobi iterations cannot hold, neighbours piled up) lambda_i + lambda_j summed
+ * over dozens of neighbours reaches many h and flings particles across the box. Limiting the
+ * step keeps the iteration a descent on the constraint; it is never reached at rest or in a
+ * well-resolved flow (there corrections are a few % of r), see docs/PERFORMANCE.md. */
+#define PBF_MAX_CORRECTION 0.5f
+
+/* v scaled to length at most max_len. */
+static float4 pbf_limit(float4 v, float max_len)
+{
+    float len2 = dot(v, v);
+    return len2 > max_len * max_len ? v * (max_len * rsqrt(len2)) : v;
+}
+
 /* Poly6 with its constants in registers: coef * (h2 - r2)^3 for r2 < h2, else 0. */
 static float pbf_poly6_k(float coef, float h2, float r2)
 {
@@ -144,7 +161,7 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *pred,
             s *= w;
         dx += (li + lambda[j] - scorr_k * s) * pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
     }
-    delta[i] = dx * p->volume; /* w stays 0: every d has w = 0 */
+    delta[i] = pbf_limit(dx * p->volume, PBF_MAX_CORRECTION * p->radius); /* w stays 0 */
 }
 
 /* collide: with q = x* + dx, pushes particles closer than 2r apart (half the overlap each)
@@ -172,6 +189,7 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pred,
         float f = (r2 < min_dist2 && r2 > 0.0f) ? 0.5f * (min_dist - r) / r : 0.0f;
         c += f * d;
     }
+    c = pbf_limit(c, PBF_MAX_CORRECTION * p->radius);
     float4 q = qi + c;
     c += clamp(q, pbf_box_min(p), pbf_box_max(p)) - q;
     delta_out[i] = di + c;
@@ -325,6 +343,41 @@ pbf_stats(pbf_params p, uint n, __global const float4 *pos, __global const float
     }
     if (l < PBFCL_STATS_FIELDS)
         partial[get_group_id(0) * PBFCL_STATS_FIELDS + l] = acc[l][0];
+}
+
+/* bounds: the fastest particle and the extent of the fluid along gravity, for the adaptive
+ * substeps of the next frame (host/core/sim.c, choose_substeps). With d = (x - box centre) .
+ * down and D the box diagonal, out[0] = max |v|, out[1] = max (D + d), out[2] = max (D - d),
+ * as the bits of non-negative floats (whose order is that of the uints) merged with
+ * atomic_max; out must hold zeros before the launch. */
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
+pbf_bounds(pbf_params p, uint n, __global const float4 *pos, __global const float4 *vel,
+           float4 down, __global uint *out)
+{
+    __local float acc[3][WG_SIZE];
+    uint i = get_global_id(0), l = get_local_id(0);
+    float4 lo = vload4(0, p->box_min), hi = vload4(0, p->box_max);
+    float4 centre = 0.5f * (lo + hi);
+    float reach = length(hi.xyz - lo.xyz);
+    float v[3] = {0.0f, 0.0f, 0.0f};
+    if (i < n) {
+        float d = clamp(dot(pos[i].xyz - centre.xyz, down.xyz), -reach, reach);
+        float s = length(vel[i].xyz);
+        v[0] = isfinite(s) ? s : MAXFLOAT; /* the blow-up guard reports non-finite values */
+        v[1] = reach + d;
+        v[2] = reach - d;
+    }
+    for (int f = 0; f < 3; f++)
+        acc[f][l] = isfinite(v[f]) ? v[f] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG_SIZE / 2; s > 0; s >>= 1) {
+        if (l < s)
+            for (int f = 0; f < 3; f++)
+                acc[f][l] = fmax(acc[f][l], acc[f][l + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l < 3)
+        atomic_max(&out[l], as_uint(acc[l][0]));
 }
 
 /* copy_positions: dst = (x, y, z, |v|) for rendering. */

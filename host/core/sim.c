@@ -17,6 +17,13 @@
  * about 54 when particles are packed at the collision distance 2r. */
 #define PBFCL_SIM_MAX_NEIGHBORS 64u
 
+/* Adaptive substeps (a CFL condition, see choose_substeps): in one substep no particle may
+ * move more than PBFCL_SIM_CFL * h, and the solver's signal speed, about h per iteration
+ * and substep, must stay ahead of the free-fall speed sqrt(2 g H) over the fluid's height H.
+ * At most PBFCL_SIM_MAX_SUBSTEPS (or the scene's count if larger). */
+#define PBFCL_SIM_CFL 0.5
+#define PBFCL_SIM_MAX_SUBSTEPS 64
+
 /* Largest work-group size tried (a power of two; the device may allow less). */
 #define PBFCL_SIM_WG_MAX 256u
 
@@ -28,7 +35,7 @@ struct pbfcl_sim {
     pbfcl_grid grid;
     cl_program program;
     cl_kernel predict, lambda, delta, collide, apply_delta, update, omega, vorticity, viscosity,
-        stats, copy_positions;
+        stats, copy_positions, bounds;
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
@@ -39,6 +46,8 @@ struct pbfcl_sim {
     cl_mem lambda_buf, density_buf;  /* float */
     cl_mem partial_buf;              /* stats: PBFCL_STATS_FIELDS floats per work-group */
     size_t groups;                   /* work-groups of the stats kernel */
+    cl_mem bounds_buf;               /* 3 uints: pbf_bounds of the last frame */
+    int substeps;                    /* substeps of the last frame (params.dt = dt / substeps) */
 };
 
 /* Sets kernel argument idx to the value v (an lvalue). */
@@ -123,16 +132,16 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     return n * (per_particle + grid_per_particle) + cells * 8;
 }
 
-static const char *const kernel_names[] = {"pbf_predict", "pbf_lambda",        "pbf_delta",
-                                           "pbf_collide", "pbf_apply_delta",   "pbf_update",
-                                           "pbf_omega",   "pbf_vorticity",     "pbf_viscosity",
-                                           "pbf_stats",   "pbf_copy_positions"};
+static const char *const kernel_names[] = {"pbf_predict", "pbf_lambda",         "pbf_delta",
+                                           "pbf_collide", "pbf_apply_delta",    "pbf_update",
+                                           "pbf_omega",   "pbf_vorticity",      "pbf_viscosity",
+                                           "pbf_stats",   "pbf_copy_positions", "pbf_bounds"};
 
 static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 {
-    cl_kernel *slots[] = {&sim->predict,     &sim->lambda, &sim->delta,         &sim->collide,
-                          &sim->apply_delta, &sim->update, &sim->omega,         &sim->vorticity,
-                          &sim->viscosity,   &sim->stats,  &sim->copy_positions};
+    cl_kernel *slots[] = {&sim->predict,     &sim->lambda, &sim->delta,          &sim->collide,
+                          &sim->apply_delta, &sim->update, &sim->omega,          &sim->vorticity,
+                          &sim->viscosity,   &sim->stats,  &sim->copy_positions, &sim->bounds};
     return slots[k];
 }
 
@@ -168,7 +177,9 @@ static pbfcl_status build_kernels(pbfcl_sim *sim)
     PBFCL_TRY(pbfcl_cl_build(sim->cl, desc->files, desc->nfiles, options, &sim->program));
     for (int k = 0; k < SIM_KERNEL_COUNT; k++) {
         PBFCL_TRY(pbfcl_cl_kernel(sim->program, kernel_names[k], kernel_slot(sim, k)));
-        size_t local = k == 9 ? PBFCL_STATS_FIELDS * sim->wg * sizeof(float) : 0;
+        size_t local = k == 9    ? PBFCL_STATS_FIELDS * sim->wg * sizeof(float)
+                       : k == 11 ? 3 * sim->wg * sizeof(float)
+                                 : 0;
         PBFCL_TRY(
             pbfcl_cl_check_launch(sim->cl, *kernel_slot(sim, k), kernel_names[k], sim->wg, local));
     }
@@ -199,6 +210,7 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         {&sim->density_buf, n1, "densities"},
         {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
+        {&sim->bounds_buf, 3 * sizeof(cl_uint), "substep bounds"},
     };
     for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
         PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, list[b].size, list[b].what, list[b].buf));
@@ -243,6 +255,28 @@ done:
     return st;
 }
 
+/* Enqueues pbf_bounds of the current state into bounds_buf (read by choose_substeps). */
+static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_kernel k = sim->bounds;
+    cl_uint n = (cl_uint)sim->n, zero = 0;
+    float g = (float)sqrt((double)sim->gravity.s[0] * sim->gravity.s[0] +
+                          (double)sim->gravity.s[1] * sim->gravity.s[1] +
+                          (double)sim->gravity.s[2] * sim->gravity.s[2]);
+    cl_float4 down = {{0, 0, 0, 0}};
+    for (int a = 0; g > 0.0f && a < 3; a++)
+        down.s[a] = sim->gravity.s[a] / g;
+    PBFCL_CL_CHECK(clEnqueueFillBuffer(sim->cl->queue, sim->bounds_buf, &zero, sizeof zero, 0,
+                                       3 * sizeof zero, 0, NULL, NULL));
+    SIM_ARG(k, 0, sim->params_buf);
+    SIM_ARG(k, 1, n);
+    SIM_ARG(k, 2, sim->pos_buf);
+    SIM_ARG(k, 3, sim->vel_buf);
+    SIM_ARG(k, 4, down);
+    SIM_ARG(k, 5, sim->bounds_buf);
+    return pbfcl_cl_launch(sim->cl, k, sim->n, sim->wg, prof, PBFCL_STAGE_OTHER);
+}
+
 static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, size_t n)
 {
     if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) {
@@ -266,7 +300,9 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     PBFCL_TRY(build_kernels(sim));
     sim->groups = (sim->n + sim->wg - 1) / sim->wg;
     PBFCL_TRY(alloc_buffers(sim));
-    return upload_state(sim, positions);
+    sim->substeps = sim->scene.solver.substeps;
+    PBFCL_TRY(upload_state(sim, positions));
+    return enqueue_bounds(sim, NULL);
 }
 
 pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
@@ -295,11 +331,11 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         return;
     if (sim->cl && sim->cl->queue)
         clFinish(sim->cl->queue);
-    cl_mem *bufs[] = {&sim->params_buf,   &sim->pos_buf,        &sim->pred_buf,
-                      &sim->vel_buf,      &sim->vort_force_buf, &sim->pos_tmp_buf,
-                      &sim->pred_tmp_buf, &sim->vel_tmp_buf,    &sim->vort_force_tmp_buf,
-                      &sim->delta_buf,    &sim->delta_tmp_buf,  &sim->omega_buf,
-                      &sim->lambda_buf,   &sim->density_buf,    &sim->partial_buf};
+    cl_mem *bufs[] = {
+        &sim->params_buf,         &sim->pos_buf,     &sim->pred_buf,      &sim->vel_buf,
+        &sim->vort_force_buf,     &sim->pos_tmp_buf, &sim->pred_tmp_buf,  &sim->vel_tmp_buf,
+        &sim->vort_force_tmp_buf, &sim->delta_buf,   &sim->delta_tmp_buf, &sim->omega_buf,
+        &sim->lambda_buf,         &sim->density_buf, &sim->partial_buf,   &sim->bounds_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
     for (int k = 0; k < SIM_KERNEL_COUNT; k++)
@@ -476,11 +512,64 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
     return pbfcl_sim_vorticity_viscosity(sim, prof); /* omega, f_vorticity, XSPH */
 }
 
+/* The substeps of the next frame from the bounds of the last one (a CFL condition): with
+ * v the fastest particle, g = |gravity| and H the fluid's extent along gravity, the speed
+ * u = max(v + g dt, sqrt(2 g H)) may carry a particle at most PBFCL_SIM_CFL * h per substep.
+ * The first term is the usual CFL number; the second keeps the solver's signal speed (about
+ * h per iteration and substep) ahead of the fluid's free-fall speed, or the Jacobi iterations
+ * cannot hold a column of H / 2r particles and it compresses until neighbours pile up. Both
+ * scale as 1/h: halving r doubles the substeps, as it halves the time step of any explicit
+ * particle method. A scene's own substeps are the minimum. One 12-byte read per frame. */
+static pbfcl_status choose_substeps(pbfcl_sim *sim, int *out)
+{
+    const pbfcl_solver_settings *v = &sim->scene.solver;
+    cl_uint bits[3];
+    float b[3];
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, sim->bounds_buf, CL_TRUE, 0, sizeof bits,
+                                       bits, 0, NULL, NULL));
+    memcpy(b, bits, sizeof b);
+    double reach = 0.0, g = 0.0;
+    for (int a = 0; a < 3; a++) {
+        double e = (double)sim->params.box_max[a] - sim->params.box_min[a];
+        reach += e * e;
+        g += (double)sim->gravity.s[a] * sim->gravity.s[a];
+    }
+    reach = (float)sqrt(reach);
+    g = sqrt(g);
+    double height = fmax(0.0, (double)b[1] + b[2] - 2.0 * reach);
+    double u = fmax(b[0] + g * v->dt, sqrt(2.0 * g * height));
+    double want = ceil(v->dt * u / (PBFCL_SIM_CFL * sim->params.h));
+    int most = v->substeps > PBFCL_SIM_MAX_SUBSTEPS ? v->substeps : PBFCL_SIM_MAX_SUBSTEPS;
+    *out = want > most ? most : (want < v->substeps ? v->substeps : (int)want);
+    return PBFCL_OK;
+}
+
+/* Sets the substep of the parameters to dt / substeps (uploaded when it changes). */
+static pbfcl_status set_substeps(pbfcl_sim *sim, int substeps)
+{
+    if (substeps == sim->substeps)
+        return PBFCL_OK;
+    sim->substeps = substeps;
+    sim->params.dt = (float)(sim->scene.solver.dt / substeps);
+    sim->params.inv_dt = 1.0f / sim->params.dt;
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
+                                        sizeof sim->params, &sim->params, 0, NULL, NULL));
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    for (int s = 0; s < sim->scene.solver.substeps; s++)
+    int substeps;
+    PBFCL_TRY(choose_substeps(sim, &substeps));
+    PBFCL_TRY(set_substeps(sim, substeps));
+    for (int s = 0; s < substeps; s++)
         PBFCL_TRY(sim_substep(sim, prof));
-    return PBFCL_OK;
+    return enqueue_bounds(sim, prof);
+}
+
+int pbfcl_sim_substeps(const pbfcl_sim *sim)
+{
+    return sim->substeps;
 }
 
 /* ---- access ---------------------------------------------------------------------------- */
@@ -603,6 +692,7 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
         out->neighbors_avg /= finite;
     }
     out->density_error_max *= 100.0;
+    out->substeps = sim->substeps;
     return pbfcl_grid_read_overflow(&sim->grid, &out->neighbor_overflow);
 }
 

@@ -15,10 +15,11 @@ typedef struct pbfcl_sim_stats {
     double max_speed;         /* m/s */
     double neighbors_avg;
     unsigned neighbors_max;
-    unsigned outside;   /* particles outside the box */
-    unsigned nan;       /* particles with a non-finite position or velocity */
-    double momentum[3]; /* total linear momentum, kg m/s */
+    unsigned outside;           /* particles outside the box */
+    unsigned nan;               /* particles with a non-finite position or velocity */
+    double momentum[3];         /* total linear momentum, kg m/s */
     unsigned neighbor_overflow; /* particles that had more neighbours than the list holds */
+    int substeps;               /* substeps of the last frame (adaptive, >= the scene's) */
 } pbfcl_sim_stats;
 
 typedef struct pbfcl_sim pbfcl_sim; /* opaque; defined in sim.c */
@@ -31,8 +32,13 @@ pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *
 /* Releases everything; accepts NULL. */
 void pbfcl_sim_destroy(pbfcl_sim *sim);
 
-/* Advances one frame (scene dt, in substeps). Stage events go to prof if not NULL. */
+/* Advances one frame (scene dt) in at least the scene's substeps, more where a CFL condition
+ * asks for them (sim.c, choose_substeps): the fastest particle moves at most h / 2 per
+ * substep. Stage events go to prof if not NULL. */
 pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* Substeps of the last frame (the scene's before the first). */
+int pbfcl_sim_substeps(const pbfcl_sim *sim);
 
 /* Number of particles. */
 size_t pbfcl_sim_count(const pbfcl_sim *sim);
@@ -58,7 +64,6 @@ void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3]);
  * acceleration of strength along push (m/s^2); strength 0 turns it off. */
 void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3],
                         const float push[3], float radius, float strength);
-
 
 /* The stages of one substep, in the order pbfcl_sim_step calls them (exposed for the tests
  * and the benchmark; pbfcl_sim_step is the normal way to advance). */
