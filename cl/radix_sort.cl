@@ -1,7 +1,8 @@
-/* One pass of the stable LSD radix sort of (key, value) pairs: radix_histogram counts the
- * digits of each tile of TILE keys into a digit-major table (digit * tiles + tile), the host
- * scans that table, and radix_scatter ranks each tile locally (packed per-thread counters and
- * a work-group scan, no atomics) and writes every pair to its scanned offset. */
+/* One pass of the stable LSD radix sort of (key, value) pairs, three kernels: radix_histogram
+ * counts the digits of each tile of TILE keys into a digit-major table (digit * tiles + tile),
+ * radix_scan_rows scans each digit's row and records its total, and radix_scatter ranks each
+ * tile locally (packed per-thread counters and a work-group scan, no atomics) and writes every
+ * pair to its digit's base plus its row offset. */
 #ifndef RADIX_BITS
 #error "RADIX_BITS (bits sorted per pass) must be defined with -D"
 #endif
@@ -10,6 +11,9 @@
 #endif
 #if RADIX_BITS < 1 || RADIX_BITS > 8
 #error "RADIX_BITS must be 1..8"
+#endif
+#if WG_SIZE < 16 || (WG_SIZE & (WG_SIZE - 1)) != 0
+#error "WG_SIZE must be a power of two >= 16"
 #endif
 #if SORT_ITEMS % 4 != 0
 #error "SORT_ITEMS must be a multiple of 4 (vector loads)"
@@ -25,6 +29,66 @@
  * keeps both access patterns free of bank conflicts (a work-item's own column, lane * WG_SIZE +
  * lid, and a work-item's run of 8 consecutive counters in the scan). */
 #define CNT(i) ((i) ^ (((i) >> LOG_NUM_BANKS) & (RANK_LANES - 1u)))
+
+/* The work-group scan works on chunks of SCAN_CHUNK elements: SCAN_GROUPS work-items scan a
+ * chunk each in registers, one work-item scans the chunk totals. Three barriers instead of the
+ * 2 log2(WG_SIZE) of the Blelloch scan. */
+#define SCAN_CHUNK 16u
+#define SCAN_GROUPS (WG_SIZE / SCAN_CHUNK)
+/* Local words a scan_group array needs: the padded elements and the chunk totals. */
+#define SCAN_GROUP_SIZE (PADDED_SIZE(WG_SIZE) + SCAN_GROUPS + 1)
+
+/* Exclusive scan of the WG_SIZE elements at t[PAD(0..WG_SIZE-1)] by the whole work-group;
+ * returns the total to every work-item. t holds SCAN_GROUP_SIZE words. All work-items must
+ * call it; it starts and ends with a barrier. */
+inline uint radix_scan_group(local uint *t, uint lid)
+{
+    local uint *chunk = t + PADDED_SIZE(WG_SIZE);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < SCAN_GROUPS) {
+        uint v[SCAN_CHUNK], run = 0;
+        for (uint j = 0; j < SCAN_CHUNK; j++)
+            v[j] = t[PAD(lid * SCAN_CHUNK + j)];
+        for (uint j = 0; j < SCAN_CHUNK; j++) {
+            t[PAD(lid * SCAN_CHUNK + j)] = run;
+            run += v[j];
+        }
+        chunk[lid] = run;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint run = 0;
+        for (uint g = 0; g < SCAN_GROUPS; g++) {
+            uint x = chunk[g];
+            chunk[g] = run;
+            run += x;
+        }
+        chunk[SCAN_GROUPS] = run;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint total = chunk[SCAN_GROUPS];
+    t[PAD(lid)] += chunk[lid / SCAN_CHUNK];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* Exclusive scan of the n values at x[0..n-1] in runs of ceil(n / WG_SIZE) per work-item,
+ * written to out (may equal x); returns the total. sums: SCAN_GROUP_SIZE words. */
+#define RADIX_SCAN_RUNS(x, out, n, sums, lid, total)                                              \
+    do {                                                                                           \
+        uint per_ = ((n) + WG_SIZE - 1) / WG_SIZE;                                                 \
+        uint lo_ = min((lid)*per_, (n)), hi_ = min(lo_ + per_, (n)), run_ = 0;                     \
+        for (uint i_ = lo_; i_ < hi_; i_++)                                                        \
+            run_ += (x)[i_];                                                                       \
+        (sums)[PAD(lid)] = run_;                                                                   \
+        (total) = radix_scan_group((sums), (lid));                                                 \
+        run_ = (sums)[PAD(lid)];                                                                   \
+        for (uint i_ = lo_; i_ < hi_; i_++) {                                                      \
+            uint v_ = (x)[i_];                                                                     \
+            (out)[i_] = run_;                                                                      \
+            run_ += v_;                                                                            \
+        }                                                                                          \
+    } while (0)
 
 /* The digit of key for this pass. */
 inline uint radix_digit(uint key, uint shift, uint bits)
@@ -61,6 +125,18 @@ kernel void radix_histogram(global const uint *keys, global uint *table, uint n,
         table[d * tiles + tile] = counts[d];
 }
 
+/* Exclusive scan in place of row get_group_id(0) (one digit) of the digit-major table; the
+ * row's total goes to totals[digit]. table: (1 << bits) * tiles counts (input and output). */
+kernel void radix_scan_rows(global uint *table, global uint *totals, uint tiles)
+{
+    local uint sums[SCAN_GROUP_SIZE];
+    uint lid = get_local_id(0), d = get_group_id(0), total;
+    global uint *row = table + (size_t)d * tiles;
+    RADIX_SCAN_RUNS(row, row, tiles, sums, lid, total);
+    if (lid == 0)
+        totals[d] = total;
+}
+
 /* Loads the tile's keys and values into padded local memory, coalesced; slots past n get key
  * 0xffffffff so that they rank after every real key of the tile. */
 inline void radix_load_tile(global const uint *keys, global const uint *values, local uint *lk,
@@ -94,7 +170,7 @@ inline uint radix_scan_counters(local uint *cnt, local uint *sums, uint lid)
     for (uint k = 0; k < RANK_LANES; k++)
         run += cnt[CNT(lid * RANK_LANES + k)];
     sums[PAD(lid)] = run;
-    uint total = scan_local_exclusive(sums, WG_SIZE, lid);
+    uint total = radix_scan_group(sums, lid);
     run = sums[PAD(lid)];
     for (uint k = 0; k < RANK_LANES; k++) {
         uint x = cnt[CNT(lid * RANK_LANES + k)];
@@ -149,25 +225,29 @@ inline void radix_sort_tile(local uint *lk, local uint *lv, local uint *cnt, loc
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Moves each pair of tile get_group_id(0) to its place for this pass: the scanned table
- * gives where the tile's run of each digit starts in the output.
+/* Moves each pair of tile get_group_id(0) to its place for this pass: the digit's base (the
+ * exclusive scan of the row totals) plus the row-scanned table give where the tile's run of
+ * each digit starts in the output.
  * keys_in, values_in: n pairs (input); keys_out, values_out: n pairs (output);
- * table: the exclusive scan of radix_histogram's table (input). */
+ * table: radix_scan_rows' scanned table; totals: its (1 << bits) row totals (inputs). */
 kernel void radix_scatter(global const uint *keys_in, global const uint *values_in,
                           global uint *keys_out, global uint *values_out,
-                          global const uint *table, uint n, uint tiles, uint shift, uint bits)
+                          global const uint *table, global const uint *totals, uint n,
+                          uint tiles, uint shift, uint bits)
 {
     local uint lk[PADDED_SIZE(TILE)], lv[PADDED_SIZE(TILE)];
-    local uint cnt[RANK_LANES * WG_SIZE], sums[PADDED_SIZE(WG_SIZE)];
-    local uint offset[RADIX];
-    uint lid = get_local_id(0), tile = get_group_id(0), base = tile * TILE;
+    local uint cnt[RANK_LANES * WG_SIZE], sums[SCAN_GROUP_SIZE];
+    local uint offset[RADIX], digit_base[RADIX];
+    uint lid = get_local_id(0), tile = get_group_id(0), base = tile * TILE, unused;
+    RADIX_SCAN_RUNS(totals, digit_base, 1u << bits, sums, lid, unused);
+    (void)unused;
     radix_load_tile(keys_in, values_in, lk, lv, base, n, lid);
     radix_sort_tile(lk, lv, cnt, sums, lid, shift, bits);
     /* Where each digit's run starts in the tile, turned into output offsets. */
     for (uint p = lid; p < TILE; p += WG_SIZE) {
         uint d = radix_digit(lk[PAD(p)], shift, bits);
         if (p == 0 || d != radix_digit(lk[PAD(p - 1)], shift, bits))
-            offset[d] = table[d * tiles + tile] - p;
+            offset[d] = digit_base[d] + table[d * tiles + tile] - p;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     uint count = min((uint)TILE, n - base);

@@ -1,6 +1,6 @@
 /* The stable LSD radix sort of (key, value) pairs (see radix_sort.h): per pass a digit
- * histogram per tile, an exclusive scan of the digit-major table, and a scatter that ranks each
- * tile locally; passes ping-pong between the caller's buffers and temporaries. */
+ * histogram per tile, an exclusive scan of each digit's row of the table, and a scatter that
+ * ranks each tile locally; passes ping-pong between the caller's buffers and temporaries. */
 #include "radix_sort.h"
 
 #include "build_options.h"
@@ -10,6 +10,7 @@
 
 #define SORT_LOG_NUM_BANKS 5
 #define SORT_RANK_LANES 8
+#define SORT_SCAN_CHUNK 16 /* radix_sort.cl SCAN_CHUNK */
 
 static size_t floor_pow2(size_t x)
 {
@@ -24,11 +25,17 @@ static size_t padded(size_t n)
     return n + (n >> SORT_LOG_NUM_BANKS) + 1;
 }
 
+/* Local words of the kernels' work-group scan array (radix_sort.cl SCAN_GROUP_SIZE). */
+static size_t scan_group_words(size_t wg)
+{
+    return padded(wg) + wg / SORT_SCAN_CHUNK + 1;
+}
+
 /* Local memory bytes radix_scatter needs (radix_histogram needs less). */
 static size_t scatter_local_bytes(size_t wg, size_t items, unsigned radix_bits)
 {
-    size_t words = 2 * padded(wg * items) + SORT_RANK_LANES * wg + padded(wg) +
-                   ((size_t)1 << radix_bits);
+    size_t words = 2 * padded(wg * items) + SORT_RANK_LANES * wg + scan_group_words(wg) +
+                   2 * ((size_t)1 << radix_bits);
     return words * sizeof(cl_uint);
 }
 
@@ -80,9 +87,12 @@ static pbfcl_status sort_build(pbfcl_radix_sort *s, const pbfcl_radix_sort_confi
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_RADIX_SORT);
     PBFCL_TRY(pbfcl_cl_build(s->cl, desc->files, desc->nfiles, options, &s->program));
     PBFCL_TRY(pbfcl_cl_kernel(s->program, "radix_histogram", &s->histogram));
+    PBFCL_TRY(pbfcl_cl_kernel(s->program, "radix_scan_rows", &s->scan_rows));
     PBFCL_TRY(pbfcl_cl_kernel(s->program, "radix_scatter", &s->scatter));
     PBFCL_TRY(pbfcl_cl_check_launch(s->cl, s->histogram, "radix_histogram", c->wg,
                                     ((size_t)1 << c->radix_bits) * sizeof(cl_uint)));
+    PBFCL_TRY(pbfcl_cl_check_launch(s->cl, s->scan_rows, "radix_scan_rows", c->wg,
+                                    scan_group_words(c->wg) * sizeof(cl_uint)));
     return pbfcl_cl_check_launch(s->cl, s->scatter, "radix_scatter", c->wg,
                                  scatter_local_bytes(c->wg, c->items, c->radix_bits));
 }
@@ -105,7 +115,8 @@ static pbfcl_status sort_allocate(pbfcl_radix_sort *s, size_t capacity)
                               &s->values_tmp_buf));
     PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, table * sizeof(cl_uint),
                               "radix sort histogram table", &s->histogram_buf));
-    return pbfcl_scan_create(&s->scan, s->cl, table);
+    return pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, ((size_t)1 << s->radix_bits) * sizeof(cl_uint),
+                           "radix sort digit totals", &s->totals_buf);
 }
 
 pbfcl_status pbfcl_radix_sort_create_with(pbfcl_radix_sort *s, pbfcl_cl *cl, size_t capacity,
@@ -142,23 +153,25 @@ void pbfcl_radix_sort_destroy(pbfcl_radix_sort *s)
 {
     if (!s)
         return;
-    pbfcl_scan_destroy(&s->scan);
     if (s->histogram)
         clReleaseKernel(s->histogram);
+    if (s->scan_rows)
+        clReleaseKernel(s->scan_rows);
     if (s->scatter)
         clReleaseKernel(s->scatter);
     if (s->program)
         clReleaseProgram(s->program);
-    s->histogram = s->scatter = NULL;
+    s->histogram = s->scan_rows = s->scatter = NULL;
     s->program = NULL;
     pbfcl_cl_release_buffer(&s->keys_tmp_buf);
     pbfcl_cl_release_buffer(&s->values_tmp_buf);
     pbfcl_cl_release_buffer(&s->keys_tmp2_buf);
     pbfcl_cl_release_buffer(&s->values_tmp2_buf);
     pbfcl_cl_release_buffer(&s->histogram_buf);
+    pbfcl_cl_release_buffer(&s->totals_buf);
 }
 
-/* One pass: histogram of src, scan of the table, scatter src -> dst by bits at shift. */
+/* One pass: histogram of src, scan of the table's rows, scatter src -> dst by bits at shift. */
 static pbfcl_status sort_pass(pbfcl_radix_sort *s, cl_mem src[2], cl_mem dst[2], size_t n,
                               cl_uint shift, cl_uint bits, pbfcl_profile *prof, pbfcl_stage stage)
 {
@@ -171,17 +184,21 @@ static pbfcl_status sort_pass(pbfcl_radix_sort *s, cl_mem src[2], cl_mem dst[2],
     PBFCL_CL_CHECK(clSetKernelArg(h, 4, sizeof shift, &shift));
     PBFCL_CL_CHECK(clSetKernelArg(h, 5, sizeof bits, &bits));
     PBFCL_TRY(pbfcl_cl_launch(s->cl, h, (size_t)tiles * s->wg, s->wg, prof, stage));
-    PBFCL_TRY(pbfcl_scan_exclusive(&s->scan, s->histogram_buf, s->histogram_buf,
-                                   (size_t)tiles << bits, prof, stage));
+    cl_kernel r = s->scan_rows;
+    PBFCL_CL_CHECK(clSetKernelArg(r, 0, sizeof(cl_mem), &s->histogram_buf));
+    PBFCL_CL_CHECK(clSetKernelArg(r, 1, sizeof(cl_mem), &s->totals_buf));
+    PBFCL_CL_CHECK(clSetKernelArg(r, 2, sizeof tiles, &tiles));
+    PBFCL_TRY(pbfcl_cl_launch(s->cl, r, s->wg << bits, s->wg, prof, stage));
     PBFCL_CL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &src[0]));
     PBFCL_CL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &src[1]));
     PBFCL_CL_CHECK(clSetKernelArg(k, 2, sizeof(cl_mem), &dst[0]));
     PBFCL_CL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), &dst[1]));
     PBFCL_CL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), &s->histogram_buf));
-    PBFCL_CL_CHECK(clSetKernelArg(k, 5, sizeof n32, &n32));
-    PBFCL_CL_CHECK(clSetKernelArg(k, 6, sizeof tiles, &tiles));
-    PBFCL_CL_CHECK(clSetKernelArg(k, 7, sizeof shift, &shift));
-    PBFCL_CL_CHECK(clSetKernelArg(k, 8, sizeof bits, &bits));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 5, sizeof(cl_mem), &s->totals_buf));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 6, sizeof n32, &n32));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 7, sizeof tiles, &tiles));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 8, sizeof shift, &shift));
+    PBFCL_CL_CHECK(clSetKernelArg(k, 9, sizeof bits, &bits));
     return pbfcl_cl_launch(s->cl, k, (size_t)tiles * s->wg, s->wg, prof, stage);
 }
 
@@ -218,16 +235,18 @@ pbfcl_status pbfcl_radix_sort_pairs(pbfcl_radix_sort *s, cl_mem keys_buf, cl_mem
      * that the last pass writes the caller's buffers. */
     cl_mem user[2] = {keys_buf, values_buf}, tmp[2] = {s->keys_tmp_buf, s->values_tmp_buf};
     cl_mem tmp2[2] = {s->keys_tmp2_buf, s->values_tmp2_buf};
+    /* The key bits split evenly: 30 bits at 8 a pass sort as 8, 8, 7, 7 (fewer digits make
+     * longer runs per tile, so better coalesced writes, than 8, 8, 8, 6 would). */
     unsigned passes = (key_bits + s->radix_bits - 1) / s->radix_bits;
     cl_mem *src = user;
-    for (unsigned p = 0; p < passes; p++) {
-        unsigned shift = p * s->radix_bits;
-        unsigned bits = key_bits - shift < s->radix_bits ? key_bits - shift : s->radix_bits;
+    for (unsigned p = 0, shift = 0; p < passes; p++) {
+        unsigned bits = key_bits / passes + (p < key_bits % passes);
         unsigned left = passes - 1 - p; /* passes after this one */
         cl_mem *dst = left % 2 ? (src == tmp ? tmp2 : tmp) : user;
         if (dst == src)
             dst = tmp2;
         PBFCL_TRY(sort_pass(s, src, dst, n, shift, bits, prof, stage));
+        shift += bits;
         src = dst;
     }
     return src == user ? PBFCL_OK : sort_copy_back(s, src, user, n, prof, stage);

@@ -1,17 +1,16 @@
-/* Stable LSD radix sort of (uint key, uint value) pairs built on the prefix scan:
- * per-work-group digit histograms, a scan of the histogram table, and a scatter that
- * ranks keys locally. Only the key bits in use are sorted. */
+/* Stable LSD radix sort of (uint key, uint value) pairs, three kernels a pass: per-tile digit
+ * histograms, a scan of each digit's row of the histogram table, and a scatter that ranks keys
+ * locally. Only the key bits in use are sorted, split evenly over the passes. */
 #ifndef PBFCL_RADIX_SORT_H
 #define PBFCL_RADIX_SORT_H
 
 #include "clrt.h"
-#include "scan.h"
 
 typedef struct pbfcl_radix_sort {
     pbfcl_cl *cl;
-    pbfcl_scan scan;
     cl_program program;
     cl_kernel histogram;                   /* digit counts per tile */
+    cl_kernel scan_rows;                   /* scan of each digit's row, row totals */
     cl_kernel scatter;                     /* stable local rank + write to the scanned offsets */
     size_t wg;                             /* work-items per group */
     size_t tile;                           /* keys per work-group tile */
@@ -20,6 +19,7 @@ typedef struct pbfcl_radix_sort {
     cl_mem keys_tmp_buf, values_tmp_buf;   /* ping-pong partners of the caller's buffers */
     cl_mem keys_tmp2_buf, values_tmp2_buf; /* a third pair: odd pass counts end in place */
     cl_mem histogram_buf;                  /* RADIX digits x tiles counts, scanned in place */
+    cl_mem totals_buf;                     /* RADIX row totals of the table */
 } pbfcl_radix_sort;
 
 /* The tuning of the sort kernels: bits per pass, keys per work-item, work-group size. */
