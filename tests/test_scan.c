@@ -52,11 +52,10 @@ static void check_scan(pbfcl_scan *s, size_t n, bool ones, bool in_place, uint64
     free(out);
 }
 
-/* The sizes to test for a scan with work-group size wg: awkward ones around wg
- * and the 2 * wg block, a few levels, and a large one. Returns the count. */
-static int scan_sizes(size_t wg, size_t *sizes)
+/* The sizes to test for a scan with work-group size wg up to big: awkward ones around wg
+ * and the 2 * wg block, a few levels (block^2 and block^3), and big. Returns the count. */
+static int scan_sizes(size_t wg, size_t big, size_t *sizes)
 {
-    size_t big = test_small() ? 3001 : (1u << 20) + 7;
     size_t block = 2 * wg;
     size_t list[] = {0,
                      1,
@@ -69,10 +68,10 @@ static int scan_sizes(size_t wg, size_t *sizes)
                      block,
                      block + 1,
                      1000,
-                     big,
-                     big - 1,
                      block * block - 1,
-                     block * block + 1};
+                     block * block + 1,
+                     block * block * block + 1,
+                     big};
     int n = 0;
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
         if (list[i] <= big)
@@ -80,36 +79,36 @@ static int scan_sizes(size_t wg, size_t *sizes)
     return n;
 }
 
-/* Runs every size and input kind on a scan whose work-group size is at most wg_limit
- * (0: the default). */
-static void scan_all_sizes(pbfcl_cl *cl, size_t wg_limit)
+/* Runs every size and input kind up to cap on a scan whose work-group size is at most
+ * wg_limit (0: the default), and in place at two sizes. */
+static void scan_all_sizes(pbfcl_cl *cl, size_t wg_limit, size_t cap)
 {
-    size_t cap = test_small() ? 3001 : (1u << 20) + 7;
     pbfcl_scan s;
     pbfcl_status st =
         wg_limit ? pbfcl_scan_create_wg(&s, cl, cap, wg_limit) : pbfcl_scan_create(&s, cl, cap);
     ck_assert_int_eq(st, PBFCL_OK);
     fprintf(stderr, "    scan work-group size %zu, %d levels\n", s.wg, s.levels);
     size_t sizes[32];
-    int count = scan_sizes(s.wg, sizes);
+    int count = scan_sizes(s.wg, cap, sizes);
     uint64_t rng = 42;
     for (int i = 0; i < count; i++) {
         check_scan(&s, sizes[i], false, false, &rng);
         check_scan(&s, sizes[i], true, false, &rng);
     }
-    check_scan(&s, cap, false, true, &rng);
+    check_scan(&s, cap < 4 * s.wg * s.wg + 3 ? cap : 4 * s.wg * s.wg + 3, false, true, &rng);
     check_scan(&s, 2 * s.wg + 1, true, true, &rng);
     pbfcl_scan_destroy(&s);
 }
 
 static void scan_default(pbfcl_cl *cl)
 {
-    scan_all_sizes(cl, 0);
+    scan_all_sizes(cl, 0, test_small() ? 3001 : (1u << 20) + 7);
 }
 
+/* Work-groups of 16 reach four levels at 40000 elements (blocks of 32). */
 static void scan_small_groups(pbfcl_cl *cl)
 {
-    scan_all_sizes(cl, 16);
+    scan_all_sizes(cl, 16, test_small() ? 3001 : 40000);
 }
 
 static void scan_over_capacity(pbfcl_cl *cl)
