@@ -16,22 +16,19 @@
  * of len): consecutive codes hold consecutive sorted particles, so the range runs from the
  * smallest start (EMPTY is the largest uint) to the largest end; e = max(end + 1) - 1 maps
  * an EMPTY end to 0 in the max. All cells empty gives (EMPTY, EMPTY), an empty range. */
-static inline uint2 pbfcl_nb_run1(__global const uint *restrict cs, __global const uint *restrict ce,
-                                  uint a)
+static inline uint2 pbfcl_nb_run1(__global const uint *cs, __global const uint *ce, uint a)
 {
     return (uint2)(cs[a], ce[a]);
 }
 
-static inline uint2 pbfcl_nb_run2(__global const uint *restrict cs, __global const uint *restrict ce,
-                                  uint a)
+static inline uint2 pbfcl_nb_run2(__global const uint *cs, __global const uint *ce, uint a)
 {
     const uint2 s = ((__global const uint2 *)cs)[a >> 1];
     const uint2 e = ((__global const uint2 *)ce)[a >> 1] + (uint2)(1u);
     return (uint2)(min(s.x, s.y), max(e.x, e.y) - 1u);
 }
 
-static inline uint2 pbfcl_nb_run4(__global const uint *restrict cs, __global const uint *restrict ce,
-                                  uint a)
+static inline uint2 pbfcl_nb_run4(__global const uint *cs, __global const uint *ce, uint a)
 {
     const uint4 s = ((__global const uint4 *)cs)[a >> 2];
     const uint4 e = ((__global const uint4 *)ce)[a >> 2] + (uint4)(1u);
@@ -39,8 +36,7 @@ static inline uint2 pbfcl_nb_run4(__global const uint *restrict cs, __global con
     return (uint2)(min(s2.x, s2.y), max(e2.x, e2.y) - 1u);
 }
 
-static inline uint2 pbfcl_nb_run8(__global const uint *restrict cs, __global const uint *restrict ce,
-                                  uint a)
+static inline uint2 pbfcl_nb_run8(__global const uint *cs, __global const uint *ce, uint a)
 {
     const uint8 s = ((__global const uint8 *)cs)[a >> 3];
     const uint8 e = ((__global const uint8 *)ce)[a >> 3] + (uint8)(1u);
@@ -228,6 +224,105 @@ __kernel void neighbours_staged(__constant pbfcl_grid_params *gp,
                 count++;                                                                       \
             }                                                                                  \
         }                                                                                      \
+    }
+    NB_RANGES_BODY(NB_LOOP)
+#undef NB_LOOP
+    const uint listed = min(count, (uint)MAX_NEIGHBORS);
+    for (uint k = 0; k < listed; k++)
+        out[k * n + i] = stage[k * WG_SIZE + lid];
+    neighbor_count[i] = listed;
+    if (count > MAX_NEIGHBORS)
+        atomic_inc(overflow);
+}
+#endif
+
+#if MAX_NEIGHBORS * WG_SIZE <= 8192
+/* Tests candidate j; lists it in the local stage if within the radius. */
+#define NB_VISIT_STAGED(j)                                                                     \
+    do {                                                                                       \
+        const float4 q_ = pos[j];                                                              \
+        const float ex_ = q_.x - p.x, ey_ = q_.y - p.y, ez_ = q_.z - p.z;                      \
+        const float d2_ = ex_ * ex_ + ey_ * ey_ + ez_ * ez_;                                   \
+        if ((j) != i && d2_ < radius2) {                                                       \
+            if (count < MAX_NEIGHBORS)                                                         \
+                stage[count * WG_SIZE + lid] = (j);                                            \
+            count++;                                                                           \
+        }                                                                                      \
+    } while (0)
+
+/* 27 cells one by one, lists staged in local memory. */
+__kernel void neighbours_staged27(__constant pbfcl_grid_params *gp,
+                                  __global const float4 *restrict pos,
+                                  __global const uint *restrict cs,
+                                  __global const uint *restrict ce,
+                                  __global uint *restrict neighbor_count,
+                                  __global uint *restrict out, __global uint *overflow,
+                                  const uint n, const float radius2)
+{
+    __local uint stage[MAX_NEIGHBORS * WG_SIZE];
+    const uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    const uint lid = get_local_id(0);
+    const float4 p = pos[i];
+    const int4 c = convert_int4(pbfcl_grid_cell(p, gp));
+    const int top = (int)GRID_CELLS_PER_AXIS - 1;
+    uint count = 0;
+    for (int dz = -1; dz <= 1; dz++) {
+        const int z = c.z + dz;
+        if (z < 0 || z > top)
+            continue;
+        for (int dy = -1; dy <= 1; dy++) {
+            const int y = c.y + dy;
+            if (y < 0 || y > top)
+                continue;
+            const uint yz = (pbfcl_morton_spread((uint)y) << 1) | (pbfcl_morton_spread((uint)z) << 2);
+            for (int dx = -1; dx <= 1; dx++) {
+                const int x = c.x + dx;
+                if (x < 0 || x > top)
+                    continue;
+                const uint code = yz | pbfcl_morton_spread((uint)x);
+                const uint e = ce[code];
+                for (uint j = cs[code]; j < e; j++)
+                    NB_VISIT_STAGED(j);
+            }
+        }
+    }
+    const uint listed = min(count, (uint)MAX_NEIGHBORS);
+    for (uint k = 0; k < listed; k++)
+        out[k * n + i] = stage[k * WG_SIZE + lid];
+    neighbor_count[i] = listed;
+    if (count > MAX_NEIGHBORS)
+        atomic_inc(overflow);
+}
+
+/* 14 runs, two candidates per loop pass, lists staged in local memory. */
+__kernel void neighbours_staged2(__constant pbfcl_grid_params *gp,
+                                 __global const float4 *restrict pos,
+                                 __global const uint *restrict cs,
+                                 __global const uint *restrict ce,
+                                 __global uint *restrict neighbor_count,
+                                 __global uint *restrict out, __global uint *overflow,
+                                 const uint n, const float radius2)
+{
+    __local uint stage[MAX_NEIGHBORS * WG_SIZE];
+    const uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    const uint lid = get_local_id(0);
+    const float4 p = pos[i];
+    const uint4 c = pbfcl_grid_cell(p, gp);
+    uint count = 0;
+#define NB_LOOP(k, expr)                                                                       \
+    {                                                                                          \
+        const uint2 r_ = expr;                                                                 \
+        uint j = r_.x;                                                                         \
+        for (; j + 1u < r_.y && j + 1u != 0u; j += 2u) {                                       \
+            NB_VISIT_STAGED(j);                                                                \
+            NB_VISIT_STAGED(j + 1u);                                                           \
+        }                                                                                      \
+        if (j < r_.y)                                                                          \
+            NB_VISIT_STAGED(j);                                                                \
     }
     NB_RANGES_BODY(NB_LOOP)
 #undef NB_LOOP
