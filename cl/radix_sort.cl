@@ -73,17 +73,28 @@ inline uint radix_scan_group(local uint *t, uint lid)
 }
 
 /* Exclusive scan of the n values at x[0..n-1] in runs of ceil(n / WG_SIZE) per work-item,
- * written to out (may equal x); returns the total. sums: SCAN_GROUP_SIZE words. */
+ * written to out (may equal x); returns the total. sums: SCAN_GROUP_SIZE words. The runs are
+ * read four at a time so that the loads overlap. */
 #define RADIX_SCAN_RUNS(x, out, n, sums, lid, total)                                              \
     do {                                                                                           \
         uint per_ = ((n) + WG_SIZE - 1) / WG_SIZE;                                                 \
-        uint lo_ = min((lid)*per_, (n)), hi_ = min(lo_ + per_, (n)), run_ = 0;                     \
-        for (uint i_ = lo_; i_ < hi_; i_++)                                                        \
+        uint lo_ = min((lid)*per_, (n)), hi_ = min(lo_ + per_, (n)), run_ = 0, i_ = lo_;           \
+        for (; i_ + 4 <= hi_; i_ += 4)                                                             \
+            run_ += (x)[i_] + (x)[i_ + 1] + (x)[i_ + 2] + (x)[i_ + 3];                             \
+        for (; i_ < hi_; i_++)                                                                     \
             run_ += (x)[i_];                                                                       \
         (sums)[PAD(lid)] = run_;                                                                   \
         (total) = radix_scan_group((sums), (lid));                                                 \
         run_ = (sums)[PAD(lid)];                                                                   \
-        for (uint i_ = lo_; i_ < hi_; i_++) {                                                      \
+        for (i_ = lo_; i_ + 4 <= hi_; i_ += 4) {                                                   \
+            uint a_ = (x)[i_], b_ = (x)[i_ + 1], c_ = (x)[i_ + 2], d_ = (x)[i_ + 3];               \
+            (out)[i_] = run_;                                                                      \
+            (out)[i_ + 1] = run_ + a_;                                                             \
+            (out)[i_ + 2] = run_ + a_ + b_;                                                        \
+            (out)[i_ + 3] = run_ + a_ + b_ + c_;                                                   \
+            run_ += a_ + b_ + c_ + d_;                                                             \
+        }                                                                                          \
+        for (; i_ < hi_; i_++) {                                                                   \
             uint v_ = (x)[i_];                                                                     \
             (out)[i_] = run_;                                                                      \
             run_ += v_;                                                                            \
@@ -170,7 +181,11 @@ inline uint radix_scan_counters(local uint *cnt, local uint *sums, uint lid)
     for (uint k = 0; k < RANK_LANES; k++)
         run += cnt[CNT(lid * RANK_LANES + k)];
     sums[PAD(lid)] = run;
+#ifdef SORT_SCAN_BLELLOCH
+    uint total = scan_local_exclusive(sums, WG_SIZE, lid);
+#else
     uint total = radix_scan_group(sums, lid);
+#endif
     run = sums[PAD(lid)];
     for (uint k = 0; k < RANK_LANES; k++) {
         uint x = cnt[CNT(lid * RANK_LANES + k)];
@@ -181,45 +196,45 @@ inline uint radix_scan_counters(local uint *cnt, local uint *sums, uint lid)
     return total;
 }
 
-/* Stable rank within the tile of each of this work-item's keys (blocked: consecutive in the
- * tile's current order) by the 4-bit sub-digit at sub_shift of their pass digit. */
-inline void radix_rank(const uint *key, uint *rank, local uint *cnt, local uint *sums, uint lid,
-                       uint shift, uint bits, uint sub_shift)
+/* Counts this work-item's keys (blocked: consecutive in the tile's current order) per 4-bit
+ * sub-digit at sub_shift of their pass digit in its column of packed counters, then scans the
+ * counters; returns the packed total. */
+inline uint radix_count(const uint *key, local uint *cnt, local uint *sums, uint lid, uint shift,
+                        uint bits, uint sub_shift)
 {
     for (uint l = 0; l < RANK_LANES; l++)
         cnt[CNT(l * WG_SIZE + lid)] = 0;
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
         uint slot = CNT((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
-        uint c = cnt[slot];
-        rank[j] = (c >> hs) & 0xffffu;
-        cnt[slot] = c + (1u << hs);
+        cnt[slot] += 1u << hs;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint total = radix_scan_counters(cnt, sums, lid);
-    for (uint j = 0; j < SORT_ITEMS; j++) {
-        uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
-        uint c = cnt[CNT((s & 7u) * WG_SIZE + lid)] + (total << 16);
-        rank[j] += (c >> (16u * (s >> 3))) & 0xffffu;
-    }
+    return radix_scan_counters(cnt, sums, lid);
 }
 
 /* Sorts the tile in local memory by the pass digit, 4 bits per round, stably: each round
- * ranks the blocked keys and moves keys and values to their ranks. */
+ * counts the blocked keys per sub-digit, scans the counters, and moves every key and value to
+ * its rank (its counter, counted up as this work-item's equal sub-digits pass). */
 inline void radix_sort_tile(local uint *lk, local uint *lv, local uint *cnt, local uint *sums,
                             uint lid, uint shift, uint bits)
 {
-    uint key[SORT_ITEMS], val[SORT_ITEMS], rank[SORT_ITEMS];
+    uint key[SORT_ITEMS], val[SORT_ITEMS];
     for (uint sub = 0; sub < bits; sub += RANK_BITS) {
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint j = 0; j < SORT_ITEMS; j++) {
             key[j] = lk[PAD(lid * SORT_ITEMS + j)];
             val[j] = lv[PAD(lid * SORT_ITEMS + j)];
         }
-        radix_rank(key, rank, cnt, sums, lid, shift, bits, sub);
+        uint total = radix_count(key, cnt, sums, lid, shift, bits, sub) << 16;
         for (uint j = 0; j < SORT_ITEMS; j++) {
-            lk[PAD(rank[j])] = key[j];
-            lv[PAD(rank[j])] = val[j];
+            uint s = (radix_digit(key[j], shift, bits) >> sub) & 15u;
+            uint slot = CNT((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
+            uint c = cnt[slot];
+            cnt[slot] = c + (1u << hs);
+            uint rank = ((c + total) >> hs) & 0xffffu;
+            lk[PAD(rank)] = key[j];
+            lv[PAD(rank)] = val[j];
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -237,9 +252,9 @@ kernel void radix_scatter(global const uint *keys_in, global const uint *values_
 {
     local uint lk[PADDED_SIZE(TILE)], lv[PADDED_SIZE(TILE)];
     local uint cnt[RANK_LANES * WG_SIZE], sums[SCAN_GROUP_SIZE];
-    local uint offset[RADIX], digit_base[RADIX];
+    local uint offset[RADIX]; /* the digits' bases, then where the tile's runs go */
     uint lid = get_local_id(0), tile = get_group_id(0), base = tile * TILE, unused;
-    RADIX_SCAN_RUNS(totals, digit_base, 1u << bits, sums, lid, unused);
+    RADIX_SCAN_RUNS(totals, offset, 1u << bits, sums, lid, unused);
     (void)unused;
     radix_load_tile(keys_in, values_in, lk, lv, base, n, lid);
     radix_sort_tile(lk, lv, cnt, sums, lid, shift, bits);
@@ -247,7 +262,7 @@ kernel void radix_scatter(global const uint *keys_in, global const uint *values_
     for (uint p = lid; p < TILE; p += WG_SIZE) {
         uint d = radix_digit(lk[PAD(p)], shift, bits);
         if (p == 0 || d != radix_digit(lk[PAD(p - 1)], shift, bits))
-            offset[d] = digit_base[d] + table[d * tiles + tile] - p;
+            offset[d] += table[d * tiles + tile] - p;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     uint count = min((uint)TILE, n - base);

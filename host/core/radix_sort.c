@@ -6,6 +6,7 @@
 #include "build_options.h"
 #include "programs.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define SORT_LOG_NUM_BANKS 5
@@ -35,7 +36,7 @@ static size_t scan_group_words(size_t wg)
 static size_t scatter_local_bytes(size_t wg, size_t items, unsigned radix_bits)
 {
     size_t words = 2 * padded(wg * items) + SORT_RANK_LANES * wg + scan_group_words(wg) +
-                   2 * ((size_t)1 << radix_bits);
+                   ((size_t)1 << radix_bits);
     return words * sizeof(cl_uint);
 }
 
@@ -84,6 +85,11 @@ static pbfcl_status sort_build(pbfcl_radix_sort *s, const pbfcl_radix_sort_confi
     char options[512];
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
         return PBFCL_ERR_BAD_ARGUMENT;
+    const char *extra = getenv("PBFCL_SORT_DEFINES"); /* DEV ONLY: variant selection */
+    if (extra) {
+        strncat(options, " ", sizeof options - strlen(options) - 1);
+        strncat(options, extra, sizeof options - strlen(options) - 1);
+    }
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_RADIX_SORT);
     PBFCL_TRY(pbfcl_cl_build(s->cl, desc->files, desc->nfiles, options, &s->program));
     PBFCL_TRY(pbfcl_cl_kernel(s->program, "radix_histogram", &s->histogram));
