@@ -19,6 +19,12 @@
 #error "SORT_ITEMS must be a multiple of 4 (vector loads)"
 #endif
 
+#ifdef SORT_PRAGMA_UNROLL
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL
+#endif
+
 #define RADIX (1u << RADIX_BITS)
 #define TILE (WG_SIZE * SORT_ITEMS)
 /* Local ranking works on 4-bit sub-digits: 16 counters per work-item, packed two 16-bit
@@ -204,7 +210,7 @@ inline uint radix_count(const uint *key, local uint *cnt, local uint *sums, uint
 {
     for (uint l = 0; l < RANK_LANES; l++)
         cnt[CNT(l * WG_SIZE + lid)] = 0;
-    for (uint j = 0; j < SORT_ITEMS; j++) {
+    UNROLL for (uint j = 0; j < SORT_ITEMS; j++) {
         uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
         uint slot = CNT((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
         cnt[slot] += 1u << hs;
@@ -222,12 +228,12 @@ inline void radix_sort_tile(local uint *lk, local uint *lv, local uint *cnt, loc
     uint key[SORT_ITEMS], val[SORT_ITEMS];
     for (uint sub = 0; sub < bits; sub += RANK_BITS) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint j = 0; j < SORT_ITEMS; j++) {
+        UNROLL for (uint j = 0; j < SORT_ITEMS; j++) {
             key[j] = lk[PAD(lid * SORT_ITEMS + j)];
             val[j] = lv[PAD(lid * SORT_ITEMS + j)];
         }
         uint total = radix_count(key, cnt, sums, lid, shift, bits, sub) << 16;
-        for (uint j = 0; j < SORT_ITEMS; j++) {
+        UNROLL for (uint j = 0; j < SORT_ITEMS; j++) {
             uint s = (radix_digit(key[j], shift, bits) >> sub) & 15u;
             uint slot = CNT((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
             uint c = cnt[slot];
