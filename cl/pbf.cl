@@ -166,8 +166,17 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *pred,
 
 /* collide: with q = x* + dx, pushes particles closer than 2r apart (half the overlap each)
  * and keeps q inside the walls; the correction c goes into dx_out = dx_in + c, so x* moves
- * by c when the delta is applied. x is not moved: shifting x with x* would keep the velocity
- * into a contact, which then grows without bound under gravity (a resting block blows up). */
+ * by c when the delta is applied, and the contact changes the velocity v = (x* - x) / dt.
+ * x is not moved. Seed 001 moves x and x*; that is the stabilisation of Macklin et al. 2014
+ * ("Unified Particle Physics for Real-Time Applications", Algorithm 1 and section 4.4),
+ * which is sound only as a separate pass before the solver iterations that resolves the
+ * contacts of the old positions x: moving x and x* together never removes the velocity into
+ * a contact. Inside the iterations (as in the seed) a resting block reached 2.7 m/s within a
+ * second; as the separate pass it was tried too: with the Jacobi solver (4 iterations) the
+ * contacts of x* are not fully resolved within a substep, the pass then removes the leftover
+ * overlap of x without removing its approach velocity, and particles kept such a velocity
+ * indefinitely (0.43 m/s at a corner of the settling test, against 0.06 m/s without). The
+ * stabilisation iterations of the scene are therefore collide passes on x* alone. */
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pred,
                           __global const float4 *delta_in, __global const uint *neighbor_count,
                           __global const uint *neighbors, __global float4 *delta_out)
