@@ -192,6 +192,7 @@ static void run_random(pbfcl_cl *cl)
         pos[i] = test_randf(&rng, 0.0f, 2.0f);
     run_case(pos, n, 0.24f, 256);
     run_case(pos, n, 0.25f, 256);
+    run_case(pos, n, 0.25f, 64); /* the simulation's capacity: lists staged in local memory */
     run_case(pos, 1, 0.25f, 8);
     run_case(pos, 2, 0.25f, 8);
     free(pos);

@@ -1,12 +1,10 @@
-/* bench_neighbours: device time of the neighbour-search kernel variants of cl/neighbours.cl on
- * a jittered lattice (spacing h/2, ~33 neighbours each, like a fluid at rest), and a check of
- * every variant's lists against a plain C search. Not part of the build; compile against a
+/* bench_neighbours: device time of the neighbours kernel (cl/neighbours.cl) on a jittered
+ * lattice (spacing h/2, ~28-33 neighbours each, like a fluid at rest), and a check of its
+ * lists against a plain C search. Not part of the build; compile against a
  * built core library:
  *   cc -O2 -std=c11 -DCL_TARGET_OPENCL_VERSION=120 -Ihost/core -Icl tools/bench_neighbours.c
  * b/host/libpbfcl_core.a -lOpenCL -lm PBFCL_KERNEL_DIR=b/cl ./a.out DEVICE N [REPS] */
-#include "build_options.h"
 #include "grid.h"
-#include "programs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -103,31 +101,13 @@ static int cmp_float(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Runs kernel `name` of a program built with work-group size wg; prints median time. */
-static int run_variant(pbfcl_grid *g, cl_mem sorted_buf, size_t n, float radius, const char *name,
-                       size_t wg, int reps, float *sorted)
+/* Runs the grid's neighbours kernel reps times; prints the median time and checks the lists. */
+static int run_variant(pbfcl_grid *g, cl_mem sorted_buf, size_t n, float radius, int reps,
+                       float *sorted)
 {
     pbfcl_cl *cl = g->cl;
-    pbfcl_build_config cfg = {.wg_size = (unsigned)wg,
-                              .grid_bits = g->params.grid_bits,
-                              .max_neighbors = g->max_neighbors};
-    char options[512];
-    pbfcl_build_options(&cfg, options, sizeof options);
-    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_GRID);
-    cl_program prog;
-    cl_kernel k;
-    if (pbfcl_cl_build(cl, desc->files, desc->nfiles, options, &prog) != PBFCL_OK)
-        return 1;
-    cl_kernel probe = clCreateKernel(prog, name, NULL);
-    if (probe)
-        clReleaseKernel(probe);
-    else {
-        printf("%-20s wg %4zu: not built (local memory)\n", name, wg);
-        clReleaseProgram(prog);
-        return 0;
-    }
-    if (pbfcl_cl_kernel(prog, name, &k) != PBFCL_OK)
-        return 1;
+    cl_kernel k = g->neighbours;
+    size_t wg = g->nb_wg;
     cl_uint un = (cl_uint)n;
     cl_float r2 = radius * radius;
     cl_mem args[] = {g->params_buf,         sorted_buf,      g->cell_start_buf, g->cell_end_buf,
@@ -142,7 +122,7 @@ static int run_variant(pbfcl_grid *g, cl_mem sorted_buf, size_t n, float radius,
         cl_event ev;
         cl_int err = clEnqueueNDRangeKernel(cl->queue, k, 1, NULL, &global, &wg, 0, NULL, &ev);
         if (err != CL_SUCCESS) {
-            printf("%s wg %zu: launch error %d\n", name, wg, err);
+            printf("neighbours wg %zu: launch error %d\n", wg, err);
             return 1;
         }
         clWaitForEvents(1, &ev);
@@ -163,21 +143,18 @@ static int run_variant(pbfcl_grid *g, cl_mem sorted_buf, size_t n, float radius,
     unsigned over = 0;
     pbfcl_grid_read_overflow(g, &over);
     long bad = check(sorted, n, count, list, radius);
-    printf("%-20s cell %.0fh wg %4zu: median %.4f ms, min %.4f ms, mean count %.2f, overflow "
+    printf("neighbours cell %.0fh wg %4zu: median %.4f ms, min %.4f ms, mean count %.2f, overflow "
            "%u, check %s (%ld)\n",
-           name, (double)(g->params.cell_size / radius), wg, (double)t[reps / 2], (double)t[0],
+           (double)(g->params.cell_size / radius), wg, (double)t[reps / 2], (double)t[0],
            sum / (double)n, over, bad ? "FAILED" : "ok", bad);
     fflush(stdout);
     free(count);
     free(list);
-    clReleaseKernel(k);
-    clReleaseProgram(prog);
     return bad != 0;
 }
 
-/* Builds a grid with the given cell size, sorts the particles into it and runs variants. */
-static int run_grid(pbfcl_cl *cl, const float *pos, size_t n, float side, float cell,
-                    const char *const *names, int nnames, int reps)
+/* Builds a grid with the given cell size, sorts the particles into it and runs neighbours. */
+static int run_grid(pbfcl_cl *cl, const float *pos, size_t n, float side, float cell, int reps)
 {
     const float lo[3] = {0, 0, 0}, hi[3] = {side, side, side};
     pbfcl_grid_params gp;
@@ -194,11 +171,7 @@ static int run_grid(pbfcl_cl *cl, const float *pos, size_t n, float side, float 
         return 1;
     float *sorted = malloc(n * 16);
     clEnqueueReadBuffer(cl->queue, sorted_buf, CL_TRUE, 0, n * 16, sorted, 0, NULL, NULL);
-    int fail = 0;
-    static const size_t wgs[] = {32, 64, 128};
-    for (int v = 0; v < nnames; v++)
-        for (int w = 0; w < 3; w++)
-            fail |= run_variant(&g, sorted_buf, n, 1.0f, names[v], wgs[w], reps, sorted);
+    int fail = run_variant(&g, sorted_buf, n, 1.0f, reps, sorted);
     free(sorted);
     pbfcl_cl_release_buffer(&pos_buf);
     pbfcl_cl_release_buffer(&sorted_buf);
@@ -238,11 +211,7 @@ int main(int argc, char **argv)
     }
     float side = 2.0f + 1.0f * (float)m;
     printf("# %s, n = %zu, lattice %zu^3, %d reps\n", cl.dev.device_name, n, m, reps);
-    static const char *const h1[] = {"neighbours_cells27", "neighbours_staged",
-                                     "neighbours_staged27", "neighbours_staged2"};
-    static const char *const h2[] = {"neighbours_cells8"};
-    int fail = run_grid(&cl, pos, n, side, 1.0f, h1, 4, reps);
-    (void)h2;
+    int fail = run_grid(&cl, pos, n, side, 1.0f, reps);
     free(pos);
     pbfcl_cl_destroy(&cl);
     return fail;

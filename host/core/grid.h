@@ -16,7 +16,8 @@ typedef struct pbfcl_grid {
     cl_kernel hash, reorder, cells_clear, cells, neighbours;
     cl_kernel cells_init; /* fills the cell tables with EMPTY once, at creation */
     pbfcl_grid_params params;
-    size_t wg;
+    size_t wg;                 /* work-group size of every kernel but neighbours */
+    size_t nb_wg;              /* work-group size of neighbours (<= its -DNB_WG_SIZE) */
     size_t capacity;           /* particles */
     unsigned max_neighbors;    /* neighbour list entries per particle */
     cl_mem params_buf;         /* pbfcl_grid_params, __constant in the kernels */
