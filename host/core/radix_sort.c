@@ -12,7 +12,6 @@
 
 #define SORT_LOG_NUM_BANKS 5
 #define SORT_RANK_LANES 8
-#define SORT_SCAN_CHUNK 16 /* radix_sort.cl SCAN_CHUNK */
 
 static size_t floor_pow2(size_t x)
 {
@@ -30,7 +29,7 @@ static size_t padded(size_t n)
 /* Local words of the kernels' work-group scan array (radix_sort.cl SCAN_GROUP_SIZE). */
 static size_t scan_group_words(size_t wg)
 {
-    return padded(wg) + wg / SORT_SCAN_CHUNK + 1;
+    return padded(wg);
 }
 
 /* Local memory bytes radix_scatter needs (radix_histogram needs less). */
