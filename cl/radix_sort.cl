@@ -19,12 +19,6 @@
 #error "SORT_ITEMS must be a multiple of 4 (vector loads)"
 #endif
 
-#ifdef SORT_PRAGMA_UNROLL
-#define UNROLL _Pragma("unroll")
-#else
-#define UNROLL
-#endif
-
 #define RADIX (1u << RADIX_BITS)
 #define TILE (WG_SIZE * SORT_ITEMS)
 /* Local ranking works on 4-bit sub-digits: 16 counters per work-item, packed two 16-bit
@@ -41,8 +35,8 @@
 
 /* Exclusive scan of the WG_SIZE elements at t[PAD(0..WG_SIZE-1)] by the whole work-group;
  * returns the total to every work-item. All work-items must call it; it starts and ends with
- * a barrier. (A scan of chunks in registers by a few work-items, with three barriers, was
- * 40% slower overall on an H200 than this tree scan.) */
+ * a barrier. (A scan of chunks in registers by a few work-items, with three barriers, made
+ * the whole sort 40% slower on an H200 than this tree scan.) */
 inline uint radix_scan_group(local uint *t, uint lid)
 {
     return scan_local_exclusive(t, WG_SIZE, lid);
@@ -168,63 +162,6 @@ inline uint radix_scan_counters(local uint *cnt, local uint *sums, uint lid)
     return total;
 }
 
-#ifdef SORT_REG_COUNT
-#if SORT_ITEMS > 255
-#error "SORT_ITEMS must be at most 255 (8-bit counters in registers)"
-#endif
-/* Counts this work-item's keys (blocked: consecutive in the tile's current order) per 4-bit
- * sub-digit at sub_shift of their pass digit in registers (8-bit counters, sub-digits 0-7 in
- * lo, 8-15 in hi), stores them as its column of packed counters and scans the counters;
- * returns the packed total. */
-inline uint radix_count(const uint *key, local uint *cnt, local uint *sums, uint lid, uint shift,
-                        uint bits, uint sub_shift)
-{
-    ulong lo = 0, hi = 0;
-    UNROLL for (uint j = 0; j < SORT_ITEMS; j++) {
-        uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
-        ulong one = 1ul << (8u * (s & 7u));
-        lo += s < 8u ? one : 0ul;
-        hi += s < 8u ? 0ul : one;
-    }
-    for (uint l = 0; l < RANK_LANES; l++)
-        cnt[CNT(l * WG_SIZE + lid)] =
-            (uint)((lo >> (8u * l)) & 255u) | ((uint)((hi >> (8u * l)) & 255u) << 16);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return radix_scan_counters(cnt, sums, lid);
-}
-
-/* Sorts the tile in local memory by the pass digit, 4 bits per round, stably: each round
- * counts the blocked keys per sub-digit, scans the counters, and moves every key and value to
- * its rank: the scanned counter plus this work-item's earlier keys of the sub-digit, counted
- * again in registers. */
-inline void radix_sort_tile(local uint *lk, local uint *lv, local uint *cnt, local uint *sums,
-                            uint lid, uint shift, uint bits)
-{
-    uint key[SORT_ITEMS], val[SORT_ITEMS];
-    for (uint sub = 0; sub < bits; sub += RANK_BITS) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        UNROLL for (uint j = 0; j < SORT_ITEMS; j++) {
-            key[j] = lk[PAD(lid * SORT_ITEMS + j)];
-            val[j] = lv[PAD(lid * SORT_ITEMS + j)];
-        }
-        uint total = radix_count(key, cnt, sums, lid, shift, bits, sub) << 16;
-        ulong lo = 0, hi = 0;
-        UNROLL for (uint j = 0; j < SORT_ITEMS; j++) {
-            uint s = (radix_digit(key[j], shift, bits) >> sub) & 15u;
-            uint sh = 8u * (s & 7u), hs = 16u * (s >> 3);
-            ulong one = 1ul << sh;
-            uint before = (uint)(((s < 8u ? lo : hi) >> sh) & 255u);
-            lo += s < 8u ? one : 0ul;
-            hi += s < 8u ? 0ul : one;
-            uint c = cnt[CNT((s & 7u) * WG_SIZE + lid)];
-            uint rank = (((c + total) >> hs) & 0xffffu) + before;
-            lk[PAD(rank)] = key[j];
-            lv[PAD(rank)] = val[j];
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-}
-#else
 /* Counts this work-item's keys (blocked: consecutive in the tile's current order) per 4-bit
  * sub-digit at sub_shift of their pass digit in its column of packed counters, then scans the
  * counters; returns the packed total. */
@@ -233,7 +170,7 @@ inline uint radix_count(const uint *key, local uint *cnt, local uint *sums, uint
 {
     for (uint l = 0; l < RANK_LANES; l++)
         cnt[CNT(l * WG_SIZE + lid)] = 0;
-    UNROLL for (uint j = 0; j < SORT_ITEMS; j++) {
+    for (uint j = 0; j < SORT_ITEMS; j++) {
         uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
         uint slot = CNT((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
         cnt[slot] += 1u << hs;
@@ -251,12 +188,12 @@ inline void radix_sort_tile(local uint *lk, local uint *lv, local uint *cnt, loc
     uint key[SORT_ITEMS], val[SORT_ITEMS];
     for (uint sub = 0; sub < bits; sub += RANK_BITS) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        UNROLL for (uint j = 0; j < SORT_ITEMS; j++) {
+        for (uint j = 0; j < SORT_ITEMS; j++) {
             key[j] = lk[PAD(lid * SORT_ITEMS + j)];
             val[j] = lv[PAD(lid * SORT_ITEMS + j)];
         }
         uint total = radix_count(key, cnt, sums, lid, shift, bits, sub) << 16;
-        UNROLL for (uint j = 0; j < SORT_ITEMS; j++) {
+        for (uint j = 0; j < SORT_ITEMS; j++) {
             uint s = (radix_digit(key[j], shift, bits) >> sub) & 15u;
             uint slot = CNT((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
             uint c = cnt[slot];
@@ -268,8 +205,6 @@ inline void radix_sort_tile(local uint *lk, local uint *lv, local uint *cnt, loc
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
-
-#endif
 
 /* Moves each pair of tile get_group_id(0) to its place for this pass: the digit's base (the
  * exclusive scan of the row totals) plus the row-scanned table give where the tile's run of

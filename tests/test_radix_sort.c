@@ -115,7 +115,7 @@ static void sort_all(pbfcl_cl *cl, const pbfcl_radix_sort_config *config, size_t
 
 static void sort_default(pbfcl_cl *cl)
 {
-    sort_all(cl, NULL, test_small() ? 5000 : (1u << 20) + 7);
+    sort_all(cl, NULL, test_small() ? 3000 : (1u << 20) + 7);
 }
 
 static void sort_small_tiles(pbfcl_cl *cl)

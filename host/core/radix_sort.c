@@ -6,8 +6,6 @@
 #include "build_options.h"
 #include "programs.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define SORT_LOG_NUM_BANKS 5
@@ -74,22 +72,6 @@ pbfcl_radix_sort_config pbfcl_radix_sort_default_config(const pbfcl_cl *cl)
     return c;
 }
 
-/* DEV ONLY: writes the program binary (PTX on NVIDIA) to $PBFCL_SORT_DUMP. */
-static void sort_dump_binary(cl_program program)
-{
-    const char *path = getenv("PBFCL_SORT_DUMP");
-    size_t size = 0;
-    if (!path || clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL))
-        return;
-    unsigned char *bin = malloc(size + 1);
-    FILE *f = fopen(path, "wb");
-    if (bin && f && !clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL))
-        fwrite(bin, 1, size, f);
-    if (f)
-        fclose(f);
-    free(bin);
-}
-
 static pbfcl_status sort_build(pbfcl_radix_sort *s, const pbfcl_radix_sort_config *c)
 {
     pbfcl_build_config cfg;
@@ -101,30 +83,15 @@ static pbfcl_status sort_build(pbfcl_radix_sort *s, const pbfcl_radix_sort_confi
     char options[512];
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
         return PBFCL_ERR_BAD_ARGUMENT;
-    const char *extra = getenv("PBFCL_SORT_DEFINES"); /* DEV ONLY: variant selection */
-    if (extra) {
-        strncat(options, " ", sizeof options - strlen(options) - 1);
-        strncat(options, extra, sizeof options - strlen(options) - 1);
-    }
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_RADIX_SORT);
     PBFCL_TRY(pbfcl_cl_build(s->cl, desc->files, desc->nfiles, options, &s->program));
     PBFCL_TRY(pbfcl_cl_kernel(s->program, "radix_histogram", &s->histogram));
-    sort_dump_binary(s->program); /* DEV ONLY */
     PBFCL_TRY(pbfcl_cl_kernel(s->program, "radix_scan_rows", &s->scan_rows));
     PBFCL_TRY(pbfcl_cl_kernel(s->program, "radix_scatter", &s->scatter));
     PBFCL_TRY(pbfcl_cl_check_launch(s->cl, s->histogram, "radix_histogram", c->wg,
                                     ((size_t)1 << c->radix_bits) * sizeof(cl_uint)));
     PBFCL_TRY(pbfcl_cl_check_launch(s->cl, s->scan_rows, "radix_scan_rows", c->wg,
                                     scan_group_words(c->wg) * sizeof(cl_uint)));
-    if (getenv("PBFCL_SORT_DUMP")) { /* DEV ONLY */
-        cl_ulong priv = 0, loc = 0;
-        clGetKernelWorkGroupInfo(s->scatter, s->cl->dev.device, CL_KERNEL_PRIVATE_MEM_SIZE,
-                                 sizeof priv, &priv, NULL);
-        clGetKernelWorkGroupInfo(s->scatter, s->cl->dev.device, CL_KERNEL_LOCAL_MEM_SIZE,
-                                 sizeof loc, &loc, NULL);
-        fprintf(stderr, "# scatter private %llu local %llu\n", (unsigned long long)priv,
-                (unsigned long long)loc);
-    }
     return pbfcl_cl_check_launch(s->cl, s->scatter, "radix_scatter", c->wg,
                                  scatter_local_bytes(c->wg, c->items, c->radix_bits));
 }
