@@ -146,6 +146,30 @@ static void fill(cl_mem buf, size_t bytes)
                      CL_SUCCESS);
 }
 
+/* Writes every byte of a buffer from the host (value v in each uint). Oclgrind keys its
+ * record of initialised global memory by buffer number and does not drop it when a buffer
+ * is released: a new buffer that gets a released buffer's number inherits that record,
+ * sized for the old buffer, and kernel writes past its end are not recorded, so later
+ * reads there are reported as uninitialised ("Controlflow depends on uninitialized value"
+ * at the neighbours loop, reading cell_end). A whole-buffer host write replaces the record
+ * with one of the right size. Used on every buffer a kernel fills for a later kernel. */
+static void host_init(cl_mem buf, size_t bytes, pbfcl_uint v)
+{
+    pbfcl_uint *data = malloc(bytes + 4);
+    for (size_t k = 0; k < bytes / 4; k++)
+        data[k] = v;
+    upload(buf, data, bytes);
+    free(data);
+}
+
+/* host_init of the grid's cell tables (to EMPTY, as cells_init left them). */
+static void host_init_cells(pbfcl_grid *g)
+{
+    size_t bytes = (size_t)4 << (3 * g->params.grid_bits);
+    host_init(g->cell_start_buf, bytes, PBFCL_EMPTY);
+    host_init(g->cell_end_buf, bytes, PBFCL_EMPTY);
+}
+
 /* Runs cells and neighbours on host-sorted positions and checks the lists; returns the
  * overflow count the grid reported (checked against the reference). */
 static unsigned run_case(const float *pos, size_t n, float radius, unsigned max_neighbors)
@@ -154,6 +178,7 @@ static unsigned run_case(const float *pos, size_t n, float radius, unsigned max_
     size_t capacity = n + 37;
     pbfcl_grid g;
     ck_assert_int_eq(pbfcl_grid_create(&g, cl, &test_params, capacity, max_neighbors), PBFCL_OK);
+    host_init_cells(&g);
     sorted_set s = sort_on_host(pos, n);
     cl_mem pos_buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n * 16, "pos", &pos_buf), PBFCL_OK);
@@ -347,6 +372,10 @@ static void run_pipeline(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n1 * 16, "pos", &pos_buf), PBFCL_OK);
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n1 * 16, "sorted", &sorted_buf),
                      PBFCL_OK);
+    host_init_cells(&g);
+    host_init(sorted_buf, n1 * 16, 0);
+    host_init(g.cell_id_buf, n1 * 4, 0);
+    host_init(g.index_buf, n1 * 4, 0);
     pipeline_step(&g, pos_buf, sorted_buf, pos, n1);
     for (size_t i = 0; i < 4 * n2; i++)
         pos[i] = test_randf(&rng, 1.0f, 2.0f);
