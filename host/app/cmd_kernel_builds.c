@@ -26,6 +26,7 @@ static const unsigned grid_bits_values[] = {5, 10};
 #define SCAN_MAX_WG 256       /* scan.c SCAN_MAX_WG */
 #define SCAN_LOG_NUM_BANKS 5  /* scan.c SCAN_LOG_NUM_BANKS */
 #define GRID_WG_PREFERRED 256 /* grid.c GRID_WG_PREFERRED */
+#define GRID_NB_WG 64         /* grid.c GRID_NB_WG: NB_WG_SIZE, which grid.c appends */
 #define SIM_WG_MAX 256        /* sim.c PBFCL_SIM_WG_MAX */
 #define SIM_MAX_NEIGHBORS 64  /* sim.c PBFCL_SIM_MAX_NEIGHBORS, also given to the grid */
 #define SIM_LOG_NUM_BANKS 5   /* sim.c build_kernels */
@@ -39,6 +40,7 @@ typedef struct device_limits {
 
 typedef struct line_set {
     char *line[MAX_LINES];
+    unsigned long long local_mem[MAX_LINES]; /* the least of the devices making the build */
     int n;
 } line_set;
 
@@ -90,8 +92,10 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
     }
 }
 
-/* Adds "program<TAB>files<TAB>options" unless already there; returns 0 or -1 if full. */
-static int add_line(line_set *s, const pbfcl_program_desc *p, const char *options)
+/* Adds "program<TAB>files<TAB>options" unless already there, keeping the least local memory
+ * of the devices that make this build; returns 0 or -1 if full. */
+static int add_line(line_set *s, const pbfcl_program_desc *p, const char *options,
+                    unsigned long long local_mem)
 {
     char buf[2048];
     int len = snprintf(buf, sizeof buf, "%s\t", p->name);
@@ -99,12 +103,16 @@ static int add_line(line_set *s, const pbfcl_program_desc *p, const char *option
         len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s", f ? "," : "", p->files[f]);
     if (len > 0 && (size_t)len < sizeof buf)
         snprintf(buf + len, sizeof buf - (size_t)len, "\t%s", options);
-    for (int i = 0; i < s->n; i++)
-        if (!strcmp(s->line[i], buf))
+    for (int i = 0; i < s->n; i++) {
+        if (!strcmp(s->line[i], buf)) {
+            if (local_mem < s->local_mem[i])
+                s->local_mem[i] = local_mem;
             return 0;
+        }
+    }
     if (s->n == MAX_LINES || !(s->line[s->n] = strdup(buf)))
         return -1;
-    s->n++;
+    s->local_mem[s->n++] = local_mem;
     return 0;
 }
 
@@ -118,8 +126,11 @@ static int collect(const device_limits *limits, int n, line_set *out)
                 pbfcl_build_config cfg;
                 module_config((pbfcl_program_id)id, &limits[d], grid_bits_values[g], &cfg);
                 char options[1024];
-                if (pbfcl_build_options(&cfg, options, sizeof options) < 0 ||
-                    add_line(out, p, options) < 0) {
+                int len = pbfcl_build_options(&cfg, options, sizeof options);
+                if (len >= 0 && id == PBFCL_PROGRAM_GRID)
+                    snprintf(options + len, sizeof options - (size_t)len, " -DNB_WG_SIZE=%u",
+                             cfg.wg_size < GRID_NB_WG ? cfg.wg_size : GRID_NB_WG);
+                if (len < 0 || add_line(out, p, options, limits[d].local_mem) < 0) {
                     fprintf(stderr, "pbfcl: error: kernel-builds: too many or too long builds\n");
                     return 1;
                 }
@@ -133,7 +144,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: pbfcl kernel-builds [--wg N]... [--no-devices]\n\n"
                "Prints one tab-separated line per program and build-option set pbfcl uses:\n"
-               "  program name, its cl/ files in build order (comma-separated), the options.\n"
+               "  program name, its cl/ files in build order (comma-separated), the options,\n"
+               "  and the least local memory (bytes) of the devices that make this build.\n"
                "The sets are what the modules choose on devices whose maximum work-group size\n"
                "is 64, 128, 256 or 1024 (with 32 KiB of local memory) and on every OpenCL device\n"
                "present (listed on '# device' comment lines), for GRID_BITS 5 and 10.\n"
@@ -201,14 +213,14 @@ int cmd_kernel_builds(int argc, char **argv)
     if (n == 0)
         for (size_t i = 0; i < sizeof default_max_wg / sizeof default_max_wg[0]; i++)
             limits[n++] = (device_limits){default_max_wg[i], PORTABLE_LOCAL_MEM};
-    printf("# program\tfiles\toptions\n");
+    printf("# program\tfiles\toptions\tlocal_mem\n");
     if (query_devices)
         add_devices(limits, &n);
     line_set lines = {.n = 0};
     rc = collect(limits, n, &lines);
     for (int i = 0; i < lines.n; i++) {
         if (!rc)
-            printf("%s\n", lines.line[i]);
+            printf("%s\t%llu\n", lines.line[i], lines.local_mem[i]);
         free(lines.line[i]);
     }
     fflush(stdout);
