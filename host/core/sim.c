@@ -259,15 +259,16 @@ done:
 static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->bounds;
-    cl_uint n = (cl_uint)sim->n, zero = 0;
+    cl_uint n = (cl_uint)sim->n;
     float g = (float)sqrt((double)sim->gravity.s[0] * sim->gravity.s[0] +
                           (double)sim->gravity.s[1] * sim->gravity.s[1] +
                           (double)sim->gravity.s[2] * sim->gravity.s[2]);
     cl_float4 down = {{0, 0, 0, 0}};
     for (int a = 0; g > 0.0f && a < 3; a++)
         down.s[a] = sim->gravity.s[a] / g;
-    PBFCL_CL_CHECK(clEnqueueFillBuffer(sim->cl->queue, sim->bounds_buf, &zero, sizeof zero, 0,
-                                       3 * sizeof zero, 0, NULL, NULL));
+    static const cl_uint zeros[3] = {0, 0, 0}; /* static: the write need not block */
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->bounds_buf, CL_FALSE, 0, sizeof zeros,
+                                        zeros, 0, NULL, NULL));
     SIM_ARG(k, 0, sim->params_buf);
     SIM_ARG(k, 1, n);
     SIM_ARG(k, 2, sim->pos_buf);
