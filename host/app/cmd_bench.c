@@ -69,9 +69,11 @@ static int parse_bench_args(int argc, char **argv, bench_args *a)
     return 0;
 }
 
-/* The measured times: ms[step * (PBFCL_STAGE_COUNT + 1) + stage], the last column the step. */
+/* The measured times: ms[step * (PBFCL_STAGE_COUNT + 1) + stage], the last column the step;
+ * substeps[step] is how many substeps (simulation steps of the outline) the frame took. */
 typedef struct bench_times {
     double *ms;
+    int *substeps;
     long long steps;
     int dropped;
 } bench_times;
@@ -87,6 +89,7 @@ static pbfcl_status bench_steps(pbfcl_cl *cl, pbfcl_sim *sim, const bench_args *
     for (long long s = 0; s < a->steps; s++) {
         double *row = t->ms + s * BENCH_COLS;
         pbfcl_status st = pbfcl_sim_step(sim, &prof);
+        t->substeps[s] = pbfcl_sim_substeps(sim);
         t->dropped += prof.dropped;
         prof.dropped = 0;
         cl_int err = pbfcl_profile_collect(&prof, row);
@@ -124,7 +127,7 @@ static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n
 {
     const pbfcl_solver_settings *v = &scene->solver;
     printf("# pbfcl bench: device %s / %s; scene %s; particles %zu; steps %lld after %lld "
-           "warm-up; substeps %d; iterations %d; stabilization %d\n",
+           "warm-up; substeps >= %d (adaptive); iterations %d; stabilization %d\n",
            dev->platform_name, dev->device_name, scene->name, n, t->steps, a->warmup, v->substeps,
            v->iterations, v->stabilization_iterations);
     printf("stage\tmedian_ms\tmin_ms\n");
@@ -135,8 +138,21 @@ static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n
     }
     double med, min;
     column_stats(t, PBFCL_STAGE_COUNT, &med, &min);
-    printf("# particles\tsteps\tms_per_step\tparticle_steps_per_s\n");
-    printf("%zu\t%lld\t%.4f\t%.4g\n", n, t->steps, med, med > 0 ? (double)n / (med * 1e-3) : 0.0);
+    double *sub_ms = malloc((size_t)t->steps * sizeof *sub_ms);
+    long long substeps = 0;
+    for (long long s = 0; s < t->steps; s++) {
+        substeps += t->substeps[s];
+        if (sub_ms)
+            sub_ms[s] = t->ms[s * BENCH_COLS + PBFCL_STAGE_COUNT] / t->substeps[s];
+    }
+    double med_sub = sub_ms ? pbfcl_median(sub_ms, (int)t->steps) : 0.0;
+    free(sub_ms);
+    /* A step here is one frame of dt; a substep is one pass of the simulation-step outline. */
+    printf("# particles\tsteps\tms_per_step\tparticle_steps_per_s\tsubsteps_per_step\t"
+           "ms_per_substep\tparticle_substeps_per_s\n");
+    printf("%zu\t%lld\t%.4f\t%.4g\t%.2f\t%.4f\t%.4g\n", n, t->steps, med,
+           med > 0 ? (double)n / (med * 1e-3) : 0.0, (double)substeps / (double)t->steps, med_sub,
+           med_sub > 0 ? (double)n / (med_sub * 1e-3) : 0.0);
     if (t->dropped)
         pbfcl_warnf("%d profiling events did not fit the profile and are not counted", t->dropped);
 }
@@ -162,7 +178,8 @@ int cmd_bench(int argc, char **argv)
         st = pbfcl_cl_open(&cl, a.scene.device);
     if (st == PBFCL_OK)
         st = pbfcl_sim_create(&sim, &cl, &scene, pos, n);
-    if (st == PBFCL_OK && !(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)))
+    if (st == PBFCL_OK && (!(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)) ||
+                           !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps))))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
         st = bench_steps(&cl, sim, &a, &t);
@@ -171,6 +188,7 @@ int cmd_bench(int argc, char **argv)
     else
         pbfcl_errorf("bench failed: %s", pbfcl_status_message(st));
     free(t.ms);
+    free(t.substeps);
     pbfcl_sim_destroy(sim);
     pbfcl_cl_destroy(&cl);
     free(pos);

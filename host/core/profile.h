@@ -24,7 +24,7 @@ typedef enum pbfcl_stage {
         PBFCL_STAGE_COUNT
 } pbfcl_stage;
 
-#define PBFCL_PROFILE_MAX_EVENTS 1024
+#define PBFCL_PROFILE_MAX_EVENTS 8192 /* a frame of 64 substeps launches ~2000 kernels */
 
 /* Events recorded since the last pbfcl_profile_collect, each tagged with its stage. */
 typedef struct pbfcl_profile {
