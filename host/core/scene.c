@@ -225,7 +225,9 @@ static bool check_solver(const pbfcl_scene *s)
            check_range(s, "solver.h_ratio", v->h_ratio, 2, true, 16) &&
            check_range(s, "solver.relaxation", v->relaxation, 0, true, 1e12) &&
            check_range(s, "solver.scorr_k", v->scorr_k, 0, false, 1e6) &&
-           check_range(s, "solver.scorr_n", v->scorr_n, 0, true, 64) &&
+           check_range(s, "solver.scorr_n", v->scorr_n, 1, false, 16) &&
+           (v->scorr_n == floorf(v->scorr_n) ||
+            bad(s, "solver.scorr_n must be a whole number (got %g)", v->scorr_n)) &&
            check_range(s, "solver.scorr_dq", v->scorr_dq, 0, true, 1) &&
            check_range(s, "solver.vorticity", v->vorticity, 0, false, 1e6) &&
            check_range(s, "solver.viscosity", v->viscosity, 0, false, 1) &&
