@@ -30,16 +30,47 @@
  * lid, and a work-item's run of 8 consecutive counters in the scan). */
 #define CNT(i) ((i) ^ (((i) >> LOG_NUM_BANKS) & (RANK_LANES - 1u)))
 
-/* Local words a work-group scan array needs. */
-#define SCAN_GROUP_SIZE PADDED_SIZE(WG_SIZE)
+/* The work-group scan of the table rows and digit bases works on chunks of SCAN_CHUNK
+ * elements: SCAN_GROUPS work-items scan a chunk each in registers, one work-item scans the
+ * chunk totals. Three barriers instead of the 2 log2(WG_SIZE) of the Blelloch scan (used in
+ * the tile ranking, where this scan made the whole sort 40% slower on an H200). */
+#define SCAN_CHUNK 16u
+#define SCAN_GROUPS (WG_SIZE / SCAN_CHUNK)
+/* Local words a scan_group array needs: the padded elements and the chunk totals. */
+#define SCAN_GROUP_SIZE (PADDED_SIZE(WG_SIZE) + SCAN_GROUPS + 1)
 
 /* Exclusive scan of the WG_SIZE elements at t[PAD(0..WG_SIZE-1)] by the whole work-group;
- * returns the total to every work-item. All work-items must call it; it starts and ends with
- * a barrier. (A scan of chunks in registers by a few work-items, with three barriers, made
- * the whole sort 40% slower on an H200 than this tree scan.) */
+ * returns the total to every work-item. t holds SCAN_GROUP_SIZE words. All work-items must
+ * call it; it starts and ends with a barrier. */
 inline uint radix_scan_group(local uint *t, uint lid)
 {
-    return scan_local_exclusive(t, WG_SIZE, lid);
+    local uint *chunk = t + PADDED_SIZE(WG_SIZE);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < SCAN_GROUPS) {
+        uint v[SCAN_CHUNK], run = 0;
+        for (uint j = 0; j < SCAN_CHUNK; j++)
+            v[j] = t[PAD(lid * SCAN_CHUNK + j)];
+        for (uint j = 0; j < SCAN_CHUNK; j++) {
+            t[PAD(lid * SCAN_CHUNK + j)] = run;
+            run += v[j];
+        }
+        chunk[lid] = run;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint run = 0;
+        for (uint g = 0; g < SCAN_GROUPS; g++) {
+            uint x = chunk[g];
+            chunk[g] = run;
+            run += x;
+        }
+        chunk[SCAN_GROUPS] = run;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint total = chunk[SCAN_GROUPS];
+    t[PAD(lid)] += chunk[lid / SCAN_CHUNK];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
 }
 
 /* Exclusive scan of the n values at x[0..n-1] in runs of ceil(n / WG_SIZE) per work-item,
@@ -106,16 +137,35 @@ kernel void radix_histogram(global const uint *keys, global uint *table, uint n,
         table[d * tiles + tile] = counts[d];
 }
 
-/* Exclusive scan in place of row get_group_id(0) (one digit) of the digit-major table; the
- * row's total goes to totals[digit]. table: (1 << bits) * tiles counts (input and output). */
-kernel void radix_scan_rows(global uint *table, global uint *totals, uint tiles)
+/* Exclusive scan in place of each of the rows (digits) get_group_id(0) * rows ... of the
+ * digit-major table, and each row's total to totals[digit]. Short rows (few tiles) are
+ * scanned several to a work-group: one scan of them all, less each row's first prefix.
+ * table: digits * tiles counts (input and output); rows: at most WG_SIZE. */
+kernel void radix_scan_rows(global uint *table, global uint *totals, uint tiles, uint rows,
+                            uint digits)
 {
-    local uint sums[SCAN_GROUP_SIZE];
-    uint lid = get_local_id(0), d = get_group_id(0), total;
-    global uint *row = table + (size_t)d * tiles;
-    RADIX_SCAN_RUNS(row, row, tiles, sums, lid, total);
+    local uint sums[SCAN_GROUP_SIZE], start[WG_SIZE + 1];
+    uint lid = get_local_id(0), first = get_group_id(0) * rows, total;
+    rows = min(rows, digits - first);
+    global uint *x = table + (size_t)first * tiles;
+    uint n = rows * tiles;
+    RADIX_SCAN_RUNS(x, x, n, sums, lid, total);
+    if (rows == 1) { /* the same for the whole work-group */
+        if (lid == 0)
+            totals[first] = total;
+        return;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (uint r = lid; r < rows; r += WG_SIZE)
+        start[r] = x[r * tiles];
     if (lid == 0)
-        totals[d] = total;
+        start[rows] = total;
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* start read before x changes */
+    for (uint r = lid; r < rows; r += WG_SIZE)
+        totals[first + r] = start[r + 1] - start[r];
+    uint per = (n + WG_SIZE - 1) / WG_SIZE, lo = min(lid * per, n), hi = min(lo + per, n);
+    for (uint i = lo; i < hi; i++)
+        x[i] -= start[i / tiles];
 }
 
 /* Loads the tile's keys and values into padded local memory, coalesced; slots past n get key
@@ -151,7 +201,7 @@ inline uint radix_scan_counters(local uint *cnt, local uint *sums, uint lid)
     for (uint k = 0; k < RANK_LANES; k++)
         run += cnt[CNT(lid * RANK_LANES + k)];
     sums[PAD(lid)] = run;
-    uint total = radix_scan_group(sums, lid);
+    uint total = scan_local_exclusive(sums, WG_SIZE, lid);
     run = sums[PAD(lid)];
     for (uint k = 0; k < RANK_LANES; k++) {
         uint x = cnt[CNT(lid * RANK_LANES + k)];

@@ -10,6 +10,7 @@
 
 #define SORT_LOG_NUM_BANKS 5
 #define SORT_RANK_LANES 8
+#define SORT_SCAN_CHUNK 16 /* radix_sort.cl SCAN_CHUNK */
 
 static size_t floor_pow2(size_t x)
 {
@@ -27,7 +28,7 @@ static size_t padded(size_t n)
 /* Local words of the kernels' work-group scan array (radix_sort.cl SCAN_GROUP_SIZE). */
 static size_t scan_group_words(size_t wg)
 {
-    return padded(wg);
+    return padded(wg) + wg / SORT_SCAN_CHUNK + 1;
 }
 
 /* Local memory bytes radix_scatter needs (radix_histogram needs less). */
@@ -91,7 +92,7 @@ static pbfcl_status sort_build(pbfcl_radix_sort *s, const pbfcl_radix_sort_confi
     PBFCL_TRY(pbfcl_cl_check_launch(s->cl, s->histogram, "radix_histogram", c->wg,
                                     ((size_t)1 << c->radix_bits) * sizeof(cl_uint)));
     PBFCL_TRY(pbfcl_cl_check_launch(s->cl, s->scan_rows, "radix_scan_rows", c->wg,
-                                    scan_group_words(c->wg) * sizeof(cl_uint)));
+                                    (scan_group_words(c->wg) + c->wg + 1) * sizeof(cl_uint)));
     return pbfcl_cl_check_launch(s->cl, s->scatter, "radix_scatter", c->wg,
                                  scatter_local_bytes(c->wg, c->items, c->radix_bits));
 }
@@ -183,11 +184,16 @@ static pbfcl_status sort_pass(pbfcl_radix_sort *s, cl_mem src[2], cl_mem dst[2],
     PBFCL_CL_CHECK(clSetKernelArg(h, 4, sizeof shift, &shift));
     PBFCL_CL_CHECK(clSetKernelArg(h, 5, sizeof bits, &bits));
     PBFCL_TRY(pbfcl_cl_launch(s->cl, h, (size_t)tiles * s->wg, s->wg, prof, stage));
+    /* Rows shorter than a work-group are scanned several to a work-group. */
+    cl_uint digits = 1u << bits, rows = tiles >= s->wg ? 1 : (cl_uint)(s->wg / tiles);
+    rows = rows < digits ? rows : digits;
     cl_kernel r = s->scan_rows;
     PBFCL_CL_CHECK(clSetKernelArg(r, 0, sizeof(cl_mem), &s->histogram_buf));
     PBFCL_CL_CHECK(clSetKernelArg(r, 1, sizeof(cl_mem), &s->totals_buf));
     PBFCL_CL_CHECK(clSetKernelArg(r, 2, sizeof tiles, &tiles));
-    PBFCL_TRY(pbfcl_cl_launch(s->cl, r, s->wg << bits, s->wg, prof, stage));
+    PBFCL_CL_CHECK(clSetKernelArg(r, 3, sizeof rows, &rows));
+    PBFCL_CL_CHECK(clSetKernelArg(r, 4, sizeof digits, &digits));
+    PBFCL_TRY(pbfcl_cl_launch(s->cl, r, (digits + rows - 1) / rows * s->wg, s->wg, prof, stage));
     PBFCL_CL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &src[0]));
     PBFCL_CL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &src[1]));
     PBFCL_CL_CHECK(clSetKernelArg(k, 2, sizeof(cl_mem), &dst[0]));
