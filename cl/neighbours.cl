@@ -85,3 +85,144 @@ __kernel void neighbours(__constant pbfcl_grid_params *gp,    /* in: grid */
     if (count > MAX_NEIGHBORS)
         atomic_inc(overflow);
 }
+
+/* Experimental variants (timing only). */
+#if NB_STAGED
+__kernel void nb_part32(__constant pbfcl_grid_params *gp,    /* in: grid */
+                         __global const float4 *restrict pos, /* in: sorted positions */
+                         __global const uint *restrict cell_start, /* in: first index per cell */
+                         __global const uint *restrict cell_end, /* in: one past last per cell */
+                         __global uint *restrict neighbor_count, /* out: entries listed (<= max) */
+                         __global uint *restrict neighbor, /* out: [k * n + i] sorted indices */
+                         __global uint *overflow,          /* in/out: particles over max */
+                         const uint n, const float radius2) /* radius squared */
+{
+#if 1
+    __local uint stage[32 * NB_WG_SIZE];
+    const uint lid = get_local_id(0);
+#endif
+    const uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    const float4 p = pos[i];
+    const int4 c = convert_int4(pbfcl_grid_cell(p, gp));
+    const int top = (int)GRID_CELLS_PER_AXIS - 1;
+    uint count = 0;
+    for (int dz = -1; dz <= 1; dz++) {
+        const int z = c.z + dz;
+        if (z < 0 || z > top)
+            continue;
+        for (int dy = -1; dy <= 1; dy++) {
+            const int y = c.y + dy;
+            if (y < 0 || y > top)
+                continue;
+            const uint yz =
+                (pbfcl_morton_spread((uint)y) << 1) | (pbfcl_morton_spread((uint)z) << 2);
+            for (int dx = -1; dx <= 1; dx++) {
+                const int x = c.x + dx;
+                if (x < 0 || x > top)
+                    continue;
+                /* an empty cell has start == end == EMPTY: no pass of the loop */
+                const uint code = yz | pbfcl_morton_spread((uint)x);
+                const uint end = cell_end[code];
+                for (uint j = cell_start[code]; j < end; j++) {
+                    const float4 q = pos[j];
+                    const float ex = q.x - p.x, ey = q.y - p.y, ez = q.z - p.z;
+                    const float d2 = ex * ex + ey * ey + ez * ez;
+                    if (j != i && d2 < radius2) {
+                        if (count < 32u)
+                            stage[count * NB_WG_SIZE + lid] = j;
+                        else if (count < MAX_NEIGHBORS)
+                            neighbor[count * n + i] = j;
+                        count++;
+                    }
+                }
+            }
+        }
+    }
+    const uint listed = min(count, (uint)MAX_NEIGHBORS);
+#if 1
+    for (uint k = 0; k < min(listed, 32u); k++)
+        neighbor[k * n + i] = stage[k * NB_WG_SIZE + lid];
+#endif
+    neighbor_count[i] = listed;
+    if (count > MAX_NEIGHBORS)
+        atomic_inc(overflow);
+}
+
+__kernel void nb_unroll2(__constant pbfcl_grid_params *gp,    /* in: grid */
+                         __global const float4 *restrict pos, /* in: sorted positions */
+                         __global const uint *restrict cell_start, /* in: first index per cell */
+                         __global const uint *restrict cell_end, /* in: one past last per cell */
+                         __global uint *restrict neighbor_count, /* out: entries listed (<= max) */
+                         __global uint *restrict neighbor, /* out: [k * n + i] sorted indices */
+                         __global uint *overflow,          /* in/out: particles over max */
+                         const uint n, const float radius2) /* radius squared */
+{
+#if NB_STAGED
+#define NB_PUT(j) stage[count * NB_WG_SIZE + lid] = (j)
+#else
+#define NB_PUT(j) neighbor[count * n + i] = (j)
+#endif
+#if NB_STAGED
+    __local uint stage[MAX_NEIGHBORS * NB_WG_SIZE];
+    const uint lid = get_local_id(0);
+#endif
+    const uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    const float4 p = pos[i];
+    const int4 c = convert_int4(pbfcl_grid_cell(p, gp));
+    const int top = (int)GRID_CELLS_PER_AXIS - 1;
+    uint count = 0;
+    for (int dz = -1; dz <= 1; dz++) {
+        const int z = c.z + dz;
+        if (z < 0 || z > top)
+            continue;
+        for (int dy = -1; dy <= 1; dy++) {
+            const int y = c.y + dy;
+            if (y < 0 || y > top)
+                continue;
+            const uint yz =
+                (pbfcl_morton_spread((uint)y) << 1) | (pbfcl_morton_spread((uint)z) << 2);
+            for (int dx = -1; dx <= 1; dx++) {
+                const int x = c.x + dx;
+                if (x < 0 || x > top)
+                    continue;
+                /* an empty cell has start == end == EMPTY: no pass of the loop */
+                const uint code = yz | pbfcl_morton_spread((uint)x);
+                const uint end = cell_end[code];
+#define NB_T(jj)                                                                                \
+    {                                                                                           \
+        const uint j = (jj);                                                                    \
+        const float4 q = pos[j];                                                                \
+        const float ex = q.x - p.x, ey = q.y - p.y, ez = q.z - p.z;                             \
+        const float d2 = ex * ex + ey * ey + ez * ez;                                           \
+        if (j != i && d2 < radius2) {                                                           \
+            if (count < MAX_NEIGHBORS)                                                          \
+                NB_PUT(j);                                                                      \
+            count++;                                                                            \
+        }                                                                                       \
+    }
+                uint j2 = cell_start[code];
+                for (; j2 + 1u < end && j2 + 1u != 0u; j2 += 2u) {
+                    NB_T(j2);
+                    NB_T(j2 + 1u);
+                }
+                if (j2 < end)
+                    NB_T(j2);
+#undef NB_T
+            }
+        }
+    }
+    const uint listed = min(count, (uint)MAX_NEIGHBORS);
+#if NB_STAGED
+    for (uint k = 0; k < listed; k++)
+        neighbor[k * n + i] = stage[k * NB_WG_SIZE + lid];
+#endif
+    neighbor_count[i] = listed;
+    if (count > MAX_NEIGHBORS)
+        atomic_inc(overflow);
+}
+#undef NB_PUT
+#endif

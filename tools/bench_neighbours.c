@@ -103,10 +103,14 @@ static int cmp_float(const void *a, const void *b)
 
 /* Runs the grid's neighbours kernel reps times; prints the median time and checks the lists. */
 static int run_variant(pbfcl_grid *g, cl_mem sorted_buf, size_t n, float radius, int reps,
-                       float *sorted)
+                       float *sorted, const char *name)
 {
     pbfcl_cl *cl = g->cl;
-    cl_kernel k = g->neighbours;
+    cl_kernel k = name ? clCreateKernel(g->program, name, NULL) : g->neighbours;
+    if (!k) {
+        printf("%s: no such kernel\n", name);
+        return 1;
+    }
     size_t wg = g->nb_wg;
     cl_uint un = (cl_uint)n;
     cl_float r2 = radius * radius;
@@ -143,18 +147,21 @@ static int run_variant(pbfcl_grid *g, cl_mem sorted_buf, size_t n, float radius,
     unsigned over = 0;
     pbfcl_grid_read_overflow(g, &over);
     long bad = check(sorted, n, count, list, radius);
-    printf("neighbours cell %.0fh wg %4zu: median %.4f ms, min %.4f ms, mean count %.2f, overflow "
+    printf("%-12s cell %.0fh wg %4zu: median %.4f ms, min %.4f ms, mean count %.2f, overflow "
            "%u, check %s (%ld)\n",
-           (double)(g->params.cell_size / radius), wg, (double)t[reps / 2], (double)t[0],
-           sum / (double)n, over, bad ? "FAILED" : "ok", bad);
+           name ? name : "neighbours", (double)(g->params.cell_size / radius), wg,
+           (double)t[reps / 2], (double)t[0], sum / (double)n, over, bad ? "FAILED" : "ok", bad);
     fflush(stdout);
     free(count);
     free(list);
+    if (name)
+        clReleaseKernel(k);
     return bad != 0;
 }
 
 /* Builds a grid with the given cell size, sorts the particles into it and runs neighbours. */
-static int run_grid(pbfcl_cl *cl, const float *pos, size_t n, float side, float cell, int reps)
+static int run_grid(pbfcl_cl *cl, const float *pos, size_t n, float side, float cell, int reps,
+                    char **names, int nnames)
 {
     const float lo[3] = {0, 0, 0}, hi[3] = {side, side, side};
     pbfcl_grid_params gp;
@@ -171,7 +178,9 @@ static int run_grid(pbfcl_cl *cl, const float *pos, size_t n, float side, float 
         return 1;
     float *sorted = malloc(n * 16);
     clEnqueueReadBuffer(cl->queue, sorted_buf, CL_TRUE, 0, n * 16, sorted, 0, NULL, NULL);
-    int fail = run_variant(&g, sorted_buf, n, 1.0f, reps, sorted);
+    int fail = run_variant(&g, sorted_buf, n, 1.0f, reps, sorted, NULL);
+    for (int v = 0; v < nnames; v++)
+        fail |= run_variant(&g, sorted_buf, n, 1.0f, reps, sorted, names[v]);
     free(sorted);
     pbfcl_cl_release_buffer(&pos_buf);
     pbfcl_cl_release_buffer(&sorted_buf);
@@ -182,7 +191,7 @@ static int run_grid(pbfcl_cl *cl, const float *pos, size_t n, float side, float 
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_neighbours DEVICE N [REPS]\n");
+        fprintf(stderr, "usage: bench_neighbours DEVICE N [REPS [KERNEL...]]\n");
         return 2;
     }
     size_t n = strtoull(argv[2], NULL, 10);
@@ -211,7 +220,7 @@ int main(int argc, char **argv)
     }
     float side = 2.0f + 1.0f * (float)m;
     printf("# %s, n = %zu, lattice %zu^3, %d reps\n", cl.dev.device_name, n, m, reps);
-    int fail = run_grid(&cl, pos, n, side, 1.0f, reps);
+    int fail = run_grid(&cl, pos, n, side, 1.0f, reps, argv + 4, argc > 4 ? argc - 4 : 0);
     free(pos);
     pbfcl_cl_destroy(&cl);
     return fail;
