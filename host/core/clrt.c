@@ -411,6 +411,12 @@ pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, 
     *out = NULL;
     char *src = NULL;
     PBFCL_TRY(load_sources(cl->kernel_dir, files, nfiles, &src));
+    if (getenv("PBFCL_TRACE_BUILDS")) { /* what tests/kernel_builds_match.sh compares */
+        fprintf(stderr, "# build\t");
+        for (int i = 0; i < nfiles; i++)
+            fprintf(stderr, "%s%s", i ? "," : "", files[i]);
+        fprintf(stderr, "\t%s\n", options ? options : "");
+    }
     cl_int err;
     const char *srcs[1] = {src};
     cl_program program = clCreateProgramWithSource(cl->context, 1, srcs, NULL, &err);
