@@ -1,8 +1,9 @@
 /* One pass of the stable LSD radix sort of (key, value) pairs, three kernels: radix_histogram
- * counts the digits of each tile of TILE keys into a digit-major table (digit * tiles + tile),
- * radix_scan_rows scans each digit's row and records its total, and radix_scatter ranks each
- * tile locally (packed per-thread counters and a work-group scan, no atomics) and writes every
- * pair to its digit's base plus its row offset. */
+ * counts the digits of each work-group's run of `per` tiles of TILE keys into a digit-major
+ * table (digit * groups + group), radix_scan_rows scans each digit's row and records its total,
+ * and radix_scatter ranks each tile locally on (digit, index) entries (packed per-thread
+ * counters and a work-group scan, no atomics) and writes every pair to its digit's base plus its
+ * row offset. */
 #ifndef RADIX_BITS
 #error "RADIX_BITS (bits sorted per pass) must be defined with -D"
 #endif
@@ -108,33 +109,34 @@ inline uint radix_digit(uint key, uint shift, uint bits)
     return (key >> shift) & ((1u << bits) - 1u);
 }
 
-/* Counts the digits of tile get_group_id(0) into table[digit * tiles + tile].
- * keys: n keys (input); table: (1 << bits) * tiles counts (output). */
-kernel void radix_histogram(global const uint *keys, global uint *table, uint n, uint tiles,
-                            uint shift, uint bits)
+/* Counts the digits of the per tiles of group get_group_id(0) into table[digit * groups + group].
+ * keys: n keys (input); table: (1 << bits) * groups counts (output). */
+kernel void radix_histogram(global const uint *keys, global uint *table, uint n, uint groups,
+                            uint shift, uint bits, uint per)
 {
     local uint counts[RADIX];
-    uint lid = get_local_id(0), tile = get_group_id(0);
+    uint lid = get_local_id(0), group = get_group_id(0);
     for (uint d = lid; d < RADIX; d += WG_SIZE)
         counts[d] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint base = tile * TILE;
-    if (base + TILE <= n) {
-        global const uint4 *k4 = (global const uint4 *)(keys + base);
-        for (uint k = 0; k < SORT_ITEMS / 4; k++) {
-            uint4 v = k4[k * WG_SIZE + lid];
-            atomic_inc(&counts[radix_digit(v.x, shift, bits)]);
-            atomic_inc(&counts[radix_digit(v.y, shift, bits)]);
-            atomic_inc(&counts[radix_digit(v.z, shift, bits)]);
-            atomic_inc(&counts[radix_digit(v.w, shift, bits)]);
+    for (uint t = 0, base = group * per * TILE; t < per && base < n; t++, base += TILE) {
+        if (base + TILE <= n) {
+            global const uint4 *k4 = (global const uint4 *)(keys + base);
+            for (uint k = 0; k < SORT_ITEMS / 4; k++) {
+                uint4 v = k4[k * WG_SIZE + lid];
+                atomic_inc(&counts[radix_digit(v.x, shift, bits)]);
+                atomic_inc(&counts[radix_digit(v.y, shift, bits)]);
+                atomic_inc(&counts[radix_digit(v.z, shift, bits)]);
+                atomic_inc(&counts[radix_digit(v.w, shift, bits)]);
+            }
+        } else {
+            for (uint i = base + lid; i < n; i += WG_SIZE)
+                atomic_inc(&counts[radix_digit(keys[i], shift, bits)]);
         }
-    } else {
-        for (uint i = base + lid; i < n; i += WG_SIZE)
-            atomic_inc(&counts[radix_digit(keys[i], shift, bits)]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < (1u << bits); d += WG_SIZE)
-        table[d * tiles + tile] = counts[d];
+        table[d * groups + group] = counts[d];
 }
 
 /* Exclusive scan in place of each of the rows (digits) get_group_id(0) * rows ... of the
@@ -168,30 +170,6 @@ kernel void radix_scan_rows(global uint *table, global uint *totals, uint tiles,
         x[i] -= start[i / tiles];
 }
 
-/* Loads the tile's keys and values into padded local memory, coalesced; slots past n get key
- * 0xffffffff so that they rank after every real key of the tile. */
-inline void radix_load_tile(global const uint *keys, global const uint *values, local uint *lk,
-                            local uint *lv, uint base, uint n, uint lid)
-{
-    if (base + TILE <= n) {
-        global const uint4 *k4 = (global const uint4 *)(keys + base);
-        global const uint4 *v4 = (global const uint4 *)(values + base);
-        for (uint k = 0; k < SORT_ITEMS / 4; k++) {
-            uint4 kv = k4[k * WG_SIZE + lid], vv = v4[k * WG_SIZE + lid];
-            uint i = 4 * (k * WG_SIZE + lid);
-            lk[PAD(i)] = kv.x, lk[PAD(i + 1)] = kv.y, lk[PAD(i + 2)] = kv.z;
-            lk[PAD(i + 3)] = kv.w;
-            lv[PAD(i)] = vv.x, lv[PAD(i + 1)] = vv.y, lv[PAD(i + 2)] = vv.z;
-            lv[PAD(i + 3)] = vv.w;
-        }
-    } else {
-        for (uint i = lid; i < TILE; i += WG_SIZE) {
-            lk[PAD(i)] = base + i < n ? keys[base + i] : 0xffffffffu;
-            lv[PAD(i)] = base + i < n ? values[base + i] : 0u;
-        }
-    }
-}
-
 /* Exclusive scan of the packed counters cnt[CNT(lane * WG_SIZE + item)] in that order:
  * each work-item sums RANK_LANES consecutive counters, the sums are scanned with the
  * Blelloch scan, and the prefixes are written back. Returns the packed total. */
@@ -212,16 +190,15 @@ inline uint radix_scan_counters(local uint *cnt, local uint *sums, uint lid)
     return total;
 }
 
-/* Counts this work-item's keys (blocked: consecutive in the tile's current order) per 4-bit
- * sub-digit at sub_shift of their pass digit in its column of packed counters, then scans the
- * counters; returns the packed total. */
-inline uint radix_count(const uint *key, local uint *cnt, local uint *sums, uint lid, uint shift,
-                        uint bits, uint sub_shift)
+/* Counts this work-item's entries (blocked: consecutive in the tile's current order; digit in
+ * the high 16 bits) per 4-bit sub-digit at sub_shift in its column of packed counters, then
+ * scans the counters; returns the packed total. */
+inline uint radix_count(const uint *e, local uint *cnt, local uint *sums, uint lid, uint sub_shift)
 {
     for (uint l = 0; l < RANK_LANES; l++)
         cnt[CNT(l * WG_SIZE + lid)] = 0;
     for (uint j = 0; j < SORT_ITEMS; j++) {
-        uint s = (radix_digit(key[j], shift, bits) >> sub_shift) & 15u;
+        uint s = (e[j] >> (16u + sub_shift)) & 15u;
         uint slot = CNT((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
         cnt[slot] += 1u << hs;
     }
@@ -229,63 +206,128 @@ inline uint radix_count(const uint *key, local uint *cnt, local uint *sums, uint
     return radix_scan_counters(cnt, sums, lid);
 }
 
-/* Sorts the tile in local memory by the pass digit, 4 bits per round, stably: each round
- * counts the blocked keys per sub-digit, scans the counters, and moves every key and value to
- * its rank (its counter, counted up as this work-item's equal sub-digits pass). */
-inline void radix_sort_tile(local uint *lk, local uint *lv, local uint *cnt, local uint *sums,
-                            uint lid, uint shift, uint bits)
+/* Ranks the tile stably by the pass digit, 4 bits per round, moving only entries (digit << 16
+ * | index of the key in the tile): the first round reads this work-item's SORT_ITEMS keys from
+ * global memory (blocked; slots past n get the largest digit so that they rank last), each
+ * round counts, scans the counters and moves every entry to its rank (its counter, counted up
+ * as this work-item's equal sub-digits pass). Leaves the ranked entries in r. */
+inline void radix_rank_tile(global const uint *keys, local uint *r, local uint *cnt,
+                            local uint *sums, uint base, uint n, uint lid, uint shift, uint bits)
 {
-    uint key[SORT_ITEMS], val[SORT_ITEMS];
-    for (uint sub = 0; sub < bits; sub += RANK_BITS) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint j = 0; j < SORT_ITEMS; j++) {
-            key[j] = lk[PAD(lid * SORT_ITEMS + j)];
-            val[j] = lv[PAD(lid * SORT_ITEMS + j)];
+    uint e[SORT_ITEMS], first = lid * SORT_ITEMS;
+    if (base + TILE <= n) {
+        global const uint4 *k4 = (global const uint4 *)(keys + base + first);
+        for (uint k = 0; k < SORT_ITEMS / 4; k++) {
+            uint4 v = k4[k];
+            e[4 * k] = radix_digit(v.x, shift, bits) << 16 | (first + 4 * k);
+            e[4 * k + 1] = radix_digit(v.y, shift, bits) << 16 | (first + 4 * k + 1);
+            e[4 * k + 2] = radix_digit(v.z, shift, bits) << 16 | (first + 4 * k + 2);
+            e[4 * k + 3] = radix_digit(v.w, shift, bits) << 16 | (first + 4 * k + 3);
         }
-        uint total = radix_count(key, cnt, sums, lid, shift, bits, sub) << 16;
+    } else {
         for (uint j = 0; j < SORT_ITEMS; j++) {
-            uint s = (radix_digit(key[j], shift, bits) >> sub) & 15u;
+            uint i = base + first + j;
+            e[j] = (i < n ? radix_digit(keys[i], shift, bits) : (1u << bits) - 1u) << 16 |
+                   (first + j);
+        }
+    }
+    for (uint sub = 0; sub < bits; sub += RANK_BITS) {
+        if (sub > 0) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint j = 0; j < SORT_ITEMS; j++)
+                e[j] = r[PAD(first + j)];
+        }
+        uint total = radix_count(e, cnt, sums, lid, sub) << 16;
+        for (uint j = 0; j < SORT_ITEMS; j++) {
+            uint s = (e[j] >> (16u + sub)) & 15u;
             uint slot = CNT((s & 7u) * WG_SIZE + lid), hs = 16u * (s >> 3);
             uint c = cnt[slot];
             cnt[slot] = c + (1u << hs);
-            uint rank = ((c + total) >> hs) & 0xffffu;
-            lk[PAD(rank)] = key[j];
-            lv[PAD(rank)] = val[j];
+            r[PAD(((c + total) >> hs) & 0xffffu)] = e[j];
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Moves each pair of tile get_group_id(0) to its place for this pass: the digit's base (the
- * exclusive scan of the row totals) plus the row-scanned table give where the tile's run of
- * each digit starts in the output.
+/* Loads the tile's count words of src into r in tile order, coalesced. */
+inline void radix_load_words(global const uint *src, local uint *r, uint base, uint count,
+                             uint lid)
+{
+    if (count == TILE) {
+        global const uint4 *s4 = (global const uint4 *)(src + base);
+        for (uint k = 0; k < SORT_ITEMS / 4; k++) {
+            uint4 v = s4[k * WG_SIZE + lid];
+            uint i = 4 * (k * WG_SIZE + lid);
+            r[PAD(i)] = v.x, r[PAD(i + 1)] = v.y, r[PAD(i + 2)] = v.z, r[PAD(i + 3)] = v.w;
+        }
+    } else {
+        for (uint i = lid; i < count; i += WG_SIZE)
+            r[PAD(i)] = src[base + i];
+    }
+}
+
+/* Writes the ranked tile at base through r, first the keys, then the values: the pair of
+ * ranked entry e[k] (position k * WG_SIZE + lid) goes to offset[its digit] + its position. */
+inline void radix_write_tile(global const uint *keys_in, global const uint *values_in,
+                             global uint *keys_out, global uint *values_out, local uint *r,
+                             local const uint *offset, const uint *e, uint base, uint count,
+                             uint lid)
+{
+    radix_load_words(keys_in, r, base, count, lid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < SORT_ITEMS; k++) {
+        uint p = k * WG_SIZE + lid;
+        if (p < count)
+            keys_out[offset[e[k] >> 16] + p] = r[PAD(e[k] & 0xffffu)];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    radix_load_words(values_in, r, base, count, lid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < SORT_ITEMS; k++) {
+        uint p = k * WG_SIZE + lid;
+        if (p < count)
+            values_out[offset[e[k] >> 16] + p] = r[PAD(e[k] & 0xffffu)];
+    }
+}
+
+/* Moves each pair of the per tiles of group get_group_id(0) to its place for this pass, tile
+ * after tile: cursor[digit] (the digit's base, the exclusive scan of the row totals, plus the
+ * row-scanned table) is where the group's next pair of that digit goes. Each tile is ranked on
+ * (digit, index) entries; keys, then values, pass through the same local array to their
+ * ranked order.
  * keys_in, values_in: n pairs (input); keys_out, values_out: n pairs (output);
  * table: radix_scan_rows' scanned table; totals: its (1 << bits) row totals (inputs). */
 kernel void radix_scatter(global const uint *keys_in, global const uint *values_in,
                           global uint *keys_out, global uint *values_out,
                           global const uint *table, global const uint *totals, uint n,
-                          uint tiles, uint shift, uint bits)
+                          uint groups, uint shift, uint bits, uint per)
 {
-    local uint lk[PADDED_SIZE(TILE)], lv[PADDED_SIZE(TILE)];
-    local uint cnt[RANK_LANES * WG_SIZE], sums[SCAN_GROUP_SIZE];
-    local uint offset[RADIX]; /* the digits' bases, then where the tile's runs go */
-    uint lid = get_local_id(0), tile = get_group_id(0), base = tile * TILE, unused;
-    RADIX_SCAN_RUNS(totals, offset, 1u << bits, sums, lid, unused);
+    local uint r[PADDED_SIZE(TILE)], cnt[RANK_LANES * WG_SIZE], sums[SCAN_GROUP_SIZE];
+    local uint cursor[RADIX], offset[RADIX]; /* offset[d] + p: where tile position p goes */
+    uint lid = get_local_id(0), group = get_group_id(0), unused, e[SORT_ITEMS];
+    RADIX_SCAN_RUNS(totals, cursor, 1u << bits, sums, lid, unused);
     (void)unused;
-    radix_load_tile(keys_in, values_in, lk, lv, base, n, lid);
-    radix_sort_tile(lk, lv, cnt, sums, lid, shift, bits);
-    /* Where each digit's run starts in the tile, turned into output offsets. */
-    for (uint p = lid; p < TILE; p += WG_SIZE) {
-        uint d = radix_digit(lk[PAD(p)], shift, bits);
-        if (p == 0 || d != radix_digit(lk[PAD(p - 1)], shift, bits))
-            offset[d] += table[d * tiles + tile] - p;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint count = min((uint)TILE, n - base);
-    for (uint p = lid; p < count; p += WG_SIZE) {
-        uint k = lk[PAD(p)];
-        uint dst = offset[radix_digit(k, shift, bits)] + p;
-        keys_out[dst] = k;
-        values_out[dst] = lv[PAD(p)];
+    barrier(CLK_LOCAL_MEM_FENCE); /* cursor[d] may have come from another work-item */
+    for (uint d = lid; d < (1u << bits); d += WG_SIZE)
+        cursor[d] += table[d * groups + group];
+    for (uint t = 0, base = group * per * TILE; t < per && base < n; t++, base += TILE) {
+        uint count = min((uint)TILE, n - base);
+        radix_rank_tile(keys_in, r, cnt, sums, base, n, lid, shift, bits);
+        for (uint k = 0; k < SORT_ITEMS; k++) { /* runs' starts: offsets from the cursors */
+            uint p = k * WG_SIZE + lid;
+            e[k] = r[PAD(p)];
+            uint d = e[k] >> 16;
+            if (p < count && (p == 0 || d != r[PAD(p - 1)] >> 16))
+                offset[d] = cursor[d] - p;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint k = 0; k < SORT_ITEMS; k++) { /* runs' ends: the cursors move on */
+            uint p = k * WG_SIZE + lid, d = e[k] >> 16;
+            if (p < count && (p + 1 == count || d != r[PAD(p + 1)] >> 16))
+                cursor[d] = offset[d] + p + 1;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* r read before it takes the keys */
+        radix_write_tile(keys_in, values_in, keys_out, values_out, r, offset, e, base, count,
+                         lid);
     }
 }

@@ -125,10 +125,13 @@ static void sort_small_tiles(pbfcl_cl *cl)
      * default configuration only. Sizes reach many tiles (a long table row per digit). */
     if (test_small())
         return;
-    pbfcl_radix_sort_config c = {8, 4, 16};
+    pbfcl_radix_sort_config c = {8, 4, 16, 1};
     sort_all(cl, &c, 20011);
-    pbfcl_radix_sort_config c4 = {4, 8, 32};
+    pbfcl_radix_sort_config c4 = {4, 8, 32, 0};
     sort_all(cl, &c4, 20011);
+    /* Several tiles per work-group, the last group's tiles partly or wholly past n. */
+    pbfcl_radix_sort_config c3 = {8, 4, 16, 3};
+    sort_all(cl, &c3, 20011);
 }
 
 static void sort_bad_arguments(pbfcl_cl *cl)
@@ -146,9 +149,11 @@ static void sort_bad_arguments(pbfcl_cl *cl)
                      PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_int_eq(pbfcl_radix_sort_pairs(&s, k_buf, v_buf, 0, 24, NULL, PBFCL_STAGE_SORT),
                      PBFCL_OK);
-    pbfcl_radix_sort_config bad = {9, 4, 16};
+    pbfcl_radix_sort_config bad = {9, 4, 16, 1}, bad_per = {8, 4, 16, 65};
     pbfcl_radix_sort t;
     ck_assert_int_eq(pbfcl_radix_sort_create_with(&t, cl, 100, &bad), PBFCL_ERR_BAD_ARGUMENT);
+    pbfcl_radix_sort_destroy(&t);
+    ck_assert_int_eq(pbfcl_radix_sort_create_with(&t, cl, 100, &bad_per), PBFCL_ERR_BAD_ARGUMENT);
     pbfcl_radix_sort_destroy(&t);
     pbfcl_cl_release_buffer(&k_buf);
     pbfcl_cl_release_buffer(&v_buf);

@@ -22,7 +22,7 @@ typedef struct bench_opts {
     int nsizes;
     unsigned bits[4];
     int nbits;
-    int radix_bits, items, wg; /* 0: the device default */
+    int radix_bits, items, wg, tiles_per_group; /* 0: the device default */
 } bench_opts;
 
 static void bench_usage(FILE *f)
@@ -30,7 +30,7 @@ static void bench_usage(FILE *f)
     fprintf(
         f,
         "usage: pbfcl bench-sort [--device D] [--runs R] [--sizes N,N,...] [--bits B,B] [--trace]\n"
-        "                        [--radix-bits B] [--items I] [--wg W]\n\n"
+        "                        [--radix-bits B] [--items I] [--wg W] [--tiles-per-group T]\n\n"
         "Sorts random (uint key, uint value) pairs with the radix sort and prints one line\n"
         "per size and key width: n key_bits median_ms min_ms Mpairs_per_s kernel_ms ok.\n"
         "Times are from OpenCL profiling events, first kernel start to last kernel end,\n"
@@ -43,7 +43,8 @@ static void bench_usage(FILE *f)
         "  --trace         print every command's device time (us) of each run\n"
         "  --verify        accepted for clarity: every result is verified anyway\n"
         "  --radix-bits B  bits per pass 1..8, --items I keys per work-item (multiple of\n"
-        "                  4), --wg W work-group size (power of two): tuning overrides\n");
+        "                  4), --wg W work-group size (power of two), --tiles-per-group\n"
+        "                  T tiles per histogram/scatter work-group 1..64: tuning overrides\n");
 }
 
 /* Parses a whole decimal number in [lo, hi]; prints the error naming opt if not. */
@@ -110,6 +111,9 @@ static int bench_option(bench_opts *o, const char *opt, const char *val)
     } else if (!strcmp(opt, "--wg")) {
         n = parse_ull(opt, val, 16, 1024, v);
         o->wg = (int)v[0];
+    } else if (!strcmp(opt, "--tiles-per-group")) {
+        n = parse_ull(opt, val, 1, 64, v);
+        o->tiles_per_group = (int)v[0];
     } else {
         fprintf(stderr, "pbfcl: error: bench-sort: unknown option '%s' (see --help)\n", opt);
         return -1;
@@ -131,8 +135,9 @@ static int bench_parse(bench_opts *o, int argc, char **argv)
             bench_usage(stdout);
             return 1;
         }
-        static const char *const known[] = {"--device",     "--runs",  "--sizes", "--bits",
-                                            "--radix-bits", "--items", "--wg"};
+        static const char *const known[] = {"--device", "--runs",           "--sizes",
+                                            "--bits",   "--radix-bits",     "--items",
+                                            "--wg",     "--tiles-per-group"};
         bool is_known = false;
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
             is_known |= !strcmp(argv[i], known[k]);
@@ -319,6 +324,8 @@ static pbfcl_radix_sort_config bench_config(const bench_opts *o, const pbfcl_cl 
         c.items = (size_t)o->items;
     if (o->wg)
         c.wg = (size_t)o->wg;
+    if (o->tiles_per_group)
+        c.tiles_per_group = (unsigned)o->tiles_per_group;
     return c;
 }
 
@@ -339,8 +346,9 @@ static pbfcl_status bench_run(const bench_opts *o, pbfcl_cl *cl)
         if (!(host[i] = malloc((cap ? cap : 1) * sizeof(cl_uint))))
             st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK) {
-        printf("# device: %s / %s; radix_bits %u, items %zu, wg %zu, runs %d\n",
-               cl->dev.platform_name, cl->dev.device_name, c.radix_bits, c.items, c.wg, o->runs);
+        printf("# device: %s / %s; radix_bits %u, items %zu, wg %zu, tiles/group %u, runs %d\n",
+               cl->dev.platform_name, cl->dev.device_name, c.radix_bits, c.items, c.wg,
+               c.tiles_per_group, o->runs);
         printf("n key_bits median_ms min_ms Mpairs_per_s kernel_ms ok\n");
     }
     uint64_t rng = 12345;

@@ -14,6 +14,7 @@ typedef struct pbfcl_radix_sort {
     cl_kernel scatter;                     /* stable local rank + write to the scanned offsets */
     size_t wg;                             /* work-items per group */
     size_t tile;                           /* keys per work-group tile */
+    unsigned tiles_per_group;              /* tiles per histogram/scatter work-group */
     size_t capacity;                       /* largest n accepted */
     unsigned radix_bits;                   /* bits sorted per pass */
     cl_mem keys_tmp_buf, values_tmp_buf;   /* ping-pong partners of the caller's buffers */
@@ -24,9 +25,10 @@ typedef struct pbfcl_radix_sort {
 
 /* The tuning of the sort kernels: bits per pass, keys per work-item, work-group size. */
 typedef struct pbfcl_radix_sort_config {
-    unsigned radix_bits; /* RADIX_BITS: 1..8 bits per pass */
-    size_t items;        /* SORT_ITEMS: keys per work-item, a multiple of 4 */
-    size_t wg;           /* work-items per group, a power of two >= 16 */
+    unsigned radix_bits;      /* RADIX_BITS: 1..8 bits per pass */
+    size_t items;             /* SORT_ITEMS: keys per work-item, a multiple of 4 */
+    size_t wg;                /* work-items per group, a power of two >= 16 */
+    unsigned tiles_per_group; /* tiles each histogram/scatter work-group takes, 1..64 (0: 1) */
 } pbfcl_radix_sort_config;
 
 /* The default configuration for this device (fits its work-group and local memory limits). */
