@@ -67,6 +67,47 @@ static float4 pbf_box_max(pbf_params p)
                     0.0f);
 }
 
+/* The density of the fluid at rest that a wall stands for, in units of rho0, for a particle
+ * at distance d from the wall plane: the Poly6 density of a half-space of fluid beyond the
+ * plane, rho0 (pi K / 4) int_d^h (h^2 - z^2)^4 dz with K = 315 / (64 pi h^9) (the disc of
+ * fluid at depth z contributes rho0 pi K (h^2 - z^2)^4 / 4), times wall_scale: the continuum
+ * is calibrated on the host so that a particle of the rest lattice touching the wall gets
+ * the density of one inside the lattice (pbfcl_sim_wall_scale). *dphi is -d(phi)/dd >= 0.
+ * Without it a particle within h of a wall misses the neighbours beyond it: the wall layer is
+ * under-dense, the compression-only constraint gives it no support, and the layers above
+ * sink onto it and push it along the wall (docs/PERFORMANCE.md, "Known limits"). */
+static float pbf_wall_phi(pbf_params p, float wall_scale, float d, float *dphi)
+{
+    const float h = p->h, h2 = p->h2, h4 = h2 * h2, h8 = h4 * h4;
+    float c = wall_scale * p->poly6 * (0.25f * M_PI_F);
+    d = clamp(d, 0.0f, h);
+    float t = h2 - d * d, d2 = d * d;
+    *dphi = c * (t * t) * (t * t);
+    /* F(z) = h^8 z - 4/3 h^6 z^3 + 6/5 h^4 z^5 - 4/7 h^2 z^7 + z^9 / 9; F(h) = 128/315 h^9 */
+    float fd = d * (h8 + d2 * (-4.0f / 3.0f * h4 * h2 +
+                               d2 * (1.2f * h4 + d2 * (-4.0f / 7.0f * h2 + d2 / 9.0f))));
+    return c * fmax(128.0f / 315.0f * h8 * h - fd, 0.0f);
+}
+
+/* The wall density of x (units of rho0) and its gradient, the boundary part of grad C_i.
+ * The six walls of the box: phi_a = phi(x_a - lo_a) + phi(hi_a - x_a) is the fraction of the
+ * kernel's mass beyond the walls of axis a; at edges and corners the fluid beyond several
+ * walls counts once, as 1 - prod_a (1 - phi_a) (exact for a kernel separable in the axes,
+ * the sum of the planes counts the fluid beyond an edge twice). */
+static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *grad)
+{
+    float xs[3] = {x.x, x.y, x.z}, f[3], g[3];
+    for (int a = 0; a < 3; a++) {
+        float g_lo, g_hi;
+        float lo = pbf_wall_phi(p, wall_scale, xs[a] - p->box_min[a], &g_lo);
+        float hi = pbf_wall_phi(p, wall_scale, p->box_max[a] - xs[a], &g_hi);
+        f[a] = 1.0f - (lo + hi);
+        g[a] = g_hi - g_lo; /* d(phi_a) / dx_a */
+    }
+    *grad = (float4)(g[0] * f[1] * f[2], g[1] * f[0] * f[2], g[2] * f[0] * f[1], 0.0f);
+    return 1.0f - f[0] * f[1] * f[2];
+}
+
 /* predict: v += (gravity + vorticity force + push) dt; x* = x + v dt; then confine to the box:
  * x* and x are clamped to the walls (less r) and the velocity into a wall is removed.
  * push: xyz the push acceleration, w its radius around the ray push_origin + t push_dir. */
@@ -104,11 +145,12 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
     vel[i] = v;
 }
 
-/* lambda: SPH density (Poly6) of x*, constraint C = max(0, rho / rho0 - 1) (compression only)
- * and lambda = -C / (sum |grad C|^2 + epsilon) with Spiky gradients. */
+/* lambda: SPH density (Poly6) of x* plus the walls' (pbf_wall_density), constraint
+ * C = max(0, rho / rho0 - 1) (compression only) and lambda = -C / (sum |grad C|^2 + epsilon)
+ * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move). */
 __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global const uint *neighbor_count, __global const uint *neighbors,
-                         __global float *lambda, __global float *density)
+                         __global float *lambda, __global float *density, float wall_scale)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -128,18 +170,22 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
         grad_i += g;
         sum_grad2 += dot(g, g);
     }
-    float rho = p->self_density + p->mass * w_sum;
+    float4 grad_wall;
+    float rho_wall = pbf_wall_density(p, wall_scale, xi, &grad_wall);
+    float rho = p->self_density + p->mass * w_sum + p->rest_density * rho_wall;
     float c = fmax(rho * p->inv_rest_density - 1.0f, 0.0f);
+    grad_i += grad_wall;
     sum_grad2 += dot(grad_i, grad_i);
     lambda[i] = -c / (sum_grad2 + p->epsilon);
     density[i] = rho;
 }
 
 /* delta: dx_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr) grad Spiky(x*_i - x*_j) with
- * s_corr = -k (Poly6(r) / Poly6(delta q))^n. */
+ * s_corr = -k (Poly6(r) / Poly6(delta q))^n, plus lambda_i times the walls' part of grad C_i
+ * (a wall has no constraint of its own, as boundary particles in Akinci et al. 2012). */
 __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *pred,
                         __global const float *lambda, __global const uint *neighbor_count,
-                        __global const uint *neighbors, __global float4 *delta)
+                        __global const uint *neighbors, __global float4 *delta, float wall_scale)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -161,7 +207,10 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *pred,
             s *= w;
         dx += (li + lambda[j] - scorr_k * s) * pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
     }
-    delta[i] = pbf_limit(dx * p->volume, PBF_MAX_CORRECTION * p->radius); /* w stays 0 */
+    float4 grad_wall;
+    pbf_wall_density(p, wall_scale, xi, &grad_wall);
+    dx = dx * p->volume + li * grad_wall;
+    delta[i] = pbf_limit(dx, PBF_MAX_CORRECTION * p->radius); /* w stays 0 */
 }
 
 /* collide: with q = x* + dx, pushes particles closer than 2r apart (half the overlap each)

@@ -70,10 +70,10 @@ static void print_stats(const char *what, const pbfcl_sim_stats *st)
 }
 
 /* A block at rest density filling the floor of a box settles: after 2 s the mean density
- * error is <= 1 %, the rms speed is <= 2 cm/s, nothing is outside, no NaN. The fastest
- * particle is held to 15 cm/s, not the 5 cm/s of the validation requirement: it moves at 4 to
- * 8 cm/s at 2 s (floor particles of the under-dense wall layer, which has no boundary density,
- * and slow settling flows still decaying); see docs/PERFORMANCE.md, "Known limits". */
+ * error is <= 1 %, the fastest particle moves at <= 5 cm/s, the rms speed is <= 2 cm/s,
+ * nothing is outside, no NaN. Without the walls' density (cl/pbf.cl, pbf_wall_density) the
+ * wall layer was under-dense and its particles jittered at 5-7 cm/s; what is left are slow
+ * rearrangements of the settling block, see docs/PERFORMANCE.md, "Known limits". */
 static void check_settle(pbfcl_cl *cl)
 {
     int nn[3] = {16, 10, 16};
@@ -95,7 +95,7 @@ static void check_settle(pbfcl_cl *cl)
     double mass = pbfcl_sim_params(sim)->mass * (double)n;
     double rms = sqrt(2.0 * st.kinetic_energy / mass);
     ck_assert_msg(rms <= 0.02, "rms speed %.4f m/s > 0.02 m/s", rms);
-    ck_assert_msg(st.max_speed <= 0.15, "max speed %.4f m/s > 0.15 m/s", st.max_speed);
+    ck_assert_msg(st.max_speed <= 0.05, "max speed %.4f m/s > 0.05 m/s", st.max_speed);
     pbfcl_sim_destroy(sim);
     free(pos);
 }
@@ -130,16 +130,26 @@ static double error_after(pbfcl_cl *cl, int iterations)
     return st.density_error_avg;
 }
 
+/* The density error falls with each doubling of the iterations until it is solved (below
+ * 0.001 %, the walls' density lets 4 iterations get there), and stays solved. */
 static void check_iterations(pbfcl_cl *cl)
 {
+    const double solved = 1e-3; /* % */
     double prev = error_after(cl, 0);
+    ck_assert_msg(prev > 1.0, "the compressed block starts at %.4f %%", prev);
     const int its[] = {1, 2, 4, 8};
     for (int k = 0; k < 4; k++) {
         double e = error_after(cl, its[k]);
-        ck_assert_msg(e < prev, "density error %.4f %% after %d iterations is not below %.4f %%", e,
-                      its[k], prev);
+        if (prev > solved)
+            ck_assert_msg(e < prev,
+                          "density error %.4f %% after %d iterations is not below %.4f %%", e,
+                          its[k], prev);
+        else
+            ck_assert_msg(e <= solved, "density error %.4f %% after %d iterations: it was solved",
+                          e, its[k]);
         prev = e;
     }
+    ck_assert_msg(prev <= solved, "density error %.4f %% after 8 iterations", prev);
 }
 
 START_TEST(test_iterations)
@@ -160,7 +170,8 @@ static float front_of(pbfcl_sim *sim)
     return front;
 }
 
-/* Dam break, 2 s: no NaN, nothing outside, the front advances, mean density error <= 2 %. */
+/* Dam break, 2 s: no NaN, nothing outside, the front advances (checked until 0.3 s: it
+ * reaches the far wall, 0.8 m, before 0.5 s), mean density error <= 2 %. */
 static void check_dam_break(pbfcl_cl *cl)
 {
     int nn[3] = {12, 24, 10};
@@ -185,7 +196,7 @@ static void check_dam_break(pbfcl_cl *cl)
         print_stats(what, &st);
         ck_assert_uint_eq(st.nan, 0);
         ck_assert_uint_eq(st.outside, 0);
-        if (frame <= 30)
+        if (frame <= 18)
             ck_assert_msg(f > front + 0.01f, "front %.3f m did not advance from %.3f m", f, front);
         if (frame == 120)
             ck_assert_msg(st.density_error_avg <= 2.0, "mean density error %.3f %% > 2 %%",

@@ -48,6 +48,7 @@ struct pbfcl_sim {
     size_t groups;                   /* work-groups of the stats kernel */
     cl_mem bounds_buf;               /* 3 uints: pbf_bounds of the last frame */
     int substeps;                    /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale;                /* lambda and delta: pbfcl_pbf_wall_scale */
 };
 
 /* Sets kernel argument idx to the value v (an lvalue). */
@@ -110,6 +111,30 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
     p->vorticity = v->vorticity;
     p->viscosity = v->viscosity;
     return PBFCL_OK;
+}
+
+/* The Poly6 density, in units of rho0, of the rest lattice (spacing 2r) at a particle of it:
+ * all of the lattice if !half, else only its layers at or above the particle's own. */
+static double lattice_density(const pbfcl_pbf_params *p, int half)
+{
+    double s = p->min_dist, h = p->h, sum = 0.0;
+    int reach = (int)ceil(h / s);
+    for (int i = -reach; i <= reach; i++)
+        for (int j = half ? 0 : -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++) {
+                double r2 = s * s * (i * i + j * j + k * k), d = p->h2 - r2;
+                sum += r2 < p->h2 ? p->poly6 * d * d * d : 0.0;
+            }
+    return sum * s * s * s;
+}
+
+double pbfcl_pbf_wall_scale(const pbfcl_pbf_params *p)
+{
+    double h = p->h, d = p->radius, h2 = h * h, d2 = d * d;
+    double fd = d * (h2 * h2 * h2 * h2 - 4.0 / 3.0 * h2 * h2 * h2 * d2 + 1.2 * h2 * h2 * d2 * d2 -
+                     4.0 / 7.0 * h2 * d2 * d2 * d2 + d2 * d2 * d2 * d2 / 9.0);
+    double phi = p->poly6 * PBFCL_PI / 4.0 * (128.0 / 315.0 * pow(h, 9.0) - fd);
+    return phi > 0.0 ? (lattice_density(p, 0) - lattice_density(p, 1)) / phi : 0.0;
 }
 
 /* The grid over the box with cells of edge h. */
@@ -295,6 +320,7 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
 {
     pbfcl_grid_params gp;
     PBFCL_TRY(pbfcl_pbf_params_from_scene(&sim->scene, &sim->params));
+    sim->wall_scale = (float)pbfcl_pbf_wall_scale(&sim->params);
     PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->n));
     PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
     PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->n, PBFCL_SIM_MAX_NEIGHBORS));
@@ -418,6 +444,7 @@ pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 4, sim->grid.neighbor_buf);
     SIM_ARG(k, 5, sim->lambda_buf);
     SIM_ARG(k, 6, sim->density_buf);
+    SIM_ARG(k, 7, sim->wall_scale);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -430,6 +457,7 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
     SIM_ARG(k, 5, sim->grid.neighbor_buf);
     SIM_ARG(k, 6, sim->delta_buf);
+    SIM_ARG(k, 7, sim->wall_scale);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 

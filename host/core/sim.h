@@ -99,6 +99,11 @@ const pbfcl_pbf_params *pbfcl_sim_params(const pbfcl_sim *sim);
  * cannot run with. */
 pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *scene, pbfcl_pbf_params *p);
 
+/* The calibration of the walls' density (cl/pbf.cl, pbf_wall_phi): the continuum half-space
+ * of fluid beyond a wall is scaled so that a particle of the rest lattice (spacing 2r) at
+ * distance r from the wall has the density of one inside the lattice (0.89 for h = 4r). */
+double pbfcl_pbf_wall_scale(const pbfcl_pbf_params *p);
+
 /* Reads the predicted positions x* (xyz triples), lambdas and deltas (xyz triples) and the
  * neighbour lists (count[n], list[k * n + i] for k < max_neighbors); any pointer may be
  * NULL. */
