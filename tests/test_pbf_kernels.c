@@ -1,6 +1,6 @@
 /* Tests of the PBF kernels (cl/pbf.cl): the SPH kernels Poly6 and Spiky against their
- * integrals and lattice sums, and the lambda, delta and collide stages against a plain C
- * reference on small particle sets; bad solver configurations are rejected. */
+ * integrals and lattice sums, and the lambda, delta and collide stages (with the walls'
+ * density) against a plain C reference on small particle sets; bad configurations fail. */
 #include "sim.h"
 #include "test_util.h"
 
@@ -130,7 +130,48 @@ static double dist3(const float *a, const float *b, double d[3])
     return sqrt(r2);
 }
 
-/* Reference density and lambda of particle i by brute force over all particles. */
+/* The walls' density at distance d from a wall plane, in units of rho0, by quadrature: the
+ * Poly6 mass of the fluid beyond the plane, int_d^h dz int_0^sqrt(h^2 - z^2) 2 pi s W ds
+ * (Simpson's rule in both), times the calibration (cl/pbf.cl, pbf_wall_phi, in closed form). */
+static double ref_wall_phi(double d, double h, double scale)
+{
+    if (d >= h)
+        return 0.0;
+    const int m = 64; /* even */
+    double dz = (h - d) / m, sum = 0.0;
+    for (int a = 0; a <= m; a++) {
+        double z = d + a * dz, smax = sqrt(fmax(h * h - z * z, 0.0)), ds = smax / m, disc = 0.0;
+        for (int b = 0; b <= m; b++) {
+            double sv = b * ds, wb = (b == 0 || b == m) ? 1 : (b % 2 ? 4 : 2);
+            disc += wb * 2.0 * PI * sv * ref_poly6(sqrt(z * z + sv * sv), h);
+        }
+        double wa = (a == 0 || a == m) ? 1 : (a % 2 ? 4 : 2);
+        sum += wa * disc * ds / 3.0;
+    }
+    return scale * sum * dz / 3.0;
+}
+
+/* The walls' density of x (units of rho0) and its gradient by central differences. */
+static double ref_wall(const pbfcl_pbf_params *p, const float *x, double grad[3])
+{
+    double scale = pbfcl_pbf_wall_scale(p), e = 1e-6;
+    double xs[3] = {x[0], x[1], x[2]};
+    double f[3], g[3];
+    for (int a = 0; a < 3; a++) {
+        double lo = xs[a] - p->box_min[a], hi = p->box_max[a] - xs[a];
+        f[a] = 1.0 - ref_wall_phi(lo, p->h, scale) - ref_wall_phi(hi, p->h, scale);
+        g[a] = (ref_wall_phi(lo - e, p->h, scale) - ref_wall_phi(lo + e, p->h, scale) +
+                ref_wall_phi(hi + e, p->h, scale) - ref_wall_phi(hi - e, p->h, scale)) /
+               (2 * e);
+    }
+    grad[0] = -g[0] * f[1] * f[2];
+    grad[1] = -g[1] * f[0] * f[2];
+    grad[2] = -g[2] * f[0] * f[1];
+    return 1.0 - f[0] * f[1] * f[2];
+}
+
+/* Reference density and lambda of particle i by brute force over all particles, with the
+ * walls' density and gradient. */
 static void ref_lambda(const kstate *k, const pbfcl_pbf_params *p, size_t i, double *rho,
                        double *lambda, unsigned *nbrs)
 {
@@ -150,6 +191,10 @@ static void ref_lambda(const kstate *k, const pbfcl_pbf_params *p, size_t i, dou
         }
         sum2 += g2;
     }
+    double gw[3];
+    *rho += p->rest_density * ref_wall(p, k->x + 3 * i, gw);
+    for (int c = 0; c < 3; c++)
+        grad_i[c] += gw[c];
     sum2 += grad_i[0] * grad_i[0] + grad_i[1] * grad_i[1] + grad_i[2] * grad_i[2];
     double c = fmax(*rho / p->rest_density - 1.0, 0.0);
     *lambda = -c / (sum2 + p->epsilon);
@@ -184,6 +229,10 @@ static void ref_delta(const kstate *k, const pbfcl_pbf_params *p, size_t i, doub
         for (int c = 0; c < 3; c++)
             out[c] += f * d[c];
     }
+    double gw[3];
+    ref_wall(p, k->x + 3 * i, gw);
+    for (int c = 0; c < 3; c++)
+        out[c] += k->lambda[i] * gw[c];
     ref_limit(out, PBF_MAX_CORRECTION * p->radius);
 }
 
@@ -305,6 +354,89 @@ START_TEST(test_lambda_delta_reference)
 }
 END_TEST
 
+/* The index of the lattice particle nearest to (x, y, z). */
+static size_t nearest(const kstate *k, float x, float y, float z)
+{
+    const float q[3] = {x, y, z};
+    size_t best = 0;
+    double bd = 1e30, d[3];
+    for (size_t i = 0; i < k->n; i++) {
+        double r = dist3(k->x + 3 * i, q, d);
+        if (r < bd)
+            bd = r, best = i;
+    }
+    return best;
+}
+
+/* The walls' density: the rest lattice (spacing 2r) in a corner of the box, touching three
+ * walls, has the interior's density at the middle of a wall face (the calibration) and within
+ * 2 % of it along the edges and at the corner (the union of the walls' half-spaces is exact
+ * only for a separable kernel); then lambda and delta of a compressed, jittered lattice in
+ * the corner against the reference with the walls' density by quadrature. */
+static void check_walls(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const int nx = 9;
+    const float r = s.particle_radius, sp = 2 * r;
+    float *pos = lattice(nx, r, sp, 0.0f, 1);
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    float *rho = malloc(n * sizeof *rho);
+    kstate k;
+    kstate_read(sim, &k);
+    ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, rho), PBFCL_OK);
+    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    const float mid = r + 4 * sp;
+    double inner = rho[nearest(&k, mid, mid, mid)];
+    double face = rho[nearest(&k, mid, r, mid)], edge = rho[nearest(&k, mid, r, r)];
+    double corner = rho[nearest(&k, r, r, r)];
+    fprintf(stderr,
+            "    walls: rest lattice density / rho0 inside %.4f, wall face %.4f, edge %.4f, "
+            "corner %.4f (scale %.4f)\n",
+            inner / p->rest_density, face / p->rest_density, edge / p->rest_density,
+            corner / p->rest_density, pbfcl_pbf_wall_scale(p));
+    ck_assert_msg(test_close(face, inner, 0, 1e-3), "wall face %g, inside %g", face, inner);
+    ck_assert_msg(test_close(edge, inner, 0, 0.02), "edge %g, inside %g", edge, inner);
+    ck_assert_msg(test_close(corner, inner, 0, 0.02), "corner %g, inside %g", corner, inner);
+    kstate_free(&k);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+
+    const int nj = test_small() ? 4 : 6;
+    pos = lattice(nj, r, 0.019f, 0.002f, 11);
+    n = (size_t)nj * nj * nj;
+    sim = make_sim(cl, &s, pos, n);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    kstate_read(sim, &k);
+    p = pbfcl_sim_params(sim);
+    double lscale = max_abs(k.lambda, n), dscale = max_abs(k.delta, 3 * n);
+    ck_assert_msg(lscale > 0 && dscale > 0, "a compressed lattice must give lambda and delta");
+    for (size_t i = 0; i < n; i++) {
+        double rr, lambda, dref[3];
+        unsigned nb;
+        ref_lambda(&k, p, i, &rr, &lambda, &nb);
+        ck_assert_msg(test_close(k.lambda[i], lambda, 1e-4 * lscale, 1e-3),
+                      "lambda[%zu] = %g, reference %g", i, k.lambda[i], lambda);
+        ref_delta(&k, p, i, dref);
+        for (int c = 0; c < 3; c++)
+            ck_assert_msg(test_close(k.delta[3 * i + c], dref[c], 1e-4 * dscale, 1e-3),
+                          "delta[%zu][%d] = %g, reference %g", i, c, k.delta[3 * i + c], dref[c]);
+    }
+    kstate_free(&k);
+    free(rho);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_walls)
+{
+    test_each_device(check_walls);
+}
+END_TEST
+
 /* collide: particles closer than 2r are pushed apart by half the overlap each, walls hold. */
 static void check_collide(pbfcl_cl *cl)
 {
@@ -404,6 +536,7 @@ int main(void)
     tcase_set_timeout(dev, 300);
     tcase_add_test(dev, test_lattice_density);
     tcase_add_test(dev, test_lambda_delta_reference);
+    tcase_add_test(dev, test_walls);
     tcase_add_test(dev, test_collide_reference);
     tcase_add_test(dev, test_bad_config);
     suite_add_tcase(suite, dev);
