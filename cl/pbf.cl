@@ -72,7 +72,7 @@ static float4 pbf_box_max(pbf_params p)
  * plane, rho0 (pi K / 4) int_d^h (h^2 - z^2)^4 dz with K = 315 / (64 pi h^9) (the disc of
  * fluid at depth z contributes rho0 pi K (h^2 - z^2)^4 / 4), times wall_scale: the continuum
  * is calibrated on the host so that a particle of the rest lattice touching the wall gets
- * the density of one inside the lattice (pbfcl_sim_wall_scale). *dphi is -d(phi)/dd >= 0.
+ * the density of one inside the lattice (pbfcl_pbf_wall_scale). *dphi is -d(phi)/dd >= 0.
  * Without it a particle within h of a wall misses the neighbours beyond it: the wall layer is
  * under-dense, the compression-only constraint gives it no support, and the layers above
  * sink onto it and push it along the wall (docs/PERFORMANCE.md, "Known limits"). */
