@@ -28,7 +28,6 @@ typedef struct pbfcl_grid_params {
 _Static_assert(sizeof(pbfcl_grid_params) == 32, "pbfcl_grid_params layout");
 #endif
 
-
 /* --- Position Based Fluids solver (cl/pbf.cl, host/core/sim.c) ---------------------------
  * The solver's constants, derived once from the scene in SI units; __constant in the kernels.
  * Values that change while running (gravity, the push) are kernel arguments instead. */

@@ -1,5 +1,6 @@
 /* The OpenCL runtime layer: devices, context, kernel files, builds and launches. */
 #include "clrt.h"
+#include "data_files.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -277,69 +278,11 @@ void pbfcl_cl_destroy(pbfcl_cl *cl)
     cl->context = NULL;
 }
 
-static bool dir_has_kernels(const char *dir)
-{
-    char probe[4608];
-    snprintf(probe, sizeof probe, "%s/pbfcl_shared.h", dir);
-    return access(probe, R_OK) == 0;
-}
-
 pbfcl_status pbfcl_cl_find_kernel_dir(char *dir, size_t size)
 {
-    char tried[4][1100];
-    int nt = 0;
-    const char *env = getenv("PBFCL_KERNEL_DIR");
-    if (env && *env) {
-        snprintf(tried[nt++], sizeof tried[0], "%s", env);
-    } else {
-        char exe[1024];
-        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (len > 0) {
-            exe[len] = '\0';
-            char *slash = strrchr(exe, '/');
-            if (slash)
-                *slash = '\0';
-            snprintf(tried[nt++], sizeof tried[0], "%s/cl", exe);
-        }
-        snprintf(tried[nt++], sizeof tried[0], "./cl");
-        if (PBFCL_SOURCE_CL_DIR[0])
-            snprintf(tried[nt++], sizeof tried[0], "%s", PBFCL_SOURCE_CL_DIR);
-    }
-    for (int i = 0; i < nt; i++) {
-        if (dir_has_kernels(tried[i])) {
-            snprintf(dir, size, "%s", tried[i]);
-            return PBFCL_OK;
-        }
-    }
-    pbfcl_errorf("cannot find the kernel directory (a folder holding pbfcl_shared.h and "
-                 "the .cl files); tried:");
-    for (int i = 0; i < nt; i++)
-        fprintf(stderr, "  %s%s\n", tried[i], i == 0 && env && *env ? " (PBFCL_KERNEL_DIR)" : "");
-    fprintf(stderr, "Set PBFCL_KERNEL_DIR to the cl/ folder of the pbfcl source or build tree.\n");
-    return PBFCL_ERR_KERNEL_FILE;
-}
-
-/* Reads a whole file into a malloc'ed, NUL-terminated string. */
-static char *read_file(const char *path, size_t *len_out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        buf = malloc((size_t)len + 1);
-        if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-            free(buf);
-            buf = NULL;
-        }
-    }
-    fclose(f);
-    if (buf) {
-        buf[len] = '\0';
-        *len_out = (size_t)len;
-    }
-    return buf;
+    const pbfcl_data_dir_spec spec = {"kernel", "PBFCL_KERNEL_DIR", "cl", "pbfcl_shared.h",
+                                      PBFCL_SOURCE_CL_DIR};
+    return pbfcl_find_data_dir(&spec, dir, size);
 }
 
 /* Concatenates the files, each after a #line directive naming it. */
@@ -351,7 +294,7 @@ static pbfcl_status load_sources(const char *dir, const char *const *files, int 
         char path[1300];
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         size_t len = 0;
-        char *text = read_file(path, &len);
+        char *text = pbfcl_read_text_file(path, &len);
         if (!text) {
             pbfcl_errorf("cannot read kernel file %s: %s (kernel directory: %s; set "
                          "PBFCL_KERNEL_DIR to use another)",

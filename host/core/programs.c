@@ -3,12 +3,13 @@
 
 static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
     [PBFCL_PROGRAM_SCAN] = {"scan", {"pbfcl_shared.h", "scan_local.cl", "scan.cl"}, 3},
-    [PBFCL_PROGRAM_RADIX_SORT] =
-        {"radix_sort", {"pbfcl_shared.h", "scan_local.cl", "radix_sort.cl"}, 3},
-    [PBFCL_PROGRAM_GRID] =
-        {"grid",
-         {"pbfcl_shared.h", "morton.h", "hash.cl", "reorder.cl", "cells.cl", "neighbours.cl"},
-         6},
+    [PBFCL_PROGRAM_RADIX_SORT] = {"radix_sort",
+                                  {"pbfcl_shared.h", "scan_local.cl", "radix_sort.cl"},
+                                  3},
+    [PBFCL_PROGRAM_GRID] = {"grid",
+                            {"pbfcl_shared.h", "morton.h", "hash.cl", "reorder.cl", "cells.cl",
+                             "neighbours.cl"},
+                            6},
     [PBFCL_PROGRAM_PBF] = {"pbf", {"pbfcl_shared.h", "pbf.cl"}, 2},
 };
 

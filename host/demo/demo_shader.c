@@ -1,6 +1,7 @@
 /* The GLSL loader: finds shaders/ like clrt.c finds cl/, reads the files, compiles and links
  * them, and reports failures with the file, the stage and the whole info log. */
 #include "demo_shader.h"
+#include "data_files.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -13,67 +14,11 @@
 #define PBFCL_SOURCE_SHADER_DIR ""
 #endif
 
-static bool dir_has_shaders(const char *dir)
-{
-    char probe[4608];
-    snprintf(probe, sizeof probe, "%s/particle.vert", dir);
-    return access(probe, R_OK) == 0;
-}
-
 pbfcl_status pbfcl_demo_shader_find_dir(char *dir, size_t size)
 {
-    char tried[4][1100];
-    int nt = 0;
-    const char *env = getenv("PBFCL_SHADER_DIR");
-    if (env && *env) {
-        snprintf(tried[nt++], sizeof tried[0], "%s", env);
-    } else {
-        char exe[1024];
-        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (len > 0) {
-            exe[len] = '\0';
-            char *slash = strrchr(exe, '/');
-            if (slash)
-                *slash = '\0';
-            snprintf(tried[nt++], sizeof tried[0], "%s/shaders", exe);
-        }
-        snprintf(tried[nt++], sizeof tried[0], "./shaders");
-        if (PBFCL_SOURCE_SHADER_DIR[0])
-            snprintf(tried[nt++], sizeof tried[0], "%s", PBFCL_SOURCE_SHADER_DIR);
-    }
-    for (int i = 0; i < nt; i++) {
-        if (dir_has_shaders(tried[i])) {
-            snprintf(dir, size, "%s", tried[i]);
-            return PBFCL_OK;
-        }
-    }
-    pbfcl_errorf("cannot find the shader directory (a folder holding particle.vert and the "
-                 "other .vert/.frag files); tried:");
-    for (int i = 0; i < nt; i++)
-        fprintf(stderr, "  %s%s\n", tried[i], i == 0 && env && *env ? " (PBFCL_SHADER_DIR)" : "");
-    fprintf(stderr, "Set PBFCL_SHADER_DIR to the shaders/ folder of the pbfcl source or build "
-                    "tree.\n");
-    return PBFCL_ERR_KERNEL_FILE;
-}
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        buf = malloc((size_t)len + 1);
-        if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-            free(buf);
-            buf = NULL;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
+    const pbfcl_data_dir_spec spec = {"shader", "PBFCL_SHADER_DIR", "shaders", "particle.vert",
+                                      PBFCL_SOURCE_SHADER_DIR};
+    return pbfcl_find_data_dir(&spec, dir, size);
 }
 
 /* Prints a shader's or program's info log in full. */
@@ -101,7 +46,7 @@ static pbfcl_status compile(const char *dir, const char *file, GLenum stage, GLu
     const char *stage_name = stage == GL_VERTEX_SHADER ? "vertex" : "fragment";
     char path[1300];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    char *src = read_text(path);
+    char *src = pbfcl_read_text_file(path, NULL);
     if (!src) {
         pbfcl_errorf("cannot read %s shader %s: %s (set PBFCL_SHADER_DIR to use another "
                      "folder)",
