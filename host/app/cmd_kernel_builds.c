@@ -26,7 +26,7 @@ static const unsigned grid_bits_values[] = {5, 10};
 #define SCAN_MAX_WG 256       /* scan.c SCAN_MAX_WG */
 #define SCAN_LOG_NUM_BANKS 5  /* scan.c SCAN_LOG_NUM_BANKS */
 #define GRID_WG_PREFERRED 256 /* grid.c GRID_WG_PREFERRED */
-#define GRID_NB_WG 64         /* grid.c GRID_NB_WG: NB_WG_SIZE, which grid.c appends */
+#define GRID_NB_WG 64         /* grid.c GRID_NB_WG: NB_WG_SIZE of the neighbour search */
 #define SIM_WG_MAX 256        /* sim.c PBFCL_SIM_WG_MAX */
 #define SIM_MAX_NEIGHBORS 64  /* sim.c PBFCL_SIM_MAX_NEIGHBORS, also given to the grid */
 #define SIM_LOG_NUM_BANKS 5   /* sim.c build_kernels */
@@ -82,6 +82,7 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         cfg->wg_size = (unsigned)(d->max_wg < GRID_WG_PREFERRED ? d->max_wg : GRID_WG_PREFERRED);
         cfg->grid_bits = grid_bits;
         cfg->max_neighbors = SIM_MAX_NEIGHBORS;
+        cfg->nb_wg_size = cfg->wg_size < GRID_NB_WG ? cfg->wg_size : GRID_NB_WG;
     } else { /* the solver, and the rule for programs added later */
         cfg->wg_size = (unsigned)floor_pow2(d->max_wg < SIM_WG_MAX ? d->max_wg : SIM_WG_MAX);
         cfg->radix_bits = SIM_RADIX_BITS;
@@ -127,9 +128,6 @@ static int collect(const device_limits *limits, int n, line_set *out)
                 module_config((pbfcl_program_id)id, &limits[d], grid_bits_values[g], &cfg);
                 char options[1024];
                 int len = pbfcl_build_options(&cfg, options, sizeof options);
-                if (len >= 0 && id == PBFCL_PROGRAM_GRID)
-                    snprintf(options + len, sizeof options - (size_t)len, " -DNB_WG_SIZE=%u",
-                             cfg.wg_size < GRID_NB_WG ? cfg.wg_size : GRID_NB_WG);
                 if (len < 0 || add_line(out, p, options, limits[d].local_mem) < 0) {
                     fprintf(stderr, "pbfcl: error: kernel-builds: too many or too long builds\n");
                     return 1;

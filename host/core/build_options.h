@@ -12,6 +12,7 @@ typedef struct pbfcl_build_config {
     unsigned grid_bits;     /* GRID_BITS: log2(cells per axis) of the Morton grid */
     unsigned max_neighbors; /* MAX_NEIGHBORS: neighbour list capacity per particle */
     unsigned log_num_banks; /* LOG_NUM_BANKS: local-memory bank padding of the scan */
+    unsigned nb_wg_size;    /* NB_WG_SIZE: work-group size of the neighbour search */
 } pbfcl_build_config;
 
 /* Fills buf with "-cl-std=CL1.2 -DWG_SIZE=... ..." from cfg. Returns the length written

@@ -60,14 +60,13 @@ static pbfcl_status check_grid_memory(const pbfcl_grid *g)
 static pbfcl_status build_kernels(pbfcl_grid *g)
 {
     size_t wg = g->cl->dev.max_wg < GRID_WG_PREFERRED ? g->cl->dev.max_wg : GRID_WG_PREFERRED;
+    size_t nb_wg = wg < GRID_NB_WG ? wg : GRID_NB_WG;
     pbfcl_build_config cfg = {.wg_size = (unsigned)wg,
                               .grid_bits = g->params.grid_bits,
-                              .max_neighbors = g->max_neighbors};
-    size_t nb_wg = wg < GRID_NB_WG ? wg : GRID_NB_WG;
+                              .max_neighbors = g->max_neighbors,
+                              .nb_wg_size = (unsigned)nb_wg};
     char options[512];
-    int len = pbfcl_build_options(&cfg, options, sizeof options);
-    if (len < 0 || snprintf(options + len, sizeof options - (size_t)len, " -DNB_WG_SIZE=%zu",
-                            nb_wg) >= (int)(sizeof options - (size_t)len)) {
+    if (pbfcl_build_options(&cfg, options, sizeof options) < 0) {
         pbfcl_errorf("grid kernel build options do not fit in %zu bytes", sizeof options);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
