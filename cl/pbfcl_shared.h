@@ -53,7 +53,8 @@ typedef struct pbfcl_pbf_params {
     float min_dist;         /* 2r */
     float vorticity;        /* vorticity confinement epsilon, m/s */
     float viscosity;        /* XSPH viscosity c */
-    pbfcl_uint pad0, pad1, pad2;
+    float contact_slop;     /* overlap (fraction of 2r) contacts resolve by moving x* alone */
+    pbfcl_uint pad1, pad2;
 } pbfcl_pbf_params;
 
 /* The per-work-group partial sums of the stats kernel, PBFCL_STATS_FIELDS floats each. */

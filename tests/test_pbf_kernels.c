@@ -437,7 +437,41 @@ START_TEST(test_walls)
 }
 END_TEST
 
-/* collide: particles closer than 2r are pushed apart by half the overlap each, walls hold. */
+/* The reference of pbf_collide for particle i: x* moves by c (half the overlap of q = x* + dx
+ * with each neighbour, walls holding q), x by e (the part of c undoing a deep overlap x had).
+ * branch[0..2] count the pairs where x does not move, moves by less than x*, by as much. */
+static void ref_collide(const kstate *k, const float *x, const pbfcl_pbf_params *p, size_t i,
+                        double c[3], double e[3], int branch[3])
+{
+    double q[3], qj[3], d[3], dx[3];
+    for (int a = 0; a < 3; a++) {
+        q[a] = (double)k->x[3 * i + a] + k->delta[3 * i + a];
+        c[a] = e[a] = 0.0;
+    }
+    for (size_t j = 0; j < k->n; j++) {
+        for (int a = 0; a < 3; a++)
+            qj[a] = (double)k->x[3 * j + a] + k->delta[3 * j + a];
+        double r = 0.0;
+        for (int a = 0; a < 3; a++) {
+            d[a] = q[a] - qj[a];
+            r += d[a] * d[a];
+        }
+        r = sqrt(r);
+        if (j == i || !(r < p->min_dist && r > 0))
+            continue;
+        double overlap = p->min_dist - r;
+        double overlap_x = p->min_dist * (1.0 - p->contact_slop) - dist3(x + 3 * i, x + 3 * j, dx);
+        double moved_x = fmin(fmax(overlap_x, 0.0), overlap);
+        branch[moved_x <= 0.0 ? 0 : moved_x < overlap ? 1 : 2]++;
+        for (int a = 0; a < 3; a++) {
+            c[a] += 0.5 * overlap / r * d[a];
+            e[a] += 0.5 * moved_x / r * d[a];
+        }
+    }
+}
+
+/* collide: particles closer than 2r are pushed apart by half the overlap each, walls hold;
+ * x moves by the part that undoes a deep overlap it had (all three cases occur). */
 static void check_collide(pbfcl_cl *cl)
 {
     pbfcl_scene s;
@@ -450,33 +484,35 @@ static void check_collide(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
     kstate k;
     kstate_read(sim, &k);
+    float *x = malloc(n * 3 * sizeof *x), *out = malloc(n * 3 * sizeof *out),
+          *x_out = malloc(n * 3 * sizeof *x_out);
+    ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
-    float *out = malloc(n * 3 * sizeof *out);
     ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read(sim, x_out, NULL, NULL), PBFCL_OK);
     const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    int branch[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
-        double q[3], c[3] = {0, 0, 0};
-        for (int a = 0; a < 3; a++)
-            q[a] = (double)k.x[3 * i + a] + k.delta[3 * i + a];
-        for (size_t j = 0; j < n; j++) {
-            double d[3], r2 = 0;
-            for (int a = 0; a < 3; a++) {
-                d[a] = q[a] - ((double)k.x[3 * j + a] + k.delta[3 * j + a]);
-                r2 += d[a] * d[a];
-            }
-            double r = sqrt(r2);
-            if (j != i && r < p->min_dist && r > 0)
-                for (int a = 0; a < 3; a++)
-                    c[a] += 0.5 * (p->min_dist - r) / r * d[a];
-        }
+        double c[3], e[3];
+        ref_collide(&k, x, p, i, c, e, branch);
+        double len = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        double limit = 0.5 * p->radius, scale = len > limit ? limit / len : 1.0;
         for (int a = 0; a < 3; a++) {
             double lo = p->box_min[a] + p->radius, hi = p->box_max[a] - p->radius;
-            double moved = fmin(fmax(q[a] + c[a], lo), hi);
-            double want = moved - (double)k.x[3 * i + a];
+            double q = (double)k.x[3 * i + a] + k.delta[3 * i + a];
+            double want = fmin(fmax(q + scale * c[a], lo), hi) - (double)k.x[3 * i + a];
+            double want_x = fmin(fmax(x[3 * i + a] + scale * e[a], lo), hi);
             ck_assert_msg(test_close(out[3 * i + a], want, 2e-6, 1e-4),
                           "collide delta[%zu][%d] = %g, reference %g", i, a, out[3 * i + a], want);
+            ck_assert_msg(test_close(x_out[3 * i + a], want_x, 2e-6, 1e-5),
+                          "collide x[%zu][%d] = %g, reference %g", i, a, x_out[3 * i + a], want_x);
         }
     }
+    ck_assert_msg(branch[0] > 0 && branch[1] > 0 && branch[2] > 0,
+                  "contacts where x stays, moves less than x*, as much: %d, %d, %d", branch[0],
+                  branch[1], branch[2]);
+    free(x);
+    free(x_out);
     free(out);
     kstate_free(&k);
     free(pos);

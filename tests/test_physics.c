@@ -256,6 +256,59 @@ START_TEST(test_momentum)
 }
 END_TEST
 
+/* Two particles at rest overlapping by 0.8r (1.2r apart), with nothing else acting on them:
+ * one frame of one substep, returning their separation speed and distance. */
+static void overlapping_pair(pbfcl_cl *cl, float slop, double *speed, double *dist)
+{
+    pbfcl_scene s;
+    box_scene(&s, 0.5f, 0.5f, 0.5f);
+    s.gravity[1] = 0.0f;
+    s.solver.substeps = 1;
+    s.solver.contact_slop = slop;
+    s.solver.scorr_k = 0.0f; /* the tensile term would push them apart too */
+    s.solver.viscosity = 0.0f;
+    s.solver.vorticity = 0.0f;
+    float pos[6] = {0.25f - 0.6f * R, 0.25f, 0.25f, 0.25f + 0.6f * R, 0.25f, 0.25f};
+    pbfcl_sim *sim = make_sim(cl, &s, pos, 2);
+    run_frames(sim, 1);
+    float x[6], v[6];
+    ck_assert_int_eq(pbfcl_sim_read(sim, x, v, NULL), PBFCL_OK);
+    pbfcl_sim_destroy(sim);
+    int a = x[0] < x[3] ? 0 : 3, b = 3 - a; /* a: the left particle */
+    *speed = (double)v[b] - v[a];
+    *dist = (double)x[b] - x[a];
+    fprintf(stderr, "    overlapping pair, contact_slop %.1f: %.4f m/s apart, %.3f r apart\n", slop,
+            *speed, *dist / R);
+}
+
+/* Contacts update x and x* (seed 001): an overlap the particles already had is removed
+ * without a velocity, as far as it is deeper than contact_slop * 2r. With slop 0 the pair
+ * ends 2r apart and at rest; with slop 1 (x* alone) it flies apart at the overlap per frame,
+ * 0.8r / dt; the default slop 0.2 leaves half of that overlap (0.4r of 0.8r) to x*, so half
+ * of that speed. */
+static void check_contact_stabilisation(pbfcl_cl *cl)
+{
+    double v0, d0, v1, d1, vd, dd;
+    overlapping_pair(cl, 0.0f, &v0, &d0);
+    overlapping_pair(cl, 1.0f, &v1, &d1);
+    overlapping_pair(cl, 0.2f, &vd, &dd);
+    const double dt = 1.0 / 60.0;
+    ck_assert_msg(fabs(v0) < 1e-3, "slop 0: the pair separates at %.4f m/s", v0);
+    ck_assert_msg(fabs(d0 - 2 * R) < 1e-3 * R && fabs(d1 - 2 * R) < 1e-3 * R,
+                  "the pair ends %.4f r (slop 0), %.4f r (slop 1) apart", d0 / R, d1 / R);
+    ck_assert_msg(fabs(v1 - 0.8 * R / dt) < 1e-3 * v1,
+                  "slop 1: the pair separates at %.4f m/s, expected %.4f", v1, 0.8 * R / dt);
+    ck_assert_msg(fabs(vd - 0.5 * v1) < 1e-3 * v1, "slop 0.2: %.5f m/s, half of %.5f expected", vd,
+                  v1);
+    ck_assert_msg(dd >= 2 * R * (1 - 1e-4), "slop 0.2: the pair ends %.4f r apart", dd / R);
+}
+
+START_TEST(test_contact_stabilisation)
+{
+    test_each_device(check_contact_stabilisation);
+}
+END_TEST
+
 /* A fine resolution with the default solver: a 0.6 m column of r = 2.8 mm (107 particles
  * tall, the radius of a 1M-particle dam break), 20 wide and 2 deep, collapses for 40 frames.
  * With a fixed 3 substeps the Jacobi iterations could not hold the column: it compressed
@@ -356,6 +409,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_iterations);
     tcase_add_test(tc, test_settle);
+    tcase_add_test(tc, test_contact_stabilisation);
     tcase_add_test(tc, test_dam_break);
     tcase_add_test(tc, test_fine_column);
     tcase_add_test(tc, test_momentum);

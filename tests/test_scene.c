@@ -206,6 +206,22 @@ static void neg_max_speed(pbfcl_scene *s)
 {
     s->solver.max_speed = -1.0f;
 }
+static void big_h(pbfcl_scene *s)
+{
+    s->solver.h_ratio = 9.0f;
+}
+static void dq_at_h(pbfcl_scene *s)
+{
+    s->solver.scorr_dq = 1.0f;
+}
+static void slop_above_one(pbfcl_scene *s)
+{
+    s->solver.contact_slop = 1.5f;
+}
+static void neg_slop(pbfcl_scene *s)
+{
+    s->solver.contact_slop = -0.1f;
+}
 static void tiny_radius(pbfcl_scene *s)
 {
     s->particle_radius = 1e-5f;
@@ -225,15 +241,28 @@ static void sphere_neg_radius(pbfcl_scene *s)
 }
 
 static const bad_change bad_changes[] = {
-    {"particle_radius", neg_radius},     {"solver.iterations", zero_iterations},
-    {"solver.substeps", zero_substeps},  {"solver.dt", zero_dt},
-    {"gravity[2]", nan_gravity},         {"domain.max[0]", inf_domain},
-    {"fluid[0]", fluid_outside},         {"fluid[0]", domain_too_small},
-    {"domain.max[1]", inverted_domain},  {"fluid[0].max[2]", inverted_box},
-    {"fluid shapes", no_fluid},          {"rest_density", zero_density},
-    {"solver.h_ratio", small_h},         {"solver.viscosity", neg_viscosity},
-    {"solver.max_speed", neg_max_speed}, {"particle_radius", tiny_radius},
-    {"fluid[0]", sphere_outside},        {"fluid[0].sphere.radius", sphere_neg_radius},
+    {"particle_radius", neg_radius},
+    {"solver.iterations", zero_iterations},
+    {"solver.substeps", zero_substeps},
+    {"solver.dt", zero_dt},
+    {"gravity[2]", nan_gravity},
+    {"domain.max[0]", inf_domain},
+    {"fluid[0]", fluid_outside},
+    {"fluid[0]", domain_too_small},
+    {"domain.max[1]", inverted_domain},
+    {"fluid[0].max[2]", inverted_box},
+    {"fluid shapes", no_fluid},
+    {"rest_density", zero_density},
+    {"solver.h_ratio", small_h},
+    {"solver.viscosity", neg_viscosity},
+    {"solver.max_speed", neg_max_speed},
+    {"particle_radius", tiny_radius},
+    {"fluid[0]", sphere_outside},
+    {"fluid[0].sphere.radius", sphere_neg_radius},
+    {"solver.h_ratio", big_h},
+    {"solver.scorr_dq", dq_at_h},
+    {"solver.contact_slop", slop_above_one},
+    {"solver.contact_slop", neg_slop},
 };
 
 START_TEST(validate_rejects_nonsense)

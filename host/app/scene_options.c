@@ -46,6 +46,16 @@ static const opt_spec opt_specs[] = {
      "XSPH viscosity c (0: off)"},
     {"--relaxation", "E", OPT_FLOAT, 0, 1e12, true, OFF(relaxation), OFF(relaxation_set),
      "constraint relaxation epsilon"},
+    {"--h-ratio", "K", OPT_FLOAT, 2, 8, false, OFF(h_ratio), OFF(h_ratio_set),
+     "kernel radius h = K * particle radius"},
+    {"--scorr-k", "K", OPT_FLOAT, 0, 1e6, false, OFF(scorr_k), OFF(scorr_k_set),
+     "tensile correction strength k (0: off)"},
+    {"--scorr-n", "N", OPT_INT, 1, 16, false, OFF(scorr_n), OFF(scorr_n_set),
+     "tensile correction exponent n"},
+    {"--scorr-dq", "Q", OPT_FLOAT, 0, 0.99, true, OFF(scorr_dq), OFF(scorr_dq_set),
+     "tensile correction delta q, a fraction of h"},
+    {"--contact-slop", "S", OPT_FLOAT, 0, 1, false, OFF(contact_slop), OFF(contact_slop_set),
+     "overlap (fraction of 2r) that contacts resolve by moving x* alone"},
     {"--max-speed", "V", OPT_FLOAT, 0, 1e9, true, OFF(max_speed), OFF(max_speed_set),
      "blow-up guard: a speed above V m/s stops the run"},
     {"--radius", "R", OPT_FLOAT, 0, 1e3, true, OFF(radius), OFF(radius_set),
@@ -238,6 +248,16 @@ void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
         sv->viscosity = o->viscosity;
     if (o->relaxation_set)
         sv->relaxation = o->relaxation;
+    if (o->h_ratio_set)
+        sv->h_ratio = o->h_ratio;
+    if (o->scorr_k_set)
+        sv->scorr_k = o->scorr_k;
+    if (o->scorr_n_set)
+        sv->scorr_n = (float)o->scorr_n;
+    if (o->scorr_dq_set)
+        sv->scorr_dq = o->scorr_dq;
+    if (o->contact_slop_set)
+        sv->contact_slop = o->contact_slop;
     if (o->max_speed_set)
         sv->max_speed = o->max_speed;
     if (o->radius_set)

@@ -29,6 +29,16 @@ typedef struct pbfcl_scene_options {
     bool viscosity_set;
     float relaxation; /* --relaxation */
     bool relaxation_set;
+    float h_ratio; /* --h-ratio */
+    bool h_ratio_set;
+    float scorr_k; /* --scorr-k */
+    bool scorr_k_set;
+    int scorr_n; /* --scorr-n */
+    bool scorr_n_set;
+    float scorr_dq; /* --scorr-dq */
+    bool scorr_dq_set;
+    float contact_slop; /* --contact-slop */
+    bool contact_slop_set;
     float max_speed; /* --max-speed, m/s */
     bool max_speed_set;
     float radius; /* --radius (particle radius), m */

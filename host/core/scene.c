@@ -222,13 +222,17 @@ static bool check_solver(const pbfcl_scene *s)
            check_range(s, "solver.iterations", v->iterations, 1, false, 1000) &&
            check_range(s, "solver.stabilization_iterations", v->stabilization_iterations, 0, false,
                        1000) &&
-           check_range(s, "solver.h_ratio", v->h_ratio, 2, true, 16) &&
+           check_range(s, "solver.h_ratio", v->h_ratio, 2, false, 8) &&
            check_range(s, "solver.relaxation", v->relaxation, 0, true, 1e12) &&
            check_range(s, "solver.scorr_k", v->scorr_k, 0, false, 1e6) &&
            check_range(s, "solver.scorr_n", v->scorr_n, 1, false, 16) &&
            (v->scorr_n == floorf(v->scorr_n) ||
             bad(s, "solver.scorr_n must be a whole number (got %g)", v->scorr_n)) &&
            check_range(s, "solver.scorr_dq", v->scorr_dq, 0, true, 1) &&
+           (v->scorr_dq < 1.0f ||
+            bad(s, "solver.scorr_dq must be below 1: Poly6 is 0 at delta q = h (got %g)",
+                v->scorr_dq)) &&
+           check_range(s, "solver.contact_slop", v->contact_slop, 0, false, 1) &&
            check_range(s, "solver.vorticity", v->vorticity, 0, false, 1e6) &&
            check_range(s, "solver.viscosity", v->viscosity, 0, false, 1) &&
            check_range(s, "solver.max_speed", v->max_speed, 0, false, 1e9);

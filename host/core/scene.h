@@ -26,13 +26,14 @@ typedef struct pbfcl_solver_settings {
     int iterations;               /* density solver iterations per substep (default 4) */
     int stabilization_iterations; /* collision stabilisation iterations (default 1) */
     float h_ratio;                /* kernel radius h = h_ratio * particle radius (default 4) */
-    float relaxation; /* lambda relaxation epsilon (default 600 in the paper's units, scaled) */
-    float scorr_k;    /* tensile term strength k (default 1e-4) */
-    float scorr_n;    /* tensile term exponent n (default 4) */
-    float scorr_dq;   /* delta q as a fraction of h (default 0.2) */
-    float vorticity;  /* vorticity confinement epsilon (default 1e-4) */
-    float viscosity;  /* XSPH viscosity c (default 0.01) */
-    float max_speed;  /* blow-up guard: speeds above this stop the run, m/s (0: derived) */
+    float relaxation;   /* lambda relaxation epsilon (default 600 in the paper's units, scaled) */
+    float scorr_k;      /* tensile term strength k (default 1e-4) */
+    float scorr_n;      /* tensile term exponent n (default 4) */
+    float scorr_dq;     /* delta q as a fraction of h (default 0.2) */
+    float contact_slop; /* overlap, as a fraction of 2r, that contacts leave to x* (default 0.2) */
+    float vorticity;    /* vorticity confinement epsilon (default 1e-4) */
+    float viscosity;    /* XSPH viscosity c (default 0.01) */
+    float max_speed;    /* blow-up guard: speeds above this stop the run, m/s (0: derived) */
 } pbfcl_solver_settings;
 
 /* A complete scene description. */

@@ -22,12 +22,13 @@ void pbfcl_scene_defaults(pbfcl_scene *s)
     v->iterations = 4;               /* density solver iterations per substep */
     v->stabilization_iterations = 1; /* collision passes per solver iteration */
     v->h_ratio = 4.0f;               /* h = 4r: about 33 neighbours at rest */
-    v->relaxation = 0.1f; /* epsilon = relaxation / h^2 (the rest-state sum of |grad C|^2 is
-                             about 1.5 / h^2, so this softens lambda by about 6 %) */
-    v->scorr_k = 0.001f;  /* s_corr strength k, in units of h^2 (lambda's units) */
-    v->scorr_n = 4.0f;    /* s_corr exponent n */
-    v->scorr_dq = 0.2f;   /* delta q = 0.2 h */
-    v->vorticity = 0.01f; /* vorticity confinement epsilon, m/s: f = epsilon (N x omega) */
-    v->viscosity = 0.05f; /* XSPH c (the sum of V W is about 1: a 5 % blend per substep) */
-    v->max_speed = 50.0f; /* m/s: faster particles mean the simulation blew up */
+    v->relaxation = 0.1f;   /* epsilon = relaxation / h^2 (the rest-state sum of |grad C|^2 is
+                               about 1.5 / h^2, so this softens lambda by about 6 %) */
+    v->scorr_k = 0.001f;    /* s_corr strength k, in units of h^2 (lambda's units) */
+    v->scorr_n = 4.0f;      /* s_corr exponent n */
+    v->scorr_dq = 0.2f;     /* delta q = 0.2 h */
+    v->contact_slop = 0.2f; /* contacts move x only for pairs closer than 0.8 * 2r */
+    v->vorticity = 0.01f;   /* vorticity confinement epsilon, m/s: f = epsilon (N x omega) */
+    v->viscosity = 0.05f;   /* XSPH c (the sum of V W is about 1: a 5 % blend per substep) */
+    v->max_speed = 50.0f;   /* m/s: faster particles mean the simulation blew up */
 }

@@ -85,6 +85,12 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
                      v->scorr_n, v->scorr_dq);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
+    if (!(v->contact_slop >= 0.0f && v->contact_slop <= 1.0f)) {
+        pbfcl_errorf("contact_slop %g is outside 0..1: it is the overlap, as a fraction of the "
+                     "collision distance 2r, that contacts resolve by moving x* alone",
+                     v->contact_slop);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
     memset(p, 0, sizeof *p);
     for (int a = 0; a < 3; a++) {
         p->box_min[a] = s->domain_min[a];
@@ -110,6 +116,7 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
     p->min_dist = (float)spacing;
     p->vorticity = v->vorticity;
     p->viscosity = v->viscosity;
+    p->contact_slop = v->contact_slop;
     return PBFCL_OK;
 }
 
@@ -224,7 +231,7 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         {&sim->pred_buf, n4, "predicted positions"},
         {&sim->vel_buf, n4, "velocities"},
         {&sim->vort_force_buf, n4, "vorticity forces"},
-        {&sim->pos_tmp_buf, n4, "positions (reorder)"},
+        {&sim->pos_tmp_buf, n4, "positions (reorder, collide)"},
         {&sim->pred_tmp_buf, n4, "predicted positions (reorder)"},
         {&sim->vel_tmp_buf, n4, "velocities (reorder)"},
         {&sim->vort_force_tmp_buf, n4, "vorticity forces (reorder)"},
@@ -465,13 +472,16 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->collide;
     PBFCL_TRY(set_head(sim, k));
-    SIM_ARG(k, 2, sim->pred_buf);
-    SIM_ARG(k, 3, sim->delta_buf);
-    SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 5, sim->grid.neighbor_buf);
-    SIM_ARG(k, 6, sim->delta_tmp_buf);
+    SIM_ARG(k, 2, sim->pos_buf);
+    SIM_ARG(k, 3, sim->pred_buf);
+    SIM_ARG(k, 4, sim->delta_buf);
+    SIM_ARG(k, 5, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 6, sim->grid.neighbor_buf);
+    SIM_ARG(k, 7, sim->delta_tmp_buf);
+    SIM_ARG(k, 8, sim->pos_tmp_buf); /* free between reorders */
     PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
     swap_buf(&sim->delta_buf, &sim->delta_tmp_buf);
+    swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
     return PBFCL_OK;
 }
 

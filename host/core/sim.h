@@ -80,7 +80,8 @@ pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof);
 /* delta: the position correction from the lambdas, with the tensile term s_corr. */
 pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
 
-/* collide: one stabilisation iteration of the particle-particle and wall constraints. */
+/* collide: one stabilisation iteration of the particle-particle and wall constraints; moves
+ * x* and, by the part that undoes an overlap x already had, x. */
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* apply_delta: x* += delta. */
