@@ -76,25 +76,26 @@ typedef struct bench_times {
     int *substeps;
     long long steps;
     int dropped;
+    pbfcl_profile *prof; /* its per-kernel totals cover the measured steps */
 } bench_times;
 
 #define BENCH_COLS (PBFCL_STAGE_COUNT + 1)
 
 static pbfcl_status bench_steps(pbfcl_cl *cl, pbfcl_sim *sim, const bench_args *a, bench_times *t)
 {
-    pbfcl_profile prof = {0};
+    pbfcl_profile *prof = t->prof;
     for (long long s = 0; s < a->warmup; s++)
         PBFCL_TRY(pbfcl_sim_step(sim, NULL));
     PBFCL_CL_CHECK(clFinish(cl->queue)); /* warm-up done before timing */
     for (long long s = 0; s < a->steps; s++) {
         double *row = t->ms + s * BENCH_COLS;
-        pbfcl_status st = pbfcl_sim_step(sim, &prof);
+        pbfcl_status st = pbfcl_sim_step(sim, prof);
         t->substeps[s] = pbfcl_sim_substeps(sim);
-        t->dropped += prof.dropped;
-        prof.dropped = 0;
-        cl_int err = pbfcl_profile_collect(&prof, row);
+        t->dropped += prof->dropped;
+        prof->dropped = 0;
+        cl_int err = pbfcl_profile_collect(prof, row);
         if (st != PBFCL_OK) {
-            pbfcl_profile_discard(&prof);
+            pbfcl_profile_discard(prof);
             return st;
         }
         if (err != CL_SUCCESS) {
@@ -120,6 +121,25 @@ static void column_stats(const bench_times *t, int col, double *median, double *
     *median = pbfcl_median(v, (int)t->steps);
     *min = v[0]; /* sorted by pbfcl_median */
     free(v);
+}
+
+static int by_time_desc(const void *a, const void *b)
+{
+    double x = ((const pbfcl_kernel_time *)a)->ms, y = ((const pbfcl_kernel_time *)b)->ms;
+    return (x < y) - (x > y);
+}
+
+/* The kernels of the measured steps, slowest first: mean ms and launches per step. */
+static void kernel_report(const bench_times *t)
+{
+    pbfcl_profile *p = t->prof;
+    qsort(p->kernels, (size_t)p->kernel_count, sizeof p->kernels[0], by_time_desc);
+    printf("kernel\tms_per_step\tlaunches_per_step\tus_per_launch\n");
+    for (int k = 0; k < p->kernel_count; k++) {
+        const pbfcl_kernel_time *kt = &p->kernels[k];
+        printf("%s\t%.4f\t%.2f\t%.2f\n", kt->name, kt->ms / (double)t->steps,
+               (double)kt->launches / (double)t->steps, 1e3 * kt->ms / (double)kt->launches);
+    }
 }
 
 static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n,
@@ -153,6 +173,7 @@ static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n
     printf("%zu\t%lld\t%.4f\t%.4g\t%.2f\t%.4f\t%.4g\n", n, t->steps, med,
            med > 0 ? (double)n / (med * 1e-3) : 0.0, (double)substeps / (double)t->steps, med_sub,
            med_sub > 0 ? (double)n / (med_sub * 1e-3) : 0.0);
+    kernel_report(t);
     if (t->dropped)
         pbfcl_warnf("%d profiling events did not fit the profile and are not counted", t->dropped);
 }
@@ -179,7 +200,8 @@ int cmd_bench(int argc, char **argv)
     if (st == PBFCL_OK)
         st = pbfcl_sim_create(&sim, &cl, &scene, pos, n);
     if (st == PBFCL_OK && (!(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)) ||
-                           !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps))))
+                           !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps)) ||
+                           !(t.prof = calloc(1, sizeof *t.prof))))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
         st = bench_steps(&cl, sim, &a, &t);
@@ -189,6 +211,7 @@ int cmd_bench(int argc, char **argv)
         pbfcl_errorf("bench failed: %s", pbfcl_status_message(st));
     free(t.ms);
     free(t.substeps);
+    free(t.prof);
     pbfcl_sim_destroy(sim);
     pbfcl_cl_destroy(&cl);
     free(pos);

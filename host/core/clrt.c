@@ -434,7 +434,7 @@ pbfcl_status pbfcl_cl_launch(pbfcl_cl *cl, cl_kernel kernel, size_t items, size_
     PBFCL_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &wg, 0, NULL,
                                           prof ? &ev : NULL));
     if (prof)
-        pbfcl_profile_add(prof, stage, ev);
+        pbfcl_profile_add(prof, stage, ev, kernel);
     return PBFCL_OK;
 }
 

@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 const char *pbfcl_stage_name(pbfcl_stage stage)
 {
@@ -17,7 +18,7 @@ const char *pbfcl_stage_name(pbfcl_stage stage)
     return "unknown";
 }
 
-void pbfcl_profile_add(pbfcl_profile *p, pbfcl_stage stage, cl_event ev)
+void pbfcl_profile_add(pbfcl_profile *p, pbfcl_stage stage, cl_event ev, cl_kernel kernel)
 {
     if (p->count >= PBFCL_PROFILE_MAX_EVENTS) {
         clReleaseEvent(ev);
@@ -25,8 +26,29 @@ void pbfcl_profile_add(pbfcl_profile *p, pbfcl_stage stage, cl_event ev)
         return;
     }
     p->events[p->count] = ev;
+    p->kernel[p->count] = kernel;
     p->stage[p->count] = (unsigned char)stage;
     p->count++;
+}
+
+/* Adds ms to the total of the kernel (or "copy"), a new entry if it has none yet. */
+static void add_kernel_time(pbfcl_profile *p, cl_kernel kernel, double ms)
+{
+    char name[sizeof p->kernels[0].name] = "copy";
+    if (kernel &&
+        clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL) != CL_SUCCESS)
+        strcpy(name, "(unnamed kernel)");
+    int k = 0;
+    while (k < p->kernel_count && strcmp(p->kernels[k].name, name) != 0)
+        k++;
+    if (k == PBFCL_PROFILE_MAX_KERNELS)
+        return;
+    if (k == p->kernel_count) {
+        memcpy(p->kernels[k].name, name, sizeof name);
+        p->kernel_count++;
+    }
+    p->kernels[k].ms += ms;
+    p->kernels[k].launches++;
 }
 
 cl_int pbfcl_profile_collect(pbfcl_profile *p, double *ms)
@@ -44,8 +66,10 @@ cl_int pbfcl_profile_collect(pbfcl_profile *p, double *ms)
             first = e0;
         if (first == CL_SUCCESS && e1 != CL_SUCCESS)
             first = e1;
-        if (e0 == CL_SUCCESS && e1 == CL_SUCCESS && t1 >= t0)
+        if (e0 == CL_SUCCESS && e1 == CL_SUCCESS && t1 >= t0) {
             ms[p->stage[i]] += (double)(t1 - t0) * 1e-6;
+            add_kernel_time(p, p->kernel[i], (double)(t1 - t0) * 1e-6);
+        }
         clReleaseEvent(p->events[i]);
     }
     p->count = 0;

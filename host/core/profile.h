@@ -25,24 +25,37 @@ typedef enum pbfcl_stage {
 } pbfcl_stage;
 
 #define PBFCL_PROFILE_MAX_EVENTS 8192 /* a frame of 64 substeps launches ~2000 kernels */
+#define PBFCL_PROFILE_MAX_KERNELS 48  /* distinct kernels timed one by one */
 
-/* Events recorded since the last pbfcl_profile_collect, each tagged with its stage. */
+/* The device time of one kernel (or "copy" for buffer copies), summed over the collects. */
+typedef struct pbfcl_kernel_time {
+    char name[48];
+    double ms;
+    long long launches;
+} pbfcl_kernel_time;
+
+/* Events recorded since the last pbfcl_profile_collect, each tagged with its stage and the
+ * kernel that made it (NULL for a copy); the per-kernel totals of all collects so far. */
 typedef struct pbfcl_profile {
     cl_event events[PBFCL_PROFILE_MAX_EVENTS];
+    cl_kernel kernel[PBFCL_PROFILE_MAX_EVENTS];
     unsigned char stage[PBFCL_PROFILE_MAX_EVENTS];
     int count;
     int dropped; /* events beyond capacity, released unrecorded */
+    pbfcl_kernel_time kernels[PBFCL_PROFILE_MAX_KERNELS];
+    int kernel_count;
 } pbfcl_profile;
 
 /* The short name of a stage, e.g. "sort". */
 const char *pbfcl_stage_name(pbfcl_stage stage);
 
-/* Records an event under a stage; the profile takes ownership of the event. */
-void pbfcl_profile_add(pbfcl_profile *p, pbfcl_stage stage, cl_event ev);
+/* Records an event of kernel (NULL: a copy) under a stage; the profile takes ownership of the
+ * event. */
+void pbfcl_profile_add(pbfcl_profile *p, pbfcl_stage stage, cl_event ev, cl_kernel kernel);
 
 /* Waits for the recorded events, adds each one's device time (ms) into ms[stage] (an array
- * of PBFCL_STAGE_COUNT), releases them and empties the profile. Returns CL_SUCCESS or the
- * first error. */
+ * of PBFCL_STAGE_COUNT) and into its kernel's total, releases them and empties the profile.
+ * Returns CL_SUCCESS or the first error. */
 cl_int pbfcl_profile_collect(pbfcl_profile *p, double *ms);
 
 /* Releases any recorded events without reading them. */

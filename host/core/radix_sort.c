@@ -226,7 +226,7 @@ static pbfcl_status sort_copy_back(pbfcl_radix_sort *s, cl_mem src[2], cl_mem ds
         PBFCL_CL_CHECK(clEnqueueCopyBuffer(s->cl->queue, src[i], dst[i], 0, 0, n * sizeof(cl_uint),
                                            0, NULL, prof ? &ev : NULL));
         if (prof)
-            pbfcl_profile_add(prof, stage, ev);
+            pbfcl_profile_add(prof, stage, ev, NULL);
     }
     return PBFCL_OK;
 }
