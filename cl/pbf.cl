@@ -1,6 +1,8 @@
 /* The Position Based Fluids solver kernels (Macklin & Mueller 2013), one per stage of seed
- * 001's outline: predict, lambda, delta, collide, apply_delta, update, omega, vorticity,
- * viscosity, plus the per-particle stats reduction and the copy for rendering. */
+ * 001's outline: predict, lambda, delta, collide, update, omega and viscosity in one pass
+ * (omega_viscosity), vorticity, plus the per-particle stats reduction and the copy for
+ * rendering. apply_delta needs no kernel: delta and collide write x* + dx, which the host
+ * adopts as x* (host/core/sim.c). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
@@ -34,25 +36,13 @@ static float pbf_poly6_k(float coef, float h2, float r2)
     return r2 < h2 ? coef * d * d * d : 0.0f;
 }
 
-/* Spiky gradient with its constants in registers (see pbf_spiky_grad). */
+/* The gradient of Spiky at d = x_i - x_j (|d| = r) with its constant coef = -45 / (pi h^6)
+ * (times a volume, if wanted) in a register; zero outside h and at r = 0. */
 static float4 pbf_spiky_grad_k(float coef, float h, float4 d, float r)
 {
     float t = h - r;
     float f = (r < h && r > 0.0f) ? coef * t * t / r : 0.0f;
     return f * d;
-}
-
-/* Poly6(r) for r^2 = r2 < h^2, else 0. */
-static float pbf_poly6(pbf_params p, float r2)
-{
-    float d = p->h2 - r2;
-    return r2 < p->h2 ? p->poly6 * d * d * d : 0.0f;
-}
-
-/* The gradient of Spiky at d = x_i - x_j (with |d| = r), zero outside h and at r = 0. */
-static float4 pbf_spiky_grad(pbf_params p, float4 d, float r)
-{
-    return pbf_spiky_grad_k(p->spiky_grad, p->h, d, r);
 }
 
 static float4 pbf_box_min(pbf_params p)
@@ -147,10 +137,11 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
 
 /* lambda: SPH density (Poly6) of x* plus the walls' (pbf_wall_density), constraint
  * C = max(0, rho / rho0 - 1) (compression only) and lambda = -C / (sum |grad C|^2 + epsilon)
- * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move). */
+ * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move).
+ * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4. */
 __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global const uint *neighbor_count, __global const uint *neighbors,
-                         __global float *lambda, __global float *density, float wall_scale)
+                         __global float4 *lambda, __global float *density, float wall_scale)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -176,193 +167,169 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     float c = fmax(rho * p->inv_rest_density - 1.0f, 0.0f);
     grad_i += grad_wall;
     sum_grad2 += dot(grad_i, grad_i);
-    lambda[i] = -c / (sum_grad2 + p->epsilon);
+    lambda[i] = (float4)(xi.xyz, -c / (sum_grad2 + p->epsilon));
     density[i] = rho;
 }
 
 /* delta: dx_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr) grad Spiky(x*_i - x*_j) with
  * s_corr = -k (Poly6(r) / Poly6(delta q))^n, plus lambda_i times the walls' part of grad C_i
- * (a wall has no constraint of its own, as boundary particles in Akinci et al. 2012). */
-__kernel void pbf_delta(pbf_params p, uint n, __global const float4 *pred,
-                        __global const float *lambda, __global const uint *neighbor_count,
-                        __global const uint *neighbors, __global float4 *delta, float wall_scale)
+ * (a wall has no constraint of its own, as boundary particles in Akinci et al. 2012).
+ * Written as the corrected position q_i = x*_i + dx_i, kept inside the walls: collide works
+ * on q (one float4 per neighbour instead of x* and dx), and apply_delta adopts q as x*. */
+__kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
+                        __global const uint *neighbor_count, __global const uint *neighbors,
+                        __global float4 *q_out, float wall_scale)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    float4 xi = pred[i];
-    float li = lambda[i];
+    float4 xi = lambda[i]; /* (x*_i, lambda_i) */
+    float li = xi.w;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, spiky = p->spiky_grad, scorr_k = p->scorr_k;
     const float poly6_dq = p->poly6 * p->scorr_inv_wdq; /* Poly6(r) / Poly6(delta q) */
     const int scorr_n = (int)p->scorr_n;
     float4 dx = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
-        uint j = neighbors[k * n + i];
-        float4 d = xi - pred[j];
-        d = (float4)(d.xyz, 0.0f);
+        float4 xj = lambda[neighbors[k * n + i]];
+        float4 d = (float4)(xi.xyz - xj.xyz, 0.0f);
         float r2 = dot(d, d);
         float w = pbf_poly6_k(poly6_dq, h2, r2), s = w;
         for (int e = 1; e < scorr_n; e++) /* w^n; n = 4 by default */
             s *= w;
-        dx += (li + lambda[j] - scorr_k * s) * pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
+        dx += (li + xj.w - scorr_k * s) * pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
     }
     float4 grad_wall;
+    xi.w = 0.0f;
     pbf_wall_density(p, wall_scale, xi, &grad_wall);
     dx = dx * p->volume + li * grad_wall;
-    delta[i] = pbf_limit(dx, PBF_MAX_CORRECTION * p->radius); /* w stays 0 */
+    float4 q =
+        clamp(xi + pbf_limit(dx, PBF_MAX_CORRECTION * p->radius), pbf_box_min(p), pbf_box_max(p));
+    q_out[i] = (float4)(q.xyz, 0.0f);
 }
 
 /* collide: one stabilisation pass of the contact constraints, updating both x and x* as
- * seed 001's outline asks. With q = x* + dx, particles closer than 2r are pushed apart by
- * half the overlap each and q is kept inside the walls; that correction c goes into
- * dx_out = dx_in + c, so x* moves by c when the delta is applied, and the velocity
- * v = (x* - x) / dt into the contact is removed. x moves by the part of c that undoes a deep
- * overlap x already had: half of max(0, (1 - contact_slop) 2r - |x_i - x_j|) along the same
- * normal, never more than c. Such an overlap (an impact the Jacobi iterations of the last
- * substep did not resolve, a push, a bad start) is then removed without a velocity, where
- * moving x* alone flings the pair apart at overlap / dt ("popping"). The slop (default 0.2,
- * pairs closer than 1.6r) leaves the small overlaps of a resting fluid to x* alone: it
- * settles at a slightly compressed spacing, and moving x there lifts its particles every
- * substep for free (a settling block reached 0.16 m/s with no slop, 0.035 m/s with it). With
- * contact_slop = 1 only x* moves. Rejected: moving x by the whole of c never removes the
- * velocity into a contact (a resting block reached 2.7 m/s within a second); the separate
- * pre-stabilisation pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the
- * unconverged iterations from x every substep and its approach velocity never (0.43 m/s).
- * x is double-buffered like dx: pos_in is read, pos_out = pos_in + e written. */
+ * seed 001's outline asks. On the corrected positions q = x* + dx (from delta or the last
+ * pass), particles closer than 2r are pushed apart by half the overlap each and q is kept
+ * inside the walls: that correction c moves x*, so the velocity v = (x* - x) / dt into the
+ * contact is removed. x moves by the part of c that undoes a deep overlap x already had:
+ * half of max(0, (1 - contact_slop) 2r - |x_i - x_j|) along the same normal, never more than
+ * c. Such an overlap (an impact the Jacobi iterations of the last substep did not resolve, a
+ * push, a bad start) is then removed without a velocity, where moving x* alone flings the
+ * pair apart at overlap / dt ("popping"). The slop (default 0.2, pairs closer than 1.6r)
+ * leaves the small overlaps of a resting fluid to x* alone: it settles at a slightly
+ * compressed spacing, and moving x there lifts its particles every substep for free (a
+ * settling block reached 0.16 m/s with no slop, 0.035 m/s with it). With contact_slop = 1
+ * only x* moves. Rejected: moving x by the whole of c never removes the velocity into a
+ * contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
+ * pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the unconverged
+ * iterations from x every substep and its approach velocity never (0.43 m/s).
+ * q and x are double-buffered: q_in and pos_in are read, q_out and pos_out written. */
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
-                          __global const float4 *pred, __global const float4 *delta_in,
-                          __global const uint *neighbor_count, __global const uint *neighbors,
-                          __global float4 *delta_out, __global float4 *pos_out)
+                          __global const float4 *q_in, __global const uint *neighbor_count,
+                          __global const uint *neighbors, __global float4 *q_out,
+                          __global float4 *pos_out)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    float4 di = delta_in[i], xi = pos_in[i];
-    float4 qi = pred[i] + di;
+    float4 qi = q_in[i], xi = pos_in[i];
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float min_dist = p->min_dist, min_dist2 = min_dist * min_dist;
+    const float deep = min_dist * (1.0f - p->contact_slop);
     float4 c = (float4)(0.0f), e = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
-        float4 d = qi - (pred[j] + delta_in[j]);
-        d = (float4)(d.xyz, 0.0f);
-        float r2 = dot(d, d);
+        float4 d = qi - q_in[j];
+        float r2 = dot(d.xyz, d.xyz);
         if (r2 < min_dist2 && r2 > 0.0f) {
             float r = sqrt(r2), overlap = min_dist - r;
             float4 dx = xi - pos_in[j];
-            float overlap_x = min_dist * (1.0f - p->contact_slop) - length(dx.xyz);
+            float overlap_x = deep - length(dx.xyz);
             c += (0.5f * overlap / r) * d;
             e += (0.5f * clamp(overlap_x, 0.0f, overlap) / r) * d;
         }
     }
     float len = length(c.xyz), max_len = PBF_MAX_CORRECTION * p->radius;
     float scale = len > max_len ? max_len / len : 1.0f; /* e is limited with c */
-    c *= scale;
-    e *= scale;
-    float4 q = qi + c;
-    c += clamp(q, pbf_box_min(p), pbf_box_max(p)) - q;
-    delta_out[i] = di + c;
-    float4 x = clamp(xi + e, pbf_box_min(p), pbf_box_max(p));
+    float4 q = clamp(qi + scale * c, pbf_box_min(p), pbf_box_max(p));
+    float4 x = clamp(xi + scale * e, pbf_box_min(p), pbf_box_max(p));
+    q_out[i] = (float4)(q.xyz, 0.0f);
     pos_out[i] = (float4)(x.xyz, 0.0f);
 }
 
-/* apply_delta: x* += dx, kept inside the walls (which collide also enforces when it runs). */
-__kernel void pbf_apply_delta(pbf_params p, uint n, __global float4 *pred,
-                              __global const float4 *delta)
-{
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    float4 x = clamp(pred[i] + delta[i], pbf_box_min(p), pbf_box_max(p));
-    x = (float4)(x.xyz, 0.0f);
-    pred[i] = x;
-}
-
-/* update: v = (x* - x) / dt, x = x*. */
+/* update: v = (x* - x) / dt, x = x*; x.w = m / rho, the particle's volume at the density of
+ * the last lambda, which omega_viscosity and vorticity read with the position (one float4 per
+ * neighbour instead of a position and a density). predict sets w back to 0. */
 __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global const float4 *pred,
-                         __global float4 *vel)
+                         __global float4 *vel, __global const float *density)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 xp = pred[i];
-    vel[i] = (xp - pos[i]) * p->inv_dt; /* w stays 0: every stored w is 0 */
-    pos[i] = xp;
+    vel[i] = (float4)((xp.xyz - pos[i].xyz) * p->inv_dt, 0.0f);
+    pos[i] = (float4)(xp.xyz, p->mass / density[i]);
 }
 
-/* omega: vorticity omega_i = sum_j (m / rho_j) (v_j - v_i) x grad_j W(x_i - x_j), with the
- * Spiky gradient (grad_j W = -grad_i W). */
-__kernel void pbf_omega(pbf_params p, uint n, __global const float4 *pos,
-                        __global const float4 *vel, __global const float *density,
-                        __global const uint *neighbor_count, __global const uint *neighbors,
-                        __global float4 *omega)
+/* omega_viscosity: one pass over the neighbours for the vorticity and the XSPH viscosity,
+ * both of the velocities after update (seed 001's omega and viscosity stages; vorticity only
+ * writes a force, so the viscosity computed here is the one the outline computes after it).
+ * With V_j = m / rho_j (pos.w, from update):
+ *   omega_i = sum_j V_j (v_j - v_i) x grad_j W(x_i - x_j), Spiky (grad_j W = -grad_i W);
+ *   v_i += c sum_j V_ij (v_j - v_i) Poly6(x_i - x_j), the symmetric V_ij = 2 m / (rho_i +
+ *   rho_j) so that momentum is conserved (into vel_out).
+ * omega.w = V_i |omega_i|, what vorticity sums over the neighbours. */
+__kernel void pbf_omega_viscosity(pbf_params p, uint n, __global const float4 *pos,
+                                  __global const float4 *vel, __global const uint *neighbor_count,
+                                  __global const uint *neighbors, __global float4 *omega,
+                                  __global float4 *vel_out)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 xi = pos[i], vi = vel[i];
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    float4 w = (float4)(0.0f);
+    const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad;
+    float3 w = (float3)(0.0f), dv = (float3)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
-        float4 d = xi - pos[j];
-        d = (float4)(d.xyz, 0.0f);
-        float4 g = pbf_spiky_grad(p, d, length(d));
-        w += (p->mass / density[j]) * cross(vel[j] - vi, -g);
+        float4 xj = pos[j];
+        float3 d = xi.xyz - xj.xyz, u = vel[j].xyz - vi.xyz;
+        float r2 = dot(d, d);
+        float4 g = pbf_spiky_grad_k(spiky, h, (float4)(d, 0.0f), sqrt(r2));
+        w += xj.w * cross(u, -g.xyz);
+        float vol = 2.0f * xi.w * xj.w / (xi.w + xj.w);
+        dv += (vol * pbf_poly6_k(poly6, h2, r2)) * u;
     }
-    omega[i] = w; /* cross() leaves w = 0 */
+    omega[i] = (float4)(w, xi.w * length(w));
+    vel_out[i] = (float4)(vi.xyz + p->viscosity * dv, 0.0f);
 }
 
 /* vorticity: the confinement force f_i = epsilon (N x omega_i), N = eta / |eta|,
- * eta = grad |omega| = sum_j (m / rho_j) |omega_j| grad_i W (an acceleration, m/s^2). */
+ * eta = grad |omega| = sum_j V_j |omega_j| grad_i W (an acceleration, m/s^2; V_j |omega_j| is
+ * omega.w from omega_viscosity). */
 __kernel void pbf_vorticity(pbf_params p, uint n, __global const float4 *pos,
-                            __global const float4 *omega, __global const float *density,
-                            __global const uint *neighbor_count, __global const uint *neighbors,
-                            __global float4 *vort_force)
+                            __global const float4 *omega, __global const uint *neighbor_count,
+                            __global const uint *neighbors, __global float4 *vort_force)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    float4 xi = pos[i], wi = omega[i];
+    float3 xi = pos[i].xyz;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    const float h = p->h, spiky = p->spiky_grad;
     float4 eta = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
-        float4 d = xi - pos[j];
-        d = (float4)(d.xyz, 0.0f);
-        eta += (p->mass / density[j]) * length(omega[j]) * pbf_spiky_grad(p, d, length(d));
+        float3 d = xi - pos[j].xyz;
+        eta += omega[j].w * pbf_spiky_grad_k(spiky, h, (float4)(d, 0.0f), length(d));
     }
-    float len = length(eta);
-    float4 f = (float4)(0.0f);
+    float len = length(eta.xyz);
+    float3 f = (float3)(0.0f);
     if (len > 1e-20f && p->vorticity > 0.0f)
-        f = p->vorticity * cross(eta / len, wi);
-    vort_force[i] = f;
-}
-
-/* viscosity: XSPH, v_i += c sum_j V_ij (v_j - v_i) Poly6(x_i - x_j), into vel_out, with the
- * symmetric volume V_ij = 2 m / (rho_i + rho_j) so that momentum is conserved. */
-__kernel void pbf_viscosity(pbf_params p, uint n, __global const float4 *pos,
-                            __global const float4 *vel, __global const float *density,
-                            __global const uint *neighbor_count, __global const uint *neighbors,
-                            __global float4 *vel_out)
-{
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    float4 xi = pos[i], vi = vel[i];
-    float rho_i = density[i];
-    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    float4 dv = (float4)(0.0f);
-    for (uint k = 0; k < count; k++) {
-        uint j = neighbors[k * n + i];
-        float4 d = xi - pos[j];
-        d = (float4)(d.xyz, 0.0f);
-        float vol = 2.0f * p->mass / (rho_i + density[j]);
-        dv += (vol * pbf_poly6(p, dot(d, d))) * (vel[j] - vi);
-    }
-    float4 v = vi + p->viscosity * dv;
-    vel_out[i] = v;
+        f = p->vorticity * cross(eta.xyz / len, omega[i].xyz);
+    vort_force[i] = (float4)(f, 0.0f);
 }
 
 /* stats: per work-group partial sums and maxima of the step statistics (PBFCL_STATS_*), one

@@ -34,21 +34,22 @@ struct pbfcl_sim {
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
-    cl_kernel predict, lambda, delta, collide, apply_delta, update, omega, vorticity, viscosity,
-        stats, copy_positions, bounds;
+    cl_kernel predict, lambda, delta, collide, update, omega_viscosity, vorticity, stats,
+        copy_positions, bounds;
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
     cl_mem pos_buf, pred_buf, vel_buf, vort_force_buf; /* float4 per particle */
     cl_mem pos_tmp_buf, pred_tmp_buf, vel_tmp_buf, vort_force_tmp_buf; /* reorder targets */
-    cl_mem delta_buf, delta_tmp_buf; /* float4: position correction, ping-pong in collide */
-    cl_mem omega_buf;                /* float4: vorticity */
-    cl_mem lambda_buf, density_buf;  /* float */
-    cl_mem partial_buf;              /* stats: PBFCL_STATS_FIELDS floats per work-group */
-    size_t groups;                   /* work-groups of the stats kernel */
-    cl_mem bounds_buf;               /* 3 uints: pbf_bounds of the last frame */
-    int substeps;                    /* substeps of the last frame (params.dt = dt / substeps) */
-    float wall_scale;                /* lambda and delta: pbfcl_pbf_wall_scale */
+    cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
+    cl_mem omega_buf;        /* float4: vorticity */
+    cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
+    cl_mem density_buf;      /* float */
+    cl_mem partial_buf;      /* stats: PBFCL_STATS_FIELDS floats per work-group */
+    size_t groups;           /* work-groups of the stats kernel */
+    cl_mem bounds_buf;       /* 3 uints: pbf_bounds of the last frame */
+    int substeps;            /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale;        /* lambda and delta: pbfcl_pbf_wall_scale */
 };
 
 /* Sets kernel argument idx to the value v (an lvalue). */
@@ -159,21 +160,20 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
         grid_params_for(scene, &p, &g) == PBFCL_OK)
         cells = 1ull << (3 * g.grid_bits);
-    unsigned long long per_particle = 11 * 16 + 2 * 4 + PBFCL_STATS_FIELDS;
+    unsigned long long per_particle = 12 * 16 + 4 + PBFCL_STATS_FIELDS; /* float4s, density */
     unsigned long long grid_per_particle = 4 * (6 + PBFCL_SIM_MAX_NEIGHBORS);
     return n * (per_particle + grid_per_particle) + cells * 8;
 }
 
-static const char *const kernel_names[] = {"pbf_predict", "pbf_lambda",         "pbf_delta",
-                                           "pbf_collide", "pbf_apply_delta",    "pbf_update",
-                                           "pbf_omega",   "pbf_vorticity",      "pbf_viscosity",
-                                           "pbf_stats",   "pbf_copy_positions", "pbf_bounds"};
+static const char *const kernel_names[] = {
+    "pbf_predict",         "pbf_lambda",    "pbf_delta", "pbf_collide",        "pbf_update",
+    "pbf_omega_viscosity", "pbf_vorticity", "pbf_stats", "pbf_copy_positions", "pbf_bounds"};
 
 static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 {
-    cl_kernel *slots[] = {&sim->predict,     &sim->lambda, &sim->delta,          &sim->collide,
-                          &sim->apply_delta, &sim->update, &sim->omega,          &sim->vorticity,
-                          &sim->viscosity,   &sim->stats,  &sim->copy_positions, &sim->bounds};
+    cl_kernel *slots[] = {
+        &sim->predict,         &sim->lambda,    &sim->delta, &sim->collide,        &sim->update,
+        &sim->omega_viscosity, &sim->vorticity, &sim->stats, &sim->copy_positions, &sim->bounds};
     return slots[k];
 }
 
@@ -209,9 +209,10 @@ static pbfcl_status build_kernels(pbfcl_sim *sim)
     PBFCL_TRY(pbfcl_cl_build(sim->cl, desc->files, desc->nfiles, options, &sim->program));
     for (int k = 0; k < SIM_KERNEL_COUNT; k++) {
         PBFCL_TRY(pbfcl_cl_kernel(sim->program, kernel_names[k], kernel_slot(sim, k)));
-        size_t local = k == 9    ? PBFCL_STATS_FIELDS * sim->wg * sizeof(float)
-                       : k == 11 ? 3 * sim->wg * sizeof(float)
-                                 : 0;
+        cl_kernel kernel = *kernel_slot(sim, k);
+        size_t local = kernel == sim->stats    ? PBFCL_STATS_FIELDS * sim->wg * sizeof(float)
+                       : kernel == sim->bounds ? 3 * sim->wg * sizeof(float)
+                                               : 0;
         PBFCL_TRY(
             pbfcl_cl_check_launch(sim->cl, *kernel_slot(sim, k), kernel_names[k], sim->wg, local));
     }
@@ -235,10 +236,10 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         {&sim->pred_tmp_buf, n4, "predicted positions (reorder)"},
         {&sim->vel_tmp_buf, n4, "velocities (reorder)"},
         {&sim->vort_force_tmp_buf, n4, "vorticity forces (reorder)"},
-        {&sim->delta_buf, n4, "position corrections"},
-        {&sim->delta_tmp_buf, n4, "position corrections (collide)"},
+        {&sim->q_buf, n4, "corrected positions"},
+        {&sim->q_tmp_buf, n4, "corrected positions (collide)"},
         {&sim->omega_buf, n4, "vorticity"},
-        {&sim->lambda_buf, n1, "lambdas"},
+        {&sim->lambda_buf, n4, "lambdas"},
         {&sim->density_buf, n1, "densities"},
         {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
@@ -262,15 +263,12 @@ static pbfcl_status upload_state(pbfcl_sim *sim, const float *positions)
                  clEnqueueWriteBuffer(q, sim->params_buf, CL_TRUE, 0, sizeof sim->params,
                                       &sim->params, 0, NULL, NULL),
                  done);
-    cl_mem zeroed[] = {sim->vel_buf, sim->vort_force_buf, sim->delta_buf, sim->delta_tmp_buf,
-                       sim->omega_buf};
+    cl_mem zeroed[] = {sim->vel_buf,   sim->vort_force_buf, sim->q_buf,
+                       sim->q_tmp_buf, sim->omega_buf,      sim->lambda_buf};
     for (size_t b = 0; b < sizeof zeroed / sizeof zeroed[0]; b++)
         PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, zeroed[b], CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
                      done);
     float *zero1 = (float *)tmp;
-    PBFCL_CL_TRY(st,
-                 clEnqueueWriteBuffer(q, sim->lambda_buf, CL_TRUE, 0, n * 4, zero1, 0, NULL, NULL),
-                 done);
     for (size_t i = 0; i < n; i++)
         zero1[i] = sim->params.rest_density;
     PBFCL_CL_TRY(st,
@@ -366,10 +364,10 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
     if (sim->cl && sim->cl->queue)
         clFinish(sim->cl->queue);
     cl_mem *bufs[] = {
-        &sim->params_buf,         &sim->pos_buf,     &sim->pred_buf,      &sim->vel_buf,
-        &sim->vort_force_buf,     &sim->pos_tmp_buf, &sim->pred_tmp_buf,  &sim->vel_tmp_buf,
-        &sim->vort_force_tmp_buf, &sim->delta_buf,   &sim->delta_tmp_buf, &sim->omega_buf,
-        &sim->lambda_buf,         &sim->density_buf, &sim->partial_buf,   &sim->bounds_buf};
+        &sim->params_buf,         &sim->pos_buf,     &sim->pred_buf,     &sim->vel_buf,
+        &sim->vort_force_buf,     &sim->pos_tmp_buf, &sim->pred_tmp_buf, &sim->vel_tmp_buf,
+        &sim->vort_force_tmp_buf, &sim->q_buf,       &sim->q_tmp_buf,    &sim->omega_buf,
+        &sim->lambda_buf,         &sim->density_buf, &sim->partial_buf,  &sim->bounds_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
     for (int k = 0; k < SIM_KERNEL_COUNT; k++)
@@ -459,12 +457,11 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->delta;
     PBFCL_TRY(set_head(sim, k));
-    SIM_ARG(k, 2, sim->pred_buf);
-    SIM_ARG(k, 3, sim->lambda_buf);
-    SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 5, sim->grid.neighbor_buf);
-    SIM_ARG(k, 6, sim->delta_buf);
-    SIM_ARG(k, 7, sim->wall_scale);
+    SIM_ARG(k, 2, sim->lambda_buf);
+    SIM_ARG(k, 3, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 4, sim->grid.neighbor_buf);
+    SIM_ARG(k, 5, sim->q_buf);
+    SIM_ARG(k, 6, sim->wall_scale);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -473,25 +470,22 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_kernel k = sim->collide;
     PBFCL_TRY(set_head(sim, k));
     SIM_ARG(k, 2, sim->pos_buf);
-    SIM_ARG(k, 3, sim->pred_buf);
-    SIM_ARG(k, 4, sim->delta_buf);
-    SIM_ARG(k, 5, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 6, sim->grid.neighbor_buf);
-    SIM_ARG(k, 7, sim->delta_tmp_buf);
-    SIM_ARG(k, 8, sim->pos_tmp_buf); /* free between reorders */
+    SIM_ARG(k, 3, sim->q_buf);
+    SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 5, sim->grid.neighbor_buf);
+    SIM_ARG(k, 6, sim->q_tmp_buf);
+    SIM_ARG(k, 7, sim->pos_tmp_buf); /* free between reorders */
     PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
-    swap_buf(&sim->delta_buf, &sim->delta_tmp_buf);
+    swap_buf(&sim->q_buf, &sim->q_tmp_buf);
     swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
     return PBFCL_OK;
 }
 
 pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    cl_kernel k = sim->apply_delta;
-    PBFCL_TRY(set_head(sim, k));
-    SIM_ARG(k, 2, sim->pred_buf);
-    SIM_ARG(k, 3, sim->delta_buf);
-    return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
+    (void)prof;                            /* no kernel: delta and collide wrote q = x* + dx */
+    swap_buf(&sim->pred_buf, &sim->q_buf); /* x* = q; the old x* buffer is free for q */
+    return PBFCL_OK;
 }
 
 pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof)
@@ -501,36 +495,36 @@ pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 2, sim->pos_buf);
     SIM_ARG(k, 3, sim->pred_buf);
     SIM_ARG(k, 4, sim->vel_buf);
+    SIM_ARG(k, 5, sim->density_buf);
     return launch(sim, k, prof, PBFCL_STAGE_OTHER);
 }
 
-/* Sets the arguments pos, (vel or omega), density, neighbour count and list, out. */
+/* Sets the arguments pos (w: volume), field (vel or omega), neighbour count and list, out. */
 static pbfcl_status set_field_args(pbfcl_sim *sim, cl_kernel k, cl_mem field_buf, cl_mem out_buf)
 {
     PBFCL_TRY(set_head(sim, k));
     SIM_ARG(k, 2, sim->pos_buf);
     SIM_ARG(k, 3, field_buf);
-    SIM_ARG(k, 4, sim->density_buf);
-    SIM_ARG(k, 5, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 6, sim->grid.neighbor_buf);
-    SIM_ARG(k, 7, out_buf);
+    SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 5, sim->grid.neighbor_buf);
+    SIM_ARG(k, 6, out_buf);
     return PBFCL_OK;
 }
 
 pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     const pbfcl_stage stage = PBFCL_STAGE_VORTICITY_VISCOSITY;
-    if (sim->params.vorticity > 0.0f) {
-        PBFCL_TRY(set_field_args(sim, sim->omega, sim->vel_buf, sim->omega_buf));
-        PBFCL_TRY(launch(sim, sim->omega, prof, stage)); /* omega_i */
+    if (sim->params.vorticity <= 0.0f && sim->params.viscosity <= 0.0f)
+        return PBFCL_OK;
+    cl_kernel k = sim->omega_viscosity; /* omega_i and XSPH, one pass */
+    PBFCL_TRY(set_field_args(sim, k, sim->vel_buf, sim->omega_buf));
+    SIM_ARG(k, 7, sim->vel_tmp_buf);
+    PBFCL_TRY(launch(sim, k, prof, stage));
+    if (sim->params.vorticity > 0.0f) { /* f_vorticity, of the velocities before XSPH */
         PBFCL_TRY(set_field_args(sim, sim->vorticity, sim->omega_buf, sim->vort_force_buf));
-        PBFCL_TRY(launch(sim, sim->vorticity, prof, stage)); /* f_vorticity */
+        PBFCL_TRY(launch(sim, sim->vorticity, prof, stage));
     }
-    if (sim->params.viscosity > 0.0f) {
-        PBFCL_TRY(set_field_args(sim, sim->viscosity, sim->vel_buf, sim->vel_tmp_buf));
-        PBFCL_TRY(launch(sim, sim->viscosity, prof, stage)); /* XSPH */
-        swap_buf(&sim->vel_buf, &sim->vel_tmp_buf);
-    }
+    swap_buf(&sim->vel_buf, &sim->vel_tmp_buf);
     return PBFCL_OK;
 }
 
@@ -548,7 +542,7 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
         PBFCL_TRY(pbfcl_sim_apply_delta(sim, prof)); /* x* += delta x */
     }
     PBFCL_TRY(pbfcl_sim_update(sim, prof));          /* v = (x* - x) / dt, x = x* */
-    return pbfcl_sim_vorticity_viscosity(sim, prof); /* omega, f_vorticity, XSPH */
+    return pbfcl_sim_vorticity_viscosity(sim, prof); /* omega, f_vorticity, XSPH viscosity */
 }
 
 /* The substeps of the next frame from the bounds of the last one (a CFL condition): with
@@ -670,16 +664,41 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
     return PBFCL_OK;
 }
 
+pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *force3)
+{
+    if (omega3)
+        PBFCL_TRY(read_float3(sim, sim->omega_buf, omega3));
+    if (force3)
+        PBFCL_TRY(read_float3(sim, sim->vort_force_buf, force3));
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, float *delta3,
                                    unsigned *neighbor_count, unsigned *neighbors)
 {
     size_t n = sim->n;
     if (pred3)
         PBFCL_TRY(read_float3(sim, sim->pred_buf, pred3));
-    if (lambda)
-        PBFCL_TRY(read_plain(sim, sim->lambda_buf, n * 4, lambda));
-    if (delta3)
-        PBFCL_TRY(read_float3(sim, sim->delta_buf, delta3));
+    if (lambda) {
+        float *xl = malloc(n * 16);
+        pbfcl_status st =
+            xl ? read_plain(sim, sim->lambda_buf, n * 16, xl) : PBFCL_ERR_OUT_OF_MEMORY;
+        for (size_t i = 0; st == PBFCL_OK && i < n; i++)
+            lambda[i] = xl[4 * i + 3];
+        free(xl);
+        PBFCL_TRY(st);
+    }
+    if (delta3) { /* dx = q - x* */
+        float *q3 = malloc(n * 3 * sizeof *q3), *x3 = malloc(n * 3 * sizeof *x3);
+        pbfcl_status st = q3 && x3 ? read_float3(sim, sim->q_buf, q3) : PBFCL_ERR_OUT_OF_MEMORY;
+        if (st == PBFCL_OK)
+            st = read_float3(sim, sim->pred_buf, x3);
+        for (size_t i = 0; st == PBFCL_OK && i < 3 * n; i++)
+            delta3[i] = q3[i] - x3[i];
+        free(q3);
+        free(x3);
+        PBFCL_TRY(st);
+    }
     if (neighbor_count)
         PBFCL_TRY(read_plain(sim, sim->grid.neighbor_count_buf, n * 4, neighbor_count));
     if (neighbors)

@@ -77,20 +77,23 @@ pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof);
 /* lambda: SPH density and the density constraint's lambda of every particle. */
 pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof);
 
-/* delta: the position correction from the lambdas, with the tensile term s_corr. */
+/* delta: the position correction dx from the lambdas, with the tensile term s_corr, written
+ * as the corrected positions q = x* + dx (kept inside the walls). */
 pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* collide: one stabilisation iteration of the particle-particle and wall constraints; moves
  * x* and, by the part that undoes an overlap x already had, x. */
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof);
 
-/* apply_delta: x* += delta. */
+/* apply_delta: x* += delta: adopts the corrected positions q = x* + dx that delta and collide
+ * wrote (a buffer swap, no kernel). */
 pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof);
 
-/* update: v = (x* - x) / dt, x = x*. */
+/* update: v = (x* - x) / dt, x = x* (x.w: the particle's volume m / rho for the next stage). */
 pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof);
 
-/* omega, vorticity force and XSPH viscosity. */
+/* omega and XSPH viscosity (one pass over the neighbours, of the velocities after update),
+ * then the vorticity force; skipped when both vorticity and viscosity are 0. */
 pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* The solver constants derived from the scene. */
@@ -105,11 +108,15 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *scene, pbfcl_pbf_par
  * distance r from the wall has the density of one inside the lattice (0.89 for h = 4r). */
 double pbfcl_pbf_wall_scale(const pbfcl_pbf_params *p);
 
-/* Reads the predicted positions x* (xyz triples), lambdas and deltas (xyz triples) and the
- * neighbour lists (count[n], list[k * n + i] for k < max_neighbors); any pointer may be
- * NULL. */
+/* Reads the predicted positions x* (xyz triples), lambdas, the corrections dx = q - x* of the
+ * last delta or collide (xyz triples) and the neighbour lists (count[n], list[k * n + i] for
+ * k < max_neighbors); any pointer may be NULL. */
 pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, float *delta3,
                                    unsigned *neighbor_count, unsigned *neighbors);
+
+/* Reads the vorticity omega and the vorticity confinement force (acceleration, m/s^2) of the
+ * last vorticity_viscosity stage (xyz triples); either pointer may be NULL. */
+pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *force3);
 
 /* The neighbour list capacity per particle (MAX_NEIGHBORS). */
 unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim);
