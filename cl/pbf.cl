@@ -291,19 +291,19 @@ __kernel void pbf_omega_viscosity(pbf_params p, uint n, __global const float4 *p
     float4 xi = pos[i], vi = vel[i];
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad;
-    float3 w = (float3)(0.0f), dv = (float3)(0.0f);
+    float4 w = (float4)(0.0f), dv = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
         float4 xj = pos[j];
-        float3 d = xi.xyz - xj.xyz, u = vel[j].xyz - vi.xyz;
+        float4 d = (float4)(xi.xyz - xj.xyz, 0.0f), u = (float4)(vel[j].xyz - vi.xyz, 0.0f);
         float r2 = dot(d, d);
-        float4 g = pbf_spiky_grad_k(spiky, h, (float4)(d, 0.0f), sqrt(r2));
-        w += xj.w * cross(u, -g.xyz);
+        float4 g = pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
+        w += xj.w * cross(u, -g); /* cross() leaves w = 0 */
         float vol = 2.0f * xi.w * xj.w / (xi.w + xj.w);
         dv += (vol * pbf_poly6_k(poly6, h2, r2)) * u;
     }
-    omega[i] = (float4)(w, xi.w * length(w));
-    vel_out[i] = (float4)(vi.xyz + p->viscosity * dv, 0.0f);
+    omega[i] = (float4)(w.xyz, xi.w * length(w));
+    vel_out[i] = (float4)(vi.xyz, 0.0f) + p->viscosity * dv;
 }
 
 /* vorticity: the confinement force f_i = epsilon (N x omega_i), N = eta / |eta|,
@@ -316,20 +316,20 @@ __kernel void pbf_vorticity(pbf_params p, uint n, __global const float4 *pos,
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    float3 xi = pos[i].xyz;
+    float4 xi = (float4)(pos[i].xyz, 0.0f);
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, spiky = p->spiky_grad;
     float4 eta = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
-        float3 d = xi - pos[j].xyz;
-        eta += omega[j].w * pbf_spiky_grad_k(spiky, h, (float4)(d, 0.0f), length(d));
+        float4 d = xi - (float4)(pos[j].xyz, 0.0f);
+        eta += omega[j].w * pbf_spiky_grad_k(spiky, h, d, length(d));
     }
-    float len = length(eta.xyz);
-    float3 f = (float3)(0.0f);
+    float len = length(eta);
+    float4 f = (float4)(0.0f);
     if (len > 1e-20f && p->vorticity > 0.0f)
-        f = p->vorticity * cross(eta.xyz / len, omega[i].xyz);
-    vort_force[i] = (float4)(f, 0.0f);
+        f = p->vorticity * cross(eta / len, (float4)(omega[i].xyz, 0.0f));
+    vort_force[i] = f; /* cross() leaves w = 0 */
 }
 
 /* stats: per work-group partial sums and maxima of the step statistics (PBFCL_STATS_*), one
