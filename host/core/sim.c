@@ -595,8 +595,12 @@ pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof)
     int substeps;
     PBFCL_TRY(choose_substeps(sim, &substeps));
     PBFCL_TRY(set_substeps(sim, substeps));
-    for (int s = 0; s < substeps; s++)
+    for (int s = 0; s < substeps; s++) {
         PBFCL_TRY(sim_substep(sim, prof));
+        /* submit as we go: the device starts on a substep while the next is enqueued, instead
+         * of idling until the frame's last launch (choose_substeps drained the queue) */
+        PBFCL_CL_CHECK(clFlush(sim->cl->queue));
+    }
     return enqueue_bounds(sim, prof);
 }
 
