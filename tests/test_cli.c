@@ -130,6 +130,8 @@ static const struct {
     {"run --scorr-n 2.5", "--scorr-n"},
     {"run --scorr-dq 1", "--scorr-dq"},
     {"run --h-ratio 9", "--h-ratio"},
+    {"run --h-ratio 4.5", "--h-ratio"},
+    {"run --h-ratio 2", "--h-ratio"},
     {"run --steps 0", "--steps"},
     {"run --steps", "--steps"},
     {"run --dt", "--dt"},

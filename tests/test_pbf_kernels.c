@@ -659,6 +659,14 @@ static void check_bad_config(pbfcl_cl *cl)
     kernel_scene(&s);
     s.solver.h_ratio = 1.5f;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 1), PBFCL_ERR_BAD_ARGUMENT);
+    s.solver.h_ratio = 2.0f; /* no neighbour within h at rest */
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 1), PBFCL_ERR_BAD_ARGUMENT);
+    s.solver.h_ratio = 4.48f; /* 56 neighbours at rest: no room in lists of 64 */
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 1), PBFCL_ERR_BAD_ARGUMENT);
+    s.solver.h_ratio = 4.47f; /* 32 neighbours at rest */
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 1), PBFCL_OK);
+    pbfcl_sim_destroy(sim);
+    sim = NULL;
     kernel_scene(&s);
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, (size_t)1 << 27), PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_ptr_null(sim);

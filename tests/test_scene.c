@@ -208,7 +208,7 @@ static void neg_max_speed(pbfcl_scene *s)
 }
 static void big_h(pbfcl_scene *s)
 {
-    s->solver.h_ratio = 9.0f;
+    s->solver.h_ratio = 4.5f; /* 56 neighbours at rest */
 }
 static void dq_at_h(pbfcl_scene *s)
 {

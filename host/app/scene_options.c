@@ -46,7 +46,7 @@ static const opt_spec opt_specs[] = {
      "XSPH viscosity c (0: off)"},
     {"--relaxation", "E", OPT_FLOAT, 0, 1e12, true, OFF(relaxation), OFF(relaxation_set),
      "constraint relaxation epsilon"},
-    {"--h-ratio", "K", OPT_FLOAT, 2, 8, false, OFF(h_ratio), OFF(h_ratio_set),
+    {"--h-ratio", "K", OPT_FLOAT, 2, PBFCL_MAX_H_RATIO, true, OFF(h_ratio), OFF(h_ratio_set),
      "kernel radius h = K * particle radius"},
     {"--scorr-k", "K", OPT_FLOAT, 0, 1e6, false, OFF(scorr_k), OFF(scorr_k_set),
      "tensile correction strength k (0: off)"},

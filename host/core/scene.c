@@ -222,7 +222,7 @@ static bool check_solver(const pbfcl_scene *s)
            check_range(s, "solver.iterations", v->iterations, 1, false, 1000) &&
            check_range(s, "solver.stabilization_iterations", v->stabilization_iterations, 0, false,
                        1000) &&
-           check_range(s, "solver.h_ratio", v->h_ratio, 2, false, 8) &&
+           check_range(s, "solver.h_ratio", v->h_ratio, 2, true, PBFCL_MAX_H_RATIO) &&
            check_range(s, "solver.relaxation", v->relaxation, 0, true, 1e12) &&
            check_range(s, "solver.scorr_k", v->scorr_k, 0, false, 1e6) &&
            check_range(s, "solver.scorr_n", v->scorr_n, 1, false, 16) &&

@@ -19,6 +19,11 @@ typedef struct pbfcl_fluid_shape {
     float radius;         /* sphere */
 } pbfcl_fluid_shape;
 
+/* The largest kernel radius ratio h / r: the rest lattice (spacing 2r) then has 32 neighbours
+ * within h, two thirds of the solver's neighbour lists (64, host/core/sim.c); at 2 sqrt(5)
+ * the next shell adds 24. */
+#define PBFCL_MAX_H_RATIO 4.4721
+
 /* Solver settings (SI units). */
 typedef struct pbfcl_solver_settings {
     float dt;                     /* frame time step, s (default 1/60) */

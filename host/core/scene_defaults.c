@@ -21,7 +21,7 @@ void pbfcl_scene_defaults(pbfcl_scene *s)
     v->substeps = 3;                 /* substep 1/180 s: keeps a resting block below 1 % */
     v->iterations = 4;               /* density solver iterations per substep */
     v->stabilization_iterations = 1; /* collision passes per solver iteration */
-    v->h_ratio = 4.0f;               /* h = 4r: about 33 neighbours at rest */
+    v->h_ratio = 4.0f;               /* h = 4r: 26 neighbours at rest */
     v->relaxation = 0.1f;   /* epsilon = relaxation / h^2 (the rest-state sum of |grad C|^2 is
                                about 1.5 / h^2, so this softens lambda by about 6 %) */
     v->scorr_k = 0.001f;    /* s_corr strength k, in units of h^2 (lambda's units) */

@@ -13,8 +13,9 @@
 
 #define PBFCL_PI 3.14159265358979323846
 
-/* Neighbour list capacity: about 33 neighbours at rest for h = 4r at spacing 2r, and at most
- * about 54 when particles are packed at the collision distance 2r. */
+/* Neighbour list capacity: 26 neighbours at rest for h = 4r at spacing 2r, and up to about 40
+ * in a compressed flow; PBFCL_MAX_H_RATIO (scene.h) keeps the rest lattice within two thirds
+ * of it. */
 #define PBFCL_SIM_MAX_NEIGHBORS 64u
 
 /* Adaptive substeps (a CFL condition, see choose_substeps): in one substep no particle may
@@ -61,6 +62,22 @@ static float poly6_at(const pbfcl_pbf_params *p, float r)
     return r < p->h ? p->poly6 * d * d * d : 0.0f;
 }
 
+/* Neighbours of a particle of the rest lattice (spacing 2r) closer than h = h_ratio * r. */
+static unsigned rest_neighbours(float h_ratio)
+{
+    if (!(h_ratio > 0.0f) || !(h_ratio <= 64.0f))
+        return h_ratio > 0.0f ? UINT32_MAX : 0;
+    int reach = (int)ceil(h_ratio / 2.0);
+    unsigned count = 0;
+    for (int i = -reach; i <= reach; i++)
+        for (int j = -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++) {
+                double d = 2.0 * sqrt((double)(i * i + j * j + k * k));
+                count += (d > 0.0 && d < h_ratio);
+            }
+    return count;
+}
+
 pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params *p)
 {
     const pbfcl_solver_settings *v = &s->solver;
@@ -73,10 +90,13 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
                      v->stabilization_iterations);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    if (!(v->h_ratio >= 2.0f) || !(v->h_ratio <= 8.0f)) {
-        pbfcl_errorf("solver h_ratio %g is outside 2..8: the kernel radius h = h_ratio * r must "
-                     "reach the collision distance 2r and stay within the neighbour list",
-                     v->h_ratio);
+    unsigned rest = rest_neighbours(v->h_ratio);
+    if (!(v->h_ratio > 2.0f) || rest * 3 > PBFCL_SIM_MAX_NEIGHBORS * 2) {
+        pbfcl_errorf("solver h_ratio %g gives %u neighbours per particle at rest (lattice "
+                     "spacing 2r); the kernel radius h = h_ratio * r must reach past the spacing "
+                     "(h_ratio > 2) and the neighbour lists (%u entries) need a third of room for "
+                     "compression: use an h_ratio above 2 and at most %.3f (default 4)",
+                     v->h_ratio, rest, PBFCL_SIM_MAX_NEIGHBORS, PBFCL_MAX_H_RATIO);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     if (v->scorr_n < 1.0f || v->scorr_n > 16.0f || v->scorr_n != floorf(v->scorr_n) ||
