@@ -35,6 +35,7 @@ typedef struct run_state {
     pbfcl_cl cl;
     pbfcl_sim *sim;
     pbfcl_sim_stats last;
+    long long overflow_steps; /* steps in which a neighbour list was cut short */
 } run_state;
 
 static void run_usage(FILE *f)
@@ -213,6 +214,18 @@ static bool blew_up(const run_state *r, const pbfcl_sim_stats *st, long long ste
     return true;
 }
 
+/* Warns, the first time, that a step cut neighbour lists short (the run goes on). */
+static void check_overflow(run_state *r, long long step)
+{
+    if (r->last.neighbor_overflow == 0)
+        return;
+    if (r->overflow_steps++ == 0)
+        pbfcl_warnf("step %lld: %u times a particle had more than %u neighbours and its list was "
+                    "cut short (the fluid is compressed beyond what the solver resolves); try a "
+                    "smaller --dt, more --substeps or more --iterations",
+                    step, r->last.neighbor_overflow, pbfcl_sim_max_neighbors(r->sim));
+}
+
 /* Reads the particles back and writes DIR/frame_<step>.ply. */
 static pbfcl_status export_frame(run_state *r, const char *dir, long long step)
 {
@@ -238,6 +251,8 @@ static pbfcl_status run_loop(const run_args *a, run_state *r)
             st = pbfcl_stats_csv_row(&r->csv, step, (double)step * dt, &r->last);
         if (st == PBFCL_OK && blew_up(r, &r->last, step))
             st = PBFCL_ERR_SIMULATION;
+        if (st == PBFCL_OK)
+            check_overflow(r, step);
         if (st == PBFCL_OK && a->export_dir && step % a->every == 0)
             st = export_frame(r, a->export_dir, step);
         if (st != PBFCL_OK) {
@@ -273,6 +288,9 @@ int cmd_run(int argc, char **argv)
                    "error %.3f %% avg, %.3f %% max\n",
                    a.steps, a.steps == 1 ? "" : "s", r.n, wall, (double)a.steps / wall,
                    r.last.density_error_avg, r.last.density_error_max);
+        if (st == PBFCL_OK && r.overflow_steps > 0)
+            pbfcl_warnf("neighbour lists were cut short in %lld of %lld steps", r.overflow_steps,
+                        a.steps);
     }
     run_state_destroy(&r, true);
     if (st != PBFCL_OK && st != PBFCL_ERR_SIMULATION && st != PBFCL_ERR_BAD_ARGUMENT)
