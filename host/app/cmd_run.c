@@ -9,7 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RUN_DEFAULT_STEPS 300
@@ -108,13 +107,6 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     return 0;
 }
 
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Progress on stderr: a bar redrawn with \r on a terminal, else a line every ~10%. */
 typedef struct progress {
     bool tty;
@@ -125,14 +117,14 @@ typedef struct progress {
 static void progress_init(progress *p, long long total)
 {
     p->tty = isatty(fileno(stderr));
-    p->start = p->last_draw = now_seconds();
+    p->start = p->last_draw = pbfcl_wall_seconds();
     p->total = total;
     p->every_line = total >= 10 ? total / 10 : 1;
 }
 
 static void progress_update(progress *p, long long step)
 {
-    double t = now_seconds(), elapsed = t - p->start;
+    double t = pbfcl_wall_seconds(), elapsed = t - p->start;
     double rate = elapsed > 0 ? (double)step / elapsed : 0.0;
     double eta = rate > 0 ? (double)(p->total - step) / rate : 0.0;
     if (p->tty) {
@@ -280,9 +272,9 @@ int cmd_run(int argc, char **argv)
                r.scene.name, r.n, r.scene.particle_radius, a.steps, a.steps == 1 ? "" : "s",
                r.scene.solver.dt, r.cl.dev.device_name);
         fflush(stdout);
-        double start = now_seconds();
+        double start = pbfcl_wall_seconds();
         st = run_loop(&a, &r);
-        double wall = now_seconds() - start;
+        double wall = pbfcl_wall_seconds() - start;
         if (st == PBFCL_OK)
             printf("pbfcl run: %lld step%s, %zu particles, %.2f s, %.1f steps/s, final density "
                    "error %.3f %% avg, %.3f %% max\n",

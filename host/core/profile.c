@@ -3,6 +3,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+double pbfcl_wall_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 const char *pbfcl_stage_name(pbfcl_stage stage)
 {
