@@ -174,14 +174,11 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
 /* delta: dx_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr) grad Spiky(x*_i - x*_j) with
  * s_corr = -k (Poly6(r) / Poly6(delta q))^n, plus lambda_i times the walls' part of grad C_i
  * (a wall has no constraint of its own, as boundary particles in Akinci et al. 2012).
- * Written as the corrected position q_i = x*_i + dx_i, kept inside the walls, with q.w =
- * |q_i - x_i| (pos, the position at the start of the substep): collide works on q (one float4
- * per neighbour instead of x* and dx) and skips reading x_j where q.w shows that x_i and x_j
- * cannot be deeply overlapping; apply_delta adopts q as x* (whose w then holds that distance;
- * the kernels that read x* use its xyz only). */
+ * Written as the corrected position q_i = x*_i + dx_i, kept inside the walls: collide works
+ * on q (one float4 per neighbour instead of x* and dx), and apply_delta adopts q as x*. */
 __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         __global const uint *neighbor_count, __global const uint *neighbors,
-                        __global const float4 *pos, __global float4 *q_out, float wall_scale)
+                        __global float4 *q_out, float wall_scale)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -208,7 +205,7 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     dx = dx * p->volume + li * grad_wall;
     float4 q =
         clamp(xi + pbf_limit(dx, PBF_MAX_CORRECTION * p->radius), pbf_box_min(p), pbf_box_max(p));
-    q_out[i] = (float4)(q.xyz, distance(q.xyz, pos[i].xyz));
+    q_out[i] = (float4)(q.xyz, 0.0f);
 }
 
 /* collide: one stabilisation pass of the contact constraints, updating both x and x* as
@@ -227,9 +224,6 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
  * contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
  * pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the unconverged
  * iterations from x every substep and its approach velocity never (0.43 m/s).
- * x_j is read only for a contact that can be deep in x: |x_i - x_j| >= |q_i - q_j| - q_i.w -
- * q_j.w, with q.w = |q - x| (from delta and from here), rules out the others, which are most
- * contacts of a resting fluid; reading x_j for every contact took half of this kernel's time.
  * q and x are double-buffered: q_in and pos_in are read, q_out and pos_out written. */
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global const float4 *q_in, __global const uint *neighbor_count,
@@ -246,23 +240,21 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     float4 c = (float4)(0.0f), e = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
-        float4 qj = q_in[j];
-        float4 d = (float4)(qi.xyz - qj.xyz, 0.0f);
-        float r2 = dot(d, d);
+        float4 d = qi - q_in[j];
+        float r2 = dot(d.xyz, d.xyz);
         if (r2 < min_dist2 && r2 > 0.0f) {
             float r = sqrt(r2), overlap = min_dist - r;
+            float4 dx = xi - pos_in[j];
+            float overlap_x = deep - length(dx.xyz);
             c += (0.5f * overlap / r) * d;
-            if (r - qi.w - qj.w < deep) { /* x_i and x_j may overlap deeply */
-                float overlap_x = deep - distance(xi.xyz, pos_in[j].xyz);
-                e += (0.5f * clamp(overlap_x, 0.0f, overlap) / r) * d;
-            }
+            e += (0.5f * clamp(overlap_x, 0.0f, overlap) / r) * d;
         }
     }
     float len = length(c.xyz), max_len = PBF_MAX_CORRECTION * p->radius;
     float scale = len > max_len ? max_len / len : 1.0f; /* e is limited with c */
-    float4 q = clamp((float4)(qi.xyz, 0.0f) + scale * c, pbf_box_min(p), pbf_box_max(p));
+    float4 q = clamp(qi + scale * c, pbf_box_min(p), pbf_box_max(p));
     float4 x = clamp(xi + scale * e, pbf_box_min(p), pbf_box_max(p));
-    q_out[i] = (float4)(q.xyz, distance(q.xyz, x.xyz));
+    q_out[i] = (float4)(q.xyz, 0.0f);
     pos_out[i] = (float4)(x.xyz, 0.0f);
 }
 

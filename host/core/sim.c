@@ -480,9 +480,8 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 2, sim->lambda_buf);
     SIM_ARG(k, 3, sim->grid.neighbor_count_buf);
     SIM_ARG(k, 4, sim->grid.neighbor_buf);
-    SIM_ARG(k, 5, sim->pos_buf);
-    SIM_ARG(k, 6, sim->q_buf);
-    SIM_ARG(k, 7, sim->wall_scale);
+    SIM_ARG(k, 5, sim->q_buf);
+    SIM_ARG(k, 6, sim->wall_scale);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
