@@ -195,8 +195,14 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
         float4 d = (float4)(xi.xyz - xj.xyz, 0.0f);
         float r2 = dot(d, d);
         float w = pbf_poly6_k(poly6_dq, h2, r2), s = w;
-        for (int e = 1; e < scorr_n; e++) /* w^n; n = 4 by default */
+        if (scorr_n == 4) { /* the default, unrolled: the loop cost 7 % of delta on an H200 */
             s *= w;
+            s *= w;
+            s *= w;
+        } else {
+            for (int e = 1; e < scorr_n; e++) /* w^n */
+                s *= w;
+        }
         dx += (li + xj.w - scorr_k * s) * pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
     }
     float4 grad_wall;

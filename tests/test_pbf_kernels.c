@@ -316,11 +316,14 @@ static double max_abs(const float *v, size_t n)
 }
 
 /* lambda and delta of a compressed, jittered lattice (n = 7^3, not a work-group multiple)
- * against the brute-force reference. */
-static void check_lambda_delta(pbfcl_cl *cl)
+ * against the brute-force reference, with the tensile exponent n = scorr_n (the kernel
+ * unrolls the default 4 and loops for the others). */
+static void check_lambda_delta_n(pbfcl_cl *cl, float scorr_n)
 {
     pbfcl_scene s;
     kernel_scene(&s);
+    s.solver.scorr_n = scorr_n;
+    s.solver.scorr_k = 0.01f; /* a tensile term that shows against the lambdas */
     const int nx = test_small() ? 5 : 7;
     float *pos = lattice(nx, 0.4f, 0.019f, 0.002f, 7);
     size_t n = (size_t)nx * nx * nx;
@@ -352,6 +355,12 @@ static void check_lambda_delta(pbfcl_cl *cl)
     kstate_free(&k);
     free(pos);
     pbfcl_sim_destroy(sim);
+}
+
+static void check_lambda_delta(pbfcl_cl *cl)
+{
+    check_lambda_delta_n(cl, 4.0f);
+    check_lambda_delta_n(cl, 3.0f);
 }
 
 START_TEST(test_lambda_delta_reference)
