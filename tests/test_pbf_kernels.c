@@ -360,6 +360,12 @@ static void check_lambda_delta_n(pbfcl_cl *cl, float scorr_n)
 static void check_lambda_delta(pbfcl_cl *cl)
 {
     check_lambda_delta_n(cl, 4.0f);
+    if (test_small()) { /* Oclgrind: see docs/ALGORITHM.md, "Oclgrind and reused buffers" */
+        fprintf(stderr, "    lambda/delta with n = 3 is not run under Oclgrind: a second "
+                        "simulation here inherits the first one's records of initialised bytes "
+                        "and gets false reports; it runs on every real device\n");
+        return;
+    }
     check_lambda_delta_n(cl, 3.0f);
 }
 
