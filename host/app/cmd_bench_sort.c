@@ -317,7 +317,7 @@ static pbfcl_status bench_case(pbfcl_radix_sort *s, const bench_buffers *b, cl_u
 /* Applies the tuning overrides to the device's default configuration. */
 static pbfcl_radix_sort_config bench_config(const bench_opts *o, const pbfcl_cl *cl)
 {
-    pbfcl_radix_sort_config c = pbfcl_radix_sort_default_config(cl);
+    pbfcl_radix_sort_config c = pbfcl_radix_sort_default_config(&cl->dev);
     if (o->radix_bits)
         c.radix_bits = (unsigned)o->radix_bits;
     if (o->items)

@@ -5,7 +5,10 @@
 #include "clrt.h"
 #include "commands.h"
 #include "programs.h"
+#include "grid.h"
 #include "radix_sort.h"
+#include "scan.h"
+#include "sim.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,18 +24,6 @@ static const unsigned default_max_wg[] = {64, 128, 256, 1024};
 /* GRID_BITS values built: a small scene's grid and the largest grid (1024 cells per axis). */
 static const unsigned grid_bits_values[] = {5, 10};
 
-/* What the modules choose from (the choices below mirror scan.c, grid.c and sim.c; the
- * radix sort's comes from pbfcl_radix_sort_default_config itself). */
-#define SCAN_MAX_WG 256       /* scan.c SCAN_MAX_WG */
-#define SCAN_LOG_NUM_BANKS 5  /* scan.c SCAN_LOG_NUM_BANKS */
-#define GRID_WG_PREFERRED 256 /* grid.c GRID_WG_PREFERRED */
-#define GRID_NB_WG 64         /* grid.c GRID_NB_WG: NB_WG_SIZE of the neighbour search */
-#define SIM_WG_MAX 256        /* sim.c PBFCL_SIM_WG_MAX */
-#define SIM_MAX_NEIGHBORS 64  /* sim.c PBFCL_SIM_MAX_NEIGHBORS, also given to the grid */
-#define SIM_LOG_NUM_BANKS 5   /* sim.c build_kernels */
-#define SIM_RADIX_BITS 4      /* sim.c build_kernels */
-#define SIM_SORT_ITEMS 4      /* sim.c build_kernels */
-
 typedef struct device_limits {
     size_t max_wg;
     unsigned long long local_mem;
@@ -44,52 +35,24 @@ typedef struct line_set {
     int n;
 } line_set;
 
-static size_t floor_pow2(size_t x)
-{
-    size_t p = 1;
-    while (p * 2 <= x)
-        p *= 2;
-    return p;
-}
-
-static size_t scan_wg(const device_limits *d)
-{
-    size_t wg = floor_pow2(d->max_wg < SCAN_MAX_WG ? d->max_wg : SCAN_MAX_WG);
-    while (wg > 1 && (2 * wg + (2 * wg >> SCAN_LOG_NUM_BANKS) + 1) * 4 > d->local_mem)
-        wg /= 2;
-    return wg;
-}
-
-/* The configuration the module owning program id builds with on device d. */
+/* The configuration the module owning program id builds with on device d: each module says
+ * itself (pbfcl_<module>_build_config), so this list cannot drift from what a run builds. */
 static void module_config(pbfcl_program_id id, const device_limits *d, unsigned grid_bits,
                           pbfcl_build_config *cfg)
 {
-    memset(cfg, 0, sizeof *cfg);
+    pbfcl_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.max_wg = d->max_wg;
+    dev.local_mem = d->local_mem;
     if (id == PBFCL_PROGRAM_SCAN) {
-        cfg->wg_size = (unsigned)scan_wg(d);
-        cfg->log_num_banks = SCAN_LOG_NUM_BANKS;
+        pbfcl_scan_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_RADIX_SORT) {
-        pbfcl_cl cl;
-        memset(&cl, 0, sizeof cl);
-        cl.dev.max_wg = d->max_wg;
-        cl.dev.local_mem = d->local_mem;
-        pbfcl_radix_sort_config c = pbfcl_radix_sort_default_config(&cl);
-        cfg->wg_size = (unsigned)c.wg;
-        cfg->radix_bits = c.radix_bits;
-        cfg->sort_items = (unsigned)c.items;
-        cfg->log_num_banks = 5; /* radix_sort.c SORT_LOG_NUM_BANKS */
+        pbfcl_radix_sort_config c = pbfcl_radix_sort_default_config(&dev);
+        pbfcl_radix_sort_build_config(&c, cfg);
     } else if (id == PBFCL_PROGRAM_GRID) {
-        cfg->wg_size = (unsigned)(d->max_wg < GRID_WG_PREFERRED ? d->max_wg : GRID_WG_PREFERRED);
-        cfg->grid_bits = grid_bits;
-        cfg->max_neighbors = SIM_MAX_NEIGHBORS;
-        cfg->nb_wg_size = cfg->wg_size < GRID_NB_WG ? cfg->wg_size : GRID_NB_WG;
-    } else { /* the solver, and the rule for programs added later */
-        cfg->wg_size = (unsigned)floor_pow2(d->max_wg < SIM_WG_MAX ? d->max_wg : SIM_WG_MAX);
-        cfg->radix_bits = SIM_RADIX_BITS;
-        cfg->sort_items = SIM_SORT_ITEMS;
-        cfg->grid_bits = grid_bits;
-        cfg->max_neighbors = SIM_MAX_NEIGHBORS;
-        cfg->log_num_banks = SIM_LOG_NUM_BANKS;
+        pbfcl_grid_build_config(&dev, grid_bits, PBFCL_SIM_MAX_NEIGHBORS, cfg);
+    } else {
+        pbfcl_sim_build_config(&dev, cfg);
     }
 }
 

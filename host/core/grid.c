@@ -57,14 +57,22 @@ static pbfcl_status check_grid_memory(const pbfcl_grid *g)
     return pbfcl_cl_check_memory(g->cl, total, table > lists ? table : lists, what);
 }
 
+void pbfcl_grid_build_config(const pbfcl_device_info *dev, unsigned grid_bits,
+                             unsigned max_neighbors, pbfcl_build_config *cfg)
+{
+    size_t wg = dev->max_wg < GRID_WG_PREFERRED ? dev->max_wg : GRID_WG_PREFERRED;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->wg_size = (unsigned)wg;
+    cfg->grid_bits = grid_bits;
+    cfg->max_neighbors = max_neighbors;
+    cfg->nb_wg_size = (unsigned)(wg < GRID_NB_WG ? wg : GRID_NB_WG);
+}
+
 static pbfcl_status build_kernels(pbfcl_grid *g)
 {
-    size_t wg = g->cl->dev.max_wg < GRID_WG_PREFERRED ? g->cl->dev.max_wg : GRID_WG_PREFERRED;
-    size_t nb_wg = wg < GRID_NB_WG ? wg : GRID_NB_WG;
-    pbfcl_build_config cfg = {.wg_size = (unsigned)wg,
-                              .grid_bits = g->params.grid_bits,
-                              .max_neighbors = g->max_neighbors,
-                              .nb_wg_size = (unsigned)nb_wg};
+    pbfcl_build_config cfg;
+    pbfcl_grid_build_config(&g->cl->dev, g->params.grid_bits, g->max_neighbors, &cfg);
+    size_t wg = cfg.wg_size, nb_wg = cfg.nb_wg_size;
     char options[512];
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0) {
         pbfcl_errorf("grid kernel build options do not fit in %zu bytes", sizeof options);

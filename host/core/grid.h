@@ -5,6 +5,7 @@
 #ifndef PBFCL_GRID_H
 #define PBFCL_GRID_H
 
+#include "build_options.h"
 #include "clrt.h"
 #include "pbfcl_shared.h"
 #include "radix_sort.h"
@@ -42,6 +43,11 @@ void pbfcl_morton_decode(pbfcl_uint code, pbfcl_uint *x, pbfcl_uint *y, pbfcl_ui
  * if that needs more than 1024 cells per axis. */
 pbfcl_status pbfcl_grid_params_fit(const float lo[3], const float hi[3], float cell_size,
                                    pbfcl_grid_params *out);
+
+/* The build options pbfcl_grid_create uses on a device with these limits (max_wg);
+ * `pbfcl kernel-builds` lists them. */
+void pbfcl_grid_build_config(const pbfcl_device_info *dev, unsigned grid_bits,
+                             unsigned max_neighbors, pbfcl_build_config *cfg);
 
 /* Builds the kernels and allocates buffers for up to capacity particles, checking device
  * memory first. */

@@ -60,7 +60,7 @@ static pbfcl_status sort_check_config(const pbfcl_cl *cl, const pbfcl_radix_sort
     return PBFCL_OK;
 }
 
-pbfcl_radix_sort_config pbfcl_radix_sort_default_config(const pbfcl_cl *cl)
+pbfcl_radix_sort_config pbfcl_radix_sort_default_config(const pbfcl_device_info *dev)
 {
     /* One tile per work-group: on an H200 4 or 8 tiles per group halved the histogram and
      * table scan times at 2^24 pairs but gained nothing overall, and cost small sorts their
@@ -68,24 +68,29 @@ pbfcl_radix_sort_config pbfcl_radix_sort_default_config(const pbfcl_cl *cl)
     /* 20 keys per work-item: on an H200 (2^24 pairs, 24 bits) 0.796 ms against 0.843 at 16
      * and 0.944 at 12, with the row-sum counter scan; 2^20 pairs 0.114 against 0.108. */
     pbfcl_radix_sort_config c = {8, 20, 256, 1};
-    size_t max_wg = floor_pow2(cl->dev.max_wg);
+    size_t max_wg = floor_pow2(dev->max_wg);
     if (c.wg > max_wg)
         c.wg = max_wg;
-    while (c.items > 4 && scatter_local_bytes(c.wg, c.items, c.radix_bits) > cl->dev.local_mem)
+    while (c.items > 4 && scatter_local_bytes(c.wg, c.items, c.radix_bits) > dev->local_mem)
         c.items -= 4;
-    while (c.wg > 16 && scatter_local_bytes(c.wg, c.items, c.radix_bits) > cl->dev.local_mem)
+    while (c.wg > 16 && scatter_local_bytes(c.wg, c.items, c.radix_bits) > dev->local_mem)
         c.wg /= 2;
     return c;
+}
+
+void pbfcl_radix_sort_build_config(const pbfcl_radix_sort_config *c, pbfcl_build_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->wg_size = (unsigned)c->wg;
+    cfg->radix_bits = c->radix_bits;
+    cfg->sort_items = (unsigned)c->items;
+    cfg->log_num_banks = SORT_LOG_NUM_BANKS;
 }
 
 static pbfcl_status sort_build(pbfcl_radix_sort *s, const pbfcl_radix_sort_config *c)
 {
     pbfcl_build_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.wg_size = (unsigned)c->wg;
-    cfg.radix_bits = c->radix_bits;
-    cfg.sort_items = (unsigned)c->items;
-    cfg.log_num_banks = SORT_LOG_NUM_BANKS;
+    pbfcl_radix_sort_build_config(c, &cfg);
     char options[512];
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
         return PBFCL_ERR_BAD_ARGUMENT;
@@ -151,7 +156,7 @@ pbfcl_status pbfcl_radix_sort_create_with(pbfcl_radix_sort *s, pbfcl_cl *cl, siz
 
 pbfcl_status pbfcl_radix_sort_create(pbfcl_radix_sort *s, pbfcl_cl *cl, size_t capacity)
 {
-    pbfcl_radix_sort_config c = pbfcl_radix_sort_default_config(cl);
+    pbfcl_radix_sort_config c = pbfcl_radix_sort_default_config(&cl->dev);
     return pbfcl_radix_sort_create_with(s, cl, capacity, &c);
 }
 

@@ -4,6 +4,7 @@
 #ifndef PBFCL_RADIX_SORT_H
 #define PBFCL_RADIX_SORT_H
 
+#include "build_options.h"
 #include "clrt.h"
 
 typedef struct pbfcl_radix_sort {
@@ -31,8 +32,11 @@ typedef struct pbfcl_radix_sort_config {
     unsigned tiles_per_group; /* tiles each histogram/scatter work-group takes, 1..64 (0: 1) */
 } pbfcl_radix_sort_config;
 
-/* The default configuration for this device (fits its work-group and local memory limits). */
-pbfcl_radix_sort_config pbfcl_radix_sort_default_config(const pbfcl_cl *cl);
+/* The default configuration for a device (fits its work-group and local memory limits). */
+pbfcl_radix_sort_config pbfcl_radix_sort_default_config(const pbfcl_device_info *dev);
+
+/* The build options of configuration c (`pbfcl kernel-builds` lists them). */
+void pbfcl_radix_sort_build_config(const pbfcl_radix_sort_config *c, pbfcl_build_config *cfg);
 
 /* Like pbfcl_radix_sort_create with an explicit configuration (checked against the device). */
 pbfcl_status pbfcl_radix_sort_create_with(pbfcl_radix_sort *s, pbfcl_cl *cl, size_t capacity,

@@ -27,13 +27,34 @@ static size_t floor_pow2(size_t x)
     return p;
 }
 
+/* The build configuration for work-group size wg. */
+static void scan_config(size_t wg, pbfcl_build_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->wg_size = (unsigned)wg;
+    cfg->log_num_banks = SCAN_LOG_NUM_BANKS;
+}
+
+/* The largest power-of-two work-group size up to wg_limit that the device and its local
+ * memory allow. */
+static size_t scan_device_wg(const pbfcl_device_info *dev, size_t wg_limit)
+{
+    size_t wg = floor_pow2(dev->max_wg < wg_limit ? dev->max_wg : wg_limit);
+    while (wg > 1 && scan_local_bytes(wg) > dev->local_mem)
+        wg /= 2;
+    return wg;
+}
+
+void pbfcl_scan_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg)
+{
+    scan_config(scan_device_wg(dev, SCAN_MAX_WG), cfg);
+}
+
 /* Builds the program and kernels for work-group size wg. */
 static pbfcl_status scan_build(pbfcl_scan *s, size_t wg)
 {
     pbfcl_build_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.wg_size = (unsigned)wg;
-    cfg.log_num_banks = SCAN_LOG_NUM_BANKS;
+    scan_config(wg, &cfg);
     char options[512];
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
         return PBFCL_ERR_BAD_ARGUMENT;
@@ -59,10 +80,7 @@ static void scan_release_program(pbfcl_scan *s)
  * rebuilds smaller if the built kernel allows less than the device. */
 static pbfcl_status scan_choose_wg(pbfcl_scan *s, size_t wg_limit)
 {
-    const pbfcl_device_info *dev = &s->cl->dev;
-    size_t wg = floor_pow2(dev->max_wg < wg_limit ? dev->max_wg : wg_limit);
-    while (wg > 1 && scan_local_bytes(wg) > dev->local_mem)
-        wg /= 2;
+    size_t wg = scan_device_wg(&s->cl->dev, wg_limit);
     for (;;) {
         PBFCL_TRY(scan_build(s, wg));
         size_t kmax = pbfcl_cl_kernel_max_wg(s->cl, s->scan_groups);

@@ -4,6 +4,7 @@
 #ifndef PBFCL_SCAN_H
 #define PBFCL_SCAN_H
 
+#include "build_options.h"
 #include "clrt.h"
 
 typedef struct pbfcl_scan {
@@ -16,6 +17,10 @@ typedef struct pbfcl_scan {
     int levels;               /* number of group-sum levels allocated */
     cl_mem sums_buf[8];       /* group sums per level */
 } pbfcl_scan;
+
+/* The build options pbfcl_scan_create starts from on a device with these limits (max_wg,
+ * local_mem); `pbfcl kernel-builds` lists them. */
+void pbfcl_scan_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
 
 /* Builds the scan kernels and allocates group-sum buffers for arrays of up to capacity. */
 pbfcl_status pbfcl_scan_create(pbfcl_scan *s, pbfcl_cl *cl, size_t capacity);

@@ -13,11 +13,6 @@
 
 #define PBFCL_PI 3.14159265358979323846
 
-/* Neighbour list capacity: 26 neighbours at rest for h = 4r at spacing 2r, and up to about 40
- * in a compressed flow; PBFCL_MAX_H_RATIO (scene.h) keeps the rest lattice within two thirds
- * of it. */
-#define PBFCL_SIM_MAX_NEIGHBORS 64u
-
 /* Adaptive substeps (a CFL condition, see choose_substeps): in one substep no particle may
  * move more than PBFCL_SIM_CFL * h, and the solver's signal speed, about h per iteration
  * and substep, must stay ahead of the free-fall speed sqrt(2 g H) over the fluid's height H.
@@ -199,30 +194,27 @@ static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 
 #define SIM_KERNEL_COUNT ((int)(sizeof kernel_names / sizeof kernel_names[0]))
 
-/* The work-group size: the largest power of two the device allows, up to PBFCL_SIM_WG_MAX. */
-static size_t choose_wg(const pbfcl_cl *cl)
+void pbfcl_sim_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg)
 {
-    size_t wg = 1;
-    while (wg * 2 <= cl->dev.max_wg && wg * 2 <= PBFCL_SIM_WG_MAX)
+    size_t wg = 1; /* the largest power of two the device allows, up to PBFCL_SIM_WG_MAX */
+    while (wg * 2 <= dev->max_wg && wg * 2 <= PBFCL_SIM_WG_MAX)
         wg *= 2;
-    return wg;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->wg_size = (unsigned)wg;
+    cfg->max_neighbors = PBFCL_SIM_MAX_NEIGHBORS;
 }
 
 static pbfcl_status build_kernels(pbfcl_sim *sim)
 {
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_PBF);
-    sim->wg = choose_wg(sim->cl);
+    pbfcl_build_config cfg;
+    pbfcl_sim_build_config(&sim->cl->dev, &cfg);
+    sim->wg = cfg.wg_size;
     if (sim->wg < PBFCL_STATS_FIELDS) {
         pbfcl_errorf("%s allows work-groups of at most %zu items; the solver needs at least 16",
                      sim->cl->dev.device_name, sim->cl->dev.max_wg);
         return PBFCL_ERR_DEVICE_LIMIT;
     }
-    pbfcl_build_config cfg = {.wg_size = (unsigned)sim->wg,
-                              .radix_bits = 4,
-                              .sort_items = 4,
-                              .grid_bits = sim->grid.params.grid_bits,
-                              .max_neighbors = PBFCL_SIM_MAX_NEIGHBORS,
-                              .log_num_banks = 5};
     char options[512];
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
         return PBFCL_ERR_BAD_ARGUMENT;

@@ -3,6 +3,7 @@
 #ifndef PBFCL_SIM_H
 #define PBFCL_SIM_H
 
+#include "build_options.h"
 #include "clrt.h"
 #include "grid.h"
 #include "scene.h"
@@ -23,6 +24,15 @@ typedef struct pbfcl_sim_stats {
 } pbfcl_sim_stats;
 
 typedef struct pbfcl_sim pbfcl_sim; /* opaque; defined in sim.c */
+
+/* The build options of the solver's kernels on a device with these limits (max_wg);
+ * `pbfcl kernel-builds` lists them. */
+void pbfcl_sim_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
+
+/* The neighbour list capacity the solver gives its grid (MAX_NEIGHBORS): 26 neighbours at
+ * rest for h = 4r at spacing 2r, up to about 40 in a compressed flow; PBFCL_MAX_H_RATIO
+ * (scene.h) keeps the rest lattice within two thirds of it. */
+#define PBFCL_SIM_MAX_NEIGHBORS 64u
 
 /* Creates a simulation of n particles at positions (x, y, z triples) with zero velocity on
  * cl's device; checks device memory first. */
