@@ -337,6 +337,7 @@ static pbfcl_status render(demo *d)
         .sim_ms = d->sim_ms,
         .render_ms = d->render_ms,
         .particles = d->n,
+        .substeps = d->sim ? pbfcl_sim_substeps(d->sim) : 0,
         .device = d->cl.dev.device_name,
         .path = pbfcl_demo_interop_path(&d->ip),
         .color = d->color == PBFCL_DEMO_COLOR_SPEED ? "SPEED" : "DENSITY",
