@@ -52,7 +52,7 @@ typedef struct pbfcl_pbf_params {
     float radius;           /* particle radius r, m; the collision distance is 2r */
     float min_dist;         /* 2r */
     float vorticity;        /* vorticity confinement epsilon, m/s */
-    float viscosity;        /* XSPH viscosity c */
+    float viscosity;        /* XSPH c of this substep: the scene's c * its substeps / substeps */
     float contact_slop;     /* overlap (fraction of 2r) contacts resolve by moving x* alone */
     pbfcl_uint pad1, pad2;
 } pbfcl_pbf_params;

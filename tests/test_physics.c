@@ -314,7 +314,8 @@ END_TEST
  * With a fixed 3 substeps the Jacobi iterations could not hold the column: it compressed
  * (36 % mean density error at 0.3 s), neighbour lists overflowed and it blew up at frame 37
  * (54 m/s). The adaptive substeps must keep it bounded: no NaN, nothing outside, no
- * neighbour list overflow, mean density error <= 2 %, max speed below the blow-up guard. */
+ * neighbour list overflow, mean density error <= 2 %, max speed below the blow-up guard, and
+ * the XSPH blend per substep scaled down by the extra substeps. */
 static void check_fine_column(pbfcl_cl *cl)
 {
     const float r = 0.0028f;
@@ -353,6 +354,11 @@ static void check_fine_column(pbfcl_cl *cl)
                       st.density_error_avg);
         ck_assert_msg(st.max_speed < s.solver.max_speed, "frame %d: max speed %.3g m/s", f,
                       st.max_speed);
+        /* XSPH blends c * scene substeps / substeps per substep: the same per frame */
+        double c = (double)s.solver.viscosity * s.solver.substeps / st.substeps;
+        ck_assert_msg(fabs(pbfcl_sim_params(sim)->viscosity - c) <= 1e-6 * c,
+                      "frame %d: XSPH c %.6g with %d substeps, expected %.6g", f,
+                      pbfcl_sim_params(sim)->viscosity, st.substeps, c);
     }
     /* the free-fall speed over 0.6 m needs dt sqrt(2 g H) / (h / 2) = 11 substeps */
     ck_assert_msg(most > s.solver.substeps, "the substeps never adapted (at most %d)", most);

@@ -37,7 +37,8 @@ typedef struct pbfcl_solver_settings {
     float scorr_dq;     /* delta q as a fraction of h (default 0.2) */
     float contact_slop; /* overlap, as a fraction of 2r, that contacts leave to x* (default 0.2) */
     float vorticity;    /* vorticity confinement epsilon (default 1e-4) */
-    float viscosity;    /* XSPH viscosity c (default 0.01) */
+    float viscosity;    /* XSPH c per substep at `substeps` (default 0.05), scaled down when the
+                           adaptive substeps are more, so that it is the same per frame */
     float max_speed;    /* blow-up guard: speeds above this stop the run, m/s (0: derived) */
 } pbfcl_solver_settings;
 

@@ -29,6 +29,6 @@ void pbfcl_scene_defaults(pbfcl_scene *s)
     v->scorr_dq = 0.2f;     /* delta q = 0.2 h */
     v->contact_slop = 0.2f; /* contacts move x only for pairs closer than 0.8 * 2r */
     v->vorticity = 0.01f;   /* vorticity confinement epsilon, m/s: f = epsilon (N x omega) */
-    v->viscosity = 0.05f;   /* XSPH c (the sum of V W is about 1: a 5 % blend per substep) */
+    v->viscosity = 0.05f;   /* XSPH c: about a 5 % blend per substep at these substeps */
     v->max_speed = 50.0f;   /* m/s: faster particles mean the simulation blew up */
 }
