@@ -39,20 +39,22 @@ void pbfcl_profile_add(pbfcl_profile *p, pbfcl_stage stage, cl_event ev, cl_kern
     p->count++;
 }
 
-/* Adds ms to the total of the kernel (or "copy"), a new entry if it has none yet. */
+/* Adds ms to the total of the kernel (NULL: "copy"), a new entry, named once, if it has none
+ * yet. */
 static void add_kernel_time(pbfcl_profile *p, cl_kernel kernel, double ms)
 {
-    char name[sizeof p->kernels[0].name] = "copy";
-    if (kernel &&
-        clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL) != CL_SUCCESS)
-        strcpy(name, "(unnamed kernel)");
     int k = 0;
-    while (k < p->kernel_count && strcmp(p->kernels[k].name, name) != 0)
+    while (k < p->kernel_count && p->kernels[k].kernel != kernel)
         k++;
     if (k == PBFCL_PROFILE_MAX_KERNELS)
         return;
     if (k == p->kernel_count) {
-        memcpy(p->kernels[k].name, name, sizeof name);
+        pbfcl_kernel_time *t = &p->kernels[k];
+        t->kernel = kernel;
+        strcpy(t->name, "copy");
+        if (kernel && clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof t->name, t->name,
+                                      NULL) != CL_SUCCESS)
+            strcpy(t->name, "(unnamed kernel)");
         p->kernel_count++;
     }
     p->kernels[k].ms += ms;

@@ -29,6 +29,7 @@ typedef enum pbfcl_stage {
 
 /* The device time of one kernel (or "copy" for buffer copies), summed over the collects. */
 typedef struct pbfcl_kernel_time {
+    cl_kernel kernel; /* NULL: buffer copies */
     char name[48];
     double ms;
     long long launches;
