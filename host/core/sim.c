@@ -86,7 +86,7 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     unsigned rest = rest_neighbours(v->h_ratio);
-    if (!(v->h_ratio > 2.0f) || rest * 3 > PBFCL_SIM_MAX_NEIGHBORS * 2) {
+    if (!(v->h_ratio > 2.0f) || rest > PBFCL_SIM_MAX_NEIGHBORS * 2 / 3) {
         pbfcl_errorf("solver h_ratio %g gives %u neighbours per particle at rest (lattice "
                      "spacing 2r); the kernel radius h = h_ratio * r must reach past the spacing "
                      "(h_ratio > 2) and the neighbour lists (%u entries) need a third of room for "
@@ -649,8 +649,8 @@ unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim)
     return PBFCL_SIM_MAX_NEIGHBORS;
 }
 
-/* Reads a float4 buffer into xyz triples. */
-static pbfcl_status read_float3(pbfcl_sim *sim, cl_mem buf, float *out3)
+/* Reads components first..first+count-1 of every float4 of buf, packed. */
+static pbfcl_status read_components(pbfcl_sim *sim, cl_mem buf, int first, int count, float *out)
 {
     size_t n = sim->n;
     float *tmp = malloc(n * 16);
@@ -659,13 +659,19 @@ static pbfcl_status read_float3(pbfcl_sim *sim, cl_mem buf, float *out3)
     cl_int err = clEnqueueReadBuffer(sim->cl->queue, buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL);
     if (err == CL_SUCCESS)
         for (size_t i = 0; i < n; i++)
-            memcpy(out3 + 3 * i, tmp + 4 * i, 3 * sizeof(float));
+            memcpy(out + count * i, tmp + 4 * i + first, (size_t)count * sizeof(float));
     free(tmp);
     if (err != CL_SUCCESS) {
         pbfcl_report_cl(err, "clEnqueueReadBuffer", __FILE__, __LINE__);
         return PBFCL_ERR_OPENCL;
     }
     return PBFCL_OK;
+}
+
+/* Reads the xyz of a float4 buffer. */
+static pbfcl_status read_float3(pbfcl_sim *sim, cl_mem buf, float *out3)
+{
+    return read_components(sim, buf, 0, 3, out3);
 }
 
 static pbfcl_status read_plain(pbfcl_sim *sim, cl_mem buf, size_t bytes, void *out)
@@ -700,23 +706,15 @@ pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, 
     size_t n = sim->n;
     if (pred3)
         PBFCL_TRY(read_float3(sim, sim->pred_buf, pred3));
-    if (lambda) {
-        float *xl = malloc(n * 16);
-        pbfcl_status st =
-            xl ? read_plain(sim, sim->lambda_buf, n * 16, xl) : PBFCL_ERR_OUT_OF_MEMORY;
-        for (size_t i = 0; st == PBFCL_OK && i < n; i++)
-            lambda[i] = xl[4 * i + 3];
-        free(xl);
-        PBFCL_TRY(st);
-    }
+    if (lambda) /* lambda_buf holds (x*, lambda) */
+        PBFCL_TRY(read_components(sim, sim->lambda_buf, 3, 1, lambda));
     if (delta3) { /* dx = q - x* */
-        float *q3 = malloc(n * 3 * sizeof *q3), *x3 = malloc(n * 3 * sizeof *x3);
-        pbfcl_status st = q3 && x3 ? read_float3(sim, sim->q_buf, q3) : PBFCL_ERR_OUT_OF_MEMORY;
+        float *x3 = malloc(n * 3 * sizeof *x3);
+        pbfcl_status st = x3 ? read_float3(sim, sim->q_buf, delta3) : PBFCL_ERR_OUT_OF_MEMORY;
         if (st == PBFCL_OK)
             st = read_float3(sim, sim->pred_buf, x3);
         for (size_t i = 0; st == PBFCL_OK && i < 3 * n; i++)
-            delta3[i] = q3[i] - x3[i];
-        free(q3);
+            delta3[i] -= x3[i];
         free(x3);
         PBFCL_TRY(st);
     }
