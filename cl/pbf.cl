@@ -225,9 +225,9 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
  * pair apart at overlap / dt ("popping"). The slop (default 0.2, pairs closer than 1.6r)
  * leaves the small overlaps of a resting fluid to x* alone: it settles at a slightly
  * compressed spacing, and moving x there lifts its particles every substep for free (a
- * settling block reached 0.16 m/s with no slop; with it, the same as with x* alone). With contact_slop = 1
- * only x* moves. Rejected: moving x by the whole of c never removes the velocity into a
- * contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
+ * settling block reached 0.16 m/s with no slop; with it, the same as with x* alone). With
+ * contact_slop = 1 only x* moves. Rejected: moving x by the whole of c never removes the velocity
+ * into a contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
  * pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the unconverged
  * iterations from x every substep and its approach velocity never (0.43 m/s).
  * q and x are double-buffered: q_in and pos_in are read, q_out and pos_out written. */
