@@ -46,6 +46,8 @@ struct pbfcl_sim {
     cl_mem bounds_buf;       /* 3 uints: pbf_bounds of the last frame */
     int substeps;            /* substeps of the last frame (params.dt = dt / substeps) */
     float wall_scale;        /* lambda and delta: pbfcl_pbf_wall_scale */
+
+    cl_mem id_buf, id_tmp_buf; /* uint per particle: its persistent id (its initial index) */
 };
 
 /* Sets kernel argument idx to the value v (an lvalue). */
@@ -177,6 +179,7 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
         cells = 1ull << (3 * g.grid_bits);
     unsigned long long per_particle = 12 * 16 + 4 + PBFCL_STATS_FIELDS; /* float4s, density */
     unsigned long long grid_per_particle = 4 * (6 + PBFCL_SIM_MAX_NEIGHBORS);
+    per_particle += 2 * 4; /* the ids and their reorder target */
     return n * (per_particle + grid_per_particle) + cells * 8;
 }
 
@@ -258,6 +261,8 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
         {&sim->bounds_buf, 3 * sizeof(cl_uint), "substep bounds"},
+        {&sim->id_buf, n1, "particle ids"},
+        {&sim->id_tmp_buf, n1, "particle ids (reorder)"},
     };
     for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
         PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, list[b].size, list[b].what, list[b].buf));
@@ -297,6 +302,21 @@ static pbfcl_status upload_state(pbfcl_sim *sim, const float *positions)
 done:
     free(tmp);
     return st;
+}
+
+/* Gives every particle its persistent id: its index in the initial positions. */
+static pbfcl_status upload_ids(pbfcl_sim *sim)
+{
+    cl_uint *ids = malloc((sim->n ? sim->n : 1) * sizeof *ids);
+    if (!ids)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < sim->n; i++)
+        ids[i] = (cl_uint)i;
+    cl_int err = clEnqueueWriteBuffer(sim->cl->queue, sim->id_buf, CL_TRUE, 0, sim->n * 4, ids, 0,
+                                      NULL, NULL);
+    free(ids);
+    PBFCL_CL_CHECK(err);
+    return PBFCL_OK;
 }
 
 /* Enqueues pbf_bounds of the current state into bounds_buf (read by choose_substeps). */
@@ -348,6 +368,7 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     PBFCL_TRY(alloc_buffers(sim));
     sim->substeps = sim->scene.solver.substeps;
     PBFCL_TRY(upload_state(sim, positions));
+    PBFCL_TRY(upload_ids(sim));
     return enqueue_bounds(sim, NULL);
 }
 
@@ -384,6 +405,8 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         &sim->lambda_buf,         &sim->density_buf, &sim->partial_buf,  &sim->bounds_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
+    pbfcl_cl_release_buffer(&sim->id_buf);
+    pbfcl_cl_release_buffer(&sim->id_tmp_buf);
     for (int k = 0; k < SIM_KERNEL_COUNT; k++)
         if (*kernel_slot(sim, k))
             clReleaseKernel(*kernel_slot(sim, k));
@@ -441,6 +464,8 @@ static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
         PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src[b], *dst[b], sim->n, prof));
         swap_buf(src[b], dst[b]);
     }
+    PBFCL_TRY(pbfcl_grid_reorder_uint(&sim->grid, sim->id_buf, sim->id_tmp_buf, sim->n, prof));
+    swap_buf(&sim->id_buf, &sim->id_tmp_buf);
     return PBFCL_OK;
 }
 
@@ -829,4 +854,11 @@ void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3
         (cl_float4){{(float)(dir[0] / len), (float)(dir[1] / len), (float)(dir[2] / len), 0.0f}};
     sim->push =
         (cl_float4){{(float)(push[0] * a), (float)(push[1] * a), (float)(push[2] * a), radius}};
+}
+
+/* ---- persistent particle ids ----------------------------------------------------------- */
+
+pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids)
+{
+    return read_plain(sim, sim->id_buf, sim->n * sizeof(cl_uint), ids);
 }

@@ -60,6 +60,11 @@ const pbfcl_scene *pbfcl_sim_scene(const pbfcl_sim *sim);
  * entries; any pointer may be NULL. Order is the simulation's current (sorted) order. */
 pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *density);
 
+/* Reads every particle's persistent id (its index in the positions given to
+ * pbfcl_sim_create) to ids (n entries), in the same current order as pbfcl_sim_read: particle
+ * i of a read is particle ids[i] of the initial state. */
+pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
+
 /* Computes the step statistics on the device (reduced on the host). */
 pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out);
 
