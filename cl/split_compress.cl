@@ -36,13 +36,14 @@ __kernel void split_count(__global const uint *restrict cell_id,  /* in: sorted 
 /* split_write: one work-item per sorted particle; a cell's first particle writes its blocks
  * (cell id, first sorted index, particles <= K) from its scanned offset on: the compact list.
  * The last work-item writes the number of blocks. */
-__kernel void split_write(__global const uint *restrict cell_id,  /* in: sorted cell ids */
-                          __global const uint *restrict cell_end, /* in: one past last per cell */
-                          __global const uint *restrict blocks,   /* in: from split_count */
-                          __global const uint *restrict offset,   /* in: exclusive scan of it */
-                          __global uint4 *restrict block_list,    /* out: (cell, first, count, 0) */
-                          __global uint *restrict block_total,    /* out: number of blocks */
-                          const uint n, const uint block_size)    /* K */
+__kernel void
+split_write(__global const uint *restrict cell_id,  /* in: sorted cell ids */
+            __global const uint *restrict cell_end, /* in: one past last per cell */
+            __global const uint *restrict blocks,   /* in: from split_count */
+            __global const uint *restrict offset,   /* in: exclusive scan of it */
+            __global uint *restrict block_list,     /* out: 4 per block: cell, first, count, 0 */
+            __global uint *restrict block_total,    /* out: number of blocks */
+            const uint n, const uint block_size)    /* K */
 {
     const uint i = get_global_id(0);
     if (i >= n)
@@ -55,7 +56,12 @@ __kernel void split_write(__global const uint *restrict cell_id,  /* in: sorted 
     const uint c = cell_id[i], end = cell_end[c];
     for (uint b = 0; b < nb; b++) {
         const uint start = i + b * block_size;
-        block_list[first + b] = (uint4)(c, start, min(block_size, end - start), 0u);
+        __global uint *out = block_list + 4 * (first + b); /* scalar stores: Oclgrind reports
+                                                                the uint4 store as uninitialised */
+        out[0] = c;
+        out[1] = start;
+        out[2] = min(block_size, end - start);
+        out[3] = 0u;
     }
 }
 
@@ -98,19 +104,24 @@ __kernel void split_density(__global const uint4 *restrict block_list, /* in: sp
     const uint count = blk.z;
     const int cx = (int)split_morton_compact(blk.x), cy = (int)split_morton_compact(blk.x >> 1),
               cz = (int)split_morton_compact(blk.x >> 2), top = (int)SPLIT_CELLS_PER_AXIS - 1;
-    for (uint r = lid; r < 27; r += WG_SIZE) {
-        const int x = cx + (int)(r % 3) - 1, y = cy + (int)(r / 3 % 3) - 1,
-                  z = cz + (int)(r / 9) - 1;
-        uint s = 0, e = 0;
-        if (x >= 0 && x <= top && y >= 0 && y <= top && z >= 0 && z <= top) {
-            const uint code = pbfcl_morton_code((uint)x, (uint)y, (uint)z);
-            s = cell_start[code];
-            e = cell_end[code];
-            if (s == PBFCL_EMPTY)
-                s = e = 0;
+    uint r = 0; /* range r = 9 (dz + 1) + 3 (dy + 1) + dx + 1, read by work-item r % WG_SIZE */
+    for (int z = cz - 1; z <= cz + 1; z++) {
+        for (int y = cy - 1; y <= cy + 1; y++) {
+            for (int x = cx - 1; x <= cx + 1; x++, r++) {
+                if (r % WG_SIZE != lid)
+                    continue;
+                uint s = 0, e = 0;
+                if (x >= 0 && x <= top && y >= 0 && y <= top && z >= 0 && z <= top) {
+                    const uint code = pbfcl_morton_code((uint)x, (uint)y, (uint)z);
+                    s = cell_start[code];
+                    e = cell_end[code];
+                    if (s == PBFCL_EMPTY)
+                        s = e = 0;
+                }
+                range_start[r] = s;
+                range_off[r + 1] = e - s; /* the counts, summed below */
+            }
         }
-        range_start[r] = s;
-        range_off[r + 1] = e - s; /* the counts, summed below */
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
@@ -120,7 +131,7 @@ __kernel void split_density(__global const uint4 *restrict block_list, /* in: sp
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint total = range_off[27], stripes = WG_SIZE / count;
-    const uint p = lid % count, stripe = lid / count;
+    const uint stripe = lid / count, p = lid - stripe * count;
     const bool active = stripe < stripes;
     const float4 xi = active ? pos[blk.y + p] : (float4)(0.0f);
     float rho = 0.0f;
