@@ -124,10 +124,13 @@ __kernel void split_density(__global const uint4 *restrict block_list, /* in: sp
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
+    if (lid == 0) { /* the sum in a register: no load waits for the previous store */
+        uint acc = 0;
+        for (uint k = 1; k <= 27; k++) {
+            acc += range_off[k];
+            range_off[k] = acc;
+        }
         range_off[0] = 0;
-        for (uint r = 1; r <= 27; r++)
-            range_off[r] += range_off[r - 1];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint total = range_off[27], stripes = WG_SIZE / count;

@@ -331,22 +331,6 @@ pbfcl_status pbfcl_split_density(pbfcl_split_compress *sc, const pbfcl_grid *g,
                         prof);
 }
 
-pbfcl_status pbfcl_split_compress_run(pbfcl_split_compress *sc, const pbfcl_grid *g,
-                                      cl_mem sorted_pos_buf, size_t n, float h, float mass,
-                                      cl_mem density_buf, cl_mem neighbor_count_buf, size_t *blocks,
-                                      pbfcl_profile *prof)
-{
-    size_t b = 0;
-    PBFCL_TRY(pbfcl_split_count(sc, g, n, prof));
-    PBFCL_TRY(pbfcl_split_scan(sc, n, prof));
-    PBFCL_TRY(pbfcl_split_write(sc, g, n, prof));
-    PBFCL_TRY(pbfcl_split_read_blocks(sc, &b));
-    if (blocks)
-        *blocks = b;
-    return pbfcl_split_density(sc, g, sorted_pos_buf, b, h, mass, density_buf, neighbor_count_buf,
-                               prof);
-}
-
 pbfcl_status pbfcl_split_list_density(pbfcl_split_compress *sc, const pbfcl_grid *g,
                                       cl_mem sorted_pos_buf, size_t n, float h, float mass,
                                       cl_mem density_buf, cl_mem neighbor_count_buf,

@@ -2,7 +2,9 @@
  * more than K particles are split into blocks of at most K, the blocks of the non-empty cells
  * are compacted into one list with the prefix scan, and one work-group per block computes
  * the SPH density of its particles with the 27 neighbouring cells staged in local memory.
- * Stages: split_count, split_scan, split_write, split_density (docs/ALGORITHM.md). */
+ * Stages: split_count, split_scan, split_write, split_density (docs/ALGORITHM.md); each
+ * records its events under the profile's neighbours stage (`pbfcl bench-split` times them
+ * one by one). Not used by the solver: see docs/PERFORMANCE.md, "Split-and-compress". */
 #ifndef PBFCL_SPLIT_COMPRESS_H
 #define PBFCL_SPLIT_COMPRESS_H
 
@@ -75,13 +77,6 @@ pbfcl_status pbfcl_split_density(pbfcl_split_compress *sc, const pbfcl_grid *g,
                                  cl_mem sorted_pos_buf, size_t blocks, float h, float mass,
                                  cl_mem density_buf, cl_mem neighbor_count_buf,
                                  pbfcl_profile *prof);
-
-/* Runs split_count, split_scan, split_write, reads the number of blocks and runs
- * split_density over them; *blocks (may be NULL) gets that number. */
-pbfcl_status pbfcl_split_compress_run(pbfcl_split_compress *sc, const pbfcl_grid *g,
-                                      cl_mem sorted_pos_buf, size_t n, float h, float mass,
-                                      cl_mem density_buf, cl_mem neighbor_count_buf, size_t *blocks,
-                                      pbfcl_profile *prof);
 
 /* list_density: the same density and neighbour count over the grid's neighbour lists (after
  * pbfcl_grid_neighbours with radius h): the path split_density is compared with. */
