@@ -77,6 +77,56 @@ static uint split_morton_compact(uint v)
     return v;
 }
 
+/* The 27 cells around cell (cx, cy, cz) as ranges of sorted indices: range r = 9 (dz + 1) +
+ * 3 (dy + 1) + dx + 1 starts at range_start[r] and holds range_off[r + 1] particles (summed
+ * into offsets by the caller); cells outside the grid and empty cells hold none. Range r is
+ * read by work-item r % WG_SIZE. */
+static void split_read_ranges(int cx, int cy, int cz, __global const uint *cell_start,
+                              __global const uint *cell_end, __local uint *range_start,
+                              __local uint *range_off, uint lid)
+{
+    const int top = (int)SPLIT_CELLS_PER_AXIS - 1;
+    uint r = 0;
+    for (int z = cz - 1; z <= cz + 1; z++) {
+        for (int y = cy - 1; y <= cy + 1; y++) {
+            for (int x = cx - 1; x <= cx + 1; x++, r++) {
+                if (r % WG_SIZE != lid)
+                    continue;
+                uint s = 0, e = 0;
+                if (x >= 0 && x <= top && y >= 0 && y <= top && z >= 0 && z <= top) {
+                    const uint code = pbfcl_morton_code((uint)x, (uint)y, (uint)z);
+                    s = cell_start[code];
+                    e = cell_end[code];
+                    if (s == PBFCL_EMPTY)
+                        s = e = 0;
+                }
+                range_start[r] = s;
+                range_off[r + 1] = e - s;
+            }
+        }
+    }
+}
+
+/* Copies candidates base .. base + len - 1 of the 27 ranges into stage[0 .. len), one per
+ * work-item in turn; candidate g is in the last range r with range_off[r] <= g. */
+static void split_stage_chunk(__global const float4 *pos, __local const uint *range_start,
+                              __local const uint *range_off, __local float4 *stage, uint base,
+                              uint len, uint lid)
+{
+    for (uint t = lid; t < len; t += WG_SIZE) {
+        const uint g = base + t;
+        uint lo = 0, hi = 26;
+        while (lo < hi) {
+            const uint mid = (lo + hi + 1) / 2;
+            if (range_off[mid] <= g)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        stage[t] = pos[range_start[lo] + g - range_off[lo]];
+    }
+}
+
 /* split_density: one work-group per block of <= K particles of one cell (K <= WG_SIZE).
  * The 27 cells around the block's cell are one sequence of candidates (range r holds
  * offsets range_off[r] .. range_off[r + 1]); the group stages it stage_size float4 at a
@@ -100,29 +150,11 @@ __kernel void split_density(__global const uint4 *restrict block_list, /* in: sp
     __local float part_rho[WG_SIZE];
     __local uint part_count[WG_SIZE];
     const uint lid = get_local_id(0);
-    const uint4 blk = block_list[get_group_id(0)];
+    const uint4 blk = block_list[get_group_id(0)]; /* cell, first, count */
     const uint count = blk.z;
-    const int cx = (int)split_morton_compact(blk.x), cy = (int)split_morton_compact(blk.x >> 1),
-              cz = (int)split_morton_compact(blk.x >> 2), top = (int)SPLIT_CELLS_PER_AXIS - 1;
-    uint r = 0; /* range r = 9 (dz + 1) + 3 (dy + 1) + dx + 1, read by work-item r % WG_SIZE */
-    for (int z = cz - 1; z <= cz + 1; z++) {
-        for (int y = cy - 1; y <= cy + 1; y++) {
-            for (int x = cx - 1; x <= cx + 1; x++, r++) {
-                if (r % WG_SIZE != lid)
-                    continue;
-                uint s = 0, e = 0;
-                if (x >= 0 && x <= top && y >= 0 && y <= top && z >= 0 && z <= top) {
-                    const uint code = pbfcl_morton_code((uint)x, (uint)y, (uint)z);
-                    s = cell_start[code];
-                    e = cell_end[code];
-                    if (s == PBFCL_EMPTY)
-                        s = e = 0;
-                }
-                range_start[r] = s;
-                range_off[r + 1] = e - s; /* the counts, summed below */
-            }
-        }
-    }
+    split_read_ranges((int)split_morton_compact(blk.x), (int)split_morton_compact(blk.x >> 1),
+                      (int)split_morton_compact(blk.x >> 2), cell_start, cell_end, range_start,
+                      range_off, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) { /* the sum in a register: no load waits for the previous store */
         uint acc = 0;
@@ -141,29 +173,16 @@ __kernel void split_density(__global const uint4 *restrict block_list, /* in: sp
     uint found = 0;
     for (uint base = 0; base < total; base += stage_size) {
         const uint len = min(stage_size, total - base);
-        for (uint t = lid; t < len; t += WG_SIZE) {
-            const uint g = base + t;
-            uint lo = 0, hi = 26; /* the last range r with range_off[r] <= g */
-            while (lo < hi) {
-                const uint mid = (lo + hi + 1) / 2;
-                if (range_off[mid] <= g)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            stage[t] = pos[range_start[lo] + g - range_off[lo]];
-        }
+        split_stage_chunk(pos, range_start, range_off, stage, base, len, lid);
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (active) {
-            for (uint u = stripe; u < len; u += stripes) {
-                const float4 q = stage[u];
-                const float ex = q.x - xi.x, ey = q.y - xi.y, ez = q.z - xi.z;
-                const float r2 = ex * ex + ey * ey + ez * ez;
-                if (r2 < h2) {
-                    const float d = h2 - r2;
-                    rho += d * d * d;
-                    found++;
-                }
+        for (uint u = stripe; active && u < len; u += stripes) {
+            const float4 q = stage[u];
+            const float ex = q.x - xi.x, ey = q.y - xi.y, ez = q.z - xi.z;
+            const float r2 = ex * ex + ey * ey + ez * ez;
+            if (r2 < h2) {
+                const float d = h2 - r2;
+                rho += d * d * d;
+                found++;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -171,7 +190,7 @@ __kernel void split_density(__global const uint4 *restrict block_list, /* in: sp
     part_rho[lid] = rho;
     part_count[lid] = found;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < count) {
+    if (lid < count) { /* stripe 0: xi is particle lid's */
         float sum = 0.0f;
         uint neighbours = 0;
         for (uint s = 0; s < stripes; s++) {
