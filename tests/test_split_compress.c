@@ -318,10 +318,11 @@ static void run_uniform(pbfcl_cl *cl)
     float *pos = uniform(n, -0.3f, 2.3f, 2);
     pbfcl_split_compress_desc d = {0};
     run_case(pos, n, &d);
+    size_t few = test_small() ? 40 : n; /* Oclgrind runs every work-item of a block */
     d.block_size = 1;
-    ck_assert_uint_eq(run_case(pos, n, &d), n);
+    ck_assert_uint_eq(run_case(pos, few, &d), few);
     d.block_size = 3;
-    run_case(pos, n, &d);
+    run_case(pos, few, &d);
     free(pos);
 }
 
