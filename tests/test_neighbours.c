@@ -5,15 +5,6 @@
 #include "grid.h"
 #include "test_util.h"
 
-/* Like ck_assert_msg, but Check records nothing unless it fails: the per-element checks below
- * run millions of times, and Check's record of every passed assertion (a write each, with
- * CK_FORK=no) made this test take minutes on 2 cores. */
-#define expect(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            ck_abort_msg(__VA_ARGS__);                                                             \
-    } while (0)
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
