@@ -217,20 +217,23 @@ START_TEST(cli_conventions)
 {
     cli_result r;
     static const char *const accepted[] = {
-        "run --device=no-such-device --steps=5 --every=2 --export=/tmp/pbfcl-never-made/x "
-        "--format=vtk --up=z",
-        "run --device=no-such-device --stats=/tmp/pbfcl-never-made.csv --quiet --force",
-        "run --device=no-such-device --checkpoint=/tmp/pbfcl-never-made.ckp "
-        "--checkpoint-every=3",
-        "bench --device=no-such-device --steps=5 --warmup=1",
-        "bench-sort --device=no-such-device --runs=1 --sizes=1000",
+        "run --device=no-such-device --steps=5 --every=2 --export=%s/never/x --format=vtk "
+        "--up=z",
+        "run --device=no-such-device --stats=%s/never.csv --quiet --force",
+        "run --device=no-such-device --checkpoint=%s/never.ckp --checkpoint-every=3",
+        "bench --device=no-such-device --steps=5 --warmup=1%.0s",
+        "bench-sort --device=no-such-device --runs=1 --sizes=1000%.0s",
     };
     for (size_t k = 0; k < sizeof accepted / sizeof accepted[0]; k++) {
-        cli_run(&r, accepted[k]);
+        char args[512];
+        snprintf(args, sizeof args, accepted[k], dir);
+        cli_run(&r, args);
         ck_assert_msg(r.code == 1 && strstr(r.err, "no-such-device"), "'%s' was not accepted",
-                      accepted[k]);
+                      args);
     }
-    ck_assert(!cli_exists("/tmp/pbfcl-never-made"));
+    char never[128];
+    snprintf(never, sizeof never, "%s/never", dir);
+    ck_assert(!cli_exists(never));
     cli_run(&r, "devices --device=no-such-device");
     ck_assert_int_eq(r.code, 1);
     ck_assert_contains(r.err, "no-such-device");

@@ -168,7 +168,8 @@ pbfcl_status run_outputs_start(run_outputs *o, size_t n, double dt)
             for_each_frame(o->export_dir, collect_kept, o, NULL, 0);
         for (size_t i = 0; i < o->pvd_count; i++)
             o->pvd[i].time *= dt;
-        qsort(o->pvd, o->pvd_count, sizeof *o->pvd, by_time);
+        if (o->pvd_count > 1)
+            qsort(o->pvd, o->pvd_count, sizeof *o->pvd, by_time);
     }
     if (o->stats_path)
         PBFCL_TRY(pbfcl_stats_csv_open(&o->csv, o->stats_path, o->force));
