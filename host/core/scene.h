@@ -116,6 +116,10 @@ bool pbfcl_scene_is_file(const char *name_or_file);
  * validates). */
 pbfcl_status pbfcl_scene_parse_json(const char *path, pbfcl_scene *out);
 
+/* Parses the NUL-terminated JSON text of a scene file (path names it in messages) without
+ * validating the values (the fuzz target's entry point, tests/fuzz/). */
+pbfcl_status pbfcl_scene_parse_json_text(const char *path, const char *text, pbfcl_scene *out);
+
 /* The built-in scene names, NULL-terminated. */
 const char *const *pbfcl_scene_builtin_names(void);
 

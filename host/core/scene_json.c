@@ -12,6 +12,12 @@ pbfcl_status pbfcl_scene_parse_json(const char *path, pbfcl_scene *out)
     return pbfcl_scene_load_json(path, out);
 }
 
+pbfcl_status pbfcl_scene_parse_json_text(const char *path, const char *text, pbfcl_scene *out)
+{
+    (void)text;
+    return pbfcl_scene_load_json(path, out);
+}
+
 pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out)
 {
     (void)out;
@@ -479,11 +485,17 @@ pbfcl_status pbfcl_scene_parse_json(const char *path, pbfcl_scene *out)
 {
     char *text = NULL;
     PBFCL_TRY(read_text(path, &text));
+    pbfcl_status st = pbfcl_scene_parse_json_text(path, text, out);
+    free(text);
+    return st;
+}
+
+pbfcl_status pbfcl_scene_parse_json_text(const char *path, const char *text, pbfcl_scene *out)
+{
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root) {
         syntax_error(path, text, end);
-        free(text);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     pbfcl_scene_defaults(out);
@@ -491,7 +503,6 @@ pbfcl_status pbfcl_scene_parse_json(const char *path, pbfcl_scene *out)
     default_name(path, out->name, sizeof out->name);
     pbfcl_status st = parse_root(path, root, out);
     cJSON_Delete(root);
-    free(text);
     return st;
 }
 
