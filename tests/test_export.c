@@ -97,6 +97,11 @@ static void ply_round_trip(size_t n, bool with_vel, bool with_density, bool with
         0.7, false};
     ck_assert_int_eq(pbfcl_ply_write(path, &f), PBFCL_OK);
     ck_assert_int_eq(count_entries(dir), 1); /* no temporary file left behind */
+    struct stat st;
+    mode_t mask = umask(022);
+    umask(mask);
+    ck_assert_int_eq(stat(path, &st), 0); /* created as fopen would: 0666 less the umask */
+    ck_assert_uint_eq(st.st_mode & 0777, 0666 & ~mask);
     size_t len;
     unsigned char *buf = read_all(path, &len);
     char expect[1024];

@@ -2,6 +2,7 @@
 #include "atomic_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,23 @@ pbfcl_status pbfcl_atomic_open(pbfcl_atomic_file *a, const char *path, const cha
     const char *slash = strrchr(path, '/');
     int dir_len = slash ? (int)(slash - path + 1) : 0;
     const char *base = slash ? slash + 1 : path;
-    if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path ||
-        snprintf(a->tmp, sizeof a->tmp, "%.*s.%s.tmp.XXXXXX", dir_len, path, base) >=
-            (int)sizeof a->tmp) {
+    static unsigned counter; /* tries names until one is new (O_EXCL) */
+    int fd = -1;
+    if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path) {
         pbfcl_errorf("%s path too long: '%s'", what, path);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    int fd = mkstemp(a->tmp);
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        if (snprintf(a->tmp, sizeof a->tmp, "%.*s.%s.tmp%ld.%u", dir_len, path, base,
+                     (long)getpid(), counter++) >= (int)sizeof a->tmp) {
+            pbfcl_errorf("%s path too long: '%s'", what, path);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+        /* 0666 less the umask, as fopen would create the file (mkstemp's 0600 would not) */
+        fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0) {
         pbfcl_errorf("cannot write %s '%s' (creating a temporary file beside it): %s", what, path,
                      strerror(errno));
