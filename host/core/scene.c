@@ -132,7 +132,6 @@ static const pbfcl_setting_range ranges[] = {
     {"solver.scorr_n", 1, 16, false, false, true},
     {"solver.scorr_dq", 0, 1, true, true, false},
     {"solver.contact_slop", 0, 1, false, false, false},
-    {"solver.fused_collide", 0, 1, false, false, true},
     {"solver.vorticity", 0, 1e6, false, false, false},
     {"solver.viscosity", 0, 1, false, false, false},
     {"solver.max_speed", 0, 1e9, false, false, false},
@@ -303,7 +302,6 @@ static bool check_solver(const pbfcl_scene *s)
            check_range(s, "solver.scorr_n", v->scorr_n) &&
            check_range(s, "solver.scorr_dq", v->scorr_dq) &&
            check_range(s, "solver.contact_slop", v->contact_slop) &&
-           check_range(s, "solver.fused_collide", v->fused_collide) &&
            check_range(s, "solver.vorticity", v->vorticity) &&
            check_range(s, "solver.viscosity", v->viscosity) &&
            check_range(s, "solver.max_speed", v->max_speed);
