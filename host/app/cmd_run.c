@@ -340,11 +340,12 @@ static void print_summary(const run_args *a, const run_state *r, double wall)
            r->last.density_error_max);
 }
 
-static int exit_code(pbfcl_status st)
+/* 0, 1 or 2; 128 + the signal if one stopped the run before its last step. */
+static int exit_code(pbfcl_status st, const run_args *a, const run_state *r)
 {
     if (st == PBFCL_OK) {
         int sig = pbfcl_signals_caught();
-        return sig ? 128 + sig : 0;
+        return sig && r->done < a->steps ? 128 + sig : 0;
     }
     return st == PBFCL_ERR_BAD_ARGUMENT ? 2 : 1;
 }
@@ -392,7 +393,7 @@ int cmd_run(int argc, char **argv)
     run_state_destroy(&r);
     if (st != PBFCL_OK && st != PBFCL_ERR_SIMULATION && st != PBFCL_ERR_BAD_ARGUMENT)
         fprintf(stderr, "pbfcl: run failed: %s\n", pbfcl_status_message(st));
-    int code = exit_code(st);
+    int code = exit_code(st, &a, &r);
     pbfcl_signals_restore();
     return code;
 }
