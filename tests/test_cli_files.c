@@ -308,10 +308,15 @@ START_TEST(bad_checkpoints_refused)
 }
 END_TEST
 
-/* Ctrl-C stops the run after the current step: exit 130, the summary, a checkpoint that
- * resumes, and a statistics file of whole rows up to that step. */
-START_TEST(sigint_stops_cleanly)
+/* Ctrl-C (SIGINT; SIGTERM alike) stops the run after the current step: exit 128 + the
+ * signal, the summary, a checkpoint that resumes, and a statistics file of whole rows up to
+ * that step. Before, the run ended at once with no message. */
+static const int stop_signals[] = {SIGINT, SIGTERM};
+
+START_TEST(signal_stops_cleanly)
 {
+    int sig = stop_signals[_i];
+    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
     if (!have_device())
         return;
     char ckp[128], csv[128], out[128], cmd[1024];
@@ -334,17 +339,19 @@ START_TEST(sigint_stops_cleanly)
         if (cli_exists(csv) && count_lines(csv) >= 4)
             break;
     }
-    ck_assert_int_eq(kill(pid, SIGINT), 0);
+    ck_assert_int_eq(kill(pid, sig), 0);
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     char text[16384];
     cli_read_text(out, text, sizeof text);
     printf("%s", text);
     ck_assert_msg(WIFEXITED(status), "pbfcl did not exit by itself");
-    ck_assert_int_eq(WEXITSTATUS(status), 130);
-    ck_assert_contains(text, "stopped by SIGINT after step");
+    ck_assert_int_eq(WEXITSTATUS(status), 128 + sig);
+    char said[64];
+    snprintf(said, sizeof said, "stopped by %s after step", name);
+    ck_assert_contains(text, said);
     ck_assert_contains(text, "checkpoint written to");
-    long long stopped = atoll(strstr(text, "after step ") + 11);
+    long long stopped = atoll(strstr(text, said) + strlen(said));
     ck_assert_int_eq(count_lines(csv), 1 + stopped);
     pbfcl_checkpoint *c = NULL;
     pbfcl_checkpoint_info info;
@@ -402,7 +409,7 @@ int main(void)
     tcase_add_test(t, vtk_frames_from_a_run);
     tcase_add_test(t, resume_is_bit_identical);
     tcase_add_test(t, bad_checkpoints_refused);
-    tcase_add_test(t, sigint_stops_cleanly);
+    tcase_add_loop_test(t, signal_stops_cleanly, 0, 2);
     tcase_add_test(t, collapse_is_stopped);
     tcase_add_test(t, quiet_run);
     suite_add_tcase(s, t);
