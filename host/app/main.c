@@ -21,6 +21,7 @@ static const command commands[] = {
      "simulate a scene headless: progress, PLY/VTK frames, statistics, checkpoints"},
     {"bench", cmd_bench, "simulation step time per stage and particle-steps per second"},
     {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
+    {"bench-split", cmd_bench_split, "split-and-compress against the neighbour lists, per stage"},
     {"kernel-builds", cmd_kernel_builds, "every program and build-option set pbfcl compiles"},
 };
 

@@ -43,6 +43,12 @@ static const opt_spec opt_specs[] = {
      "density solver iterations per substep"},
     {"--stabilization", "N", OPT_INT, "solver.stabilization_iterations", OFF(stabilization),
      OFF(stabilization_set), "collision stabilisation iterations"},
+    {"--contact-interval", "N", OPT_INT, "solver.contact_interval", OFF(contact_interval),
+     OFF(contact_interval_set), "collision passes after every N-th iteration and the last"},
+    {"--chebyshev", "RHO", OPT_FLOAT, "solver.chebyshev_rho", OFF(chebyshev_rho),
+     OFF(chebyshev_rho_set), "Chebyshev acceleration's spectral radius estimate (0: plain Jacobi)"},
+    {"--cfl", "C", OPT_FLOAT, "solver.cfl", OFF(cfl), OFF(cfl_set),
+     "a particle moves at most C * h per substep (adaptive substeps)"},
     {"--vorticity", "E", OPT_FLOAT, "solver.vorticity", OFF(vorticity), OFF(vorticity_set),
      "vorticity confinement epsilon (0: off)"},
     {"--viscosity", "C", OPT_FLOAT, "solver.viscosity", OFF(viscosity), OFF(viscosity_set),
@@ -258,6 +264,12 @@ void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
         sv->iterations = o->iterations;
     if (o->stabilization_set)
         sv->stabilization_iterations = o->stabilization;
+    if (o->contact_interval_set)
+        sv->contact_interval = o->contact_interval;
+    if (o->chebyshev_rho_set)
+        sv->chebyshev_rho = o->chebyshev_rho;
+    if (o->cfl_set)
+        sv->cfl = o->cfl;
     if (o->vorticity_set)
         sv->vorticity = o->vorticity;
     if (o->viscosity_set)

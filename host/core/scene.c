@@ -126,6 +126,9 @@ static const pbfcl_setting_range ranges[] = {
     {"solver.substeps", 1, 1000, false, false, true},
     {"solver.iterations", 1, 1000, false, false, true},
     {"solver.stabilization_iterations", 0, 1000, false, false, true},
+    {"solver.contact_interval", 1, 1000, false, false, true},
+    {"solver.chebyshev_rho", 0, 0.999, false, false, false},
+    {"solver.cfl", 0, 2, true, false, false},
     {"solver.h_ratio", 2, PBFCL_MAX_H_RATIO, true, false, false},
     {"solver.relaxation", 0, 1e12, true, false, false},
     {"solver.scorr_k", 0, 1e6, false, false, false},
@@ -296,7 +299,9 @@ static bool check_solver(const pbfcl_scene *s)
     return check_range(s, "solver.dt", v->dt) && check_range(s, "solver.substeps", v->substeps) &&
            check_range(s, "solver.iterations", v->iterations) &&
            check_range(s, "solver.stabilization_iterations", v->stabilization_iterations) &&
-           check_range(s, "solver.h_ratio", v->h_ratio) &&
+           check_range(s, "solver.contact_interval", v->contact_interval) &&
+           check_range(s, "solver.chebyshev_rho", v->chebyshev_rho) &&
+           check_range(s, "solver.cfl", v->cfl) && check_range(s, "solver.h_ratio", v->h_ratio) &&
            check_range(s, "solver.relaxation", v->relaxation) &&
            check_range(s, "solver.scorr_k", v->scorr_k) &&
            check_range(s, "solver.scorr_n", v->scorr_n) &&

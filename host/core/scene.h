@@ -31,6 +31,11 @@ typedef struct pbfcl_solver_settings {
     int substeps;                 /* substeps per frame (default 2) */
     int iterations;               /* density solver iterations per substep (default 4) */
     int stabilization_iterations; /* collision stabilisation iterations (default 1) */
+    int contact_interval;         /* collision passes after every N-th iteration and the last
+                                     (default 1: after every iteration, as seed 001) */
+    float chebyshev_rho;          /* spectral radius estimate of the Chebyshev acceleration of the
+                                     iterations (default 0: plain Jacobi) */
+    float cfl;                    /* a particle moves at most cfl * h per substep (default 0.5) */
     float h_ratio;                /* kernel radius h = h_ratio * particle radius (default 4) */
     float relaxation;   /* lambda relaxation epsilon (default 600 in the paper's units, scaled) */
     float scorr_k;      /* tensile term strength k (default 1e-4) */

@@ -21,6 +21,9 @@ void pbfcl_scene_defaults(pbfcl_scene *s)
     v->substeps = 3;                 /* substep 1/180 s: keeps a resting block below 1 % */
     v->iterations = 4;               /* density solver iterations per substep */
     v->stabilization_iterations = 1; /* collision passes per solver iteration */
+    v->contact_interval = 1;         /* collision passes after every iteration (seed 001) */
+    v->chebyshev_rho = 0.0f;         /* plain Jacobi iterations (0.95: accelerated) */
+    v->cfl = 0.5f;                   /* at most h / 2 per substep (1 when accelerated) */
     v->h_ratio = 4.0f;               /* h = 4r: 26 neighbours at rest */
     v->relaxation = 0.1f;   /* epsilon = relaxation / h^2 (the rest-state sum of |grad C|^2 is
                                about 1.5 / h^2, so this softens lambda by about 6 %) */
