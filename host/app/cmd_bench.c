@@ -78,6 +78,9 @@ typedef struct bench_times {
     int dropped;
     pbfcl_profile *prof; /* its per-kernel totals cover the measured steps */
     double wall_s;       /* host clock over the measured steps, launches and waits included */
+    double *density_avg; /* the stats' density_error_avg after each measured step, % */
+    double *density_max; /* density_error_max, % */
+    unsigned overflow;   /* neighbour list overflows summed over the measured steps */
 } bench_times;
 
 #define BENCH_COLS (PBFCL_STAGE_COUNT + 1)
@@ -106,6 +109,14 @@ static pbfcl_status bench_steps(pbfcl_cl *cl, pbfcl_sim *sim, const bench_args *
         }
         for (int k = 0; k < PBFCL_STAGE_COUNT; k++)
             row[PBFCL_STAGE_COUNT] += row[k];
+        /* the accuracy of what was timed; its kernel and read are not part of the wall clock */
+        double stats_start = pbfcl_wall_seconds();
+        pbfcl_sim_stats stats;
+        PBFCL_TRY(pbfcl_sim_stats_compute(sim, &stats));
+        t->density_avg[s] = stats.density_error_avg;
+        t->density_max[s] = stats.density_error_max;
+        t->overflow += stats.neighbor_overflow;
+        start += pbfcl_wall_seconds() - stats_start;
     }
     t->wall_s = pbfcl_wall_seconds() - start;
     return PBFCL_OK;
@@ -179,6 +190,15 @@ static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n
     printf("# wall clock: %.4f ms per step (the host's time for the measured steps: device time, "
            "the gaps between launches and the per-step reads)\n",
            1e3 * t->wall_s / (double)t->steps);
+    double avg_sum = 0.0, avg_most = 0.0, max_most = 0.0;
+    for (long long s = 0; s < t->steps; s++) {
+        avg_sum += t->density_avg[s];
+        avg_most = t->density_avg[s] > avg_most ? t->density_avg[s] : avg_most;
+        max_most = t->density_max[s] > max_most ? t->density_max[s] : max_most;
+    }
+    printf("# density error of the measured steps (compression, %% of rest density): mean %.3f, "
+           "largest step mean %.3f, largest particle %.3f; neighbour list overflows %u\n",
+           avg_sum / (double)t->steps, avg_most, max_most, t->overflow);
     kernel_report(t);
     if (t->dropped)
         pbfcl_warnf("%d profiling events did not fit the profile and are not counted", t->dropped);
@@ -207,6 +227,8 @@ int cmd_bench(int argc, char **argv)
         st = pbfcl_sim_create(&sim, &cl, &scene, pos, n);
     if (st == PBFCL_OK && (!(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)) ||
                            !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps)) ||
+                           !(t.density_avg = calloc((size_t)a.steps, sizeof *t.density_avg)) ||
+                           !(t.density_max = calloc((size_t)a.steps, sizeof *t.density_max)) ||
                            !(t.prof = calloc(1, sizeof *t.prof))))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
@@ -217,6 +239,8 @@ int cmd_bench(int argc, char **argv)
         pbfcl_errorf("bench failed: %s", pbfcl_status_message(st));
     free(t.ms);
     free(t.substeps);
+    free(t.density_avg);
+    free(t.density_max);
     free(t.prof);
     pbfcl_sim_destroy(sim);
     pbfcl_cl_destroy(&cl);

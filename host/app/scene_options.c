@@ -56,6 +56,8 @@ static const opt_spec opt_specs[] = {
      "tensile correction delta q, a fraction of h"},
     {"--contact-slop", "S", OPT_FLOAT, 0, 1, false, OFF(contact_slop), OFF(contact_slop_set),
      "overlap (fraction of 2r) that contacts resolve by moving x* alone"},
+    {"--fused-collide", "0|1", OPT_INT, 0, 1, false, OFF(fused_collide), OFF(fused_collide_set),
+     "1: delta and the first collision pass in one kernel; 0: separate passes"},
     {"--max-speed", "V", OPT_FLOAT, 0, 1e9, true, OFF(max_speed), OFF(max_speed_set),
      "blow-up guard: a speed above V m/s stops the run"},
     {"--radius", "R", OPT_FLOAT, 0, 1e3, true, OFF(radius), OFF(radius_set),
@@ -258,6 +260,8 @@ void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
         sv->scorr_dq = o->scorr_dq;
     if (o->contact_slop_set)
         sv->contact_slop = o->contact_slop;
+    if (o->fused_collide_set)
+        sv->fused_collide = o->fused_collide;
     if (o->max_speed_set)
         sv->max_speed = o->max_speed;
     if (o->radius_set)

@@ -39,6 +39,8 @@ typedef struct pbfcl_scene_options {
     bool scorr_dq_set;
     float contact_slop; /* --contact-slop */
     bool contact_slop_set;
+    int fused_collide; /* --fused-collide */
+    bool fused_collide_set;
     float max_speed; /* --max-speed, m/s */
     bool max_speed_set;
     float radius; /* --radius (particle radius), m */

@@ -233,6 +233,7 @@ static bool check_solver(const pbfcl_scene *s)
             bad(s, "solver.scorr_dq must be below 1: Poly6 is 0 at delta q = h (got %g)",
                 v->scorr_dq)) &&
            check_range(s, "solver.contact_slop", v->contact_slop, 0, false, 1) &&
+           check_range(s, "solver.fused_collide", v->fused_collide, 0, false, 1) &&
            check_range(s, "solver.vorticity", v->vorticity, 0, false, 1e6) &&
            check_range(s, "solver.viscosity", v->viscosity, 0, false, 1) &&
            check_range(s, "solver.max_speed", v->max_speed, 0, false, 1e9);

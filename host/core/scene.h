@@ -36,6 +36,7 @@ typedef struct pbfcl_solver_settings {
     float scorr_n;      /* tensile term exponent n (default 4) */
     float scorr_dq;     /* delta q as a fraction of h (default 0.2) */
     float contact_slop; /* overlap, as a fraction of 2r, that contacts leave to x* (default 0.2) */
+    int fused_collide;  /* 1: delta and the first collision pass in one kernel (default 0) */
     float vorticity;    /* vorticity confinement epsilon (default 1e-4) */
     float viscosity;    /* XSPH c per substep at `substeps` (default 0.05), scaled down when the
                            adaptive substeps are more, so that it is the same per frame */

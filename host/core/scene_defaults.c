@@ -28,6 +28,7 @@ void pbfcl_scene_defaults(pbfcl_scene *s)
     v->scorr_n = 4.0f;      /* s_corr exponent n */
     v->scorr_dq = 0.2f;     /* delta q = 0.2 h */
     v->contact_slop = 0.2f; /* contacts move x only for pairs closer than 0.8 * 2r */
+    v->fused_collide = 0;   /* separate delta and collide passes (the outline's order) */
     v->vorticity = 0.01f;   /* vorticity confinement epsilon, m/s: f = epsilon (N x omega) */
     v->viscosity = 0.05f;   /* XSPH c: about a 5 % blend per substep at these substeps */
     v->max_speed = 50.0f;   /* m/s: faster particles mean the simulation blew up */

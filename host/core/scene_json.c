@@ -235,6 +235,7 @@ static const solver_key solver_keys[] = {
     {"scorr_n", false, SOLVER_OFF(scorr_n)},
     {"scorr_dq", false, SOLVER_OFF(scorr_dq)},
     {"contact_slop", false, SOLVER_OFF(contact_slop)},
+    {"fused_collide", true, SOLVER_OFF(fused_collide)},
     {"vorticity", false, SOLVER_OFF(vorticity)},
     {"viscosity", false, SOLVER_OFF(viscosity)},
     {"max_speed", false, SOLVER_OFF(max_speed)},

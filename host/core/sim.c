@@ -30,8 +30,8 @@ struct pbfcl_sim {
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
-    cl_kernel predict, lambda, delta, collide, update, omega_viscosity, vorticity, stats,
-        copy_positions, bounds;
+    cl_kernel predict, lambda, delta, delta_collide, collide, update, omega_viscosity, vorticity,
+        stats, copy_positions, bounds;
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
@@ -46,6 +46,8 @@ struct pbfcl_sim {
     cl_mem bounds_buf;       /* 3 uints: pbf_bounds of the last frame */
     int substeps;            /* substeps of the last frame (params.dt = dt / substeps) */
     float wall_scale;        /* lambda and delta: pbfcl_pbf_wall_scale */
+
+    cl_mem id_buf, id_tmp_buf; /* uint per particle: its persistent id (its initial index) */
 };
 
 /* Sets kernel argument idx to the value v (an lvalue). */
@@ -177,18 +179,21 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
         cells = 1ull << (3 * g.grid_bits);
     unsigned long long per_particle = 12 * 16 + 4 + PBFCL_STATS_FIELDS; /* float4s, density */
     unsigned long long grid_per_particle = 4 * (6 + PBFCL_SIM_MAX_NEIGHBORS);
+    per_particle += 2 * 4; /* the ids and their reorder target */
     return n * (per_particle + grid_per_particle) + cells * 8;
 }
 
-static const char *const kernel_names[] = {
-    "pbf_predict",         "pbf_lambda",    "pbf_delta", "pbf_collide",        "pbf_update",
-    "pbf_omega_viscosity", "pbf_vorticity", "pbf_stats", "pbf_copy_positions", "pbf_bounds"};
+static const char *const kernel_names[] = {"pbf_predict",         "pbf_lambda",    "pbf_delta",
+                                           "pbf_delta_collide",   "pbf_collide",   "pbf_update",
+                                           "pbf_omega_viscosity", "pbf_vorticity", "pbf_stats",
+                                           "pbf_copy_positions",  "pbf_bounds"};
 
 static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 {
-    cl_kernel *slots[] = {
-        &sim->predict,         &sim->lambda,    &sim->delta, &sim->collide,        &sim->update,
-        &sim->omega_viscosity, &sim->vorticity, &sim->stats, &sim->copy_positions, &sim->bounds};
+    cl_kernel *slots[] = {&sim->predict,         &sim->lambda,    &sim->delta,
+                          &sim->delta_collide,   &sim->collide,   &sim->update,
+                          &sim->omega_viscosity, &sim->vorticity, &sim->stats,
+                          &sim->copy_positions,  &sim->bounds};
     return slots[k];
 }
 
@@ -256,6 +261,8 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
         {&sim->bounds_buf, 3 * sizeof(cl_uint), "substep bounds"},
+        {&sim->id_buf, n1, "particle ids"},
+        {&sim->id_tmp_buf, n1, "particle ids (reorder)"},
     };
     for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
         PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, list[b].size, list[b].what, list[b].buf));
@@ -295,6 +302,21 @@ static pbfcl_status upload_state(pbfcl_sim *sim, const float *positions)
 done:
     free(tmp);
     return st;
+}
+
+/* Gives every particle its persistent id: its index in the initial positions. */
+static pbfcl_status upload_ids(pbfcl_sim *sim)
+{
+    cl_uint *ids = malloc((sim->n ? sim->n : 1) * sizeof *ids);
+    if (!ids)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < sim->n; i++)
+        ids[i] = (cl_uint)i;
+    cl_int err = clEnqueueWriteBuffer(sim->cl->queue, sim->id_buf, CL_TRUE, 0, sim->n * 4, ids, 0,
+                                      NULL, NULL);
+    free(ids);
+    PBFCL_CL_CHECK(err);
+    return PBFCL_OK;
 }
 
 /* Enqueues pbf_bounds of the current state into bounds_buf (read by choose_substeps). */
@@ -346,6 +368,7 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     PBFCL_TRY(alloc_buffers(sim));
     sim->substeps = sim->scene.solver.substeps;
     PBFCL_TRY(upload_state(sim, positions));
+    PBFCL_TRY(upload_ids(sim));
     return enqueue_bounds(sim, NULL);
 }
 
@@ -382,6 +405,8 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         &sim->lambda_buf,         &sim->density_buf, &sim->partial_buf,  &sim->bounds_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
+    pbfcl_cl_release_buffer(&sim->id_buf);
+    pbfcl_cl_release_buffer(&sim->id_tmp_buf);
     for (int k = 0; k < SIM_KERNEL_COUNT; k++)
         if (*kernel_slot(sim, k))
             clReleaseKernel(*kernel_slot(sim, k));
@@ -439,6 +464,8 @@ static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
         PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src[b], *dst[b], sim->n, prof));
         swap_buf(src[b], dst[b]);
     }
+    PBFCL_TRY(pbfcl_grid_reorder_uint(&sim->grid, sim->id_buf, sim->id_tmp_buf, sim->n, prof));
+    swap_buf(&sim->id_buf, &sim->id_tmp_buf);
     return PBFCL_OK;
 }
 
@@ -489,6 +516,22 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 7, sim->pos_tmp_buf); /* free between reorders */
     PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
     swap_buf(&sim->q_buf, &sim->q_tmp_buf);
+    swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_delta_collide(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_kernel k = sim->delta_collide;
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, sim->lambda_buf);
+    SIM_ARG(k, 3, sim->pos_buf);
+    SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 5, sim->grid.neighbor_buf);
+    SIM_ARG(k, 6, sim->q_buf);
+    SIM_ARG(k, 7, sim->pos_tmp_buf); /* free between reorders */
+    SIM_ARG(k, 8, sim->wall_scale);
+    PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
     swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
     return PBFCL_OK;
 }
@@ -548,8 +591,12 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
     PBFCL_TRY(pbfcl_sim_neighbours(sim, prof)); /* hash, sort, reorder, cells, neighbours */
     for (int it = 0; it < s->iterations; it++) {
         PBFCL_TRY(pbfcl_sim_lambda(sim, prof)); /* density, lambda_i */
-        PBFCL_TRY(pbfcl_sim_delta(sim, prof));  /* delta x_i with s_corr */
-        for (int st = 0; st < s->stabilization_iterations; st++)
+        int fused = s->fused_collide && s->stabilization_iterations > 0;
+        if (fused) /* delta x_i with s_corr and the first collision pass, one gather */
+            PBFCL_TRY(pbfcl_sim_delta_collide(sim, prof));
+        else
+            PBFCL_TRY(pbfcl_sim_delta(sim, prof)); /* delta x_i with s_corr */
+        for (int st = fused; st < s->stabilization_iterations; st++)
             PBFCL_TRY(pbfcl_sim_collide(sim, prof)); /* collisions: x and x* */
         PBFCL_TRY(pbfcl_sim_apply_delta(sim, prof)); /* x* += delta x */
     }
@@ -807,4 +854,11 @@ void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3
         (cl_float4){{(float)(dir[0] / len), (float)(dir[1] / len), (float)(dir[2] / len), 0.0f}};
     sim->push =
         (cl_float4){{(float)(push[0] * a), (float)(push[1] * a), (float)(push[2] * a), radius}};
+}
+
+/* ---- persistent particle ids ----------------------------------------------------------- */
+
+pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids)
+{
+    return read_plain(sim, sim->id_buf, sim->n * sizeof(cl_uint), ids);
 }
