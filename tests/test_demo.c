@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #ifdef PBFCL_HAVE_PNG
-#include <png.h>
+#include "test_png.h"
 #endif
 
 #define DEMO_W 1280
@@ -108,33 +108,6 @@ START_TEST(test_demo_no_display)
 END_TEST
 
 #if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
-/* An RGB image read from a PNG. */
-typedef struct image {
-    int w, h;
-    unsigned char *rgb;
-} image;
-
-static image read_png(const char *path)
-{
-    png_image img;
-    memset(&img, 0, sizeof img);
-    img.version = PNG_IMAGE_VERSION;
-    ck_assert_msg(png_image_begin_read_from_file(&img, path), "cannot read %s: %s", path,
-                  img.message);
-    img.format = PNG_FORMAT_RGB;
-    image out = {(int)img.width, (int)img.height, malloc(PNG_IMAGE_SIZE(img))};
-    ck_assert(out.rgb != NULL);
-    ck_assert_msg(png_image_finish_read(&img, NULL, out.rgb, 0, NULL), "cannot decode %s: %s", path,
-                  img.message);
-    return out;
-}
-
-/* Fluid is drawn in blues: clearly more blue than red, and not dark. */
-static bool is_fluid(const unsigned char *p)
-{
-    return p[2] > p[0] + 40 && p[2] >= p[1] && p[2] > 90;
-}
-
 /* The clear colour (0.17, 0.17, 0.18) within a small tolerance. */
 static bool is_background(const unsigned char *p)
 {

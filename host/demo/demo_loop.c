@@ -47,6 +47,7 @@ typedef struct demo {
     double shake_until, time;
     pbfcl_demo_color color;
     double fps, sim_ms, render_ms;
+    double first_frame_end, last_frame_end; /* for the --frames summary's frame time */
     GLuint queries[2];
     long frame;
     char message[200];
@@ -398,6 +399,11 @@ static void print_summary(const demo *d)
     printf("pbfcl demo: %ld frames, %.2f ms/step (simulation), %.2f ms (render, %s)\n", d->frame,
            d->sim_ms, d->render_ms,
            d->render_mode == PBFCL_DEMO_RENDER_FLUID ? "fluid" : "spheres");
+    if (d->frame > 1) /* the first frame pays for warm-up: it is left out */
+        printf("pbfcl demo: %.2f ms per frame (frames 2 to %ld, step + transfer + draw + swap), "
+               "positions by %s\n",
+               (d->last_frame_end - d->first_frame_end) * 1e3 / (double)(d->frame - 1), d->frame,
+               pbfcl_demo_interop_path(&d->ip));
     if (d->render_mode != PBFCL_DEMO_RENDER_FLUID)
         return;
     char smoothing[64];
@@ -427,6 +433,9 @@ static pbfcl_status run_loop(demo *d)
                    d->win.draw_width, d->win.draw_height, d->frame);
         }
         SDL_GL_SwapWindow(d->win.window);
+        d->last_frame_end = now_s();
+        if (d->frame == 1)
+            d->first_frame_end = d->last_frame_end;
         update_fps(d, &t_fps, &frames_since);
         if (last)
             break;
