@@ -216,12 +216,19 @@ static void ref_limit(double v[3], double max_len)
             v[c] *= max_len / len;
 }
 
+/* Set: ref_delta_limited sums over i's neighbour list, as the kernel does, instead of every
+ * particle within h. The lists are built at the substep's first x*, so after an iteration some
+ * pairs within h are not in them and some listed ones are no longer within h. */
+static int ref_listed;
+
 /* Reference delta of particle i from the device's lambdas, limited as the kernel does. */
 static void ref_delta_limited(const kstate *k, const pbfcl_pbf_params *p, size_t i, double out[3])
 {
     double wdq = ref_poly6(p->h * 0.2, p->h);
     out[0] = out[1] = out[2] = 0;
-    for (size_t j = 0; j < k->n; j++) {
+    size_t count = ref_listed ? k->count[i] : k->n;
+    for (size_t m = 0; m < count; m++) {
+        size_t j = ref_listed ? k->nbr[m * k->n + i] : m;
         double d[3], r = dist3(k->x + 3 * i, k->x + 3 * j, d);
         if (j == i || r >= p->h)
             continue;
@@ -552,11 +559,33 @@ START_TEST(test_collide_reference)
 }
 END_TEST
 
-/* delta_collide: q = x* + dx + c with dx as delta computes it and c, e as collide computes them
- * but on x* (contacts found before the density correction), each limited as in its own
- * kernel, walls holding q and x; contacts where x stays and where it moves occur, and some
- * dx are limited. */
-static void check_delta_collide(pbfcl_cl *cl)
+/* The Chebyshev weights (Wang 2015): 1 for the first two iterations and for rho = 0, then
+ * 2 / (2 - rho^2), then the recurrence 4 / (4 - rho^2 w), which falls to its fixed point
+ * 2 / (1 + sqrt(1 - rho^2)), the optimal over-relaxation for spectral radius rho. */
+START_TEST(test_chebyshev_weights)
+{
+    const double rho = 0.95, limit = 2.0 / (1.0 + sqrt(1.0 - rho * rho));
+    double w = 1.0;
+    for (int it = 0; it < 200; it++) {
+        double next = pbfcl_sim_chebyshev_weight(it, rho, w);
+        ck_assert_double_eq(pbfcl_sim_chebyshev_weight(it, 0.0, w), 1.0);
+        if (it < 2)
+            ck_assert_double_eq(next, 1.0);
+        else if (it == 2)
+            ck_assert_double_eq_tol(next, 2.0 / (2.0 - rho * rho), 1e-12);
+        else
+            ck_assert_msg(next <= w && next >= limit - 1e-12,
+                          "weight %d: %.9f after %.9f (limit %.9f)", it, next, w, limit);
+        w = next;
+    }
+    ck_assert_double_eq_tol(w, limit, 1e-9);
+}
+END_TEST
+
+/* delta with a Chebyshev weight w: the step is w dx + (w - 1) D, D the step the last delta
+ * took (q - x*, walls included), dx the reference of delta at the new x*; a second delta after
+ * one plain iteration, on an overlapping lattice touching a wall. */
+static void check_delta_chebyshev(pbfcl_cl *cl)
 {
     pbfcl_scene s;
     kernel_scene(&s);
@@ -564,55 +593,54 @@ static void check_delta_collide(pbfcl_cl *cl)
     float *pos = lattice(nx, 0.011f, 0.017f, 0.003f, 3); /* overlapping, touching a wall */
     size_t n = (size_t)nx * nx * nx;
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    float *d0 = malloc(n * 3 * sizeof *d0), *out = malloc(n * 3 * sizeof *out);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, d0, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_apply_delta(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
     kstate k;
     kstate_read(sim, &k);
-    for (size_t i = 0; i < 3 * n; i++)
-        k.delta[i] = 0.0f; /* contacts of x*, not of x* + dx */
-    float *x = malloc(n * 3 * sizeof *x), *out = malloc(n * 3 * sizeof *out),
-          *x_out = malloc(n * 3 * sizeof *x_out);
-    ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta_collide(sim, NULL), PBFCL_OK);
+    const float w = 1.7f;
+    pbfcl_sim_set_chebyshev_weight(sim, w);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    pbfcl_sim_set_chebyshev_weight(sim, 1.0f);
     ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read(sim, x_out, NULL, NULL), PBFCL_OK);
     const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
-    int branch[3] = {0, 0, 0};
-    ref_limited = 0;
+    double dscale = 1e-6; /* the size of the steps, for the tolerance */
+    for (size_t i = 0; i < 3 * n; i++)
+        dscale = fmax(dscale, fabs(d0[i]));
+    int clamped = 0, moved = 0;
+    ref_listed = 1; /* the second iteration's x* moved from where the lists were built */
     for (size_t i = 0; i < n; i++) {
-        double c[3], e[3], dx[3];
-        ref_collide(&k, x, p, i, c, e, branch);
+        double dx[3];
         ref_delta_limited(&k, p, i, dx);
-        double len = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-        double limit = 0.5 * p->radius, scale = len > limit ? limit / len : 1.0;
         for (int a = 0; a < 3; a++) {
             double lo = p->box_min[a] + p->radius, hi = p->box_max[a] - p->radius;
-            double xs = k.x[3 * i + a];
-            double want = fmin(fmax(xs + dx[a] + scale * c[a], lo), hi) - xs;
-            double want_x = fmin(fmax(x[3 * i + a] + scale * e[a], lo), hi);
-            ck_assert_msg(test_close(out[3 * i + a], want, 2e-6, 1e-4),
-                          "delta_collide q - x*[%zu][%d] = %g, reference %g", i, a, out[3 * i + a],
+            double x = k.x[3 * i + a], step = w * dx[a] + (w - 1.0) * d0[3 * i + a];
+            double want = fmin(fmax(x + step, lo), hi) - x;
+            clamped += want != step;
+            moved += fabs(want - dx[a]) > 1e-3 * dscale;
+            /* the two terms can cancel: each carries the plain delta test's 1e-3 */
+            double terms = fabs(w * dx[a]) + fabs((w - 1.0) * d0[3 * i + a]);
+            ck_assert_msg(test_close(out[3 * i + a], want, 1e-4 * dscale + 1e-3 * terms, 1e-3),
+                          "Chebyshev delta[%zu][%d] = %g, reference %g", i, a, out[3 * i + a],
                           want);
-            ck_assert_msg(test_close(x_out[3 * i + a], want_x, 2e-6, 1e-5),
-                          "delta_collide x[%zu][%d] = %g, reference %g", i, a, x_out[3 * i + a],
-                          want_x);
         }
     }
-    /* x* = x + g dt^2 here, so x is never more overlapped than x* (the third case, tested
-     * with collide, needs an x deeper than x*) */
-    ck_assert_msg(branch[0] > 0 && branch[1] > 0,
-                  "contacts where x stays, moves less than x*: %d, %d", branch[0], branch[1]);
-    ck_assert_msg(ref_limited > 0, "no density correction reached the limit");
-    free(x);
-    free(x_out);
-    free(out);
+    ref_listed = 0;
+    ck_assert_msg(moved > 0 && clamped > 0, "steps that differ from plain delta %d, at a wall %d",
+                  moved, clamped);
     kstate_free(&k);
+    free(d0);
+    free(out);
     free(pos);
     pbfcl_sim_destroy(sim);
 }
 
-START_TEST(test_delta_collide_reference)
+START_TEST(test_delta_chebyshev_reference)
 {
-    test_each_device(check_delta_collide);
+    test_each_device(check_delta_chebyshev);
 }
 END_TEST
 
@@ -780,6 +808,7 @@ int main(void)
     TCase *host = tcase_create("host");
     tcase_add_test(host, test_poly6_integrates_to_one);
     tcase_add_test(host, test_spiky_gradient_sums_to_zero);
+    tcase_add_test(host, test_chebyshev_weights);
     suite_add_tcase(suite, host);
     TCase *dev = tcase_create("device");
     tcase_set_timeout(dev, 300);
@@ -787,7 +816,7 @@ int main(void)
     tcase_add_test(dev, test_lambda_delta_reference);
     tcase_add_test(dev, test_walls);
     tcase_add_test(dev, test_collide_reference);
-    tcase_add_test(dev, test_delta_collide_reference);
+    tcase_add_test(dev, test_delta_chebyshev_reference);
     tcase_add_test(dev, test_vorticity_viscosity_reference);
     tcase_add_test(dev, test_bad_config);
     suite_add_tcase(suite, dev);

@@ -9,6 +9,7 @@
 #include "radix_sort.h"
 #include "scan.h"
 #include "sim.h"
+#include "split_compress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,8 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_radix_sort_build_config(&c, cfg);
     } else if (id == PBFCL_PROGRAM_GRID) {
         pbfcl_grid_build_config(&dev, grid_bits, PBFCL_SIM_MAX_NEIGHBORS, cfg);
+    } else if (id == PBFCL_PROGRAM_SPLIT_COMPRESS) {
+        pbfcl_split_compress_build_config(&dev, grid_bits, cfg);
     } else {
         pbfcl_sim_build_config(&dev, cfg);
     }

@@ -16,6 +16,7 @@ static const command commands[] = {
     {"run", cmd_run, "simulate a scene headless: progress, PLY frames, statistics CSV"},
     {"bench", cmd_bench, "simulation step time per stage and particle-steps per second"},
     {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
+    {"bench-split", cmd_bench_split, "split-and-compress against the neighbour lists, per stage"},
     {"kernel-builds", cmd_kernel_builds, "every program and build-option set pbfcl compiles"},
 };
 

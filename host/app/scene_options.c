@@ -40,6 +40,12 @@ static const opt_spec opt_specs[] = {
      "density solver iterations per substep"},
     {"--stabilization", "N", OPT_INT, 0, 1000, false, OFF(stabilization), OFF(stabilization_set),
      "collision stabilisation iterations"},
+    {"--contact-interval", "N", OPT_INT, 1, 1000, false, OFF(contact_interval),
+     OFF(contact_interval_set), "collision passes after every N-th iteration and the last"},
+    {"--chebyshev", "RHO", OPT_FLOAT, 0, 0.999, false, OFF(chebyshev_rho), OFF(chebyshev_rho_set),
+     "Chebyshev acceleration's spectral radius estimate (0: plain Jacobi)"},
+    {"--cfl", "C", OPT_FLOAT, 0, 2, true, OFF(cfl), OFF(cfl_set),
+     "a particle moves at most C * h per substep (adaptive substeps)"},
     {"--vorticity", "E", OPT_FLOAT, 0, 1e6, false, OFF(vorticity), OFF(vorticity_set),
      "vorticity confinement epsilon (0: off)"},
     {"--viscosity", "C", OPT_FLOAT, 0, 1, false, OFF(viscosity), OFF(viscosity_set),
@@ -56,8 +62,6 @@ static const opt_spec opt_specs[] = {
      "tensile correction delta q, a fraction of h"},
     {"--contact-slop", "S", OPT_FLOAT, 0, 1, false, OFF(contact_slop), OFF(contact_slop_set),
      "overlap (fraction of 2r) that contacts resolve by moving x* alone"},
-    {"--fused-collide", "0|1", OPT_INT, 0, 1, false, OFF(fused_collide), OFF(fused_collide_set),
-     "1: delta and the first collision pass in one kernel; 0: separate passes"},
     {"--max-speed", "V", OPT_FLOAT, 0, 1e9, true, OFF(max_speed), OFF(max_speed_set),
      "blow-up guard: a speed above V m/s stops the run"},
     {"--radius", "R", OPT_FLOAT, 0, 1e3, true, OFF(radius), OFF(radius_set),
@@ -244,6 +248,12 @@ void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
         sv->iterations = o->iterations;
     if (o->stabilization_set)
         sv->stabilization_iterations = o->stabilization;
+    if (o->contact_interval_set)
+        sv->contact_interval = o->contact_interval;
+    if (o->chebyshev_rho_set)
+        sv->chebyshev_rho = o->chebyshev_rho;
+    if (o->cfl_set)
+        sv->cfl = o->cfl;
     if (o->vorticity_set)
         sv->vorticity = o->vorticity;
     if (o->viscosity_set)
@@ -260,8 +270,6 @@ void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
         sv->scorr_dq = o->scorr_dq;
     if (o->contact_slop_set)
         sv->contact_slop = o->contact_slop;
-    if (o->fused_collide_set)
-        sv->fused_collide = o->fused_collide;
     if (o->max_speed_set)
         sv->max_speed = o->max_speed;
     if (o->radius_set)

@@ -39,8 +39,12 @@ typedef struct pbfcl_scene_options {
     bool scorr_dq_set;
     float contact_slop; /* --contact-slop */
     bool contact_slop_set;
-    int fused_collide; /* --fused-collide */
-    bool fused_collide_set;
+    int contact_interval; /* --contact-interval */
+    bool contact_interval_set;
+    float chebyshev_rho; /* --chebyshev */
+    bool chebyshev_rho_set;
+    float cfl; /* --cfl */
+    bool cfl_set;
     float max_speed; /* --max-speed, m/s */
     bool max_speed_set;
     float radius; /* --radius (particle radius), m */

@@ -222,6 +222,9 @@ static bool check_solver(const pbfcl_scene *s)
            check_range(s, "solver.iterations", v->iterations, 1, false, 1000) &&
            check_range(s, "solver.stabilization_iterations", v->stabilization_iterations, 0, false,
                        1000) &&
+           check_range(s, "solver.contact_interval", v->contact_interval, 1, false, 1000) &&
+           check_range(s, "solver.chebyshev_rho", v->chebyshev_rho, 0, false, 0.999) &&
+           check_range(s, "solver.cfl", v->cfl, 0, true, 2) &&
            check_range(s, "solver.h_ratio", v->h_ratio, 2, true, PBFCL_MAX_H_RATIO) &&
            check_range(s, "solver.relaxation", v->relaxation, 0, true, 1e12) &&
            check_range(s, "solver.scorr_k", v->scorr_k, 0, false, 1e6) &&
@@ -233,7 +236,6 @@ static bool check_solver(const pbfcl_scene *s)
             bad(s, "solver.scorr_dq must be below 1: Poly6 is 0 at delta q = h (got %g)",
                 v->scorr_dq)) &&
            check_range(s, "solver.contact_slop", v->contact_slop, 0, false, 1) &&
-           check_range(s, "solver.fused_collide", v->fused_collide, 0, false, 1) &&
            check_range(s, "solver.vorticity", v->vorticity, 0, false, 1e6) &&
            check_range(s, "solver.viscosity", v->viscosity, 0, false, 1) &&
            check_range(s, "solver.max_speed", v->max_speed, 0, false, 1e9);

@@ -30,13 +30,17 @@ typedef struct pbfcl_solver_settings {
     int substeps;                 /* substeps per frame (default 2) */
     int iterations;               /* density solver iterations per substep (default 4) */
     int stabilization_iterations; /* collision stabilisation iterations (default 1) */
+    int contact_interval;         /* collision passes after every N-th iteration and the last
+                                     (default 1: after every iteration, as seed 001) */
+    float chebyshev_rho;          /* spectral radius estimate of the Chebyshev acceleration of the
+                                     iterations (default 0: plain Jacobi) */
+    float cfl;                    /* a particle moves at most cfl * h per substep (default 0.5) */
     float h_ratio;                /* kernel radius h = h_ratio * particle radius (default 4) */
     float relaxation;   /* lambda relaxation epsilon (default 600 in the paper's units, scaled) */
     float scorr_k;      /* tensile term strength k (default 1e-4) */
     float scorr_n;      /* tensile term exponent n (default 4) */
     float scorr_dq;     /* delta q as a fraction of h (default 0.2) */
     float contact_slop; /* overlap, as a fraction of 2r, that contacts leave to x* (default 0.2) */
-    int fused_collide;  /* 1: delta and the first collision pass in one kernel (default 0) */
     float vorticity;    /* vorticity confinement epsilon (default 1e-4) */
     float viscosity;    /* XSPH c per substep at `substeps` (default 0.05), scaled down when the
                            adaptive substeps are more, so that it is the same per frame */

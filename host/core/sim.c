@@ -14,11 +14,15 @@
 #define PBFCL_PI 3.14159265358979323846
 
 /* Adaptive substeps (a CFL condition, see choose_substeps): in one substep no particle may
- * move more than PBFCL_SIM_CFL * h, and the solver's signal speed, about h per iteration
- * and substep, must stay ahead of the free-fall speed sqrt(2 g H) over the fluid's height H.
- * At most PBFCL_SIM_MAX_SUBSTEPS (or the scene's count if larger). */
-#define PBFCL_SIM_CFL 0.5
+ * move more than solver.cfl * h, and the solver's signal speed must stay ahead of the
+ * free-fall speed sqrt(2 g H) over the fluid's height H. At most PBFCL_SIM_MAX_SUBSTEPS (or
+ * the scene's count if larger). */
 #define PBFCL_SIM_MAX_SUBSTEPS 64
+
+/* Chebyshev acceleration starts after this many plain Jacobi iterations (Wang 2015's delay
+ * S): the first iterations of a substep remove the prediction's large local errors, which
+ * over-relaxation would amplify. */
+#define PBFCL_SIM_CHEBYSHEV_DELAY 2
 
 /* Largest work-group size tried (a power of two; the device may allow less). */
 #define PBFCL_SIM_WG_MAX 256u
@@ -30,8 +34,8 @@ struct pbfcl_sim {
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
-    cl_kernel predict, lambda, delta, delta_collide, collide, update, omega_viscosity, vorticity,
-        stats, copy_positions, bounds;
+    cl_kernel predict, lambda, delta, collide, update, omega_viscosity, vorticity, stats,
+        copy_positions, bounds;
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
@@ -46,6 +50,7 @@ struct pbfcl_sim {
     cl_mem bounds_buf;       /* 3 uints: pbf_bounds of the last frame */
     int substeps;            /* substeps of the last frame (params.dt = dt / substeps) */
     float wall_scale;        /* lambda and delta: pbfcl_pbf_wall_scale */
+    float omega;             /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
 
     cl_mem id_buf, id_tmp_buf; /* uint per particle: its persistent id (its initial index) */
 };
@@ -101,6 +106,13 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
         pbfcl_errorf("tensile term: n must be a whole number 1..16 (got %g) and delta q a "
                      "fraction of h in (0, 1) (got %g)",
                      v->scorr_n, v->scorr_dq);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (v->contact_interval < 1 || !(v->chebyshev_rho >= 0.0f && v->chebyshev_rho < 1.0f) ||
+        !(v->cfl > 0.0f && v->cfl <= 2.0f)) {
+        pbfcl_errorf("the solver needs contact_interval >= 1 (got %d), chebyshev_rho in [0, 1) "
+                     "(got %g; 0 turns the acceleration off) and cfl in (0, 2] (got %g)",
+                     v->contact_interval, v->chebyshev_rho, v->cfl);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     if (!(v->contact_slop >= 0.0f && v->contact_slop <= 1.0f)) {
@@ -183,17 +195,15 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     return n * (per_particle + grid_per_particle) + cells * 8;
 }
 
-static const char *const kernel_names[] = {"pbf_predict",         "pbf_lambda",    "pbf_delta",
-                                           "pbf_delta_collide",   "pbf_collide",   "pbf_update",
-                                           "pbf_omega_viscosity", "pbf_vorticity", "pbf_stats",
-                                           "pbf_copy_positions",  "pbf_bounds"};
+static const char *const kernel_names[] = {
+    "pbf_predict",         "pbf_lambda",    "pbf_delta", "pbf_collide",        "pbf_update",
+    "pbf_omega_viscosity", "pbf_vorticity", "pbf_stats", "pbf_copy_positions", "pbf_bounds"};
 
 static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 {
-    cl_kernel *slots[] = {&sim->predict,         &sim->lambda,    &sim->delta,
-                          &sim->delta_collide,   &sim->collide,   &sim->update,
-                          &sim->omega_viscosity, &sim->vorticity, &sim->stats,
-                          &sim->copy_positions,  &sim->bounds};
+    cl_kernel *slots[] = {
+        &sim->predict,         &sim->lambda,    &sim->delta, &sim->collide,        &sim->update,
+        &sim->omega_viscosity, &sim->vorticity, &sim->stats, &sim->copy_positions, &sim->bounds};
     return slots[k];
 }
 
@@ -367,6 +377,7 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     sim->groups = (sim->n + sim->wg - 1) / sim->wg;
     PBFCL_TRY(alloc_buffers(sim));
     sim->substeps = sim->scene.solver.substeps;
+    sim->omega = 1.0f;
     PBFCL_TRY(upload_state(sim, positions));
     PBFCL_TRY(upload_ids(sim));
     return enqueue_bounds(sim, NULL);
@@ -501,6 +512,8 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 4, sim->grid.neighbor_buf);
     SIM_ARG(k, 5, sim->q_buf);
     SIM_ARG(k, 6, sim->wall_scale);
+    SIM_ARG(k, 7, sim->pred_tmp_buf); /* the density steps (reorder target, free until then) */
+    SIM_ARG(k, 8, sim->omega);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -516,22 +529,6 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 7, sim->pos_tmp_buf); /* free between reorders */
     PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
     swap_buf(&sim->q_buf, &sim->q_tmp_buf);
-    swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
-    return PBFCL_OK;
-}
-
-pbfcl_status pbfcl_sim_delta_collide(pbfcl_sim *sim, pbfcl_profile *prof)
-{
-    cl_kernel k = sim->delta_collide;
-    PBFCL_TRY(set_head(sim, k));
-    SIM_ARG(k, 2, sim->lambda_buf);
-    SIM_ARG(k, 3, sim->pos_buf);
-    SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 5, sim->grid.neighbor_buf);
-    SIM_ARG(k, 6, sim->q_buf);
-    SIM_ARG(k, 7, sim->pos_tmp_buf); /* free between reorders */
-    SIM_ARG(k, 8, sim->wall_scale);
-    PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
     swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
     return PBFCL_OK;
 }
@@ -583,6 +580,24 @@ pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof)
     return PBFCL_OK;
 }
 
+double pbfcl_sim_chebyshev_weight(int iteration, double rho, double last)
+{
+    const int s = PBFCL_SIM_CHEBYSHEV_DELAY;
+    if (!(rho > 0.0) || iteration < s)
+        return 1.0;
+    if (iteration == s)
+        return 2.0 / (2.0 - rho * rho);
+    return 4.0 / (4.0 - rho * rho * last);
+}
+
+/* Whether solver iteration it (of iterations) ends with the collision passes: every
+ * contact_interval-th iteration and always the last, so that a substep ends with its contacts
+ * resolved. */
+static int contact_iteration(const pbfcl_solver_settings *s, int it)
+{
+    return (it + 1) % s->contact_interval == 0 || it + 1 == s->iterations;
+}
+
 /* One substep of seed 001's outline. */
 static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 {
@@ -590,26 +605,27 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
     PBFCL_TRY(pbfcl_sim_predict(sim, prof));    /* apply forces, predict x*, confine to box */
     PBFCL_TRY(pbfcl_sim_neighbours(sim, prof)); /* hash, sort, reorder, cells, neighbours */
     for (int it = 0; it < s->iterations; it++) {
+        sim->omega = (float)pbfcl_sim_chebyshev_weight(it, s->chebyshev_rho, sim->omega);
         PBFCL_TRY(pbfcl_sim_lambda(sim, prof)); /* density, lambda_i */
-        int fused = s->fused_collide && s->stabilization_iterations > 0;
-        if (fused) /* delta x_i with s_corr and the first collision pass, one gather */
-            PBFCL_TRY(pbfcl_sim_delta_collide(sim, prof));
-        else
-            PBFCL_TRY(pbfcl_sim_delta(sim, prof)); /* delta x_i with s_corr */
-        for (int st = fused; st < s->stabilization_iterations; st++)
+        PBFCL_TRY(pbfcl_sim_delta(sim, prof));  /* delta x_i with s_corr (Chebyshev-weighted) */
+        for (int st = 0; contact_iteration(s, it) && st < s->stabilization_iterations; st++)
             PBFCL_TRY(pbfcl_sim_collide(sim, prof)); /* collisions: x and x* */
         PBFCL_TRY(pbfcl_sim_apply_delta(sim, prof)); /* x* += delta x */
     }
+    sim->omega = 1.0f;                               /* a delta called on its own is plain */
     PBFCL_TRY(pbfcl_sim_update(sim, prof));          /* v = (x* - x) / dt, x = x* */
     return pbfcl_sim_vorticity_viscosity(sim, prof); /* omega, f_vorticity, XSPH viscosity */
 }
 
 /* The substeps of the next frame from the bounds of the last one (a CFL condition): with
  * v the fastest particle, g = |gravity| and H the fluid's extent along gravity, the speed
- * u = max(v + g dt, sqrt(2 g H)) may carry a particle at most PBFCL_SIM_CFL * h per substep.
- * The first term is the usual CFL number; the second keeps the solver's signal speed (about
- * h per iteration and substep) ahead of the fluid's free-fall speed, or the Jacobi iterations
- * cannot hold a column of H / 2r particles and it compresses until neighbours pile up. Both
+ * u = max(v + g dt, sqrt(2 g H)) may carry a particle at most solver.cfl * h per substep.
+ * The first term is the usual CFL number; the second keeps the solver's signal speed ahead
+ * of the fluid's free-fall speed, or the iterations cannot hold a column of H / 2r particles
+ * and it compresses until neighbours pile up. Plain Jacobi iterations spread a correction
+ * like a diffusion (about h sqrt(iterations) per substep) and needed cfl 0.5; Chebyshev
+ * acceleration spreads it about h per iteration and holds the column at cfl 1 with half the
+ * substeps (docs/PERFORMANCE.md, "Chebyshev-accelerated iterations"). Both
  * scale as 1/h: halving r doubles the substeps, as it halves the time step of any explicit
  * particle method. A scene's own substeps are the minimum. One 12-byte read per frame. */
 static pbfcl_status choose_substeps(pbfcl_sim *sim, int *out)
@@ -630,7 +646,7 @@ static pbfcl_status choose_substeps(pbfcl_sim *sim, int *out)
     g = sqrt(g);
     double height = fmax(0.0, (double)b[1] + b[2] - 2.0 * reach);
     double u = fmax(b[0] + g * v->dt, sqrt(2.0 * g * height));
-    double want = ceil(v->dt * u / (PBFCL_SIM_CFL * sim->params.h));
+    double want = ceil(v->dt * u / (v->cfl * sim->params.h));
     int most = v->substeps > PBFCL_SIM_MAX_SUBSTEPS ? v->substeps : PBFCL_SIM_MAX_SUBSTEPS;
     *out = want > most ? most : (want < v->substeps ? v->substeps : (int)want);
     return PBFCL_OK;
@@ -829,6 +845,11 @@ pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf)
     SIM_ARG(k, 2, sim->vel_buf);
     SIM_ARG(k, 3, dst_buf);
     return launch(sim, k, NULL, PBFCL_STAGE_OTHER);
+}
+
+void pbfcl_sim_set_chebyshev_weight(pbfcl_sim *sim, float omega)
+{
+    sim->omega = omega;
 }
 
 void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3])

@@ -72,6 +72,16 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out);
  * a buffer shared with OpenGL. */
 pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf);
 
+/* The weight of Chebyshev iteration `iteration` of a substep (Wang 2015) for the spectral
+ * radius estimate rho, given the weight of the iteration before: 1 for the first
+ * PBFCL_SIM_CHEBYSHEV_DELAY iterations and whenever rho is 0, then 2 / (2 - rho^2), then
+ * 4 / (4 - rho^2 last). */
+double pbfcl_sim_chebyshev_weight(int iteration, double rho, double last);
+
+/* Sets the Chebyshev weight the next pbfcl_sim_delta applies (pbfcl_sim_step sets it per
+ * iteration and leaves 1, plain Jacobi; exposed for the tests). */
+void pbfcl_sim_set_chebyshev_weight(pbfcl_sim *sim, float omega);
+
 /* Changes gravity (e.g. to tilt or shake the box). */
 void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3]);
 
@@ -93,16 +103,13 @@ pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof);
 pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* delta: the position correction dx from the lambdas, with the tensile term s_corr, written
- * as the corrected positions q = x* + dx (kept inside the walls). */
+ * as the corrected positions q = x* + dx (kept inside the walls); with a Chebyshev weight w
+ * != 1 the step is w dx + (w - 1) times the last delta's step. */
 pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* collide: one stabilisation iteration of the particle-particle and wall constraints; moves
  * x* and, by the part that undoes an overlap x already had, x. */
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof);
-
-/* delta_collide: delta and the first collide pass in one gather, both from x* (used instead
- * of delta and one collide when solver.fused_collide is set). */
-pbfcl_status pbfcl_sim_delta_collide(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* apply_delta: x* += delta: adopts the corrected positions q = x* + dx that delta and collide
  * wrote (a buffer swap, no kernel). */
