@@ -202,7 +202,7 @@ static long ply_vertex_count(const char *path)
         sscanf(line, "element vertex %ld", &n);
     header = ftell(f);
     fseek(f, 0, SEEK_END);
-    ck_assert_int_eq(ftell(f), header + n * 28);
+    ck_assert_int_eq(ftell(f), header + n * 32);
     fclose(f);
     return n;
 }

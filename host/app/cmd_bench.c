@@ -1,6 +1,7 @@
 /* `pbfcl bench`: the simulation step's device time per stage from OpenCL profiling events,
  * median and minimum over the measured steps after warm-up steps, and particle-steps per
  * second, as tab-separated columns. */
+#include "cli_args.h"
 #include "commands.h"
 #include "scene_options.h"
 #include "sim.h"
@@ -47,24 +48,16 @@ static int parse_bench_args(int argc, char **argv, bench_args *a)
         const char *opt = argv[i];
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
             return 1;
-        bool steps = !strcmp(opt, "--steps"), warmup = !strcmp(opt, "--warmup");
+        bool steps = pbfcl_cli_is(opt, "--steps"), warmup = pbfcl_cli_is(opt, "--warmup");
         if (!steps && !warmup) {
             pbfcl_errorf("bench: unknown option '%s' (see `pbfcl bench --help`)", opt);
             return 2;
         }
-        if (i + 1 >= argc) {
-            pbfcl_errorf("%s needs a value (see `pbfcl bench --help`)", opt);
+        const char *val;
+        if (!pbfcl_cli_value(argc, argv, &i, &val) ||
+            !pbfcl_cli_count(steps ? "--steps" : "--warmup", val, steps ? 1 : 0, BENCH_MAX_STEPS,
+                             steps ? &a->steps : &a->warmup))
             return 2;
-        }
-        long long v;
-        long long lo = steps ? 1 : 0;
-        if (!pbfcl_parse_llong(argv[i + 1], &v) || v < lo || v > BENCH_MAX_STEPS) {
-            pbfcl_errorf("%s: '%s' is not valid; expected an integer >= %lld and <= %lld", opt,
-                         argv[i + 1], lo, BENCH_MAX_STEPS);
-            return 2;
-        }
-        *(steps ? &a->steps : &a->warmup) = v;
-        i += 2;
     }
     return 0;
 }

@@ -17,8 +17,7 @@ typedef struct opt_spec {
     const char *name;
     const char *arg;
     opt_kind kind;
-    double lo, hi;
-    bool lo_open;
+    const char *key; /* the scene-file key whose range applies (pbfcl_scene_range), or NULL */
     size_t value_off, set_off;
     const char *help;
 } opt_spec;
@@ -26,49 +25,53 @@ typedef struct opt_spec {
 #define NO_SET ((size_t)-1)
 #define OFF(f) offsetof(pbfcl_scene_options, f)
 
+/* --particles is not a scene-file setting: its range is the solver's particle limit. */
+static const pbfcl_setting_range particles_range = {"particles", 1,     PBFCL_SCENE_MAX_PARTICLES,
+                                                    false,       false, true};
+
 static const opt_spec opt_specs[] = {
-    {"--device", "D", OPT_STRING, 0, 0, false, OFF(device), NO_SET,
+    {"--device", "D", OPT_STRING, NULL, OFF(device), NO_SET,
      "OpenCL device: index from `pbfcl devices` or part of its name"},
-    {"--scene", "NAME|FILE", OPT_STRING, 0, 0, false, OFF(scene), NO_SET,
+    {"--scene", "NAME|FILE", OPT_STRING, NULL, OFF(scene), NO_SET,
      "dam-break (default), double-dam-break, drop, or a .json scene file"},
-    {"--particles", "N", OPT_LLONG, 1, 1e9, false, OFF(particles), NO_SET,
+    {"--particles", "N", OPT_LLONG, "particles", OFF(particles), NO_SET,
      "about N particles (sets the particle radius); default: the scene's radius"},
-    {"--dt", "S", OPT_FLOAT, 0, 1, true, OFF(dt), OFF(dt_set), "frame time step, seconds"},
-    {"--substeps", "N", OPT_INT, 1, 1000, false, OFF(substeps), OFF(substeps_set),
+    {"--dt", "S", OPT_FLOAT, "solver.dt", OFF(dt), OFF(dt_set), "frame time step, seconds"},
+    {"--substeps", "N", OPT_INT, "solver.substeps", OFF(substeps), OFF(substeps_set),
      "substeps per frame"},
-    {"--iterations", "N", OPT_INT, 1, 1000, false, OFF(iterations), OFF(iterations_set),
+    {"--iterations", "N", OPT_INT, "solver.iterations", OFF(iterations), OFF(iterations_set),
      "density solver iterations per substep"},
-    {"--stabilization", "N", OPT_INT, 0, 1000, false, OFF(stabilization), OFF(stabilization_set),
-     "collision stabilisation iterations"},
-    {"--contact-interval", "N", OPT_INT, 1, 1000, false, OFF(contact_interval),
+    {"--stabilization", "N", OPT_INT, "solver.stabilization_iterations", OFF(stabilization),
+     OFF(stabilization_set), "collision stabilisation iterations"},
+    {"--contact-interval", "N", OPT_INT, "solver.contact_interval", OFF(contact_interval),
      OFF(contact_interval_set), "collision passes after every N-th iteration and the last"},
-    {"--chebyshev", "RHO", OPT_FLOAT, 0, 0.999, false, OFF(chebyshev_rho), OFF(chebyshev_rho_set),
-     "Chebyshev acceleration's spectral radius estimate (0: plain Jacobi)"},
-    {"--cfl", "C", OPT_FLOAT, 0, 2, true, OFF(cfl), OFF(cfl_set),
+    {"--chebyshev", "RHO", OPT_FLOAT, "solver.chebyshev_rho", OFF(chebyshev_rho),
+     OFF(chebyshev_rho_set), "Chebyshev acceleration's spectral radius estimate (0: plain Jacobi)"},
+    {"--cfl", "C", OPT_FLOAT, "solver.cfl", OFF(cfl), OFF(cfl_set),
      "a particle moves at most C * h per substep (adaptive substeps)"},
-    {"--vorticity", "E", OPT_FLOAT, 0, 1e6, false, OFF(vorticity), OFF(vorticity_set),
+    {"--vorticity", "E", OPT_FLOAT, "solver.vorticity", OFF(vorticity), OFF(vorticity_set),
      "vorticity confinement epsilon (0: off)"},
-    {"--viscosity", "C", OPT_FLOAT, 0, 1, false, OFF(viscosity), OFF(viscosity_set),
+    {"--viscosity", "C", OPT_FLOAT, "solver.viscosity", OFF(viscosity), OFF(viscosity_set),
      "XSPH viscosity c (0: off)"},
-    {"--relaxation", "E", OPT_FLOAT, 0, 1e12, true, OFF(relaxation), OFF(relaxation_set),
+    {"--relaxation", "E", OPT_FLOAT, "solver.relaxation", OFF(relaxation), OFF(relaxation_set),
      "constraint relaxation epsilon"},
-    {"--h-ratio", "K", OPT_FLOAT, 2, PBFCL_MAX_H_RATIO, true, OFF(h_ratio), OFF(h_ratio_set),
+    {"--h-ratio", "K", OPT_FLOAT, "solver.h_ratio", OFF(h_ratio), OFF(h_ratio_set),
      "kernel radius h = K * particle radius"},
-    {"--scorr-k", "K", OPT_FLOAT, 0, 1e6, false, OFF(scorr_k), OFF(scorr_k_set),
+    {"--scorr-k", "K", OPT_FLOAT, "solver.scorr_k", OFF(scorr_k), OFF(scorr_k_set),
      "tensile correction strength k (0: off)"},
-    {"--scorr-n", "N", OPT_INT, 1, 16, false, OFF(scorr_n), OFF(scorr_n_set),
+    {"--scorr-n", "N", OPT_INT, "solver.scorr_n", OFF(scorr_n), OFF(scorr_n_set),
      "tensile correction exponent n"},
-    {"--scorr-dq", "Q", OPT_FLOAT, 0, 0.99, true, OFF(scorr_dq), OFF(scorr_dq_set),
+    {"--scorr-dq", "Q", OPT_FLOAT, "solver.scorr_dq", OFF(scorr_dq), OFF(scorr_dq_set),
      "tensile correction delta q, a fraction of h"},
-    {"--contact-slop", "S", OPT_FLOAT, 0, 1, false, OFF(contact_slop), OFF(contact_slop_set),
-     "overlap (fraction of 2r) that contacts resolve by moving x* alone"},
-    {"--max-speed", "V", OPT_FLOAT, 0, 1e9, true, OFF(max_speed), OFF(max_speed_set),
-     "blow-up guard: a speed above V m/s stops the run"},
-    {"--radius", "R", OPT_FLOAT, 0, 1e3, true, OFF(radius), OFF(radius_set),
+    {"--contact-slop", "S", OPT_FLOAT, "solver.contact_slop", OFF(contact_slop),
+     OFF(contact_slop_set), "overlap (fraction of 2r) that contacts resolve by moving x* alone"},
+    {"--max-speed", "V", OPT_FLOAT, "solver.max_speed", OFF(max_speed), OFF(max_speed_set),
+     "blow-up guard: a speed above V m/s stops the run (0: derived from the scene)"},
+    {"--radius", "R", OPT_FLOAT, "particle_radius", OFF(radius), OFF(radius_set),
      "particle radius, m (instead of --particles)"},
-    {"--rest-density", "RHO", OPT_FLOAT, 0, 1e6, true, OFF(rest_density), OFF(rest_density_set),
+    {"--rest-density", "RHO", OPT_FLOAT, "rest_density", OFF(rest_density), OFF(rest_density_set),
      "rest density, kg/m^3"},
-    {"--gravity", "X,Y,Z", OPT_VEC3, -1e4, 1e4, false, OFF(gravity), OFF(gravity_set),
+    {"--gravity", "X,Y,Z", OPT_VEC3, "gravity", OFF(gravity), OFF(gravity_set),
      "gravity vector, m/s^2"},
 };
 
@@ -103,18 +106,25 @@ void pbfcl_scene_options_init(pbfcl_scene_options *o)
     o->particles = -1;
 }
 
+static const pbfcl_setting_range *spec_range(const opt_spec *s)
+{
+    return s->kind == OPT_LLONG ? &particles_range : pbfcl_scene_range(s->key);
+}
+
 /* Writes the accepted range of an option, e.g. "a number > 0 and <= 1". */
 static void range_text(const opt_spec *s, char *buf, size_t size)
 {
-    const char *what = (s->kind == OPT_INT || s->kind == OPT_LLONG) ? "an integer"
-                       : s->kind == OPT_VEC3                        ? "three numbers X,Y,Z each"
-                                                                    : "a number";
-    snprintf(buf, size, "%s %s %.12g and <= %.12g", what, s->lo_open ? ">" : ">=", s->lo, s->hi);
+    char text[96];
+    pbfcl_range_text(spec_range(s), text, sizeof text);
+    snprintf(buf, size, "%s%s", s->kind == OPT_VEC3 ? "three values X,Y,Z, each " : "", text);
 }
 
+/* True if v, and v as stored (a float rounds tiny values to 0), are in the option's range. */
 static bool in_range(const opt_spec *s, double v)
 {
-    return (s->lo_open ? v > s->lo : v >= s->lo) && v <= s->hi;
+    const pbfcl_setting_range *r = spec_range(s);
+    bool stored_ok = s->kind == OPT_INT || s->kind == OPT_LLONG || pbfcl_range_holds(r, (float)v);
+    return pbfcl_range_holds(r, v) && stored_ok;
 }
 
 /* Parses "X,Y,Z" into three in-range floats. */
@@ -207,8 +217,14 @@ int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int
     if (!store_value(s, o, value)) {
         char range[128];
         range_text(s, range, sizeof range);
+        double d;
         if (s->kind == OPT_STRING)
             pbfcl_errorf("%s needs a non-empty value (%s %s)", s->name, s->name, s->arg);
+        else if (s->kind == OPT_FLOAT && pbfcl_parse_double(value, &d) &&
+                 pbfcl_range_holds(spec_range(s), d))
+            pbfcl_errorf("%s: '%s' becomes %g in single precision, outside the accepted range; "
+                         "expected %s",
+                         s->name, value, (double)(float)d, range);
         else
             pbfcl_errorf("%s: '%s' is not valid; expected %s", s->name, value, range);
         return -1;
@@ -289,12 +305,21 @@ pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene
         pbfcl_errorf("--particles and --radius both set the particle size; give only one");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    PBFCL_TRY(pbfcl_scene_load(o->scene ? o->scene : PBFCL_DEFAULT_SCENE, scene));
+    const char *name = o->scene ? o->scene : PBFCL_DEFAULT_SCENE;
+    PBFCL_TRY(pbfcl_scene_parse(name, scene));
     pbfcl_scene_options_apply(o, scene);
-    PBFCL_TRY(pbfcl_scene_validate(scene));
-    if (o->particles >= 0) {
-        PBFCL_TRY(pbfcl_scene_set_particle_count(scene, (size_t)o->particles));
-        PBFCL_TRY(pbfcl_scene_validate(scene));
+    pbfcl_status st = PBFCL_OK;
+    if (o->particles >= 0) { /* the file's own radius is replaced, so it is not checked */
+        st = pbfcl_scene_validate_layout(scene);
+        if (st == PBFCL_OK)
+            st = pbfcl_scene_set_particle_count(scene, (size_t)o->particles);
     }
+    if (st == PBFCL_OK)
+        st = pbfcl_scene_validate(scene);
+    if (st != PBFCL_OK && pbfcl_scene_is_file(name))
+        pbfcl_errorf("(in scene file '%s'%s)", name,
+                     o->particles >= 0 || o->radius_set ? ", with the command line's overrides"
+                                                        : "");
+    PBFCL_TRY(st);
     return pbfcl_scene_fill(scene, positions, n);
 }

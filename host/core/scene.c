@@ -83,7 +83,7 @@ const char *const *pbfcl_scene_builtin_names(void)
     return names;
 }
 
-static bool is_scene_file(const char *name)
+bool pbfcl_scene_is_file(const char *name)
 {
     size_t len = strlen(name);
     return strchr(name, '/') != NULL || (len >= 5 && !strcmp(name + len - 5, ".json"));
@@ -91,21 +91,73 @@ static bool is_scene_file(const char *name)
 
 pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out)
 {
-    if (is_scene_file(name_or_file))
+    if (pbfcl_scene_is_file(name_or_file))
         return pbfcl_scene_load_json(name_or_file, out);
+    PBFCL_TRY(pbfcl_scene_parse(name_or_file, out));
+    return pbfcl_scene_validate(out);
+}
+
+pbfcl_status pbfcl_scene_parse(const char *name_or_file, pbfcl_scene *out)
+{
+    if (pbfcl_scene_is_file(name_or_file))
+        return pbfcl_scene_parse_json(name_or_file, out);
     for (size_t k = 0; k < BUILTIN_COUNT; k++) {
         if (strcmp(name_or_file, builtins[k].name) != 0)
             continue;
         pbfcl_scene_defaults(out);
         snprintf(out->name, sizeof out->name, "%s", builtins[k].name);
         builtins[k].build(out);
-        return pbfcl_scene_validate(out);
+        return PBFCL_OK;
     }
     fprintf(stderr, "pbfcl: error: unknown scene '%s'; the built-in scenes are:", name_or_file);
     for (size_t k = 0; k < BUILTIN_COUNT; k++)
         fprintf(stderr, " %s", builtins[k].name);
     fprintf(stderr, " (or give a scene file ending in .json, see docs/SCENES.md)\n");
     return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+/* --- setting ranges ---------------------------------------------------------------- */
+
+static const pbfcl_setting_range ranges[] = {
+    {"particle_radius", 0, 1e3, true, false, false},
+    {"rest_density", 0, 1e6, true, false, false},
+    {"gravity", -1e4, 1e4, false, false, false},
+    {"solver.dt", 0, 1, true, false, false},
+    {"solver.substeps", 1, 1000, false, false, true},
+    {"solver.iterations", 1, 1000, false, false, true},
+    {"solver.stabilization_iterations", 0, 1000, false, false, true},
+    {"solver.contact_interval", 1, 1000, false, false, true},
+    {"solver.chebyshev_rho", 0, 0.999, false, false, false},
+    {"solver.cfl", 0, 2, true, false, false},
+    {"solver.h_ratio", 2, PBFCL_MAX_H_RATIO, true, false, false},
+    {"solver.relaxation", 0, 1e12, true, false, false},
+    {"solver.scorr_k", 0, 1e6, false, false, false},
+    {"solver.scorr_n", 1, 16, false, false, true},
+    {"solver.scorr_dq", 0, 1, true, true, false},
+    {"solver.contact_slop", 0, 1, false, false, false},
+    {"solver.vorticity", 0, 1e6, false, false, false},
+    {"solver.viscosity", 0, 1, false, false, false},
+    {"solver.max_speed", 0, 1e9, false, false, false},
+};
+
+const pbfcl_setting_range *pbfcl_scene_range(const char *key)
+{
+    for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++)
+        if (!strcmp(ranges[k].key, key))
+            return &ranges[k];
+    return NULL;
+}
+
+bool pbfcl_range_holds(const pbfcl_setting_range *r, double v)
+{
+    return isfinite(v) && (r->lo_open ? v > r->lo : v >= r->lo) &&
+           (r->hi_open ? v < r->hi : v <= r->hi) && (!r->integer || v == floor(v));
+}
+
+void pbfcl_range_text(const pbfcl_setting_range *r, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %s %.12g and %s %.12g", r->integer ? "an integer" : "a number",
+             r->lo_open ? ">" : ">=", r->lo, r->hi_open ? "<" : "<=", r->hi);
 }
 
 /* --- validation -------------------------------------------------------------------- */
@@ -134,26 +186,51 @@ static bool check_vec3(const pbfcl_scene *s, const char *key, const float v[3])
     return true;
 }
 
+static bool check_range(const pbfcl_scene *s, const char *key, double v);
+
+/* The domain box, gravity and rest density (nothing that depends on the particle radius). */
 static bool check_domain(const pbfcl_scene *s)
 {
     if (!check_vec3(s, "domain.min", s->domain_min) ||
         !check_vec3(s, "domain.max", s->domain_max) || !check_vec3(s, "gravity", s->gravity))
         return false;
-    float r = s->particle_radius;
-    if (!isfinite(r) || r <= 0.0f)
-        return bad(s, "particle_radius must be a number > 0 (got %g)", r);
-    if (!isfinite(s->rest_density) || s->rest_density <= 0.0f)
-        return bad(s, "rest_density must be a number > 0 kg/m^3 (got %g)", s->rest_density);
+    for (int k = 0; k < 3; k++)
+        if (!check_range(s, "gravity", s->gravity[k]))
+            return false;
+    if (!check_range(s, "rest_density", s->rest_density))
+        return false;
     for (int k = 0; k < 3; k++) {
         float extent = s->domain_max[k] - s->domain_min[k];
         if (!(extent > 0.0f))
             return bad(s, "domain.max[%d] (%g) must be greater than domain.min[%d] (%g)", k,
                        s->domain_max[k], k, s->domain_min[k]);
-        if (extent < 2.0f * r)
+        if (!isfinite(extent))
+            return bad(s,
+                       "the domain spans %g..%g m along %c, wider than single precision holds; "
+                       "use a smaller domain",
+                       s->domain_min[k], s->domain_max[k], axis_name[k]);
+    }
+    return true;
+}
+
+/* The particle radius against its range and the domain. */
+static bool check_radius(const pbfcl_scene *s)
+{
+    float r = s->particle_radius;
+    if (!check_range(s, "particle_radius", r))
+        return false;
+    for (int k = 0; k < 3; k++) {
+        double extent = (double)s->domain_max[k] - s->domain_min[k];
+        if (extent < 2.0 * r)
             return bad(s,
                        "the domain is %g m along %c, less than one particle (2 * "
                        "particle_radius = %g m); use a smaller radius or more particles",
-                       extent, axis_name[k], 2.0f * r);
+                       extent, axis_name[k], 2.0 * r);
+        if (extent / (2.0 * r) > PBFCL_SCENE_MAX_SPACINGS)
+            return bad(s,
+                       "the domain is %.3g particle spacings (2 * particle_radius) along %c, "
+                       "more than %.0g; use a larger radius or a smaller domain",
+                       extent / (2.0 * r), axis_name[k], PBFCL_SCENE_MAX_SPACINGS);
     }
     return true;
 }
@@ -204,41 +281,35 @@ static bool check_shape(const pbfcl_scene *s, int i)
     return check_inside(s, i, lo, hi);
 }
 
-/* Checks a number against [lo, hi] (lo excluded if lo_open); the message names the key. */
-static bool check_range(const pbfcl_scene *s, const char *key, double v, double lo, bool lo_open,
-                        double hi)
+/* Checks a number against the range of its key (pbfcl_scene_range); the message names the
+ * key and the range. */
+static bool check_range(const pbfcl_scene *s, const char *key, double v)
 {
-    if (isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi)
+    const pbfcl_setting_range *r = pbfcl_scene_range(key);
+    if (pbfcl_range_holds(r, v))
         return true;
-    return bad(s, "%s must be a number %s %g and <= %g (got %g)", key, lo_open ? ">" : ">=", lo, hi,
-               v);
+    char text[96];
+    pbfcl_range_text(r, text, sizeof text);
+    return bad(s, "%s must be %s (got %g)", key, text, v);
 }
 
 static bool check_solver(const pbfcl_scene *s)
 {
     const pbfcl_solver_settings *v = &s->solver;
-    return check_range(s, "solver.dt", v->dt, 0, true, 1) &&
-           check_range(s, "solver.substeps", v->substeps, 1, false, 1000) &&
-           check_range(s, "solver.iterations", v->iterations, 1, false, 1000) &&
-           check_range(s, "solver.stabilization_iterations", v->stabilization_iterations, 0, false,
-                       1000) &&
-           check_range(s, "solver.contact_interval", v->contact_interval, 1, false, 1000) &&
-           check_range(s, "solver.chebyshev_rho", v->chebyshev_rho, 0, false, 0.999) &&
-           check_range(s, "solver.cfl", v->cfl, 0, true, 2) &&
-           check_range(s, "solver.h_ratio", v->h_ratio, 2, true, PBFCL_MAX_H_RATIO) &&
-           check_range(s, "solver.relaxation", v->relaxation, 0, true, 1e12) &&
-           check_range(s, "solver.scorr_k", v->scorr_k, 0, false, 1e6) &&
-           check_range(s, "solver.scorr_n", v->scorr_n, 1, false, 16) &&
-           (v->scorr_n == floorf(v->scorr_n) ||
-            bad(s, "solver.scorr_n must be a whole number (got %g)", v->scorr_n)) &&
-           check_range(s, "solver.scorr_dq", v->scorr_dq, 0, true, 1) &&
-           (v->scorr_dq < 1.0f ||
-            bad(s, "solver.scorr_dq must be below 1: Poly6 is 0 at delta q = h (got %g)",
-                v->scorr_dq)) &&
-           check_range(s, "solver.contact_slop", v->contact_slop, 0, false, 1) &&
-           check_range(s, "solver.vorticity", v->vorticity, 0, false, 1e6) &&
-           check_range(s, "solver.viscosity", v->viscosity, 0, false, 1) &&
-           check_range(s, "solver.max_speed", v->max_speed, 0, false, 1e9);
+    return check_range(s, "solver.dt", v->dt) && check_range(s, "solver.substeps", v->substeps) &&
+           check_range(s, "solver.iterations", v->iterations) &&
+           check_range(s, "solver.stabilization_iterations", v->stabilization_iterations) &&
+           check_range(s, "solver.contact_interval", v->contact_interval) &&
+           check_range(s, "solver.chebyshev_rho", v->chebyshev_rho) &&
+           check_range(s, "solver.cfl", v->cfl) && check_range(s, "solver.h_ratio", v->h_ratio) &&
+           check_range(s, "solver.relaxation", v->relaxation) &&
+           check_range(s, "solver.scorr_k", v->scorr_k) &&
+           check_range(s, "solver.scorr_n", v->scorr_n) &&
+           check_range(s, "solver.scorr_dq", v->scorr_dq) &&
+           check_range(s, "solver.contact_slop", v->contact_slop) &&
+           check_range(s, "solver.vorticity", v->vorticity) &&
+           check_range(s, "solver.viscosity", v->viscosity) &&
+           check_range(s, "solver.max_speed", v->max_speed);
 }
 
 /* An upper bound on the particle count: lattice points in each shape's bounding box. */
@@ -257,7 +328,7 @@ static double count_bound(const pbfcl_scene *s)
     return total;
 }
 
-pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
+pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s)
 {
     if (!check_domain(s) || !check_solver(s))
         return PBFCL_ERR_BAD_ARGUMENT;
@@ -269,6 +340,14 @@ pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
     for (int i = 0; i < s->fluid_count; i++)
         if (!check_shape(s, i))
             return PBFCL_ERR_BAD_ARGUMENT;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
+{
+    PBFCL_TRY(pbfcl_scene_validate_layout(s));
+    if (!check_radius(s))
+        return PBFCL_ERR_BAD_ARGUMENT;
     double bound = count_bound(s);
     if (bound > (double)PBFCL_SCENE_MAX_PARTICLES) {
         bad(s,
@@ -398,7 +477,11 @@ typedef struct count_search {
 static size_t count_try(pbfcl_scene *s, count_search *c, double r)
 {
     s->particle_radius = (float)r;
-    size_t n = count_bound(s) > 4.0 * PBFCL_SCENE_MAX_PARTICLES ? 0 : lattice_walk(s, NULL);
+    bool too_fine = count_bound(s) > 4.0 * PBFCL_SCENE_MAX_PARTICLES;
+    for (int k = 0; k < 3; k++) /* keeps the lattice indices in range (check_radius) */
+        too_fine |=
+            !((double)s->domain_max[k] - s->domain_min[k] <= PBFCL_SCENE_MAX_SPACINGS * 2 * r);
+    size_t n = too_fine ? 0 : lattice_walk(s, NULL);
     double err = fabs((double)n - (double)c->target) / (double)c->target;
     if (n > 0 && err < c->best_err) {
         c->best_err = err;

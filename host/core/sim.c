@@ -7,6 +7,7 @@
 #include "programs.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,6 +325,10 @@ static pbfcl_status upload_ids(pbfcl_sim *sim)
         ids[i] = (cl_uint)i;
     cl_int err = clEnqueueWriteBuffer(sim->cl->queue, sim->id_buf, CL_TRUE, 0, sim->n * 4, ids, 0,
                                       NULL, NULL);
+    if (err == CL_SUCCESS) /* the reorder target too: see ALGORITHM.md, "Oclgrind and reused
+                              buffers" (the whole buffer written once from the host) */
+        err = clEnqueueWriteBuffer(sim->cl->queue, sim->id_tmp_buf, CL_TRUE, 0, sim->n * 4, ids, 0,
+                                   NULL, NULL);
     free(ids);
     PBFCL_CL_CHECK(err);
     return PBFCL_OK;
@@ -882,4 +887,140 @@ void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids)
 {
     return read_plain(sim, sim->id_buf, sim->n * sizeof(cl_uint), ids);
+}
+
+/* ---- checkpoints: the state that carries from one frame to the next -------------------- */
+
+/* Every device buffer whose contents carry across frames, declared once: a solver buffer
+ * added to this table is saved and restored by checkpoints. Buffers are per particle
+ * (per_particle bytes each) or of fixed size (fixed bytes). Buffers that a frame overwrites
+ * before reading (predicted and corrected positions, lambdas, vorticity) are kept too, so
+ * that a restored simulation is the saved one whatever the stages read first. */
+typedef struct sim_state_buffer {
+    const char *name;
+    size_t offset; /* of the cl_mem in struct pbfcl_sim */
+    size_t per_particle, fixed;
+} sim_state_buffer;
+
+#define SIM_STATE_BUF(name, field, per, fixed)                                                     \
+    {                                                                                              \
+        name, offsetof(struct pbfcl_sim, field), per, fixed                                        \
+    }
+static const sim_state_buffer sim_state_buffers[] = {
+    SIM_STATE_BUF("positions", pos_buf, 16, 0),
+    SIM_STATE_BUF("predicted_positions", pred_buf, 16, 0),
+    SIM_STATE_BUF("velocities", vel_buf, 16, 0),
+    SIM_STATE_BUF("vorticity_forces", vort_force_buf, 16, 0),
+    SIM_STATE_BUF("vorticity", omega_buf, 16, 0),
+    SIM_STATE_BUF("lambdas", lambda_buf, 16, 0),
+    SIM_STATE_BUF("corrected_positions", q_buf, 16, 0),
+    SIM_STATE_BUF("densities", density_buf, 4, 0),
+    SIM_STATE_BUF("ids", id_buf, 4, 0),
+    SIM_STATE_BUF("substep_bounds", bounds_buf, 0, 3 * sizeof(cl_uint)),
+};
+#define SIM_STATE_BUFFER_COUNT (sizeof sim_state_buffers / sizeof sim_state_buffers[0])
+
+/* The host-side state that carries across frames (the "host" section). */
+typedef struct sim_host_state {
+    pbfcl_pbf_params params; /* dt and viscosity follow the last frame's substeps */
+    cl_float4 gravity, push_origin, push_dir, push;
+    cl_int substeps; /* substeps of the last frame */
+    cl_int pad[3];
+} sim_host_state;
+
+static cl_mem *state_buffer(pbfcl_sim *sim, const sim_state_buffer *b)
+{
+    return (cl_mem *)((char *)sim + b->offset);
+}
+
+static size_t state_bytes(const pbfcl_sim *sim, const sim_state_buffer *b)
+{
+    return b->per_particle ? b->per_particle * sim->n : b->fixed;
+}
+
+pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx)
+{
+    sim_host_state h;
+    memset(&h, 0, sizeof h);
+    h.params = sim->params;
+    h.gravity = sim->gravity;
+    h.push_origin = sim->push_origin;
+    h.push_dir = sim->push_dir;
+    h.push = sim->push;
+    h.substeps = sim->substeps;
+    PBFCL_TRY(put(ctx, "host", &h, sizeof h));
+    size_t largest = 16 * sim->n + 16;
+    void *tmp = malloc(largest);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
+        const sim_state_buffer *b = &sim_state_buffers[k];
+        size_t bytes = state_bytes(sim, b);
+        st = read_plain(sim, *state_buffer(sim, b), bytes, tmp);
+        if (st == PBFCL_OK)
+            st = put(ctx, b->name, tmp, bytes);
+    }
+    free(tmp);
+    return st;
+}
+
+pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
+{
+    sim_host_state h;
+    PBFCL_TRY(get(ctx, "host", &h, sizeof h));
+    void *tmp = malloc(16 * sim->n + 16);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
+        const sim_state_buffer *b = &sim_state_buffers[k];
+        size_t bytes = state_bytes(sim, b);
+        st = get(ctx, b->name, tmp, bytes);
+        if (st != PBFCL_OK)
+            break;
+        cl_int err = clEnqueueWriteBuffer(sim->cl->queue, *state_buffer(sim, b), CL_TRUE, 0, bytes,
+                                          tmp, 0, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            pbfcl_report_cl(err, "clEnqueueWriteBuffer", __FILE__, __LINE__);
+            st = PBFCL_ERR_OPENCL;
+        }
+    }
+    free(tmp);
+    PBFCL_TRY(st);
+    sim->params = h.params;
+    sim->gravity = h.gravity;
+    for (int a = 0; a < 3; a++)
+        sim->scene.gravity[a] = h.gravity.s[a];
+    sim->push_origin = h.push_origin;
+    sim->push_dir = h.push_dir;
+    sim->push = h.push;
+    sim->substeps = h.substeps;
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
+                                        sizeof sim->params, &sim->params, 0, NULL, NULL));
+    return PBFCL_OK;
+}
+
+/* ---- the current state's density -------------------------------------------------------- */
+
+pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim)
+{
+    PBFCL_TRY(pbfcl_sim_neighbours(sim, NULL));
+    return pbfcl_sim_lambda(sim, NULL);
+}
+
+/* ---- checks without a device ----------------------------------------------------------- */
+
+pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n)
+{
+    pbfcl_pbf_params p;
+    pbfcl_grid_params g;
+    if (n == 0 || n > PBFCL_SIM_MAX_PARTICLES) {
+        pbfcl_errorf("a simulation needs 1 to %u particles (got %zu); change the particle count "
+                     "or radius",
+                     (unsigned)PBFCL_SIM_MAX_PARTICLES, n);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+    return grid_params_for(scene, &p, &g);
 }

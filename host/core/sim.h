@@ -8,6 +8,8 @@
 #include "grid.h"
 #include "scene.h"
 
+#include <stdint.h>
+
 /* Per-step measurements (the columns of `pbfcl run --stats`). */
 typedef struct pbfcl_sim_stats {
     double kinetic_energy;    /* J, sum of 0.5 m v^2 */
@@ -64,6 +66,11 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
  * pbfcl_sim_create) to ids (n entries), in the same current order as pbfcl_sim_read: particle
  * i of a read is particle ids[i] of the initial state. */
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
+
+/* Computes the SPH density of the current positions x (read with pbfcl_sim_read): neighbour
+ * lists of x* (= x before a step) and one lambda pass. Before the first step the densities
+ * are otherwise the rest density, a placeholder. Sorts the particles, as a step does. */
+pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim);
 
 /* Computes the step statistics on the device (reduced on the host). */
 pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out);
@@ -146,6 +153,30 @@ pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *forc
 
 /* The neighbour list capacity per particle (MAX_NEIGHBORS). */
 unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim);
+
+/* Checkpoints: the state that carries from one frame to the next, as named sections (device
+ * buffers in the simulation's current order, and the host's state: solver constants of the
+ * last frame's substeps, gravity, push, substeps). put is called once per section; get must
+ * fill exactly bytes bytes of the named section or fail. A simulation created with the same
+ * scene and particle count and loaded with a saved state continues bit for bit as the saved
+ * one would have (on the same device). */
+typedef pbfcl_status (*pbfcl_state_put)(void *ctx, const char *name, const void *data,
+                                        size_t bytes);
+typedef pbfcl_status (*pbfcl_state_get)(void *ctx, const char *name, void *data, size_t bytes);
+
+/* Saves every section of the state through put. */
+pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx);
+
+/* Restores every section of the state through get. */
+pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx);
+
+/* The most particles a simulation takes (2^32 neighbour-list entries of 64 per particle). */
+#define PBFCL_SIM_MAX_PARTICLES (UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS)
+
+/* Checks, without a device, that the solver can run scene with n particles (its constants,
+ * its grid, the particle count), so that a scene it cannot run is refused before a device is
+ * opened; says what to change. */
+pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n);
 
 /* Bytes of device memory a simulation of n particles of scene needs (solver and grid). */
 unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n);
