@@ -1,6 +1,7 @@
 /* `pbfcl bench`: the simulation step's device time per stage from OpenCL profiling events,
  * median and minimum over the measured steps after warm-up steps, and particle-steps per
  * second, as tab-separated columns. */
+#include "app_env.h"
 #include "commands.h"
 #include "scene_options.h"
 #include "sim.h"
@@ -202,7 +203,7 @@ int cmd_bench(int argc, char **argv)
     bench_times t = {.steps = a.steps};
     pbfcl_status st = pbfcl_scene_options_build(&a.scene, &scene, &pos, &n);
     if (st == PBFCL_OK)
-        st = pbfcl_cl_open(&cl, a.scene.device);
+        st = app_cl_open(&cl, a.scene.device);
     if (st == PBFCL_OK)
         st = pbfcl_sim_create(&sim, &cl, &scene, pos, n);
     if (st == PBFCL_OK && (!(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)) ||

@@ -1,6 +1,7 @@
 /* `pbfcl run`: a headless simulation of a scene for a number of steps, with a progress bar,
  * optional PLY frames and a per-step statistics CSV, stopped with a clear message if the
  * simulation blows up. Outputs are checked before the run starts. */
+#include "app_env.h"
 #include "commands.h"
 #include "export_ply.h"
 #include "scene_options.h"
@@ -180,7 +181,7 @@ static pbfcl_status run_prepare(const run_args *a, run_state *r)
             return PBFCL_ERR_OUT_OF_MEMORY;
         }
     }
-    PBFCL_TRY(pbfcl_cl_open(&r->cl, a->scene.device));
+    PBFCL_TRY(app_cl_open(&r->cl, a->scene.device));
     return pbfcl_sim_create(&r->sim, &r->cl, &r->scene, r->positions, r->n);
 }
 

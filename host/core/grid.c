@@ -82,11 +82,13 @@ static pbfcl_status build_kernels(pbfcl_grid *g)
     PBFCL_TRY(pbfcl_cl_build(g->cl, desc->files, desc->nfiles, options, &g->program));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "hash", &g->hash));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "reorder", &g->reorder));
+    PBFCL_TRY(pbfcl_cl_kernel(g->program, "reorder_uint", &g->reorder_uint));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells_clear", &g->cells_clear));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells", &g->cells));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "neighbours", &g->neighbours));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells_init", &g->cells_init));
-    cl_kernel all[] = {g->hash, g->reorder, g->cells_clear, g->cells, g->cells_init};
+    cl_kernel all[] = {g->hash,  g->reorder,    g->reorder_uint,
+                       g->cells, g->cells_init, g->cells_clear};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         size_t max = pbfcl_cl_kernel_max_wg(g->cl, all[k]);
         wg = max < wg ? max : wg;
@@ -166,8 +168,8 @@ void pbfcl_grid_destroy(pbfcl_grid *g)
                       &g->neighbor_buf,   &g->overflow_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         pbfcl_cl_release_buffer(bufs[k]);
-    cl_kernel *kernels[] = {&g->hash,  &g->reorder,    &g->cells_clear,
-                            &g->cells, &g->neighbours, &g->cells_init};
+    cl_kernel *kernels[] = {&g->hash,       &g->reorder, &g->reorder_uint, &g->cells_clear,
+                            &g->neighbours, &g->cells,   &g->cells_init};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         if (*kernels[k])
             clReleaseKernel(*kernels[k]);
@@ -260,6 +262,22 @@ pbfcl_status pbfcl_grid_reorder(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, s
     const void *vals[] = {&g->index_buf, &src_buf, &dst_buf, &un};
     PBFCL_TRY(set_args(g->reorder, 4, sizes, vals));
     return launch(g, g->reorder, "reorder", n, prof, PBFCL_STAGE_REORDER);
+}
+
+pbfcl_status pbfcl_grid_reorder_uint(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, size_t n,
+                                     pbfcl_profile *prof)
+{
+    PBFCL_TRY(check_n(g, n, "reorder_uint"));
+    if (src_buf == dst_buf) {
+        pbfcl_errorf("grid reorder_uint: source and destination are the same buffer; reorder "
+                     "into a second buffer");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    cl_uint un = (cl_uint)n;
+    const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof un};
+    const void *vals[] = {&g->index_buf, &src_buf, &dst_buf, &un};
+    PBFCL_TRY(set_args(g->reorder_uint, 4, sizes, vals));
+    return launch(g, g->reorder_uint, "reorder_uint", n, prof, PBFCL_STAGE_REORDER);
 }
 
 pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof)

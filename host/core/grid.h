@@ -14,7 +14,7 @@ typedef struct pbfcl_grid {
     pbfcl_cl *cl;
     pbfcl_radix_sort sort;
     cl_program program;
-    cl_kernel hash, reorder, cells_clear, cells, neighbours;
+    cl_kernel hash, reorder, reorder_uint, cells_clear, cells, neighbours;
     cl_kernel cells_init; /* fills the cell tables with EMPTY once, at creation */
     pbfcl_grid_params params;
     size_t wg;                 /* work-group size of every kernel but neighbours */
@@ -67,6 +67,10 @@ pbfcl_status pbfcl_grid_sort(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
 /* reorder: dst[i] = src[index[i]] for a float4 buffer. */
 pbfcl_status pbfcl_grid_reorder(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, size_t n,
                                 pbfcl_profile *prof);
+
+/* reorder_uint: dst[i] = src[index[i]] for a uint buffer. */
+pbfcl_status pbfcl_grid_reorder_uint(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, size_t n,
+                                     pbfcl_profile *prof);
 
 /* Sets the cell table entries the last pbfcl_grid_cells wrote back to EMPTY, reading the
  * sorted cell ids still in cell_id_buf; pbfcl_grid_hash calls it before overwriting them. */

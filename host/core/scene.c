@@ -101,26 +101,28 @@ pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out)
         builtins[k].build(out);
         return pbfcl_scene_validate(out);
     }
-    fprintf(stderr, "pbfcl: error: unknown scene '%s'; the built-in scenes are:", name_or_file);
+    pbfcl_msg m = {0};
+    pbfcl_msg_addf(&m, "unknown scene '%s'; the built-in scenes are:", name_or_file);
     for (size_t k = 0; k < BUILTIN_COUNT; k++)
-        fprintf(stderr, " %s", builtins[k].name);
-    fprintf(stderr, " (or give a scene file ending in .json, see docs/SCENES.md)\n");
+        pbfcl_msg_addf(&m, " %s", builtins[k].name);
+    pbfcl_msg_addf(&m, " (or give a scene file ending in .json, see docs/SCENES.md)");
+    pbfcl_msg_log(&m, PBFCL_LOG_ERROR);
     return PBFCL_ERR_BAD_ARGUMENT;
 }
 
 /* --- validation -------------------------------------------------------------------- */
 
-/* Prints "pbfcl: error: scene 'NAME': <message>" and returns false. */
+/* Logs the error "scene 'NAME': <message>" and returns false. */
 static bool bad(const pbfcl_scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static bool bad(const pbfcl_scene *s, const char *fmt, ...)
 {
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "pbfcl: error: scene '%s': ", s->name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    pbfcl_errorf("scene '%s': %s", s->name, text);
     return false;
 }
 
@@ -252,6 +254,11 @@ static double count_bound(const pbfcl_scene *s)
         total += points;
     }
     return total;
+}
+
+pbfcl_status pbfcl_scene_validate_settings(const pbfcl_scene *s)
+{
+    return check_domain(s) && check_solver(s) ? PBFCL_OK : PBFCL_ERR_BAD_ARGUMENT;
 }
 
 pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)

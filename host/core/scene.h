@@ -66,6 +66,10 @@ pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out);
  * domain, ...) with a message naming the parameter; never clamps. */
 pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s);
 
+/* The same for the domain, material and solver settings alone (the fluid shapes are not
+ * looked at): what a solver fed by the API checks. */
+pbfcl_status pbfcl_scene_validate_settings(const pbfcl_scene *s);
+
 /* Sets the particle radius so that filling the scene gives about target particles. */
 pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target);
 

@@ -36,12 +36,12 @@ static pbfcl_status key_error(const char *path, const char *key, const char *fmt
 
 static pbfcl_status key_error(const char *path, const char *key, const char *fmt, ...)
 {
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "pbfcl: error: %s: %s: ", path, key);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    pbfcl_errorf("%s: %s: %s", path, key, text);
     return PBFCL_ERR_BAD_ARGUMENT;
 }
 
@@ -71,11 +71,12 @@ static pbfcl_status check_keys(const char *path, const char *where, const cJSON 
         char key[160];
         snprintf(key, sizeof key, "%s%s%s", where, where[0] ? "." : "", c->string);
         if (!known) {
-            fprintf(stderr, "pbfcl: error: %s: %s: unknown key; the keys allowed%s%s are:", path,
-                    key, where[0] ? " in " : " at the top level", where);
+            pbfcl_msg m = {0};
+            pbfcl_msg_addf(&m, "%s: %s: unknown key; the keys allowed%s%s are:", path, key,
+                           where[0] ? " in " : " at the top level", where);
             for (int k = 0; allowed[k]; k++)
-                fprintf(stderr, " %s", allowed[k]);
-            fputc('\n', stderr);
+                pbfcl_msg_addf(&m, " %s", allowed[k]);
+            pbfcl_msg_log(&m, PBFCL_LOG_ERROR);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
         for (const cJSON *d = obj->child; d != c; d = d->next)

@@ -26,7 +26,8 @@
 struct pbfcl_sim {
     pbfcl_cl *cl;
     pbfcl_scene scene;
-    size_t n;
+    size_t n;        /* active particles */
+    size_t capacity; /* particles the buffers hold */
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
@@ -37,15 +38,16 @@ struct pbfcl_sim {
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
     cl_mem pos_buf, pred_buf, vel_buf, vort_force_buf; /* float4 per particle */
     cl_mem pos_tmp_buf, pred_tmp_buf, vel_tmp_buf, vort_force_tmp_buf; /* reorder targets */
-    cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
-    cl_mem omega_buf;        /* float4: vorticity */
-    cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
-    cl_mem density_buf;      /* float */
-    cl_mem partial_buf;      /* stats: PBFCL_STATS_FIELDS floats per work-group */
-    size_t groups;           /* work-groups of the stats kernel */
-    cl_mem bounds_buf;       /* 3 uints: pbf_bounds of the last frame */
-    int substeps;            /* substeps of the last frame (params.dt = dt / substeps) */
-    float wall_scale;        /* lambda and delta: pbfcl_pbf_wall_scale */
+    cl_mem q_buf, q_tmp_buf;   /* float4: x* + dx (delta, collide), ping-pong in collide */
+    cl_mem omega_buf;          /* float4: vorticity */
+    cl_mem lambda_buf;         /* float4 (x*, lambda): delta reads both at once */
+    cl_mem density_buf;        /* float */
+    cl_mem id_buf, id_tmp_buf; /* uint: each particle's persistent id, carried by reorder */
+    cl_mem partial_buf;        /* stats: PBFCL_STATS_FIELDS floats per work-group */
+    size_t groups;             /* work-groups of the stats kernel at capacity */
+    cl_mem bounds_buf;         /* 3 uints: pbf_bounds of the last frame */
+    int substeps;              /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale;          /* lambda and delta: pbfcl_pbf_wall_scale */
 };
 
 /* Sets kernel argument idx to the value v (an lvalue). */
@@ -175,7 +177,8 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
         grid_params_for(scene, &p, &g) == PBFCL_OK)
         cells = 1ull << (3 * g.grid_bits);
-    unsigned long long per_particle = 12 * 16 + 4 + PBFCL_STATS_FIELDS; /* float4s, density */
+    /* 12 float4s, density, 2 ids */
+    unsigned long long per_particle = 12 * 16 + 4 + 8 + PBFCL_STATS_FIELDS;
     unsigned long long grid_per_particle = 4 * (6 + PBFCL_SIM_MAX_NEIGHBORS);
     return n * (per_particle + grid_per_particle) + cells * 8;
 }
@@ -234,7 +237,7 @@ static pbfcl_status build_kernels(pbfcl_sim *sim)
 static pbfcl_status alloc_buffers(pbfcl_sim *sim)
 {
     pbfcl_cl *cl = sim->cl;
-    size_t n4 = sim->n * 16, n1 = sim->n * 4;
+    size_t n4 = sim->capacity * 16, n1 = sim->capacity * 4;
     struct {
         cl_mem *buf;
         size_t size;
@@ -253,6 +256,8 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         {&sim->omega_buf, n4, "vorticity"},
         {&sim->lambda_buf, n4, "lambdas"},
         {&sim->density_buf, n1, "densities"},
+        {&sim->id_buf, n1, "particle ids"},
+        {&sim->id_tmp_buf, n1, "particle ids (reorder)"},
         {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
         {&sim->bounds_buf, 3 * sizeof(cl_uint), "substep bounds"},
@@ -262,35 +267,48 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
     return PBFCL_OK;
 }
 
-/* Uploads the parameters and the initial state: positions, zero velocity and forces. */
-static pbfcl_status upload_state(pbfcl_sim *sim, const float *positions)
+/* Uploads the parameters and the initial state of particles first..first+n-1: positions,
+ * velocities (NULL: zero), zero forces, ids first..first+n-1. */
+static pbfcl_status upload_particles(pbfcl_sim *sim, size_t first, size_t n, const float *positions,
+                                     const float *velocities)
 {
     cl_command_queue q = sim->cl->queue;
-    size_t n = sim->n;
-    cl_float4 *tmp = calloc(n ? n : 1, sizeof *tmp);
+    size_t off4 = first * 16, off1 = first * 4;
+    if (n == 0)
+        return PBFCL_OK;
+    cl_float4 *tmp = calloc(n, sizeof *tmp);
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = PBFCL_OK;
-    PBFCL_CL_TRY(st,
-                 clEnqueueWriteBuffer(q, sim->params_buf, CL_TRUE, 0, sizeof sim->params,
-                                      &sim->params, 0, NULL, NULL),
-                 done);
     cl_mem zeroed[] = {sim->vel_buf,   sim->vort_force_buf, sim->q_buf,
                        sim->q_tmp_buf, sim->omega_buf,      sim->lambda_buf};
     for (size_t b = 0; b < sizeof zeroed / sizeof zeroed[0]; b++)
-        PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, zeroed[b], CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+        PBFCL_CL_TRY(st,
+                     clEnqueueWriteBuffer(q, zeroed[b], CL_TRUE, off4, n * 16, tmp, 0, NULL, NULL),
                      done);
     float *zero1 = (float *)tmp;
     for (size_t i = 0; i < n; i++)
         zero1[i] = sim->params.rest_density;
-    PBFCL_CL_TRY(st,
-                 clEnqueueWriteBuffer(q, sim->density_buf, CL_TRUE, 0, n * 4, zero1, 0, NULL, NULL),
+    PBFCL_CL_TRY(
+        st, clEnqueueWriteBuffer(q, sim->density_buf, CL_TRUE, off1, n * 4, zero1, 0, NULL, NULL),
+        done);
+    cl_uint *ids = (cl_uint *)tmp;
+    for (size_t i = 0; i < n; i++)
+        ids[i] = (cl_uint)(first + i);
+    PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, sim->id_buf, CL_TRUE, off1, n * 4, ids, 0, NULL, NULL),
                  done);
+    for (size_t i = 0; velocities && i < n; i++)
+        tmp[i] = (cl_float4){{velocities[3 * i], velocities[3 * i + 1], velocities[3 * i + 2], 0}};
+    if (velocities)
+        PBFCL_CL_TRY(
+            st, clEnqueueWriteBuffer(q, sim->vel_buf, CL_TRUE, off4, n * 16, tmp, 0, NULL, NULL),
+            done);
     for (size_t i = 0; i < n; i++)
         tmp[i] = (cl_float4){{positions[3 * i], positions[3 * i + 1], positions[3 * i + 2], 0}};
-    PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, sim->pos_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
-                 done);
-    PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, sim->pred_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+    PBFCL_CL_TRY(
+        st, clEnqueueWriteBuffer(q, sim->pos_buf, CL_TRUE, off4, n * 16, tmp, 0, NULL, NULL), done);
+    PBFCL_CL_TRY(st,
+                 clEnqueueWriteBuffer(q, sim->pred_buf, CL_TRUE, off4, n * 16, tmp, 0, NULL, NULL),
                  done);
 done:
     free(tmp);
@@ -322,7 +340,7 @@ static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
 
 static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, size_t n)
 {
-    if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) {
+    if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) { /* n: the capacity */
         pbfcl_errorf("a simulation needs 1 to %u particles (got %zu); change the particle count "
                      "or radius",
                      UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS, n);
@@ -338,27 +356,40 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     pbfcl_grid_params gp;
     PBFCL_TRY(pbfcl_pbf_params_from_scene(&sim->scene, &sim->params));
     sim->wall_scale = (float)pbfcl_pbf_wall_scale(&sim->params);
-    PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->n));
+    PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->capacity));
     PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
-    PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->n, PBFCL_SIM_MAX_NEIGHBORS));
+    PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS));
     PBFCL_TRY(build_kernels(sim));
-    sim->groups = (sim->n + sim->wg - 1) / sim->wg;
+    sim->groups = (sim->capacity + sim->wg - 1) / sim->wg;
     PBFCL_TRY(alloc_buffers(sim));
     sim->substeps = sim->scene.solver.substeps;
-    PBFCL_TRY(upload_state(sim, positions));
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
+                                        sizeof sim->params, &sim->params, 0, NULL, NULL));
+    PBFCL_TRY(upload_particles(sim, 0, sim->n, positions, NULL));
     return enqueue_bounds(sim, NULL);
 }
 
 pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
                               const float *positions, size_t n)
 {
+    return pbfcl_sim_create_capacity(out, cl, scene, n, positions, n);
+}
+
+pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                                       size_t capacity, const float *positions, size_t n)
+{
     *out = NULL;
+    if (n > capacity) {
+        pbfcl_errorf("%zu particles do not fit a simulation of capacity %zu", n, capacity);
+        return PBFCL_ERR_CAPACITY;
+    }
     pbfcl_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
         return PBFCL_ERR_OUT_OF_MEMORY;
     sim->cl = cl;
     sim->scene = *scene;
     sim->n = n;
+    sim->capacity = capacity;
     pbfcl_sim_set_gravity(sim, scene->gravity);
     pbfcl_status st = sim_init(sim, positions);
     if (st != PBFCL_OK) {
@@ -375,11 +406,12 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         return;
     if (sim->cl && sim->cl->queue)
         clFinish(sim->cl->queue);
-    cl_mem *bufs[] = {
-        &sim->params_buf,         &sim->pos_buf,     &sim->pred_buf,     &sim->vel_buf,
-        &sim->vort_force_buf,     &sim->pos_tmp_buf, &sim->pred_tmp_buf, &sim->vel_tmp_buf,
-        &sim->vort_force_tmp_buf, &sim->q_buf,       &sim->q_tmp_buf,    &sim->omega_buf,
-        &sim->lambda_buf,         &sim->density_buf, &sim->partial_buf,  &sim->bounds_buf};
+    cl_mem *bufs[] = {&sim->params_buf,   &sim->pos_buf,        &sim->pred_buf,
+                      &sim->vel_buf,      &sim->vort_force_buf, &sim->pos_tmp_buf,
+                      &sim->pred_tmp_buf, &sim->vel_tmp_buf,    &sim->vort_force_tmp_buf,
+                      &sim->q_buf,        &sim->q_tmp_buf,      &sim->omega_buf,
+                      &sim->lambda_buf,   &sim->density_buf,    &sim->partial_buf,
+                      &sim->bounds_buf,   &sim->id_buf,         &sim->id_tmp_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
     for (int k = 0; k < SIM_KERNEL_COUNT; k++)
@@ -439,6 +471,8 @@ static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
         PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src[b], *dst[b], sim->n, prof));
         swap_buf(src[b], dst[b]);
     }
+    PBFCL_TRY(pbfcl_grid_reorder_uint(&sim->grid, sim->id_buf, sim->id_tmp_buf, sim->n, prof));
+    swap_buf(&sim->id_buf, &sim->id_tmp_buf);
     return PBFCL_OK;
 }
 
@@ -609,6 +643,8 @@ static pbfcl_status set_substeps(pbfcl_sim *sim, int substeps)
 
 pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof)
 {
+    if (sim->n == 0)
+        return PBFCL_OK; /* nothing to move (all particles removed, or none added yet) */
     int substeps;
     PBFCL_TRY(choose_substeps(sim, &substeps));
     PBFCL_TRY(set_substeps(sim, substeps));
@@ -653,6 +689,8 @@ unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim)
 static pbfcl_status read_components(pbfcl_sim *sim, cl_mem buf, int first, int count, float *out)
 {
     size_t n = sim->n;
+    if (n == 0)
+        return PBFCL_OK;
     float *tmp = malloc(n * 16);
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
@@ -676,6 +714,8 @@ static pbfcl_status read_float3(pbfcl_sim *sim, cl_mem buf, float *out3)
 
 static pbfcl_status read_plain(pbfcl_sim *sim, cl_mem buf, size_t bytes, void *out)
 {
+    if (bytes == 0)
+        return PBFCL_OK;
     PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, buf, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
     return PBFCL_OK;
 }
@@ -754,13 +794,14 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
     SIM_ARG(k, 5, sim->grid.neighbor_count_buf);
     SIM_ARG(k, 6, sim->partial_buf);
     PBFCL_TRY(launch(sim, k, NULL, PBFCL_STAGE_OTHER));
-    size_t count = sim->groups * PBFCL_STATS_FIELDS;
+    size_t groups = (sim->n + sim->wg - 1) / sim->wg;
+    size_t count = groups * PBFCL_STATS_FIELDS;
     float *rows = malloc(count * sizeof *rows);
     if (!rows)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = read_plain(sim, sim->partial_buf, count * sizeof *rows, rows);
     double finite = 0.0;
-    for (size_t g = 0; st == PBFCL_OK && g < sim->groups; g++)
+    for (size_t g = 0; st == PBFCL_OK && g < groups; g++)
         stats_add(out, rows + g * PBFCL_STATS_FIELDS, &finite);
     free(rows);
     PBFCL_TRY(st);
@@ -807,4 +848,115 @@ void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3
         (cl_float4){{(float)(dir[0] / len), (float)(dir[1] / len), (float)(dir[2] / len), 0.0f}};
     sim->push =
         (cl_float4){{(float)(push[0] * a), (float)(push[1] * a), (float)(push[2] * a), radius}};
+}
+
+/* ---- particles in and out: ids, adding, removing, writing, changing the scene ---------- */
+
+pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids)
+{
+    return read_plain(sim, sim->id_buf, sim->n * 4, ids);
+}
+
+size_t pbfcl_sim_capacity(const pbfcl_sim *sim)
+{
+    return sim->capacity;
+}
+
+pbfcl_status pbfcl_sim_append(pbfcl_sim *sim, const float *pos3, const float *vel3, size_t k)
+{
+    if (k > sim->capacity - sim->n) {
+        pbfcl_errorf("adding %zu particles to %zu exceeds the capacity of %zu", k, sim->n,
+                     sim->capacity);
+        return PBFCL_ERR_CAPACITY;
+    }
+    PBFCL_TRY(upload_particles(sim, sim->n, k, pos3, vel3));
+    sim->n += k;
+    return enqueue_bounds(sim, NULL);
+}
+
+pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_t m,
+                               const unsigned *new_ids)
+{
+    if (m > sim->n)
+        return PBFCL_ERR_BAD_ARGUMENT;
+    cl_command_queue q = sim->cl->queue;
+    if (m > 0) {
+        PBFCL_CL_CHECK(clEnqueueWriteBuffer(q, sim->grid.index_buf, CL_TRUE, 0, m * 4, keep_slots,
+                                            0, NULL, NULL));
+        sim->n = m;
+        PBFCL_TRY(sim_reorder(sim, NULL)); /* gathers every per-particle state buffer */
+        PBFCL_CL_CHECK(
+            clEnqueueWriteBuffer(q, sim->id_buf, CL_TRUE, 0, m * 4, new_ids, 0, NULL, NULL));
+    }
+    sim->n = m;
+    return enqueue_bounds(sim, NULL);
+}
+
+pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel3)
+{
+    size_t n = sim->n;
+    if (n == 0)
+        return PBFCL_OK;
+    cl_float4 *tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    cl_command_queue q = sim->cl->queue;
+    pbfcl_status st = PBFCL_OK;
+    if (pos3) {
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = (cl_float4){{pos3[3 * i], pos3[3 * i + 1], pos3[3 * i + 2], 0.0f}};
+        PBFCL_CL_TRY(st,
+                     clEnqueueWriteBuffer(q, sim->pos_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+                     done);
+        PBFCL_CL_TRY(st,
+                     clEnqueueWriteBuffer(q, sim->pred_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+                     done);
+    }
+    if (vel3) {
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = (cl_float4){{vel3[3 * i], vel3[3 * i + 1], vel3[3 * i + 2], 0.0f}};
+        PBFCL_CL_TRY(st,
+                     clEnqueueWriteBuffer(q, sim->vel_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+                     done);
+    }
+done:
+    free(tmp);
+    PBFCL_TRY(st);
+    return enqueue_bounds(sim, NULL);
+}
+
+/* True if the grid built for a and b is the same (origin, cell size, bits). */
+static bool same_grid(const pbfcl_grid_params *a, const pbfcl_grid_params *b)
+{
+    return a->grid_bits == b->grid_bits && a->cell_size == b->cell_size &&
+           a->origin[0] == b->origin[0] && a->origin[1] == b->origin[1] &&
+           a->origin[2] == b->origin[2];
+}
+
+pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene)
+{
+    pbfcl_pbf_params p;
+    pbfcl_grid_params gp;
+    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+    PBFCL_TRY(grid_params_for(scene, &p, &gp));
+    if (!same_grid(&gp, &sim->grid.params)) { /* a new box or kernel radius: a new grid */
+        PBFCL_CL_CHECK(clFinish(sim->cl->queue));
+        pbfcl_grid grid;
+        memset(&grid, 0, sizeof grid);
+        pbfcl_status st =
+            pbfcl_grid_create(&grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS);
+        if (st != PBFCL_OK) {
+            pbfcl_grid_destroy(&grid);
+            return st;
+        }
+        pbfcl_grid_destroy(&sim->grid);
+        sim->grid = grid;
+    }
+    sim->scene = *scene;
+    sim->params = p;
+    sim->wall_scale = (float)pbfcl_pbf_wall_scale(&sim->params);
+    pbfcl_sim_set_gravity(sim, scene->gravity);
+    sim->substeps = 0; /* set_substeps uploads the parameters at the next step */
+    PBFCL_TRY(set_substeps(sim, scene->solver.substeps));
+    return enqueue_bounds(sim, NULL);
 }

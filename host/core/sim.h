@@ -39,8 +39,36 @@ void pbfcl_sim_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cf
 pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
                               const float *positions, size_t n);
 
+/* The same with room for capacity particles, n (<= capacity) of them active at first. */
+pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                                       size_t capacity, const float *positions, size_t n);
+
 /* Releases everything; accepts NULL. */
 void pbfcl_sim_destroy(pbfcl_sim *sim);
+
+/* Particle ids: the particles created get ids 0..n-1 and appended ones the next ids; every
+ * reorder carries them along, so ids[i] (pbfcl_sim_read_ids) is the id of the particle in
+ * slot i of the simulation's current order. */
+pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
+
+/* The particles the buffers hold. */
+size_t pbfcl_sim_capacity(const pbfcl_sim *sim);
+
+/* Appends k particles at pos3 with velocities vel3 (NULL: zero), ids n..n+k-1. */
+pbfcl_status pbfcl_sim_append(pbfcl_sim *sim, const float *pos3, const float *vel3, size_t k);
+
+/* Keeps m particles: slot i of the result is slot keep_slots[i] of the current order, with id
+ * new_ids[i]; every per-particle state buffer is gathered. */
+pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_t m,
+                               const unsigned *new_ids);
+
+/* Overwrites the positions and/or velocities (xyz triples in the current order; NULL leaves
+ * one as it is) of the n particles. */
+pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel3);
+
+/* Replaces the scene (every setting; a new box or kernel radius rebuilds the grid); a scene
+ * the solver cannot run leaves the old one in place. */
+pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene);
 
 /* Advances one frame (scene dt) in at least the scene's substeps, more where a CFL condition
  * asks for them (sim.c, choose_substeps): the fastest particle moves at most h / 2 per
