@@ -12,8 +12,8 @@
 static bool dir_holds(const char *dir, const char *file)
 {
     char probe[4 * DATA_PATH_MAX];
-    snprintf(probe, sizeof probe, "%s/%s", dir, file);
-    return access(probe, R_OK) == 0;
+    int len = snprintf(probe, sizeof probe, "%s/%s", dir, file);
+    return len > 0 && (size_t)len < sizeof probe && access(probe, R_OK) == 0;
 }
 
 /* The candidate folders in order; returns how many. */

@@ -313,10 +313,8 @@ static pbfcl_status scene_of(const char *func, const pbfcl_scene_params *scene,
     CHECK_ARG("pbfcl_solver", scene && solver,
               "%s: the scene and solver parameters must not be NULL", func);
     pbfcl_api_scene_from_params(scene, solver, out);
-    pbfcl_status st = pbfcl_scene_validate_settings(out);
-    if (st != PBFCL_OK)
-        pbfcl_errorf("%s: the parameters above were refused", func);
-    return st;
+    snprintf(out->name, sizeof out->name, "%s", func); /* messages name the call */
+    return pbfcl_scene_validate_settings(out);
 }
 
 pbfcl_status pbfcl_solver_create(pbfcl_context *ctx, const pbfcl_solver_desc *desc,
