@@ -1,5 +1,6 @@
 /* pbfcl's entry point: dispatches to the subcommands. */
 #include "commands.h"
+#include "pbfcl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static const command commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: pbfcl <command> [options]\n\ncommands:\n");
+    fprintf(f, "usage: pbfcl <command> [options]\n       pbfcl --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nEvery command takes --device D (an index from `pbfcl devices` or part of a "
@@ -33,6 +34,10 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return cmd_demo(argc, argv); /* `pbfcl` alone opens the demo */
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("pbfcl %s\n", pbfcl_version_string());
+        return 0;
+    }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
