@@ -960,3 +960,13 @@ pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene)
     PBFCL_TRY(set_substeps(sim, scene->solver.substeps));
     return enqueue_bounds(sim, NULL);
 }
+
+pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3])
+{
+    cl_uint bits[3];
+    PBFCL_TRY(enqueue_bounds(sim, NULL));
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, sim->bounds_buf, CL_TRUE, 0, sizeof bits,
+                                       bits, 0, NULL, NULL));
+    memcpy(out, bits, sizeof bits);
+    return PBFCL_OK;
+}

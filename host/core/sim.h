@@ -16,7 +16,7 @@ typedef struct pbfcl_sim_stats {
     double max_speed;         /* m/s */
     double neighbors_avg;
     unsigned neighbors_max;
-    unsigned outside;           /* particles outside the box */
+    unsigned outside;           /* particles beyond the walls the solver clamps to (box less r) */
     unsigned nan;               /* particles with a non-finite position or velocity */
     double momentum[3];         /* total linear momentum, kg m/s */
     unsigned neighbor_overflow; /* particles that had more neighbours than the list holds */
@@ -94,6 +94,11 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out);
 /* Enqueues a copy of the positions as float4 (x, y, z, speed) into dst_buf (n float4), e.g.
  * a buffer shared with OpenGL. */
 pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf);
+
+/* Runs the bounds stage on the current state and reads it: out[0] = max |v|, out[1] and
+ * out[2] = the fluid's reach down and up along gravity from the box centre, plus the box
+ * diagonal D (what choose_substeps reads). */
+pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3]);
 
 /* Changes gravity (e.g. to tilt or shake the box). */
 void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3]);
