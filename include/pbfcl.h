@@ -105,22 +105,64 @@ typedef struct pbfcl_scene_params {
     float rest_density;                 /* kg/m^3 */
 } pbfcl_scene_params;
 
-/* How the solver advances (SI units); docs/SCENES.md gives each one's meaning and range. */
+/* Range flags of a solver parameter: the lower or upper bound is excluded; a whole number. */
+#define PBFCL_PARAM_LO_OPEN 1
+#define PBFCL_PARAM_HI_OPEN 2
+#define PBFCL_PARAM_WHOLE 4
+
+/* Every solver parameter, declared once: C type, name (the struct field and the JSON key under
+ * "solver"), command-line flag, default, accepted range lo..hi with PBFCL_PARAM_* flags, unit,
+ * one-line help. The struct below, the defaults, the JSON and command-line parsers, the one
+ * validator, the help texts and the check of docs/SCENES.md are all made from this list. */
+#define PBFCL_SOLVER_PARAM_LIST(X)                                                                 \
+    X(float, dt, "--dt", 1.0 / 60.0, 0, 1, PBFCL_PARAM_LO_OPEN, "s", "frame time step")            \
+    X(int, substeps, "--substeps", 3, 1, 1000, 0, "",                                              \
+      "the least substeps per frame (more where the fastest particle would move over h/2)")        \
+    X(int, iterations, "--iterations", 4, 1, 1000, 0, "", "density solver iterations per substep") \
+    X(int, stabilization_iterations, "--stabilization", 1, 0, 1000, 0, "",                         \
+      "collision stabilisation passes per solver iteration")                                       \
+    X(float, h_ratio, "--h-ratio", 4, 2, 4.4721, PBFCL_PARAM_LO_OPEN, "",                          \
+      "kernel radius h = h_ratio * particle radius")                                               \
+    X(float, relaxation, "--relaxation", 0.1, 0, 1e12, PBFCL_PARAM_LO_OPEN, "",                    \
+      "constraint relaxation epsilon (divided by h^2)")                                            \
+    X(float, scorr_k, "--scorr-k", 0.001, 0, 1e6, 0, "",                                           \
+      "tensile correction strength k (times h^2)")                                                 \
+    X(float, scorr_n, "--scorr-n", 4, 1, 16, PBFCL_PARAM_WHOLE, "", "tensile correction exponent") \
+    X(float, scorr_dq, "--scorr-dq", 0.2, 0, 1, PBFCL_PARAM_LO_OPEN | PBFCL_PARAM_HI_OPEN, "",     \
+      "tensile correction delta q, a fraction of h")                                               \
+    X(float, contact_slop, "--contact-slop", 0.2, 0, 1, 0, "",                                     \
+      "overlap (a fraction of 2r) that contacts resolve by moving x* alone")                       \
+    X(float, vorticity, "--vorticity", 0.01, 0, 1e6, 0, "m/s",                                     \
+      "vorticity confinement epsilon (0: off)")                                                    \
+    X(float, viscosity, "--viscosity", 0.05, 0, 1, 0, "", "XSPH viscosity c per substep (0: off)") \
+    X(float, max_speed, "--max-speed", 50, 0, 1e9, 0, "m/s",                                       \
+      "blow-up guard: faster particles mean the run blew up (0: derived from box and gravity)")
+
+/* How the solver advances (SI units): one field per entry of PBFCL_SOLVER_PARAM_LIST. */
 typedef struct pbfcl_solver_params {
-    float dt;                     /* frame time step, s */
-    int substeps;                 /* substeps per frame, at least (more where motion asks) */
-    int iterations;               /* density solver iterations per substep */
-    int stabilization_iterations; /* collision passes per solver iteration */
-    float h_ratio;                /* kernel radius h = h_ratio * particle radius */
-    float relaxation;             /* constraint relaxation epsilon, in units of h^2 */
-    float scorr_k;                /* tensile term strength k, in units of h^2 */
-    float scorr_n;                /* tensile term exponent n (whole number) */
-    float scorr_dq;               /* tensile term delta q, a fraction of h */
-    float contact_slop;           /* overlap (fraction of 2r) contacts leave to x* */
-    float vorticity;              /* vorticity confinement epsilon, m/s */
-    float viscosity;              /* XSPH c per substep */
-    float max_speed;              /* blow-up guard, m/s (pbfcl_stats.unstable; 0: derived) */
+#define PBFCL_PARAM_FIELD_(type, name, flag, def, lo, hi, flags, unit, help) type name;
+    PBFCL_SOLVER_PARAM_LIST(PBFCL_PARAM_FIELD_)
+#undef PBFCL_PARAM_FIELD_
 } pbfcl_solver_params;
+
+/* One solver parameter as the list declares it (for parsers, GUIs and documentation). */
+typedef struct pbfcl_param_info {
+    const char *name; /* field and JSON key */
+    const char *flag; /* command-line flag */
+    int is_int;       /* int field, else float */
+    double def, lo, hi;
+    int flags; /* PBFCL_PARAM_* */
+    const char *unit, *help;
+    size_t offset; /* of the field in pbfcl_solver_params */
+} pbfcl_param_info;
+
+/* The number of solver parameters, and the description of parameter i (NULL past the end). */
+PBFCL_API int pbfcl_solver_param_count(void);
+PBFCL_API const pbfcl_param_info *pbfcl_solver_param(int i);
+
+/* The one validator of the solver parameters: PBFCL_ERR_BAD_ARGUMENT with a message naming the
+ * parameter ("solver.NAME must be ...") when one is outside its range. */
+PBFCL_API pbfcl_status pbfcl_solver_params_check(const pbfcl_solver_params *p);
 
 /* A unit box, gravity -9.81 m/s^2 along y, r = 1 cm, water. */
 PBFCL_API void pbfcl_scene_params_defaults(pbfcl_scene_params *p);

@@ -18,6 +18,7 @@ static const command commands[] = {
     {"bench", cmd_bench, "simulation step time per stage and particle-steps per second"},
     {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
     {"kernel-builds", cmd_kernel_builds, "every program and build-option set pbfcl compiles"},
+    {"params", cmd_params, "the solver parameters: key, flag, default, unit, range"},
 };
 
 static void usage(FILE *f)

@@ -1,7 +1,9 @@
-/* The scene options shared by `pbfcl run`, `bench` and `demo`: one table names each option,
- * its value, its accepted range and where it is stored; values are parsed strictly (whole
+/* The scene options shared by `pbfcl run`, `bench` and `demo`: one table names each scene
+ * option, its value, its accepted range and where it is stored, and the solver options are
+ * the solver parameter list's (PBFCL_SOLVER_PARAM_LIST); values are parsed strictly (whole
  * string, finite, in range) and a bad one is reported with the option and the range. */
 #include "scene_options.h"
+#include "params.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,31 +35,6 @@ static const opt_spec opt_specs[] = {
      "dam-break (default), double-dam-break, drop, or a .json scene file"},
     {"--particles", "N", OPT_LLONG, 1, 1e9, false, OFF(particles), NO_SET,
      "about N particles (sets the particle radius); default: the scene's radius"},
-    {"--dt", "S", OPT_FLOAT, 0, 1, true, OFF(dt), OFF(dt_set), "frame time step, seconds"},
-    {"--substeps", "N", OPT_INT, 1, 1000, false, OFF(substeps), OFF(substeps_set),
-     "substeps per frame"},
-    {"--iterations", "N", OPT_INT, 1, 1000, false, OFF(iterations), OFF(iterations_set),
-     "density solver iterations per substep"},
-    {"--stabilization", "N", OPT_INT, 0, 1000, false, OFF(stabilization), OFF(stabilization_set),
-     "collision stabilisation iterations"},
-    {"--vorticity", "E", OPT_FLOAT, 0, 1e6, false, OFF(vorticity), OFF(vorticity_set),
-     "vorticity confinement epsilon (0: off)"},
-    {"--viscosity", "C", OPT_FLOAT, 0, 1, false, OFF(viscosity), OFF(viscosity_set),
-     "XSPH viscosity c (0: off)"},
-    {"--relaxation", "E", OPT_FLOAT, 0, 1e12, true, OFF(relaxation), OFF(relaxation_set),
-     "constraint relaxation epsilon"},
-    {"--h-ratio", "K", OPT_FLOAT, 2, PBFCL_MAX_H_RATIO, true, OFF(h_ratio), OFF(h_ratio_set),
-     "kernel radius h = K * particle radius"},
-    {"--scorr-k", "K", OPT_FLOAT, 0, 1e6, false, OFF(scorr_k), OFF(scorr_k_set),
-     "tensile correction strength k (0: off)"},
-    {"--scorr-n", "N", OPT_INT, 1, 16, false, OFF(scorr_n), OFF(scorr_n_set),
-     "tensile correction exponent n"},
-    {"--scorr-dq", "Q", OPT_FLOAT, 0, 0.99, true, OFF(scorr_dq), OFF(scorr_dq_set),
-     "tensile correction delta q, a fraction of h"},
-    {"--contact-slop", "S", OPT_FLOAT, 0, 1, false, OFF(contact_slop), OFF(contact_slop_set),
-     "overlap (fraction of 2r) that contacts resolve by moving x* alone"},
-    {"--max-speed", "V", OPT_FLOAT, 0, 1e9, true, OFF(max_speed), OFF(max_speed_set),
-     "blow-up guard: a speed above V m/s stops the run"},
     {"--radius", "R", OPT_FLOAT, 0, 1e3, true, OFF(radius), OFF(radius_set),
      "particle radius, m (instead of --particles)"},
     {"--rest-density", "RHO", OPT_FLOAT, 0, 1e6, true, OFF(rest_density), OFF(rest_density_set),
@@ -185,12 +162,57 @@ static const opt_spec *find_spec(const char *arg, const char **inline_value)
     return NULL;
 }
 
+/* The solver parameter whose flag arg is (either "--flag" or "--flag=value"); -1 if none. */
+static int find_param(const char *arg, const char **inline_value)
+{
+    for (int k = 0; k < pbfcl_solver_param_count(); k++) {
+        const char *flag = pbfcl_solver_param(k)->flag;
+        size_t len = strlen(flag);
+        if (strncmp(arg, flag, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+            continue;
+        *inline_value = arg[len] == '=' ? arg + len + 1 : NULL;
+        return k;
+    }
+    return -1;
+}
+
+/* Parses a solver option's value into o->solver; -1 (with a message) if it is not valid. */
+static int parse_param(pbfcl_scene_options *o, int k, int argc, char **argv, int *i,
+                       const char *value)
+{
+    const pbfcl_param_info *info = pbfcl_solver_param(k);
+    if (!value) {
+        if (*i + 1 >= argc) {
+            pbfcl_errorf("%s needs a value (%s %s)", info->flag, info->flag,
+                         info->is_int ? "N" : "X");
+            return -1;
+        }
+        value = argv[++*i];
+    }
+    double v;
+    long long ll;
+    bool ok = info->is_int ? pbfcl_parse_llong(value, &ll) && (v = (double)ll, true)
+                           : pbfcl_parse_double(value, &v);
+    if (!ok || !pbfcl_param_in_range(info, v)) {
+        char range[128];
+        pbfcl_param_range_text(info, range, sizeof range);
+        pbfcl_errorf("%s: '%s' is not valid; expected %s", info->flag, value, range);
+        return -1;
+    }
+    pbfcl_param_set(&o->solver, info, v);
+    o->solver_set[k] = true;
+    (*i)++;
+    return 1;
+}
+
 int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int *i)
 {
     const char *value = NULL;
     const opt_spec *s = find_spec(argv[*i], &value);
-    if (!s)
-        return 0;
+    if (!s) {
+        int k = find_param(argv[*i], &value);
+        return k < 0 ? 0 : parse_param(o, k, argc, argv, i, value);
+    }
     if (!value) {
         if (*i + 1 >= argc) {
             pbfcl_errorf("%s needs a value (%s %s)", s->name, s->name, s->arg);
@@ -227,39 +249,25 @@ void pbfcl_scene_options_help(FILE *f)
         }
         fputc('\n', f);
     }
+    for (int k = 0; k < pbfcl_solver_param_count(); k++) {
+        const pbfcl_param_info *info = pbfcl_solver_param(k);
+        char left[40], range[128];
+        snprintf(left, sizeof left, "%s %s", info->flag, info->is_int ? "N" : "X");
+        pbfcl_param_range_text(info, range, sizeof range);
+        fprintf(f, "  %-24s %s%s%s (%s; default %g)\n", left, info->help, info->unit[0] ? ", " : "",
+                info->unit, range, info->def);
+    }
     fprintf(f, "  (options also take the form --name=value; solver overrides replace the "
                "scene's values)\n");
 }
 
 void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
 {
-    pbfcl_solver_settings *sv = &scene->solver;
-    if (o->dt_set)
-        sv->dt = o->dt;
-    if (o->substeps_set)
-        sv->substeps = o->substeps;
-    if (o->iterations_set)
-        sv->iterations = o->iterations;
-    if (o->stabilization_set)
-        sv->stabilization_iterations = o->stabilization;
-    if (o->vorticity_set)
-        sv->vorticity = o->vorticity;
-    if (o->viscosity_set)
-        sv->viscosity = o->viscosity;
-    if (o->relaxation_set)
-        sv->relaxation = o->relaxation;
-    if (o->h_ratio_set)
-        sv->h_ratio = o->h_ratio;
-    if (o->scorr_k_set)
-        sv->scorr_k = o->scorr_k;
-    if (o->scorr_n_set)
-        sv->scorr_n = (float)o->scorr_n;
-    if (o->scorr_dq_set)
-        sv->scorr_dq = o->scorr_dq;
-    if (o->contact_slop_set)
-        sv->contact_slop = o->contact_slop;
-    if (o->max_speed_set)
-        sv->max_speed = o->max_speed;
+    for (int k = 0; k < pbfcl_solver_param_count(); k++)
+        if (o->solver_set[k]) {
+            const pbfcl_param_info *info = pbfcl_solver_param(k);
+            pbfcl_param_set(&scene->solver, info, pbfcl_param_get(&o->solver, info));
+        }
     if (o->radius_set)
         scene->particle_radius = o->radius;
     if (o->rest_density_set)
@@ -286,3 +294,7 @@ pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene
     }
     return pbfcl_scene_fill(scene, positions, n);
 }
+
+#define PBFCL_PARAM_ONE_(...) +1
+_Static_assert((0 PBFCL_SOLVER_PARAM_LIST(PBFCL_PARAM_ONE_)) <= PBFCL_SCENE_OPTIONS_MAX_PARAMS,
+               "raise PBFCL_SCENE_OPTIONS_MAX_PARAMS: the solver parameter list outgrew it");

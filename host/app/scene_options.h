@@ -9,38 +9,19 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* The most solver parameters the options can hold (pbfcl_solver_param_count() must fit). */
+#define PBFCL_SCENE_OPTIONS_MAX_PARAMS 64
+
 /* The scene options given on the command line; each override has a "set" flag. */
 typedef struct pbfcl_scene_options {
     const char *device;  /* --device: NULL means $PBFCL_DEVICE, else the first GPU */
     const char *scene;   /* --scene: built-in name or .json file (default "dam-break") */
     long long particles; /* --particles: -1 means the scene's own particle radius */
 
-    float dt; /* --dt, s */
-    bool dt_set;
-    int substeps; /* --substeps */
-    bool substeps_set;
-    int iterations; /* --iterations */
-    bool iterations_set;
-    int stabilization; /* --stabilization */
-    bool stabilization_set;
-    float vorticity; /* --vorticity */
-    bool vorticity_set;
-    float viscosity; /* --viscosity */
-    bool viscosity_set;
-    float relaxation; /* --relaxation */
-    bool relaxation_set;
-    float h_ratio; /* --h-ratio */
-    bool h_ratio_set;
-    float scorr_k; /* --scorr-k */
-    bool scorr_k_set;
-    int scorr_n; /* --scorr-n */
-    bool scorr_n_set;
-    float scorr_dq; /* --scorr-dq */
-    bool scorr_dq_set;
-    float contact_slop; /* --contact-slop */
-    bool contact_slop_set;
-    float max_speed; /* --max-speed, m/s */
-    bool max_speed_set;
+    /* the solver overrides: one per entry of PBFCL_SOLVER_PARAM_LIST (include/pbfcl.h), by
+     * its flag; solver_set[k] tells whether parameter k was given */
+    pbfcl_solver_params solver;
+    bool solver_set[PBFCL_SCENE_OPTIONS_MAX_PARAMS];
     float radius; /* --radius (particle radius), m */
     bool radius_set;
     float rest_density; /* --rest-density, kg/m^3 */

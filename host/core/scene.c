@@ -2,6 +2,7 @@
  * values that make no sense, the lattice that fills the fluid shapes with particles, and
  * the particle radius that gives a requested particle count. */
 #include "scene.h"
+#include "params.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -206,38 +207,11 @@ static bool check_shape(const pbfcl_scene *s, int i)
     return check_inside(s, i, lo, hi);
 }
 
-/* Checks a number against [lo, hi] (lo excluded if lo_open); the message names the key. */
-static bool check_range(const pbfcl_scene *s, const char *key, double v, double lo, bool lo_open,
-                        double hi)
-{
-    if (isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi)
-        return true;
-    return bad(s, "%s must be a number %s %g and <= %g (got %g)", key, lo_open ? ">" : ">=", lo, hi,
-               v);
-}
-
 static bool check_solver(const pbfcl_scene *s)
 {
-    const pbfcl_solver_settings *v = &s->solver;
-    return check_range(s, "solver.dt", v->dt, 0, true, 1) &&
-           check_range(s, "solver.substeps", v->substeps, 1, false, 1000) &&
-           check_range(s, "solver.iterations", v->iterations, 1, false, 1000) &&
-           check_range(s, "solver.stabilization_iterations", v->stabilization_iterations, 0, false,
-                       1000) &&
-           check_range(s, "solver.h_ratio", v->h_ratio, 2, true, PBFCL_MAX_H_RATIO) &&
-           check_range(s, "solver.relaxation", v->relaxation, 0, true, 1e12) &&
-           check_range(s, "solver.scorr_k", v->scorr_k, 0, false, 1e6) &&
-           check_range(s, "solver.scorr_n", v->scorr_n, 1, false, 16) &&
-           (v->scorr_n == floorf(v->scorr_n) ||
-            bad(s, "solver.scorr_n must be a whole number (got %g)", v->scorr_n)) &&
-           check_range(s, "solver.scorr_dq", v->scorr_dq, 0, true, 1) &&
-           (v->scorr_dq < 1.0f ||
-            bad(s, "solver.scorr_dq must be below 1: Poly6 is 0 at delta q = h (got %g)",
-                v->scorr_dq)) &&
-           check_range(s, "solver.contact_slop", v->contact_slop, 0, false, 1) &&
-           check_range(s, "solver.vorticity", v->vorticity, 0, false, 1e6) &&
-           check_range(s, "solver.viscosity", v->viscosity, 0, false, 1) &&
-           check_range(s, "solver.max_speed", v->max_speed, 0, false, 1e9);
+    char where[96];
+    snprintf(where, sizeof where, "scene '%s'", s->name);
+    return pbfcl_solver_params_check_in(&s->solver, where) == PBFCL_OK;
 }
 
 /* An upper bound on the particle count: lattice points in each shape's bounding box. */

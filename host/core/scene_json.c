@@ -217,47 +217,28 @@ static pbfcl_status parse_fluid(const char *path, const cJSON *item, pbfcl_scene
     return PBFCL_OK;
 }
 
-/* The solver keys: each is a float or an int field of pbfcl_solver_settings. */
-typedef struct solver_key {
-    const char *name;
-    bool is_int;
-    size_t offset;
-} solver_key;
-
-#define SOLVER_OFF(field) offsetof(pbfcl_solver_settings, field)
-static const solver_key solver_keys[] = {
-    {"dt", false, SOLVER_OFF(dt)},
-    {"substeps", true, SOLVER_OFF(substeps)},
-    {"iterations", true, SOLVER_OFF(iterations)},
-    {"stabilization_iterations", true, SOLVER_OFF(stabilization_iterations)},
-    {"h_ratio", false, SOLVER_OFF(h_ratio)},
-    {"relaxation", false, SOLVER_OFF(relaxation)},
-    {"scorr_k", false, SOLVER_OFF(scorr_k)},
-    {"scorr_n", false, SOLVER_OFF(scorr_n)},
-    {"scorr_dq", false, SOLVER_OFF(scorr_dq)},
-    {"contact_slop", false, SOLVER_OFF(contact_slop)},
-    {"vorticity", false, SOLVER_OFF(vorticity)},
-    {"viscosity", false, SOLVER_OFF(viscosity)},
-    {"max_speed", false, SOLVER_OFF(max_speed)},
-};
-#define SOLVER_KEY_COUNT (sizeof solver_keys / sizeof solver_keys[0])
+/* The solver keys are the parameter list's names (PBFCL_SOLVER_PARAM_LIST, include/pbfcl.h). */
+#define SOLVER_KEY_COUNT ((size_t)pbfcl_solver_param_count())
 
 static pbfcl_status parse_solver(const char *path, const cJSON *item, pbfcl_solver_settings *sv)
 {
-    const char *names[SOLVER_KEY_COUNT + 1];
+    const char *names[64];
+    if (SOLVER_KEY_COUNT >= 64)
+        return PBFCL_ERR_BAD_ARGUMENT; /* the list outgrew this parser */
     for (size_t k = 0; k < SOLVER_KEY_COUNT; k++)
-        names[k] = solver_keys[k].name;
+        names[k] = pbfcl_solver_param((int)k)->name;
     names[SOLVER_KEY_COUNT] = NULL;
     PBFCL_TRY(need_object(path, "solver", item));
     PBFCL_TRY(check_keys(path, "solver", item, names));
     for (size_t k = 0; k < SOLVER_KEY_COUNT; k++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, solver_keys[k].name);
+        const pbfcl_param_info *info = pbfcl_solver_param((int)k);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, info->name);
         if (!v)
             continue;
         char key[64];
-        snprintf(key, sizeof key, "solver.%s", solver_keys[k].name);
-        void *field = (char *)sv + solver_keys[k].offset;
-        if (solver_keys[k].is_int)
+        snprintf(key, sizeof key, "solver.%s", info->name);
+        void *field = (char *)sv + info->offset;
+        if (info->is_int)
             PBFCL_TRY(get_int(path, key, v, (int *)field));
         else
             PBFCL_TRY(get_number(path, key, v, (float *)field));
