@@ -13,8 +13,8 @@ __kernel void reorder(__global const uint *index, /* in: original index of sorte
     dst[i] = src[index[i]];
 }
 
-/* reorder_uint: the same for a uint attribute (the particle ids). */
-__kernel void reorder_uint(__global const uint *index, /* in: original index of sorted i */
+/* reorder_uint: the same gather for a uint attribute (the particles' persistent ids). */
+__kernel void reorder_uint(__global const uint *index, /* in: original index of sorted particle i */
                            __global const uint *src,   /* in: attribute in original order */
                            __global uint *dst,         /* out: attribute in sorted order */
                            const uint n)

@@ -60,6 +60,66 @@ static void run_reorder(pbfcl_cl *cl)
     pbfcl_grid_destroy(&g);
 }
 
+/* reorder_uint (the particle ids): the same gather for a uint buffer, at awkward sizes. */
+static void run_reorder_uint(pbfcl_cl *cl)
+{
+    size_t large = test_small() ? 300 : 100003;
+    pbfcl_grid g;
+    pbfcl_grid_params gp = {.cell_size = 1.0f, .grid_bits = 2};
+    ck_assert_int_eq(pbfcl_grid_create(&g, cl, &gp, large, 4), PBFCL_OK);
+    size_t sizes[] = {0, 1, 2, g.wg - 1, g.wg, g.wg + 1, large};
+    pbfcl_uint *src = malloc(large * 4), *dst = malloc(large * 4), *index = malloc(large * 4);
+    cl_mem src_buf, dst_buf;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, large * 4, "src", &src_buf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, large * 4, "dst", &dst_buf), PBFCL_OK);
+    uint64_t rng = 9;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k];
+        for (size_t i = 0; i < n; i++) {
+            index[i] = (pbfcl_uint)i;
+            src[i] = test_rand(&rng);
+        }
+        for (size_t i = n; i > 1; i--) {
+            size_t j = test_rand(&rng) % i;
+            pbfcl_uint t = index[i - 1];
+            index[i - 1] = index[j];
+            index[j] = t;
+        }
+        if (n) {
+            ck_assert_int_eq(clEnqueueWriteBuffer(cl->queue, g.index_buf, CL_TRUE, 0, n * 4, index,
+                                                  0, NULL, NULL),
+                             CL_SUCCESS);
+            ck_assert_int_eq(
+                clEnqueueWriteBuffer(cl->queue, src_buf, CL_TRUE, 0, n * 4, src, 0, NULL, NULL),
+                CL_SUCCESS);
+        }
+        ck_assert_int_eq(pbfcl_grid_reorder_uint(&g, src_buf, dst_buf, n, NULL), PBFCL_OK);
+        if (n)
+            ck_assert_int_eq(
+                clEnqueueReadBuffer(cl->queue, dst_buf, CL_TRUE, 0, n * 4, dst, 0, NULL, NULL),
+                CL_SUCCESS);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(dst[i] == src[index[i]], "n=%zu: dst[%zu] is not src[%u]", n, i,
+                          index[i]);
+    }
+    ck_assert_int_eq(pbfcl_grid_reorder_uint(&g, src_buf, src_buf, 1, NULL),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_grid_reorder_uint(&g, src_buf, dst_buf, large + 1, NULL),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    pbfcl_cl_release_buffer(&src_buf);
+    pbfcl_cl_release_buffer(&dst_buf);
+    free(src);
+    free(dst);
+    free(index);
+    pbfcl_grid_destroy(&g);
+}
+
+START_TEST(test_reorder_uint_reference)
+{
+    test_each_device(run_reorder_uint);
+}
+END_TEST
+
 START_TEST(test_reorder_reference)
 {
     test_each_device(run_reorder);
@@ -72,6 +132,7 @@ int main(void)
     TCase *tc = tcase_create("reorder");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_reorder_reference);
+    tcase_add_test(tc, test_reorder_uint_reference);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 }

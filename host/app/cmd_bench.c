@@ -81,6 +81,9 @@ typedef struct bench_times {
     long long steps;
     pbfcl_solver *solver; /* its per-kernel totals cover the measured steps */
     double wall_s;        /* host clock over the measured steps, launches and waits included */
+    double *density_avg;  /* the stats' density_error_avg after each measured step, % */
+    double *density_max;  /* density_error_max, % */
+    unsigned overflow;    /* neighbour list overflows summed over the measured steps */
 } bench_times;
 
 #define BENCH_STAGES (pbfcl_timer_count())
@@ -100,6 +103,14 @@ static pbfcl_status bench_steps(pbfcl_solver *solver, const bench_args *a, bench
         for (int k = 0; k < BENCH_STAGES; k++)
             row[k] = pbfcl_timer_value(&timers, k);
         row[BENCH_STAGES] = timers.total;
+        /* the accuracy of what was timed; its kernel and read are not part of the wall clock */
+        double stats_start = pbfcl_wall_seconds();
+        pbfcl_stats stats;
+        PBFCL_TRY(pbfcl_solver_stats(solver, &stats));
+        t->density_avg[s] = stats.density_error_avg;
+        t->density_max[s] = stats.density_error_max;
+        t->overflow += stats.neighbor_overflow;
+        start += pbfcl_wall_seconds() - stats_start;
     }
     t->wall_s = pbfcl_wall_seconds() - start;
     return PBFCL_OK;
@@ -186,6 +197,15 @@ static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n
     printf("# wall clock: %.4f ms per step (the host's time for the measured steps: device time, "
            "the gaps between launches and the per-step reads)\n",
            1e3 * t->wall_s / (double)t->steps);
+    double avg_sum = 0.0, avg_most = 0.0, max_most = 0.0;
+    for (long long s = 0; s < t->steps; s++) {
+        avg_sum += t->density_avg[s];
+        avg_most = t->density_avg[s] > avg_most ? t->density_avg[s] : avg_most;
+        max_most = t->density_max[s] > max_most ? t->density_max[s] : max_most;
+    }
+    printf("# density error of the measured steps (compression, %% of rest density): mean %.3f, "
+           "largest step mean %.3f, largest particle %.3f; neighbour list overflows %u\n",
+           avg_sum / (double)t->steps, avg_most, max_most, t->overflow);
     kernel_report(t);
 }
 
@@ -226,7 +246,9 @@ int cmd_bench(int argc, char **argv)
     if (st == PBFCL_OK)
         st = pbfcl_context_device_name(ctx, device, sizeof device);
     if (st == PBFCL_OK && (!(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)) ||
-                           !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps))))
+                           !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps)) ||
+                           !(t.density_avg = calloc((size_t)a.steps, sizeof *t.density_avg)) ||
+                           !(t.density_max = calloc((size_t)a.steps, sizeof *t.density_max))))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
         st = bench_steps(t.solver, &a, &t);
@@ -236,6 +258,8 @@ int cmd_bench(int argc, char **argv)
         pbfcl_errorf("bench failed: %s", pbfcl_status_message(st));
     free(t.ms);
     free(t.substeps);
+    free(t.density_avg);
+    free(t.density_max);
     pbfcl_solver_destroy(t.solver);
     pbfcl_context_destroy(ctx);
     free(pos);

@@ -168,8 +168,8 @@ void pbfcl_grid_destroy(pbfcl_grid *g)
                       &g->neighbor_buf,   &g->overflow_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         pbfcl_cl_release_buffer(bufs[k]);
-    cl_kernel *kernels[] = {&g->hash,       &g->reorder, &g->reorder_uint, &g->cells_clear,
-                            &g->neighbours, &g->cells,   &g->cells_init};
+    cl_kernel *kernels[] = {&g->hash,       &g->reorder,    &g->reorder_uint, &g->cells_clear,
+                            &g->neighbours, &g->cells_init, &g->cells};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         if (*kernels[k])
             clReleaseKernel(*kernels[k]);

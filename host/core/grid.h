@@ -14,8 +14,9 @@ typedef struct pbfcl_grid {
     pbfcl_cl *cl;
     pbfcl_radix_sort sort;
     cl_program program;
-    cl_kernel hash, reorder, reorder_uint, cells_clear, cells, neighbours;
-    cl_kernel cells_init; /* fills the cell tables with EMPTY once, at creation */
+    cl_kernel hash, reorder, cells_clear, cells, neighbours;
+    cl_kernel reorder_uint; /* reorder of a uint buffer (particle ids) */
+    cl_kernel cells_init;   /* fills the cell tables with EMPTY once, at creation */
     pbfcl_grid_params params;
     size_t wg;                 /* work-group size of every kernel but neighbours */
     size_t nb_wg;              /* work-group size of neighbours (<= its -DNB_WG_SIZE) */
@@ -68,7 +69,7 @@ pbfcl_status pbfcl_grid_sort(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
 pbfcl_status pbfcl_grid_reorder(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, size_t n,
                                 pbfcl_profile *prof);
 
-/* reorder_uint: dst[i] = src[index[i]] for a uint buffer. */
+/* reorder_uint: dst[i] = src[index[i]] for a uint buffer (e.g. the particles' ids). */
 pbfcl_status pbfcl_grid_reorder_uint(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, size_t n,
                                      pbfcl_profile *prof);
 

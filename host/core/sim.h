@@ -46,11 +46,6 @@ pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfc
 /* Releases everything; accepts NULL. */
 void pbfcl_sim_destroy(pbfcl_sim *sim);
 
-/* Particle ids: the particles created get ids 0..n-1 and appended ones the next ids; every
- * reorder carries them along, so ids[i] (pbfcl_sim_read_ids) is the id of the particle in
- * slot i of the simulation's current order. */
-pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
-
 /* The particles the buffers hold. */
 size_t pbfcl_sim_capacity(const pbfcl_sim *sim);
 
@@ -87,6 +82,12 @@ const pbfcl_scene *pbfcl_sim_scene(const pbfcl_sim *sim);
 /* Reads positions and velocities (xyz triples) and densities (kg/m^3) to host arrays of n
  * entries; any pointer may be NULL. Order is the simulation's current (sorted) order. */
 pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *density);
+
+/* Reads every particle's persistent id (its index in the positions given to
+ * pbfcl_sim_create; appended particles take the next ids, pbfcl_sim_compact renumbers) to ids
+ * (n entries), in the same current order as pbfcl_sim_read: particle i of a read is particle
+ * ids[i] of the initial state. */
+pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
 
 /* Computes the step statistics on the device (reduced on the host). */
 pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out);
@@ -127,6 +128,10 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
 /* collide: one stabilisation iteration of the particle-particle and wall constraints; moves
  * x* and, by the part that undoes an overlap x already had, x. */
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* delta_collide: delta and the first collide pass in one gather, both from x* (used instead
+ * of delta and one collide when solver.fused_collide is set). */
+pbfcl_status pbfcl_sim_delta_collide(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* apply_delta: x* += delta: adopts the corrected positions q = x* + dx that delta and collide
  * wrote (a buffer swap, no kernel). */
