@@ -118,7 +118,8 @@ typedef struct pbfcl_scene_params {
     X(float, dt, "--dt", 1.0 / 60.0, 0, 1, PBFCL_PARAM_LO_OPEN, "s", "frame time step")            \
     X(int, substeps, "--substeps", 3, 1, 1000, 0, "",                                              \
       "the least substeps per frame (more where the fastest particle would move over h/2)")        \
-    X(int, iterations, "--iterations", 4, 1, 1000, 0, "", "density solver iterations per substep") \
+    X(int, iterations, "--iterations", 4, 0, 1000, 0, "",                                          \
+      "density solver iterations per substep (0: no density correction, a diagnostic)")            \
     X(int, stabilization_iterations, "--stabilization", 1, 0, 1000, 0, "",                         \
       "collision stabilisation passes per solver iteration")                                       \
     X(float, h_ratio, "--h-ratio", 4, 2, 4.4721, PBFCL_PARAM_LO_OPEN, "",                          \

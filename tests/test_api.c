@@ -306,7 +306,7 @@ START_TEST(test_params_mid_run)
     ck_assert_int_eq(pbfcl_solver_get_params(s, NULL, &got), PBFCL_OK);
     ck_assert(got.h_ratio == 3.0f);
     /* a refused value leaves the old ones */
-    vp.iterations = 0;
+    vp.iterations = -1;
     ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, &vp), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("solver.iterations");
     ck_assert_int_eq(pbfcl_solver_get_params(s, NULL, &got), PBFCL_OK);

@@ -78,15 +78,13 @@ static unsigned rest_neighbours(float h_ratio)
 pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params *p)
 {
     const pbfcl_solver_settings *v = &s->solver;
-    if (!(s->particle_radius > 0.0f) || !(s->rest_density > 0.0f) || !(v->dt > 0.0f) ||
-        v->substeps < 1 || v->iterations < 0 || v->stabilization_iterations < 0) {
-        pbfcl_errorf("the solver needs particle_radius > 0, rest_density > 0, dt > 0, substeps "
-                     ">= 1, iterations >= 0 and stabilization_iterations >= 0 (got r = %g, rho0 = "
-                     "%g, dt = %g, substeps %d, iterations %d, stabilization %d)",
-                     s->particle_radius, s->rest_density, v->dt, v->substeps, v->iterations,
-                     v->stabilization_iterations);
+    if (!(s->particle_radius > 0.0f) || !(s->rest_density > 0.0f)) {
+        pbfcl_errorf("the solver needs particle_radius > 0 and rest_density > 0 (got r = %g, "
+                     "rho0 = %g)",
+                     s->particle_radius, s->rest_density);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
+    PBFCL_TRY(pbfcl_solver_params_check(v)); /* the one validator of the solver parameters */
     unsigned rest = rest_neighbours(v->h_ratio);
     if (!(v->h_ratio > 2.0f) || rest > PBFCL_SIM_MAX_NEIGHBORS * 2 / 3) {
         pbfcl_errorf("solver h_ratio %g gives %u neighbours per particle at rest (lattice "
@@ -94,19 +92,6 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
                      "(h_ratio > 2) and the neighbour lists (%u entries) need a third of room for "
                      "compression: use an h_ratio above 2 and at most %.3f (default 4)",
                      v->h_ratio, rest, PBFCL_SIM_MAX_NEIGHBORS, PBFCL_MAX_H_RATIO);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    if (v->scorr_n < 1.0f || v->scorr_n > 16.0f || v->scorr_n != floorf(v->scorr_n) ||
-        !(v->scorr_dq > 0.0f && v->scorr_dq < 1.0f)) {
-        pbfcl_errorf("tensile term: n must be a whole number 1..16 (got %g) and delta q a "
-                     "fraction of h in (0, 1) (got %g)",
-                     v->scorr_n, v->scorr_dq);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    if (!(v->contact_slop >= 0.0f && v->contact_slop <= 1.0f)) {
-        pbfcl_errorf("contact_slop %g is outside 0..1: it is the overlap, as a fraction of the "
-                     "collision distance 2r, that contacts resolve by moving x* alone",
-                     v->contact_slop);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     memset(p, 0, sizeof *p);
