@@ -7,6 +7,7 @@
 #include "programs.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,52 @@ struct pbfcl_sim {
     int substeps;              /* substeps of the last frame (params.dt = dt / substeps) */
     float wall_scale;          /* lambda and delta: pbfcl_pbf_wall_scale */
 };
+
+/* What a per-particle buffer holds when a particle is created or appended. */
+typedef enum sim_initial {
+    SIM_INIT_ZERO,         /* zeros */
+    SIM_INIT_POSITION,     /* the given position, w = 0 */
+    SIM_INIT_VELOCITY,     /* the given velocity (zero if none), w = 0 */
+    SIM_INIT_REST_DENSITY, /* the rest density (one float) */
+    SIM_INIT_ID            /* the particle's id (one uint) */
+} sim_initial;
+
+/* One per-particle buffer: its name, bytes per particle (16: float4, 4: float or uint), where
+ * its handle lives, where its reorder target lives if the reorder carries it (state that
+ * outlives a substep), and its initial value. */
+typedef struct sim_buffer {
+    const char *name;
+    size_t elem;
+    size_t field;       /* offsetof(pbfcl_sim, ..._buf) */
+    size_t reorder_tmp; /* offsetof the reorder target, or SIM_NOT_REORDERED */
+    sim_initial init;
+} sim_buffer;
+
+#define SIM_NOT_REORDERED ((size_t)-1)
+#define SIM_BUF(f) offsetof(pbfcl_sim, f)
+
+/* Every per-particle buffer, once: allocation, the byte estimate, creation and appending,
+ * the reorder and destroy all read this table. */
+static const sim_buffer sim_buffers[] = {
+    {"positions", 16, SIM_BUF(pos_buf), SIM_BUF(pos_tmp_buf), SIM_INIT_POSITION},
+    {"predicted positions", 16, SIM_BUF(pred_buf), SIM_BUF(pred_tmp_buf), SIM_INIT_POSITION},
+    {"velocities", 16, SIM_BUF(vel_buf), SIM_BUF(vel_tmp_buf), SIM_INIT_VELOCITY},
+    {"vorticity forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO},
+    {"particle ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID},
+    {"corrected positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
+    {"corrected positions (collide)", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
+    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
+    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
+    {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY},
+};
+
+#define SIM_BUFFER_COUNT (sizeof sim_buffers / sizeof sim_buffers[0])
+
+/* The handle of a buffer of the table, or of its reorder target. */
+static cl_mem *sim_buf(pbfcl_sim *sim, size_t offset)
+{
+    return (cl_mem *)((char *)sim + offset);
+}
 
 /* Sets kernel argument idx to the value v (an lvalue). */
 #define SIM_ARG(kernel, idx, v) PBFCL_CL_CHECK(clSetKernelArg((kernel), (idx), sizeof(v), &(v)))
@@ -162,10 +209,11 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
         grid_params_for(scene, &p, &g) == PBFCL_OK)
         cells = 1ull << (3 * g.grid_bits);
-    /* 12 float4s, density */
-    unsigned long long per_particle = 12 * 16 + 4 + PBFCL_STATS_FIELDS;
+    unsigned long long per_particle = PBFCL_STATS_FIELDS; /* stats partials, at most */
+    for (size_t b = 0; b < SIM_BUFFER_COUNT; b++)
+        per_particle +=
+            sim_buffers[b].elem * (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED ? 2 : 1);
     unsigned long long grid_per_particle = 4 * (6 + PBFCL_SIM_MAX_NEIGHBORS);
-    per_particle += 2 * 4; /* the ids and their reorder target */
     return n * (per_particle + grid_per_particle) + cells * 8;
 }
 
@@ -225,27 +273,19 @@ static pbfcl_status build_kernels(pbfcl_sim *sim)
 static pbfcl_status alloc_buffers(pbfcl_sim *sim)
 {
     pbfcl_cl *cl = sim->cl;
-    size_t n4 = sim->capacity * 16, n1 = sim->capacity * 4;
+    for (int pass = 0; pass < 2; pass++) /* the buffers, then the reorder targets */
+        for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
+            const sim_buffer *d = &sim_buffers[b];
+            size_t off = pass ? d->reorder_tmp : d->field;
+            if (off != SIM_NOT_REORDERED)
+                PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, sim->capacity * d->elem, d->name,
+                                          sim_buf(sim, off)));
+        }
     struct {
         cl_mem *buf;
         size_t size;
         const char *what;
     } list[] = {
-        {&sim->pos_buf, n4, "positions"},
-        {&sim->pred_buf, n4, "predicted positions"},
-        {&sim->vel_buf, n4, "velocities"},
-        {&sim->vort_force_buf, n4, "vorticity forces"},
-        {&sim->pos_tmp_buf, n4, "positions (reorder, collide)"},
-        {&sim->pred_tmp_buf, n4, "predicted positions (reorder)"},
-        {&sim->vel_tmp_buf, n4, "velocities (reorder)"},
-        {&sim->vort_force_tmp_buf, n4, "vorticity forces (reorder)"},
-        {&sim->q_buf, n4, "corrected positions"},
-        {&sim->q_tmp_buf, n4, "corrected positions (collide)"},
-        {&sim->omega_buf, n4, "vorticity"},
-        {&sim->lambda_buf, n4, "lambdas"},
-        {&sim->density_buf, n1, "densities"},
-        {&sim->id_buf, n1, "particle ids"},
-        {&sim->id_tmp_buf, n1, "particle ids (reorder)"},
         {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
         {&sim->bounds_buf, 3 * sizeof(cl_uint), "substep bounds"},
@@ -257,47 +297,54 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
 
 /* Uploads the parameters and the initial state of particles first..first+n-1: positions,
  * velocities (NULL: zero), zero forces, ids first..first+n-1. */
+/* Fills tmp (n elements of d->elem bytes) with the initial value of buffer d for particles
+ * first..first+n-1. */
+static void initial_values(const pbfcl_sim *sim, const sim_buffer *d, size_t first, size_t n,
+                           const float *positions, const float *velocities, void *tmp)
+{
+    cl_float4 *v4 = tmp;
+    float *f1 = tmp;
+    cl_uint *u1 = tmp;
+    const float *xyz = d->init == SIM_INIT_POSITION ? positions : velocities;
+    for (size_t i = 0; i < n; i++) {
+        switch (d->init) {
+        case SIM_INIT_POSITION:
+        case SIM_INIT_VELOCITY:
+            v4[i] = xyz ? (cl_float4){{xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], 0.0f}}
+                        : (cl_float4){{0.0f, 0.0f, 0.0f, 0.0f}};
+            break;
+        case SIM_INIT_REST_DENSITY:
+            f1[i] = sim->params.rest_density;
+            break;
+        case SIM_INIT_ID:
+            u1[i] = (cl_uint)(first + i);
+            break;
+        case SIM_INIT_ZERO:
+            memset((char *)tmp + i * d->elem, 0, d->elem);
+            break;
+        }
+    }
+}
+
+/* Gives particles first..first+n-1 their initial state in every per-particle buffer: positions,
+ * velocities (NULL: zero), ids first..first+n-1, the rest density, zeros elsewhere. */
 static pbfcl_status upload_particles(pbfcl_sim *sim, size_t first, size_t n, const float *positions,
                                      const float *velocities)
 {
-    cl_command_queue q = sim->cl->queue;
-    size_t off4 = first * 16, off1 = first * 4;
     if (n == 0)
         return PBFCL_OK;
-    cl_float4 *tmp = calloc(n, sizeof *tmp);
+    void *tmp = calloc(n, 16);
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = PBFCL_OK;
-    cl_mem zeroed[] = {sim->vel_buf,   sim->vort_force_buf, sim->q_buf,
-                       sim->q_tmp_buf, sim->omega_buf,      sim->lambda_buf};
-    for (size_t b = 0; b < sizeof zeroed / sizeof zeroed[0]; b++)
+    for (size_t b = 0; b < SIM_BUFFER_COUNT && st == PBFCL_OK; b++) {
+        const sim_buffer *d = &sim_buffers[b];
+        initial_values(sim, d, first, n, positions, velocities, tmp);
         PBFCL_CL_TRY(st,
-                     clEnqueueWriteBuffer(q, zeroed[b], CL_TRUE, off4, n * 16, tmp, 0, NULL, NULL),
+                     clEnqueueWriteBuffer(sim->cl->queue, *sim_buf(sim, d->field), CL_TRUE,
+                                          first * d->elem, n * d->elem, tmp, 0, NULL, NULL),
                      done);
-    float *zero1 = (float *)tmp;
-    for (size_t i = 0; i < n; i++)
-        zero1[i] = sim->params.rest_density;
-    PBFCL_CL_TRY(
-        st, clEnqueueWriteBuffer(q, sim->density_buf, CL_TRUE, off1, n * 4, zero1, 0, NULL, NULL),
-        done);
-    cl_uint *ids = (cl_uint *)tmp;
-    for (size_t i = 0; i < n; i++)
-        ids[i] = (cl_uint)(first + i);
-    PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, sim->id_buf, CL_TRUE, off1, n * 4, ids, 0, NULL, NULL),
-                 done);
-    for (size_t i = 0; velocities && i < n; i++)
-        tmp[i] = (cl_float4){{velocities[3 * i], velocities[3 * i + 1], velocities[3 * i + 2], 0}};
-    if (velocities)
-        PBFCL_CL_TRY(
-            st, clEnqueueWriteBuffer(q, sim->vel_buf, CL_TRUE, off4, n * 16, tmp, 0, NULL, NULL),
-            done);
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = (cl_float4){{positions[3 * i], positions[3 * i + 1], positions[3 * i + 2], 0}};
-    PBFCL_CL_TRY(
-        st, clEnqueueWriteBuffer(q, sim->pos_buf, CL_TRUE, off4, n * 16, tmp, 0, NULL, NULL), done);
-    PBFCL_CL_TRY(st,
-                 clEnqueueWriteBuffer(q, sim->pred_buf, CL_TRUE, off4, n * 16, tmp, 0, NULL, NULL),
-                 done);
+    }
 done:
     free(tmp);
     return st;
@@ -394,12 +441,12 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         return;
     if (sim->cl && sim->cl->queue)
         clFinish(sim->cl->queue);
-    cl_mem *bufs[] = {&sim->params_buf,   &sim->pos_buf,        &sim->pred_buf,
-                      &sim->vel_buf,      &sim->vort_force_buf, &sim->pos_tmp_buf,
-                      &sim->pred_tmp_buf, &sim->vel_tmp_buf,    &sim->vort_force_tmp_buf,
-                      &sim->q_buf,        &sim->q_tmp_buf,      &sim->omega_buf,
-                      &sim->lambda_buf,   &sim->density_buf,    &sim->partial_buf,
-                      &sim->bounds_buf,   &sim->id_buf,         &sim->id_tmp_buf};
+    for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
+        pbfcl_cl_release_buffer(sim_buf(sim, sim_buffers[b].field));
+        if (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED)
+            pbfcl_cl_release_buffer(sim_buf(sim, sim_buffers[b].reorder_tmp));
+    }
+    cl_mem *bufs[] = {&sim->params_buf, &sim->partial_buf, &sim->bounds_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
     for (int k = 0; k < SIM_KERNEL_COUNT; k++)
@@ -452,15 +499,17 @@ static void swap_buf(cl_mem *a, cl_mem *b)
 /* reorder: every per-particle buffer that carries state into sorted order. */
 static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    cl_mem *src[] = {&sim->pos_buf, &sim->pred_buf, &sim->vel_buf, &sim->vort_force_buf};
-    cl_mem *dst[] = {&sim->pos_tmp_buf, &sim->pred_tmp_buf, &sim->vel_tmp_buf,
-                     &sim->vort_force_tmp_buf};
-    for (int b = 0; b < 4; b++) {
-        PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src[b], *dst[b], sim->n, prof));
-        swap_buf(src[b], dst[b]);
+    for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
+        const sim_buffer *d = &sim_buffers[b];
+        if (d->reorder_tmp == SIM_NOT_REORDERED)
+            continue;
+        cl_mem *src = sim_buf(sim, d->field), *dst = sim_buf(sim, d->reorder_tmp);
+        if (d->elem == 16)
+            PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src, *dst, sim->n, prof));
+        else
+            PBFCL_TRY(pbfcl_grid_reorder_uint(&sim->grid, *src, *dst, sim->n, prof));
+        swap_buf(src, dst);
     }
-    PBFCL_TRY(pbfcl_grid_reorder_uint(&sim->grid, sim->id_buf, sim->id_tmp_buf, sim->n, prof));
-    swap_buf(&sim->id_buf, &sim->id_tmp_buf);
     return PBFCL_OK;
 }
 
