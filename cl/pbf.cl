@@ -214,68 +214,6 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     q_out[i] = (float4)(q.xyz, 0.0f);
 }
 
-/* delta_collide: delta and the first collide pass in one gather over the neighbours, solved
- * together as the Jacobi iterations solve every constraint: both read x*, the density
- * correction dx_i as delta computes it and the contact correction c_i as collide computes it
- * but from x* instead of x* + dx (pairs closer than 2r pushed apart by half the overlap each;
- * x moves by the part e_i that undoes a deep overlap x already had, see collide). Each is
- * limited as in its own kernel; q_i = x*_i + dx_i + c_i and x_i + e_i are kept inside the
- * walls. The separate passes read the neighbour list and a float4 per neighbour twice; this
- * pass once (docs/PERFORMANCE.md, "Delta and collide in one pass"). */
-__kernel void pbf_delta_collide(pbf_params p, uint n, __global const float4 *lambda,
-                                __global const float4 *pos_in, __global const uint *neighbor_count,
-                                __global const uint *neighbors, __global float4 *q_out,
-                                __global float4 *pos_out, float wall_scale)
-{
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    float4 xi = lambda[i]; /* (x*_i, lambda_i) */
-    float4 xold = pos_in[i];
-    float li = xi.w;
-    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    const float h = p->h, h2 = p->h2, spiky = p->spiky_grad, scorr_k = p->scorr_k;
-    const float poly6_dq = p->poly6 * p->scorr_inv_wdq;
-    const int scorr_n = (int)p->scorr_n;
-    const float min_dist = p->min_dist, min_dist2 = min_dist * min_dist;
-    const float deep = min_dist * (1.0f - p->contact_slop);
-    float4 dx = (float4)(0.0f), c = (float4)(0.0f), e = (float4)(0.0f);
-    for (uint k = 0; k < count; k++) {
-        uint j = neighbors[k * n + i];
-        float4 xj = lambda[j];
-        float4 d = (float4)(xi.xyz - xj.xyz, 0.0f);
-        float r2 = dot(d, d);
-        float r = sqrt(r2);
-        float w = pbf_poly6_k(poly6_dq, h2, r2), s = w;
-        if (scorr_n == 4) {
-            s *= w;
-            s *= w;
-            s *= w;
-        } else {
-            for (int m = 1; m < scorr_n; m++)
-                s *= w;
-        }
-        dx += (li + xj.w - scorr_k * s) * pbf_spiky_grad_k(spiky, h, d, r);
-        if (r2 < min_dist2 && r2 > 0.0f) {
-            float overlap = min_dist - r;
-            float overlap_x = deep - length(xold.xyz - pos_in[j].xyz);
-            c += (0.5f * overlap / r) * d;
-            e += (0.5f * clamp(overlap_x, 0.0f, overlap) / r) * d;
-        }
-    }
-    float4 grad_wall;
-    xi.w = 0.0f;
-    pbf_wall_density(p, wall_scale, xi, &grad_wall);
-    dx = dx * p->volume + li * grad_wall;
-    float max_len = PBF_MAX_CORRECTION * p->radius, len = length(c.xyz);
-    float scale = len > max_len ? max_len / len : 1.0f; /* e is limited with c */
-    float4 lo = pbf_box_min(p), hi = pbf_box_max(p);
-    float4 q = clamp(xi + pbf_limit(dx, max_len) + scale * c, lo, hi);
-    float4 x = clamp(xold + scale * e, lo, hi);
-    q_out[i] = (float4)(q.xyz, 0.0f);
-    pos_out[i] = (float4)(x.xyz, 0.0f);
-}
-
 /* collide: one stabilisation pass of the contact constraints, updating both x and x* as
  * seed 001's outline asks. On the corrected positions q = x* + dx (from delta or the last
  * pass), particles closer than 2r are pushed apart by half the overlap each and q is kept

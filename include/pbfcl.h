@@ -133,8 +133,6 @@ typedef struct pbfcl_scene_params {
       "tensile correction delta q, a fraction of h")                                               \
     X(float, contact_slop, "--contact-slop", 0.2, 0, 1, 0, "",                                     \
       "overlap (a fraction of 2r) that contacts resolve by moving x* alone")                       \
-    X(int, fused_collide, "--fused-collide", 0, 0, 1, 0, "",                                       \
-      "1: delta and the first collision pass in one kernel; 0: separate passes")                   \
     X(float, vorticity, "--vorticity", 0.01, 0, 1e6, 0, "m/s",                                     \
       "vorticity confinement epsilon (0: off)")                                                    \
     X(float, viscosity, "--viscosity", 0.05, 0, 1, 0, "", "XSPH viscosity c per substep (0: off)") \

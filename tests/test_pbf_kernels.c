@@ -325,8 +325,9 @@ static void ref_limit(double v[3], double max_len)
             v[c] *= max_len / len;
 }
 
-/* Reference delta of particle i from the device's lambdas, limited as the kernel does. */
-static void ref_delta_limited(const kstate *k, const pbfcl_pbf_params *p, size_t i, double out[3])
+/* Reference delta of particle i from the device's lambdas, limited as the kernel does and
+ * cut where x* + delta would leave the walls (the kernel writes x* + delta inside them). */
+static void ref_delta(const kstate *k, const pbfcl_pbf_params *p, size_t i, double out[3])
 {
     double wdq = ref_poly6(p->h * 0.2, p->h);
     out[0] = out[1] = out[2] = 0;
@@ -344,13 +345,6 @@ static void ref_delta_limited(const kstate *k, const pbfcl_pbf_params *p, size_t
     for (int c = 0; c < 3; c++)
         out[c] += k->lambda[i] * gw[c];
     ref_limit(out, PBF_MAX_CORRECTION * p->radius);
-}
-
-/* ref_delta_limited, cut where x* + delta would leave the walls (the kernel writes x* + delta
- * inside them). */
-static void ref_delta(const kstate *k, const pbfcl_pbf_params *p, size_t i, double out[3])
-{
-    ref_delta_limited(k, p, i, out);
     for (int c = 0; c < 3; c++) {
         double x = k->x[3 * i + c], lo = p->box_min[c] + p->radius, hi = p->box_max[c] - p->radius;
         out[c] = fmin(fmax(x + out[c], lo), hi) - x;
@@ -661,70 +655,6 @@ START_TEST(test_collide_reference)
 }
 END_TEST
 
-/* delta_collide: q = x* + dx + c with dx as delta computes it and c, e as collide computes them
- * but on x* (contacts found before the density correction), each limited as in its own
- * kernel, walls holding q and x; contacts where x stays and where it moves occur, and some
- * dx are limited. */
-static void check_delta_collide(pbfcl_cl *cl)
-{
-    pbfcl_scene s;
-    kernel_scene(&s);
-    const int nx = 5;
-    float *pos = lattice(nx, 0.011f, 0.017f, 0.003f, 3); /* overlapping, touching a wall */
-    size_t n = (size_t)nx * nx * nx;
-    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    kstate k;
-    kstate_read(sim, &k);
-    for (size_t i = 0; i < 3 * n; i++)
-        k.delta[i] = 0.0f; /* contacts of x*, not of x* + dx */
-    float *x = malloc(n * 3 * sizeof *x), *out = malloc(n * 3 * sizeof *out),
-          *x_out = malloc(n * 3 * sizeof *x_out);
-    ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta_collide(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read(sim, x_out, NULL, NULL), PBFCL_OK);
-    const pbfcl_pbf_params *p = ref_params_of(sim);
-    int branch[3] = {0, 0, 0};
-    ref_limited = 0;
-    for (size_t i = 0; i < n; i++) {
-        double c[3], e[3], dx[3];
-        ref_collide(&k, x, p, i, c, e, branch);
-        ref_delta_limited(&k, p, i, dx);
-        double len = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-        double limit = 0.5 * p->radius, scale = len > limit ? limit / len : 1.0;
-        for (int a = 0; a < 3; a++) {
-            double lo = p->box_min[a] + p->radius, hi = p->box_max[a] - p->radius;
-            double xs = k.x[3 * i + a];
-            double want = fmin(fmax(xs + dx[a] + scale * c[a], lo), hi) - xs;
-            double want_x = fmin(fmax(x[3 * i + a] + scale * e[a], lo), hi);
-            ck_assert_msg(test_close(out[3 * i + a], want, 2e-6, 1e-4),
-                          "delta_collide q - x*[%zu][%d] = %g, reference %g", i, a, out[3 * i + a],
-                          want);
-            ck_assert_msg(test_close(x_out[3 * i + a], want_x, 2e-6, 1e-5),
-                          "delta_collide x[%zu][%d] = %g, reference %g", i, a, x_out[3 * i + a],
-                          want_x);
-        }
-    }
-    /* x* = x + g dt^2 here, so x is never more overlapped than x* (the third case, tested
-     * with collide, needs an x deeper than x*) */
-    ck_assert_msg(branch[0] > 0 && branch[1] > 0,
-                  "contacts where x stays, moves less than x*: %d, %d", branch[0], branch[1]);
-    ck_assert_msg(ref_limited > 0, "no density correction reached the limit");
-    free(x);
-    free(x_out);
-    free(out);
-    kstate_free(&k);
-    free(pos);
-    pbfcl_sim_destroy(sim);
-}
-
-START_TEST(test_delta_collide_reference)
-{
-    test_each_device(check_delta_collide);
-}
-END_TEST
-
 /* The state the vorticity_viscosity stage starts from, read back, and its reference. */
 typedef struct vstate {
     float *x, *v, *rho;
@@ -897,7 +827,6 @@ int main(void)
     tcase_add_test(dev, test_lambda_delta_reference);
     tcase_add_test(dev, test_walls);
     tcase_add_test(dev, test_collide_reference);
-    tcase_add_test(dev, test_delta_collide_reference);
     tcase_add_test(dev, test_vorticity_viscosity_reference);
     tcase_add_test(dev, test_bad_config);
     suite_add_tcase(suite, dev);

@@ -32,8 +32,8 @@ struct pbfcl_sim {
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
-    cl_kernel predict, lambda, delta, delta_collide, collide, update, omega_viscosity, vorticity,
-        stats, copy_positions, bounds;
+    cl_kernel predict, lambda, delta, collide, update, omega_viscosity, vorticity, stats,
+        copy_positions, bounds;
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
@@ -217,17 +217,15 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     return n * (per_particle + grid_per_particle) + cells * 8;
 }
 
-static const char *const kernel_names[] = {"pbf_predict",         "pbf_lambda",    "pbf_delta",
-                                           "pbf_delta_collide",   "pbf_collide",   "pbf_update",
-                                           "pbf_omega_viscosity", "pbf_vorticity", "pbf_stats",
-                                           "pbf_copy_positions",  "pbf_bounds"};
+static const char *const kernel_names[] = {
+    "pbf_predict",         "pbf_lambda",    "pbf_delta", "pbf_collide",        "pbf_update",
+    "pbf_omega_viscosity", "pbf_vorticity", "pbf_stats", "pbf_copy_positions", "pbf_bounds"};
 
 static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 {
-    cl_kernel *slots[] = {&sim->predict,         &sim->lambda,    &sim->delta,
-                          &sim->delta_collide,   &sim->collide,   &sim->update,
-                          &sim->omega_viscosity, &sim->vorticity, &sim->stats,
-                          &sim->copy_positions,  &sim->bounds};
+    cl_kernel *slots[] = {
+        &sim->predict,         &sim->lambda,    &sim->delta, &sim->collide,        &sim->update,
+        &sim->omega_viscosity, &sim->vorticity, &sim->stats, &sim->copy_positions, &sim->bounds};
     return slots[k];
 }
 
@@ -564,22 +562,6 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_sim_delta_collide(pbfcl_sim *sim, pbfcl_profile *prof)
-{
-    cl_kernel k = sim->delta_collide;
-    PBFCL_TRY(set_head(sim, k));
-    SIM_ARG(k, 2, sim->lambda_buf);
-    SIM_ARG(k, 3, sim->pos_buf);
-    SIM_ARG(k, 4, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 5, sim->grid.neighbor_buf);
-    SIM_ARG(k, 6, sim->q_buf);
-    SIM_ARG(k, 7, sim->pos_tmp_buf); /* free between reorders */
-    SIM_ARG(k, 8, sim->wall_scale);
-    PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
-    swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
-    return PBFCL_OK;
-}
-
 pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     (void)prof;                            /* no kernel: delta and collide wrote q = x* + dx */
@@ -635,12 +617,8 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
     PBFCL_TRY(pbfcl_sim_neighbours(sim, prof)); /* hash, sort, reorder, cells, neighbours */
     for (int it = 0; it < s->iterations; it++) {
         PBFCL_TRY(pbfcl_sim_lambda(sim, prof)); /* density, lambda_i */
-        int fused = s->fused_collide && s->stabilization_iterations > 0;
-        if (fused) /* delta x_i with s_corr and the first collision pass, one gather */
-            PBFCL_TRY(pbfcl_sim_delta_collide(sim, prof));
-        else
-            PBFCL_TRY(pbfcl_sim_delta(sim, prof)); /* delta x_i with s_corr */
-        for (int st = fused; st < s->stabilization_iterations; st++)
+        PBFCL_TRY(pbfcl_sim_delta(sim, prof));  /* delta x_i with s_corr */
+        for (int st = 0; st < s->stabilization_iterations; st++)
             PBFCL_TRY(pbfcl_sim_collide(sim, prof)); /* collisions: x and x* */
         PBFCL_TRY(pbfcl_sim_apply_delta(sim, prof)); /* x* += delta x */
     }

@@ -129,10 +129,6 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
  * x* and, by the part that undoes an overlap x already had, x. */
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof);
 
-/* delta_collide: delta and the first collide pass in one gather, both from x* (used instead
- * of delta and one collide when solver.fused_collide is set). */
-pbfcl_status pbfcl_sim_delta_collide(pbfcl_sim *sim, pbfcl_profile *prof);
-
 /* apply_delta: x* += delta: adopts the corrected positions q = x* + dx that delta and collide
  * wrote (a buffer swap, no kernel). */
 pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof);
