@@ -4,6 +4,7 @@
  * partial and the extra work-group). The references use the scene's values, not the
  * product's derived constants. */
 #include "sim.h"
+#include "solver_method.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -203,12 +204,49 @@ START_TEST(test_stages_reference)
 }
 END_TEST
 
+/* The method behind the solver interface declares the stages its step records: a profiled
+ * frame records time in every one of them and in no other. */
+static void check_method_stages(pbfcl_cl *cl)
+{
+    const pbfcl_solver_method *m = pbfcl_solver_pbf();
+    ck_assert_str_eq(m->name, "pbf");
+    pbfcl_scene s;
+    stage_scene(&s);
+    size_t n = 300;
+    float *x = malloc(n * 12), *v = malloc(n * 12);
+    random_state(n, 99, x, v);
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, x, n), PBFCL_OK);
+    pbfcl_profile *prof = calloc(1, sizeof *prof);
+    double ms[PBFCL_STAGE_COUNT] = {0};
+    ck_assert_int_eq(pbfcl_sim_step(sim, prof), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_profile_collect(prof, ms), CL_SUCCESS);
+    for (int st = 0; st < PBFCL_STAGE_COUNT; st++) {
+        bool declared = false;
+        for (int k = 0; k < m->stage_count; k++)
+            declared |= m->stages[k] == (pbfcl_stage)st;
+        ck_assert_msg(declared == (ms[st] > 0.0), "stage %s: declared %d, recorded %.4f ms",
+                      pbfcl_stage_name((pbfcl_stage)st), declared, ms[st]);
+    }
+    free(prof);
+    free(x);
+    free(v);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_method_stages)
+{
+    test_each_device(check_method_stages);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("pbf_stages");
     TCase *dev = tcase_create("device");
     tcase_set_timeout(dev, 300);
     tcase_add_test(dev, test_stages_reference);
+    tcase_add_test(dev, test_method_stages);
     suite_add_tcase(suite, dev);
     return test_run_suite(suite, true);
 }

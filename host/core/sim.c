@@ -5,6 +5,7 @@
 
 #include "build_options.h"
 #include "programs.h"
+#include "solver_method.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@
 #define PBFCL_SIM_WG_MAX 256u
 
 struct pbfcl_sim {
+    const pbfcl_solver_method *method; /* the method that moves the particles (PBF) */
     pbfcl_cl *cl;
     pbfcl_scene scene;
     size_t n;        /* active particles */
@@ -233,6 +235,12 @@ static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 
 void pbfcl_sim_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg)
 {
+    pbfcl_solver_pbf()->build_config(dev, cfg);
+}
+
+/* pbf's build_config: the largest power-of-two work-group size up to PBFCL_SIM_WG_MAX. */
+static void pbf_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg)
+{
     size_t wg = 1; /* the largest power of two the device allows, up to PBFCL_SIM_WG_MAX */
     while (wg * 2 <= dev->max_wg && wg * 2 <= PBFCL_SIM_WG_MAX)
         wg *= 2;
@@ -245,7 +253,7 @@ static pbfcl_status build_kernels(pbfcl_sim *sim)
 {
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_PBF);
     pbfcl_build_config cfg;
-    pbfcl_sim_build_config(&sim->cl->dev, &cfg);
+    pbf_build_config(&sim->cl->dev, &cfg);
     sim->wg = cfg.wg_size;
     if (sim->wg < PBFCL_STATS_FIELDS) {
         pbfcl_errorf("%s allows work-groups of at most %zu items; the solver needs at least 16",
@@ -392,7 +400,7 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->capacity));
     PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
     PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS));
-    PBFCL_TRY(build_kernels(sim));
+    PBFCL_TRY(sim->method->create(sim)); /* the method's kernels */
     sim->groups = (sim->capacity + sim->wg - 1) / sim->wg;
     PBFCL_TRY(alloc_buffers(sim));
     sim->substeps = sim->scene.solver.substeps;
@@ -419,6 +427,7 @@ pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfc
     pbfcl_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
         return PBFCL_ERR_OUT_OF_MEMORY;
+    sim->method = pbfcl_solver_pbf();
     sim->cl = cl;
     sim->scene = *scene;
     sim->n = n;
@@ -447,13 +456,21 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
     cl_mem *bufs[] = {&sim->params_buf, &sim->partial_buf, &sim->bounds_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
+    if (sim->method)
+        sim->method->destroy(sim);
+    pbfcl_grid_destroy(&sim->grid);
+    free(sim);
+}
+
+/* pbf's destroy: its kernels and program. */
+static void pbf_destroy(pbfcl_sim *sim)
+{
     for (int k = 0; k < SIM_KERNEL_COUNT; k++)
         if (*kernel_slot(sim, k))
             clReleaseKernel(*kernel_slot(sim, k));
     if (sim->program)
         clReleaseProgram(sim->program);
-    pbfcl_grid_destroy(&sim->grid);
-    free(sim);
+    sim->program = NULL;
 }
 
 /* ---- the stages ------------------------------------------------------------------------ */
@@ -681,10 +698,10 @@ pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof)
     if (sim->n == 0)
         return PBFCL_OK; /* nothing to move (all particles removed, or none added yet) */
     int substeps;
-    PBFCL_TRY(choose_substeps(sim, &substeps));
+    PBFCL_TRY(sim->method->choose_substeps(sim, &substeps));
     PBFCL_TRY(set_substeps(sim, substeps));
     for (int s = 0; s < substeps; s++) {
-        PBFCL_TRY(sim_substep(sim, prof));
+        PBFCL_TRY(sim->method->substep(sim, prof));
         /* submit as we go: the device starts on a substep while the next is enqueued, instead
          * of idling until the frame's last launch (choose_substeps drained the queue) */
         PBFCL_CL_CHECK(clFlush(sim->cl->queue));
@@ -1004,4 +1021,27 @@ pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3])
                                        bits, 0, NULL, NULL));
     memcpy(out, bits, sizeof bits);
     return PBFCL_OK;
+}
+
+/* ---- the PBF method behind the solver interface (solver_method.h) ---------------------- */
+
+static const pbfcl_stage pbf_stages[] = {
+    PBFCL_STAGE_PREDICT, PBFCL_STAGE_HASH,  PBFCL_STAGE_SORT,
+    PBFCL_STAGE_REORDER, PBFCL_STAGE_CELLS, PBFCL_STAGE_NEIGHBOURS,
+    PBFCL_STAGE_SOLVE,   PBFCL_STAGE_OTHER, PBFCL_STAGE_VORTICITY_VISCOSITY};
+
+static const pbfcl_solver_method pbf_method = {
+    .name = "pbf",
+    .build_config = pbf_build_config,
+    .create = build_kernels,
+    .destroy = pbf_destroy,
+    .substep = sim_substep,
+    .choose_substeps = choose_substeps,
+    .stages = pbf_stages,
+    .stage_count = (int)(sizeof pbf_stages / sizeof pbf_stages[0]),
+};
+
+const pbfcl_solver_method *pbfcl_solver_pbf(void)
+{
+    return &pbf_method;
 }
