@@ -1,11 +1,14 @@
 /* `pbfcl run`: a headless simulation of a scene for a number of steps, with a progress bar,
  * optional PLY frames and a per-step statistics CSV, stopped with a clear message if the
- * simulation blows up. Outputs are checked before the run starts. */
+ * simulation blows up. Outputs are checked before the run starts. The simulation runs through
+ * the public API (pbfcl.h), so frames come in the particles' own order, the same every frame. */
+#include "api_internal.h"
 #include "app_env.h"
 #include "commands.h"
 #include "export_ply.h"
+#include "pbfcl.h"
+#include "profile.h"
 #include "scene_options.h"
-#include "sim.h"
 #include "stats_csv.h"
 
 #include <stdlib.h>
@@ -32,9 +35,10 @@ typedef struct run_state {
     float *velocities, *densities;
     size_t n;
     pbfcl_stats_csv csv;
-    pbfcl_cl cl;
-    pbfcl_sim *sim;
-    pbfcl_sim_stats last;
+    pbfcl_context *ctx;
+    pbfcl_solver *solver;
+    char device[300];
+    pbfcl_stats last;
     long long overflow_steps; /* steps in which a neighbour list was cut short */
     long long substeps;       /* substeps taken, summed over the steps */
 } run_state;
@@ -154,9 +158,10 @@ static void progress_break(progress *p, long long step)
 
 static void run_state_destroy(run_state *r, bool remove_empty_csv)
 {
-    pbfcl_sim_destroy(r->sim);
-    r->sim = NULL;
-    pbfcl_cl_destroy(&r->cl);
+    pbfcl_solver_destroy(r->solver);
+    r->solver = NULL;
+    pbfcl_context_destroy(r->ctx);
+    r->ctx = NULL;
     pbfcl_stats_csv_close(&r->csv, remove_empty_csv && r->csv.rows == 0);
     free(r->positions);
     free(r->velocities);
@@ -181,15 +186,23 @@ static pbfcl_status run_prepare(const run_args *a, run_state *r)
             return PBFCL_ERR_OUT_OF_MEMORY;
         }
     }
-    PBFCL_TRY(app_cl_open(&r->cl, a->scene.device));
-    return pbfcl_sim_create(&r->sim, &r->cl, &r->scene, r->positions, r->n);
+    pbfcl_context_desc cd;
+    app_context_desc(&cd, a->scene.device);
+    PBFCL_TRY(pbfcl_context_create(PBFCL_VERSION, &cd, &r->ctx));
+    PBFCL_TRY(pbfcl_context_device_name(r->ctx, r->device, sizeof r->device));
+    pbfcl_solver_desc sd;
+    pbfcl_solver_desc_defaults(&sd);
+    sd.capacity = r->n;
+    pbfcl_api_params_from_scene(&r->scene, &sd.scene, &sd.solver);
+    PBFCL_TRY(pbfcl_solver_create(r->ctx, &sd, &r->solver));
+    return pbfcl_solver_add(r->solver, r->positions, NULL, r->n);
 }
 
 /* True (with a message saying what to change) if the step's statistics show a blow-up. */
-static bool blew_up(const run_state *r, const pbfcl_sim_stats *st, long long step)
+static bool blew_up(const run_state *r, const pbfcl_stats *st, long long step)
 {
     float limit = pbfcl_scene_max_speed(&r->scene);
-    if (st->nan == 0 && st->max_speed <= limit)
+    if (!st->unstable)
         return false;
     const pbfcl_solver_settings *v = &r->scene.solver;
     if (st->nan > 0)
@@ -213,19 +226,24 @@ static void check_overflow(run_state *r, long long step)
 {
     if (r->last.neighbor_overflow == 0)
         return;
+    unsigned max_neighbors = 0;
+    pbfcl_solver_max_neighbors(r->solver, &max_neighbors);
     if (r->overflow_steps++ == 0)
         pbfcl_warnf("step %lld: %u times a particle had more than %u neighbours and its list was "
                     "cut short (the fluid is compressed beyond what the solver resolves); try a "
                     "smaller --dt, more --substeps or more --iterations",
-                    step, r->last.neighbor_overflow, pbfcl_sim_max_neighbors(r->sim));
+                    step, r->last.neighbor_overflow, max_neighbors);
 }
 
-/* Reads the particles back and writes DIR/frame_<step>.ply. */
+/* Reads the particles back (particle k is the k-th of the initial lattice) and writes
+ * DIR/frame_<step>.ply. */
 static pbfcl_status export_frame(run_state *r, const char *dir, long long step)
 {
     char path[4096];
     PBFCL_TRY(pbfcl_ply_frame_path(path, sizeof path, dir, step));
-    PBFCL_TRY(pbfcl_sim_read(r->sim, r->positions, r->velocities, r->densities));
+    PBFCL_TRY(pbfcl_solver_get_positions(r->solver, r->positions, r->n));
+    PBFCL_TRY(pbfcl_solver_get_velocities(r->solver, r->velocities, r->n));
+    PBFCL_TRY(pbfcl_solver_get_densities(r->solver, r->densities, r->n));
     return pbfcl_ply_write(path, r->n, r->positions, r->velocities, r->densities);
 }
 
@@ -238,10 +256,10 @@ static pbfcl_status run_loop(const run_args *a, run_state *r)
         PBFCL_TRY(export_frame(r, a->export_dir, 0));
     progress_init(&prog, a->steps);
     for (long long step = 1; step <= a->steps; step++) {
-        pbfcl_status st = pbfcl_sim_step(r->sim, NULL);
-        r->substeps += pbfcl_sim_substeps(r->sim);
+        pbfcl_status st = pbfcl_solver_step(r->solver, 0.0f, NULL);
         if (st == PBFCL_OK)
-            st = pbfcl_sim_stats_compute(r->sim, &r->last);
+            st = pbfcl_solver_stats(r->solver, &r->last);
+        r->substeps += r->last.substeps;
         if (st == PBFCL_OK && a->stats_path)
             st = pbfcl_stats_csv_row(&r->csv, step, (double)step * dt, &r->last);
         if (st == PBFCL_OK && blew_up(r, &r->last, step))
@@ -273,7 +291,7 @@ int cmd_run(int argc, char **argv)
     if (st == PBFCL_OK) {
         printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld step%s of %g s on %s\n",
                r.scene.name, r.n, r.scene.particle_radius, a.steps, a.steps == 1 ? "" : "s",
-               r.scene.solver.dt, r.cl.dev.device_name);
+               r.scene.solver.dt, r.device);
         fflush(stdout);
         double start = pbfcl_wall_seconds();
         st = run_loop(&a, &r);

@@ -863,6 +863,7 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
     }
     out->density_error_max *= 100.0;
     out->substeps = sim->substeps;
+    out->unstable = out->nan > 0 || out->max_speed > pbfcl_scene_max_speed(&sim->scene);
     return pbfcl_grid_read_overflow(&sim->grid, &out->neighbor_overflow);
 }
 

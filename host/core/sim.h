@@ -8,20 +8,8 @@
 #include "grid.h"
 #include "scene.h"
 
-/* Per-step measurements (the columns of `pbfcl run --stats`). */
-typedef struct pbfcl_sim_stats {
-    double kinetic_energy;    /* J, sum of 0.5 m v^2 */
-    double density_error_avg; /* % of rest density, compression only */
-    double density_error_max; /* % */
-    double max_speed;         /* m/s */
-    double neighbors_avg;
-    unsigned neighbors_max;
-    unsigned outside;           /* particles beyond the walls the solver clamps to (box less r) */
-    unsigned nan;               /* particles with a non-finite position or velocity */
-    double momentum[3];         /* total linear momentum, kg m/s */
-    unsigned neighbor_overflow; /* particles that had more neighbours than the list holds */
-    int substeps;               /* substeps of the last frame (adaptive, >= the scene's) */
-} pbfcl_sim_stats;
+/* Per-step measurements (the columns of `pbfcl run --stats`): the public struct. */
+typedef pbfcl_stats pbfcl_sim_stats;
 
 typedef struct pbfcl_sim pbfcl_sim; /* opaque; defined in sim.c */
 

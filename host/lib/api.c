@@ -687,22 +687,7 @@ pbfcl_status pbfcl_solver_stats(pbfcl_solver *s, pbfcl_stats *out)
 {
     CHECK_SOLVER("pbfcl_solver_stats", s);
     CHECK_ARG("pbfcl_solver_stats", out, "out is NULL");
-    pbfcl_sim_stats st;
-    PBFCL_TRY(pbfcl_sim_stats_compute(s->sim, &st));
-    *out = (pbfcl_stats){
-        .kinetic_energy = st.kinetic_energy,
-        .density_error_avg = st.density_error_avg,
-        .density_error_max = st.density_error_max,
-        .max_speed = st.max_speed,
-        .neighbors_avg = st.neighbors_avg,
-        .neighbors_max = st.neighbors_max,
-        .outside = st.outside,
-        .nan = st.nan,
-        .momentum = {st.momentum[0], st.momentum[1], st.momentum[2]},
-        .neighbor_overflow = st.neighbor_overflow,
-        .substeps = st.substeps,
-    };
-    out->unstable = st.nan > 0 || st.max_speed > pbfcl_scene_max_speed(&s->scene);
+    PBFCL_TRY(pbfcl_sim_stats_compute(s->sim, out)); /* the same struct */
     return PBFCL_OK;
 }
 
