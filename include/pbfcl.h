@@ -165,6 +165,16 @@ PBFCL_API const pbfcl_param_info *pbfcl_solver_param(int i);
  * parameter ("solver.NAME must be ...") when one is outside its range. */
 PBFCL_API pbfcl_status pbfcl_solver_params_check(const pbfcl_solver_params *p);
 
+/* Nonzero if v is in parameter info's accepted range. */
+PBFCL_API int pbfcl_param_in_range(const pbfcl_param_info *info, double v);
+
+/* Writes info's range, e.g. "a number > 0 and <= 1"; returns snprintf's count. */
+PBFCL_API int pbfcl_param_range_text(const pbfcl_param_info *info, char *buf, size_t size);
+
+/* The value of parameter info in p, and setting it (rounded for the integer ones). */
+PBFCL_API double pbfcl_param_get(const pbfcl_solver_params *p, const pbfcl_param_info *info);
+PBFCL_API void pbfcl_param_set(pbfcl_solver_params *p, const pbfcl_param_info *info, double v);
+
 /* A unit box, gravity -9.81 m/s^2 along y, r = 1 cm, water. */
 PBFCL_API void pbfcl_scene_params_defaults(pbfcl_scene_params *p);
 
@@ -180,6 +190,38 @@ PBFCL_API pbfcl_status pbfcl_load_scene(const char *name_or_file, size_t target_
 
 /* Frees memory the library allocated for the caller (pbfcl_load_scene's positions). */
 PBFCL_API void pbfcl_free(void *p);
+
+/* A scene as a file or a built-in name describes it: box, material, solver settings and the
+ * shapes of fluid at the start; for programs that adjust it before filling it. */
+typedef struct pbfcl_scene_setup pbfcl_scene_setup; /* opaque */
+
+/* Loads a built-in scene or a JSON scene file (docs/SCENES.md), validated. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_load(const char *name_or_file, pbfcl_scene_setup **out);
+
+/* Destroys it; NULL is accepted. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_destroy(pbfcl_scene_setup *s);
+
+/* Its name into buf. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_name(const pbfcl_scene_setup *s, char *buf, size_t size);
+
+/* Its parameters; either pointer may be NULL. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_get_params(const pbfcl_scene_setup *s,
+                                                    pbfcl_scene_params *scene,
+                                                    pbfcl_solver_params *solver);
+
+/* Replaces its parameters; the scene is validated as a whole (fluid inside the box, ...) and a
+ * refused change leaves it as it was. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s,
+                                                    const pbfcl_scene_params *scene,
+                                                    const pbfcl_solver_params *solver);
+
+/* Sets the particle radius so that filling gives about target particles. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_set_particle_count(pbfcl_scene_setup *s, size_t target);
+
+/* Fills its fluid on the rest lattice (spacing 2r): *positions (xyz triples; pbfcl_free it)
+ * and *count. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **positions,
+                                              size_t *count);
 
 /* ---- context ------------------------------------------------------------------------------ */
 
@@ -337,6 +379,10 @@ typedef struct pbfcl_stats {
 } pbfcl_stats;
 
 PBFCL_API pbfcl_status pbfcl_solver_stats(pbfcl_solver *s, pbfcl_stats *out);
+
+/* The blow-up limit on speed, m/s: max_speed, or when it is 0 a limit derived from the box
+ * diagonal D and gravity (4 sqrt(2 max(|g|, 9.81) D)); pbfcl_stats.unstable compares to it. */
+PBFCL_API pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *out);
 
 /* The neighbour list capacity per particle. */
 PBFCL_API pbfcl_status pbfcl_solver_max_neighbors(const pbfcl_solver *s, unsigned *out);

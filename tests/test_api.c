@@ -597,6 +597,51 @@ START_TEST(test_kernel_dir)
 }
 END_TEST
 
+/* A scene setup: loaded, its parameters changed (a larger radius gives fewer particles, the
+ * particle count sets the radius), a change that leaves the fluid outside the box refused,
+ * and the handle checked like the others. No device needed. */
+START_TEST(test_scene_setup)
+{
+    pbfcl_scene_setup *s = NULL;
+    ck_assert_int_eq(pbfcl_scene_setup_load("dam-break", &s), PBFCL_OK);
+    char name[64];
+    ck_assert_int_eq(pbfcl_scene_setup_name(s, name, sizeof name), PBFCL_OK);
+    ck_assert_str_eq(name, "dam-break");
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(s, &sp, &vp), PBFCL_OK);
+    float *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_fill(s, &a, &na), PBFCL_OK);
+    sp.particle_radius *= 2.0f;
+    vp.iterations = 7;
+    ck_assert_int_eq(pbfcl_scene_setup_set_params(s, &sp, &vp), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_fill(s, &b, &nb), PBFCL_OK);
+    ck_assert_msg(nb * 6 < na && nb * 10 > na, "radius x 2: %zu particles from %zu", nb, na);
+    pbfcl_solver_params got;
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(s, NULL, &got), PBFCL_OK);
+    ck_assert_int_eq(got.iterations, 7);
+    pbfcl_free(b);
+    ck_assert_int_eq(pbfcl_scene_setup_set_particle_count(s, 5000), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_fill(s, &b, &nb), PBFCL_OK);
+    ck_assert_msg(nb > 4000 && nb < 6000, "about 5000 particles: %zu", nb);
+    sp.domain_max[0] = 0.2f; /* the column is 0.5 m wide */
+    ck_assert_int_eq(pbfcl_scene_setup_set_params(s, &sp, &vp), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("outside the domain");
+    ck_assert_int_eq(pbfcl_scene_setup_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_load("no-such-scene", &s), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_ptr_null(s);
+    expect_message("built-in scenes");
+    ck_assert_int_eq(pbfcl_scene_setup_load("drop", &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_fill(s, &b, &nb), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_scene_setup_destroy(s), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_scene_setup_name(NULL, name, sizeof name), PBFCL_ERR_INVALID_HANDLE);
+    pbfcl_free(a);
+    pbfcl_free(b);
+}
+END_TEST
+
 /* ---- the suite, once per device ---------------------------------------------------------------
  */
 
@@ -626,6 +671,7 @@ int main(void)
         TCase *tc = tcase_create("api");
         tcase_set_timeout(tc, 600);
         tcase_add_test(tc, test_version);
+        tcase_add_test(tc, test_scene_setup);
         tcase_add_test(tc, test_misuse);
         tcase_add_test(tc, test_kernel_dir);
         tcase_add_test(tc, test_wrap_cl_context);

@@ -1,7 +1,19 @@
 /* The program's environment variables, read here and passed to the library (app_env.h). */
 #include "app_env.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+void app_errorf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("pbfcl: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
 
 const char *app_env_device(void)
 {

@@ -6,6 +6,9 @@
 #include "clrt.h"
 #include "pbfcl.h"
 
+/* The program's own messages, in the library's stderr format ("pbfcl: error: ..."). */
+void app_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* $PBFCL_DEVICE, or NULL when unset or empty: the device when --device is not given. */
 const char *app_env_device(void);
 

@@ -2,7 +2,6 @@
  * median and minimum over the measured steps after warm-up steps, and particle-steps per
  * second, as tab-separated columns. It runs the solver through the public API (pbfcl.h), the
  * path an embedding program takes. */
-#include "api_internal.h"
 #include "app_env.h"
 #include "commands.h"
 #include "pbfcl.h"
@@ -162,10 +161,17 @@ static void kernel_report(const bench_times *t)
     free(rows);
 }
 
-static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n,
+/* The scene a bench runs: its name and parameters. */
+typedef struct bench_scene {
+    char name[64];
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+} bench_scene;
+
+static void bench_report(const bench_args *a, const bench_scene *scene, size_t n,
                          const char *device, const bench_times *t)
 {
-    const pbfcl_solver_settings *v = &scene->solver;
+    const pbfcl_solver_params *v = &scene->vp;
     printf("# pbfcl bench: device %s; scene %s; particles %zu; steps %lld after %lld "
            "warm-up; substeps >= %d (adaptive); iterations %d; stabilization %d; through the "
            "API (pbfcl %s)\n",
@@ -210,7 +216,7 @@ static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n
 }
 
 /* Opens the context and a solver holding the scene's particles. */
-static pbfcl_status bench_open(const bench_args *a, const pbfcl_scene *scene, const float *pos,
+static pbfcl_status bench_open(const bench_args *a, const bench_scene *scene, const float *pos,
                                size_t n, pbfcl_context **ctx, pbfcl_solver **solver)
 {
     pbfcl_context_desc cd;
@@ -219,7 +225,8 @@ static pbfcl_status bench_open(const bench_args *a, const pbfcl_scene *scene, co
     pbfcl_solver_desc sd;
     pbfcl_solver_desc_defaults(&sd);
     sd.capacity = n;
-    pbfcl_api_params_from_scene(scene, &sd.scene, &sd.solver);
+    sd.scene = scene->sp;
+    sd.solver = scene->vp;
     PBFCL_TRY(pbfcl_solver_create(*ctx, &sd, solver));
     return pbfcl_solver_add(*solver, pos, NULL, n);
 }
@@ -234,13 +241,19 @@ int cmd_bench(int argc, char **argv)
     }
     if (pr)
         return 2;
-    pbfcl_scene scene;
+    bench_scene scene;
+    pbfcl_scene_setup *setup = NULL;
     float *pos = NULL;
     size_t n = 0;
     pbfcl_context *ctx = NULL;
     bench_times t = {.steps = a.steps};
     char device[300] = "";
-    pbfcl_status st = pbfcl_scene_options_build(&a.scene, &scene, &pos, &n);
+    pbfcl_status st = pbfcl_scene_options_build(&a.scene, &setup, &pos, &n);
+    if (st == PBFCL_OK)
+        st = pbfcl_scene_setup_get_params(setup, &scene.sp, &scene.vp);
+    if (st == PBFCL_OK)
+        st = pbfcl_scene_setup_name(setup, scene.name, sizeof scene.name);
+    pbfcl_scene_setup_destroy(setup);
     if (st == PBFCL_OK)
         st = bench_open(&a, &scene, pos, n, &ctx, &t.solver);
     if (st == PBFCL_OK)

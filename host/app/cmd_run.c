@@ -2,7 +2,6 @@
  * optional PLY frames and a per-step statistics CSV, stopped with a clear message if the
  * simulation blows up. Outputs are checked before the run starts. The simulation runs through
  * the public API (pbfcl.h), so frames come in the particles' own order, the same every frame. */
-#include "api_internal.h"
 #include "app_env.h"
 #include "commands.h"
 #include "export_ply.h"
@@ -30,7 +29,10 @@ typedef struct run_args {
 
 /* Everything a run holds; released by run_state_destroy. */
 typedef struct run_state {
-    pbfcl_scene scene;
+    pbfcl_scene_setup *setup; /* the scene, with the command line's overrides */
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    char name[64];
     float *positions; /* initial positions, then the export buffer (n xyz) */
     float *velocities, *densities;
     size_t n;
@@ -163,6 +165,8 @@ static void run_state_destroy(run_state *r, bool remove_empty_csv)
     pbfcl_context_destroy(r->ctx);
     r->ctx = NULL;
     pbfcl_stats_csv_close(&r->csv, remove_empty_csv && r->csv.rows == 0);
+    pbfcl_scene_setup_destroy(r->setup);
+    r->setup = NULL;
     free(r->positions);
     free(r->velocities);
     free(r->densities);
@@ -173,7 +177,9 @@ static void run_state_destroy(run_state *r, bool remove_empty_csv)
  * it before the first step, so bad input fails at once. */
 static pbfcl_status run_prepare(const run_args *a, run_state *r)
 {
-    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->scene, &r->positions, &r->n));
+    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
+    PBFCL_TRY(pbfcl_scene_setup_get_params(r->setup, &r->sp, &r->vp));
+    PBFCL_TRY(pbfcl_scene_setup_name(r->setup, r->name, sizeof r->name));
     if (a->export_dir)
         PBFCL_TRY(pbfcl_export_dir_prepare(a->export_dir));
     if (a->stats_path)
@@ -193,7 +199,8 @@ static pbfcl_status run_prepare(const run_args *a, run_state *r)
     pbfcl_solver_desc sd;
     pbfcl_solver_desc_defaults(&sd);
     sd.capacity = r->n;
-    pbfcl_api_params_from_scene(&r->scene, &sd.scene, &sd.solver);
+    sd.scene = r->sp;
+    sd.solver = r->vp;
     PBFCL_TRY(pbfcl_solver_create(r->ctx, &sd, &r->solver));
     return pbfcl_solver_add(r->solver, r->positions, NULL, r->n);
 }
@@ -201,10 +208,10 @@ static pbfcl_status run_prepare(const run_args *a, run_state *r)
 /* True (with a message saying what to change) if the step's statistics show a blow-up. */
 static bool blew_up(const run_state *r, const pbfcl_stats *st, long long step)
 {
-    float limit = pbfcl_scene_max_speed(&r->scene);
-    if (!st->unstable)
+    float limit = 0.0f;
+    if (!st->unstable || pbfcl_solver_speed_limit(r->solver, &limit) != PBFCL_OK)
         return false;
-    const pbfcl_solver_settings *v = &r->scene.solver;
+    const pbfcl_solver_params *v = &r->vp;
     if (st->nan > 0)
         pbfcl_errorf("the simulation blew up at step %lld: %u of %zu particles have a "
                      "non-finite position or velocity",
@@ -251,7 +258,7 @@ static pbfcl_status export_frame(run_state *r, const char *dir, long long step)
 static pbfcl_status run_loop(const run_args *a, run_state *r)
 {
     progress prog;
-    double dt = r->scene.solver.dt;
+    double dt = r->vp.dt;
     if (a->export_dir)
         PBFCL_TRY(export_frame(r, a->export_dir, 0));
     progress_init(&prog, a->steps);
@@ -290,8 +297,8 @@ int cmd_run(int argc, char **argv)
     pbfcl_status st = run_prepare(&a, &r);
     if (st == PBFCL_OK) {
         printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld step%s of %g s on %s\n",
-               r.scene.name, r.n, r.scene.particle_radius, a.steps, a.steps == 1 ? "" : "s",
-               r.scene.solver.dt, r.device);
+               r.name, r.n, r.sp.particle_radius, a.steps, a.steps == 1 ? "" : "s", r.vp.dt,
+               r.device);
         fflush(stdout);
         double start = pbfcl_wall_seconds();
         st = run_loop(&a, &r);

@@ -3,7 +3,7 @@
  * the solver parameter list's (PBFCL_SOLVER_PARAM_LIST); values are parsed strictly (whole
  * string, finite, in range) and a bad one is reported with the option and the range. */
 #include "scene_options.h"
-#include "params.h"
+#include "app_env.h"
 
 #include <errno.h>
 #include <math.h>
@@ -183,8 +183,8 @@ static int parse_param(pbfcl_scene_options *o, int k, int argc, char **argv, int
     const pbfcl_param_info *info = pbfcl_solver_param(k);
     if (!value) {
         if (*i + 1 >= argc) {
-            pbfcl_errorf("%s needs a value (%s %s)", info->flag, info->flag,
-                         info->is_int ? "N" : "X");
+            app_errorf("%s needs a value (%s %s)", info->flag, info->flag,
+                       info->is_int ? "N" : "X");
             return -1;
         }
         value = argv[++*i];
@@ -196,7 +196,7 @@ static int parse_param(pbfcl_scene_options *o, int k, int argc, char **argv, int
     if (!ok || !pbfcl_param_in_range(info, v)) {
         char range[128];
         pbfcl_param_range_text(info, range, sizeof range);
-        pbfcl_errorf("%s: '%s' is not valid; expected %s", info->flag, value, range);
+        app_errorf("%s: '%s' is not valid; expected %s", info->flag, value, range);
         return -1;
     }
     pbfcl_param_set(&o->solver, info, v);
@@ -215,7 +215,7 @@ int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int
     }
     if (!value) {
         if (*i + 1 >= argc) {
-            pbfcl_errorf("%s needs a value (%s %s)", s->name, s->name, s->arg);
+            app_errorf("%s needs a value (%s %s)", s->name, s->name, s->arg);
             return -1;
         }
         value = argv[++*i];
@@ -224,9 +224,9 @@ int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int
         char range[128];
         range_text(s, range, sizeof range);
         if (s->kind == OPT_STRING)
-            pbfcl_errorf("%s needs a non-empty value (%s %s)", s->name, s->name, s->arg);
+            app_errorf("%s needs a non-empty value (%s %s)", s->name, s->name, s->arg);
         else
-            pbfcl_errorf("%s: '%s' is not valid; expected %s", s->name, value, range);
+            app_errorf("%s: '%s' is not valid; expected %s", s->name, value, range);
         return -1;
     }
     if (s->set_off != NO_SET)
@@ -261,12 +261,13 @@ void pbfcl_scene_options_help(FILE *f)
                "scene's values)\n");
 }
 
-void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
+void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene_params *scene,
+                               pbfcl_solver_params *solver)
 {
     for (int k = 0; k < pbfcl_solver_param_count(); k++)
         if (o->solver_set[k]) {
             const pbfcl_param_info *info = pbfcl_solver_param(k);
-            pbfcl_param_set(&scene->solver, info, pbfcl_param_get(&o->solver, info));
+            pbfcl_param_set(solver, info, pbfcl_param_get(&o->solver, info));
         }
     if (o->radius_set)
         scene->particle_radius = o->radius;
@@ -276,25 +277,40 @@ void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
         memcpy(scene->gravity, o->gravity, sizeof scene->gravity);
 }
 
-pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene *scene,
+/* Applies o to a loaded setup and fills it. */
+static pbfcl_status build_setup(const pbfcl_scene_options *o, pbfcl_scene_setup *setup,
+                                float **positions, size_t *n)
+{
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    pbfcl_status st = pbfcl_scene_setup_get_params(setup, &sp, &vp);
+    if (st != PBFCL_OK)
+        return st;
+    pbfcl_scene_options_apply(o, &sp, &vp);
+    if ((st = pbfcl_scene_setup_set_params(setup, &sp, &vp)) != PBFCL_OK)
+        return st;
+    if (o->particles >= 0 &&
+        (st = pbfcl_scene_setup_set_particle_count(setup, (size_t)o->particles)) != PBFCL_OK)
+        return st;
+    return pbfcl_scene_setup_fill(setup, positions, n);
+}
+
+pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene_setup **setup,
                                        float **positions, size_t *n)
 {
+    *setup = NULL;
     *positions = NULL;
     *n = 0;
     if (o->radius_set && o->particles >= 0) {
-        pbfcl_errorf("--particles and --radius both set the particle size; give only one");
+        app_errorf("--particles and --radius both set the particle size; give only one");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    PBFCL_TRY(pbfcl_scene_load(o->scene ? o->scene : PBFCL_DEFAULT_SCENE, scene));
-    pbfcl_scene_options_apply(o, scene);
-    PBFCL_TRY(pbfcl_scene_validate(scene));
-    if (o->particles >= 0) {
-        PBFCL_TRY(pbfcl_scene_set_particle_count(scene, (size_t)o->particles));
-        PBFCL_TRY(pbfcl_scene_validate(scene));
+    pbfcl_status st = pbfcl_scene_setup_load(o->scene ? o->scene : PBFCL_DEFAULT_SCENE, setup);
+    if (st == PBFCL_OK)
+        st = build_setup(o, *setup, positions, n);
+    if (st != PBFCL_OK) {
+        pbfcl_scene_setup_destroy(*setup);
+        *setup = NULL;
     }
-    return pbfcl_scene_fill(scene, positions, n);
+    return st;
 }
-
-#define PBFCL_PARAM_ONE_(...) +1
-_Static_assert((0 PBFCL_SOLVER_PARAM_LIST(PBFCL_PARAM_ONE_)) <= PBFCL_SCENE_OPTIONS_MAX_PARAMS,
-               "raise PBFCL_SCENE_OPTIONS_MAX_PARAMS: the solver parameter list outgrew it");

@@ -4,7 +4,7 @@
 #ifndef PBFCL_SCENE_OPTIONS_H
 #define PBFCL_SCENE_OPTIONS_H
 
-#include "scene.h"
+#include "pbfcl.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,12 +44,14 @@ int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int
 /* Prints the lines describing the scene options (for a command's --help). */
 void pbfcl_scene_options_help(FILE *f);
 
-/* Applies the solver and scene overrides of o to a loaded scene (not --particles). */
-void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene);
+/* Applies the solver and scene overrides of o to a scene's parameters (not --particles). */
+void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene_params *scene,
+                               pbfcl_solver_params *solver);
 
-/* Loads the scene, applies the overrides and --particles, validates and fills it:
- * *positions is malloc'ed (x y z triples, free it) and *n its particle count. */
-pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene *scene,
+/* Loads the scene, applies the overrides and --particles, validates and fills it (all through
+ * the public API): *setup holds the scene (destroy it), *positions its fluid (x y z triples,
+ * pbfcl_free it) and *n its particle count. */
+pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene_setup **setup,
                                        float **positions, size_t *n);
 
 /* Parses a whole string as a finite double; false if it is empty, has trailing characters,

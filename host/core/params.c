@@ -49,7 +49,7 @@ void pbfcl_solver_params_defaults(pbfcl_solver_params *p)
         pbfcl_param_set(p, &params[i], params[i].def);
 }
 
-bool pbfcl_param_in_range(const pbfcl_param_info *info, double v)
+int pbfcl_param_in_range(const pbfcl_param_info *info, double v)
 {
     bool lo = (info->flags & PBFCL_PARAM_LO_OPEN) ? v > info->lo : v >= info->lo;
     bool hi = (info->flags & PBFCL_PARAM_HI_OPEN) ? v < info->hi : v <= info->hi;

@@ -2,6 +2,7 @@
  * each frame handles input, advances the simulation by at most one step, moves positions
  * into the vertex buffer, draws the scene (as a fluid surface or as spheres) and the HUD, and
  * swaps. */
+#include "api_internal.h"
 #include "app_env.h"
 #include "demo.h"
 #include "demo_camera.h"
@@ -58,6 +59,27 @@ static double now_s(void)
     return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
 }
 
+/* The scene the options name, as the core's scene struct (the demo still drives the core),
+ * and its fluid. */
+static pbfcl_status demo_scene(const pbfcl_scene_options *o, pbfcl_scene *scene, float **pos,
+                               size_t *n)
+{
+    pbfcl_scene_setup *setup = NULL;
+    PBFCL_TRY(pbfcl_scene_options_build(o, &setup, pos, n));
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    pbfcl_status st = pbfcl_scene_setup_get_params(setup, &sp, &vp);
+    pbfcl_api_scene_from_params(&sp, &vp, scene);
+    if (st == PBFCL_OK)
+        st = pbfcl_scene_setup_name(setup, scene->name, sizeof scene->name);
+    pbfcl_scene_setup_destroy(setup);
+    if (st != PBFCL_OK) {
+        free(*pos);
+        *pos = NULL;
+    }
+    return st;
+}
+
 /* Builds the scene that d->scene_opt names and a simulation of it, replacing the current
  * ones only if everything succeeds. */
 static pbfcl_status build_scene(demo *d, bool refit_camera)
@@ -66,7 +88,7 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     float *pos = NULL;
     size_t n = 0;
     pbfcl_sim *sim = NULL;
-    PBFCL_TRY(pbfcl_scene_options_build(&d->scene_opt, &scene, &pos, &n));
+    PBFCL_TRY(demo_scene(&d->scene_opt, &scene, &pos, &n));
     pbfcl_status s = pbfcl_sim_create(&sim, &d->cl, &scene, pos, n);
     free(pos);
     PBFCL_TRY(s);
@@ -456,7 +478,7 @@ static pbfcl_status check_before_window(const pbfcl_demo_options *o)
     pbfcl_scene scene;
     float *pos = NULL;
     size_t n = 0;
-    PBFCL_TRY(pbfcl_scene_options_build(&o->scene, &scene, &pos, &n));
+    PBFCL_TRY(demo_scene(&o->scene, &scene, &pos, &n));
     free(pos);
     pbfcl_device_info dev;
     return pbfcl_cl_select(o->scene.device ? o->scene.device : app_env_device(), &dev);

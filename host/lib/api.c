@@ -31,18 +31,16 @@ struct pbfcl_solver {
 
 /* ---- live handles: every handle is checked against this list before it is used -------- */
 
-typedef enum handle_kind { HANDLE_CONTEXT, HANDLE_SOLVER } handle_kind;
-
 typedef struct live_handle {
     const void *ptr;
-    handle_kind kind;
+    pbfcl_handle_kind kind;
 } live_handle;
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static live_handle *live;
 static size_t live_count, live_cap;
 
-static bool live_add(const void *ptr, handle_kind kind)
+bool pbfcl_api_live_add(const void *ptr, pbfcl_handle_kind kind)
 {
     pthread_mutex_lock(&live_lock);
     bool ok = true;
@@ -62,7 +60,7 @@ static bool live_add(const void *ptr, handle_kind kind)
     return ok;
 }
 
-static bool live_find(const void *ptr, handle_kind kind, bool remove)
+bool pbfcl_api_live_find(const void *ptr, pbfcl_handle_kind kind, bool remove)
 {
     pthread_mutex_lock(&live_lock);
     bool found = false;
@@ -78,7 +76,7 @@ static bool live_find(const void *ptr, handle_kind kind, bool remove)
 }
 
 /* Logs why a handle is refused and returns PBFCL_ERR_INVALID_HANDLE. */
-static pbfcl_status bad_handle(const char *func, const char *what, const void *ptr)
+pbfcl_status pbfcl_api_bad_handle(const char *func, const char *what, const void *ptr)
 {
     if (!ptr)
         pbfcl_errorf("%s: %s is NULL", func, what);
@@ -90,14 +88,14 @@ static pbfcl_status bad_handle(const char *func, const char *what, const void *p
 
 #define CHECK_CONTEXT(func, ctx)                                                                   \
     do {                                                                                           \
-        if (!(ctx) || !live_find((ctx), HANDLE_CONTEXT, false))                                    \
-            return bad_handle(func, "context", (ctx));                                             \
+        if (!(ctx) || !pbfcl_api_live_find((ctx), HANDLE_CONTEXT, false))                          \
+            return pbfcl_api_bad_handle(func, "context", (ctx));                                   \
     } while (0)
 
 #define CHECK_SOLVER(func, s)                                                                      \
     do {                                                                                           \
-        if (!(s) || !live_find((s), HANDLE_SOLVER, false))                                         \
-            return bad_handle(func, "solver", (s));                                                \
+        if (!(s) || !pbfcl_api_live_find((s), HANDLE_SOLVER, false))                               \
+            return pbfcl_api_bad_handle(func, "solver", (s));                                      \
     } while (0)
 
 #define CHECK_ARG(func, cond, ...)                                                                 \
@@ -203,7 +201,7 @@ pbfcl_status pbfcl_context_create(int header_version, const pbfcl_context_desc *
     if (st == PBFCL_OK)
         st = pbfcl_cl_use_kernel_dir(&ctx->cl, desc->kernel_dir);
     ctx->cl.trace_builds = desc->trace_builds != 0;
-    if (st == PBFCL_OK && !live_add(ctx, HANDLE_CONTEXT))
+    if (st == PBFCL_OK && !pbfcl_api_live_add(ctx, HANDLE_CONTEXT))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st != PBFCL_OK) {
         pbfcl_cl_destroy(&ctx->cl);
@@ -220,8 +218,8 @@ pbfcl_status pbfcl_context_destroy(pbfcl_context *ctx)
 {
     if (!ctx)
         return PBFCL_OK;
-    if (!live_find(ctx, HANDLE_CONTEXT, true))
-        return bad_handle("pbfcl_context_destroy", "context", ctx);
+    if (!pbfcl_api_live_find(ctx, HANDLE_CONTEXT, true))
+        return pbfcl_api_bad_handle("pbfcl_context_destroy", "context", ctx);
     for (;;) { /* solvers still on it go with it */
         pbfcl_solver *orphan = NULL;
         pthread_mutex_lock(&live_lock);
@@ -233,7 +231,7 @@ pbfcl_status pbfcl_context_destroy(pbfcl_context *ctx)
             break;
         pbfcl_warnf("pbfcl_context_destroy: solver %p was still alive; destroyed with its context",
                     (void *)orphan);
-        live_find(orphan, HANDLE_SOLVER, true);
+        pbfcl_api_live_find(orphan, HANDLE_SOLVER, true);
         solver_free(orphan);
     }
     pbfcl_cl_destroy(&ctx->cl);
@@ -338,7 +336,7 @@ pbfcl_status pbfcl_solver_create(pbfcl_context *ctx, const pbfcl_solver_desc *de
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
         st = pbfcl_sim_create_capacity(&s->sim, &ctx->cl, &s->scene, cap, NULL, 0);
-    if (st == PBFCL_OK && !live_add(s, HANDLE_SOLVER))
+    if (st == PBFCL_OK && !pbfcl_api_live_add(s, HANDLE_SOLVER))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st != PBFCL_OK) {
         solver_free(s);
@@ -352,8 +350,8 @@ pbfcl_status pbfcl_solver_destroy(pbfcl_solver *s)
 {
     if (!s)
         return PBFCL_OK;
-    if (!live_find(s, HANDLE_SOLVER, true))
-        return bad_handle("pbfcl_solver_destroy", "solver", s);
+    if (!pbfcl_api_live_find(s, HANDLE_SOLVER, true))
+        return pbfcl_api_bad_handle("pbfcl_solver_destroy", "solver", s);
     solver_free(s);
     return PBFCL_OK;
 }
@@ -669,7 +667,7 @@ pbfcl_status pbfcl_solver_finish(pbfcl_solver *s)
 int pbfcl_solver_kernel_times(const pbfcl_solver *s, int index, const char **name, double *ms,
                               long long *launches)
 {
-    if (!s || !live_find(s, HANDLE_SOLVER, false) || !s->prof)
+    if (!s || !pbfcl_api_live_find(s, HANDLE_SOLVER, false) || !s->prof)
         return 0;
     if (index < 0 || index >= s->prof->kernel_count)
         return s->prof->kernel_count;
@@ -688,6 +686,14 @@ pbfcl_status pbfcl_solver_stats(pbfcl_solver *s, pbfcl_stats *out)
     CHECK_SOLVER("pbfcl_solver_stats", s);
     CHECK_ARG("pbfcl_solver_stats", out, "out is NULL");
     PBFCL_TRY(pbfcl_sim_stats_compute(s->sim, out)); /* the same struct */
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *out)
+{
+    CHECK_SOLVER("pbfcl_solver_speed_limit", s);
+    CHECK_ARG("pbfcl_solver_speed_limit", out, "out is NULL");
+    *out = pbfcl_scene_max_speed(&s->scene);
     return PBFCL_OK;
 }
 

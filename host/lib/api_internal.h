@@ -6,6 +6,20 @@
 #include "pbfcl.h"
 #include "scene.h"
 
+#include <stdbool.h>
+
+/* The kinds of handle the API gives out; each live one is listed until destroyed. */
+typedef enum pbfcl_handle_kind { HANDLE_CONTEXT, HANDLE_SOLVER, HANDLE_SCENE } pbfcl_handle_kind;
+
+/* Lists a new handle (false: out of memory). */
+bool pbfcl_api_live_add(const void *ptr, pbfcl_handle_kind kind);
+
+/* True if ptr is a live handle of that kind (never dereferenced); remove unlists it. */
+bool pbfcl_api_live_find(const void *ptr, pbfcl_handle_kind kind, bool remove);
+
+/* Logs why a handle (what: "context", "solver", ...) is refused; PBFCL_ERR_INVALID_HANDLE. */
+pbfcl_status pbfcl_api_bad_handle(const char *func, const char *what, const void *ptr);
+
 /* The public parameters of a core scene. */
 void pbfcl_api_params_from_scene(const pbfcl_scene *in, pbfcl_scene_params *scene,
                                  pbfcl_solver_params *solver);
