@@ -175,10 +175,17 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
  * s_corr = -k (Poly6(r) / Poly6(delta q))^n, plus lambda_i times the walls' part of grad C_i
  * (a wall has no constraint of its own, as boundary particles in Akinci et al. 2012).
  * Written as the corrected position q_i = x*_i + dx_i, kept inside the walls: collide works
- * on q (one float4 per neighbour instead of x* and dx), and apply_delta adopts q as x*. */
+ * on q (one float4 per neighbour instead of x* and dx), and apply_delta adopts q as x*.
+ * step holds the density step D taken (q - x*, after the walls). With a Chebyshev weight omega
+ * != 1 (host/core/sim.c, pbfcl_sim_chebyshev_weight) the step is D_k = omega dx_k + (omega -
+ * 1) D_(k-1), D_(k-1) the last iteration's: Wang 2015's semi-iterative acceleration of the
+ * Jacobi iterations, x_(k+1) = omega (x_k + dx_k) + (1 - omega) x_(k-1), applied to the
+ * density steps alone, so that the collision passes between them are not extrapolated (a
+ * contact would otherwise gain a velocity from the extrapolation). */
 __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         __global const uint *neighbor_count, __global const uint *neighbors,
-                        __global float4 *q_out, float wall_scale)
+                        __global float4 *q_out, float wall_scale, __global float4 *step,
+                        float omega)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -209,9 +216,12 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     xi.w = 0.0f;
     pbf_wall_density(p, wall_scale, xi, &grad_wall);
     dx = dx * p->volume + li * grad_wall;
-    float4 q =
-        clamp(xi + pbf_limit(dx, PBF_MAX_CORRECTION * p->radius), pbf_box_min(p), pbf_box_max(p));
+    dx = pbf_limit(dx, PBF_MAX_CORRECTION * p->radius);
+    if (omega != 1.0f) /* Chebyshev: D_k = omega dx_k + (omega - 1) D_(k-1) */
+        dx = omega * dx + (omega - 1.0f) * (float4)(step[i].xyz, 0.0f);
+    float4 q = clamp(xi + dx, pbf_box_min(p), pbf_box_max(p));
     q_out[i] = (float4)(q.xyz, 0.0f);
+    step[i] = (float4)(q.xyz - xi.xyz, 0.0f); /* the density step D_k taken, walls included */
 }
 
 /* collide: one stabilisation pass of the contact constraints, updating both x and x* as

@@ -122,6 +122,12 @@ typedef struct pbfcl_scene_params {
       "density solver iterations per substep (0: no density correction, a diagnostic)")            \
     X(int, stabilization_iterations, "--stabilization", 1, 0, 1000, 0, "",                         \
       "collision stabilisation passes per solver iteration")                                       \
+    X(int, contact_interval, "--contact-interval", 1, 1, 1000, 0, "",                              \
+      "collision passes after every N-th solver iteration and the last")                           \
+    X(float, chebyshev_rho, "--chebyshev", 0, 0, 0.999, 0, "",                                     \
+      "spectral radius estimate of the Chebyshev acceleration (0: plain Jacobi)")                  \
+    X(float, cfl, "--cfl", 0.5, 0, 2, PBFCL_PARAM_LO_OPEN, "",                                     \
+      "a particle moves at most cfl * h per substep")                                              \
     X(float, h_ratio, "--h-ratio", 4, 2, 4.4721, PBFCL_PARAM_LO_OPEN, "",                          \
       "kernel radius h = h_ratio * particle radius")                                               \
     X(float, relaxation, "--relaxation", 0.1, 0, 1e12, PBFCL_PARAM_LO_OPEN, "",                    \
@@ -195,7 +201,8 @@ PBFCL_API void pbfcl_free(void *p);
  * shapes of fluid at the start; for programs that adjust it before filling it. */
 typedef struct pbfcl_scene_setup pbfcl_scene_setup; /* opaque */
 
-/* Loads a built-in scene or a JSON scene file (docs/SCENES.md), validated. */
+/* Loads a built-in scene or a JSON scene file (docs/SCENES.md); its layout is checked when
+ * its parameters are set, and all of it (the particle radius too) when it is filled. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_load(const char *name_or_file, pbfcl_scene_setup **out);
 
 /* Destroys it; NULL is accepted. */
@@ -209,8 +216,8 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_get_params(const pbfcl_scene_setup *s,
                                                     pbfcl_scene_params *scene,
                                                     pbfcl_solver_params *solver);
 
-/* Replaces its parameters; the scene is validated as a whole (fluid inside the box, ...) and a
- * refused change leaves it as it was. */
+/* Replaces its parameters; the layout is validated (fluid inside the box, solver ranges, ...)
+ * and a refused change leaves it as it was. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s,
                                                     const pbfcl_scene_params *scene,
                                                     const pbfcl_solver_params *solver);

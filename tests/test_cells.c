@@ -62,10 +62,10 @@ static void check_cells(const pbfcl_uint *ids, size_t n)
                      CL_SUCCESS);
     reference_cells(ids, n, ref_start, ref_end);
     for (size_t c = 0; c < NUM_CELLS; c++) {
-        ck_assert_msg(start[c] == ref_start[c], "n=%zu cell %zu: start %u, expected %u", n, c,
-                      start[c], ref_start[c]);
-        ck_assert_msg(end[c] == ref_end[c], "n=%zu cell %zu: end %u, expected %u", n, c, end[c],
-                      ref_end[c]);
+        expect(start[c] == ref_start[c], "n=%zu cell %zu: start %u, expected %u", n, c, start[c],
+               ref_start[c]);
+        expect(end[c] == ref_end[c], "n=%zu cell %zu: end %u, expected %u", n, c, end[c],
+               ref_end[c]);
     }
     free(start);
     free(end);

@@ -140,6 +140,11 @@ static const struct {
     {"run --bogus", "unknown option '--bogus'"},
     {"run --particles 100 --radius 0.01", "--radius"},
     {"run --scene /nonexistent/pbfcl/scene.json", "/nonexistent/pbfcl/scene.json"},
+    {"bench-split --runs 0", "--runs"},
+    {"bench-split --particles 0", "--particles"},
+    {"bench-split --particles 1000,x", "--particles"},
+    {"bench-split --block", "--block"},
+    {"bench-split --bogus 1", "unknown option '--bogus'"},
 };
 
 START_TEST(bad_arguments_rejected)
@@ -197,7 +202,7 @@ static long ply_vertex_count(const char *path)
         sscanf(line, "element vertex %ld", &n);
     header = ftell(f);
     fseek(f, 0, SEEK_END);
-    ck_assert_int_eq(ftell(f), header + n * 28);
+    ck_assert_int_eq(ftell(f), header + n * 32);
     fclose(f);
     return n;
 }
@@ -285,6 +290,38 @@ START_TEST(run_blow_up_stops)
 }
 END_TEST
 
+/* bench-split on a small dam break: every stage has a row, and split-and-compress gives the
+ * neighbour lists' densities (to float rounding) and neighbour counts. */
+START_TEST(bench_split_compares_paths)
+{
+    if (test_device_count() == 0) {
+        printf("SKIP: no OpenCL device, bench-split is not tested\n");
+        return;
+    }
+    cli_result r;
+    run_cli(&r, "bench-split --particles 3000 --runs 2 --warmup 1");
+    ck_assert_int_eq(r.code, 0);
+    static const char *const rows[] = {"\tneighbours\t", "\tlist_density\t", "\tsplit_count\t",
+                                       "\tsplit_scan\t", "\tsplit_write\t",  "\tsplit_density\t",
+                                       "\tlist_total\t", "\tsplit_total\t"};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        ck_assert_contains(r.out, rows[k]);
+    const char *acc = strstr(r.out, "list_overflow\n");
+    ck_assert_ptr_nonnull(acc);
+    size_t n = 0, blocks = 0, count_diff = 99;
+    double per_block = 0.0, max_rel = 1.0;
+    unsigned overflow = 99;
+    ck_assert_int_eq(sscanf(acc + strlen("list_overflow\n"), "%zu %zu %lf %lf %zu %u", &n, &blocks,
+                            &per_block, &max_rel, &count_diff, &overflow),
+                     6);
+    ck_assert_msg(n >= 2700 && n <= 3300 && blocks > n / 27 && blocks < n,
+                  "%zu particles, %zu blocks", n, blocks);
+    ck_assert_msg(max_rel < 1e-5, "densities differ by %g", max_rel);
+    ck_assert_uint_eq(count_diff, 0);
+    ck_assert_uint_eq(overflow, 0);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -301,6 +338,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(run, 300);
     tcase_add_test(run, run_writes_frames_and_stats);
     tcase_add_test(run, run_blow_up_stops);
+    tcase_add_test(run, bench_split_compares_paths);
     suite_add_tcase(s, run);
     return s;
 }

@@ -3,8 +3,14 @@
  * whose pixels show fluid low in the frame, background above it, and motion between frames,
  * and whose fluid surface covers the spheres' pixels with far fewer strong edges. */
 #include "test_util.h"
+#ifdef PBFCL_HAVE_PNG
+#include "demo_screenshot.h"
+#endif
 
 #include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +18,7 @@
 #include <unistd.h>
 
 #ifdef PBFCL_HAVE_PNG
-#include <png.h>
+#include "test_png.h"
 #endif
 
 #define DEMO_W 1280
@@ -102,33 +108,6 @@ START_TEST(test_demo_no_display)
 END_TEST
 
 #if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
-/* An RGB image read from a PNG. */
-typedef struct image {
-    int w, h;
-    unsigned char *rgb;
-} image;
-
-static image read_png(const char *path)
-{
-    png_image img;
-    memset(&img, 0, sizeof img);
-    img.version = PNG_IMAGE_VERSION;
-    ck_assert_msg(png_image_begin_read_from_file(&img, path), "cannot read %s: %s", path,
-                  img.message);
-    img.format = PNG_FORMAT_RGB;
-    image out = {(int)img.width, (int)img.height, malloc(PNG_IMAGE_SIZE(img))};
-    ck_assert(out.rgb != NULL);
-    ck_assert_msg(png_image_finish_read(&img, NULL, out.rgb, 0, NULL), "cannot decode %s: %s", path,
-                  img.message);
-    return out;
-}
-
-/* Fluid is drawn in blues: clearly more blue than red, and not dark. */
-static bool is_fluid(const unsigned char *p)
-{
-    return p[2] > p[0] + 40 && p[2] >= p[1] && p[2] > 90;
-}
-
 /* The clear colour (0.17, 0.17, 0.18) within a small tolerance. */
 static bool is_background(const unsigned char *p)
 {
@@ -316,6 +295,58 @@ START_TEST(test_demo_gl_errors)
 END_TEST
 #endif
 
+#ifdef PBFCL_HAVE_PNG
+/* Writes a 512 x 512 noise image (a PNG of about 800 KB) to dir/shot.png in a child whose
+ * files may grow to 20 KB only (a full disk); exits 0 if the write failed with an error. */
+static int write_noise_png(const char *dir)
+{
+    size_t bytes = 512 * 512 * 3;
+    unsigned char *rgb = malloc(bytes);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < bytes; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        rgb[i] = (unsigned char)x;
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s/shot.png", dir);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {20000, 20000};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+        return 2;
+    return pbfcl_demo_write_png(path, rgb, 512, 512) == PBFCL_ERR_IO ? 0 : 1;
+}
+
+/* Defect 2: a screenshot that does not fit on the disk fails and leaves the earlier file of
+ * that name as it was, with no temporary file beside it. It was written in place: a cut PNG
+ * without IEND, or an empty one. */
+START_TEST(test_screenshot_full_disk)
+{
+    char dir[] = "/tmp/pbfcl_shot_XXXXXX", path[128], text[64] = "";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/shot.png", dir);
+    FILE *f = fopen(path, "w");
+    fputs("old screenshot\n", f);
+    fclose(f);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(write_noise_png(dir));
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(text, sizeof text, f));
+    fclose(f);
+    ck_assert_str_eq(text, "old screenshot\n");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) -eq 1 && rm -rf %s", dir, dir);
+    ck_assert_msg(system(cmd) == 0, "a temporary file was left in %s", dir);
+}
+END_TEST
+#endif
+
 static int run_screenshot_suite(void)
 {
 #if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
@@ -349,6 +380,9 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_demo_bad_options);
 #endif
     tcase_add_test(tc, test_demo_no_display);
+#ifdef PBFCL_HAVE_PNG
+    tcase_add_test(tc, test_screenshot_full_disk);
+#endif
     suite_add_tcase(s, tc);
     return test_run_suite(s, false);
 }

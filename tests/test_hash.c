@@ -139,9 +139,9 @@ static void run_hash(pbfcl_cl *cl)
             CL_SUCCESS);
         for (size_t i = 0; i < n; i++) {
             pbfcl_uint ref = reference_hash(&pos[4 * i], &g.params);
-            ck_assert_msg(ids[i] == ref, "n=%zu particle %zu at (%g,%g,%g): cell %#x, expected %#x",
-                          n, i, pos[4 * i], pos[4 * i + 1], pos[4 * i + 2], ids[i], ref);
-            ck_assert_uint_eq(index[i], i);
+            expect(ids[i] == ref, "n=%zu particle %zu at (%g,%g,%g): cell %#x, expected %#x", n, i,
+                   pos[4 * i], pos[4 * i + 1], pos[4 * i + 2], ids[i], ref);
+            expect(index[i] == i, "n=%zu: index[%zu] = %u, expected %zu", n, i, index[i], i);
         }
     }
     pbfcl_cl_release_buffer(&pos_buf);

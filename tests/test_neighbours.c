@@ -84,10 +84,9 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, si
                                          list, 0, NULL, NULL),
                      CL_SUCCESS);
     for (size_t e = n; e < capacity; e++)
-        ck_assert_msg(count[e] == CANARY, "count[%zu] past n=%zu was overwritten", e, n);
+        expect(count[e] == CANARY, "count[%zu] past n=%zu was overwritten", e, n);
     for (size_t e = max * n; e < capacity * max; e++)
-        ck_assert_msg(list[e] == CANARY, "list entry %zu past max*n=%zu was overwritten", e,
-                      max * n);
+        expect(list[e] == CANARY, "list entry %zu past max*n=%zu was overwritten", e, max * n);
     unsigned over = 0;
     over_maybe = 0;
     char *listed = calloc(n + 1, 1);
@@ -103,25 +102,21 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, si
         size_t lo = sure < max ? sure : max, hi = maybe < max ? maybe : max;
         over += sure > max;
         over_maybe += maybe > max;
-        ck_assert_msg(count[i] >= lo && count[i] <= hi,
-                      "particle %zu: %u neighbours listed, expected %zu (up to %zu)", i, count[i],
-                      lo, hi);
+        expect(count[i] >= lo && count[i] <= hi,
+               "particle %zu: %u neighbours listed, expected %zu (up to %zu)", i, count[i], lo, hi);
         for (size_t k = 0; k < count[i]; k++) {
             pbfcl_uint j = list[k * n + i];
-            ck_assert_msg(j < n && j != i && !listed[j], "particle %zu: bad or repeated entry %u",
-                          i, j);
-            ck_assert_msg(distance2(&s->pos[4 * i], &s->pos[4 * j]) < outer,
-                          "particle %zu: %u listed but not within the radius", i, j);
+            expect(j < n && j != i && !listed[j], "particle %zu: bad or repeated entry %u", i, j);
+            expect(distance2(&s->pos[4 * i], &s->pos[4 * j]) < outer,
+                   "particle %zu: %u listed but not within the radius", i, j);
             listed[j] = 1;
         }
         if (count[i] < max) /* complete list: every sure neighbour is in it */
             for (size_t j = 0; j < n; j++)
-                ck_assert_msg(j == i || listed[j] ||
-                                  distance2(&s->pos[4 * i], &s->pos[4 * j]) >= inner,
-                              "particle %zu: neighbour %zu missing", i, j);
+                expect(j == i || listed[j] || distance2(&s->pos[4 * i], &s->pos[4 * j]) >= inner,
+                       "particle %zu: neighbour %zu missing", i, j);
         for (size_t k = count[i]; k < max; k++)
-            ck_assert_msg(list[k * n + i] == CANARY, "particle %zu: entry %zu past count written",
-                          i, k);
+            expect(list[k * n + i] == CANARY, "particle %zu: entry %zu past count written", i, k);
         for (size_t k = 0; k < count[i]; k++)
             listed[list[k * n + i]] = 0;
     }
@@ -343,9 +338,8 @@ static void pipeline_step(pbfcl_grid *g, cl_mem pos_buf, cl_mem sorted_buf, cons
             CL_SUCCESS);
     }
     for (size_t i = 0; i < n; i++) {
-        ck_assert_msg(ids[i] == s.ids[i], "sorted cell id %zu: %#x, expected %#x", i, ids[i],
-                      s.ids[i]);
-        ck_assert_msg(memcmp(&sorted[4 * i], &s.pos[4 * i], 16) == 0, "sorted position %zu", i);
+        expect(ids[i] == s.ids[i], "sorted cell id %zu: %#x, expected %#x", i, ids[i], s.ids[i]);
+        expect(memcmp(&sorted[4 * i], &s.pos[4 * i], 16) == 0, "sorted position %zu", i);
     }
     check_lists(g, &s, 0.25f, g->capacity);
     unsigned over = 1;

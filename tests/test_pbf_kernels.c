@@ -325,13 +325,19 @@ static void ref_limit(double v[3], double max_len)
             v[c] *= max_len / len;
 }
 
-/* Reference delta of particle i from the device's lambdas, limited as the kernel does and
- * cut where x* + delta would leave the walls (the kernel writes x* + delta inside them). */
-static void ref_delta(const kstate *k, const pbfcl_pbf_params *p, size_t i, double out[3])
+/* Set: ref_delta_limited sums over i's neighbour list, as the kernel does, instead of every
+ * particle within h. The lists are built at the substep's first x*, so after an iteration some
+ * pairs within h are not in them and some listed ones are no longer within h. */
+static int ref_listed;
+
+/* Reference delta of particle i from the device's lambdas, limited as the kernel does. */
+static void ref_delta_limited(const kstate *k, const pbfcl_pbf_params *p, size_t i, double out[3])
 {
     double wdq = ref_poly6(p->h * 0.2, p->h);
     out[0] = out[1] = out[2] = 0;
-    for (size_t j = 0; j < k->n; j++) {
+    size_t count = ref_listed ? k->count[i] : k->n;
+    for (size_t m = 0; m < count; m++) {
+        size_t j = ref_listed ? k->nbr[m * k->n + i] : m;
         double d[3], r = dist3(k->x + 3 * i, k->x + 3 * j, d);
         if (j == i || r >= p->h)
             continue;
@@ -345,6 +351,13 @@ static void ref_delta(const kstate *k, const pbfcl_pbf_params *p, size_t i, doub
     for (int c = 0; c < 3; c++)
         out[c] += k->lambda[i] * gw[c];
     ref_limit(out, PBF_MAX_CORRECTION * p->radius);
+}
+
+/* ref_delta_limited, cut where x* + delta would leave the walls (the kernel writes x* + delta
+ * inside them). */
+static void ref_delta(const kstate *k, const pbfcl_pbf_params *p, size_t i, double out[3])
+{
+    ref_delta_limited(k, p, i, out);
     for (int c = 0; c < 3; c++) {
         double x = k->x[3 * i + c], lo = p->box_min[c] + p->radius, hi = p->box_max[c] - p->radius;
         out[c] = fmin(fmax(x + out[c], lo), hi) - x;
@@ -655,6 +668,91 @@ START_TEST(test_collide_reference)
 }
 END_TEST
 
+/* The Chebyshev weights (Wang 2015): 1 for the first two iterations and for rho = 0, then
+ * 2 / (2 - rho^2), then the recurrence 4 / (4 - rho^2 w), which falls to its fixed point
+ * 2 / (1 + sqrt(1 - rho^2)), the optimal over-relaxation for spectral radius rho. */
+START_TEST(test_chebyshev_weights)
+{
+    const double rho = 0.95, limit = 2.0 / (1.0 + sqrt(1.0 - rho * rho));
+    double w = 1.0;
+    for (int it = 0; it < 200; it++) {
+        double next = pbfcl_sim_chebyshev_weight(it, rho, w);
+        ck_assert_double_eq(pbfcl_sim_chebyshev_weight(it, 0.0, w), 1.0);
+        if (it < 2)
+            ck_assert_double_eq(next, 1.0);
+        else if (it == 2)
+            ck_assert_double_eq_tol(next, 2.0 / (2.0 - rho * rho), 1e-12);
+        else
+            ck_assert_msg(next <= w && next >= limit - 1e-12,
+                          "weight %d: %.9f after %.9f (limit %.9f)", it, next, w, limit);
+        w = next;
+    }
+    ck_assert_double_eq_tol(w, limit, 1e-9);
+}
+END_TEST
+
+/* delta with a Chebyshev weight w: the step is w dx + (w - 1) D, D the step the last delta
+ * took (q - x*, walls included), dx the reference of delta at the new x*; a second delta after
+ * one plain iteration, on an overlapping lattice touching a wall. */
+static void check_delta_chebyshev(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const int nx = 5;
+    float *pos = lattice(nx, 0.011f, 0.017f, 0.003f, 3); /* overlapping, touching a wall */
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    float *d0 = malloc(n * 3 * sizeof *d0), *out = malloc(n * 3 * sizeof *out);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, d0, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_apply_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    kstate k;
+    kstate_read(sim, &k);
+    const float w = 1.7f;
+    pbfcl_sim_set_chebyshev_weight(sim, w);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    pbfcl_sim_set_chebyshev_weight(sim, 1.0f);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
+    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    double dscale = 1e-6; /* the size of the steps, for the tolerance */
+    for (size_t i = 0; i < 3 * n; i++)
+        dscale = fmax(dscale, fabs(d0[i]));
+    int clamped = 0, moved = 0;
+    ref_listed = 1; /* the second iteration's x* moved from where the lists were built */
+    for (size_t i = 0; i < n; i++) {
+        double dx[3];
+        ref_delta_limited(&k, p, i, dx);
+        for (int a = 0; a < 3; a++) {
+            double lo = p->box_min[a] + p->radius, hi = p->box_max[a] - p->radius;
+            double x = k.x[3 * i + a], step = w * dx[a] + (w - 1.0) * d0[3 * i + a];
+            double want = fmin(fmax(x + step, lo), hi) - x;
+            clamped += want != step;
+            moved += fabs(want - dx[a]) > 1e-3 * dscale;
+            /* the two terms can cancel: each carries the plain delta test's 1e-3 */
+            double terms = fabs(w * dx[a]) + fabs((w - 1.0) * d0[3 * i + a]);
+            ck_assert_msg(test_close(out[3 * i + a], want, 1e-4 * dscale + 1e-3 * terms, 1e-3),
+                          "Chebyshev delta[%zu][%d] = %g, reference %g", i, a, out[3 * i + a],
+                          want);
+        }
+    }
+    ref_listed = 0;
+    ck_assert_msg(moved > 0 && clamped > 0, "steps that differ from plain delta %d, at a wall %d",
+                  moved, clamped);
+    kstate_free(&k);
+    free(d0);
+    free(out);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_delta_chebyshev_reference)
+{
+    test_each_device(check_delta_chebyshev);
+}
+END_TEST
+
 /* The state the vorticity_viscosity stage starts from, read back, and its reference. */
 typedef struct vstate {
     float *x, *v, *rho;
@@ -820,6 +918,7 @@ int main(void)
     tcase_add_test(host, test_poly6_integrates_to_one);
     tcase_add_test(host, test_spiky_gradient_sums_to_zero);
     tcase_add_test(host, test_derived_constants);
+    tcase_add_test(host, test_chebyshev_weights);
     suite_add_tcase(suite, host);
     TCase *dev = tcase_create("device");
     tcase_set_timeout(dev, 300);
@@ -827,6 +926,7 @@ int main(void)
     tcase_add_test(dev, test_lambda_delta_reference);
     tcase_add_test(dev, test_walls);
     tcase_add_test(dev, test_collide_reference);
+    tcase_add_test(dev, test_delta_chebyshev_reference);
     tcase_add_test(dev, test_vorticity_viscosity_reference);
     tcase_add_test(dev, test_bad_config);
     suite_add_tcase(suite, dev);

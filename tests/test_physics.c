@@ -108,12 +108,13 @@ END_TEST
 
 /* The density error at the end of one frame from a compressed block, with a given number of
  * solver iterations (densities recomputed at the final positions). */
-static double error_after(pbfcl_cl *cl, int iterations)
+static double error_after_rho(pbfcl_cl *cl, int iterations, float chebyshev_rho)
 {
     int nn[3] = {12, 12, 12};
     pbfcl_scene s;
     box_scene(&s, 0.4f, 0.4f, 0.4f);
     s.solver.iterations = iterations;
+    s.solver.chebyshev_rho = chebyshev_rho;
     s.solver.substeps = 1;
     size_t n;
     float lo[3] = {0.05f, 0.0f, 0.05f};
@@ -123,11 +124,16 @@ static double error_after(pbfcl_cl *cl, int iterations)
     ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
     pbfcl_sim_stats st = stats_of(sim);
     char what[64];
-    snprintf(what, sizeof what, "%d iterations", iterations);
+    snprintf(what, sizeof what, "%d iterations, chebyshev %g", iterations, chebyshev_rho);
     print_stats(what, &st);
     pbfcl_sim_destroy(sim);
     free(pos);
     return st.density_error_avg;
+}
+
+static double error_after(pbfcl_cl *cl, int iterations)
+{
+    return error_after_rho(cl, iterations, 0.0f);
 }
 
 /* The density error falls with each doubling of the iterations until it is solved (below
@@ -158,6 +164,71 @@ START_TEST(test_iterations)
 }
 END_TEST
 
+/* The mean density error over frames 21-30 of a column of water 48 particles tall in a box
+ * as wide as it (6 x 6 particles, r = 1 cm), held at rest by 8 iterations in 2 substeps per
+ * frame: the iterations must carry the floor's support up the whole column each substep. */
+static double column_error(pbfcl_cl *cl, float chebyshev_rho)
+{
+    int nn[3] = {6, 48, 6};
+    pbfcl_scene s;
+    box_scene(&s, nn[0] * 2 * R, 1.2f, nn[2] * 2 * R);
+    s.solver.substeps = 2;
+    s.solver.cfl = 2.0f; /* the scene's 2 substeps, not the adaptive count */
+    s.solver.iterations = 8;
+    s.solver.chebyshev_rho = chebyshev_rho;
+    size_t n;
+    float lo[3] = {0, 0, 0};
+    float *pos = block(nn, lo, 1.0f, &n);
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    double sum = 0.0;
+    pbfcl_sim_stats st;
+    for (int frame = 1; frame <= 30; frame++) {
+        run_frames(sim, 1);
+        st = stats_of(sim);
+        ck_assert_uint_eq(st.nan, 0);
+        ck_assert_uint_eq(st.outside, 0);
+        ck_assert_int_eq(st.substeps, 2);
+        if (frame > 20)
+            sum += st.density_error_avg / 10.0;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "column, chebyshev %g, frames 21-30 mean %.3f %%", chebyshev_rho,
+             sum);
+    print_stats(what, &st);
+    pbfcl_sim_destroy(sim);
+    free(pos);
+    return sum;
+}
+
+/* Chebyshev acceleration (solver.chebyshev_rho 0.95) at least halves the column's density
+ * error (measured: 1.3 % against 5.0 % on PoCL): plain Jacobi iterations spread the floor's
+ * correction like a diffusion, about h sqrt(iterations) per substep, and the column
+ * compresses until the error supports it; the Chebyshev weights spread it about h per
+ * iteration. */
+static void check_chebyshev(pbfcl_cl *cl)
+{
+    double plain = column_error(cl, 0.0f), fast = column_error(cl, 0.95f);
+    ck_assert_msg(plain > 2.0, "plain Jacobi holds the column at %.3f %%: no test", plain);
+    ck_assert_msg(fast <= 0.5 * plain, "density error %.3f %% with Chebyshev, %.3f %% without",
+                  fast, plain);
+}
+
+START_TEST(test_chebyshev)
+{
+    test_each_device(check_chebyshev);
+}
+END_TEST
+
+/* The accelerated solver of docs/PERFORMANCE.md: 8 Chebyshev-accelerated iterations with
+ * collision passes after every second, and substeps in which a particle moves up to h. */
+static void accelerate(pbfcl_scene *s)
+{
+    s->solver.iterations = 8;
+    s->solver.chebyshev_rho = 0.95f;
+    s->solver.contact_interval = 2;
+    s->solver.cfl = 1.0f;
+}
+
 /* The largest x of the (sorted) positions. */
 static float front_of(pbfcl_sim *sim)
 {
@@ -172,13 +243,15 @@ static float front_of(pbfcl_sim *sim)
 
 /* Dam break, 2 s: no NaN, nothing outside, the front advances (checked until 0.3 s: it
  * reaches the far wall, 0.8 m, before 0.5 s), mean density error <= 2 %. */
-static void check_dam_break(pbfcl_cl *cl)
+static void dam_break(pbfcl_cl *cl, bool accelerated)
 {
     int nn[3] = {12, 24, 10};
     if (test_small())
         nn[0] = 4, nn[1] = 8, nn[2] = 4;
     pbfcl_scene s;
     box_scene(&s, 0.8f, 0.6f, nn[2] * 2 * R);
+    if (accelerated)
+        accelerate(&s);
     size_t n;
     float lo[3] = {0, 0, 0};
     float *pos = block(nn, lo, 1.0f, &n);
@@ -192,7 +265,8 @@ static void check_dam_break(pbfcl_cl *cl)
         pbfcl_sim_stats st = stats_of(sim);
         float f = front_of(sim);
         char what[64];
-        snprintf(what, sizeof what, "dam break %.2f s, front %.3f m", frame / 60.0, f);
+        snprintf(what, sizeof what, "dam break%s %.2f s, front %.3f m",
+                 accelerated ? " (accelerated)" : "", frame / 60.0, f);
         print_stats(what, &st);
         ck_assert_uint_eq(st.nan, 0);
         ck_assert_uint_eq(st.outside, 0);
@@ -208,6 +282,23 @@ static void check_dam_break(pbfcl_cl *cl)
     pbfcl_sim_destroy(sim);
     free(pos);
 }
+
+static void check_dam_break(pbfcl_cl *cl)
+{
+    dam_break(cl, false);
+}
+
+/* The same dam break with the accelerated solver keeps the same bounds. */
+static void check_dam_break_accelerated(pbfcl_cl *cl)
+{
+    dam_break(cl, true);
+}
+
+START_TEST(test_dam_break_accelerated)
+{
+    test_each_device(check_dam_break_accelerated);
+}
+END_TEST
 
 START_TEST(test_dam_break)
 {
@@ -417,6 +508,8 @@ int main(void)
     tcase_add_test(tc, test_settle);
     tcase_add_test(tc, test_contact_stabilisation);
     tcase_add_test(tc, test_dam_break);
+    tcase_add_test(tc, test_chebyshev);
+    tcase_add_test(tc, test_dam_break_accelerated);
     tcase_add_test(tc, test_fine_column);
     tcase_add_test(tc, test_momentum);
     tcase_add_test(tc, test_determinism);

@@ -40,12 +40,12 @@ static void check_scan(pbfcl_scan *s, size_t n, bool ones, bool in_place, uint64
         CL_SUCCESS);
     cl_uint sum = 0;
     for (size_t i = 0; i < n; i++) {
-        ck_assert_msg(out[i] == sum, "n=%zu %s%s: out[%zu] = %u, expected %u", n,
-                      ones ? "ones" : "random", in_place ? " in place" : "", i, out[i], sum);
+        expect(out[i] == sum, "n=%zu %s%s: out[%zu] = %u, expected %u", n, ones ? "ones" : "random",
+               in_place ? " in place" : "", i, out[i], sum);
         sum += in[i];
     }
     for (size_t i = n; i < n + GUARD; i++)
-        ck_assert_msg(out[i] == GUARD_VALUE, "n=%zu: scan wrote past the end at %zu", n, i);
+        expect(out[i] == GUARD_VALUE, "n=%zu: scan wrote past the end at %zu", n, i);
     pbfcl_cl_release_buffer(&in_buf);
     pbfcl_cl_release_buffer(&out_buf);
     free(in);

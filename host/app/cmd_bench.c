@@ -3,6 +3,7 @@
  * second, as tab-separated columns. It runs the solver through the public API (pbfcl.h), the
  * path an embedding program takes. */
 #include "app_env.h"
+#include "cli_args.h"
 #include "commands.h"
 #include "pbfcl.h"
 #include "profile.h"
@@ -50,24 +51,16 @@ static int parse_bench_args(int argc, char **argv, bench_args *a)
         const char *opt = argv[i];
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
             return 1;
-        bool steps = !strcmp(opt, "--steps"), warmup = !strcmp(opt, "--warmup");
+        bool steps = pbfcl_cli_is(opt, "--steps"), warmup = pbfcl_cli_is(opt, "--warmup");
         if (!steps && !warmup) {
             pbfcl_errorf("bench: unknown option '%s' (see `pbfcl bench --help`)", opt);
             return 2;
         }
-        if (i + 1 >= argc) {
-            pbfcl_errorf("%s needs a value (see `pbfcl bench --help`)", opt);
+        const char *val;
+        if (!pbfcl_cli_value(argc, argv, &i, &val) ||
+            !pbfcl_cli_count(steps ? "--steps" : "--warmup", val, steps ? 1 : 0, BENCH_MAX_STEPS,
+                             steps ? &a->steps : &a->warmup))
             return 2;
-        }
-        long long v;
-        long long lo = steps ? 1 : 0;
-        if (!pbfcl_parse_llong(argv[i + 1], &v) || v < lo || v > BENCH_MAX_STEPS) {
-            pbfcl_errorf("%s: '%s' is not valid; expected an integer >= %lld and <= %lld", opt,
-                         argv[i + 1], lo, BENCH_MAX_STEPS);
-            return 2;
-        }
-        *(steps ? &a->steps : &a->warmup) = v;
-        i += 2;
     }
     return 0;
 }

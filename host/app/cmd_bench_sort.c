@@ -88,7 +88,7 @@ static int parse_list(const char *opt, const char *s, unsigned long long lo, uns
 /* Parses one option with its value; returns 0, 1 for --help, or -1 on error. */
 static int bench_option(bench_opts *o, const char *opt, const char *val)
 {
-    unsigned long long v[BENCH_MAX_SIZES];
+    unsigned long long v[BENCH_MAX_SIZES] = {0};
     int n = 0;
     if (!strcmp(opt, "--device")) {
         o->device = val;
@@ -135,6 +135,16 @@ static int bench_parse(bench_opts *o, int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             bench_usage(stdout);
             return 1;
+        }
+        char *eq = strchr(argv[i], '='); /* --name=value: the same as --name value */
+        if (eq && !strncmp(argv[i], "--", 2)) {
+            *eq = '\0';
+            if (bench_option(o, argv[i], eq + 1) < 0) {
+                *eq = '=';
+                return -1;
+            }
+            *eq = '=';
+            continue;
         }
         static const char *const known[] = {"--device", "--runs",           "--sizes",
                                             "--bits",   "--radix-bits",     "--items",

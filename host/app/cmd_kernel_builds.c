@@ -9,6 +9,7 @@
 #include "radix_sort.h"
 #include "scan.h"
 #include "sim.h"
+#include "split_compress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,8 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_radix_sort_build_config(&c, cfg);
     } else if (id == PBFCL_PROGRAM_GRID) {
         pbfcl_grid_build_config(&dev, grid_bits, PBFCL_SIM_MAX_NEIGHBORS, cfg);
+    } else if (id == PBFCL_PROGRAM_SPLIT_COMPRESS) {
+        pbfcl_split_compress_build_config(&dev, grid_bits, cfg);
     } else {
         pbfcl_sim_build_config(&dev, cfg);
     }
@@ -124,14 +127,15 @@ static int parse_args(int argc, char **argv, device_limits *limits, int *n, int 
             return -1;
         } else if (!strcmp(argv[i], "--no-devices")) {
             *query_devices = 0;
-        } else if (!strcmp(argv[i], "--wg") && i + 1 < argc) {
+        } else if ((!strcmp(argv[i], "--wg") && i + 1 < argc) || !strncmp(argv[i], "--wg=", 5)) {
             char *end = NULL;
-            long v = strtol(argv[++i], &end, 10);
-            if (!*argv[i] || *end || v < 1 || v > 65536) {
+            const char *text = argv[i][4] == '=' ? argv[i] + 5 : argv[++i];
+            long v = strtol(text, &end, 10);
+            if (!*text || *end || v < 1 || v > 65536) {
                 fprintf(stderr,
                         "pbfcl: error: --wg needs a work-group size from 1 to 65536 "
                         "(got '%s')\n",
-                        argv[i]);
+                        text);
                 return 2;
             }
             if (*n == MAX_LIMITS) {

@@ -1,15 +1,18 @@
 /* `pbfcl run`: a headless simulation of a scene for a number of steps, with a progress bar,
- * optional PLY frames and a per-step statistics CSV, stopped with a clear message if the
- * simulation blows up. Outputs are checked before the run starts. The simulation runs through
- * the public API (pbfcl.h), so frames come in the particles' own order, the same every frame. */
+ * optional frames (PLY or VTK), a per-step statistics CSV and checkpoints, stopped with a
+ * clear message if the simulation blows up, and cleanly (summary, checkpoint) on Ctrl-C.
+ * Outputs are checked before the run starts (run_outputs.c). */
 #include "app_env.h"
+#include "checkpoint.h"
+#include "cli_args.h"
 #include "commands.h"
-#include "export_ply.h"
-#include "pbfcl.h"
-#include "profile.h"
+#include "run_guard.h"
+#include "run_outputs.h"
 #include "scene_options.h"
-#include "stats_csv.h"
+#include "signals.h"
+#include "sim.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,119 +24,184 @@
 typedef struct run_args {
     pbfcl_scene_options scene;
     long long steps;
-    const char *export_dir;
-    long long every;
-    bool every_set;
-    const char *stats_path;
+    bool every_set, format_set, up_set, checkpoint_every_set, quiet;
+    const char *resume_path;
+    run_outputs out;
 } run_args;
 
 /* Everything a run holds; released by run_state_destroy. */
 typedef struct run_state {
-    pbfcl_scene_setup *setup; /* the scene, with the command line's overrides */
-    pbfcl_scene_params sp;
-    pbfcl_solver_params vp;
-    char name[64];
-    float *positions; /* initial positions, then the export buffer (n xyz) */
-    float *velocities, *densities;
+    pbfcl_scene scene;
+    float *positions; /* initial positions */
     size_t n;
-    pbfcl_stats_csv csv;
-    pbfcl_context *ctx;
-    pbfcl_solver *solver;
-    char device[300];
-    pbfcl_stats last;
-    long long overflow_steps; /* steps in which a neighbour list was cut short */
-    long long substeps;       /* substeps taken, summed over the steps */
+    long long first_step; /* 0, or the checkpoint's step when resuming */
+    pbfcl_checkpoint *checkpoint;
+    pbfcl_cl cl;
+    pbfcl_sim *sim;
+    pbfcl_sim_stats last;
+    run_guard guard;
+    long long substeps; /* substeps taken, summed over the steps */
+    long long done;     /* the last step completed */
 } run_state;
 
 static void run_usage(FILE *f)
 {
     fprintf(f, "usage: pbfcl run [--scene NAME|FILE] [--particles N] [--steps S] [--export DIR "
-               "[--every K]] [--stats FILE.csv] [solver options]\n\n"
+               "[--every K] [--format ply|vtk] [--up y|z]] [--stats FILE.csv] [--checkpoint FILE "
+               "[--checkpoint-every K]] [--resume FILE] [--force] [--quiet] [solver options]\n\n"
                "Runs a scene without a window and reports steps per second and the final "
                "density error.\n\n");
-    fprintf(f, "  %-24s %s\n", "--steps S", "frames to simulate (default 300; 1 to 1e9)");
-    fprintf(f, "  %-24s %s\n", "--export DIR",
-            "write DIR/frame_NNNNN.ply at steps 0, K, 2K, ... (0: the initial state)");
-    fprintf(f, "  %-24s %s\n", "--every K", "export every K steps (default 1)");
-    fprintf(f, "  %-24s %s\n", "--stats FILE.csv", "one row per step (columns: docs/SCENES.md)");
+    static const char *const lines[][2] = {
+        {"--steps S", "run until step S (default 300; 1 to 1e9)"},
+        {"--export DIR", "write DIR/frame_NNNNN.ply|vtu at steps 0, K, 2K, ... (0: the initial "
+                         "state); VTK adds DIR/frames.pvd with the simulated times"},
+        {"--every K", "export every K steps (default 1)"},
+        {"--format ply|vtk", "frame format (default ply; vtk: .vtu for ParaView)"},
+        {"--up y|z", "the axis that is up in the frames (default y; z for z-up tools)"},
+        {"--stats FILE.csv", "one row per step (columns: docs/SCENES.md)"},
+        {"--checkpoint FILE", "write the whole state to FILE at the end, when stopped, and "
+                              "every --checkpoint-every K steps"},
+        {"--checkpoint-every K", "checkpoint every K steps (default: only at the end)"},
+        {"--resume FILE", "continue the run saved in FILE (its scene and settings) up to --steps"},
+        {"--force", "replace existing frames, statistics file or other files"},
+        {"--quiet", "print only warnings and errors"},
+        {"--version", "print pbfcl's version"},
+    };
+    for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++)
+        fprintf(f, "  %-24s %s\n", lines[k][0], lines[k][1]);
     pbfcl_scene_options_help(f);
+    fprintf(f, "\nExit status: 0 done, 1 failed (device, files, blow-up), 2 bad option, scene or "
+               "checkpoint, 130/143 stopped by SIGINT/SIGTERM (after a clean stop).\n");
 }
 
-/* Parses one integer option value in [lo, hi]; false (with a message) if it is not valid. */
-static bool parse_count(const char *opt, const char *text, long long lo, long long hi,
-                        long long *out)
+/* Parses one of run's own valued options; false (message printed) if it is not valid. */
+static bool parse_run_value(run_args *a, const char *opt, const char *val)
 {
-    if (pbfcl_parse_llong(text, out) && *out >= lo && *out <= hi)
+    run_outputs *o = &a->out;
+    if (!strcmp(opt, "--steps"))
+        return pbfcl_cli_count(opt, val, 1, RUN_MAX_STEPS, &a->steps);
+    if (!strcmp(opt, "--every"))
+        return (a->every_set = true) && pbfcl_cli_count(opt, val, 1, RUN_MAX_STEPS, &o->every);
+    if (!strcmp(opt, "--checkpoint-every"))
+        return (a->checkpoint_every_set = true) &&
+               pbfcl_cli_count(opt, val, 1, RUN_MAX_STEPS, &o->checkpoint_every);
+    if (!strcmp(opt, "--format") || !strcmp(opt, "--up")) {
+        bool format = !strcmp(opt, "--format");
+        const char *a0 = format ? "ply" : "y", *a1 = format ? "vtk" : "z";
+        if (strcmp(val, a0) != 0 && strcmp(val, a1) != 0) {
+            pbfcl_errorf("%s: '%s' is not valid; expected %s or %s", opt, val, a0, a1);
+            return false;
+        }
+        if (format)
+            o->format = strcmp(val, "vtk") ? PBFCL_FORMAT_PLY : PBFCL_FORMAT_VTK;
+        else
+            o->z_up = !strcmp(val, "z");
+        a->format_set |= format;
+        a->up_set |= !format;
         return true;
-    pbfcl_errorf("%s: '%s' is not valid; expected an integer >= %lld and <= %lld", opt, text, lo,
-                 hi);
-    return false;
+    }
+    if (!strcmp(opt, "--export"))
+        o->export_dir = val;
+    else if (!strcmp(opt, "--stats"))
+        o->stats_path = val;
+    else if (!strcmp(opt, "--checkpoint"))
+        o->checkpoint_path = val;
+    else
+        a->resume_path = val;
+    return true;
+}
+
+/* Checks the combinations of options; false (message printed) if one makes no sense. */
+static bool check_combinations(const run_args *a)
+{
+    const run_outputs *o = &a->out;
+    if ((a->every_set || a->format_set || a->up_set) && !o->export_dir) {
+        pbfcl_errorf("--every, --format and --up set how --export writes frames; give --export "
+                     "DIR too");
+        return false;
+    }
+    if (a->checkpoint_every_set && !o->checkpoint_path) {
+        pbfcl_errorf("--checkpoint-every sets how often --checkpoint writes; give --checkpoint "
+                     "FILE too");
+        return false;
+    }
+    if (a->resume_path) {
+        pbfcl_scene_options given = a->scene, none;
+        pbfcl_scene_options_init(&none);
+        given.device = NULL;
+        if (memcmp(&given, &none, sizeof none) != 0) {
+            pbfcl_errorf("--resume continues the checkpoint's own scene and settings; leave "
+                         "out --scene, --particles and the solver options (--device may be "
+                         "given)");
+            return false;
+        }
+    }
+    return true;
 }
 
 /* Returns 0 when parsed, 1 for --help, 2 on a usage error (message printed). */
 static int parse_run_args(int argc, char **argv, run_args *a)
 {
+    static const char *const valued[] = {"--steps",      "--export", "--every",
+                                         "--stats",      "--format", "--up",
+                                         "--checkpoint", "--resume", "--checkpoint-every"};
     memset(a, 0, sizeof *a);
     pbfcl_scene_options_init(&a->scene);
     a->steps = RUN_DEFAULT_STEPS;
-    a->every = 1;
+    a->out.every = 1;
+    a->out.resume_step = -1;
     for (int i = 1; i < argc;) {
         int r = pbfcl_scene_options_parse(&a->scene, argc, argv, &i);
         if (r < 0)
             return 2;
         if (r > 0)
             continue;
-        const char *opt = argv[i];
+        const char *opt = argv[i], *val;
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
             return 1;
-        bool known = !strcmp(opt, "--steps") || !strcmp(opt, "--export") ||
-                     !strcmp(opt, "--every") || !strcmp(opt, "--stats");
-        if (!known) {
+        if (pbfcl_cli_is(opt, "--force") || pbfcl_cli_is(opt, "--quiet")) {
+            bool *flag = pbfcl_cli_is(opt, "--force") ? &a->out.force : &a->quiet;
+            if (!pbfcl_cli_flag(argv, &i))
+                return 2;
+            *flag = true;
+            continue;
+        }
+        size_t k = 0;
+        while (k < sizeof valued / sizeof valued[0] && !pbfcl_cli_is(opt, valued[k]))
+            k++;
+        if (k == sizeof valued / sizeof valued[0]) {
             pbfcl_errorf("run: unknown option '%s' (see `pbfcl run --help`)", opt);
             return 2;
         }
-        if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-            pbfcl_errorf("%s needs a value (see `pbfcl run --help`)", opt);
+        if (!pbfcl_cli_value(argc, argv, &i, &val) || !parse_run_value(a, valued[k], val))
             return 2;
-        }
-        const char *val = argv[i + 1];
-        i += 2;
-        if (!strcmp(opt, "--steps") && !parse_count(opt, val, 1, RUN_MAX_STEPS, &a->steps))
-            return 2;
-        if (!strcmp(opt, "--every") && !parse_count(opt, val, 1, RUN_MAX_STEPS, &a->every))
-            return 2;
-        a->every_set |= !strcmp(opt, "--every");
-        if (!strcmp(opt, "--export"))
-            a->export_dir = val;
-        if (!strcmp(opt, "--stats"))
-            a->stats_path = val;
     }
-    if (a->every_set && !a->export_dir) {
-        pbfcl_errorf("--every sets how often --export writes a frame; give --export DIR too");
-        return 2;
-    }
-    return 0;
+    return check_combinations(a) ? 0 : 2;
 }
 
 /* Progress on stderr: a bar redrawn with \r on a terminal, else a line every ~10%. */
 typedef struct progress {
-    bool tty;
+    bool tty, quiet;
     double start, last_draw;
-    long long total, every_line;
+    long long first, total, every_line;
 } progress;
 
-static void progress_init(progress *p, long long total)
+static void progress_init(progress *p, long long first, long long total, bool quiet)
 {
     p->tty = isatty(fileno(stderr));
+    p->quiet = quiet;
     p->start = p->last_draw = pbfcl_wall_seconds();
+    p->first = first;
     p->total = total;
-    p->every_line = total >= 10 ? total / 10 : 1;
+    p->every_line = (total - first) >= 10 ? (total - first) / 10 : 1;
 }
 
 static void progress_update(progress *p, long long step)
 {
+    if (p->quiet)
+        return;
     double t = pbfcl_wall_seconds(), elapsed = t - p->start;
-    double rate = elapsed > 0 ? (double)step / elapsed : 0.0;
+    double rate = elapsed > 0 ? (double)(step - p->first) / elapsed : 0.0;
     double eta = rate > 0 ? (double)(p->total - step) / rate : 0.0;
     if (p->tty) {
         if (t - p->last_draw < 0.1 && step != p->total)
@@ -144,7 +212,7 @@ static void progress_update(progress *p, long long step)
                 "##############################", width - filled, "", step, p->total, rate, eta);
         if (step == p->total)
             fputc('\n', stderr);
-    } else if (step % p->every_line == 0 || step == p->total) {
+    } else if ((step - p->first) % p->every_line == 0 || step == p->total) {
         fprintf(stderr, "step %lld/%lld (%.0f%%): %.1f steps/s, ETA %.0f s\n", step, p->total,
                 100.0 * (double)step / (double)p->total, rate, eta);
     }
@@ -154,134 +222,133 @@ static void progress_update(progress *p, long long step)
 /* Ends a terminal progress bar early (so messages start on a new line). */
 static void progress_break(progress *p, long long step)
 {
-    if (p->tty && step < p->total)
+    if (p->tty && !p->quiet && step < p->total)
         fputc('\n', stderr);
 }
 
-static void run_state_destroy(run_state *r, bool remove_empty_csv)
+static void run_state_destroy(run_state *r)
 {
-    pbfcl_solver_destroy(r->solver);
-    r->solver = NULL;
-    pbfcl_context_destroy(r->ctx);
-    r->ctx = NULL;
-    pbfcl_stats_csv_close(&r->csv, remove_empty_csv && r->csv.rows == 0);
-    pbfcl_scene_setup_destroy(r->setup);
-    r->setup = NULL;
+    pbfcl_sim_destroy(r->sim);
+    r->sim = NULL;
+    pbfcl_cl_destroy(&r->cl);
+    pbfcl_checkpoint_free(r->checkpoint);
+    r->checkpoint = NULL;
     free(r->positions);
-    free(r->velocities);
-    free(r->densities);
-    r->positions = r->velocities = r->densities = NULL;
+    r->positions = NULL;
+}
+
+/* The scene, particles and first step: from the scene options, or from the checkpoint. */
+static pbfcl_status load_start(run_args *a, run_state *r)
+{
+    if (!a->resume_path) {
+        if (pbfcl_scene_is_file(a->scene.scene))
+            a->out.scene_path = a->scene.scene;
+        return pbfcl_scene_options_build_scene(&a->scene, &r->scene, &r->positions, &r->n);
+    }
+    pbfcl_checkpoint_info info;
+    PBFCL_TRY(pbfcl_checkpoint_read(a->resume_path, &r->checkpoint, &info));
+    r->scene = info.scene;
+    r->n = info.n;
+    r->first_step = info.step;
+    a->out.resume_step = info.step;
+    if (pbfcl_scene_validate(&r->scene) != PBFCL_OK) {
+        pbfcl_errorf("checkpoint '%s' holds a scene this pbfcl rejects", a->resume_path);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (a->steps <= info.step) {
+        pbfcl_errorf("checkpoint '%s' is at step %lld; give --steps above it to continue (it is "
+                     "the step to run until)",
+                     a->resume_path, info.step);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    r->positions = malloc(r->n * 3 * sizeof *r->positions);
+    if (!r->positions)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    return pbfcl_checkpoint_positions(r->checkpoint, r->positions);
 }
 
 /* Builds the scene, checks the outputs, opens the device and creates the simulation; all of
  * it before the first step, so bad input fails at once. */
-static pbfcl_status run_prepare(const run_args *a, run_state *r)
+static pbfcl_status run_prepare(run_args *a, run_state *r)
 {
-    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
-    PBFCL_TRY(pbfcl_scene_setup_get_params(r->setup, &r->sp, &r->vp));
-    PBFCL_TRY(pbfcl_scene_setup_name(r->setup, r->name, sizeof r->name));
-    if (a->export_dir)
-        PBFCL_TRY(pbfcl_export_dir_prepare(a->export_dir));
-    if (a->stats_path)
-        PBFCL_TRY(pbfcl_stats_csv_open(&r->csv, a->stats_path));
-    if (a->export_dir) {
-        r->velocities = malloc(r->n * 3 * sizeof(float));
-        r->densities = malloc(r->n * sizeof(float));
-        if (!r->velocities || !r->densities) {
-            pbfcl_errorf("out of host memory for the export buffers of %zu particles", r->n);
-            return PBFCL_ERR_OUT_OF_MEMORY;
-        }
-    }
-    pbfcl_context_desc cd;
-    app_context_desc(&cd, a->scene.device);
-    PBFCL_TRY(pbfcl_context_create(PBFCL_VERSION, &cd, &r->ctx));
-    PBFCL_TRY(pbfcl_context_device_name(r->ctx, r->device, sizeof r->device));
-    pbfcl_solver_desc sd;
-    pbfcl_solver_desc_defaults(&sd);
-    sd.capacity = r->n;
-    sd.scene = r->sp;
-    sd.solver = r->vp;
-    PBFCL_TRY(pbfcl_solver_create(r->ctx, &sd, &r->solver));
-    return pbfcl_solver_add(r->solver, r->positions, NULL, r->n);
+    PBFCL_TRY(load_start(a, r));
+    PBFCL_TRY(pbfcl_sim_check_scene(&r->scene, r->n));
+    PBFCL_TRY(run_outputs_check(&a->out));
+    PBFCL_TRY(app_cl_open(&r->cl, a->scene.device));
+    PBFCL_TRY(pbfcl_sim_create(&r->sim, &r->cl, &r->scene, r->positions, r->n));
+    PBFCL_TRY(pbfcl_sim_compute_density(r->sim)); /* frame 0's real density (every run, so
+                                                     that a resumed one matches) */
+    if (r->checkpoint)
+        PBFCL_TRY(pbfcl_checkpoint_restore(r->checkpoint, r->sim));
+    return PBFCL_OK;
 }
 
-/* True (with a message saying what to change) if the step's statistics show a blow-up. */
-static bool blew_up(const run_state *r, const pbfcl_stats *st, long long step)
+/* One step: advance, measure, record, guard, export, checkpoint. */
+static pbfcl_status run_step(run_args *a, run_state *r, long long step)
 {
-    float limit = 0.0f;
-    if (!st->unstable || pbfcl_solver_speed_limit(r->solver, &limit) != PBFCL_OK)
-        return false;
-    const pbfcl_solver_params *v = &r->vp;
-    if (st->nan > 0)
-        pbfcl_errorf("the simulation blew up at step %lld: %u of %zu particles have a "
-                     "non-finite position or velocity",
-                     step, st->nan, r->n);
-    else
-        pbfcl_errorf("the simulation blew up at step %lld: a particle moves at %.3g m/s, above "
-                     "the limit of %.3g m/s for this scene",
-                     step, st->max_speed, limit);
-    fprintf(stderr,
-            "  try a smaller --dt (now %g), more --substeps (now %d) or more --iterations "
-            "(now %d)%s\n",
-            v->dt, v->substeps, v->iterations,
-            st->nan > 0 ? "" : ", or raise --max-speed if such speeds are expected");
-    return true;
+    double time = (double)step * r->scene.solver.dt;
+    PBFCL_TRY(pbfcl_sim_step(r->sim, NULL));
+    r->substeps += pbfcl_sim_substeps(r->sim);
+    PBFCL_TRY(pbfcl_sim_stats_compute(r->sim, &r->last));
+    PBFCL_TRY(run_outputs_stats(&a->out, step, time, &r->last));
+    if (run_guard_check(&r->guard, &r->scene, r->n, &r->last, step))
+        return PBFCL_ERR_SIMULATION;
+    PBFCL_TRY(run_outputs_frame(&a->out, r->sim, step, time));
+    r->done = step;
+    return run_outputs_checkpoint(&a->out, r->sim, step, time, step == a->steps);
 }
 
-/* Warns, the first time, that a step cut neighbour lists short (the run goes on). */
-static void check_overflow(run_state *r, long long step)
-{
-    if (r->last.neighbor_overflow == 0)
-        return;
-    unsigned max_neighbors = 0;
-    pbfcl_solver_max_neighbors(r->solver, &max_neighbors);
-    if (r->overflow_steps++ == 0)
-        pbfcl_warnf("step %lld: %u times a particle had more than %u neighbours and its list was "
-                    "cut short (the fluid is compressed beyond what the solver resolves); try a "
-                    "smaller --dt, more --substeps or more --iterations",
-                    step, r->last.neighbor_overflow, max_neighbors);
-}
-
-/* Reads the particles back (particle k is the k-th of the initial lattice) and writes
- * DIR/frame_<step>.ply. */
-static pbfcl_status export_frame(run_state *r, const char *dir, long long step)
-{
-    char path[4096];
-    PBFCL_TRY(pbfcl_ply_frame_path(path, sizeof path, dir, step));
-    PBFCL_TRY(pbfcl_solver_get_positions(r->solver, r->positions, r->n));
-    PBFCL_TRY(pbfcl_solver_get_velocities(r->solver, r->velocities, r->n));
-    PBFCL_TRY(pbfcl_solver_get_densities(r->solver, r->densities, r->n));
-    return pbfcl_ply_write(path, r->n, r->positions, r->velocities, r->densities);
-}
-
-/* Steps 1..steps: advance, measure, guard, record, export, report progress. */
-static pbfcl_status run_loop(const run_args *a, run_state *r)
+/* Steps first+1..steps, until done, failed or stopped by a signal. */
+static pbfcl_status run_loop(run_args *a, run_state *r)
 {
     progress prog;
-    double dt = r->vp.dt;
-    if (a->export_dir)
-        PBFCL_TRY(export_frame(r, a->export_dir, 0));
-    progress_init(&prog, a->steps);
-    for (long long step = 1; step <= a->steps; step++) {
-        pbfcl_status st = pbfcl_solver_step(r->solver, 0.0f, NULL);
-        if (st == PBFCL_OK)
-            st = pbfcl_solver_stats(r->solver, &r->last);
-        r->substeps += r->last.substeps;
-        if (st == PBFCL_OK && a->stats_path)
-            st = pbfcl_stats_csv_row(&r->csv, step, (double)step * dt, &r->last);
-        if (st == PBFCL_OK && blew_up(r, &r->last, step))
-            st = PBFCL_ERR_SIMULATION;
-        if (st == PBFCL_OK)
-            check_overflow(r, step);
-        if (st == PBFCL_OK && a->export_dir && step % a->every == 0)
-            st = export_frame(r, a->export_dir, step);
+    r->done = r->first_step;
+    PBFCL_TRY(run_outputs_start(&a->out, r->n, r->scene.solver.dt));
+    if (r->first_step == 0)
+        PBFCL_TRY(run_outputs_frame(&a->out, r->sim, 0, 0.0));
+    progress_init(&prog, r->first_step, a->steps, a->quiet);
+    for (long long step = r->first_step + 1; step <= a->steps; step++) {
+        pbfcl_status st = run_step(a, r, step);
         if (st != PBFCL_OK) {
             progress_break(&prog, step);
             return st;
         }
         progress_update(&prog, step);
+        if (pbfcl_signals_caught() && step < a->steps) {
+            progress_break(&prog, step);
+            double time = (double)step * r->scene.solver.dt;
+            return run_outputs_checkpoint(&a->out, r->sim, step, time, true);
+        }
     }
     return PBFCL_OK;
+}
+
+static void print_summary(const run_args *a, const run_state *r, double wall)
+{
+    long long steps = r->done - r->first_step;
+    int sig = pbfcl_signals_caught();
+    if (sig && r->done < a->steps)
+        printf("pbfcl run: stopped by %s after step %lld of %lld%s%s\n",
+               sig == SIGINT ? "SIGINT" : "SIGTERM", r->done, a->steps,
+               a->out.checkpoint_path ? "; checkpoint written to " : "",
+               a->out.checkpoint_path ? a->out.checkpoint_path : "");
+    if (steps <= 0)
+        return;
+    printf("pbfcl run: %lld step%s, %zu particles, %.2f s, %.1f steps/s (%.1f substeps each), "
+           "final density error %.3f %% avg, %.3f %% max\n",
+           steps, steps == 1 ? "" : "s", r->n, wall, (double)steps / wall,
+           (double)r->substeps / (double)steps, r->last.density_error_avg,
+           r->last.density_error_max);
+}
+
+/* 0, 1 or 2; 128 + the signal if one stopped the run before its last step. */
+static int exit_code(pbfcl_status st, const run_args *a, const run_state *r)
+{
+    if (st == PBFCL_OK) {
+        int sig = pbfcl_signals_caught();
+        return sig && r->done < a->steps ? 128 + sig : 0;
+    }
+    return st == PBFCL_ERR_BAD_ARGUMENT ? 2 : 1;
 }
 
 int cmd_run(int argc, char **argv)
@@ -295,26 +362,39 @@ int cmd_run(int argc, char **argv)
     run_state r;
     memset(&r, 0, sizeof r);
     pbfcl_status st = run_prepare(&a, &r);
+    bool started = false;
     if (st == PBFCL_OK) {
-        printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld step%s of %g s on %s\n",
-               r.name, r.n, r.sp.particle_radius, a.steps, a.steps == 1 ? "" : "s", r.vp.dt,
-               r.device);
-        fflush(stdout);
+        if (!a.quiet) {
+            if (r.first_step == 0)
+                printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld step%s of %g s on "
+                       "%s\n",
+                       r.scene.name, r.n, r.scene.particle_radius, a.steps, a.steps == 1 ? "" : "s",
+                       r.scene.solver.dt, r.cl.dev.device_name);
+            else
+                printf("pbfcl run: scene %s, %zu particles (radius %g m), resumed from %s: steps "
+                       "%lld to %lld of %g s on %s\n",
+                       r.scene.name, r.n, r.scene.particle_radius, a.resume_path, r.first_step + 1,
+                       a.steps, r.scene.solver.dt, r.cl.dev.device_name);
+            fflush(stdout);
+        }
+        pbfcl_signals_install();
+        started = true;
         double start = pbfcl_wall_seconds();
         st = run_loop(&a, &r);
         double wall = pbfcl_wall_seconds() - start;
-        if (st == PBFCL_OK)
-            printf("pbfcl run: %lld step%s, %zu particles, %.2f s, %.1f steps/s (%.1f substeps "
-                   "each), final density error %.3f %% avg, %.3f %% max\n",
-                   a.steps, a.steps == 1 ? "" : "s", r.n, wall, (double)a.steps / wall,
-                   (double)r.substeps / (double)a.steps, r.last.density_error_avg,
-                   r.last.density_error_max);
-        if (st == PBFCL_OK && r.overflow_steps > 0)
-            pbfcl_warnf("neighbour lists were cut short in %lld of %lld steps", r.overflow_steps,
-                        a.steps);
+        if (st == PBFCL_OK && !a.quiet)
+            print_summary(&a, &r, wall);
+        if (st == PBFCL_OK && r.guard.cut_steps > 0)
+            pbfcl_warnf("neighbour lists were cut short in %lld of %lld steps", r.guard.cut_steps,
+                        r.done - r.first_step);
     }
-    run_state_destroy(&r, true);
+    pbfcl_status closed = run_outputs_finish(&a.out, started);
+    if (st == PBFCL_OK)
+        st = closed;
+    run_state_destroy(&r);
     if (st != PBFCL_OK && st != PBFCL_ERR_SIMULATION && st != PBFCL_ERR_BAD_ARGUMENT)
         fprintf(stderr, "pbfcl: run failed: %s\n", pbfcl_status_message(st));
-    return st == PBFCL_OK ? 0 : (st == PBFCL_ERR_BAD_ARGUMENT ? 2 : 1);
+    int code = exit_code(st, &a, &r);
+    pbfcl_signals_restore();
+    return code;
 }

@@ -8,6 +8,9 @@ int cmd_devices(int argc, char **argv);
 /* `pbfcl bench-sort`: radix sort throughput in million pairs per second. */
 int cmd_bench_sort(int argc, char **argv);
 
+/* `pbfcl bench-split`: split-and-compress against the neighbour lists, per stage. */
+int cmd_bench_split(int argc, char **argv);
+
 /* `pbfcl bench`: simulation step time per stage (median over steps) and particle-steps/s. */
 int cmd_bench(int argc, char **argv);
 

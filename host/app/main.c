@@ -1,7 +1,12 @@
-/* pbfcl's entry point: dispatches to the subcommands. */
+/* pbfcl's entry point: dispatches to the subcommands, answers --version, and fails if what a
+ * command printed could not be written (a full disk behind stdout is an error, not a
+ * success). */
 #include "commands.h"
 #include "pbfcl.h"
 
+#include <stdbool.h>
+
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,9 +19,11 @@ typedef struct command {
 static const command commands[] = {
     {"demo", cmd_demo, "interactive SDL2/OpenGL demo (the default with no command)"},
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
-    {"run", cmd_run, "simulate a scene headless: progress, PLY frames, statistics CSV"},
+    {"run", cmd_run,
+     "simulate a scene headless: progress, PLY/VTK frames, statistics, checkpoints"},
     {"bench", cmd_bench, "simulation step time per stage and particle-steps per second"},
     {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
+    {"bench-split", cmd_bench_split, "split-and-compress against the neighbour lists, per stage"},
     {"kernel-builds", cmd_kernel_builds, "every program and build-option set pbfcl compiles"},
     {"params", cmd_params, "the solver parameters: key, flag, default, unit, range"},
 };
@@ -28,24 +35,47 @@ static void usage(FILE *f)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nEvery command takes --device D (an index from `pbfcl devices` or part of a "
                "device or platform name; default $PBFCL_DEVICE, else the first GPU).\n"
-               "`pbfcl <command> --help` describes a command's options.\n");
+               "`pbfcl <command> --help` describes a command's options; `pbfcl --version` "
+               "prints the version.\n"
+               "Exit status: 0 success, 1 failure (device, files, simulation), 2 bad option or "
+               "input, 128+N stopped by signal N (run).\n");
+}
+
+/* The command's exit code, or 1 if its output to stdout was lost (e.g. a full disk). */
+static int finish(int code)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int saved = errno;
+        fprintf(stderr, "pbfcl: error: cannot write to standard output: %s\n",
+                saved ? strerror(saved) : "write error");
+        return code == 0 ? 1 : code;
+    }
+    return code;
+}
+
+static bool wants_version(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--version"))
+            return true;
+    return false;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return cmd_demo(argc, argv); /* `pbfcl` alone opens the demo */
-    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        return finish(cmd_demo(argc, argv)); /* `pbfcl` alone opens the demo */
+    if (wants_version(argc, argv)) {
         printf("pbfcl %s\n", pbfcl_version_string());
-        return 0;
+        return finish(0);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return 0;
+        return finish(0);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+            return finish(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "pbfcl: error: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -4,6 +4,8 @@
  * string, finite, in range) and a bad one is reported with the option and the range. */
 #include "scene_options.h"
 #include "app_env.h"
+#include "api_internal.h"
+#include "scene.h" /* the ranges of the scene-level settings */
 
 #include <errno.h>
 #include <math.h>
@@ -19,8 +21,7 @@ typedef struct opt_spec {
     const char *name;
     const char *arg;
     opt_kind kind;
-    double lo, hi;
-    bool lo_open;
+    const char *key; /* the scene-file key whose range applies (pbfcl_scene_range), or NULL */
     size_t value_off, set_off;
     const char *help;
 } opt_spec;
@@ -28,18 +29,22 @@ typedef struct opt_spec {
 #define NO_SET ((size_t)-1)
 #define OFF(f) offsetof(pbfcl_scene_options, f)
 
+/* --particles is not a scene-file setting: its range is the solver's particle limit. */
+static const pbfcl_setting_range particles_range = {"particles", 1,     PBFCL_SCENE_MAX_PARTICLES,
+                                                    false,       false, true};
+
 static const opt_spec opt_specs[] = {
-    {"--device", "D", OPT_STRING, 0, 0, false, OFF(device), NO_SET,
+    {"--device", "D", OPT_STRING, NULL, OFF(device), NO_SET,
      "OpenCL device: index from `pbfcl devices` or part of its name"},
-    {"--scene", "NAME|FILE", OPT_STRING, 0, 0, false, OFF(scene), NO_SET,
+    {"--scene", "NAME|FILE", OPT_STRING, NULL, OFF(scene), NO_SET,
      "dam-break (default), double-dam-break, drop, or a .json scene file"},
-    {"--particles", "N", OPT_LLONG, 1, 1e9, false, OFF(particles), NO_SET,
+    {"--particles", "N", OPT_LLONG, "particles", OFF(particles), NO_SET,
      "about N particles (sets the particle radius); default: the scene's radius"},
-    {"--radius", "R", OPT_FLOAT, 0, 1e3, true, OFF(radius), OFF(radius_set),
+    {"--radius", "R", OPT_FLOAT, "particle_radius", OFF(radius), OFF(radius_set),
      "particle radius, m (instead of --particles)"},
-    {"--rest-density", "RHO", OPT_FLOAT, 0, 1e6, true, OFF(rest_density), OFF(rest_density_set),
+    {"--rest-density", "RHO", OPT_FLOAT, "rest_density", OFF(rest_density), OFF(rest_density_set),
      "rest density, kg/m^3"},
-    {"--gravity", "X,Y,Z", OPT_VEC3, -1e4, 1e4, false, OFF(gravity), OFF(gravity_set),
+    {"--gravity", "X,Y,Z", OPT_VEC3, "gravity", OFF(gravity), OFF(gravity_set),
      "gravity vector, m/s^2"},
 };
 
@@ -74,18 +79,25 @@ void pbfcl_scene_options_init(pbfcl_scene_options *o)
     o->particles = -1;
 }
 
+static const pbfcl_setting_range *spec_range(const opt_spec *s)
+{
+    return s->kind == OPT_LLONG ? &particles_range : pbfcl_scene_range(s->key);
+}
+
 /* Writes the accepted range of an option, e.g. "a number > 0 and <= 1". */
 static void range_text(const opt_spec *s, char *buf, size_t size)
 {
-    const char *what = (s->kind == OPT_INT || s->kind == OPT_LLONG) ? "an integer"
-                       : s->kind == OPT_VEC3                        ? "three numbers X,Y,Z each"
-                                                                    : "a number";
-    snprintf(buf, size, "%s %s %.12g and <= %.12g", what, s->lo_open ? ">" : ">=", s->lo, s->hi);
+    char text[96];
+    pbfcl_range_text(spec_range(s), text, sizeof text);
+    snprintf(buf, size, "%s%s", s->kind == OPT_VEC3 ? "three values X,Y,Z, each " : "", text);
 }
 
+/* True if v, and v as stored (a float rounds tiny values to 0), are in the option's range. */
 static bool in_range(const opt_spec *s, double v)
 {
-    return (s->lo_open ? v > s->lo : v >= s->lo) && v <= s->hi;
+    const pbfcl_setting_range *r = spec_range(s);
+    bool stored_ok = s->kind == OPT_INT || s->kind == OPT_LLONG || pbfcl_range_holds(r, (float)v);
+    return pbfcl_range_holds(r, v) && stored_ok;
 }
 
 /* Parses "X,Y,Z" into three in-range floats. */
@@ -193,10 +205,17 @@ static int parse_param(pbfcl_scene_options *o, int k, int argc, char **argv, int
     long long ll;
     bool ok = info->is_int ? pbfcl_parse_llong(value, &ll) && (v = (double)ll, true)
                            : pbfcl_parse_double(value, &v);
-    if (!ok || !pbfcl_param_in_range(info, v)) {
+    /* the value kept is a float for the float parameters: it must be in range as one too */
+    double kept = info->is_int ? v : (double)(float)v;
+    if (!ok || !pbfcl_param_in_range(info, v) || !pbfcl_param_in_range(info, kept)) {
         char range[128];
         pbfcl_param_range_text(info, range, sizeof range);
-        app_errorf("%s: '%s' is not valid; expected %s", info->flag, value, range);
+        if (ok && pbfcl_param_in_range(info, v))
+            app_errorf("%s: '%s' becomes %g in single precision, outside the accepted range; "
+                       "expected %s",
+                       info->flag, value, kept, range);
+        else
+            app_errorf("%s: '%s' is not valid; expected %s", info->flag, value, range);
         return -1;
     }
     pbfcl_param_set(&o->solver, info, v);
@@ -223,8 +242,14 @@ int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int
     if (!store_value(s, o, value)) {
         char range[128];
         range_text(s, range, sizeof range);
+        double d;
         if (s->kind == OPT_STRING)
             app_errorf("%s needs a non-empty value (%s %s)", s->name, s->name, s->arg);
+        else if (s->kind == OPT_FLOAT && pbfcl_parse_double(value, &d) &&
+                 pbfcl_range_holds(spec_range(s), d))
+            app_errorf("%s: '%s' becomes %g in single precision, outside the accepted range; "
+                       "expected %s",
+                       s->name, value, (double)(float)d, range);
         else
             app_errorf("%s: '%s' is not valid; expected %s", s->name, value, range);
         return -1;
@@ -305,12 +330,28 @@ pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene
         app_errorf("--particles and --radius both set the particle size; give only one");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    pbfcl_status st = pbfcl_scene_setup_load(o->scene ? o->scene : PBFCL_DEFAULT_SCENE, setup);
+    const char *name = o->scene ? o->scene : PBFCL_DEFAULT_SCENE;
+    pbfcl_status st = pbfcl_scene_setup_load(name, setup);
     if (st == PBFCL_OK)
         st = build_setup(o, *setup, positions, n);
+    if (st != PBFCL_OK && *setup && pbfcl_scene_is_file(name))
+        app_errorf("(in scene file '%s'%s)", name,
+                   o->particles >= 0 || o->radius_set ? ", with the command line's overrides" : "");
     if (st != PBFCL_OK) {
         pbfcl_scene_setup_destroy(*setup);
         *setup = NULL;
     }
     return st;
+}
+
+pbfcl_status pbfcl_scene_options_build_scene(const pbfcl_scene_options *o, pbfcl_scene *scene,
+                                             float **positions, size_t *n)
+{
+    pbfcl_scene_setup *setup = NULL;
+    pbfcl_status st = pbfcl_scene_options_build(o, &setup, positions, n);
+    if (st != PBFCL_OK)
+        return st;
+    *scene = *pbfcl_api_setup_scene(setup); /* fluid shapes too (checkpoints keep them) */
+    pbfcl_scene_setup_destroy(setup);
+    return PBFCL_OK;
 }

@@ -1,10 +1,10 @@
-/* PLY frames: the standard header, little-endian float records written in chunks (byte
- * swapped on big-endian hosts), a temporary file renamed into place, and the export
+/* PLY frames: the standard header with pbfcl's comments, little-endian records written in
+ * chunks, a temporary file renamed into place (atomic_file.c), frame names, and the export
  * directory check done before a run. */
 #include "export_ply.h"
+#include "atomic_file.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +13,13 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define PLY_PROPS 7
-#define PLY_CHUNK 4096 /* vertices per fwrite */
+#define PLY_PROPS 8    /* x y z vx vy vz density id, 4 bytes each */
+#define PLY_CHUNK 4096 /* vertices per write */
 
 static const char ply_header_fmt[] = "ply\n"
                                      "format binary_little_endian 1.0\n"
-                                     "comment written by pbfcl\n"
+                                     "comment written by pbfcl %s\n"
+                                     "comment step %lld time %.9g s, %s up\n"
                                      "element vertex %zu\n"
                                      "property float x\n"
                                      "property float y\n"
@@ -27,101 +28,94 @@ static const char ply_header_fmt[] = "ply\n"
                                      "property float vy\n"
                                      "property float vz\n"
                                      "property float density\n"
+                                     "property uint id\n"
                                      "end_header\n";
 
-static bool host_is_little_endian(void)
+void pbfcl_frame_to_z_up(float v[3])
 {
-    const uint16_t one = 1;
-    return *(const unsigned char *)&one == 1;
+    float y = v[1], z = v[2];
+    v[1] = -z;
+    v[2] = y;
 }
 
-static void swap_bytes4(float *v, size_t count)
+/* Fills rec (PLY_PROPS 32-bit values) with particle p of the frame. */
+static void ply_record(const pbfcl_frame *f, size_t p, uint32_t *rec)
 {
-    for (size_t i = 0; i < count; i++) {
-        unsigned char *b = (unsigned char *)&v[i], t;
-        t = b[0], b[0] = b[3], b[3] = t;
-        t = b[1], b[1] = b[2], b[2] = t;
+    float v[8];
+    for (int k = 0; k < 3; k++) {
+        v[k] = f->pos3[3 * p + k];
+        v[3 + k] = f->vel3 ? f->vel3[3 * p + k] : 0.0f;
     }
+    if (f->z_up) {
+        pbfcl_frame_to_z_up(v);
+        pbfcl_frame_to_z_up(v + 3);
+    }
+    v[6] = f->density ? f->density[p] : 0.0f;
+    memcpy(rec, v, 7 * sizeof(float));
+    rec[7] = f->ids ? f->ids[p] : (uint32_t)p;
 }
 
 /* Writes the header and the vertex records to an open file; false on a write error. */
-static bool ply_write_stream(FILE *f, size_t n, const float *pos3, const float *vel3,
-                             const float *density)
+static bool ply_write_stream(FILE *file, const pbfcl_frame *f)
 {
-    if (fprintf(f, ply_header_fmt, n) < 0)
+    if (fprintf(file, ply_header_fmt, pbfcl_version_string(), f->step, f->time, f->z_up ? "z" : "y",
+                f->n) < 0)
         return false;
-    float *chunk = malloc(sizeof(float) * PLY_CHUNK * PLY_PROPS);
+    uint32_t *chunk = malloc(sizeof(uint32_t) * PLY_CHUNK * PLY_PROPS);
     if (!chunk)
         return false;
-    bool swap = !host_is_little_endian(), ok = true;
-    for (size_t first = 0; first < n && ok; first += PLY_CHUNK) {
-        size_t count = n - first < PLY_CHUNK ? n - first : PLY_CHUNK;
-        for (size_t i = 0; i < count; i++) {
-            float *rec = &chunk[i * PLY_PROPS];
-            size_t p = first + i;
-            for (int k = 0; k < 3; k++) {
-                rec[k] = pos3[3 * p + k];
-                rec[3 + k] = vel3 ? vel3[3 * p + k] : 0.0f;
-            }
-            rec[6] = density ? density[p] : 0.0f;
-        }
-        if (swap)
-            swap_bytes4(chunk, count * PLY_PROPS);
-        if (fwrite(chunk, sizeof(float) * PLY_PROPS, count, f) != count) {
-            ok = false;
-            break;
-        }
+    bool ok = true;
+    for (size_t first = 0; first < f->n && ok; first += PLY_CHUNK) {
+        size_t count = f->n - first < PLY_CHUNK ? f->n - first : PLY_CHUNK;
+        for (size_t i = 0; i < count; i++)
+            ply_record(f, first + i, &chunk[i * PLY_PROPS]);
+        ok = pbfcl_write_le32(file, chunk, count * PLY_PROPS);
     }
     free(chunk);
     return ok;
 }
 
-pbfcl_status pbfcl_ply_write(const char *path, size_t n, const float *pos3, const float *vel3,
-                             const float *density)
+pbfcl_status pbfcl_ply_write(const char *path, const pbfcl_frame *f)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        pbfcl_errorf("PLY path too long: '%s'", path);
+    pbfcl_atomic_file a;
+    PBFCL_TRY(pbfcl_atomic_open(&a, path, "PLY frame"));
+    if (!ply_write_stream(a.file, f)) {
+        int saved = errno;
+        pbfcl_atomic_abort(&a);
+        pbfcl_errorf("cannot write PLY frame '%s': %s", path, strerror(saved ? saved : EIO));
+        return PBFCL_ERR_IO;
+    }
+    return pbfcl_atomic_commit(&a);
+}
+
+pbfcl_status pbfcl_frame_path(char *buf, size_t size, const char *dir, long long step,
+                              pbfcl_export_format format)
+{
+    const char *ext = format == PBFCL_FORMAT_VTK ? "vtu" : "ply";
+    int len = snprintf(buf, size, "%s/frame_%05lld.%s", dir, step, ext);
+    if (len < 0 || (size_t)len >= size) {
+        pbfcl_errorf("export path too long: '%s/frame_%05lld.%s'", dir, step, ext);
         return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        pbfcl_errorf("cannot write PLY file '%s' (creating '%s'): %s", path, tmp, strerror(errno));
-        return PBFCL_ERR_IO;
-    }
-    bool ok = ply_write_stream(f, n, pos3, vel3, density);
-    int saved = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        saved = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = false;
-        saved = errno;
-    }
-    if (!ok) {
-        remove(tmp);
-        pbfcl_errorf("cannot write PLY file '%s': %s", path, strerror(saved));
-        return PBFCL_ERR_IO;
     }
     return PBFCL_OK;
 }
 
 pbfcl_status pbfcl_ply_frame_path(char *buf, size_t size, const char *dir, long long step)
 {
-    int len = snprintf(buf, size, "%s/frame_%05lld.ply", dir, step);
-    if (len < 0 || (size_t)len >= size) {
-        pbfcl_errorf("export path too long: '%s/frame_%05lld.ply'", dir, step);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    return PBFCL_OK;
+    return pbfcl_frame_path(buf, size, dir, step, PBFCL_FORMAT_PLY);
 }
 
-/* mkdir -p: creates every missing directory along path. */
+/* The directories the last pbfcl_export_dir_prepare created, outermost first. */
+#define CREATED_MAX 64
+static char created[CREATED_MAX][4096];
+static int created_count;
+
+/* mkdir -p: creates every missing directory along path, remembering those it made. */
 static int make_dirs(const char *path)
 {
     char buf[4096];
     size_t len = strlen(path);
+    created_count = 0;
     if (len == 0 || len >= sizeof buf) {
         errno = ENAMETOOLONG;
         return -1;
@@ -132,11 +126,21 @@ static int make_dirs(const char *path)
             continue;
         char c = buf[i];
         buf[i] = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        if (mkdir(buf, 0777) == 0) {
+            if (created_count < CREATED_MAX)
+                memcpy(created[created_count++], buf, i + 1);
+        } else if (errno != EEXIST) {
             return -1;
+        }
         buf[i] = c;
     }
     return 0;
+}
+
+void pbfcl_export_dir_undo(void)
+{
+    while (created_count > 0)
+        rmdir(created[--created_count]); /* fails, harmlessly, if something is in it */
 }
 
 pbfcl_status pbfcl_export_dir_prepare(const char *dir)
@@ -147,18 +151,24 @@ pbfcl_status pbfcl_export_dir_prepare(const char *dir)
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     if (make_dirs(dir) != 0 || stat(dir, &st) != 0) {
-        pbfcl_errorf("cannot create export directory '%s': %s", dir, strerror(errno));
+        int saved = errno;
+        pbfcl_export_dir_undo();
+        pbfcl_errorf("cannot create export directory '%s': %s", dir, strerror(saved));
         return PBFCL_ERR_IO;
     }
     if (!S_ISDIR(st.st_mode)) {
-        pbfcl_errorf("export path '%s' exists and is not a directory", dir);
+        pbfcl_errorf("export path '%s' exists and is not a directory; give a directory (it is "
+                     "created if missing)",
+                     dir);
         return PBFCL_ERR_IO;
     }
-    char probe[4096];
+    char probe[4200];
     snprintf(probe, sizeof probe, "%s/.pbfcl_write_test%ld", dir, (long)getpid());
     FILE *f = fopen(probe, "wb");
     if (!f) {
-        pbfcl_errorf("cannot write into export directory '%s': %s", dir, strerror(errno));
+        int saved = errno;
+        pbfcl_export_dir_undo();
+        pbfcl_errorf("cannot write into export directory '%s': %s", dir, strerror(saved));
         return PBFCL_ERR_IO;
     }
     fclose(f);

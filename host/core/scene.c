@@ -84,7 +84,7 @@ const char *const *pbfcl_scene_builtin_names(void)
     return names;
 }
 
-static bool is_scene_file(const char *name)
+bool pbfcl_scene_is_file(const char *name)
 {
     size_t len = strlen(name);
     return strchr(name, '/') != NULL || (len >= 5 && !strcmp(name + len - 5, ".json"));
@@ -92,15 +92,23 @@ static bool is_scene_file(const char *name)
 
 pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out)
 {
-    if (is_scene_file(name_or_file))
+    if (pbfcl_scene_is_file(name_or_file))
         return pbfcl_scene_load_json(name_or_file, out);
+    PBFCL_TRY(pbfcl_scene_parse(name_or_file, out));
+    return pbfcl_scene_validate(out);
+}
+
+pbfcl_status pbfcl_scene_parse(const char *name_or_file, pbfcl_scene *out)
+{
+    if (pbfcl_scene_is_file(name_or_file))
+        return pbfcl_scene_parse_json(name_or_file, out);
     for (size_t k = 0; k < BUILTIN_COUNT; k++) {
         if (strcmp(name_or_file, builtins[k].name) != 0)
             continue;
         pbfcl_scene_defaults(out);
         snprintf(out->name, sizeof out->name, "%s", builtins[k].name);
         builtins[k].build(out);
-        return pbfcl_scene_validate(out);
+        return PBFCL_OK;
     }
     pbfcl_msg m = {0};
     pbfcl_msg_addf(&m, "unknown scene '%s'; the built-in scenes are:", name_or_file);
@@ -109,6 +117,34 @@ pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out)
     pbfcl_msg_addf(&m, " (or give a scene file ending in .json, see docs/SCENES.md)");
     pbfcl_msg_log(&m, PBFCL_LOG_ERROR);
     return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+/* --- setting ranges ---------------------------------------------------------------- */
+
+static const pbfcl_setting_range ranges[] = {
+    {"particle_radius", 0, 1e3, true, false, false},
+    {"rest_density", 0, 1e6, true, false, false},
+    {"gravity", -1e4, 1e4, false, false, false},
+};
+
+const pbfcl_setting_range *pbfcl_scene_range(const char *key)
+{
+    for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++)
+        if (!strcmp(ranges[k].key, key))
+            return &ranges[k];
+    return NULL;
+}
+
+bool pbfcl_range_holds(const pbfcl_setting_range *r, double v)
+{
+    return isfinite(v) && (r->lo_open ? v > r->lo : v >= r->lo) &&
+           (r->hi_open ? v < r->hi : v <= r->hi) && (!r->integer || v == floor(v));
+}
+
+void pbfcl_range_text(const pbfcl_setting_range *r, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %s %.12g and %s %.12g", r->integer ? "an integer" : "a number",
+             r->lo_open ? ">" : ">=", r->lo, r->hi_open ? "<" : "<=", r->hi);
 }
 
 /* --- validation -------------------------------------------------------------------- */
@@ -137,26 +173,51 @@ static bool check_vec3(const pbfcl_scene *s, const char *key, const float v[3])
     return true;
 }
 
+static bool check_range(const pbfcl_scene *s, const char *key, double v);
+
+/* The domain box, gravity and rest density (nothing that depends on the particle radius). */
 static bool check_domain(const pbfcl_scene *s)
 {
     if (!check_vec3(s, "domain.min", s->domain_min) ||
         !check_vec3(s, "domain.max", s->domain_max) || !check_vec3(s, "gravity", s->gravity))
         return false;
-    float r = s->particle_radius;
-    if (!isfinite(r) || r <= 0.0f)
-        return bad(s, "particle_radius must be a number > 0 (got %g)", r);
-    if (!isfinite(s->rest_density) || s->rest_density <= 0.0f)
-        return bad(s, "rest_density must be a number > 0 kg/m^3 (got %g)", s->rest_density);
+    for (int k = 0; k < 3; k++)
+        if (!check_range(s, "gravity", s->gravity[k]))
+            return false;
+    if (!check_range(s, "rest_density", s->rest_density))
+        return false;
     for (int k = 0; k < 3; k++) {
         float extent = s->domain_max[k] - s->domain_min[k];
         if (!(extent > 0.0f))
             return bad(s, "domain.max[%d] (%g) must be greater than domain.min[%d] (%g)", k,
                        s->domain_max[k], k, s->domain_min[k]);
-        if (extent < 2.0f * r)
+        if (!isfinite(extent))
+            return bad(s,
+                       "the domain spans %g..%g m along %c, wider than single precision holds; "
+                       "use a smaller domain",
+                       s->domain_min[k], s->domain_max[k], axis_name[k]);
+    }
+    return true;
+}
+
+/* The particle radius against its range and the domain. */
+static bool check_radius(const pbfcl_scene *s)
+{
+    float r = s->particle_radius;
+    if (!check_range(s, "particle_radius", r))
+        return false;
+    for (int k = 0; k < 3; k++) {
+        double extent = (double)s->domain_max[k] - s->domain_min[k];
+        if (extent < 2.0 * r)
             return bad(s,
                        "the domain is %g m along %c, less than one particle (2 * "
                        "particle_radius = %g m); use a smaller radius or more particles",
-                       extent, axis_name[k], 2.0f * r);
+                       extent, axis_name[k], 2.0 * r);
+        if (extent / (2.0 * r) > PBFCL_SCENE_MAX_SPACINGS)
+            return bad(s,
+                       "the domain is %.3g particle spacings (2 * particle_radius) along %c, "
+                       "more than %.0g; use a larger radius or a smaller domain",
+                       extent / (2.0 * r), axis_name[k], PBFCL_SCENE_MAX_SPACINGS);
     }
     return true;
 }
@@ -207,6 +268,18 @@ static bool check_shape(const pbfcl_scene *s, int i)
     return check_inside(s, i, lo, hi);
 }
 
+/* Checks a number against the range of its key (pbfcl_scene_range); the message names the
+ * key and the range. */
+static bool check_range(const pbfcl_scene *s, const char *key, double v)
+{
+    const pbfcl_setting_range *r = pbfcl_scene_range(key);
+    if (pbfcl_range_holds(r, v))
+        return true;
+    char text[96];
+    pbfcl_range_text(r, text, sizeof text);
+    return bad(s, "%s must be %s (got %g)", key, text, v);
+}
+
 static bool check_solver(const pbfcl_scene *s)
 {
     char where[96];
@@ -235,7 +308,7 @@ pbfcl_status pbfcl_scene_validate_settings(const pbfcl_scene *s)
     return check_domain(s) && check_solver(s) ? PBFCL_OK : PBFCL_ERR_BAD_ARGUMENT;
 }
 
-pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
+pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s)
 {
     if (!check_domain(s) || !check_solver(s))
         return PBFCL_ERR_BAD_ARGUMENT;
@@ -247,6 +320,14 @@ pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
     for (int i = 0; i < s->fluid_count; i++)
         if (!check_shape(s, i))
             return PBFCL_ERR_BAD_ARGUMENT;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
+{
+    PBFCL_TRY(pbfcl_scene_validate_layout(s));
+    if (!check_radius(s))
+        return PBFCL_ERR_BAD_ARGUMENT;
     double bound = count_bound(s);
     if (bound > (double)PBFCL_SCENE_MAX_PARTICLES) {
         bad(s,
@@ -376,7 +457,11 @@ typedef struct count_search {
 static size_t count_try(pbfcl_scene *s, count_search *c, double r)
 {
     s->particle_radius = (float)r;
-    size_t n = count_bound(s) > 4.0 * PBFCL_SCENE_MAX_PARTICLES ? 0 : lattice_walk(s, NULL);
+    bool too_fine = count_bound(s) > 4.0 * PBFCL_SCENE_MAX_PARTICLES;
+    for (int k = 0; k < 3; k++) /* keeps the lattice indices in range (check_radius) */
+        too_fine |=
+            !((double)s->domain_max[k] - s->domain_min[k] <= PBFCL_SCENE_MAX_SPACINGS * 2 * r);
+    size_t n = too_fine ? 0 : lattice_walk(s, NULL);
     double err = fabs((double)n - (double)c->target) / (double)c->target;
     if (n > 0 && err < c->best_err) {
         c->best_err = err;

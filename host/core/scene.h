@@ -5,6 +5,7 @@
 
 #include "pbfcl_error.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define PBFCL_MAX_FLUID_SHAPES 32
@@ -63,8 +64,50 @@ pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target);
  * free it) and *n. */
 pbfcl_status pbfcl_scene_fill(const pbfcl_scene *s, float **positions, size_t *n);
 
-/* The most particles a scene may be filled with (a larger count is rejected, not clamped). */
-#define PBFCL_SCENE_MAX_PARTICLES 1000000000ull
+/* The most particles a scene may be filled with (a larger count is rejected, not clamped):
+ * the solver's limit, 2^32 / 64 neighbour-list entries (host/core/sim.c). */
+#define PBFCL_SCENE_MAX_PARTICLES 67108863ull
+
+/* The most particle spacings (2r) a domain may span along an axis (lattice indices stay far
+ * inside integer range; the solver's grid takes far fewer). */
+#define PBFCL_SCENE_MAX_SPACINGS 1e9
+
+/* The accepted range of one scene setting, shared by scene files (validation) and the
+ * command line (option parsing), so that both accept exactly the same values. */
+typedef struct pbfcl_setting_range {
+    const char *key; /* as in scene files: "solver.dt", "particle_radius", "gravity", ... */
+    double lo, hi;
+    bool lo_open, hi_open; /* lo (hi) itself excluded */
+    bool integer;          /* whole numbers only */
+} pbfcl_setting_range;
+
+/* The range of a setting by its scene-file key; NULL if there is none. */
+const pbfcl_setting_range *pbfcl_scene_range(const char *key);
+
+/* True if v is inside the range r. */
+bool pbfcl_range_holds(const pbfcl_setting_range *r, double v);
+
+/* Writes r as text, e.g. "a number > 0 and <= 1". */
+void pbfcl_range_text(const pbfcl_setting_range *r, char *buf, size_t size);
+
+/* Loads a built-in scene or a scene file like pbfcl_scene_load, without validating it (the
+ * caller applies overrides first, then validates). */
+pbfcl_status pbfcl_scene_parse(const char *name_or_file, pbfcl_scene *out);
+
+/* Validates everything that does not depend on the particle radius (for a scene whose radius
+ * --particles is about to replace). */
+pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s);
+
+/* True if name_or_file names a scene file (ends in .json or contains '/'), not a built-in. */
+bool pbfcl_scene_is_file(const char *name_or_file);
+
+/* Parses a JSON scene file into out without validating the values (pbfcl_scene_load_json
+ * validates). */
+pbfcl_status pbfcl_scene_parse_json(const char *path, pbfcl_scene *out);
+
+/* Parses the NUL-terminated JSON text of a scene file (path names it in messages) without
+ * validating the values (the fuzz target's entry point, tests/fuzz/). */
+pbfcl_status pbfcl_scene_parse_json_text(const char *path, const char *text, pbfcl_scene *out);
 
 /* The built-in scene names, NULL-terminated. */
 const char *const *pbfcl_scene_builtin_names(void);

@@ -7,6 +7,17 @@
 
 #ifndef PBFCL_HAVE_JSON
 
+pbfcl_status pbfcl_scene_parse_json(const char *path, pbfcl_scene *out)
+{
+    return pbfcl_scene_load_json(path, out);
+}
+
+pbfcl_status pbfcl_scene_parse_json_text(const char *path, const char *text, pbfcl_scene *out)
+{
+    (void)text;
+    return pbfcl_scene_load_json(path, out);
+}
+
 pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out)
 {
     (void)out;
@@ -21,6 +32,9 @@ pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out)
 
 #include <cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -246,15 +260,51 @@ static pbfcl_status parse_solver(const char *path, const cJSON *item, pbfcl_solv
     return PBFCL_OK;
 }
 
+/* What a file that is not a regular file is, for messages. */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO (named pipe)"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
+}
+
+/* Opens path for reading if it is a regular file: opened without blocking (a FIFO with no
+ * writer would otherwise wait forever), then checked with fstat. */
+static FILE *open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        pbfcl_errorf("cannot open scene file '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        pbfcl_errorf("scene file '%s' is %s; give a JSON scene file (see docs/SCENES.md)", path,
+                     file_kind(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        pbfcl_errorf("cannot open scene file '%s': %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 /* Reads the whole file into a NUL-terminated malloc'ed buffer. */
 static pbfcl_status read_text(const char *path, char **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        pbfcl_errorf("cannot open scene file '%s': %s", path, strerror(errno));
+    FILE *f = open_regular(path);
+    if (!f)
         return PBFCL_ERR_IO;
-    }
     char *buf = malloc(SCENE_FILE_MAX_BYTES + 1);
     size_t len = buf ? fread(buf, 1, SCENE_FILE_MAX_BYTES + 1, f) : 0;
     bool failed = !buf || ferror(f);
@@ -262,7 +312,9 @@ static pbfcl_status read_text(const char *path, char **out)
     if (failed || len > SCENE_FILE_MAX_BYTES) {
         free(buf);
         pbfcl_errorf("cannot read scene file '%s': %s", path,
-                     failed ? "read error or out of memory" : "larger than 16 MiB");
+                     !buf     ? "out of memory"
+                     : failed ? strerror(errno)
+                              : "larger than 16 MiB; scene files are small");
         return PBFCL_ERR_IO;
     }
     buf[len] = '\0';
@@ -270,9 +322,37 @@ static pbfcl_status read_text(const char *path, char **out)
     return PBFCL_OK;
 }
 
+/* The deepest nesting of arrays and objects in text (outside strings), up to its end. */
+static int nesting_depth(const char *text)
+{
+    int depth = 0, deepest = 0;
+    bool in_string = false;
+    for (const char *p = text; *p; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                in_string = false;
+        } else if (*p == '"') {
+            in_string = true;
+        } else if (*p == '[' || *p == '{') {
+            deepest = ++depth > deepest ? depth : deepest;
+        } else if ((*p == ']' || *p == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return deepest;
+}
+
 /* Reports a JSON syntax error at `at` with its line and column. */
 static void syntax_error(const char *path, const char *text, const char *at)
 {
+    if (nesting_depth(text) > CJSON_NESTING_LIMIT) {
+        pbfcl_errorf("%s: arrays and objects are nested more than %d deep; a scene file needs "
+                     "3 levels (see docs/SCENES.md)",
+                     path, CJSON_NESTING_LIMIT);
+        return;
+    }
     if (!at || at < text)
         at = text;
     int line = 1, col = 1;
@@ -290,6 +370,44 @@ static void syntax_error(const char *path, const char *text, const char *at)
                  line, col, near[0] ? near : "end of file");
 }
 
+/* Length of the UTF-8 sequence starting at p (1 to 4), or 0 if it is not valid UTF-8. */
+static int utf8_length(const unsigned char *p)
+{
+    int len = p[0] < 0x80           ? 1
+              : (p[0] >> 5) == 0x6  ? 2
+              : (p[0] >> 4) == 0xE  ? 3
+              : (p[0] >> 3) == 0x1E ? 4
+                                    : 0;
+    for (int k = 1; k < len; k++)
+        if ((p[k] >> 6) != 0x2)
+            return 0;
+    return len;
+}
+
+/* A scene name is printed in messages and the demo: printable UTF-8 text of 1 to size-1 bytes
+ * without control characters. */
+static pbfcl_status check_name(const char *path, const char *name, size_t size)
+{
+    size_t len = strlen(name);
+    if (len == 0)
+        return key_error(path, "name", "expected a non-empty string, got an empty string");
+    if (len >= size)
+        return key_error(path, "name", "is %zu bytes long; use at most %zu", len, size - 1);
+    for (const unsigned char *p = (const unsigned char *)name; *p;) {
+        int n = utf8_length(p);
+        if (n == 0)
+            return key_error(path, "name", "is not valid UTF-8 (byte %zu); use plain text",
+                             (size_t)(p - (const unsigned char *)name));
+        if (n == 1 && (*p < 0x20 || *p == 0x7F))
+            return key_error(path, "name",
+                             "contains a control character (byte %zu, code %u); use printable "
+                             "text",
+                             (size_t)(p - (const unsigned char *)name), *p);
+        p += n;
+    }
+    return PBFCL_OK;
+}
+
 /* Fills s from the parsed root object (on top of the defaults). */
 static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene *s)
 {
@@ -300,8 +418,9 @@ static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene 
         return key_error(path, "(top level)", "expected an object {...}, got %s", type_name(root));
     PBFCL_TRY(check_keys(path, "", root, keys));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "name"))) {
-        if (!cJSON_IsString(item) || !item->valuestring[0])
+        if (!cJSON_IsString(item))
             return key_error(path, "name", "expected a non-empty string, got %s", type_name(item));
+        PBFCL_TRY(check_name(path, item->valuestring, sizeof s->name));
         snprintf(s->name, sizeof s->name, "%s", item->valuestring);
     }
     PBFCL_TRY(need(path, "", root, "domain", &item));
@@ -319,7 +438,8 @@ static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene 
     return PBFCL_OK;
 }
 
-/* The file's name without directories and without ".json", as the default scene name. */
+/* The file's name without directories and without ".json", as the default scene name; bytes
+ * that are not printable ASCII become '?' (a file name need not be text). */
 static void default_name(const char *path, char *name, size_t size)
 {
     const char *base = strrchr(path, '/');
@@ -328,17 +448,35 @@ static void default_name(const char *path, char *name, size_t size)
     if (len > 5 && !strcmp(base + len - 5, ".json"))
         len -= 5;
     snprintf(name, size, "%.*s", (int)(len < size - 1 ? len : size - 1), base);
+    for (char *p = name; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7F)
+            *p = '?';
 }
 
 pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out)
 {
+    PBFCL_TRY(pbfcl_scene_parse_json(path, out));
+    pbfcl_status st = pbfcl_scene_validate(out);
+    if (st != PBFCL_OK)
+        pbfcl_errorf("(in scene file '%s')", path);
+    return st;
+}
+
+pbfcl_status pbfcl_scene_parse_json(const char *path, pbfcl_scene *out)
+{
     char *text = NULL;
     PBFCL_TRY(read_text(path, &text));
+    pbfcl_status st = pbfcl_scene_parse_json_text(path, text, out);
+    free(text);
+    return st;
+}
+
+pbfcl_status pbfcl_scene_parse_json_text(const char *path, const char *text, pbfcl_scene *out)
+{
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root) {
         syntax_error(path, text, end);
-        free(text);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     pbfcl_scene_defaults(out);
@@ -346,12 +484,6 @@ pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out)
     default_name(path, out->name, sizeof out->name);
     pbfcl_status st = parse_root(path, root, out);
     cJSON_Delete(root);
-    free(text);
-    if (st == PBFCL_OK) {
-        st = pbfcl_scene_validate(out);
-        if (st != PBFCL_OK)
-            pbfcl_errorf("(in scene file '%s')", path);
-    }
     return st;
 }
 

@@ -16,11 +16,15 @@
 #define PBFCL_PI 3.14159265358979323846
 
 /* Adaptive substeps (a CFL condition, see choose_substeps): in one substep no particle may
- * move more than PBFCL_SIM_CFL * h, and the solver's signal speed, about h per iteration
- * and substep, must stay ahead of the free-fall speed sqrt(2 g H) over the fluid's height H.
- * At most PBFCL_SIM_MAX_SUBSTEPS (or the scene's count if larger). */
-#define PBFCL_SIM_CFL 0.5
+ * move more than solver.cfl * h, and the solver's signal speed must stay ahead of the
+ * free-fall speed sqrt(2 g H) over the fluid's height H. At most PBFCL_SIM_MAX_SUBSTEPS (or
+ * the scene's count if larger). */
 #define PBFCL_SIM_MAX_SUBSTEPS 64
+
+/* Chebyshev acceleration starts after this many plain Jacobi iterations (Wang 2015's delay
+ * S): the first iterations of a substep remove the prediction's large local errors, which
+ * over-relaxation would amplify. */
+#define PBFCL_SIM_CHEBYSHEV_DELAY 2
 
 /* Largest work-group size tried (a power of two; the device may allow less). */
 #define PBFCL_SIM_WG_MAX 256u
@@ -51,6 +55,7 @@ struct pbfcl_sim {
     cl_mem bounds_buf;         /* 3 uints: pbf_bounds of the last frame */
     int substeps;              /* substeps of the last frame (params.dt = dt / substeps) */
     float wall_scale;          /* lambda and delta: pbfcl_pbf_wall_scale */
+    float omega;               /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
 };
 
 /* What a per-particle buffer holds when a particle is created or appended. */
@@ -350,6 +355,13 @@ static pbfcl_status upload_particles(pbfcl_sim *sim, size_t first, size_t n, con
                      clEnqueueWriteBuffer(sim->cl->queue, *sim_buf(sim, d->field), CL_TRUE,
                                           first * d->elem, n * d->elem, tmp, 0, NULL, NULL),
                      done);
+        if (d->reorder_tmp != SIM_NOT_REORDERED) /* the reorder target too: ALGORITHM.md,
+                                                    "Oclgrind and reused buffers" */
+            PBFCL_CL_TRY(st,
+                         clEnqueueWriteBuffer(sim->cl->queue, *sim_buf(sim, d->reorder_tmp),
+                                              CL_TRUE, first * d->elem, n * d->elem, tmp, 0, NULL,
+                                              NULL),
+                         done);
     }
 done:
     free(tmp);
@@ -404,6 +416,7 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     sim->groups = (sim->capacity + sim->wg - 1) / sim->wg;
     PBFCL_TRY(alloc_buffers(sim));
     sim->substeps = sim->scene.solver.substeps;
+    sim->omega = 1.0f;
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
                                         sizeof sim->params, &sim->params, 0, NULL, NULL));
     PBFCL_TRY(upload_particles(sim, 0, sim->n, positions, NULL));
@@ -560,6 +573,8 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 4, sim->grid.neighbor_buf);
     SIM_ARG(k, 5, sim->q_buf);
     SIM_ARG(k, 6, sim->wall_scale);
+    SIM_ARG(k, 7, sim->pred_tmp_buf); /* the density steps (reorder target, free until then) */
+    SIM_ARG(k, 8, sim->omega);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -626,6 +641,24 @@ pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof)
     return PBFCL_OK;
 }
 
+double pbfcl_sim_chebyshev_weight(int iteration, double rho, double last)
+{
+    const int s = PBFCL_SIM_CHEBYSHEV_DELAY;
+    if (!(rho > 0.0) || iteration < s)
+        return 1.0;
+    if (iteration == s)
+        return 2.0 / (2.0 - rho * rho);
+    return 4.0 / (4.0 - rho * rho * last);
+}
+
+/* Whether solver iteration it (of iterations) ends with the collision passes: every
+ * contact_interval-th iteration and always the last, so that a substep ends with its contacts
+ * resolved. */
+static int contact_iteration(const pbfcl_solver_settings *s, int it)
+{
+    return (it + 1) % s->contact_interval == 0 || it + 1 == s->iterations;
+}
+
 /* One substep of seed 001's outline. */
 static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 {
@@ -633,22 +666,27 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
     PBFCL_TRY(pbfcl_sim_predict(sim, prof));    /* apply forces, predict x*, confine to box */
     PBFCL_TRY(pbfcl_sim_neighbours(sim, prof)); /* hash, sort, reorder, cells, neighbours */
     for (int it = 0; it < s->iterations; it++) {
+        sim->omega = (float)pbfcl_sim_chebyshev_weight(it, s->chebyshev_rho, sim->omega);
         PBFCL_TRY(pbfcl_sim_lambda(sim, prof)); /* density, lambda_i */
-        PBFCL_TRY(pbfcl_sim_delta(sim, prof));  /* delta x_i with s_corr */
-        for (int st = 0; st < s->stabilization_iterations; st++)
+        PBFCL_TRY(pbfcl_sim_delta(sim, prof));  /* delta x_i with s_corr (Chebyshev-weighted) */
+        for (int st = 0; contact_iteration(s, it) && st < s->stabilization_iterations; st++)
             PBFCL_TRY(pbfcl_sim_collide(sim, prof)); /* collisions: x and x* */
         PBFCL_TRY(pbfcl_sim_apply_delta(sim, prof)); /* x* += delta x */
     }
+    sim->omega = 1.0f;                               /* a delta called on its own is plain */
     PBFCL_TRY(pbfcl_sim_update(sim, prof));          /* v = (x* - x) / dt, x = x* */
     return pbfcl_sim_vorticity_viscosity(sim, prof); /* omega, f_vorticity, XSPH viscosity */
 }
 
 /* The substeps of the next frame from the bounds of the last one (a CFL condition): with
  * v the fastest particle, g = |gravity| and H the fluid's extent along gravity, the speed
- * u = max(v + g dt, sqrt(2 g H)) may carry a particle at most PBFCL_SIM_CFL * h per substep.
- * The first term is the usual CFL number; the second keeps the solver's signal speed (about
- * h per iteration and substep) ahead of the fluid's free-fall speed, or the Jacobi iterations
- * cannot hold a column of H / 2r particles and it compresses until neighbours pile up. Both
+ * u = max(v + g dt, sqrt(2 g H)) may carry a particle at most solver.cfl * h per substep.
+ * The first term is the usual CFL number; the second keeps the solver's signal speed ahead
+ * of the fluid's free-fall speed, or the iterations cannot hold a column of H / 2r particles
+ * and it compresses until neighbours pile up. Plain Jacobi iterations spread a correction
+ * like a diffusion (about h sqrt(iterations) per substep) and needed cfl 0.5; Chebyshev
+ * acceleration spreads it about h per iteration and holds the column at cfl 1 with half the
+ * substeps (docs/PERFORMANCE.md, "Chebyshev-accelerated iterations"). Both
  * scale as 1/h: halving r doubles the substeps, as it halves the time step of any explicit
  * particle method. A scene's own substeps are the minimum. One 12-byte read per frame. */
 static pbfcl_status choose_substeps(pbfcl_sim *sim, int *out)
@@ -669,7 +707,7 @@ static pbfcl_status choose_substeps(pbfcl_sim *sim, int *out)
     g = sqrt(g);
     double height = fmax(0.0, (double)b[1] + b[2] - 2.0 * reach);
     double u = fmax(b[0] + g * v->dt, sqrt(2.0 * g * height));
-    double want = ceil(v->dt * u / (PBFCL_SIM_CFL * sim->params.h));
+    double want = ceil(v->dt * u / (v->cfl * sim->params.h));
     int most = v->substeps > PBFCL_SIM_MAX_SUBSTEPS ? v->substeps : PBFCL_SIM_MAX_SUBSTEPS;
     *out = want > most ? most : (want < v->substeps ? v->substeps : (int)want);
     return PBFCL_OK;
@@ -878,6 +916,11 @@ pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf)
     return launch(sim, k, NULL, PBFCL_STAGE_OTHER);
 }
 
+void pbfcl_sim_set_chebyshev_weight(pbfcl_sim *sim, float omega)
+{
+    sim->omega = omega;
+}
+
 void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3])
 {
     sim->gravity = (cl_float4){{g[0], g[1], g[2], 0.0f}};
@@ -1045,4 +1088,140 @@ static const pbfcl_solver_method pbf_method = {
 const pbfcl_solver_method *pbfcl_solver_pbf(void)
 {
     return &pbf_method;
+}
+
+/* ---- checkpoints: the state that carries from one frame to the next -------------------- */
+
+/* Every device buffer whose contents carry across frames, declared once: a solver buffer
+ * added to this table is saved and restored by checkpoints. Buffers are per particle
+ * (per_particle bytes each) or of fixed size (fixed bytes). Buffers that a frame overwrites
+ * before reading (predicted and corrected positions, lambdas, vorticity) are kept too, so
+ * that a restored simulation is the saved one whatever the stages read first. */
+typedef struct sim_state_buffer {
+    const char *name;
+    size_t offset; /* of the cl_mem in struct pbfcl_sim */
+    size_t per_particle, fixed;
+} sim_state_buffer;
+
+#define SIM_STATE_BUF(name, field, per, fixed)                                                     \
+    {                                                                                              \
+        name, offsetof(struct pbfcl_sim, field), per, fixed                                        \
+    }
+static const sim_state_buffer sim_state_buffers[] = {
+    SIM_STATE_BUF("positions", pos_buf, 16, 0),
+    SIM_STATE_BUF("predicted_positions", pred_buf, 16, 0),
+    SIM_STATE_BUF("velocities", vel_buf, 16, 0),
+    SIM_STATE_BUF("vorticity_forces", vort_force_buf, 16, 0),
+    SIM_STATE_BUF("vorticity", omega_buf, 16, 0),
+    SIM_STATE_BUF("lambdas", lambda_buf, 16, 0),
+    SIM_STATE_BUF("corrected_positions", q_buf, 16, 0),
+    SIM_STATE_BUF("densities", density_buf, 4, 0),
+    SIM_STATE_BUF("ids", id_buf, 4, 0),
+    SIM_STATE_BUF("substep_bounds", bounds_buf, 0, 3 * sizeof(cl_uint)),
+};
+#define SIM_STATE_BUFFER_COUNT (sizeof sim_state_buffers / sizeof sim_state_buffers[0])
+
+/* The host-side state that carries across frames (the "host" section). */
+typedef struct sim_host_state {
+    pbfcl_pbf_params params; /* dt and viscosity follow the last frame's substeps */
+    cl_float4 gravity, push_origin, push_dir, push;
+    cl_int substeps; /* substeps of the last frame */
+    cl_int pad[3];
+} sim_host_state;
+
+static cl_mem *state_buffer(pbfcl_sim *sim, const sim_state_buffer *b)
+{
+    return (cl_mem *)((char *)sim + b->offset);
+}
+
+static size_t state_bytes(const pbfcl_sim *sim, const sim_state_buffer *b)
+{
+    return b->per_particle ? b->per_particle * sim->n : b->fixed;
+}
+
+pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx)
+{
+    sim_host_state h;
+    memset(&h, 0, sizeof h);
+    h.params = sim->params;
+    h.gravity = sim->gravity;
+    h.push_origin = sim->push_origin;
+    h.push_dir = sim->push_dir;
+    h.push = sim->push;
+    h.substeps = sim->substeps;
+    PBFCL_TRY(put(ctx, "host", &h, sizeof h));
+    size_t largest = 16 * sim->n + 16;
+    void *tmp = malloc(largest);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
+        const sim_state_buffer *b = &sim_state_buffers[k];
+        size_t bytes = state_bytes(sim, b);
+        st = read_plain(sim, *state_buffer(sim, b), bytes, tmp);
+        if (st == PBFCL_OK)
+            st = put(ctx, b->name, tmp, bytes);
+    }
+    free(tmp);
+    return st;
+}
+
+pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
+{
+    sim_host_state h;
+    PBFCL_TRY(get(ctx, "host", &h, sizeof h));
+    void *tmp = malloc(16 * sim->n + 16);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
+        const sim_state_buffer *b = &sim_state_buffers[k];
+        size_t bytes = state_bytes(sim, b);
+        st = get(ctx, b->name, tmp, bytes);
+        if (st != PBFCL_OK)
+            break;
+        cl_int err = clEnqueueWriteBuffer(sim->cl->queue, *state_buffer(sim, b), CL_TRUE, 0, bytes,
+                                          tmp, 0, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            pbfcl_report_cl(err, "clEnqueueWriteBuffer", __FILE__, __LINE__);
+            st = PBFCL_ERR_OPENCL;
+        }
+    }
+    free(tmp);
+    PBFCL_TRY(st);
+    sim->params = h.params;
+    sim->gravity = h.gravity;
+    for (int a = 0; a < 3; a++)
+        sim->scene.gravity[a] = h.gravity.s[a];
+    sim->push_origin = h.push_origin;
+    sim->push_dir = h.push_dir;
+    sim->push = h.push;
+    sim->substeps = h.substeps;
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
+                                        sizeof sim->params, &sim->params, 0, NULL, NULL));
+    return PBFCL_OK;
+}
+
+/* ---- the current state's density -------------------------------------------------------- */
+
+pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim)
+{
+    PBFCL_TRY(pbfcl_sim_neighbours(sim, NULL));
+    return pbfcl_sim_lambda(sim, NULL);
+}
+
+/* ---- checks without a device ----------------------------------------------------------- */
+
+pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n)
+{
+    pbfcl_pbf_params p;
+    pbfcl_grid_params g;
+    if (n == 0 || n > PBFCL_SIM_MAX_PARTICLES) {
+        pbfcl_errorf("a simulation needs 1 to %u particles (got %zu); change the particle count "
+                     "or radius",
+                     (unsigned)PBFCL_SIM_MAX_PARTICLES, n);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+    return grid_params_for(scene, &p, &g);
 }

@@ -8,6 +8,8 @@
 #include "grid.h"
 #include "scene.h"
 
+#include <stdint.h>
+
 /* Per-step measurements (the columns of `pbfcl run --stats`): the public struct. */
 typedef pbfcl_stats pbfcl_sim_stats;
 
@@ -77,6 +79,11 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
  * ids[i] of the initial state. */
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
 
+/* Computes the SPH density of the current positions x (read with pbfcl_sim_read): neighbour
+ * lists of x* (= x before a step) and one lambda pass. Before the first step the densities
+ * are otherwise the rest density, a placeholder. Sorts the particles, as a step does. */
+pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim);
+
 /* Computes the step statistics on the device (reduced on the host). */
 pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out);
 
@@ -88,6 +95,16 @@ pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf);
  * out[2] = the fluid's reach down and up along gravity from the box centre, plus the box
  * diagonal D (what choose_substeps reads). */
 pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3]);
+
+/* The weight of Chebyshev iteration `iteration` of a substep (Wang 2015) for the spectral
+ * radius estimate rho, given the weight of the iteration before: 1 for the first
+ * PBFCL_SIM_CHEBYSHEV_DELAY iterations and whenever rho is 0, then 2 / (2 - rho^2), then
+ * 4 / (4 - rho^2 last). */
+double pbfcl_sim_chebyshev_weight(int iteration, double rho, double last);
+
+/* Sets the Chebyshev weight the next pbfcl_sim_delta applies (pbfcl_sim_step sets it per
+ * iteration and leaves 1, plain Jacobi; exposed for the tests). */
+void pbfcl_sim_set_chebyshev_weight(pbfcl_sim *sim, float omega);
 
 /* Changes gravity (e.g. to tilt or shake the box). */
 void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3]);
@@ -110,7 +127,8 @@ pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof);
 pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* delta: the position correction dx from the lambdas, with the tensile term s_corr, written
- * as the corrected positions q = x* + dx (kept inside the walls). */
+ * as the corrected positions q = x* + dx (kept inside the walls); with a Chebyshev weight w
+ * != 1 the step is w dx + (w - 1) times the last delta's step. */
 pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* collide: one stabilisation iteration of the particle-particle and wall constraints; moves
@@ -152,6 +170,30 @@ pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *forc
 
 /* The neighbour list capacity per particle (MAX_NEIGHBORS). */
 unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim);
+
+/* Checkpoints: the state that carries from one frame to the next, as named sections (device
+ * buffers in the simulation's current order, and the host's state: solver constants of the
+ * last frame's substeps, gravity, push, substeps). put is called once per section; get must
+ * fill exactly bytes bytes of the named section or fail. A simulation created with the same
+ * scene and particle count and loaded with a saved state continues bit for bit as the saved
+ * one would have (on the same device). */
+typedef pbfcl_status (*pbfcl_state_put)(void *ctx, const char *name, const void *data,
+                                        size_t bytes);
+typedef pbfcl_status (*pbfcl_state_get)(void *ctx, const char *name, void *data, size_t bytes);
+
+/* Saves every section of the state through put. */
+pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx);
+
+/* Restores every section of the state through get. */
+pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx);
+
+/* The most particles a simulation takes (2^32 neighbour-list entries of 64 per particle). */
+#define PBFCL_SIM_MAX_PARTICLES (UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS)
+
+/* Checks, without a device, that the solver can run scene with n particles (its constants,
+ * its grid, the particle count), so that a scene it cannot run is refused before a device is
+ * opened; says what to change. */
+pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n);
 
 /* Bytes of device memory a simulation of n particles of scene needs (solver and grid). */
 unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n);

@@ -9,16 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* False if the GL context is known to run on another device than dev (then sharing cannot
- * work); true if it matches or the driver cannot say. */
-static bool gl_context_on_device(const pbfcl_device_info *dev, const cl_context_properties *gl)
+/* props (room for 16) = CL_CONTEXT_PLATFORM of dev, then the GL properties gl. */
+static void with_platform(const pbfcl_device_info *dev, const cl_context_properties *gl,
+                          cl_context_properties *props)
 {
-    clGetGLContextInfoKHR_fn query =
-        (clGetGLContextInfoKHR_fn)clGetExtensionFunctionAddressForPlatform(dev->platform,
-                                                                           "clGetGLContextInfoKHR");
-    if (!query)
-        return true;
-    cl_context_properties props[16];
     int n = 0;
     props[n++] = CL_CONTEXT_PLATFORM;
     props[n++] = (cl_context_properties)dev->platform;
@@ -27,22 +21,50 @@ static bool gl_context_on_device(const pbfcl_device_info *dev, const cl_context_
         props[n++] = gl[i + 1];
     }
     props[n] = 0;
+}
+
+/* What the driver says of the GL context's device (clGetGLContextInfoKHR). */
+typedef enum gl_device { GL_DEVICE_UNKNOWN, GL_DEVICE_SAME, GL_DEVICE_OTHER } gl_device;
+
+/* Whether the GL context runs on dev, as far as the driver can say. */
+static gl_device gl_context_device(const pbfcl_device_info *dev, const cl_context_properties *gl)
+{
+    clGetGLContextInfoKHR_fn query =
+        (clGetGLContextInfoKHR_fn)clGetExtensionFunctionAddressForPlatform(dev->platform,
+                                                                           "clGetGLContextInfoKHR");
+    if (!query)
+        return GL_DEVICE_UNKNOWN;
+    cl_context_properties props[16];
+    with_platform(dev, gl, props);
     cl_device_id devices[16];
     size_t bytes = 0;
     if (query(props, CL_DEVICES_FOR_GL_CONTEXT_KHR, sizeof devices, devices, &bytes) != CL_SUCCESS)
-        return true;
+        return GL_DEVICE_UNKNOWN;
     for (size_t i = 0; i < bytes / sizeof devices[0] && i < 16; i++)
         if (devices[i] == dev->device)
-            return true;
-    return false;
+            return GL_DEVICE_SAME;
+    return GL_DEVICE_OTHER;
 }
 
 /* True when OpenGL renders in software (Mesa's llvmpipe/softpipe, e.g. under Xvfb): no
- * OpenCL device can share its buffers, so the drivers are not even asked. */
+ * OpenCL device can share its buffers unless its driver says it shares this GL context. */
 static bool gl_is_software(void)
 {
     const char *r = (const char *)glGetString(GL_RENDERER);
     return r && (strstr(r, "llvmpipe") || strstr(r, "softpipe") || strstr(r, "swrast"));
+}
+
+/* Creates and releases a context with the GL properties, so that a driver refusing them
+ * gives one warning with its error rather than an error from pbfcl_cl_create. */
+static cl_int try_gl_context(const pbfcl_device_info *dev, const cl_context_properties *gl)
+{
+    cl_context_properties props[16];
+    with_platform(dev, gl, props);
+    cl_int err = CL_SUCCESS;
+    cl_context c = clCreateContext(props, 1, &dev->device, NULL, NULL, &err);
+    if (c)
+        clReleaseContext(c);
+    return c ? CL_SUCCESS : err != CL_SUCCESS ? err : CL_INVALID_CONTEXT;
 }
 
 pbfcl_status pbfcl_demo_interop_open_cl(pbfcl_cl *cl, const char *device_spec, bool want_sharing,
@@ -54,18 +76,23 @@ pbfcl_status pbfcl_demo_interop_open_cl(pbfcl_cl *cl, const char *device_spec, b
     memset(cl, 0, sizeof *cl);
     PBFCL_TRY(pbfcl_cl_select(device_spec ? device_spec : app_env_device(), &dev));
     cl_context_properties gl_props[8];
+    gl_device on = GL_DEVICE_UNKNOWN;
+    cl_int err = CL_SUCCESS;
     if (!want_sharing)
         snprintf(reason, sizeof reason, "--no-gl-sharing");
     else if (!dev.gl_sharing)
         snprintf(reason, sizeof reason, "%s does not offer cl_khr_gl_sharing", dev.device_name);
-    else if (gl_is_software())
-        snprintf(reason, sizeof reason, "OpenGL renders in software (%s)",
-                 (const char *)glGetString(GL_RENDERER));
     else if (pbfcl_demo_gl_context_props(gl_props, 8, reason, sizeof reason) == 0)
         ; /* reason filled in */
-    else if (!gl_context_on_device(&dev, gl_props))
+    else if ((on = gl_context_device(&dev, gl_props)) == GL_DEVICE_OTHER)
         snprintf(reason, sizeof reason, "the OpenGL context runs on another device than %s",
                  dev.device_name);
+    else if (on == GL_DEVICE_UNKNOWN && gl_is_software())
+        snprintf(reason, sizeof reason, "OpenGL renders in software (%s)",
+                 (const char *)glGetString(GL_RENDERER));
+    else if ((err = try_gl_context(&dev, gl_props)) != CL_SUCCESS)
+        snprintf(reason, sizeof reason, "clCreateContext with the OpenGL context failed: %s",
+                 pbfcl_cl_error_name(err));
     else if (pbfcl_cl_create(cl, &dev, gl_props) != PBFCL_OK)
         snprintf(reason, sizeof reason, "creating a GL-sharing OpenCL context failed");
     else
@@ -141,6 +168,18 @@ void pbfcl_demo_interop_destroy(pbfcl_demo_interop *ip)
     memset(ip, 0, sizeof *ip);
 }
 
+/* After the driver rejected an acquire or release (err): one warning, then the host copy
+ * from now on. */
+static pbfcl_status fall_back_to_copy(pbfcl_demo_interop *ip, const char *call, cl_int err)
+{
+    pbfcl_warnf("%s failed (%s); copying positions through the host", call,
+                pbfcl_cl_error_name(err));
+    clFinish(ip->cl->queue);
+    pbfcl_cl_release_buffer(&ip->gl_buf);
+    ip->shared = false;
+    return create_copy_path(ip);
+}
+
 static pbfcl_status update_shared(pbfcl_demo_interop *ip, pbfcl_sim *sim)
 {
     cl_command_queue q = ip->cl->queue;
@@ -148,9 +187,13 @@ static pbfcl_status update_shared(pbfcl_demo_interop *ip, pbfcl_sim *sim)
         glFlush(); /* acquire then waits for GL's pending work itself */
     else
         glFinish();
-    PBFCL_CL_CHECK(clEnqueueAcquireGLObjects(q, 1, &ip->gl_buf, 0, NULL, NULL));
+    cl_int err = clEnqueueAcquireGLObjects(q, 1, &ip->gl_buf, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return fall_back_to_copy(ip, "clEnqueueAcquireGLObjects", err);
     pbfcl_status s = pbfcl_sim_copy_positions(sim, ip->gl_buf);
-    PBFCL_CL_CHECK(clEnqueueReleaseGLObjects(q, 1, &ip->gl_buf, 0, NULL, NULL));
+    err = clEnqueueReleaseGLObjects(q, 1, &ip->gl_buf, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return fall_back_to_copy(ip, "clEnqueueReleaseGLObjects", err);
     if (ip->gl_event)
         PBFCL_CL_CHECK(clFlush(q)); /* GL waits for the release itself */
     else
@@ -174,7 +217,10 @@ pbfcl_status pbfcl_demo_interop_update(pbfcl_demo_interop *ip, pbfcl_sim *sim)
 {
     if (ip->n == 0)
         return PBFCL_OK;
-    return ip->shared ? update_shared(ip, sim) : update_copy(ip, sim);
+    if (ip->shared)
+        PBFCL_TRY(update_shared(ip, sim));
+    /* not "else": a failed acquire or release has just switched to the copy */
+    return ip->shared ? PBFCL_OK : update_copy(ip, sim);
 }
 
 const char *pbfcl_demo_interop_path(const pbfcl_demo_interop *ip)

@@ -2,7 +2,6 @@
  * each frame handles input, advances the simulation by at most one step, moves positions
  * into the vertex buffer, draws the scene (as a fluid surface or as spheres) and the HUD, and
  * swaps. */
-#include "api_internal.h"
 #include "app_env.h"
 #include "demo.h"
 #include "demo_camera.h"
@@ -49,6 +48,7 @@ typedef struct demo {
     double shake_until, time;
     pbfcl_demo_color color;
     double fps, sim_ms, render_ms;
+    double first_frame_end, last_frame_end; /* for the --frames summary's frame time */
     GLuint queries[2];
     long frame;
     char message[200];
@@ -59,27 +59,6 @@ static double now_s(void)
     return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
 }
 
-/* The scene the options name, as the core's scene struct (the demo still drives the core),
- * and its fluid. */
-static pbfcl_status demo_scene(const pbfcl_scene_options *o, pbfcl_scene *scene, float **pos,
-                               size_t *n)
-{
-    pbfcl_scene_setup *setup = NULL;
-    PBFCL_TRY(pbfcl_scene_options_build(o, &setup, pos, n));
-    pbfcl_scene_params sp;
-    pbfcl_solver_params vp;
-    pbfcl_status st = pbfcl_scene_setup_get_params(setup, &sp, &vp);
-    pbfcl_api_scene_from_params(&sp, &vp, scene);
-    if (st == PBFCL_OK)
-        st = pbfcl_scene_setup_name(setup, scene->name, sizeof scene->name);
-    pbfcl_scene_setup_destroy(setup);
-    if (st != PBFCL_OK) {
-        free(*pos);
-        *pos = NULL;
-    }
-    return st;
-}
-
 /* Builds the scene that d->scene_opt names and a simulation of it, replacing the current
  * ones only if everything succeeds. */
 static pbfcl_status build_scene(demo *d, bool refit_camera)
@@ -88,7 +67,7 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     float *pos = NULL;
     size_t n = 0;
     pbfcl_sim *sim = NULL;
-    PBFCL_TRY(demo_scene(&d->scene_opt, &scene, &pos, &n));
+    PBFCL_TRY(pbfcl_scene_options_build_scene(&d->scene_opt, &scene, &pos, &n));
     pbfcl_status s = pbfcl_sim_create(&sim, &d->cl, &scene, pos, n);
     free(pos);
     PBFCL_TRY(s);
@@ -421,6 +400,11 @@ static void print_summary(const demo *d)
     printf("pbfcl demo: %ld frames, %.2f ms/step (simulation), %.2f ms (render, %s)\n", d->frame,
            d->sim_ms, d->render_ms,
            d->render_mode == PBFCL_DEMO_RENDER_FLUID ? "fluid" : "spheres");
+    if (d->frame > 1) /* the first frame pays for warm-up: it is left out */
+        printf("pbfcl demo: %.2f ms per frame (frames 2 to %ld, step + transfer + draw + swap), "
+               "positions by %s\n",
+               (d->last_frame_end - d->first_frame_end) * 1e3 / (double)(d->frame - 1), d->frame,
+               pbfcl_demo_interop_path(&d->ip));
     if (d->render_mode != PBFCL_DEMO_RENDER_FLUID)
         return;
     char smoothing[64];
@@ -450,6 +434,9 @@ static pbfcl_status run_loop(demo *d)
                    d->win.draw_width, d->win.draw_height, d->frame);
         }
         SDL_GL_SwapWindow(d->win.window);
+        d->last_frame_end = now_s();
+        if (d->frame == 1)
+            d->first_frame_end = d->last_frame_end;
         update_fps(d, &t_fps, &frames_since);
         if (last)
             break;
@@ -478,7 +465,7 @@ static pbfcl_status check_before_window(const pbfcl_demo_options *o)
     pbfcl_scene scene;
     float *pos = NULL;
     size_t n = 0;
-    PBFCL_TRY(demo_scene(&o->scene, &scene, &pos, &n));
+    PBFCL_TRY(pbfcl_scene_options_build_scene(&o->scene, &scene, &pos, &n));
     free(pos);
     pbfcl_device_info dev;
     return pbfcl_cl_select(o->scene.device ? o->scene.device : app_env_device(), &dev);

@@ -17,6 +17,9 @@ bool pbfcl_api_live_add(const void *ptr, pbfcl_handle_kind kind);
 /* True if ptr is a live handle of that kind (never dereferenced); remove unlists it. */
 bool pbfcl_api_live_find(const void *ptr, pbfcl_handle_kind kind, bool remove);
 
+/* The core scene a setup holds (fluid shapes included); NULL for a handle that is not live. */
+const pbfcl_scene *pbfcl_api_setup_scene(const pbfcl_scene_setup *s);
+
 /* Logs why a handle (what: "context", "solver", ...) is refused; PBFCL_ERR_INVALID_HANDLE. */
 pbfcl_status pbfcl_api_bad_handle(const char *func, const char *what, const void *ptr);
 

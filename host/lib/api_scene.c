@@ -27,7 +27,7 @@ pbfcl_status pbfcl_scene_setup_load(const char *name_or_file, pbfcl_scene_setup 
     pbfcl_scene_setup *s = calloc(1, sizeof *s);
     if (!s)
         return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = pbfcl_scene_load(name_or_file, &s->scene);
+    pbfcl_status st = pbfcl_scene_parse(name_or_file, &s->scene); /* checked as it is changed */
     if (st == PBFCL_OK && !pbfcl_api_live_add(s, HANDLE_SCENE))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st != PBFCL_OK) {
@@ -82,7 +82,7 @@ pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s, const pbfcl_scen
     next.particle_radius = scene->particle_radius;
     next.rest_density = scene->rest_density;
     next.solver = *solver;
-    PBFCL_TRY(pbfcl_scene_validate(&next));
+    PBFCL_TRY(pbfcl_scene_validate_layout(&next)); /* the radius is checked when filled */
     s->scene = next;
     return PBFCL_OK;
 }
@@ -90,7 +90,8 @@ pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s, const pbfcl_scen
 pbfcl_status pbfcl_scene_setup_set_particle_count(pbfcl_scene_setup *s, size_t target)
 {
     CHECK_SETUP("pbfcl_scene_setup_set_particle_count", s);
-    pbfcl_scene next = s->scene;
+    pbfcl_scene next = s->scene; /* its own radius is replaced, so it is not checked */
+    PBFCL_TRY(pbfcl_scene_validate_layout(&next));
     PBFCL_TRY(pbfcl_scene_set_particle_count(&next, target));
     PBFCL_TRY(pbfcl_scene_validate(&next));
     s->scene = next;
@@ -104,5 +105,11 @@ pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **position
         pbfcl_errorf("pbfcl_scene_setup_fill: positions and count must not be NULL");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
+    PBFCL_TRY(pbfcl_scene_validate(&s->scene));
     return pbfcl_scene_fill(&s->scene, positions, count);
+}
+
+const pbfcl_scene *pbfcl_api_setup_scene(const pbfcl_scene_setup *s)
+{
+    return s && pbfcl_api_live_find(s, HANDLE_SCENE, false) ? &s->scene : NULL;
 }

@@ -1,0 +1,245 @@
+/* The output files of `pbfcl run` (run_outputs.h): checks before the run, creation once it
+ * has started, frames with their collection, statistics rows and checkpoints. */
+#include "run_outputs.h"
+#include "atomic_file.h"
+#include "checkpoint.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The step of a frame file name "frame_NNNNN.ply|vtu", or -1 if name is not one. */
+static long long frame_step(const char *name, pbfcl_export_format *format)
+{
+    long long step;
+    char ext[8];
+    int used = 0;
+    if (sscanf(name, "frame_%lld.%3s%n", &step, ext, &used) != 2 || name[used] != '\0' || step < 0)
+        return -1;
+    if (!strcmp(ext, "ply"))
+        *format = PBFCL_FORMAT_PLY;
+    else if (!strcmp(ext, "vtu"))
+        *format = PBFCL_FORMAT_VTK;
+    else
+        return -1;
+    return step;
+}
+
+/* Calls fn on every frame file (and the collection) of dir; returns how many there are. */
+static size_t for_each_frame(const char *dir,
+                             void (*fn)(run_outputs *o, const char *name, long long step,
+                                        pbfcl_export_format f),
+                             run_outputs *o, char *first, size_t first_size)
+{
+    DIR *d = opendir(dir);
+    size_t count = 0;
+    if (!d)
+        return 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        pbfcl_export_format f = PBFCL_FORMAT_PLY;
+        long long step = frame_step(e->d_name, &f);
+        if (step < 0 && strcmp(e->d_name, PBFCL_PVD_NAME) != 0)
+            continue;
+        if (count++ == 0 && first)
+            snprintf(first, first_size, "%s", e->d_name);
+        if (fn)
+            fn(o, e->d_name, step, f);
+    }
+    closedir(d);
+    return count;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+static pbfcl_status check_checkpoint_path(const run_outputs *o)
+{
+    const char *path = o->checkpoint_path;
+    struct stat st;
+    if (same_file(path, o->scene_path)) {
+        pbfcl_errorf("--checkpoint '%s' is the scene file; give another file name", path);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (stat(path, &st) == 0) {
+        char magic[8] = {0};
+        FILE *f = S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+        bool is_checkpoint =
+            f && fread(magic, 1, 8, f) == 8 && memcmp(magic, PBFCL_CHECKPOINT_MAGIC, 8) == 0;
+        if (f)
+            fclose(f);
+        if (!S_ISREG(st.st_mode) || (!is_checkpoint && !o->force)) {
+            pbfcl_errorf("--checkpoint '%s' exists and is not a pbfcl checkpoint; give another "
+                         "file name%s",
+                         path, S_ISREG(st.st_mode) ? " or --force to replace it" : "");
+            return PBFCL_ERR_IO;
+        }
+    }
+    pbfcl_atomic_file probe; /* can a file be created beside it? */
+    PBFCL_TRY(pbfcl_atomic_open(&probe, path, "checkpoint"));
+    pbfcl_atomic_abort(&probe);
+    return PBFCL_OK;
+}
+
+pbfcl_status run_outputs_check(run_outputs *o)
+{
+    if (o->stats_path) {
+        if (same_file(o->stats_path, o->scene_path)) {
+            pbfcl_errorf("--stats '%s' is the scene file; give another file name", o->stats_path);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+        PBFCL_TRY(pbfcl_stats_csv_check(o->stats_path, o->force));
+    }
+    if (o->checkpoint_path)
+        PBFCL_TRY(check_checkpoint_path(o));
+    if (!o->export_dir)
+        return PBFCL_OK;
+    PBFCL_TRY(pbfcl_export_dir_prepare(o->export_dir));
+    char first[256] = "";
+    size_t count = for_each_frame(o->export_dir, NULL, o, first, sizeof first);
+    if (count > 0 && !o->force && o->resume_step < 0) {
+        pbfcl_errorf("export directory '%s' already holds %zu frame file%s of another run (%s); "
+                     "give an empty or new directory, or --force to replace them",
+                     o->export_dir, count, count == 1 ? "" : "s", first);
+        pbfcl_export_dir_undo();
+        return PBFCL_ERR_IO;
+    }
+    return PBFCL_OK;
+}
+
+/* Removes a frame file that the run replaces: with --force every one of another run; when
+ * resuming, those after the checkpoint's step (the interrupted run's, not this one's). */
+static void remove_replaced(run_outputs *o, const char *name, long long step, pbfcl_export_format f)
+{
+    (void)f;
+    bool replace = o->resume_step < 0 ? o->force : step > o->resume_step;
+    if (!replace || (step < 0 && o->resume_step >= 0))
+        return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", o->export_dir, name);
+    remove(path);
+}
+
+/* Adds the kept frames of the resumed run (steps up to the checkpoint's) to the collection. */
+static void collect_kept(run_outputs *o, const char *name, long long step, pbfcl_export_format f)
+{
+    (void)name;
+    if (step < 0 || f != o->format || f != PBFCL_FORMAT_VTK || step > o->resume_step)
+        return;
+    if (o->pvd_count == o->pvd_cap) {
+        size_t cap = o->pvd_cap ? 2 * o->pvd_cap : 64;
+        pbfcl_pvd_entry *p = realloc(o->pvd, cap * sizeof *p);
+        if (!p)
+            return;
+        o->pvd = p;
+        o->pvd_cap = cap;
+    }
+    pbfcl_pvd_entry *e = &o->pvd[o->pvd_count++];
+    snprintf(e->file, sizeof e->file, "frame_%05lld.vtu", step);
+    e->time = (double)step; /* times in steps until run_outputs_start multiplies by dt */
+}
+
+static int by_time(const void *a, const void *b)
+{
+    double x = ((const pbfcl_pvd_entry *)a)->time, y = ((const pbfcl_pvd_entry *)b)->time;
+    return (x > y) - (x < y);
+}
+
+pbfcl_status run_outputs_start(run_outputs *o, size_t n, double dt)
+{
+    o->n = n;
+    if (o->export_dir) {
+        o->pos = malloc(n * 3 * sizeof *o->pos);
+        o->vel = malloc(n * 3 * sizeof *o->vel);
+        o->density = malloc(n * sizeof *o->density);
+        o->ids = malloc(n * sizeof *o->ids);
+        if (!o->pos || !o->vel || !o->density || !o->ids) {
+            pbfcl_errorf("out of host memory for the export buffers of %zu particles", n);
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        }
+        for_each_frame(o->export_dir, remove_replaced, o, NULL, 0);
+        if (o->resume_step >= 0)
+            for_each_frame(o->export_dir, collect_kept, o, NULL, 0);
+        for (size_t i = 0; i < o->pvd_count; i++)
+            o->pvd[i].time *= dt;
+        if (o->pvd_count > 1)
+            qsort(o->pvd, o->pvd_count, sizeof *o->pvd, by_time);
+    }
+    if (o->stats_path)
+        PBFCL_TRY(pbfcl_stats_csv_open(&o->csv, o->stats_path, o->force));
+    return PBFCL_OK;
+}
+
+static pbfcl_status add_to_collection(run_outputs *o, long long step, double time)
+{
+    if (o->pvd_count == o->pvd_cap) {
+        size_t cap = o->pvd_cap ? 2 * o->pvd_cap : 64;
+        pbfcl_pvd_entry *p = realloc(o->pvd, cap * sizeof *p);
+        if (!p)
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        o->pvd = p;
+        o->pvd_cap = cap;
+    }
+    pbfcl_pvd_entry *e = &o->pvd[o->pvd_count++];
+    snprintf(e->file, sizeof e->file, "frame_%05lld.vtu", step);
+    e->time = time;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", o->export_dir, PBFCL_PVD_NAME);
+    return pbfcl_pvd_write(path, o->pvd, o->pvd_count);
+}
+
+pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_sim *sim, long long step, double time)
+{
+    if (!o->export_dir || step % o->every != 0)
+        return PBFCL_OK;
+    char path[4200];
+    PBFCL_TRY(pbfcl_frame_path(path, sizeof path, o->export_dir, step, o->format));
+    PBFCL_TRY(pbfcl_sim_read(sim, o->pos, o->vel, o->density));
+    PBFCL_TRY(pbfcl_sim_read_ids(sim, o->ids));
+    pbfcl_frame f = {o->n, o->pos, o->vel, o->density, o->ids, step, time, o->z_up};
+    if (o->format == PBFCL_FORMAT_PLY)
+        PBFCL_TRY(pbfcl_ply_write(path, &f));
+    else {
+        PBFCL_TRY(pbfcl_vtu_write(path, &f));
+        PBFCL_TRY(add_to_collection(o, step, time));
+    }
+    o->frames_written++;
+    return PBFCL_OK;
+}
+
+pbfcl_status run_outputs_stats(run_outputs *o, long long step, double time,
+                               const pbfcl_sim_stats *s)
+{
+    return o->stats_path ? pbfcl_stats_csv_row(&o->csv, step, time, s) : PBFCL_OK;
+}
+
+pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_sim *sim, long long step, double time,
+                                    bool final)
+{
+    if (!o->checkpoint_path)
+        return PBFCL_OK;
+    bool due = final || (o->checkpoint_every > 0 && step % o->checkpoint_every == 0);
+    return due ? pbfcl_checkpoint_write(o->checkpoint_path, sim, step, time) : PBFCL_OK;
+}
+
+pbfcl_status run_outputs_finish(run_outputs *o, bool started)
+{
+    pbfcl_status st = pbfcl_stats_csv_close(&o->csv, 0);
+    if (!started && o->export_dir)
+        pbfcl_export_dir_undo();
+    free(o->pos);
+    free(o->vel);
+    free(o->density);
+    free(o->ids);
+    free(o->pvd);
+    o->pos = o->vel = o->density = NULL;
+    o->ids = NULL;
+    o->pvd = NULL;
+    return st;
+}

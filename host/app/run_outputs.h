@@ -1,0 +1,62 @@
+/* The files of `pbfcl run`: export frames (PLY or VTK with a .pvd collection), the statistics
+ * CSV and checkpoints. Everything is checked before the device is opened; files are created
+ * only once the run has started; no existing file is replaced without --force; a run that
+ * fails before its first step leaves no directory it created. */
+#ifndef PBFCL_RUN_OUTPUTS_H
+#define PBFCL_RUN_OUTPUTS_H
+
+#include "export_vtk.h"
+#include "sim.h"
+#include "stats_csv.h"
+
+/* The name of the VTK collection in the export directory. */
+#define PBFCL_PVD_NAME "frames.pvd"
+
+/* What the options ask for, and the open state. */
+typedef struct run_outputs {
+    const char *export_dir; /* NULL: no frames */
+    pbfcl_export_format format;
+    bool z_up;
+    long long every;
+    bool force;                  /* replace existing frames / statistics / other files */
+    const char *stats_path;      /* NULL: no statistics */
+    const char *checkpoint_path; /* NULL: no checkpoints */
+    long long checkpoint_every;  /* 0: only at the end (and when stopped) */
+    const char *scene_path;      /* the scene file (never to be overwritten), or NULL */
+    long long resume_step;       /* the checkpoint's step when resuming, else -1 */
+
+    pbfcl_stats_csv csv;
+    pbfcl_pvd_entry *pvd;
+    size_t pvd_count, pvd_cap;
+    float *pos, *vel, *density;
+    unsigned *ids;
+    size_t n;
+    long long frames_written;
+} run_outputs;
+
+/* Checks every output before any work: the export directory (created if missing, refused if
+ * it holds frames of another run unless force), the statistics file (its directory; an
+ * existing file only with force; never the scene file) and the checkpoint file (an existing
+ * file only if it is a checkpoint, or with force). Says what is wrong and how to fix it. */
+pbfcl_status run_outputs_check(run_outputs *o);
+
+/* Starts the outputs once the simulation exists (n particles): allocates the export buffers,
+ * removes the frames being replaced, creates the statistics file. */
+pbfcl_status run_outputs_start(run_outputs *o, size_t n, double dt);
+
+/* Writes the frame of step (time) if the export asks for it. */
+pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_sim *sim, long long step, double time);
+
+/* Appends the statistics row of step. */
+pbfcl_status run_outputs_stats(run_outputs *o, long long step, double time,
+                               const pbfcl_sim_stats *s);
+
+/* Writes a checkpoint after step if one is due (every K steps), or always if final. */
+pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_sim *sim, long long step, double time,
+                                    bool final);
+
+/* Closes the statistics file and frees the buffers; started: whether the run got to its first
+ * step (if not, the directories the check created are removed again). */
+pbfcl_status run_outputs_finish(run_outputs *o, bool started);
+
+#endif

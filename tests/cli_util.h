@@ -1,0 +1,111 @@
+/* Running the pbfcl program from a test ($PBFCL_PROGRAM, set by tests/CMakeLists.txt) and
+ * checking what it printed; header-only, shared by the CLI tests. */
+#ifndef PBFCL_CLI_UTIL_H
+#define PBFCL_CLI_UTIL_H
+
+#include "profile.h"
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What one run of the program did. */
+typedef struct cli_result {
+    int code; /* exit status; -1 if it did not exit normally (crash) */
+    double seconds;
+    char out[16384];
+    char err[16384];
+} cli_result;
+
+static inline void cli_read_text(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    size_t len = fread(buf, 1, size - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+}
+
+static inline const char *cli_program(void)
+{
+    const char *program = getenv("PBFCL_PROGRAM");
+    ck_assert_msg(program != NULL, "PBFCL_PROGRAM is not set: run this test through ctest");
+    return program;
+}
+
+/* Runs the shell text `prefix '$PBFCL_PROGRAM' args` with stdout and stderr captured (unless
+ * args redirects stdout itself) and stdin from /dev/null; prefix may be "" or e.g.
+ * "ulimit -f 8;". */
+static inline void cli_run_sh(cli_result *r, const char *prefix, const char *args)
+{
+    char dir[] = "/tmp/pbfcl_cli_io_XXXXXX", cmd[8192], out[64], err[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(err, sizeof err, "%s/err", dir);
+    bool own_stdout = strchr(args, '>') != NULL; /* args redirects stdout itself */
+    snprintf(cmd, sizeof cmd, "%s '%s' %s %s%s%s 2>'%s' </dev/null", prefix, cli_program(), args,
+             own_stdout ? "" : ">'", own_stdout ? "" : out, own_stdout ? "" : "'", err);
+    double t0 = pbfcl_wall_seconds();
+    int status = system(cmd);
+    r->seconds = pbfcl_wall_seconds() - t0;
+    r->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    cli_read_text(out, r->out, sizeof r->out);
+    cli_read_text(err, r->err, sizeof r->err);
+    remove(out);
+    remove(err);
+    rmdir(dir);
+    printf("$ %s pbfcl %s\n-> exit %d (%.2f s)\n%s%s", prefix, args, r->code, r->seconds, r->out,
+           r->err);
+}
+
+static inline void cli_run(cli_result *r, const char *args)
+{
+    cli_run_sh(r, "", args);
+}
+
+#define ck_assert_contains(text, part)                                                             \
+    ck_assert_msg(strstr((text), (part)) != NULL, "expected '%s' in: %s", (part), (text))
+
+/* Number of times part occurs in text. */
+static inline int cli_count(const char *text, const char *part)
+{
+    int n = 0;
+    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
+        n++;
+    return n;
+}
+
+/* A fresh temporary directory (caller frees nothing; remove with cli_remove_tree). */
+static inline void cli_tmp_dir(char *buf, size_t size)
+{
+    snprintf(buf, size, "/tmp/pbfcl_rel_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+static inline void cli_remove_tree(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static inline void cli_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static inline bool cli_exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+#endif
