@@ -363,7 +363,7 @@ pbf_stats(pbf_params p, uint n, __global const float4 *pos, __global const float
     if (i < n) {
         float4 x = pos[i], u = vel[i];
         bool finite = all(isfinite(x.xyz)) && all(isfinite(u.xyz));
-        float4 lo = vload4(0, p->box_min), hi = vload4(0, p->box_max);
+        float4 lo = pbf_box_min(p), hi = pbf_box_max(p); /* the walls particles are held to */
         v[PBFCL_STATS_NAN] = finite ? 0.0f : 1.0f;
         bool out = any(isless(x.xyz, lo.xyz)) || any(isgreater(x.xyz, hi.xyz));
         v[PBFCL_STATS_OUTSIDE] = (finite && out) ? 1.0f : 0.0f;

@@ -65,7 +65,7 @@ typedef struct pbfcl_pbf_params {
 #define PBFCL_STATS_SPEED_MAX 3    /* max |v| */
 #define PBFCL_STATS_NEIGHBOR_SUM 4 /* sum of neighbour counts */
 #define PBFCL_STATS_NEIGHBOR_MAX 5 /* max neighbour count */
-#define PBFCL_STATS_OUTSIDE 6      /* particles outside the box */
+#define PBFCL_STATS_OUTSIDE 6      /* particles beyond the walls the kernels clamp to (box - r) */
 #define PBFCL_STATS_NAN 7          /* particles with a non-finite position or velocity */
 #define PBFCL_STATS_MOMENTUM 8     /* 8, 9, 10: sum m v */
 #define PBFCL_STATS_FINITE 11      /* particles counted in the sums */

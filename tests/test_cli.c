@@ -112,8 +112,8 @@ END_TEST
 static const struct {
     const char *args, *part;
 } bad_args[] = {
-    {"run --iterations 0", "--iterations"},
-    {"run --iterations=0", "--iterations"},
+    {"run --iterations -1", "--iterations"},
+    {"run --iterations=-1", "--iterations"},
     {"run --particles -5", "--particles"},
     {"run --particles 12x", "--particles"},
     {"run --dt abc", "--dt"},

@@ -111,7 +111,7 @@ static void ply_round_trip(size_t n, bool with_vel, bool with_density, bool with
              "element vertex %zu\nproperty float x\nproperty float y\nproperty float z\n"
              "property float vx\nproperty float vy\nproperty float vz\n"
              "property float density\nproperty uint id\nend_header\n",
-             PBFCL_VERSION, n);
+             pbfcl_version_string(), n);
     size_t hlen = strlen(expect);
     ck_assert_uint_ge(len, hlen);
     ck_assert_int_eq(memcmp(buf, expect, hlen), 0);

@@ -68,12 +68,121 @@ START_TEST(test_spiky_gradient_sums_to_zero)
 }
 END_TEST
 
+/* The solver's constants from the scene's values and the closed forms of the paper (Macklin
+ * & Mueller 2013; Mueller et al. 2003 for Poly6 and Spiky), written here independently of
+ * pbfcl_pbf_params_from_scene, so that a wrong epsilon, mass or s_corr constant in the product
+ * makes the references disagree with the kernels. */
+static void ref_params(const pbfcl_scene *s, pbfcl_pbf_params *p)
+{
+    const pbfcl_solver_settings *v = &s->solver;
+    double r = s->particle_radius, h = v->h_ratio * r, rho0 = s->rest_density;
+    double spacing = 2.0 * r, dq = v->scorr_dq * h;
+    memset(p, 0, sizeof *p);
+    for (int a = 0; a < 3; a++) {
+        p->box_min[a] = s->domain_min[a];
+        p->box_max[a] = s->domain_max[a];
+    }
+    p->dt = (float)(v->dt / v->substeps);
+    p->inv_dt = (float)(v->substeps / v->dt);
+    p->h = (float)h;
+    p->h2 = (float)(h * h);
+    p->rest_density = (float)rho0;
+    p->inv_rest_density = (float)(1.0 / rho0);
+    p->mass = (float)(rho0 * spacing * spacing * spacing); /* one lattice cell of fluid */
+    p->volume = (float)(spacing * spacing * spacing);      /* m / rho0 */
+    p->poly6 = (float)(315.0 / (64.0 * PI * pow(h, 9)));   /* Poly6's normalisation */
+    p->spiky_grad = (float)(-45.0 / (PI * pow(h, 6)));     /* Spiky's gradient */
+    p->self_density = (float)(rho0 * pow(spacing, 3) * ref_poly6(0.0, h));
+    p->epsilon = (float)(v->relaxation / (h * h)); /* relaxation in units of h^2 */
+    p->scorr_k = (float)(v->scorr_k * h * h);      /* k in units of h^2 */
+    p->scorr_inv_wdq = (float)(1.0 / ref_poly6(dq, h));
+    p->scorr_n = (pbfcl_uint)v->scorr_n;
+    p->radius = (float)r;
+    p->min_dist = (float)spacing;
+    p->vorticity = v->vorticity;
+    p->viscosity = v->viscosity;
+    p->contact_slop = v->contact_slop;
+}
+
+/* The reference constants of the scene a simulation was created with. */
+static const pbfcl_pbf_params *ref_params_of(pbfcl_sim *sim)
+{
+    static pbfcl_pbf_params p;
+    ref_params(pbfcl_sim_scene(sim), &p);
+    return &p;
+}
+
 /* A scene for kernel tests: a 1 m box, r = 1 cm, no gravity. */
 static void kernel_scene(pbfcl_scene *s)
 {
     pbfcl_scene_defaults(s);
     s->gravity[1] = 0.0f;
 }
+
+/* The product's derived constants (pbfcl_pbf_params_from_scene) equal the closed forms, for
+ * the defaults and for a scene with every input changed; no device needed. */
+START_TEST(test_derived_constants)
+{
+    pbfcl_scene scenes[2];
+    kernel_scene(&scenes[0]);
+    kernel_scene(&scenes[1]);
+    pbfcl_scene *s = &scenes[1];
+    s->particle_radius = 0.004f;
+    s->rest_density = 800.0f;
+    s->solver.dt = 0.01f;
+    s->solver.substeps = 5;
+    s->solver.h_ratio = 3.5f;
+    s->solver.relaxation = 0.3f;
+    s->solver.scorr_k = 0.02f;
+    s->solver.scorr_n = 3.0f;
+    s->solver.scorr_dq = 0.3f;
+    s->solver.contact_slop = 0.1f;
+    s->solver.vorticity = 0.2f;
+    s->solver.viscosity = 0.02f;
+    for (int k = 0; k < 2; k++) {
+        pbfcl_pbf_params got, want;
+        ck_assert_int_eq(pbfcl_pbf_params_from_scene(&scenes[k], &got), PBFCL_OK);
+        ref_params(&scenes[k], &want);
+        const float *g = (const float *)&got, *w = (const float *)&want;
+        static const char *const names[] = {"box_min[0]",
+                                            "box_min[1]",
+                                            "box_min[2]",
+                                            "box_min[3]",
+                                            "box_max[0]",
+                                            "box_max[1]",
+                                            "box_max[2]",
+                                            "box_max[3]",
+                                            "dt",
+                                            "inv_dt",
+                                            "h",
+                                            "h2",
+                                            "mass",
+                                            "rest_density",
+                                            "inv_rest_density",
+                                            "volume",
+                                            "poly6",
+                                            "spiky_grad",
+                                            "self_density",
+                                            "epsilon",
+                                            "scorr_k",
+                                            "scorr_inv_wdq",
+                                            "scorr_n",
+                                            "radius",
+                                            "min_dist",
+                                            "vorticity",
+                                            "viscosity",
+                                            "contact_slop"};
+        for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+            double a = f == 22 ? (double)got.scorr_n : g[f],
+                   b = f == 22 ? (double)want.scorr_n : w[f];
+            ck_assert_msg(test_close(a, b, 1e-30, 2e-6),
+                          "scene %d: %s is %.9g, the closed form "
+                          "gives %.9g",
+                          k, names[f], a, b);
+        }
+    }
+}
+END_TEST
 
 /* A lattice of nx^3 particles of spacing `spacing` starting at lo, jittered by +-jitter. */
 static float *lattice(int nx, float lo, float spacing, float jitter, uint64_t seed)
@@ -278,7 +387,7 @@ static void check_lattice_density(pbfcl_cl *cl)
     kstate k;
     kstate_read(sim, &k);
     ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, rho), PBFCL_OK);
-    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
     const float centre[3] = {0.3f + 4 * 0.02f, 0.3f + 4 * 0.02f, 0.3f + 4 * 0.02f};
     int found = 0;
     for (size_t i = 0; i < n; i++) {
@@ -345,7 +454,7 @@ static void check_lambda_delta_n(pbfcl_cl *cl, float scorr_n)
     ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
     kstate k;
     kstate_read(sim, &k);
-    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
     double lscale = max_abs(k.lambda, n), dscale = max_abs(k.delta, 3 * n);
     ck_assert_msg(lscale > 0 && dscale > 0, "a compressed lattice must give lambda and delta");
     ref_limited = 0;
@@ -421,7 +530,7 @@ static void check_walls(pbfcl_cl *cl)
     kstate k;
     kstate_read(sim, &k);
     ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, rho), PBFCL_OK);
-    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
     const float mid = r + 4 * sp;
     double inner = rho[nearest(&k, mid, mid, mid)];
     double face = rho[nearest(&k, mid, r, mid)], edge = rho[nearest(&k, mid, r, r)];
@@ -445,7 +554,7 @@ static void check_walls(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
     kstate_read(sim, &k);
-    p = pbfcl_sim_params(sim);
+    p = ref_params_of(sim);
     double lscale = max_abs(k.lambda, n), dscale = max_abs(k.delta, 3 * n);
     ck_assert_msg(lscale > 0 && dscale > 0, "a compressed lattice must give lambda and delta");
     for (size_t i = 0; i < n; i++) {
@@ -524,7 +633,7 @@ static void check_collide(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read(sim, x_out, NULL, NULL), PBFCL_OK);
-    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
     int branch[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         double c[3], e[3];
@@ -711,7 +820,7 @@ static void check_vorticity_viscosity(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_sim_vorticity_viscosity(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read(sim, NULL, v_out, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, w_out, f_out), PBFCL_OK);
-    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
     ref_vorticity_viscosity(&st, n, p);
     double wmax = 0, dvmax = 0, etamax = 0, fmax_ = 0;
     for (size_t i = 0; i < 3 * n; i++) {
@@ -808,6 +917,7 @@ int main(void)
     TCase *host = tcase_create("host");
     tcase_add_test(host, test_poly6_integrates_to_one);
     tcase_add_test(host, test_spiky_gradient_sums_to_zero);
+    tcase_add_test(host, test_derived_constants);
     tcase_add_test(host, test_chebyshev_weights);
     suite_add_tcase(suite, host);
     TCase *dev = tcase_create("device");

@@ -150,9 +150,9 @@ static void neg_radius(pbfcl_scene *s)
 {
     s->particle_radius = -0.01f;
 }
-static void zero_iterations(pbfcl_scene *s)
+static void negative_iterations(pbfcl_scene *s)
 {
-    s->solver.iterations = 0;
+    s->solver.iterations = -1;
 }
 static void zero_substeps(pbfcl_scene *s)
 {
@@ -242,7 +242,7 @@ static void sphere_neg_radius(pbfcl_scene *s)
 
 static const bad_change bad_changes[] = {
     {"particle_radius", neg_radius},
-    {"solver.iterations", zero_iterations},
+    {"solver.iterations", negative_iterations},
     {"solver.substeps", zero_substeps},
     {"solver.dt", zero_dt},
     {"gravity[2]", nan_gravity},
@@ -441,7 +441,7 @@ static const bad_file bad_files[] = {
     {"{\"particle_radius\": 0.05, " VALID_FLUID "}", "domain", "missing"},
     {"{" VALID_DOMAIN ", " VALID_FLUID "}", "particle_radius", "missing"},
     {"{" VALID_BASE ", \"solver\": {\"substeps\": 2.5}}", "solver.substeps", "integer"},
-    {"{" VALID_BASE ", \"solver\": {\"iterations\": 0}}", "solver.iterations", ">= 1"},
+    {"{" VALID_BASE ", \"solver\": {\"iterations\": -1}}", "solver.iterations", ">= 0"},
     {"{" VALID_BASE ", \"solver\": 3}", "solver", "expected an object"},
     {"{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": {\"min\": [0,0,0]}}", "fluid",
      "array of shapes"},

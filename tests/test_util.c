@@ -15,29 +15,50 @@ bool test_small(void)
 
 int test_device_count(void)
 {
-    const char *spec = getenv("PBFCL_DEVICE");
     pbfcl_device_info *list = NULL;
     int n = 0;
     if (pbfcl_cl_enumerate(&list, &n) != PBFCL_OK)
         return 0;
     free(list);
-    return (spec && *spec && n > 0) ? 1 : n;
+    return (test_selected_device() != -1 && n > 0) ? 1 : n;
+}
+
+int test_selected_device(void)
+{
+    const char *spec = getenv("PBFCL_DEVICE");
+    if (!spec || !*spec)
+        return -1;
+    pbfcl_device_info dev;
+    if (pbfcl_cl_select(spec, &dev) != PBFCL_OK)
+        return -2;
+    return dev.index;
 }
 
 void test_each_device(void (*fn)(pbfcl_cl *cl))
 {
-    const char *spec = getenv("PBFCL_DEVICE");
     pbfcl_device_info *list = NULL;
     int n = 0;
     ck_assert_int_eq(pbfcl_cl_enumerate(&list, &n), PBFCL_OK);
     ck_assert_msg(n > 0, "no OpenCL device");
+    int only = test_selected_device();
+    ck_assert_msg(only != -2,
+                  "PBFCL_DEVICE='%s' matches no OpenCL device (the list is above); give an index "
+                  "or part of a device or platform name, or unset it to test every device",
+                  getenv("PBFCL_DEVICE"));
     for (int i = 0; i < n; i++) {
         pbfcl_device_info dev = list[i];
-        if (spec && *spec && pbfcl_cl_select(spec, &dev) == PBFCL_OK && dev.index != i)
+        if (only >= 0 && i != only)
             continue;
         pbfcl_cl cl;
         ck_assert_msg(pbfcl_cl_create(&cl, &dev, NULL) == PBFCL_OK, "cannot open device %s",
                       dev.device_name);
+        const char *trace = getenv("PBFCL_TRACE_BUILDS"); /* tests/oclgrind_run.sh */
+        cl.trace_builds = trace && *trace && *trace != '0';
+        if (cl.trace_builds)
+            pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
+        ck_assert_msg(pbfcl_cl_use_kernel_dir(&cl, getenv("PBFCL_KERNEL_DIR")) == PBFCL_OK,
+                      "PBFCL_KERNEL_DIR='%s' is not a usable kernel directory",
+                      getenv("PBFCL_KERNEL_DIR"));
         fprintf(stderr, "  on [%d] %s / %s\n", i, dev.platform_name, dev.device_name);
         test_cl = &cl;
         fn(&cl);

@@ -24,12 +24,17 @@
 /* The device being tested (set by test_each_device for the duration of fn). */
 extern pbfcl_cl *test_cl;
 
-/* Runs fn once per OpenCL device present (only the one $PBFCL_DEVICE names, if set), with
- * test_cl opened on it; prints each device's name. Fails the test if a device cannot be
- * opened. */
+/* Runs fn once per OpenCL device present (only the one $PBFCL_DEVICE names, if set; the test
+ * fails if it names none), with test_cl opened on it and the kernels of $PBFCL_KERNEL_DIR if
+ * set, else the built-in ones; prints each device's name. Fails the test if a device cannot
+ * be opened. */
 void test_each_device(void (*fn)(pbfcl_cl *cl));
 
-/* Number of OpenCL devices present (or 1 if $PBFCL_DEVICE names one). */
+/* The index of the device $PBFCL_DEVICE names; -1 if it is unset, -2 if it matches none (the
+ * device tests then fail with a message instead of running on every device). */
+int test_selected_device(void);
+
+/* Number of OpenCL devices present (or 1 if $PBFCL_DEVICE is set). */
 int test_device_count(void);
 
 /* Runs the suite and returns the process exit code: PBFCL_TEST_SKIP with a message when no

@@ -1,10 +1,13 @@
 /* `pbfcl bench`: the simulation step's device time per stage from OpenCL profiling events,
  * median and minimum over the measured steps after warm-up steps, and particle-steps per
- * second, as tab-separated columns. */
+ * second, as tab-separated columns. It runs the solver through the public API (pbfcl.h), the
+ * path an embedding program takes. */
+#include "app_env.h"
 #include "cli_args.h"
 #include "commands.h"
+#include "pbfcl.h"
+#include "profile.h"
 #include "scene_options.h"
-#include "sim.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,44 +71,34 @@ typedef struct bench_times {
     double *ms;
     int *substeps;
     long long steps;
-    int dropped;
-    pbfcl_profile *prof; /* its per-kernel totals cover the measured steps */
-    double wall_s;       /* host clock over the measured steps, launches and waits included */
-    double *density_avg; /* the stats' density_error_avg after each measured step, % */
-    double *density_max; /* density_error_max, % */
-    unsigned overflow;   /* neighbour list overflows summed over the measured steps */
+    pbfcl_solver *solver; /* its per-kernel totals cover the measured steps */
+    double wall_s;        /* host clock over the measured steps, launches and waits included */
+    double *density_avg;  /* the stats' density_error_avg after each measured step, % */
+    double *density_max;  /* density_error_max, % */
+    unsigned overflow;    /* neighbour list overflows summed over the measured steps */
 } bench_times;
 
-#define BENCH_COLS (PBFCL_STAGE_COUNT + 1)
+#define BENCH_STAGES (pbfcl_timer_count())
+#define BENCH_COLS (BENCH_STAGES + 1)
 
-static pbfcl_status bench_steps(pbfcl_cl *cl, pbfcl_sim *sim, const bench_args *a, bench_times *t)
+static pbfcl_status bench_steps(pbfcl_solver *solver, const bench_args *a, bench_times *t)
 {
-    pbfcl_profile *prof = t->prof;
     for (long long s = 0; s < a->warmup; s++)
-        PBFCL_TRY(pbfcl_sim_step(sim, NULL));
-    PBFCL_CL_CHECK(clFinish(cl->queue)); /* warm-up done before timing */
+        PBFCL_TRY(pbfcl_solver_step(solver, 0.0f, NULL));
+    PBFCL_TRY(pbfcl_solver_finish(solver)); /* warm-up done before timing */
     double start = pbfcl_wall_seconds();
     for (long long s = 0; s < a->steps; s++) {
         double *row = t->ms + s * BENCH_COLS;
-        pbfcl_status st = pbfcl_sim_step(sim, prof);
-        t->substeps[s] = pbfcl_sim_substeps(sim);
-        t->dropped += prof->dropped;
-        prof->dropped = 0;
-        cl_int err = pbfcl_profile_collect(prof, row);
-        if (st != PBFCL_OK) {
-            pbfcl_profile_discard(prof);
-            return st;
-        }
-        if (err != CL_SUCCESS) {
-            pbfcl_report_cl(err, "pbfcl_profile_collect", __FILE__, __LINE__);
-            return PBFCL_ERR_OPENCL;
-        }
-        for (int k = 0; k < PBFCL_STAGE_COUNT; k++)
-            row[PBFCL_STAGE_COUNT] += row[k];
+        pbfcl_timers timers;
+        PBFCL_TRY(pbfcl_solver_step(solver, 0.0f, &timers)); /* waits for the device */
+        t->substeps[s] = timers.substeps;
+        for (int k = 0; k < BENCH_STAGES; k++)
+            row[k] = pbfcl_timer_value(&timers, k);
+        row[BENCH_STAGES] = timers.total;
         /* the accuracy of what was timed; its kernel and read are not part of the wall clock */
         double stats_start = pbfcl_wall_seconds();
-        pbfcl_sim_stats stats;
-        PBFCL_TRY(pbfcl_sim_stats_compute(sim, &stats));
+        pbfcl_stats stats;
+        PBFCL_TRY(pbfcl_solver_stats(solver, &stats));
         t->density_avg[s] = stats.density_error_avg;
         t->density_max[s] = stats.density_error_max;
         t->overflow += stats.neighbor_overflow;
@@ -130,47 +123,67 @@ static void column_stats(const bench_times *t, int col, double *median, double *
     free(v);
 }
 
+/* One kernel's totals over the measured steps. */
+typedef struct kernel_row {
+    const char *name;
+    double ms;
+    long long launches;
+} kernel_row;
+
 static int by_time_desc(const void *a, const void *b)
 {
-    double x = ((const pbfcl_kernel_time *)a)->ms, y = ((const pbfcl_kernel_time *)b)->ms;
+    double x = ((const kernel_row *)a)->ms, y = ((const kernel_row *)b)->ms;
     return (x < y) - (x > y);
 }
 
 /* The kernels of the measured steps, slowest first: mean ms and launches per step. */
 static void kernel_report(const bench_times *t)
 {
-    pbfcl_profile *p = t->prof;
-    qsort(p->kernels, (size_t)p->kernel_count, sizeof p->kernels[0], by_time_desc);
+    int count = pbfcl_solver_kernel_times(t->solver, -1, NULL, NULL, NULL);
+    kernel_row *rows = calloc(count > 0 ? (size_t)count : 1, sizeof *rows);
+    if (!rows)
+        return;
+    for (int k = 0; k < count; k++)
+        pbfcl_solver_kernel_times(t->solver, k, &rows[k].name, &rows[k].ms, &rows[k].launches);
+    qsort(rows, (size_t)count, sizeof *rows, by_time_desc);
     printf("kernel\tms_per_step\tlaunches_per_step\tus_per_launch\n");
-    for (int k = 0; k < p->kernel_count; k++) {
-        const pbfcl_kernel_time *kt = &p->kernels[k];
-        printf("%s\t%.4f\t%.2f\t%.2f\n", kt->name, kt->ms / (double)t->steps,
-               (double)kt->launches / (double)t->steps, 1e3 * kt->ms / (double)kt->launches);
-    }
+    for (int k = 0; k < count; k++)
+        printf("%s\t%.4f\t%.2f\t%.2f\n", rows[k].name, rows[k].ms / (double)t->steps,
+               (double)rows[k].launches / (double)t->steps,
+               1e3 * rows[k].ms / (double)rows[k].launches);
+    free(rows);
 }
 
-static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n,
-                         const pbfcl_device_info *dev, const bench_times *t)
+/* The scene a bench runs: its name and parameters. */
+typedef struct bench_scene {
+    char name[64];
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+} bench_scene;
+
+static void bench_report(const bench_args *a, const bench_scene *scene, size_t n,
+                         const char *device, const bench_times *t)
 {
-    const pbfcl_solver_settings *v = &scene->solver;
-    printf("# pbfcl bench: device %s / %s; scene %s; particles %zu; steps %lld after %lld "
-           "warm-up; substeps >= %d (adaptive); iterations %d; stabilization %d\n",
-           dev->platform_name, dev->device_name, scene->name, n, t->steps, a->warmup, v->substeps,
-           v->iterations, v->stabilization_iterations);
+    const pbfcl_solver_params *v = &scene->vp;
+    printf("# pbfcl bench: device %s; scene %s; particles %zu; steps %lld after %lld "
+           "warm-up; substeps >= %d (adaptive); iterations %d; stabilization %d; through the "
+           "API (pbfcl %s)\n",
+           device, scene->name, n, t->steps, a->warmup, v->substeps, v->iterations,
+           v->stabilization_iterations, pbfcl_version_string());
     printf("stage\tmedian_ms\tmin_ms\n");
-    for (int k = 0; k <= PBFCL_STAGE_COUNT; k++) {
+    for (int k = 0; k <= BENCH_STAGES; k++) {
         double med, min;
         column_stats(t, k, &med, &min);
-        printf("%s\t%.4f\t%.4f\n", k < PBFCL_STAGE_COUNT ? pbfcl_stage_name(k) : "step", med, min);
+        printf("%s\t%.4f\t%.4f\n", k < BENCH_STAGES ? pbfcl_timer_name(k) : "step", med, min);
     }
     double med, min;
-    column_stats(t, PBFCL_STAGE_COUNT, &med, &min);
+    column_stats(t, BENCH_STAGES, &med, &min);
     double *sub_ms = malloc((size_t)t->steps * sizeof *sub_ms);
     long long substeps = 0;
     for (long long s = 0; s < t->steps; s++) {
         substeps += t->substeps[s];
         if (sub_ms)
-            sub_ms[s] = t->ms[s * BENCH_COLS + PBFCL_STAGE_COUNT] / t->substeps[s];
+            sub_ms[s] = t->ms[s * BENCH_COLS + BENCH_STAGES] / t->substeps[s];
     }
     double med_sub = sub_ms ? pbfcl_median(sub_ms, (int)t->steps) : 0.0;
     free(sub_ms);
@@ -193,8 +206,22 @@ static void bench_report(const bench_args *a, const pbfcl_scene *scene, size_t n
            "largest step mean %.3f, largest particle %.3f; neighbour list overflows %u\n",
            avg_sum / (double)t->steps, avg_most, max_most, t->overflow);
     kernel_report(t);
-    if (t->dropped)
-        pbfcl_warnf("%d profiling events did not fit the profile and are not counted", t->dropped);
+}
+
+/* Opens the context and a solver holding the scene's particles. */
+static pbfcl_status bench_open(const bench_args *a, const bench_scene *scene, const float *pos,
+                               size_t n, pbfcl_context **ctx, pbfcl_solver **solver)
+{
+    pbfcl_context_desc cd;
+    app_context_desc(&cd, a->scene.device);
+    PBFCL_TRY(pbfcl_context_create(PBFCL_VERSION, &cd, ctx));
+    pbfcl_solver_desc sd;
+    pbfcl_solver_desc_defaults(&sd);
+    sd.capacity = n;
+    sd.scene = scene->sp;
+    sd.solver = scene->vp;
+    PBFCL_TRY(pbfcl_solver_create(*ctx, &sd, solver));
+    return pbfcl_solver_add(*solver, pos, NULL, n);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -207,36 +234,40 @@ int cmd_bench(int argc, char **argv)
     }
     if (pr)
         return 2;
-    pbfcl_scene scene;
+    bench_scene scene;
+    pbfcl_scene_setup *setup = NULL;
     float *pos = NULL;
     size_t n = 0;
-    pbfcl_cl cl = {0};
-    pbfcl_sim *sim = NULL;
+    pbfcl_context *ctx = NULL;
     bench_times t = {.steps = a.steps};
-    pbfcl_status st = pbfcl_scene_options_build(&a.scene, &scene, &pos, &n);
+    char device[300] = "";
+    pbfcl_status st = pbfcl_scene_options_build(&a.scene, &setup, &pos, &n);
     if (st == PBFCL_OK)
-        st = pbfcl_cl_open(&cl, a.scene.device);
+        st = pbfcl_scene_setup_get_params(setup, &scene.sp, &scene.vp);
     if (st == PBFCL_OK)
-        st = pbfcl_sim_create(&sim, &cl, &scene, pos, n);
+        st = pbfcl_scene_setup_name(setup, scene.name, sizeof scene.name);
+    pbfcl_scene_setup_destroy(setup);
+    if (st == PBFCL_OK)
+        st = bench_open(&a, &scene, pos, n, &ctx, &t.solver);
+    if (st == PBFCL_OK)
+        st = pbfcl_context_device_name(ctx, device, sizeof device);
     if (st == PBFCL_OK && (!(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)) ||
                            !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps)) ||
                            !(t.density_avg = calloc((size_t)a.steps, sizeof *t.density_avg)) ||
-                           !(t.density_max = calloc((size_t)a.steps, sizeof *t.density_max)) ||
-                           !(t.prof = calloc(1, sizeof *t.prof))))
+                           !(t.density_max = calloc((size_t)a.steps, sizeof *t.density_max))))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
-        st = bench_steps(&cl, sim, &a, &t);
+        st = bench_steps(t.solver, &a, &t);
     if (st == PBFCL_OK)
-        bench_report(&a, &scene, n, &cl.dev, &t);
+        bench_report(&a, &scene, n, device, &t);
     else
         pbfcl_errorf("bench failed: %s", pbfcl_status_message(st));
     free(t.ms);
     free(t.substeps);
     free(t.density_avg);
     free(t.density_max);
-    free(t.prof);
-    pbfcl_sim_destroy(sim);
-    pbfcl_cl_destroy(&cl);
+    pbfcl_solver_destroy(t.solver);
+    pbfcl_context_destroy(ctx);
     free(pos);
     return st == PBFCL_OK ? 0 : 1;
 }

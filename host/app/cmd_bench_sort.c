@@ -2,6 +2,7 @@
  * events (warm-up excluded), printed as machine-readable columns; every result is verified
  * (sorted, stable, a permutation of the input). */
 #include "clrt.h"
+#include "app_env.h"
 #include "commands.h"
 #include "radix_sort.h"
 
@@ -380,7 +381,7 @@ int cmd_bench_sort(int argc, char **argv)
     if (p != 0)
         return p > 0 ? 0 : 2;
     pbfcl_cl cl;
-    pbfcl_status st = pbfcl_cl_open(&cl, o.device);
+    pbfcl_status st = app_cl_open(&cl, o.device);
     if (st == PBFCL_OK)
         st = bench_run(&o, &cl);
     pbfcl_cl_destroy(&cl);

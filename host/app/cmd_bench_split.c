@@ -1,6 +1,7 @@
 /* `pbfcl bench-split`: split-and-compress (host/core/split_compress.c) against the neighbour
  * lists on a dam-break particle set: device time per stage from OpenCL profiling events
  * (warm-up excluded, median and minimum of repeats), and how far the two densities differ. */
+#include "app_env.h"
 #include "commands.h"
 #include "grid.h"
 #include "scene.h"
@@ -351,7 +352,7 @@ int cmd_bench_split(int argc, char **argv)
     if (p != 0)
         return p == 1 ? 0 : 2;
     pbfcl_cl cl;
-    pbfcl_status st = pbfcl_cl_open(&cl, o.device);
+    pbfcl_status st = app_cl_open(&cl, o.device);
     for (int i = 0; i < o.nsizes && st == PBFCL_OK; i++)
         st = bench_split_case(&o, &cl, o.sizes[i]);
     pbfcl_cl_destroy(&cl);

@@ -2,6 +2,7 @@
  * optional frames (PLY or VTK), a per-step statistics CSV and checkpoints, stopped with a
  * clear message if the simulation blows up, and cleanly (summary, checkpoint) on Ctrl-C.
  * Outputs are checked before the run starts (run_outputs.c). */
+#include "app_env.h"
 #include "checkpoint.h"
 #include "cli_args.h"
 #include "commands.h"
@@ -242,7 +243,7 @@ static pbfcl_status load_start(run_args *a, run_state *r)
     if (!a->resume_path) {
         if (pbfcl_scene_is_file(a->scene.scene))
             a->out.scene_path = a->scene.scene;
-        return pbfcl_scene_options_build(&a->scene, &r->scene, &r->positions, &r->n);
+        return pbfcl_scene_options_build_scene(&a->scene, &r->scene, &r->positions, &r->n);
     }
     pbfcl_checkpoint_info info;
     PBFCL_TRY(pbfcl_checkpoint_read(a->resume_path, &r->checkpoint, &info));
@@ -273,7 +274,7 @@ static pbfcl_status run_prepare(run_args *a, run_state *r)
     PBFCL_TRY(load_start(a, r));
     PBFCL_TRY(pbfcl_sim_check_scene(&r->scene, r->n));
     PBFCL_TRY(run_outputs_check(&a->out));
-    PBFCL_TRY(pbfcl_cl_open(&r->cl, a->scene.device));
+    PBFCL_TRY(app_cl_open(&r->cl, a->scene.device));
     PBFCL_TRY(pbfcl_sim_create(&r->sim, &r->cl, &r->scene, r->positions, r->n));
     PBFCL_TRY(pbfcl_sim_compute_density(r->sim)); /* frame 0's real density (every run, so
                                                      that a resumed one matches) */

@@ -20,6 +20,9 @@ int cmd_kernel_builds(int argc, char **argv);
 /* `pbfcl run`: a headless simulation with progress, PLY frames and a statistics CSV. */
 int cmd_run(int argc, char **argv);
 
+/* `pbfcl params`: the solver parameters as a Markdown table (docs/SCENES.md holds it). */
+int cmd_params(int argc, char **argv);
+
 /* `pbfcl demo` (also `pbfcl` alone): the interactive SDL2/OpenGL demo. */
 int cmd_demo(int argc, char **argv);
 

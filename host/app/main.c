@@ -2,7 +2,9 @@
  * command printed could not be written (a full disk behind stdout is an error, not a
  * success). */
 #include "commands.h"
-#include "export_ply.h" /* PBFCL_VERSION */
+#include "pbfcl.h"
+
+#include <stdbool.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,11 +25,12 @@ static const command commands[] = {
     {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
     {"bench-split", cmd_bench_split, "split-and-compress against the neighbour lists, per stage"},
     {"kernel-builds", cmd_kernel_builds, "every program and build-option set pbfcl compiles"},
+    {"params", cmd_params, "the solver parameters: key, flag, default, unit, range"},
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: pbfcl <command> [options]\n\ncommands:\n");
+    fprintf(f, "usage: pbfcl <command> [options]\n       pbfcl --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nEvery command takes --device D (an index from `pbfcl devices` or part of a "
@@ -63,7 +66,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         return finish(cmd_demo(argc, argv)); /* `pbfcl` alone opens the demo */
     if (wants_version(argc, argv)) {
-        printf("pbfcl %s\n", PBFCL_VERSION);
+        printf("pbfcl %s\n", pbfcl_version_string());
         return finish(0);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

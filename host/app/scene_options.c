@@ -1,7 +1,11 @@
-/* The scene options shared by `pbfcl run`, `bench` and `demo`: one table names each option,
- * its value, its accepted range and where it is stored; values are parsed strictly (whole
+/* The scene options shared by `pbfcl run`, `bench` and `demo`: one table names each scene
+ * option, its value, its accepted range and where it is stored, and the solver options are
+ * the solver parameter list's (PBFCL_SOLVER_PARAM_LIST); values are parsed strictly (whole
  * string, finite, in range) and a bad one is reported with the option and the range. */
 #include "scene_options.h"
+#include "app_env.h"
+#include "api_internal.h"
+#include "scene.h" /* the ranges of the scene-level settings */
 
 #include <errno.h>
 #include <math.h>
@@ -36,37 +40,6 @@ static const opt_spec opt_specs[] = {
      "dam-break (default), double-dam-break, drop, or a .json scene file"},
     {"--particles", "N", OPT_LLONG, "particles", OFF(particles), NO_SET,
      "about N particles (sets the particle radius); default: the scene's radius"},
-    {"--dt", "S", OPT_FLOAT, "solver.dt", OFF(dt), OFF(dt_set), "frame time step, seconds"},
-    {"--substeps", "N", OPT_INT, "solver.substeps", OFF(substeps), OFF(substeps_set),
-     "substeps per frame"},
-    {"--iterations", "N", OPT_INT, "solver.iterations", OFF(iterations), OFF(iterations_set),
-     "density solver iterations per substep"},
-    {"--stabilization", "N", OPT_INT, "solver.stabilization_iterations", OFF(stabilization),
-     OFF(stabilization_set), "collision stabilisation iterations"},
-    {"--contact-interval", "N", OPT_INT, "solver.contact_interval", OFF(contact_interval),
-     OFF(contact_interval_set), "collision passes after every N-th iteration and the last"},
-    {"--chebyshev", "RHO", OPT_FLOAT, "solver.chebyshev_rho", OFF(chebyshev_rho),
-     OFF(chebyshev_rho_set), "Chebyshev acceleration's spectral radius estimate (0: plain Jacobi)"},
-    {"--cfl", "C", OPT_FLOAT, "solver.cfl", OFF(cfl), OFF(cfl_set),
-     "a particle moves at most C * h per substep (adaptive substeps)"},
-    {"--vorticity", "E", OPT_FLOAT, "solver.vorticity", OFF(vorticity), OFF(vorticity_set),
-     "vorticity confinement epsilon (0: off)"},
-    {"--viscosity", "C", OPT_FLOAT, "solver.viscosity", OFF(viscosity), OFF(viscosity_set),
-     "XSPH viscosity c (0: off)"},
-    {"--relaxation", "E", OPT_FLOAT, "solver.relaxation", OFF(relaxation), OFF(relaxation_set),
-     "constraint relaxation epsilon"},
-    {"--h-ratio", "K", OPT_FLOAT, "solver.h_ratio", OFF(h_ratio), OFF(h_ratio_set),
-     "kernel radius h = K * particle radius"},
-    {"--scorr-k", "K", OPT_FLOAT, "solver.scorr_k", OFF(scorr_k), OFF(scorr_k_set),
-     "tensile correction strength k (0: off)"},
-    {"--scorr-n", "N", OPT_INT, "solver.scorr_n", OFF(scorr_n), OFF(scorr_n_set),
-     "tensile correction exponent n"},
-    {"--scorr-dq", "Q", OPT_FLOAT, "solver.scorr_dq", OFF(scorr_dq), OFF(scorr_dq_set),
-     "tensile correction delta q, a fraction of h"},
-    {"--contact-slop", "S", OPT_FLOAT, "solver.contact_slop", OFF(contact_slop),
-     OFF(contact_slop_set), "overlap (fraction of 2r) that contacts resolve by moving x* alone"},
-    {"--max-speed", "V", OPT_FLOAT, "solver.max_speed", OFF(max_speed), OFF(max_speed_set),
-     "blow-up guard: a speed above V m/s stops the run (0: derived from the scene)"},
     {"--radius", "R", OPT_FLOAT, "particle_radius", OFF(radius), OFF(radius_set),
      "particle radius, m (instead of --particles)"},
     {"--rest-density", "RHO", OPT_FLOAT, "rest_density", OFF(rest_density), OFF(rest_density_set),
@@ -201,15 +174,67 @@ static const opt_spec *find_spec(const char *arg, const char **inline_value)
     return NULL;
 }
 
+/* The solver parameter whose flag arg is (either "--flag" or "--flag=value"); -1 if none. */
+static int find_param(const char *arg, const char **inline_value)
+{
+    for (int k = 0; k < pbfcl_solver_param_count(); k++) {
+        const char *flag = pbfcl_solver_param(k)->flag;
+        size_t len = strlen(flag);
+        if (strncmp(arg, flag, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+            continue;
+        *inline_value = arg[len] == '=' ? arg + len + 1 : NULL;
+        return k;
+    }
+    return -1;
+}
+
+/* Parses a solver option's value into o->solver; -1 (with a message) if it is not valid. */
+static int parse_param(pbfcl_scene_options *o, int k, int argc, char **argv, int *i,
+                       const char *value)
+{
+    const pbfcl_param_info *info = pbfcl_solver_param(k);
+    if (!value) {
+        if (*i + 1 >= argc) {
+            app_errorf("%s needs a value (%s %s)", info->flag, info->flag,
+                       info->is_int ? "N" : "X");
+            return -1;
+        }
+        value = argv[++*i];
+    }
+    double v;
+    long long ll;
+    bool ok = info->is_int ? pbfcl_parse_llong(value, &ll) && (v = (double)ll, true)
+                           : pbfcl_parse_double(value, &v);
+    /* the value kept is a float for the float parameters: it must be in range as one too */
+    double kept = info->is_int ? v : (double)(float)v;
+    if (!ok || !pbfcl_param_in_range(info, v) || !pbfcl_param_in_range(info, kept)) {
+        char range[128];
+        pbfcl_param_range_text(info, range, sizeof range);
+        if (ok && pbfcl_param_in_range(info, v))
+            app_errorf("%s: '%s' becomes %g in single precision, outside the accepted range; "
+                       "expected %s",
+                       info->flag, value, kept, range);
+        else
+            app_errorf("%s: '%s' is not valid; expected %s", info->flag, value, range);
+        return -1;
+    }
+    pbfcl_param_set(&o->solver, info, v);
+    o->solver_set[k] = true;
+    (*i)++;
+    return 1;
+}
+
 int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int *i)
 {
     const char *value = NULL;
     const opt_spec *s = find_spec(argv[*i], &value);
-    if (!s)
-        return 0;
+    if (!s) {
+        int k = find_param(argv[*i], &value);
+        return k < 0 ? 0 : parse_param(o, k, argc, argv, i, value);
+    }
     if (!value) {
         if (*i + 1 >= argc) {
-            pbfcl_errorf("%s needs a value (%s %s)", s->name, s->name, s->arg);
+            app_errorf("%s needs a value (%s %s)", s->name, s->name, s->arg);
             return -1;
         }
         value = argv[++*i];
@@ -219,14 +244,14 @@ int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int
         range_text(s, range, sizeof range);
         double d;
         if (s->kind == OPT_STRING)
-            pbfcl_errorf("%s needs a non-empty value (%s %s)", s->name, s->name, s->arg);
+            app_errorf("%s needs a non-empty value (%s %s)", s->name, s->name, s->arg);
         else if (s->kind == OPT_FLOAT && pbfcl_parse_double(value, &d) &&
                  pbfcl_range_holds(spec_range(s), d))
-            pbfcl_errorf("%s: '%s' becomes %g in single precision, outside the accepted range; "
-                         "expected %s",
-                         s->name, value, (double)(float)d, range);
+            app_errorf("%s: '%s' becomes %g in single precision, outside the accepted range; "
+                       "expected %s",
+                       s->name, value, (double)(float)d, range);
         else
-            pbfcl_errorf("%s: '%s' is not valid; expected %s", s->name, value, range);
+            app_errorf("%s: '%s' is not valid; expected %s", s->name, value, range);
         return -1;
     }
     if (s->set_off != NO_SET)
@@ -249,45 +274,26 @@ void pbfcl_scene_options_help(FILE *f)
         }
         fputc('\n', f);
     }
+    for (int k = 0; k < pbfcl_solver_param_count(); k++) {
+        const pbfcl_param_info *info = pbfcl_solver_param(k);
+        char left[40], range[128];
+        snprintf(left, sizeof left, "%s %s", info->flag, info->is_int ? "N" : "X");
+        pbfcl_param_range_text(info, range, sizeof range);
+        fprintf(f, "  %-24s %s%s%s (%s; default %g)\n", left, info->help, info->unit[0] ? ", " : "",
+                info->unit, range, info->def);
+    }
     fprintf(f, "  (options also take the form --name=value; solver overrides replace the "
                "scene's values)\n");
 }
 
-void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
+void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene_params *scene,
+                               pbfcl_solver_params *solver)
 {
-    pbfcl_solver_settings *sv = &scene->solver;
-    if (o->dt_set)
-        sv->dt = o->dt;
-    if (o->substeps_set)
-        sv->substeps = o->substeps;
-    if (o->iterations_set)
-        sv->iterations = o->iterations;
-    if (o->stabilization_set)
-        sv->stabilization_iterations = o->stabilization;
-    if (o->contact_interval_set)
-        sv->contact_interval = o->contact_interval;
-    if (o->chebyshev_rho_set)
-        sv->chebyshev_rho = o->chebyshev_rho;
-    if (o->cfl_set)
-        sv->cfl = o->cfl;
-    if (o->vorticity_set)
-        sv->vorticity = o->vorticity;
-    if (o->viscosity_set)
-        sv->viscosity = o->viscosity;
-    if (o->relaxation_set)
-        sv->relaxation = o->relaxation;
-    if (o->h_ratio_set)
-        sv->h_ratio = o->h_ratio;
-    if (o->scorr_k_set)
-        sv->scorr_k = o->scorr_k;
-    if (o->scorr_n_set)
-        sv->scorr_n = (float)o->scorr_n;
-    if (o->scorr_dq_set)
-        sv->scorr_dq = o->scorr_dq;
-    if (o->contact_slop_set)
-        sv->contact_slop = o->contact_slop;
-    if (o->max_speed_set)
-        sv->max_speed = o->max_speed;
+    for (int k = 0; k < pbfcl_solver_param_count(); k++)
+        if (o->solver_set[k]) {
+            const pbfcl_param_info *info = pbfcl_solver_param(k);
+            pbfcl_param_set(solver, info, pbfcl_param_get(&o->solver, info));
+        }
     if (o->radius_set)
         scene->particle_radius = o->radius;
     if (o->rest_density_set)
@@ -296,30 +302,56 @@ void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene)
         memcpy(scene->gravity, o->gravity, sizeof scene->gravity);
 }
 
-pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene *scene,
+/* Applies o to a loaded setup and fills it. */
+static pbfcl_status build_setup(const pbfcl_scene_options *o, pbfcl_scene_setup *setup,
+                                float **positions, size_t *n)
+{
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    pbfcl_status st = pbfcl_scene_setup_get_params(setup, &sp, &vp);
+    if (st != PBFCL_OK)
+        return st;
+    pbfcl_scene_options_apply(o, &sp, &vp);
+    if ((st = pbfcl_scene_setup_set_params(setup, &sp, &vp)) != PBFCL_OK)
+        return st;
+    if (o->particles >= 0 &&
+        (st = pbfcl_scene_setup_set_particle_count(setup, (size_t)o->particles)) != PBFCL_OK)
+        return st;
+    return pbfcl_scene_setup_fill(setup, positions, n);
+}
+
+pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene_setup **setup,
                                        float **positions, size_t *n)
 {
+    *setup = NULL;
     *positions = NULL;
     *n = 0;
     if (o->radius_set && o->particles >= 0) {
-        pbfcl_errorf("--particles and --radius both set the particle size; give only one");
+        app_errorf("--particles and --radius both set the particle size; give only one");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     const char *name = o->scene ? o->scene : PBFCL_DEFAULT_SCENE;
-    PBFCL_TRY(pbfcl_scene_parse(name, scene));
-    pbfcl_scene_options_apply(o, scene);
-    pbfcl_status st = PBFCL_OK;
-    if (o->particles >= 0) { /* the file's own radius is replaced, so it is not checked */
-        st = pbfcl_scene_validate_layout(scene);
-        if (st == PBFCL_OK)
-            st = pbfcl_scene_set_particle_count(scene, (size_t)o->particles);
-    }
+    pbfcl_status st = pbfcl_scene_setup_load(name, setup);
     if (st == PBFCL_OK)
-        st = pbfcl_scene_validate(scene);
-    if (st != PBFCL_OK && pbfcl_scene_is_file(name))
-        pbfcl_errorf("(in scene file '%s'%s)", name,
-                     o->particles >= 0 || o->radius_set ? ", with the command line's overrides"
-                                                        : "");
-    PBFCL_TRY(st);
-    return pbfcl_scene_fill(scene, positions, n);
+        st = build_setup(o, *setup, positions, n);
+    if (st != PBFCL_OK && *setup && pbfcl_scene_is_file(name))
+        app_errorf("(in scene file '%s'%s)", name,
+                   o->particles >= 0 || o->radius_set ? ", with the command line's overrides" : "");
+    if (st != PBFCL_OK) {
+        pbfcl_scene_setup_destroy(*setup);
+        *setup = NULL;
+    }
+    return st;
+}
+
+pbfcl_status pbfcl_scene_options_build_scene(const pbfcl_scene_options *o, pbfcl_scene *scene,
+                                             float **positions, size_t *n)
+{
+    pbfcl_scene_setup *setup = NULL;
+    pbfcl_status st = pbfcl_scene_options_build(o, &setup, positions, n);
+    if (st != PBFCL_OK)
+        return st;
+    *scene = *pbfcl_api_setup_scene(setup); /* fluid shapes too (checkpoints keep them) */
+    pbfcl_scene_setup_destroy(setup);
+    return PBFCL_OK;
 }

@@ -4,10 +4,13 @@
 #ifndef PBFCL_SCENE_OPTIONS_H
 #define PBFCL_SCENE_OPTIONS_H
 
-#include "scene.h"
+#include "pbfcl.h"
 
 #include <stdbool.h>
 #include <stdio.h>
+
+/* The most solver parameters the options can hold (pbfcl_solver_param_count() must fit). */
+#define PBFCL_SCENE_OPTIONS_MAX_PARAMS 64
 
 /* The scene options given on the command line; each override has a "set" flag. */
 typedef struct pbfcl_scene_options {
@@ -15,38 +18,10 @@ typedef struct pbfcl_scene_options {
     const char *scene;   /* --scene: built-in name or .json file (default "dam-break") */
     long long particles; /* --particles: -1 means the scene's own particle radius */
 
-    float dt; /* --dt, s */
-    bool dt_set;
-    int substeps; /* --substeps */
-    bool substeps_set;
-    int iterations; /* --iterations */
-    bool iterations_set;
-    int stabilization; /* --stabilization */
-    bool stabilization_set;
-    float vorticity; /* --vorticity */
-    bool vorticity_set;
-    float viscosity; /* --viscosity */
-    bool viscosity_set;
-    float relaxation; /* --relaxation */
-    bool relaxation_set;
-    float h_ratio; /* --h-ratio */
-    bool h_ratio_set;
-    float scorr_k; /* --scorr-k */
-    bool scorr_k_set;
-    int scorr_n; /* --scorr-n */
-    bool scorr_n_set;
-    float scorr_dq; /* --scorr-dq */
-    bool scorr_dq_set;
-    float contact_slop; /* --contact-slop */
-    bool contact_slop_set;
-    int contact_interval; /* --contact-interval */
-    bool contact_interval_set;
-    float chebyshev_rho; /* --chebyshev */
-    bool chebyshev_rho_set;
-    float cfl; /* --cfl */
-    bool cfl_set;
-    float max_speed; /* --max-speed, m/s */
-    bool max_speed_set;
+    /* the solver overrides: one per entry of PBFCL_SOLVER_PARAM_LIST (include/pbfcl.h), by
+     * its flag; solver_set[k] tells whether parameter k was given */
+    pbfcl_solver_params solver;
+    bool solver_set[PBFCL_SCENE_OPTIONS_MAX_PARAMS];
     float radius; /* --radius (particle radius), m */
     bool radius_set;
     float rest_density; /* --rest-density, kg/m^3 */
@@ -69,13 +44,23 @@ int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int
 /* Prints the lines describing the scene options (for a command's --help). */
 void pbfcl_scene_options_help(FILE *f);
 
-/* Applies the solver and scene overrides of o to a loaded scene (not --particles). */
-void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene *scene);
+/* Applies the solver and scene overrides of o to a scene's parameters (not --particles). */
+void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene_params *scene,
+                               pbfcl_solver_params *solver);
 
-/* Loads the scene, applies the overrides and --particles, validates and fills it:
- * *positions is malloc'ed (x y z triples, free it) and *n its particle count. */
-pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene *scene,
+/* Loads the scene, applies the overrides and --particles, validates and fills it (all through
+ * the public API): *setup holds the scene (destroy it), *positions its fluid (x y z triples,
+ * pbfcl_free it) and *n its particle count. */
+pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene_setup **setup,
                                        float **positions, size_t *n);
+
+struct pbfcl_scene;
+
+/* The same, as the core's scene struct (for the commands that still drive the core: run, with
+ * its checkpoints, and the demo). */
+pbfcl_status pbfcl_scene_options_build_scene(const pbfcl_scene_options *o,
+                                             struct pbfcl_scene *scene, float **positions,
+                                             size_t *n);
 
 /* Parses a whole string as a finite double; false if it is empty, has trailing characters,
  * overflows or is not finite. */

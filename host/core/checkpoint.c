@@ -3,7 +3,7 @@
  * of it is used. */
 #include "checkpoint.h"
 #include "atomic_file.h"
-#include "export_ply.h" /* PBFCL_VERSION */
+#include "export_ply.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -81,7 +81,7 @@ pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_sim *sim, long long 
     PBFCL_TRY(pbfcl_atomic_open(&a, path, "checkpoint"));
     ckp_writer w = {a.file, 14695981039346656037ull, true};
     char version[16] = {0};
-    snprintf(version, sizeof version, "%s", PBFCL_VERSION);
+    snprintf(version, sizeof version, "%s", pbfcl_version_string());
     put_bytes(&w, PBFCL_CHECKPOINT_MAGIC, 8);
     put_u32(&w, PBFCL_CHECKPOINT_FORMAT);
     put_bytes(&w, version, sizeof version);
@@ -184,7 +184,7 @@ static pbfcl_status parse_header(pbfcl_checkpoint *c, ckp_reader *r, pbfcl_check
         return bad_file(c->path, "is cut short");
     if (format != PBFCL_CHECKPOINT_FORMAT) {
         pbfcl_errorf("checkpoint '%s' has format version %u; this pbfcl (%s) reads version %u",
-                     c->path, format, PBFCL_VERSION, PBFCL_CHECKPOINT_FORMAT);
+                     c->path, format, pbfcl_version_string(), PBFCL_CHECKPOINT_FORMAT);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     info->format = format;

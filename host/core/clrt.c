@@ -1,6 +1,7 @@
 /* The OpenCL runtime layer: devices, context, kernel files, builds and launches. */
 #include "clrt.h"
 #include "data_files.h"
+#include "programs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef PBFCL_SOURCE_CL_DIR
-#define PBFCL_SOURCE_CL_DIR ""
-#endif
 
 const char *pbfcl_cl_type_name(cl_device_type type)
 {
@@ -32,7 +29,7 @@ static void query_string(cl_device_id d, cl_device_info what, char *buf, size_t 
     buf[size - 1] = '\0';
 }
 
-static void fill_info(pbfcl_device_info *info, cl_platform_id p, cl_device_id d)
+void pbfcl_cl_device_info(cl_platform_id p, cl_device_id d, pbfcl_device_info *info)
 {
     memset(info, 0, sizeof *info);
     info->platform = p;
@@ -103,7 +100,7 @@ pbfcl_status pbfcl_cl_enumerate(pbfcl_device_info **out, int *count)
         list = grown;
         if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL) == CL_SUCCESS) {
             for (cl_uint d = 0; d < nd; d++) {
-                fill_info(&list[n], plats[p], devs[d]);
+                pbfcl_cl_device_info(plats[p], devs[d], &list[n]);
                 list[n].index = n;
                 n++;
             }
@@ -188,11 +185,6 @@ pbfcl_status pbfcl_cl_select(const char *spec, pbfcl_device_info *out)
     pbfcl_device_info *list;
     int n;
     PBFCL_TRY(pbfcl_cl_enumerate(&list, &n));
-    const char *source = "--device";
-    if (!spec || !*spec) {
-        spec = getenv("PBFCL_DEVICE");
-        source = "PBFCL_DEVICE";
-    }
     if (n == 0) {
         pbfcl_errorf("no OpenCL device found; install an OpenCL driver (for CPU OpenCL: "
                      "apt-get install pocl-opencl-icd) and check with `clinfo`");
@@ -202,12 +194,15 @@ pbfcl_status pbfcl_cl_select(const char *spec, pbfcl_device_info *out)
     if (spec && *spec) {
         chosen = match_spec(list, n, spec);
         if (chosen < 0) {
-            pbfcl_errorf("%s '%s' matches no OpenCL device; give an index or part of a "
-                         "platform or device name from this list:",
-                         source, spec);
+            pbfcl_msg m = {0};
+            pbfcl_msg_addf(&m,
+                           "device '%s' matches no OpenCL device; give an index or part of a "
+                           "platform or device name from this list:",
+                           spec);
             for (int i = 0; i < n; i++)
-                fprintf(stderr, "  [%d] %s / %s (%s)\n", i, list[i].platform_name,
-                        list[i].device_name, pbfcl_cl_type_name(list[i].type));
+                pbfcl_msg_addf(&m, "\n  [%d] %s / %s (%s)", i, list[i].platform_name,
+                               list[i].device_name, pbfcl_cl_type_name(list[i].type));
+            pbfcl_msg_log(&m, PBFCL_LOG_ERROR);
             free(list);
             return PBFCL_ERR_BAD_DEVICE;
         }
@@ -228,7 +223,6 @@ pbfcl_status pbfcl_cl_create(pbfcl_cl *cl, const pbfcl_device_info *dev,
 {
     memset(cl, 0, sizeof *cl);
     cl->dev = *dev;
-    PBFCL_TRY(pbfcl_cl_find_kernel_dir(cl->kernel_dir, sizeof cl->kernel_dir));
 
     cl_context_properties props[32];
     int np = 0;
@@ -253,6 +247,7 @@ pbfcl_status pbfcl_cl_create(pbfcl_cl *cl, const pbfcl_device_info *dev,
         pbfcl_cl_destroy(cl);
         return PBFCL_ERR_OPENCL;
     }
+    cl->profiling = true;
     return PBFCL_OK;
 }
 
@@ -262,6 +257,69 @@ pbfcl_status pbfcl_cl_open(pbfcl_cl *cl, const char *spec)
     memset(cl, 0, sizeof *cl);
     PBFCL_TRY(pbfcl_cl_select(spec, &dev));
     return pbfcl_cl_create(cl, &dev, NULL);
+}
+
+pbfcl_status pbfcl_cl_wrap(pbfcl_cl *cl, cl_context context, cl_device_id device,
+                           cl_command_queue queue)
+{
+    memset(cl, 0, sizeof *cl);
+    cl_platform_id platform = NULL;
+    cl_context queue_context = NULL;
+    cl_device_id queue_device = NULL;
+    PBFCL_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL));
+    PBFCL_CL_CHECK(
+        clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context, NULL));
+    PBFCL_CL_CHECK(
+        clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof queue_device, &queue_device, NULL));
+    if (queue_context != context || queue_device != device) {
+        pbfcl_errorf("the command queue given belongs to another %s than the one given",
+                     queue_context != context ? "context" : "device");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    cl_command_queue_properties props = 0;
+    PBFCL_CL_CHECK(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL));
+    pbfcl_cl_device_info(platform, device, &cl->dev);
+    cl->dev.index = -1;
+    PBFCL_CL_CHECK(clRetainContext(context));
+    cl->context = context;
+    cl_int err = clRetainCommandQueue(queue);
+    if (err != CL_SUCCESS) {
+        pbfcl_report_cl(err, "clRetainCommandQueue", __FILE__, __LINE__);
+        pbfcl_cl_destroy(cl);
+        return PBFCL_ERR_OPENCL;
+    }
+    cl->queue = queue;
+    cl->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_cl_use_kernel_dir(pbfcl_cl *cl, const char *dir)
+{
+    cl->kernel_dir[0] = '\0';
+    if (!dir || !*dir)
+        return PBFCL_OK;
+    if (strlen(dir) >= sizeof cl->kernel_dir) {
+        pbfcl_errorf("kernel directory path too long (%zu characters, at most %zu): %s",
+                     strlen(dir), sizeof cl->kernel_dir - 1, dir);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    for (int p = 0; p < PBFCL_PROGRAM_COUNT; p++) {
+        const pbfcl_program_desc *desc = pbfcl_program((pbfcl_program_id)p);
+        for (int f = 0; f < desc->nfiles; f++) {
+            char path[1300];
+            snprintf(path, sizeof path, "%s/%s", dir, desc->files[f]);
+            if (access(path, R_OK) != 0) {
+                pbfcl_errorf("kernel override directory %s has no readable %s (%s); point the "
+                             "override (PBFCL_KERNEL_DIR for the pbfcl program) at a folder "
+                             "holding every file of pbfcl's cl/, or unset it to use the kernels "
+                             "built into the library",
+                             dir, desc->files[f], strerror(errno));
+                return PBFCL_ERR_KERNEL_FILE;
+            }
+        }
+    }
+    snprintf(cl->kernel_dir, sizeof cl->kernel_dir, "%s", dir);
+    return PBFCL_OK;
 }
 
 void pbfcl_cl_destroy(pbfcl_cl *cl)
@@ -278,11 +336,32 @@ void pbfcl_cl_destroy(pbfcl_cl *cl)
     cl->context = NULL;
 }
 
-pbfcl_status pbfcl_cl_find_kernel_dir(char *dir, size_t size)
+/* The text of a kernel file: read from the override directory, or built into the library.
+ * *allocated tells whether to free it. */
+static const char *kernel_text(const char *dir, const char *file, size_t *len, bool *allocated)
 {
-    const pbfcl_data_dir_spec spec = {"kernel", "PBFCL_KERNEL_DIR", "cl", "pbfcl_shared.h",
-                                      PBFCL_SOURCE_CL_DIR};
-    return pbfcl_find_data_dir(&spec, dir, size);
+    *allocated = false;
+    if (!dir || !*dir) {
+        for (const pbfcl_embedded_file *e = pbfcl_embedded_kernels; e->name; e++)
+            if (!strcmp(e->name, file)) {
+                *len = e->size;
+                return e->text;
+            }
+        pbfcl_errorf("kernel file %s is not built into this library (a build error: cl/%s "
+                     "is missing from the sources CMake embedded)",
+                     file, file);
+        return NULL;
+    }
+    char path[1300];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    char *text = pbfcl_read_text_file(path, len);
+    if (!text)
+        pbfcl_errorf("cannot read kernel file %s: %s (kernel override directory: %s; point it "
+                     "at a folder holding pbfcl's cl/ files, or unset it (PBFCL_KERNEL_DIR for "
+                     "the pbfcl program) to use the kernels built into the library)",
+                     path, strerror(errno), dir);
+    *allocated = text != NULL;
+    return text;
 }
 
 /* Concatenates the files, each after a #line directive naming it. */
@@ -291,14 +370,10 @@ static pbfcl_status load_sources(const char *dir, const char *const *files, int 
     size_t total = 1, cap = 0;
     char *src = NULL;
     for (int i = 0; i < nfiles; i++) {
-        char path[1300];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         size_t len = 0;
-        char *text = pbfcl_read_text_file(path, &len);
+        bool allocated;
+        const char *text = kernel_text(dir, files[i], &len, &allocated);
         if (!text) {
-            pbfcl_errorf("cannot read kernel file %s: %s (kernel directory: %s; set "
-                         "PBFCL_KERNEL_DIR to use another)",
-                         path, strerror(errno), dir);
             free(src);
             return PBFCL_ERR_KERNEL_FILE;
         }
@@ -309,7 +384,8 @@ static pbfcl_status load_sources(const char *dir, const char *const *files, int 
             cap = need * 2;
             char *grown = realloc(src, cap);
             if (!grown) {
-                free(text);
+                if (allocated)
+                    free((char *)text);
                 free(src);
                 return PBFCL_ERR_OUT_OF_MEMORY;
             }
@@ -322,7 +398,8 @@ static pbfcl_status load_sources(const char *dir, const char *const *files, int 
         src[total - 1 + hl + len] = '\n';
         total += (size_t)hl + len + 1;
         src[total - 1] = '\0';
-        free(text);
+        if (allocated)
+            free((char *)text);
     }
     *out = src;
     return PBFCL_OK;
@@ -331,21 +408,29 @@ static pbfcl_status load_sources(const char *dir, const char *const *files, int 
 static void print_build_failure(pbfcl_cl *cl, cl_program program, const char *const *files,
                                 int nfiles, const char *options)
 {
-    pbfcl_errorf("OpenCL build failed");
-    fprintf(stderr, "  device:  %s / %s\n", cl->dev.platform_name, cl->dev.device_name);
-    fprintf(stderr, "  files:  ");
+    pbfcl_msg m = {0};
+    pbfcl_msg_addf(&m, "OpenCL build failed\n");
+    pbfcl_msg_addf(&m, "  device:  %s / %s\n", cl->dev.platform_name, cl->dev.device_name);
+    pbfcl_msg_addf(&m, "  files:  ");
     for (int i = 0; i < nfiles; i++)
-        fprintf(stderr, " %s/%s", cl->kernel_dir, files[i]);
-    fprintf(stderr, "\n  options: %s\n", options ? options : "");
+        pbfcl_msg_addf(&m, " %s/%s", cl->kernel_dir[0] ? cl->kernel_dir : "(built in)", files[i]);
+    pbfcl_msg_addf(&m, "\n  options: %s\n", options ? options : "");
+    if (cl->kernel_dir[0])
+        pbfcl_msg_addf(&m,
+                       "  the kernels come from the override directory %s: fix the files there, "
+                       "or unset the override (PBFCL_KERNEL_DIR for the pbfcl program) to use "
+                       "the kernels built into the library\n",
+                       cl->kernel_dir);
     size_t log_size = 0;
     clGetProgramBuildInfo(program, cl->dev.device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);
     char *log = malloc(log_size + 1);
     if (log && clGetProgramBuildInfo(program, cl->dev.device, CL_PROGRAM_BUILD_LOG, log_size, log,
                                      NULL) == CL_SUCCESS) {
         log[log_size] = '\0';
-        fprintf(stderr, "  build log:\n%s\n", log);
+        pbfcl_msg_addf(&m, "  build log:\n%s", log);
     }
     free(log);
+    pbfcl_msg_log(&m, PBFCL_LOG_ERROR);
 }
 
 pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, const char *options,
@@ -354,11 +439,13 @@ pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, 
     *out = NULL;
     char *src = NULL;
     PBFCL_TRY(load_sources(cl->kernel_dir, files, nfiles, &src));
-    if (getenv("PBFCL_TRACE_BUILDS")) { /* what tests/kernel_builds_match.sh compares */
-        fprintf(stderr, "# build\t");
+    if (cl->trace_builds) { /* what tests/kernel_builds_match.sh compares */
+        pbfcl_msg m = {0};
+        pbfcl_msg_addf(&m, "# build\t");
         for (int i = 0; i < nfiles; i++)
-            fprintf(stderr, "%s%s", i ? "," : "", files[i]);
-        fprintf(stderr, "\t%s\n", options ? options : "");
+            pbfcl_msg_addf(&m, "%s%s", i ? "," : "", files[i]);
+        pbfcl_msg_addf(&m, "\t%s", options ? options : "");
+        pbfcl_msg_log(&m, PBFCL_LOG_INFO);
     }
     cl_int err;
     const char *srcs[1] = {src};
@@ -453,8 +540,8 @@ pbfcl_status pbfcl_cl_buffer(pbfcl_cl *cl, cl_mem_flags flags, size_t size, cons
     cl_int err;
     *out = clCreateBuffer(cl->context, flags, size, NULL, &err);
     if (err != CL_SUCCESS) {
-        fprintf(stderr, "pbfcl: error: cannot create buffer '%s' of %zu bytes: %s\n", what, size,
-                pbfcl_cl_error_name(err));
+        pbfcl_errorf("cannot create buffer '%s' of %zu bytes: %s", what, size,
+                     pbfcl_cl_error_name(err));
         *out = NULL;
         return PBFCL_ERR_OUT_OF_MEMORY;
     }

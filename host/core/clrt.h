@@ -36,7 +36,9 @@ typedef struct pbfcl_cl {
     pbfcl_device_info dev;
     cl_context context;
     cl_command_queue queue;
-    char kernel_dir[1024]; /* where the .cl files were found */
+    bool profiling;        /* the queue records profiling times */
+    bool trace_builds;     /* log every program build (files, options) at INFO */
+    char kernel_dir[1024]; /* override folder of the .cl files; "": the built-in kernels */
 } pbfcl_cl;
 
 /* Lists every device of every platform; *out is malloc'ed (free it). count may be 0. */
@@ -48,9 +50,12 @@ pbfcl_status pbfcl_cl_print_devices(FILE *f);
 /* A short name for a device type: "GPU", "CPU", "accelerator" or "other". */
 const char *pbfcl_cl_type_name(cl_device_type type);
 
+/* The properties of device d of platform p. */
+void pbfcl_cl_device_info(cl_platform_id p, cl_device_id d, pbfcl_device_info *info);
+
 /* Chooses a device: spec is an index or a case-insensitive substring of the platform or
- * device name; NULL means $PBFCL_DEVICE, and if that is unset the first GPU, else the
- * first device. An unknown spec prints the device list and fails. */
+ * device name; NULL or "" means the first GPU, else the first device (the program reads
+ * $PBFCL_DEVICE and passes it on). An unknown spec logs the device list and fails. */
 pbfcl_status pbfcl_cl_select(const char *spec, pbfcl_device_info *out);
 
 /* Creates the context and queue on dev. extra_props (may be NULL) are context properties
@@ -61,16 +66,21 @@ pbfcl_status pbfcl_cl_create(pbfcl_cl *cl, const pbfcl_device_info *dev,
 /* Selects a device by spec (see pbfcl_cl_select) and creates a context on it. */
 pbfcl_status pbfcl_cl_open(pbfcl_cl *cl, const char *spec);
 
+/* Uses the caller's context, device and queue (retained here, released by pbfcl_cl_destroy);
+ * the queue must belong to that context and device. */
+pbfcl_status pbfcl_cl_wrap(pbfcl_cl *cl, cl_context context, cl_device_id device,
+                           cl_command_queue queue);
+
+/* Builds kernels from the .cl files in dir instead of the built-in ones (NULL or "": the
+ * built-in ones); fails naming the first file dir lacks and how to fix it. */
+pbfcl_status pbfcl_cl_use_kernel_dir(pbfcl_cl *cl, const char *dir);
+
 /* Releases the queue and context; accepts a zeroed or half-built struct. */
 void pbfcl_cl_destroy(pbfcl_cl *cl);
 
-/* Finds the kernel directory: $PBFCL_KERNEL_DIR, cl/ beside the executable, ./cl, or the
- * source tree. On failure names every path tried. */
-pbfcl_status pbfcl_cl_find_kernel_dir(char *dir, size_t size);
-
-/* Builds one program from the given files in the kernel directory (concatenated, each
- * preceded by a #line directive so build logs name the real file and line). A failed
- * build prints device, files, options and the full build log. */
+/* Builds one program from the given kernel files, built in or from the override directory
+ * (concatenated, each preceded by a #line directive so build logs name the real file and
+ * line). A failed build logs device, files, options and the full build log. */
 pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, const char *options,
                             cl_program *out);
 

@@ -12,8 +12,8 @@
 static bool dir_holds(const char *dir, const char *file)
 {
     char probe[4 * DATA_PATH_MAX];
-    snprintf(probe, sizeof probe, "%s/%s", dir, file);
-    return access(probe, R_OK) == 0;
+    int len = snprintf(probe, sizeof probe, "%s/%s", dir, file);
+    return len > 0 && (size_t)len < sizeof probe && access(probe, R_OK) == 0;
 }
 
 /* The candidate folders in order; returns how many. */
@@ -32,6 +32,7 @@ static int candidates(const pbfcl_data_dir_spec *spec, const char *env, char tri
         if (slash)
             *slash = '\0';
         snprintf(tried[n++], DATA_PATH_MAX, "%s/%s", exe, spec->subdir);
+        snprintf(tried[n++], DATA_PATH_MAX, "%s/../share/pbfcl/%s", exe, spec->subdir);
     }
     snprintf(tried[n++], DATA_PATH_MAX, "./%s", spec->subdir);
     if (spec->source_dir && spec->source_dir[0])
@@ -41,8 +42,8 @@ static int candidates(const pbfcl_data_dir_spec *spec, const char *env, char tri
 
 pbfcl_status pbfcl_find_data_dir(const pbfcl_data_dir_spec *spec, char *dir, size_t size)
 {
-    char tried[3][DATA_PATH_MAX];
-    const char *env = getenv(spec->env_var);
+    char tried[4][DATA_PATH_MAX];
+    const char *env = spec->env_value;
     int n = candidates(spec, env, tried);
     for (int i = 0; i < n; i++) {
         if (dir_holds(tried[i], spec->probe_file)) {
@@ -50,13 +51,15 @@ pbfcl_status pbfcl_find_data_dir(const pbfcl_data_dir_spec *spec, char *dir, siz
             return PBFCL_OK;
         }
     }
-    pbfcl_errorf("cannot find the %s directory (a folder holding %s); tried:", spec->what,
-                 spec->probe_file);
+    pbfcl_msg m = {0};
+    pbfcl_msg_addf(&m, "cannot find the %s directory (a folder holding %s); tried:\n", spec->what,
+                   spec->probe_file);
     for (int i = 0; i < n; i++)
-        fprintf(stderr, "  %s%s%s%s\n", tried[i], env && *env ? " (" : "",
-                env && *env ? spec->env_var : "", env && *env ? ")" : "");
-    fprintf(stderr, "Set %s to the %s/ folder of the pbfcl source or build tree.\n", spec->env_var,
-            spec->subdir);
+        pbfcl_msg_addf(&m, "  %s%s%s%s\n", tried[i], env && *env ? " (" : "",
+                       env && *env ? spec->env_var : "", env && *env ? ")" : "");
+    pbfcl_msg_addf(&m, "Set %s to the %s/ folder of the pbfcl source, build or install tree.",
+                   spec->env_var, spec->subdir);
+    pbfcl_msg_log(&m, PBFCL_LOG_ERROR);
     return PBFCL_ERR_KERNEL_FILE;
 }
 

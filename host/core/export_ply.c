@@ -58,8 +58,8 @@ static void ply_record(const pbfcl_frame *f, size_t p, uint32_t *rec)
 /* Writes the header and the vertex records to an open file; false on a write error. */
 static bool ply_write_stream(FILE *file, const pbfcl_frame *f)
 {
-    if (fprintf(file, ply_header_fmt, PBFCL_VERSION, f->step, f->time, f->z_up ? "z" : "y", f->n) <
-        0)
+    if (fprintf(file, ply_header_fmt, pbfcl_version_string(), f->step, f->time, f->z_up ? "z" : "y",
+                f->n) < 0)
         return false;
     uint32_t *chunk = malloc(sizeof(uint32_t) * PLY_CHUNK * PLY_PROPS);
     if (!chunk)

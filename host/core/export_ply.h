@@ -10,10 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The version written into output files and printed by `pbfcl --version`. */
-#ifndef PBFCL_VERSION
-#define PBFCL_VERSION "unknown"
-#endif
+/* The version written into output files is the library's, pbfcl_version_string() (pbfcl.h). */
 
 /* The file formats of `pbfcl run --export`. */
 typedef enum pbfcl_export_format { PBFCL_FORMAT_PLY, PBFCL_FORMAT_VTK } pbfcl_export_format;

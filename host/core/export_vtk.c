@@ -57,8 +57,8 @@ static bool write_header(FILE *file, const pbfcl_frame *f)
                    "    </Piece>\n"
                    "  </UnstructuredGrid>\n"
                    "  <AppendedData encoding=\"raw\">\n_",
-                   PBFCL_VERSION, f->step, f->time, f->z_up ? "z" : "y", f->time, f->n, f->n,
-                   (unsigned long long)off[VTU_POINTS], (unsigned long long)off[VTU_VELOCITY],
+                   pbfcl_version_string(), f->step, f->time, f->z_up ? "z" : "y", f->time, f->n,
+                   f->n, (unsigned long long)off[VTU_POINTS], (unsigned long long)off[VTU_VELOCITY],
                    (unsigned long long)off[VTU_DENSITY], (unsigned long long)off[VTU_ID],
                    (unsigned long long)off[VTU_CONN], (unsigned long long)off[VTU_OFFSETS],
                    (unsigned long long)off[VTU_TYPES]) > 0;

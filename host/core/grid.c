@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Preferred work-group size; lowered to what the device and kernels allow. */
@@ -125,6 +126,14 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
                                         &g->params, 0, NULL, NULL));
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, g->overflow_buf, CL_TRUE, 0, sizeof zero, &zero,
                                         0, NULL, NULL));
+    /* no neighbours before the first search (the stats read the counts at any time) */
+    pbfcl_uint *zeros = calloc(cap ? cap : 1, sizeof *zeros);
+    if (!zeros)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    cl_int err = clEnqueueWriteBuffer(cl->queue, g->neighbor_count_buf, CL_TRUE, 0, cap * 4, zeros,
+                                      0, NULL, NULL);
+    free(zeros);
+    PBFCL_CL_CHECK(err);
     cl_uint num_cells = (cl_uint)cells;
     const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof num_cells};
     const void *vals[] = {&g->cell_start_buf, &g->cell_end_buf, &num_cells};

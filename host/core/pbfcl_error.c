@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 const char *pbfcl_status_name(pbfcl_status s)
 {
@@ -105,19 +106,47 @@ const char *pbfcl_cl_error_name(cl_int err)
     return "CL_UNKNOWN_ERROR";
 }
 
+/* The process-wide log sink (pbfcl_set_log). */
+static pbfcl_log_fn log_fn;
+static void *log_user;
+static pbfcl_log_level log_max = PBFCL_LOG_WARNING;
+
+void pbfcl_set_log(pbfcl_log_fn fn, void *user, pbfcl_log_level max_level)
+{
+    log_fn = fn;
+    log_user = user;
+    log_max = max_level;
+}
+
+void pbfcl_log(pbfcl_log_level level, const char *message)
+{
+    if (level > log_max)
+        return;
+    if (log_fn) {
+        log_fn(level, message, log_user);
+        return;
+    }
+    static const char *const prefix[] = {"pbfcl: error: ", "pbfcl: warning: ", ""};
+    fprintf(stderr, "%s%s\n", prefix[level], message);
+}
+
+static void vlogf(pbfcl_log_level level, const char *fmt, va_list ap)
+{
+    char buf[2048];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    pbfcl_log(level, buf);
+}
+
 void pbfcl_report_cl(cl_int err, const char *call, const char *file, int line)
 {
-    fprintf(stderr, "pbfcl: error: %s:%d: %s failed: %s (%d)\n", file, line, call,
-            pbfcl_cl_error_name(err), (int)err);
+    pbfcl_errorf("%s:%d: %s failed: %s (%d)", file, line, call, pbfcl_cl_error_name(err), (int)err);
 }
 
 void pbfcl_errorf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("pbfcl: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vlogf(PBFCL_LOG_ERROR, fmt, ap);
     va_end(ap);
 }
 
@@ -125,8 +154,46 @@ void pbfcl_warnf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("pbfcl: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vlogf(PBFCL_LOG_WARNING, fmt, ap);
     va_end(ap);
+}
+
+void pbfcl_infof(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlogf(PBFCL_LOG_INFO, fmt, ap);
+    va_end(ap);
+}
+
+void pbfcl_msg_addf(pbfcl_msg *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (need < 0)
+        return;
+    if (m->len + (size_t)need + 1 > m->cap) {
+        size_t cap = (m->len + (size_t)need + 1) * 2;
+        char *grown = realloc(m->text, cap);
+        if (!grown)
+            return;
+        m->text = grown;
+        m->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(m->text + m->len, m->cap - m->len, fmt, ap);
+    va_end(ap);
+    m->len += (size_t)need;
+}
+
+void pbfcl_msg_log(pbfcl_msg *m, pbfcl_log_level level)
+{
+    while (m->len > 0 && m->text[m->len - 1] == '\n')
+        m->text[--m->len] = '\0';
+    pbfcl_log(level, m->text ? m->text : "");
+    free(m->text);
+    m->text = NULL;
+    m->len = m->cap = 0;
 }

@@ -4,45 +4,46 @@
 #ifndef PBFCL_ERROR_H
 #define PBFCL_ERROR_H
 
+#include "pbfcl.h"
+
 #include <CL/cl.h>
+#include <stddef.h>
 
-#define PBFCL_ERRORS(X)                                                                            \
-    X(PBFCL_OK, "no error")                                                                        \
-    X(PBFCL_ERR_OPENCL, "an OpenCL call failed")                                                   \
-    X(PBFCL_ERR_NO_DEVICE, "no OpenCL device found")                                               \
-    X(PBFCL_ERR_BAD_DEVICE, "the requested OpenCL device does not exist")                          \
-    X(PBFCL_ERR_KERNEL_FILE, "a kernel source file could not be read")                             \
-    X(PBFCL_ERR_BUILD, "an OpenCL program failed to build")                                        \
-    X(PBFCL_ERR_DEVICE_LIMIT, "the work does not fit the device's limits")                         \
-    X(PBFCL_ERR_OUT_OF_MEMORY, "not enough memory")                                                \
-    X(PBFCL_ERR_BAD_ARGUMENT, "an argument or parameter is invalid")                               \
-    X(PBFCL_ERR_IO, "a file could not be read or written")                                         \
-    X(PBFCL_ERR_SIMULATION, "the simulation became unstable")                                      \
-    X(PBFCL_ERR_UNSUPPORTED, "the feature is not available in this build or on this system")
-
-typedef enum pbfcl_status {
-#define PBFCL_ENUM_(name, msg) name,
-    PBFCL_ERRORS(PBFCL_ENUM_)
-#undef PBFCL_ENUM_
-} pbfcl_status;
-
-/* The symbolic name of a pbfcl status, e.g. "PBFCL_ERR_BUILD". */
-const char *pbfcl_status_name(pbfcl_status s);
-
-/* The one-line message of a pbfcl status. */
-const char *pbfcl_status_message(pbfcl_status s);
+/* The status codes and their messages are public (include/pbfcl.h, PBFCL_STATUS_LIST); the
+ * core uses the same table. */
+#define PBFCL_ERRORS(X) PBFCL_STATUS_LIST(X)
 
 /* The symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
 const char *pbfcl_cl_error_name(cl_int err);
 
-/* Prints "file:line: call failed: CL_NAME (code)" to stderr. */
+/* Every message of the core goes through pbfcl_log: to the callback set with pbfcl_set_log,
+ * or to stderr as "pbfcl: error: ..." / "pbfcl: warning: ..." when none is set. */
+void pbfcl_log(pbfcl_log_level level, const char *message);
+
+/* Logs "file:line: call failed: CL_NAME (code)" as an error. */
 void pbfcl_report_cl(cl_int err, const char *call, const char *file, int line);
 
-/* Prints a formatted error message to stderr, prefixed with "pbfcl: error: ". */
+/* Logs a formatted error message. */
 void pbfcl_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Prints a formatted warning to stderr, prefixed with "pbfcl: warning: ". */
+/* Logs a formatted warning. */
 void pbfcl_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Logs a formatted informational message. */
+void pbfcl_infof(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growing text buffer for messages of several lines (a device list, a build log), logged
+ * as one message. */
+typedef struct pbfcl_msg {
+    char *text;
+    size_t len, cap;
+} pbfcl_msg;
+
+/* Appends formatted text (allocation failures drop text, never the message). */
+void pbfcl_msg_addf(pbfcl_msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Logs the text at level and frees it. */
+void pbfcl_msg_log(pbfcl_msg *m, pbfcl_log_level level);
 
 /* Runs an OpenCL call; on failure reports it and returns PBFCL_ERR_OPENCL. */
 #define PBFCL_CL_CHECK(call)                                                                       \

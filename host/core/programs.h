@@ -23,4 +23,15 @@ typedef struct pbfcl_program_desc {
 /* The description of one program. */
 const pbfcl_program_desc *pbfcl_program(pbfcl_program_id id);
 
+/* A kernel file built into the library (generated at build time from cl/ by
+ * cmake/embed_kernels.cmake). */
+typedef struct pbfcl_embedded_file {
+    const char *name; /* e.g. "pbf.cl" */
+    const char *text; /* the file's bytes, NUL-terminated */
+    unsigned long size;
+} pbfcl_embedded_file;
+
+/* Every file of cl/, ended by an entry with name NULL. */
+extern const pbfcl_embedded_file pbfcl_embedded_kernels[];
+
 #endif

@@ -2,6 +2,7 @@
  * values that make no sense, the lattice that fills the fluid shapes with particles, and
  * the particle radius that gives a requested particle count. */
 #include "scene.h"
+#include "params.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -109,10 +110,12 @@ pbfcl_status pbfcl_scene_parse(const char *name_or_file, pbfcl_scene *out)
         builtins[k].build(out);
         return PBFCL_OK;
     }
-    fprintf(stderr, "pbfcl: error: unknown scene '%s'; the built-in scenes are:", name_or_file);
+    pbfcl_msg m = {0};
+    pbfcl_msg_addf(&m, "unknown scene '%s'; the built-in scenes are:", name_or_file);
     for (size_t k = 0; k < BUILTIN_COUNT; k++)
-        fprintf(stderr, " %s", builtins[k].name);
-    fprintf(stderr, " (or give a scene file ending in .json, see docs/SCENES.md)\n");
+        pbfcl_msg_addf(&m, " %s", builtins[k].name);
+    pbfcl_msg_addf(&m, " (or give a scene file ending in .json, see docs/SCENES.md)");
+    pbfcl_msg_log(&m, PBFCL_LOG_ERROR);
     return PBFCL_ERR_BAD_ARGUMENT;
 }
 
@@ -122,22 +125,6 @@ static const pbfcl_setting_range ranges[] = {
     {"particle_radius", 0, 1e3, true, false, false},
     {"rest_density", 0, 1e6, true, false, false},
     {"gravity", -1e4, 1e4, false, false, false},
-    {"solver.dt", 0, 1, true, false, false},
-    {"solver.substeps", 1, 1000, false, false, true},
-    {"solver.iterations", 1, 1000, false, false, true},
-    {"solver.stabilization_iterations", 0, 1000, false, false, true},
-    {"solver.contact_interval", 1, 1000, false, false, true},
-    {"solver.chebyshev_rho", 0, 0.999, false, false, false},
-    {"solver.cfl", 0, 2, true, false, false},
-    {"solver.h_ratio", 2, PBFCL_MAX_H_RATIO, true, false, false},
-    {"solver.relaxation", 0, 1e12, true, false, false},
-    {"solver.scorr_k", 0, 1e6, false, false, false},
-    {"solver.scorr_n", 1, 16, false, false, true},
-    {"solver.scorr_dq", 0, 1, true, true, false},
-    {"solver.contact_slop", 0, 1, false, false, false},
-    {"solver.vorticity", 0, 1e6, false, false, false},
-    {"solver.viscosity", 0, 1, false, false, false},
-    {"solver.max_speed", 0, 1e9, false, false, false},
 };
 
 const pbfcl_setting_range *pbfcl_scene_range(const char *key)
@@ -162,17 +149,17 @@ void pbfcl_range_text(const pbfcl_setting_range *r, char *buf, size_t size)
 
 /* --- validation -------------------------------------------------------------------- */
 
-/* Prints "pbfcl: error: scene 'NAME': <message>" and returns false. */
+/* Logs the error "scene 'NAME': <message>" and returns false. */
 static bool bad(const pbfcl_scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static bool bad(const pbfcl_scene *s, const char *fmt, ...)
 {
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "pbfcl: error: scene '%s': ", s->name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    pbfcl_errorf("scene '%s': %s", s->name, text);
     return false;
 }
 
@@ -295,21 +282,9 @@ static bool check_range(const pbfcl_scene *s, const char *key, double v)
 
 static bool check_solver(const pbfcl_scene *s)
 {
-    const pbfcl_solver_settings *v = &s->solver;
-    return check_range(s, "solver.dt", v->dt) && check_range(s, "solver.substeps", v->substeps) &&
-           check_range(s, "solver.iterations", v->iterations) &&
-           check_range(s, "solver.stabilization_iterations", v->stabilization_iterations) &&
-           check_range(s, "solver.contact_interval", v->contact_interval) &&
-           check_range(s, "solver.chebyshev_rho", v->chebyshev_rho) &&
-           check_range(s, "solver.cfl", v->cfl) && check_range(s, "solver.h_ratio", v->h_ratio) &&
-           check_range(s, "solver.relaxation", v->relaxation) &&
-           check_range(s, "solver.scorr_k", v->scorr_k) &&
-           check_range(s, "solver.scorr_n", v->scorr_n) &&
-           check_range(s, "solver.scorr_dq", v->scorr_dq) &&
-           check_range(s, "solver.contact_slop", v->contact_slop) &&
-           check_range(s, "solver.vorticity", v->vorticity) &&
-           check_range(s, "solver.viscosity", v->viscosity) &&
-           check_range(s, "solver.max_speed", v->max_speed);
+    char where[96];
+    snprintf(where, sizeof where, "scene '%s'", s->name);
+    return pbfcl_solver_params_check_in(&s->solver, where) == PBFCL_OK;
 }
 
 /* An upper bound on the particle count: lattice points in each shape's bounding box. */
@@ -326,6 +301,11 @@ static double count_bound(const pbfcl_scene *s)
         total += points;
     }
     return total;
+}
+
+pbfcl_status pbfcl_scene_validate_settings(const pbfcl_scene *s)
+{
+    return check_domain(s) && check_solver(s) ? PBFCL_OK : PBFCL_ERR_BAD_ARGUMENT;
 }
 
 pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s)

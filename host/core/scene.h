@@ -25,28 +25,9 @@ typedef struct pbfcl_fluid_shape {
  * the next shell adds 24. */
 #define PBFCL_MAX_H_RATIO 4.4721
 
-/* Solver settings (SI units). */
-typedef struct pbfcl_solver_settings {
-    float dt;                     /* frame time step, s (default 1/60) */
-    int substeps;                 /* substeps per frame (default 2) */
-    int iterations;               /* density solver iterations per substep (default 4) */
-    int stabilization_iterations; /* collision stabilisation iterations (default 1) */
-    int contact_interval;         /* collision passes after every N-th iteration and the last
-                                     (default 1: after every iteration, as seed 001) */
-    float chebyshev_rho;          /* spectral radius estimate of the Chebyshev acceleration of the
-                                     iterations (default 0: plain Jacobi) */
-    float cfl;                    /* a particle moves at most cfl * h per substep (default 0.5) */
-    float h_ratio;                /* kernel radius h = h_ratio * particle radius (default 4) */
-    float relaxation;   /* lambda relaxation epsilon (default 600 in the paper's units, scaled) */
-    float scorr_k;      /* tensile term strength k (default 1e-4) */
-    float scorr_n;      /* tensile term exponent n (default 4) */
-    float scorr_dq;     /* delta q as a fraction of h (default 0.2) */
-    float contact_slop; /* overlap, as a fraction of 2r, that contacts leave to x* (default 0.2) */
-    float vorticity;    /* vorticity confinement epsilon (default 1e-4) */
-    float viscosity;    /* XSPH c per substep at `substeps` (default 0.05), scaled down when the
-                           adaptive substeps are more, so that it is the same per frame */
-    float max_speed;    /* blow-up guard: speeds above this stop the run, m/s (0: derived) */
-} pbfcl_solver_settings;
+/* Solver settings (SI units): the public struct, one field per entry of the parameter list
+ * PBFCL_SOLVER_PARAM_LIST (include/pbfcl.h), which gives each one's default, range and unit. */
+typedef pbfcl_solver_params pbfcl_solver_settings;
 
 /* A complete scene description. */
 typedef struct pbfcl_scene {
@@ -60,8 +41,8 @@ typedef struct pbfcl_scene {
     pbfcl_solver_settings solver;
 } pbfcl_scene;
 
-/* Fills s with the defaults: solver settings as documented above (owned by
- * scene_defaults.c), gravity -9.81 m/s^2 along y, rest density 1000, no fluid. */
+/* Fills s with the defaults: the parameter list's solver settings, gravity -9.81 m/s^2 along
+ * y, rest density 1000, r = 1 cm, a unit box, no fluid. */
 void pbfcl_scene_defaults(pbfcl_scene *s);
 
 /* Loads a built-in scene by name (dam-break, double-dam-break, drop) or a JSON scene file
@@ -71,6 +52,10 @@ pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out);
 /* Rejects values that make no sense (negative radius, zero iterations, fluid outside the
  * domain, ...) with a message naming the parameter; never clamps. */
 pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s);
+
+/* The same for the domain, material and solver settings alone (the fluid shapes are not
+ * looked at): what a solver fed by the API checks. */
+pbfcl_status pbfcl_scene_validate_settings(const pbfcl_scene *s);
 
 /* Sets the particle radius so that filling the scene gives about target particles. */
 pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target);

@@ -50,12 +50,12 @@ static pbfcl_status key_error(const char *path, const char *key, const char *fmt
 
 static pbfcl_status key_error(const char *path, const char *key, const char *fmt, ...)
 {
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "pbfcl: error: %s: %s: ", path, key);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    pbfcl_errorf("%s: %s: %s", path, key, text);
     return PBFCL_ERR_BAD_ARGUMENT;
 }
 
@@ -85,11 +85,12 @@ static pbfcl_status check_keys(const char *path, const char *where, const cJSON 
         char key[160];
         snprintf(key, sizeof key, "%s%s%s", where, where[0] ? "." : "", c->string);
         if (!known) {
-            fprintf(stderr, "pbfcl: error: %s: %s: unknown key; the keys allowed%s%s are:", path,
-                    key, where[0] ? " in " : " at the top level", where);
+            pbfcl_msg m = {0};
+            pbfcl_msg_addf(&m, "%s: %s: unknown key; the keys allowed%s%s are:", path, key,
+                           where[0] ? " in " : " at the top level", where);
             for (int k = 0; allowed[k]; k++)
-                fprintf(stderr, " %s", allowed[k]);
-            fputc('\n', stderr);
+                pbfcl_msg_addf(&m, " %s", allowed[k]);
+            pbfcl_msg_log(&m, PBFCL_LOG_ERROR);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
         for (const cJSON *d = obj->child; d != c; d = d->next)
@@ -230,50 +231,28 @@ static pbfcl_status parse_fluid(const char *path, const cJSON *item, pbfcl_scene
     return PBFCL_OK;
 }
 
-/* The solver keys: each is a float or an int field of pbfcl_solver_settings. */
-typedef struct solver_key {
-    const char *name;
-    bool is_int;
-    size_t offset;
-} solver_key;
-
-#define SOLVER_OFF(field) offsetof(pbfcl_solver_settings, field)
-static const solver_key solver_keys[] = {
-    {"dt", false, SOLVER_OFF(dt)},
-    {"substeps", true, SOLVER_OFF(substeps)},
-    {"iterations", true, SOLVER_OFF(iterations)},
-    {"stabilization_iterations", true, SOLVER_OFF(stabilization_iterations)},
-    {"contact_interval", true, SOLVER_OFF(contact_interval)},
-    {"chebyshev_rho", false, SOLVER_OFF(chebyshev_rho)},
-    {"cfl", false, SOLVER_OFF(cfl)},
-    {"h_ratio", false, SOLVER_OFF(h_ratio)},
-    {"relaxation", false, SOLVER_OFF(relaxation)},
-    {"scorr_k", false, SOLVER_OFF(scorr_k)},
-    {"scorr_n", false, SOLVER_OFF(scorr_n)},
-    {"scorr_dq", false, SOLVER_OFF(scorr_dq)},
-    {"contact_slop", false, SOLVER_OFF(contact_slop)},
-    {"vorticity", false, SOLVER_OFF(vorticity)},
-    {"viscosity", false, SOLVER_OFF(viscosity)},
-    {"max_speed", false, SOLVER_OFF(max_speed)},
-};
-#define SOLVER_KEY_COUNT (sizeof solver_keys / sizeof solver_keys[0])
+/* The solver keys are the parameter list's names (PBFCL_SOLVER_PARAM_LIST, include/pbfcl.h). */
+#define SOLVER_KEY_COUNT ((size_t)pbfcl_solver_param_count())
 
 static pbfcl_status parse_solver(const char *path, const cJSON *item, pbfcl_solver_settings *sv)
 {
-    const char *names[SOLVER_KEY_COUNT + 1];
+    const char *names[64];
+    if (SOLVER_KEY_COUNT >= 64)
+        return PBFCL_ERR_BAD_ARGUMENT; /* the list outgrew this parser */
     for (size_t k = 0; k < SOLVER_KEY_COUNT; k++)
-        names[k] = solver_keys[k].name;
+        names[k] = pbfcl_solver_param((int)k)->name;
     names[SOLVER_KEY_COUNT] = NULL;
     PBFCL_TRY(need_object(path, "solver", item));
     PBFCL_TRY(check_keys(path, "solver", item, names));
     for (size_t k = 0; k < SOLVER_KEY_COUNT; k++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, solver_keys[k].name);
+        const pbfcl_param_info *info = pbfcl_solver_param((int)k);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, info->name);
         if (!v)
             continue;
         char key[64];
-        snprintf(key, sizeof key, "solver.%s", solver_keys[k].name);
-        void *field = (char *)sv + solver_keys[k].offset;
-        if (solver_keys[k].is_int)
+        snprintf(key, sizeof key, "solver.%s", info->name);
+        void *field = (char *)sv + info->offset;
+        if (info->is_int)
             PBFCL_TRY(get_int(path, key, v, (int *)field));
         else
             PBFCL_TRY(get_number(path, key, v, (float *)field));

@@ -5,6 +5,7 @@
 
 #include "build_options.h"
 #include "programs.h"
+#include "solver_method.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -29,9 +30,11 @@
 #define PBFCL_SIM_WG_MAX 256u
 
 struct pbfcl_sim {
+    const pbfcl_solver_method *method; /* the method that moves the particles (PBF) */
     pbfcl_cl *cl;
     pbfcl_scene scene;
-    size_t n;
+    size_t n;        /* active particles */
+    size_t capacity; /* particles the buffers hold */
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
@@ -42,19 +45,64 @@ struct pbfcl_sim {
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
     cl_mem pos_buf, pred_buf, vel_buf, vort_force_buf; /* float4 per particle */
     cl_mem pos_tmp_buf, pred_tmp_buf, vel_tmp_buf, vort_force_tmp_buf; /* reorder targets */
-    cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
-    cl_mem omega_buf;        /* float4: vorticity */
-    cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
-    cl_mem density_buf;      /* float */
-    cl_mem partial_buf;      /* stats: PBFCL_STATS_FIELDS floats per work-group */
-    size_t groups;           /* work-groups of the stats kernel */
-    cl_mem bounds_buf;       /* 3 uints: pbf_bounds of the last frame */
-    int substeps;            /* substeps of the last frame (params.dt = dt / substeps) */
-    float wall_scale;        /* lambda and delta: pbfcl_pbf_wall_scale */
-    float omega;             /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
-
-    cl_mem id_buf, id_tmp_buf; /* uint per particle: its persistent id (its initial index) */
+    cl_mem q_buf, q_tmp_buf;   /* float4: x* + dx (delta, collide), ping-pong in collide */
+    cl_mem omega_buf;          /* float4: vorticity */
+    cl_mem lambda_buf;         /* float4 (x*, lambda): delta reads both at once */
+    cl_mem density_buf;        /* float */
+    cl_mem id_buf, id_tmp_buf; /* uint: each particle's persistent id, carried by reorder */
+    cl_mem partial_buf;        /* stats: PBFCL_STATS_FIELDS floats per work-group */
+    size_t groups;             /* work-groups of the stats kernel at capacity */
+    cl_mem bounds_buf;         /* 3 uints: pbf_bounds of the last frame */
+    int substeps;              /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale;          /* lambda and delta: pbfcl_pbf_wall_scale */
+    float omega;               /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
 };
+
+/* What a per-particle buffer holds when a particle is created or appended. */
+typedef enum sim_initial {
+    SIM_INIT_ZERO,         /* zeros */
+    SIM_INIT_POSITION,     /* the given position, w = 0 */
+    SIM_INIT_VELOCITY,     /* the given velocity (zero if none), w = 0 */
+    SIM_INIT_REST_DENSITY, /* the rest density (one float) */
+    SIM_INIT_ID            /* the particle's id (one uint) */
+} sim_initial;
+
+/* One per-particle buffer: its name, bytes per particle (16: float4, 4: float or uint), where
+ * its handle lives, where its reorder target lives if the reorder carries it (state that
+ * outlives a substep), and its initial value. */
+typedef struct sim_buffer {
+    const char *name;
+    size_t elem;
+    size_t field;       /* offsetof(pbfcl_sim, ..._buf) */
+    size_t reorder_tmp; /* offsetof the reorder target, or SIM_NOT_REORDERED */
+    sim_initial init;
+} sim_buffer;
+
+#define SIM_NOT_REORDERED ((size_t)-1)
+#define SIM_BUF(f) offsetof(pbfcl_sim, f)
+
+/* Every per-particle buffer, once: allocation, the byte estimate, creation and appending,
+ * the reorder and destroy all read this table. */
+static const sim_buffer sim_buffers[] = {
+    {"positions", 16, SIM_BUF(pos_buf), SIM_BUF(pos_tmp_buf), SIM_INIT_POSITION},
+    {"predicted positions", 16, SIM_BUF(pred_buf), SIM_BUF(pred_tmp_buf), SIM_INIT_POSITION},
+    {"velocities", 16, SIM_BUF(vel_buf), SIM_BUF(vel_tmp_buf), SIM_INIT_VELOCITY},
+    {"vorticity forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO},
+    {"particle ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID},
+    {"corrected positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
+    {"corrected positions (collide)", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
+    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
+    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
+    {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY},
+};
+
+#define SIM_BUFFER_COUNT (sizeof sim_buffers / sizeof sim_buffers[0])
+
+/* The handle of a buffer of the table, or of its reorder target. */
+static cl_mem *sim_buf(pbfcl_sim *sim, size_t offset)
+{
+    return (cl_mem *)((char *)sim + offset);
+}
 
 /* Sets kernel argument idx to the value v (an lvalue). */
 #define SIM_ARG(kernel, idx, v) PBFCL_CL_CHECK(clSetKernelArg((kernel), (idx), sizeof(v), &(v)))
@@ -84,15 +132,13 @@ static unsigned rest_neighbours(float h_ratio)
 pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params *p)
 {
     const pbfcl_solver_settings *v = &s->solver;
-    if (!(s->particle_radius > 0.0f) || !(s->rest_density > 0.0f) || !(v->dt > 0.0f) ||
-        v->substeps < 1 || v->iterations < 0 || v->stabilization_iterations < 0) {
-        pbfcl_errorf("the solver needs particle_radius > 0, rest_density > 0, dt > 0, substeps "
-                     ">= 1, iterations >= 0 and stabilization_iterations >= 0 (got r = %g, rho0 = "
-                     "%g, dt = %g, substeps %d, iterations %d, stabilization %d)",
-                     s->particle_radius, s->rest_density, v->dt, v->substeps, v->iterations,
-                     v->stabilization_iterations);
+    if (!(s->particle_radius > 0.0f) || !(s->rest_density > 0.0f)) {
+        pbfcl_errorf("the solver needs particle_radius > 0 and rest_density > 0 (got r = %g, "
+                     "rho0 = %g)",
+                     s->particle_radius, s->rest_density);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
+    PBFCL_TRY(pbfcl_solver_params_check(v)); /* the one validator of the solver parameters */
     unsigned rest = rest_neighbours(v->h_ratio);
     if (!(v->h_ratio > 2.0f) || rest > PBFCL_SIM_MAX_NEIGHBORS * 2 / 3) {
         pbfcl_errorf("solver h_ratio %g gives %u neighbours per particle at rest (lattice "
@@ -100,26 +146,6 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
                      "(h_ratio > 2) and the neighbour lists (%u entries) need a third of room for "
                      "compression: use an h_ratio above 2 and at most %.3f (default 4)",
                      v->h_ratio, rest, PBFCL_SIM_MAX_NEIGHBORS, PBFCL_MAX_H_RATIO);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    if (v->scorr_n < 1.0f || v->scorr_n > 16.0f || v->scorr_n != floorf(v->scorr_n) ||
-        !(v->scorr_dq > 0.0f && v->scorr_dq < 1.0f)) {
-        pbfcl_errorf("tensile term: n must be a whole number 1..16 (got %g) and delta q a "
-                     "fraction of h in (0, 1) (got %g)",
-                     v->scorr_n, v->scorr_dq);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    if (v->contact_interval < 1 || !(v->chebyshev_rho >= 0.0f && v->chebyshev_rho < 1.0f) ||
-        !(v->cfl > 0.0f && v->cfl <= 2.0f)) {
-        pbfcl_errorf("the solver needs contact_interval >= 1 (got %d), chebyshev_rho in [0, 1) "
-                     "(got %g; 0 turns the acceleration off) and cfl in (0, 2] (got %g)",
-                     v->contact_interval, v->chebyshev_rho, v->cfl);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    if (!(v->contact_slop >= 0.0f && v->contact_slop <= 1.0f)) {
-        pbfcl_errorf("contact_slop %g is outside 0..1: it is the overlap, as a fraction of the "
-                     "collision distance 2r, that contacts resolve by moving x* alone",
-                     v->contact_slop);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     memset(p, 0, sizeof *p);
@@ -190,9 +216,11 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
         grid_params_for(scene, &p, &g) == PBFCL_OK)
         cells = 1ull << (3 * g.grid_bits);
-    unsigned long long per_particle = 12 * 16 + 4 + PBFCL_STATS_FIELDS; /* float4s, density */
+    unsigned long long per_particle = PBFCL_STATS_FIELDS; /* stats partials, at most */
+    for (size_t b = 0; b < SIM_BUFFER_COUNT; b++)
+        per_particle +=
+            sim_buffers[b].elem * (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED ? 2 : 1);
     unsigned long long grid_per_particle = 4 * (6 + PBFCL_SIM_MAX_NEIGHBORS);
-    per_particle += 2 * 4; /* the ids and their reorder target */
     return n * (per_particle + grid_per_particle) + cells * 8;
 }
 
@@ -212,6 +240,12 @@ static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 
 void pbfcl_sim_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg)
 {
+    pbfcl_solver_pbf()->build_config(dev, cfg);
+}
+
+/* pbf's build_config: the largest power-of-two work-group size up to PBFCL_SIM_WG_MAX. */
+static void pbf_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg)
+{
     size_t wg = 1; /* the largest power of two the device allows, up to PBFCL_SIM_WG_MAX */
     while (wg * 2 <= dev->max_wg && wg * 2 <= PBFCL_SIM_WG_MAX)
         wg *= 2;
@@ -224,7 +258,7 @@ static pbfcl_status build_kernels(pbfcl_sim *sim)
 {
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_PBF);
     pbfcl_build_config cfg;
-    pbfcl_sim_build_config(&sim->cl->dev, &cfg);
+    pbf_build_config(&sim->cl->dev, &cfg);
     sim->wg = cfg.wg_size;
     if (sim->wg < PBFCL_STATS_FIELDS) {
         pbfcl_errorf("%s allows work-groups of at most %zu items; the solver needs at least 16",
@@ -250,88 +284,88 @@ static pbfcl_status build_kernels(pbfcl_sim *sim)
 static pbfcl_status alloc_buffers(pbfcl_sim *sim)
 {
     pbfcl_cl *cl = sim->cl;
-    size_t n4 = sim->n * 16, n1 = sim->n * 4;
+    for (int pass = 0; pass < 2; pass++) /* the buffers, then the reorder targets */
+        for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
+            const sim_buffer *d = &sim_buffers[b];
+            size_t off = pass ? d->reorder_tmp : d->field;
+            if (off != SIM_NOT_REORDERED)
+                PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, sim->capacity * d->elem, d->name,
+                                          sim_buf(sim, off)));
+        }
     struct {
         cl_mem *buf;
         size_t size;
         const char *what;
     } list[] = {
-        {&sim->pos_buf, n4, "positions"},
-        {&sim->pred_buf, n4, "predicted positions"},
-        {&sim->vel_buf, n4, "velocities"},
-        {&sim->vort_force_buf, n4, "vorticity forces"},
-        {&sim->pos_tmp_buf, n4, "positions (reorder, collide)"},
-        {&sim->pred_tmp_buf, n4, "predicted positions (reorder)"},
-        {&sim->vel_tmp_buf, n4, "velocities (reorder)"},
-        {&sim->vort_force_tmp_buf, n4, "vorticity forces (reorder)"},
-        {&sim->q_buf, n4, "corrected positions"},
-        {&sim->q_tmp_buf, n4, "corrected positions (collide)"},
-        {&sim->omega_buf, n4, "vorticity"},
-        {&sim->lambda_buf, n4, "lambdas"},
-        {&sim->density_buf, n1, "densities"},
         {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
         {&sim->bounds_buf, 3 * sizeof(cl_uint), "substep bounds"},
-        {&sim->id_buf, n1, "particle ids"},
-        {&sim->id_tmp_buf, n1, "particle ids (reorder)"},
     };
     for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
         PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, list[b].size, list[b].what, list[b].buf));
     return PBFCL_OK;
 }
 
-/* Uploads the parameters and the initial state: positions, zero velocity and forces. */
-static pbfcl_status upload_state(pbfcl_sim *sim, const float *positions)
+/* Uploads the parameters and the initial state of particles first..first+n-1: positions,
+ * velocities (NULL: zero), zero forces, ids first..first+n-1. */
+/* Fills tmp (n elements of d->elem bytes) with the initial value of buffer d for particles
+ * first..first+n-1. */
+static void initial_values(const pbfcl_sim *sim, const sim_buffer *d, size_t first, size_t n,
+                           const float *positions, const float *velocities, void *tmp)
 {
-    cl_command_queue q = sim->cl->queue;
-    size_t n = sim->n;
-    cl_float4 *tmp = calloc(n ? n : 1, sizeof *tmp);
+    cl_float4 *v4 = tmp;
+    float *f1 = tmp;
+    cl_uint *u1 = tmp;
+    const float *xyz = d->init == SIM_INIT_POSITION ? positions : velocities;
+    for (size_t i = 0; i < n; i++) {
+        switch (d->init) {
+        case SIM_INIT_POSITION:
+        case SIM_INIT_VELOCITY:
+            v4[i] = xyz ? (cl_float4){{xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], 0.0f}}
+                        : (cl_float4){{0.0f, 0.0f, 0.0f, 0.0f}};
+            break;
+        case SIM_INIT_REST_DENSITY:
+            f1[i] = sim->params.rest_density;
+            break;
+        case SIM_INIT_ID:
+            u1[i] = (cl_uint)(first + i);
+            break;
+        case SIM_INIT_ZERO:
+            memset((char *)tmp + i * d->elem, 0, d->elem);
+            break;
+        }
+    }
+}
+
+/* Gives particles first..first+n-1 their initial state in every per-particle buffer: positions,
+ * velocities (NULL: zero), ids first..first+n-1, the rest density, zeros elsewhere. */
+static pbfcl_status upload_particles(pbfcl_sim *sim, size_t first, size_t n, const float *positions,
+                                     const float *velocities)
+{
+    if (n == 0)
+        return PBFCL_OK;
+    void *tmp = calloc(n, 16);
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = PBFCL_OK;
-    PBFCL_CL_TRY(st,
-                 clEnqueueWriteBuffer(q, sim->params_buf, CL_TRUE, 0, sizeof sim->params,
-                                      &sim->params, 0, NULL, NULL),
-                 done);
-    cl_mem zeroed[] = {sim->vel_buf,   sim->vort_force_buf, sim->q_buf,
-                       sim->q_tmp_buf, sim->omega_buf,      sim->lambda_buf};
-    for (size_t b = 0; b < sizeof zeroed / sizeof zeroed[0]; b++)
-        PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, zeroed[b], CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+    for (size_t b = 0; b < SIM_BUFFER_COUNT && st == PBFCL_OK; b++) {
+        const sim_buffer *d = &sim_buffers[b];
+        initial_values(sim, d, first, n, positions, velocities, tmp);
+        PBFCL_CL_TRY(st,
+                     clEnqueueWriteBuffer(sim->cl->queue, *sim_buf(sim, d->field), CL_TRUE,
+                                          first * d->elem, n * d->elem, tmp, 0, NULL, NULL),
                      done);
-    float *zero1 = (float *)tmp;
-    for (size_t i = 0; i < n; i++)
-        zero1[i] = sim->params.rest_density;
-    PBFCL_CL_TRY(st,
-                 clEnqueueWriteBuffer(q, sim->density_buf, CL_TRUE, 0, n * 4, zero1, 0, NULL, NULL),
-                 done);
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = (cl_float4){{positions[3 * i], positions[3 * i + 1], positions[3 * i + 2], 0}};
-    PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, sim->pos_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
-                 done);
-    PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, sim->pred_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
-                 done);
+        if (d->reorder_tmp != SIM_NOT_REORDERED) /* the reorder target too: ALGORITHM.md,
+                                                    "Oclgrind and reused buffers" */
+            PBFCL_CL_TRY(st,
+                         clEnqueueWriteBuffer(sim->cl->queue, *sim_buf(sim, d->reorder_tmp),
+                                              CL_TRUE, first * d->elem, n * d->elem, tmp, 0, NULL,
+                                              NULL),
+                         done);
+    }
 done:
     free(tmp);
     return st;
-}
-
-/* Gives every particle its persistent id: its index in the initial positions. */
-static pbfcl_status upload_ids(pbfcl_sim *sim)
-{
-    cl_uint *ids = malloc((sim->n ? sim->n : 1) * sizeof *ids);
-    if (!ids)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    for (size_t i = 0; i < sim->n; i++)
-        ids[i] = (cl_uint)i;
-    cl_int err = clEnqueueWriteBuffer(sim->cl->queue, sim->id_buf, CL_TRUE, 0, sim->n * 4, ids, 0,
-                                      NULL, NULL);
-    if (err == CL_SUCCESS) /* the reorder target too: see ALGORITHM.md, "Oclgrind and reused
-                              buffers" (the whole buffer written once from the host) */
-        err = clEnqueueWriteBuffer(sim->cl->queue, sim->id_tmp_buf, CL_TRUE, 0, sim->n * 4, ids, 0,
-                                   NULL, NULL);
-    free(ids);
-    PBFCL_CL_CHECK(err);
-    return PBFCL_OK;
 }
 
 /* Enqueues pbf_bounds of the current state into bounds_buf (read by choose_substeps). */
@@ -359,7 +393,7 @@ static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
 
 static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, size_t n)
 {
-    if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) {
+    if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) { /* n: the capacity */
         pbfcl_errorf("a simulation needs 1 to %u particles (got %zu); change the particle count "
                      "or radius",
                      UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS, n);
@@ -375,29 +409,42 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     pbfcl_grid_params gp;
     PBFCL_TRY(pbfcl_pbf_params_from_scene(&sim->scene, &sim->params));
     sim->wall_scale = (float)pbfcl_pbf_wall_scale(&sim->params);
-    PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->n));
+    PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->capacity));
     PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
-    PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->n, PBFCL_SIM_MAX_NEIGHBORS));
-    PBFCL_TRY(build_kernels(sim));
-    sim->groups = (sim->n + sim->wg - 1) / sim->wg;
+    PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS));
+    PBFCL_TRY(sim->method->create(sim)); /* the method's kernels */
+    sim->groups = (sim->capacity + sim->wg - 1) / sim->wg;
     PBFCL_TRY(alloc_buffers(sim));
     sim->substeps = sim->scene.solver.substeps;
     sim->omega = 1.0f;
-    PBFCL_TRY(upload_state(sim, positions));
-    PBFCL_TRY(upload_ids(sim));
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
+                                        sizeof sim->params, &sim->params, 0, NULL, NULL));
+    PBFCL_TRY(upload_particles(sim, 0, sim->n, positions, NULL));
     return enqueue_bounds(sim, NULL);
 }
 
 pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
                               const float *positions, size_t n)
 {
+    return pbfcl_sim_create_capacity(out, cl, scene, n, positions, n);
+}
+
+pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                                       size_t capacity, const float *positions, size_t n)
+{
     *out = NULL;
+    if (n > capacity) {
+        pbfcl_errorf("%zu particles do not fit a simulation of capacity %zu", n, capacity);
+        return PBFCL_ERR_CAPACITY;
+    }
     pbfcl_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
         return PBFCL_ERR_OUT_OF_MEMORY;
+    sim->method = pbfcl_solver_pbf();
     sim->cl = cl;
     sim->scene = *scene;
     sim->n = n;
+    sim->capacity = capacity;
     pbfcl_sim_set_gravity(sim, scene->gravity);
     pbfcl_status st = sim_init(sim, positions);
     if (st != PBFCL_OK) {
@@ -414,22 +461,29 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         return;
     if (sim->cl && sim->cl->queue)
         clFinish(sim->cl->queue);
-    cl_mem *bufs[] = {
-        &sim->params_buf,         &sim->pos_buf,     &sim->pred_buf,     &sim->vel_buf,
-        &sim->vort_force_buf,     &sim->pos_tmp_buf, &sim->pred_tmp_buf, &sim->vel_tmp_buf,
-        &sim->vort_force_tmp_buf, &sim->q_buf,       &sim->q_tmp_buf,    &sim->omega_buf,
-        &sim->lambda_buf,         &sim->density_buf, &sim->partial_buf,  &sim->bounds_buf};
+    for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
+        pbfcl_cl_release_buffer(sim_buf(sim, sim_buffers[b].field));
+        if (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED)
+            pbfcl_cl_release_buffer(sim_buf(sim, sim_buffers[b].reorder_tmp));
+    }
+    cl_mem *bufs[] = {&sim->params_buf, &sim->partial_buf, &sim->bounds_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
-    pbfcl_cl_release_buffer(&sim->id_buf);
-    pbfcl_cl_release_buffer(&sim->id_tmp_buf);
+    if (sim->method)
+        sim->method->destroy(sim);
+    pbfcl_grid_destroy(&sim->grid);
+    free(sim);
+}
+
+/* pbf's destroy: its kernels and program. */
+static void pbf_destroy(pbfcl_sim *sim)
+{
     for (int k = 0; k < SIM_KERNEL_COUNT; k++)
         if (*kernel_slot(sim, k))
             clReleaseKernel(*kernel_slot(sim, k));
     if (sim->program)
         clReleaseProgram(sim->program);
-    pbfcl_grid_destroy(&sim->grid);
-    free(sim);
+    sim->program = NULL;
 }
 
 /* ---- the stages ------------------------------------------------------------------------ */
@@ -473,15 +527,17 @@ static void swap_buf(cl_mem *a, cl_mem *b)
 /* reorder: every per-particle buffer that carries state into sorted order. */
 static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    cl_mem *src[] = {&sim->pos_buf, &sim->pred_buf, &sim->vel_buf, &sim->vort_force_buf};
-    cl_mem *dst[] = {&sim->pos_tmp_buf, &sim->pred_tmp_buf, &sim->vel_tmp_buf,
-                     &sim->vort_force_tmp_buf};
-    for (int b = 0; b < 4; b++) {
-        PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src[b], *dst[b], sim->n, prof));
-        swap_buf(src[b], dst[b]);
+    for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
+        const sim_buffer *d = &sim_buffers[b];
+        if (d->reorder_tmp == SIM_NOT_REORDERED)
+            continue;
+        cl_mem *src = sim_buf(sim, d->field), *dst = sim_buf(sim, d->reorder_tmp);
+        if (d->elem == 16)
+            PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src, *dst, sim->n, prof));
+        else
+            PBFCL_TRY(pbfcl_grid_reorder_uint(&sim->grid, *src, *dst, sim->n, prof));
+        swap_buf(src, dst);
     }
-    PBFCL_TRY(pbfcl_grid_reorder_uint(&sim->grid, sim->id_buf, sim->id_tmp_buf, sim->n, prof));
-    swap_buf(&sim->id_buf, &sim->id_tmp_buf);
     return PBFCL_OK;
 }
 
@@ -677,11 +733,13 @@ static pbfcl_status set_substeps(pbfcl_sim *sim, int substeps)
 
 pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof)
 {
+    if (sim->n == 0)
+        return PBFCL_OK; /* nothing to move (all particles removed, or none added yet) */
     int substeps;
-    PBFCL_TRY(choose_substeps(sim, &substeps));
+    PBFCL_TRY(sim->method->choose_substeps(sim, &substeps));
     PBFCL_TRY(set_substeps(sim, substeps));
     for (int s = 0; s < substeps; s++) {
-        PBFCL_TRY(sim_substep(sim, prof));
+        PBFCL_TRY(sim->method->substep(sim, prof));
         /* submit as we go: the device starts on a substep while the next is enqueued, instead
          * of idling until the frame's last launch (choose_substeps drained the queue) */
         PBFCL_CL_CHECK(clFlush(sim->cl->queue));
@@ -721,6 +779,8 @@ unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim)
 static pbfcl_status read_components(pbfcl_sim *sim, cl_mem buf, int first, int count, float *out)
 {
     size_t n = sim->n;
+    if (n == 0)
+        return PBFCL_OK;
     float *tmp = malloc(n * 16);
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
@@ -744,6 +804,8 @@ static pbfcl_status read_float3(pbfcl_sim *sim, cl_mem buf, float *out3)
 
 static pbfcl_status read_plain(pbfcl_sim *sim, cl_mem buf, size_t bytes, void *out)
 {
+    if (bytes == 0)
+        return PBFCL_OK;
     PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, buf, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
     return PBFCL_OK;
 }
@@ -822,13 +884,14 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
     SIM_ARG(k, 5, sim->grid.neighbor_count_buf);
     SIM_ARG(k, 6, sim->partial_buf);
     PBFCL_TRY(launch(sim, k, NULL, PBFCL_STAGE_OTHER));
-    size_t count = sim->groups * PBFCL_STATS_FIELDS;
+    size_t groups = (sim->n + sim->wg - 1) / sim->wg;
+    size_t count = groups * PBFCL_STATS_FIELDS;
     float *rows = malloc(count * sizeof *rows);
     if (!rows)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = read_plain(sim, sim->partial_buf, count * sizeof *rows, rows);
     double finite = 0.0;
-    for (size_t g = 0; st == PBFCL_OK && g < sim->groups; g++)
+    for (size_t g = 0; st == PBFCL_OK && g < groups; g++)
         stats_add(out, rows + g * PBFCL_STATS_FIELDS, &finite);
     free(rows);
     PBFCL_TRY(st);
@@ -838,6 +901,7 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
     }
     out->density_error_max *= 100.0;
     out->substeps = sim->substeps;
+    out->unstable = out->nan > 0 || out->max_speed > pbfcl_scene_max_speed(&sim->scene);
     return pbfcl_grid_read_overflow(&sim->grid, &out->neighbor_overflow);
 }
 
@@ -882,11 +946,148 @@ void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3
         (cl_float4){{(float)(push[0] * a), (float)(push[1] * a), (float)(push[2] * a), radius}};
 }
 
-/* ---- persistent particle ids ----------------------------------------------------------- */
+/* ---- particles in and out: ids, adding, removing, writing, changing the scene ---------- */
 
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids)
 {
-    return read_plain(sim, sim->id_buf, sim->n * sizeof(cl_uint), ids);
+    return read_plain(sim, sim->id_buf, sim->n * 4, ids);
+}
+
+size_t pbfcl_sim_capacity(const pbfcl_sim *sim)
+{
+    return sim->capacity;
+}
+
+pbfcl_status pbfcl_sim_append(pbfcl_sim *sim, const float *pos3, const float *vel3, size_t k)
+{
+    if (k > sim->capacity - sim->n) {
+        pbfcl_errorf("adding %zu particles to %zu exceeds the capacity of %zu", k, sim->n,
+                     sim->capacity);
+        return PBFCL_ERR_CAPACITY;
+    }
+    PBFCL_TRY(upload_particles(sim, sim->n, k, pos3, vel3));
+    sim->n += k;
+    return enqueue_bounds(sim, NULL);
+}
+
+pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_t m,
+                               const unsigned *new_ids)
+{
+    if (m > sim->n)
+        return PBFCL_ERR_BAD_ARGUMENT;
+    cl_command_queue q = sim->cl->queue;
+    if (m > 0) {
+        PBFCL_CL_CHECK(clEnqueueWriteBuffer(q, sim->grid.index_buf, CL_TRUE, 0, m * 4, keep_slots,
+                                            0, NULL, NULL));
+        sim->n = m;
+        PBFCL_TRY(sim_reorder(sim, NULL)); /* gathers every per-particle state buffer */
+        PBFCL_CL_CHECK(
+            clEnqueueWriteBuffer(q, sim->id_buf, CL_TRUE, 0, m * 4, new_ids, 0, NULL, NULL));
+    }
+    sim->n = m;
+    return enqueue_bounds(sim, NULL);
+}
+
+pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel3)
+{
+    size_t n = sim->n;
+    if (n == 0)
+        return PBFCL_OK;
+    cl_float4 *tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    cl_command_queue q = sim->cl->queue;
+    pbfcl_status st = PBFCL_OK;
+    if (pos3) {
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = (cl_float4){{pos3[3 * i], pos3[3 * i + 1], pos3[3 * i + 2], 0.0f}};
+        PBFCL_CL_TRY(st,
+                     clEnqueueWriteBuffer(q, sim->pos_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+                     done);
+        PBFCL_CL_TRY(st,
+                     clEnqueueWriteBuffer(q, sim->pred_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+                     done);
+    }
+    if (vel3) {
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = (cl_float4){{vel3[3 * i], vel3[3 * i + 1], vel3[3 * i + 2], 0.0f}};
+        PBFCL_CL_TRY(st,
+                     clEnqueueWriteBuffer(q, sim->vel_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+                     done);
+    }
+done:
+    free(tmp);
+    PBFCL_TRY(st);
+    return enqueue_bounds(sim, NULL);
+}
+
+/* True if the grid built for a and b is the same (origin, cell size, bits). */
+static bool same_grid(const pbfcl_grid_params *a, const pbfcl_grid_params *b)
+{
+    return a->grid_bits == b->grid_bits && a->cell_size == b->cell_size &&
+           a->origin[0] == b->origin[0] && a->origin[1] == b->origin[1] &&
+           a->origin[2] == b->origin[2];
+}
+
+pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene)
+{
+    pbfcl_pbf_params p;
+    pbfcl_grid_params gp;
+    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+    PBFCL_TRY(grid_params_for(scene, &p, &gp));
+    if (!same_grid(&gp, &sim->grid.params)) { /* a new box or kernel radius: a new grid */
+        PBFCL_CL_CHECK(clFinish(sim->cl->queue));
+        pbfcl_grid grid;
+        memset(&grid, 0, sizeof grid);
+        pbfcl_status st =
+            pbfcl_grid_create(&grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS);
+        if (st != PBFCL_OK) {
+            pbfcl_grid_destroy(&grid);
+            return st;
+        }
+        pbfcl_grid_destroy(&sim->grid);
+        sim->grid = grid;
+    }
+    sim->scene = *scene;
+    sim->params = p;
+    sim->wall_scale = (float)pbfcl_pbf_wall_scale(&sim->params);
+    pbfcl_sim_set_gravity(sim, scene->gravity);
+    sim->substeps = 0; /* set_substeps uploads the parameters at the next step */
+    PBFCL_TRY(set_substeps(sim, scene->solver.substeps));
+    return enqueue_bounds(sim, NULL);
+}
+
+pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3])
+{
+    cl_uint bits[3];
+    PBFCL_TRY(enqueue_bounds(sim, NULL));
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, sim->bounds_buf, CL_TRUE, 0, sizeof bits,
+                                       bits, 0, NULL, NULL));
+    memcpy(out, bits, sizeof bits);
+    return PBFCL_OK;
+}
+
+/* ---- the PBF method behind the solver interface (solver_method.h) ---------------------- */
+
+static const pbfcl_stage pbf_stages[] = {
+    PBFCL_STAGE_PREDICT, PBFCL_STAGE_HASH,  PBFCL_STAGE_SORT,
+    PBFCL_STAGE_REORDER, PBFCL_STAGE_CELLS, PBFCL_STAGE_NEIGHBOURS,
+    PBFCL_STAGE_SOLVE,   PBFCL_STAGE_OTHER, PBFCL_STAGE_VORTICITY_VISCOSITY};
+
+static const pbfcl_solver_method pbf_method = {
+    .name = "pbf",
+    .build_config = pbf_build_config,
+    .create = build_kernels,
+    .destroy = pbf_destroy,
+    .substep = sim_substep,
+    .choose_substeps = choose_substeps,
+    .stages = pbf_stages,
+    .stage_count = (int)(sizeof pbf_stages / sizeof pbf_stages[0]),
+};
+
+const pbfcl_solver_method *pbfcl_solver_pbf(void)
+{
+    return &pbf_method;
 }
 
 /* ---- checkpoints: the state that carries from one frame to the next -------------------- */

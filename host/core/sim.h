@@ -10,20 +10,8 @@
 
 #include <stdint.h>
 
-/* Per-step measurements (the columns of `pbfcl run --stats`). */
-typedef struct pbfcl_sim_stats {
-    double kinetic_energy;    /* J, sum of 0.5 m v^2 */
-    double density_error_avg; /* % of rest density, compression only */
-    double density_error_max; /* % */
-    double max_speed;         /* m/s */
-    double neighbors_avg;
-    unsigned neighbors_max;
-    unsigned outside;           /* particles outside the box */
-    unsigned nan;               /* particles with a non-finite position or velocity */
-    double momentum[3];         /* total linear momentum, kg m/s */
-    unsigned neighbor_overflow; /* particles that had more neighbours than the list holds */
-    int substeps;               /* substeps of the last frame (adaptive, >= the scene's) */
-} pbfcl_sim_stats;
+/* Per-step measurements (the columns of `pbfcl run --stats`): the public struct. */
+typedef pbfcl_stats pbfcl_sim_stats;
 
 typedef struct pbfcl_sim pbfcl_sim; /* opaque; defined in sim.c */
 
@@ -41,8 +29,31 @@ void pbfcl_sim_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cf
 pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
                               const float *positions, size_t n);
 
+/* The same with room for capacity particles, n (<= capacity) of them active at first. */
+pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                                       size_t capacity, const float *positions, size_t n);
+
 /* Releases everything; accepts NULL. */
 void pbfcl_sim_destroy(pbfcl_sim *sim);
+
+/* The particles the buffers hold. */
+size_t pbfcl_sim_capacity(const pbfcl_sim *sim);
+
+/* Appends k particles at pos3 with velocities vel3 (NULL: zero), ids n..n+k-1. */
+pbfcl_status pbfcl_sim_append(pbfcl_sim *sim, const float *pos3, const float *vel3, size_t k);
+
+/* Keeps m particles: slot i of the result is slot keep_slots[i] of the current order, with id
+ * new_ids[i]; every per-particle state buffer is gathered. */
+pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_t m,
+                               const unsigned *new_ids);
+
+/* Overwrites the positions and/or velocities (xyz triples in the current order; NULL leaves
+ * one as it is) of the n particles. */
+pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel3);
+
+/* Replaces the scene (every setting; a new box or kernel radius rebuilds the grid); a scene
+ * the solver cannot run leaves the old one in place. */
+pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene);
 
 /* Advances one frame (scene dt) in at least the scene's substeps, more where a CFL condition
  * asks for them (sim.c, choose_substeps): the fastest particle moves at most h / 2 per
@@ -63,8 +74,9 @@ const pbfcl_scene *pbfcl_sim_scene(const pbfcl_sim *sim);
 pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *density);
 
 /* Reads every particle's persistent id (its index in the positions given to
- * pbfcl_sim_create) to ids (n entries), in the same current order as pbfcl_sim_read: particle
- * i of a read is particle ids[i] of the initial state. */
+ * pbfcl_sim_create; appended particles take the next ids, pbfcl_sim_compact renumbers) to ids
+ * (n entries), in the same current order as pbfcl_sim_read: particle i of a read is particle
+ * ids[i] of the initial state. */
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
 
 /* Computes the SPH density of the current positions x (read with pbfcl_sim_read): neighbour
@@ -78,6 +90,11 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out);
 /* Enqueues a copy of the positions as float4 (x, y, z, speed) into dst_buf (n float4), e.g.
  * a buffer shared with OpenGL. */
 pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf);
+
+/* Runs the bounds stage on the current state and reads it: out[0] = max |v|, out[1] and
+ * out[2] = the fluid's reach down and up along gravity from the box centre, plus the box
+ * diagonal D (what choose_substeps reads). */
+pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3]);
 
 /* The weight of Chebyshev iteration `iteration` of a substep (Wang 2015) for the spectral
  * radius estimate rho, given the weight of the iteration before: 1 for the first

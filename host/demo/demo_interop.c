@@ -1,6 +1,7 @@
 /* CL/GL interop: an OpenCL context created against the current GL context, a vertex buffer
  * wrapped with clCreateFromGLBuffer and acquired/released around each copy, and the host
  * copy (device buffer -> pinned memory -> glBufferSubData) used everywhere else. */
+#include "app_env.h"
 #include "demo_interop.h"
 #include "demo_glctx.h"
 
@@ -73,7 +74,7 @@ pbfcl_status pbfcl_demo_interop_open_cl(pbfcl_cl *cl, const char *device_spec, b
     pbfcl_device_info dev;
     *sharing = false;
     memset(cl, 0, sizeof *cl);
-    PBFCL_TRY(pbfcl_cl_select(device_spec, &dev));
+    PBFCL_TRY(pbfcl_cl_select(device_spec ? device_spec : app_env_device(), &dev));
     cl_context_properties gl_props[8];
     gl_device on = GL_DEVICE_UNKNOWN;
     cl_int err = CL_SUCCESS;
@@ -101,9 +102,12 @@ pbfcl_status pbfcl_demo_interop_open_cl(pbfcl_cl *cl, const char *device_spec, b
         pbfcl_warnf("CL/GL sharing unavailable (%s); copying positions through the host", reason);
     if (why)
         snprintf(why, why_size, "%s", reason);
-    if (*sharing)
-        return PBFCL_OK;
-    return pbfcl_cl_create(cl, &dev, NULL);
+    if (!*sharing)
+        PBFCL_TRY(pbfcl_cl_create(cl, &dev, NULL));
+    pbfcl_status st = app_cl_configure(cl);
+    if (st != PBFCL_OK)
+        pbfcl_cl_destroy(cl);
+    return st;
 }
 
 static pbfcl_status create_copy_path(pbfcl_demo_interop *ip)

@@ -2,6 +2,7 @@
  * each frame handles input, advances the simulation by at most one step, moves positions
  * into the vertex buffer, draws the scene (as a fluid surface or as spheres) and the HUD, and
  * swaps. */
+#include "app_env.h"
 #include "demo.h"
 #include "demo_camera.h"
 #include "demo_fluid.h"
@@ -66,7 +67,7 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     float *pos = NULL;
     size_t n = 0;
     pbfcl_sim *sim = NULL;
-    PBFCL_TRY(pbfcl_scene_options_build(&d->scene_opt, &scene, &pos, &n));
+    PBFCL_TRY(pbfcl_scene_options_build_scene(&d->scene_opt, &scene, &pos, &n));
     pbfcl_status s = pbfcl_sim_create(&sim, &d->cl, &scene, pos, n);
     free(pos);
     PBFCL_TRY(s);
@@ -464,10 +465,10 @@ static pbfcl_status check_before_window(const pbfcl_demo_options *o)
     pbfcl_scene scene;
     float *pos = NULL;
     size_t n = 0;
-    PBFCL_TRY(pbfcl_scene_options_build(&o->scene, &scene, &pos, &n));
+    PBFCL_TRY(pbfcl_scene_options_build_scene(&o->scene, &scene, &pos, &n));
     free(pos);
     pbfcl_device_info dev;
-    return pbfcl_cl_select(o->scene.device, &dev);
+    return pbfcl_cl_select(o->scene.device ? o->scene.device : app_env_device(), &dev);
 }
 
 int pbfcl_demo_run(const pbfcl_demo_options *o)

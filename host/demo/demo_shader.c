@@ -16,8 +16,8 @@
 
 pbfcl_status pbfcl_demo_shader_find_dir(char *dir, size_t size)
 {
-    const pbfcl_data_dir_spec spec = {"shader", "PBFCL_SHADER_DIR", "shaders", "particle.vert",
-                                      PBFCL_SOURCE_SHADER_DIR};
+    const pbfcl_data_dir_spec spec = {"shader",  "PBFCL_SHADER_DIR", getenv("PBFCL_SHADER_DIR"),
+                                      "shaders", "particle.vert",    PBFCL_SOURCE_SHADER_DIR};
     return pbfcl_find_data_dir(&spec, dir, size);
 }
 

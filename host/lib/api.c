@@ -1,0 +1,741 @@
+/* The public API (include/pbfcl.h) on the simulator core: contexts and solvers as checked
+ * handles, particle data translated between the caller's order (by particle id) and the
+ * solver's sorted order, steps with per-stage timers. Every entry point checks its arguments
+ * and logs what was wrong before returning the status. */
+#include "api_internal.h"
+#include "clrt.h"
+#include "profile.h"
+#include "sim.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pbfcl_context {
+    pbfcl_cl cl;
+};
+
+struct pbfcl_solver {
+    pbfcl_context *ctx;
+    pbfcl_sim *sim;
+    pbfcl_scene scene;   /* the parameters in use */
+    int *phases;         /* by particle id, capacity entries */
+    unsigned *ids;       /* scratch: the id of each slot, capacity entries */
+    float *scratch;      /* scratch: capacity xyz triples */
+    pbfcl_profile *prof; /* allocated at the first timed step */
+};
+
+/* ---- live handles: every handle is checked against this list before it is used -------- */
+
+typedef struct live_handle {
+    const void *ptr;
+    pbfcl_handle_kind kind;
+} live_handle;
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static live_handle *live;
+static size_t live_count, live_cap;
+
+bool pbfcl_api_live_add(const void *ptr, pbfcl_handle_kind kind)
+{
+    pthread_mutex_lock(&live_lock);
+    bool ok = true;
+    if (live_count == live_cap) {
+        size_t cap = live_cap ? 2 * live_cap : 16;
+        live_handle *grown = realloc(live, cap * sizeof *grown);
+        if (grown) {
+            live = grown;
+            live_cap = cap;
+        } else {
+            ok = false;
+        }
+    }
+    if (ok)
+        live[live_count++] = (live_handle){ptr, kind};
+    pthread_mutex_unlock(&live_lock);
+    return ok;
+}
+
+bool pbfcl_api_live_find(const void *ptr, pbfcl_handle_kind kind, bool remove)
+{
+    pthread_mutex_lock(&live_lock);
+    bool found = false;
+    for (size_t i = 0; i < live_count && !found; i++) {
+        if (live[i].ptr == ptr && live[i].kind == kind) {
+            found = true;
+            if (remove)
+                live[i] = live[--live_count];
+        }
+    }
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+/* Logs why a handle is refused and returns PBFCL_ERR_INVALID_HANDLE. */
+pbfcl_status pbfcl_api_bad_handle(const char *func, const char *what, const void *ptr)
+{
+    if (!ptr)
+        pbfcl_errorf("%s: %s is NULL", func, what);
+    else
+        pbfcl_errorf("%s: %s %p is not a live %s (destroyed already, or never created)", func, what,
+                     ptr, what);
+    return PBFCL_ERR_INVALID_HANDLE;
+}
+
+#define CHECK_CONTEXT(func, ctx)                                                                   \
+    do {                                                                                           \
+        if (!(ctx) || !pbfcl_api_live_find((ctx), HANDLE_CONTEXT, false))                          \
+            return pbfcl_api_bad_handle(func, "context", (ctx));                                   \
+    } while (0)
+
+#define CHECK_SOLVER(func, s)                                                                      \
+    do {                                                                                           \
+        if (!(s) || !pbfcl_api_live_find((s), HANDLE_SOLVER, false))                               \
+            return pbfcl_api_bad_handle(func, "solver", (s));                                      \
+    } while (0)
+
+#define CHECK_ARG(func, cond, ...)                                                                 \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            pbfcl_errorf(func ": " __VA_ARGS__);                                                   \
+            return PBFCL_ERR_BAD_ARGUMENT;                                                         \
+        }                                                                                          \
+    } while (0)
+
+/* ---- version ------------------------------------------------------------------------------ */
+
+int pbfcl_version(void)
+{
+    return PBFCL_VERSION;
+}
+
+const char *pbfcl_version_string(void)
+{
+#define PBFCL_STR2_(x) #x
+#define PBFCL_STR_(x) PBFCL_STR2_(x)
+    return PBFCL_STR_(PBFCL_VERSION_MAJOR) "." PBFCL_STR_(PBFCL_VERSION_MINOR) "." PBFCL_STR_(
+        PBFCL_VERSION_PATCH);
+}
+
+void pbfcl_free(void *p)
+{
+    free(p);
+}
+
+/* ---- devices and contexts ----------------------------------------------------------------- */
+
+int pbfcl_device_count(void)
+{
+    pbfcl_device_info *list = NULL;
+    int n = 0;
+    if (pbfcl_cl_enumerate(&list, &n) != PBFCL_OK)
+        return 0;
+    free(list);
+    return n;
+}
+
+pbfcl_status pbfcl_device_name(int index, char *buf, size_t size)
+{
+    CHECK_ARG("pbfcl_device_name", buf && size > 0, "buf is NULL or size is 0");
+    pbfcl_device_info *list = NULL;
+    int n = 0;
+    PBFCL_TRY(pbfcl_cl_enumerate(&list, &n));
+    if (index < 0 || index >= n) {
+        free(list);
+        pbfcl_errorf("pbfcl_device_name: index %d is not a device (there are %d)", index, n);
+        return PBFCL_ERR_BAD_DEVICE;
+    }
+    snprintf(buf, size, "%s / %s (%s)", list[index].platform_name, list[index].device_name,
+             pbfcl_cl_type_name(list[index].type));
+    free(list);
+    return PBFCL_OK;
+}
+
+void pbfcl_context_desc_defaults(pbfcl_context_desc *d)
+{
+    if (d)
+        memset(d, 0, sizeof *d);
+}
+
+/* Opens the caller's OpenCL objects or a device of pbfcl's choosing. */
+static pbfcl_status context_open(pbfcl_cl *cl, const pbfcl_context_desc *d)
+{
+    int given = (d->cl_context != NULL) + (d->cl_device != NULL) + (d->cl_queue != NULL);
+    if (given == 3)
+        return pbfcl_cl_wrap(cl, d->cl_context, d->cl_device, d->cl_queue);
+    CHECK_ARG("pbfcl_context_create", given == 0,
+              "desc gives %d of cl_context, cl_device and cl_queue; give all three (to use your "
+              "own OpenCL objects) or none",
+              given);
+    pbfcl_device_info dev;
+    PBFCL_TRY(pbfcl_cl_select(d->device, &dev));
+    return pbfcl_cl_create(cl, &dev, d->cl_properties);
+}
+
+pbfcl_status pbfcl_context_create(int header_version, const pbfcl_context_desc *desc,
+                                  pbfcl_context **out)
+{
+    CHECK_ARG("pbfcl_context_create", out, "out is NULL");
+    *out = NULL;
+    if (header_version / 10000 != PBFCL_VERSION_MAJOR) {
+        pbfcl_errorf("pbfcl_context_create: the program was built against pbfcl %d.%d.%d but "
+                     "runs with the library %s; rebuild it against this library's "
+                     "include/pbfcl.h (major versions differ in their ABI)",
+                     header_version / 10000, header_version / 100 % 100, header_version % 100,
+                     pbfcl_version_string());
+        return PBFCL_ERR_VERSION;
+    }
+    pbfcl_context_desc defaults;
+    if (!desc) {
+        pbfcl_context_desc_defaults(&defaults);
+        desc = &defaults;
+    }
+    pbfcl_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = context_open(&ctx->cl, desc);
+    if (st == PBFCL_OK)
+        st = pbfcl_cl_use_kernel_dir(&ctx->cl, desc->kernel_dir);
+    ctx->cl.trace_builds = desc->trace_builds != 0;
+    if (st == PBFCL_OK && !pbfcl_api_live_add(ctx, HANDLE_CONTEXT))
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    if (st != PBFCL_OK) {
+        pbfcl_cl_destroy(&ctx->cl);
+        free(ctx);
+        return st;
+    }
+    *out = ctx;
+    return PBFCL_OK;
+}
+
+static void solver_free(pbfcl_solver *s);
+
+pbfcl_status pbfcl_context_destroy(pbfcl_context *ctx)
+{
+    if (!ctx)
+        return PBFCL_OK;
+    if (!pbfcl_api_live_find(ctx, HANDLE_CONTEXT, true))
+        return pbfcl_api_bad_handle("pbfcl_context_destroy", "context", ctx);
+    for (;;) { /* solvers still on it go with it */
+        pbfcl_solver *orphan = NULL;
+        pthread_mutex_lock(&live_lock);
+        for (size_t i = 0; i < live_count && !orphan; i++)
+            if (live[i].kind == HANDLE_SOLVER && ((const pbfcl_solver *)live[i].ptr)->ctx == ctx)
+                orphan = (pbfcl_solver *)live[i].ptr;
+        pthread_mutex_unlock(&live_lock);
+        if (!orphan)
+            break;
+        pbfcl_warnf("pbfcl_context_destroy: solver %p was still alive; destroyed with its context",
+                    (void *)orphan);
+        pbfcl_api_live_find(orphan, HANDLE_SOLVER, true);
+        solver_free(orphan);
+    }
+    pbfcl_cl_destroy(&ctx->cl);
+    free(ctx);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_context_cl(const pbfcl_context *ctx, cl_context *context, cl_device_id *device,
+                              cl_command_queue *queue)
+{
+    CHECK_CONTEXT("pbfcl_context_cl", ctx);
+    if (context)
+        *context = ctx->cl.context;
+    if (device)
+        *device = ctx->cl.dev.device;
+    if (queue)
+        *queue = ctx->cl.queue;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_context_device_name(const pbfcl_context *ctx, char *buf, size_t size)
+{
+    CHECK_CONTEXT("pbfcl_context_device_name", ctx);
+    CHECK_ARG("pbfcl_context_device_name", buf && size > 0, "buf is NULL or size is 0");
+    snprintf(buf, size, "%s / %s", ctx->cl.dev.platform_name, ctx->cl.dev.device_name);
+    return PBFCL_OK;
+}
+
+/* ---- scenes ------------------------------------------------------------------------------- */
+
+pbfcl_status pbfcl_load_scene(const char *name_or_file, size_t target_particles,
+                              pbfcl_scene_params *scene, pbfcl_solver_params *solver,
+                              float **positions, size_t *count)
+{
+    CHECK_ARG("pbfcl_load_scene", name_or_file && *name_or_file, "name_or_file is NULL or empty");
+    CHECK_ARG("pbfcl_load_scene", scene && solver && positions && count,
+              "scene, solver, positions and count must not be NULL");
+    *positions = NULL;
+    *count = 0;
+    pbfcl_scene s;
+    PBFCL_TRY(pbfcl_scene_load(name_or_file, &s));
+    if (target_particles > 0)
+        PBFCL_TRY(pbfcl_scene_set_particle_count(&s, target_particles));
+    PBFCL_TRY(pbfcl_scene_validate(&s));
+    PBFCL_TRY(pbfcl_scene_fill(&s, positions, count));
+    pbfcl_api_params_from_scene(&s, scene, solver);
+    return PBFCL_OK;
+}
+
+/* ---- solvers ------------------------------------------------------------------------------ */
+
+void pbfcl_solver_desc_defaults(pbfcl_solver_desc *d)
+{
+    if (!d)
+        return;
+    memset(d, 0, sizeof *d);
+    pbfcl_scene_params_defaults(&d->scene);
+    pbfcl_solver_params_defaults(&d->solver);
+}
+
+static void solver_free(pbfcl_solver *s)
+{
+    pbfcl_sim_destroy(s->sim);
+    if (s->prof)
+        pbfcl_profile_discard(s->prof);
+    free(s->prof);
+    free(s->phases);
+    free(s->ids);
+    free(s->scratch);
+    free(s);
+}
+
+/* The core scene of the parameters, checked as the scene loader checks a file's. */
+static pbfcl_status scene_of(const char *func, const pbfcl_scene_params *scene,
+                             const pbfcl_solver_params *solver, pbfcl_scene *out)
+{
+    CHECK_ARG("pbfcl_solver", scene && solver,
+              "%s: the scene and solver parameters must not be NULL", func);
+    pbfcl_api_scene_from_params(scene, solver, out);
+    snprintf(out->name, sizeof out->name, "%s", func); /* messages name the call */
+    return pbfcl_scene_validate_settings(out);
+}
+
+pbfcl_status pbfcl_solver_create(pbfcl_context *ctx, const pbfcl_solver_desc *desc,
+                                 pbfcl_solver **out)
+{
+    CHECK_ARG("pbfcl_solver_create", out, "out is NULL");
+    *out = NULL;
+    CHECK_CONTEXT("pbfcl_solver_create", ctx);
+    CHECK_ARG("pbfcl_solver_create", desc, "desc is NULL (start from pbfcl_solver_desc_defaults)");
+    CHECK_ARG("pbfcl_solver_create", desc->capacity >= 1 && desc->capacity <= UINT32_MAX / 64,
+              "desc->capacity is %zu; give 1 to %u particles", desc->capacity, UINT32_MAX / 64);
+    pbfcl_solver *s = calloc(1, sizeof *s);
+    if (!s)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    s->ctx = ctx;
+    size_t cap = desc->capacity;
+    pbfcl_status st = scene_of("pbfcl_solver_create", &desc->scene, &desc->solver, &s->scene);
+    if (st == PBFCL_OK &&
+        (!(s->phases = calloc(cap, sizeof *s->phases)) || !(s->ids = calloc(cap, sizeof *s->ids)) ||
+         !(s->scratch = calloc(3 * cap, sizeof *s->scratch))))
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_create_capacity(&s->sim, &ctx->cl, &s->scene, cap, NULL, 0);
+    if (st == PBFCL_OK && !pbfcl_api_live_add(s, HANDLE_SOLVER))
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    if (st != PBFCL_OK) {
+        solver_free(s);
+        return st;
+    }
+    *out = s;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_destroy(pbfcl_solver *s)
+{
+    if (!s)
+        return PBFCL_OK;
+    if (!pbfcl_api_live_find(s, HANDLE_SOLVER, true))
+        return pbfcl_api_bad_handle("pbfcl_solver_destroy", "solver", s);
+    solver_free(s);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_set_params(pbfcl_solver *s, const pbfcl_scene_params *scene,
+                                     const pbfcl_solver_params *solver)
+{
+    CHECK_SOLVER("pbfcl_solver_set_params", s);
+    pbfcl_scene next;
+    PBFCL_TRY(scene_of("pbfcl_solver_set_params", scene, solver, &next));
+    PBFCL_TRY(pbfcl_sim_set_scene(s->sim, &next));
+    s->scene = next;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_get_params(const pbfcl_solver *s, pbfcl_scene_params *scene,
+                                     pbfcl_solver_params *solver)
+{
+    CHECK_SOLVER("pbfcl_solver_get_params", s);
+    pbfcl_api_params_from_scene(&s->scene, scene, solver);
+    return PBFCL_OK;
+}
+
+/* ---- particles ---------------------------------------------------------------------------- */
+
+pbfcl_status pbfcl_solver_count(const pbfcl_solver *s, size_t *count)
+{
+    CHECK_SOLVER("pbfcl_solver_count", s);
+    CHECK_ARG("pbfcl_solver_count", count, "count is NULL");
+    *count = pbfcl_sim_count(s->sim);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_capacity(const pbfcl_solver *s, size_t *capacity)
+{
+    CHECK_SOLVER("pbfcl_solver_capacity", s);
+    CHECK_ARG("pbfcl_solver_capacity", capacity, "capacity is NULL");
+    *capacity = pbfcl_sim_capacity(s->sim);
+    return PBFCL_OK;
+}
+
+/* Checks a caller's array of count entries against the active count. */
+static pbfcl_status check_array(const char *func, const char *name, const void *data,
+                                const pbfcl_solver *s, size_t count)
+{
+    size_t n = pbfcl_sim_count(s->sim);
+    if (!data && count > 0) {
+        pbfcl_errorf("%s: %s is NULL", func, name);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (count != n) {
+        pbfcl_errorf("%s: count is %zu but the solver has %zu active particles; %s must hold "
+                     "one entry per active particle",
+                     func, count, n, name);
+        return count > pbfcl_sim_capacity(s->sim) ? PBFCL_ERR_CAPACITY : PBFCL_ERR_BUFFER_SIZE;
+    }
+    return PBFCL_OK;
+}
+
+/* Checks that count xyz triples are finite. */
+static pbfcl_status check_finite(const char *func, const char *name, const float *xyz, size_t count)
+{
+    for (size_t i = 0; i < 3 * count; i++)
+        if (!isfinite(xyz[i])) {
+            pbfcl_errorf("%s: %s[%zu] (particle %zu) is not a finite number", func, name, i, i / 3);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    return PBFCL_OK;
+}
+
+/* Reads the id of every slot into s->ids and checks them (ids are 0..n-1, once each). */
+static pbfcl_status read_ids(pbfcl_solver *s)
+{
+    size_t n = pbfcl_sim_count(s->sim);
+    PBFCL_TRY(pbfcl_sim_read_ids(s->sim, s->ids));
+    for (size_t i = 0; i < n; i++)
+        if (s->ids[i] >= n) {
+            pbfcl_errorf("particle ids are corrupt: slot %zu holds id %u of %zu particles", i,
+                         s->ids[i], n);
+            return PBFCL_ERR_SIMULATION;
+        }
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_add(pbfcl_solver *s, const float *positions, const float *velocities,
+                              size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_add", s);
+    size_t n = pbfcl_sim_count(s->sim), cap = pbfcl_sim_capacity(s->sim);
+    if (count > cap - n) {
+        pbfcl_errorf("pbfcl_solver_add: %zu particles added to %zu exceed the capacity of %zu",
+                     count, n, cap);
+        return PBFCL_ERR_CAPACITY;
+    }
+    if (count == 0)
+        return PBFCL_OK;
+    CHECK_ARG("pbfcl_solver_add", positions, "positions is NULL");
+    PBFCL_TRY(check_finite("pbfcl_solver_add", "positions", positions, count));
+    if (velocities)
+        PBFCL_TRY(check_finite("pbfcl_solver_add", "velocities", velocities, count));
+    PBFCL_TRY(pbfcl_sim_append(s->sim, positions, velocities, count));
+    for (size_t i = n; i < n + count; i++)
+        s->phases[i] = PBFCL_PHASE_FLUID;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_remove", s);
+    size_t n = pbfcl_sim_count(s->sim);
+    if (count == 0)
+        return PBFCL_OK;
+    CHECK_ARG("pbfcl_solver_remove", particles, "particles is NULL");
+    CHECK_ARG("pbfcl_solver_remove", count <= n, "count %zu exceeds the %zu active particles",
+              count, n);
+    unsigned *rank = calloc(n, sizeof *rank); /* new id of each id; UINT32_MAX: removed */
+    unsigned *slots = malloc(n * sizeof *slots);
+    pbfcl_status st = rank && slots ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t k = 0; st == PBFCL_OK && k < count; k++) {
+        if (particles[k] >= n || rank[particles[k]] == UINT32_MAX) {
+            pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu is %s", k, particles[k],
+                         particles[k] >= n ? "not an active particle" : "listed twice");
+            st = PBFCL_ERR_BAD_ARGUMENT;
+        } else {
+            rank[particles[k]] = UINT32_MAX;
+        }
+    }
+    size_t m = 0;
+    for (size_t id = 0; st == PBFCL_OK && id < n; id++)
+        if (rank[id] != UINT32_MAX) {
+            s->phases[m] = s->phases[id];
+            rank[id] = (unsigned)m++;
+        }
+    if (st == PBFCL_OK)
+        st = read_ids(s);
+    size_t kept = 0;
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++)
+        if (rank[s->ids[i]] != UINT32_MAX) {
+            slots[kept] = (unsigned)i;
+            s->ids[kept++] = rank[s->ids[i]]; /* ids[kept] <= ids[i]: read before written */
+        }
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_compact(s->sim, slots, m, s->ids);
+    free(rank);
+    free(slots);
+    return st;
+}
+
+/* Sets positions (which == 0) or velocities (1) of every particle from the caller's order. */
+static pbfcl_status set_by_id(pbfcl_solver *s, const char *func, const float *xyz, size_t count,
+                              int which)
+{
+    PBFCL_TRY(check_array(func, which ? "velocities" : "positions", xyz, s, count));
+    PBFCL_TRY(check_finite(func, which ? "velocities" : "positions", xyz, count));
+    PBFCL_TRY(read_ids(s));
+    for (size_t i = 0; i < count; i++)
+        memcpy(s->scratch + 3 * i, xyz + 3 * (size_t)s->ids[i], 3 * sizeof(float));
+    return pbfcl_sim_write(s->sim, which ? NULL : s->scratch, which ? s->scratch : NULL);
+}
+
+pbfcl_status pbfcl_solver_set_positions(pbfcl_solver *s, const float *xyz, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_set_positions", s);
+    return set_by_id(s, "pbfcl_solver_set_positions", xyz, count, 0);
+}
+
+pbfcl_status pbfcl_solver_set_velocities(pbfcl_solver *s, const float *xyz, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_set_velocities", s);
+    return set_by_id(s, "pbfcl_solver_set_velocities", xyz, count, 1);
+}
+
+/* Reads positions (0), velocities (1) or densities (2) into the caller's order. */
+static pbfcl_status get_by_id(pbfcl_solver *s, const char *func, float *out, size_t count,
+                              int which)
+{
+    static const char *const names[] = {"positions", "velocities", "densities"};
+    PBFCL_TRY(check_array(func, names[which], out, s, count));
+    PBFCL_TRY(read_ids(s));
+    float *t = s->scratch;
+    PBFCL_TRY(pbfcl_sim_read(s->sim, which == 0 ? t : NULL, which == 1 ? t : NULL,
+                             which == 2 ? t : NULL));
+    int width = which == 2 ? 1 : 3;
+    for (size_t i = 0; i < count; i++)
+        memcpy(out + width * (size_t)s->ids[i], t + width * i, (size_t)width * sizeof(float));
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_get_positions(pbfcl_solver *s, float *xyz, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_get_positions", s);
+    return get_by_id(s, "pbfcl_solver_get_positions", xyz, count, 0);
+}
+
+pbfcl_status pbfcl_solver_get_velocities(pbfcl_solver *s, float *xyz, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_get_velocities", s);
+    return get_by_id(s, "pbfcl_solver_get_velocities", xyz, count, 1);
+}
+
+pbfcl_status pbfcl_solver_get_densities(pbfcl_solver *s, float *density, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_get_densities", s);
+    return get_by_id(s, "pbfcl_solver_get_densities", density, count, 2);
+}
+
+pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_set_phases", s);
+    PBFCL_TRY(check_array("pbfcl_solver_set_phases", "phases", phases, s, count));
+    for (size_t i = 0; i < count; i++)
+        if (phases[i] != PBFCL_PHASE_FLUID) {
+            pbfcl_errorf("pbfcl_solver_set_phases: phases[%zu] is %d; this version simulates "
+                         "fluid only (PBFCL_PHASE_FLUID)",
+                         i, phases[i]);
+            return PBFCL_ERR_UNSUPPORTED;
+        }
+    memcpy(s->phases, phases, count * sizeof *phases);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_get_phases", s);
+    PBFCL_TRY(check_array("pbfcl_solver_get_phases", "phases", phases, s, count));
+    memcpy(phases, s->phases, count * sizeof *phases);
+    return PBFCL_OK;
+}
+
+/* ---- stepping ----------------------------------------------------------------------------- */
+
+int pbfcl_timer_count(void)
+{
+    return PBFCL_STAGE_COUNT;
+}
+
+const char *pbfcl_timer_name(int i)
+{
+    return i >= 0 && i < PBFCL_STAGE_COUNT ? pbfcl_stage_name((pbfcl_stage)i) : NULL;
+}
+
+/* The field of pbfcl_timers that holds stage i (the fields follow the stage order). */
+static double *timer_field(pbfcl_timers *t, int i)
+{
+    double *fields[PBFCL_STAGE_COUNT] = {
+        &t->predict, &t->hash,       &t->sort,  &t->reorder,
+        &t->cells,   &t->neighbours, &t->solve, &t->vorticity_viscosity,
+        &t->other};
+    _Static_assert(PBFCL_STAGE_COUNT == 9, "pbfcl_timers has one field per stage");
+    return i >= 0 && i < PBFCL_STAGE_COUNT ? fields[i] : NULL;
+}
+
+double pbfcl_timer_value(const pbfcl_timers *t, int i)
+{
+    double *f = t ? timer_field((pbfcl_timers *)t, i) : NULL;
+    return f ? *f : 0.0;
+}
+
+/* The step of dt with the profile collected into timers. */
+static pbfcl_status timed_step(pbfcl_solver *s, pbfcl_timers *timers)
+{
+    if (!s->ctx->cl.profiling) {
+        pbfcl_errorf("pbfcl_solver_step: timers need a command queue created with "
+                     "CL_QUEUE_PROFILING_ENABLE; the context's queue was not");
+        return PBFCL_ERR_UNSUPPORTED;
+    }
+    if (!s->prof && !(s->prof = calloc(1, sizeof *s->prof)))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    memset(timers, 0, sizeof *timers);
+    int before = s->prof->count; /* 0: collect empties it */
+    pbfcl_status st = pbfcl_sim_step(s->sim, s->prof);
+    timers->kernels = s->prof->count - before + s->prof->dropped;
+    double ms[PBFCL_STAGE_COUNT] = {0};
+    cl_int err = pbfcl_profile_collect(s->prof, ms);
+    s->prof->dropped = 0;
+    PBFCL_TRY(st);
+    if (err != CL_SUCCESS) {
+        pbfcl_report_cl(err, "pbfcl_profile_collect", __FILE__, __LINE__);
+        return PBFCL_ERR_OPENCL;
+    }
+    for (int i = 0; i < PBFCL_STAGE_COUNT; i++) {
+        *timer_field(timers, i) = ms[i];
+        timers->total += ms[i];
+    }
+    timers->substeps = pbfcl_sim_substeps(s->sim);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_step(pbfcl_solver *s, float dt, pbfcl_timers *timers)
+{
+    CHECK_SOLVER("pbfcl_solver_step", s);
+    CHECK_ARG("pbfcl_solver_step", isfinite(dt) && dt <= 1.0f,
+              "dt %g s is not a frame time step (<= 0 for the parameters' dt, else up to 1 s)",
+              (double)dt);
+    if (dt > 0.0f && dt != s->scene.solver.dt) {
+        pbfcl_scene next = s->scene;
+        next.solver.dt = dt;
+        PBFCL_TRY(pbfcl_sim_set_scene(s->sim, &next));
+        s->scene = next;
+    }
+    if (timers)
+        return timed_step(s, timers);
+    return pbfcl_sim_step(s->sim, NULL);
+}
+
+pbfcl_status pbfcl_solver_finish(pbfcl_solver *s)
+{
+    CHECK_SOLVER("pbfcl_solver_finish", s);
+    PBFCL_CL_CHECK(clFinish(s->ctx->cl.queue));
+    return PBFCL_OK;
+}
+
+int pbfcl_solver_kernel_times(const pbfcl_solver *s, int index, const char **name, double *ms,
+                              long long *launches)
+{
+    if (!s || !pbfcl_api_live_find(s, HANDLE_SOLVER, false) || !s->prof)
+        return 0;
+    if (index < 0 || index >= s->prof->kernel_count)
+        return s->prof->kernel_count;
+    const pbfcl_kernel_time *k = &s->prof->kernels[index];
+    if (name)
+        *name = k->name;
+    if (ms)
+        *ms = k->ms;
+    if (launches)
+        *launches = k->launches;
+    return s->prof->kernel_count;
+}
+
+pbfcl_status pbfcl_solver_stats(pbfcl_solver *s, pbfcl_stats *out)
+{
+    CHECK_SOLVER("pbfcl_solver_stats", s);
+    CHECK_ARG("pbfcl_solver_stats", out, "out is NULL");
+    PBFCL_TRY(pbfcl_sim_stats_compute(s->sim, out)); /* the same struct */
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *out)
+{
+    CHECK_SOLVER("pbfcl_solver_speed_limit", s);
+    CHECK_ARG("pbfcl_solver_speed_limit", out, "out is NULL");
+    *out = pbfcl_scene_max_speed(&s->scene);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_max_neighbors(const pbfcl_solver *s, unsigned *out)
+{
+    CHECK_SOLVER("pbfcl_solver_max_neighbors", s);
+    CHECK_ARG("pbfcl_solver_max_neighbors", out, "out is NULL");
+    *out = pbfcl_sim_max_neighbors(s->sim);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_copy_positions(pbfcl_solver *s, cl_mem dst)
+{
+    CHECK_SOLVER("pbfcl_solver_copy_positions", s);
+    CHECK_ARG("pbfcl_solver_copy_positions", dst, "dst is NULL");
+    cl_context owner = NULL;
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(dst, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(dst, CL_MEM_SIZE, sizeof size, &size, NULL);
+    CHECK_ARG("pbfcl_solver_copy_positions", err == CL_SUCCESS, "dst is not a valid cl_mem (%s)",
+              pbfcl_cl_error_name(err));
+    CHECK_ARG("pbfcl_solver_copy_positions", owner == s->ctx->cl.context,
+              "dst belongs to another cl_context than the solver's");
+    size_t need = pbfcl_sim_count(s->sim) * 4 * sizeof(float);
+    if (size < need) {
+        pbfcl_errorf("pbfcl_solver_copy_positions: dst holds %zu bytes; %zu particles need %zu "
+                     "(16 bytes each)",
+                     size, pbfcl_sim_count(s->sim), need);
+        return PBFCL_ERR_BUFFER_SIZE;
+    }
+    return pbfcl_sim_copy_positions(s->sim, dst);
+}
+
+pbfcl_status pbfcl_solver_set_push(pbfcl_solver *s, const float origin[3], const float dir[3],
+                                   const float push[3], float radius, float strength)
+{
+    CHECK_SOLVER("pbfcl_solver_set_push", s);
+    CHECK_ARG("pbfcl_solver_set_push", origin && dir && push,
+              "origin, dir and push must not be NULL");
+    CHECK_ARG("pbfcl_solver_set_push", isfinite(radius) && isfinite(strength),
+              "radius and strength must be finite");
+    pbfcl_sim_set_push(s->sim, origin, dir, push, radius, strength);
+    return PBFCL_OK;
+}

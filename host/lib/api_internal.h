@@ -1,0 +1,34 @@
+/* What the API implementation shares with the pbfcl program (not part of the public header):
+ * the conversion between the public parameter structs and the core's scene. */
+#ifndef PBFCL_API_INTERNAL_H
+#define PBFCL_API_INTERNAL_H
+
+#include "pbfcl.h"
+#include "scene.h"
+
+#include <stdbool.h>
+
+/* The kinds of handle the API gives out; each live one is listed until destroyed. */
+typedef enum pbfcl_handle_kind { HANDLE_CONTEXT, HANDLE_SOLVER, HANDLE_SCENE } pbfcl_handle_kind;
+
+/* Lists a new handle (false: out of memory). */
+bool pbfcl_api_live_add(const void *ptr, pbfcl_handle_kind kind);
+
+/* True if ptr is a live handle of that kind (never dereferenced); remove unlists it. */
+bool pbfcl_api_live_find(const void *ptr, pbfcl_handle_kind kind, bool remove);
+
+/* The core scene a setup holds (fluid shapes included); NULL for a handle that is not live. */
+const pbfcl_scene *pbfcl_api_setup_scene(const pbfcl_scene_setup *s);
+
+/* Logs why a handle (what: "context", "solver", ...) is refused; PBFCL_ERR_INVALID_HANDLE. */
+pbfcl_status pbfcl_api_bad_handle(const char *func, const char *what, const void *ptr);
+
+/* The public parameters of a core scene. */
+void pbfcl_api_params_from_scene(const pbfcl_scene *in, pbfcl_scene_params *scene,
+                                 pbfcl_solver_params *solver);
+
+/* A core scene (no fluid shapes, named "api") from the public parameters. */
+void pbfcl_api_scene_from_params(const pbfcl_scene_params *scene, const pbfcl_solver_params *solver,
+                                 pbfcl_scene *out);
+
+#endif

@@ -1,0 +1,115 @@
+/* Scene setups of the public API (pbfcl_scene_setup_*): a built-in or JSON scene held by a
+ * checked handle, adjusted through the public parameter structs, then filled. */
+#include "api_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pbfcl_scene_setup {
+    pbfcl_scene scene;
+};
+
+#define CHECK_SETUP(func, s)                                                                       \
+    do {                                                                                           \
+        if (!(s) || !pbfcl_api_live_find((s), HANDLE_SCENE, false))                                \
+            return pbfcl_api_bad_handle(func, "scene setup", (s));                                 \
+    } while (0)
+
+pbfcl_status pbfcl_scene_setup_load(const char *name_or_file, pbfcl_scene_setup **out)
+{
+    if (!out || !name_or_file || !*name_or_file) {
+        pbfcl_errorf("pbfcl_scene_setup_load: %s",
+                     !out ? "out is NULL" : "name_or_file is NULL or empty");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    *out = NULL;
+    pbfcl_scene_setup *s = calloc(1, sizeof *s);
+    if (!s)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = pbfcl_scene_parse(name_or_file, &s->scene); /* checked as it is changed */
+    if (st == PBFCL_OK && !pbfcl_api_live_add(s, HANDLE_SCENE))
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    if (st != PBFCL_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_setup_destroy(pbfcl_scene_setup *s)
+{
+    if (!s)
+        return PBFCL_OK;
+    if (!pbfcl_api_live_find(s, HANDLE_SCENE, true))
+        return pbfcl_api_bad_handle("pbfcl_scene_setup_destroy", "scene setup", s);
+    free(s);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_setup_name(const pbfcl_scene_setup *s, char *buf, size_t size)
+{
+    CHECK_SETUP("pbfcl_scene_setup_name", s);
+    if (!buf || size == 0) {
+        pbfcl_errorf("pbfcl_scene_setup_name: buf is NULL or size is 0");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    snprintf(buf, size, "%s", s->scene.name);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_setup_get_params(const pbfcl_scene_setup *s, pbfcl_scene_params *scene,
+                                          pbfcl_solver_params *solver)
+{
+    CHECK_SETUP("pbfcl_scene_setup_get_params", s);
+    pbfcl_api_params_from_scene(&s->scene, scene, solver);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s, const pbfcl_scene_params *scene,
+                                          const pbfcl_solver_params *solver)
+{
+    CHECK_SETUP("pbfcl_scene_setup_set_params", s);
+    if (!scene || !solver) {
+        pbfcl_errorf("pbfcl_scene_setup_set_params: scene and solver must not be NULL");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    pbfcl_scene next = s->scene; /* keeps the name and the fluid shapes */
+    memcpy(next.domain_min, scene->domain_min, sizeof next.domain_min);
+    memcpy(next.domain_max, scene->domain_max, sizeof next.domain_max);
+    memcpy(next.gravity, scene->gravity, sizeof next.gravity);
+    next.particle_radius = scene->particle_radius;
+    next.rest_density = scene->rest_density;
+    next.solver = *solver;
+    PBFCL_TRY(pbfcl_scene_validate_layout(&next)); /* the radius is checked when filled */
+    s->scene = next;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_setup_set_particle_count(pbfcl_scene_setup *s, size_t target)
+{
+    CHECK_SETUP("pbfcl_scene_setup_set_particle_count", s);
+    pbfcl_scene next = s->scene; /* its own radius is replaced, so it is not checked */
+    PBFCL_TRY(pbfcl_scene_validate_layout(&next));
+    PBFCL_TRY(pbfcl_scene_set_particle_count(&next, target));
+    PBFCL_TRY(pbfcl_scene_validate(&next));
+    s->scene = next;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **positions, size_t *count)
+{
+    CHECK_SETUP("pbfcl_scene_setup_fill", s);
+    if (!positions || !count) {
+        pbfcl_errorf("pbfcl_scene_setup_fill: positions and count must not be NULL");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    PBFCL_TRY(pbfcl_scene_validate(&s->scene));
+    return pbfcl_scene_fill(&s->scene, positions, count);
+}
+
+const pbfcl_scene *pbfcl_api_setup_scene(const pbfcl_scene_setup *s)
+{
+    return s && pbfcl_api_live_find(s, HANDLE_SCENE, false) ? &s->scene : NULL;
+}

@@ -1,0 +1,412 @@
+/* pbfcl: Position Based Fluids on OpenCL, the public C API (the only header a program that
+ * embeds pbfcl includes). A context holds an OpenCL device, context and queue, either pbfcl's
+ * own or the caller's; a solver simulates up to `capacity` particles on one context. Particle
+ * data goes in and out in the caller's order: particle k is the k-th entry of the caller's
+ * arrays, whatever order the solver keeps internally. See docs/API.md. */
+#ifndef PBFCL_H
+#define PBFCL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version and symbols ------------------------------------------------------------------ */
+
+#define PBFCL_VERSION_MAJOR 0
+#define PBFCL_VERSION_MINOR 2
+#define PBFCL_VERSION_PATCH 0
+/* The version this header describes, as one number: major * 10000 + minor * 100 + patch. */
+#define PBFCL_VERSION                                                                              \
+    (PBFCL_VERSION_MAJOR * 10000 + PBFCL_VERSION_MINOR * 100 + PBFCL_VERSION_PATCH)
+
+/* PBFCL_API marks the exported functions; define PBFCL_STATIC when linking the static library
+ * on Windows. */
+#if defined(_WIN32) && !defined(PBFCL_STATIC)
+#ifdef PBFCL_BUILDING_LIBRARY
+#define PBFCL_API __declspec(dllexport)
+#else
+#define PBFCL_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define PBFCL_API __attribute__((visibility("default")))
+#else
+#define PBFCL_API
+#endif
+
+/* The version of the library linked at run time (PBFCL_VERSION's encoding). */
+PBFCL_API int pbfcl_version(void);
+
+/* The same as "major.minor.patch". */
+PBFCL_API const char *pbfcl_version_string(void);
+
+/* ---- status codes ------------------------------------------------------------------------- */
+
+/* Every status with its one-line message, listed once. */
+#define PBFCL_STATUS_LIST(X)                                                                       \
+    X(PBFCL_OK, "no error")                                                                        \
+    X(PBFCL_ERR_OPENCL, "an OpenCL call failed")                                                   \
+    X(PBFCL_ERR_NO_DEVICE, "no OpenCL device found")                                               \
+    X(PBFCL_ERR_BAD_DEVICE, "the requested OpenCL device does not exist")                          \
+    X(PBFCL_ERR_KERNEL_FILE, "a kernel source file could not be read")                             \
+    X(PBFCL_ERR_BUILD, "an OpenCL program failed to build")                                        \
+    X(PBFCL_ERR_DEVICE_LIMIT, "the work does not fit the device's limits")                         \
+    X(PBFCL_ERR_OUT_OF_MEMORY, "not enough memory")                                                \
+    X(PBFCL_ERR_BAD_ARGUMENT, "an argument or parameter is invalid")                               \
+    X(PBFCL_ERR_IO, "a file could not be read or written")                                         \
+    X(PBFCL_ERR_SIMULATION, "the simulation became unstable")                                      \
+    X(PBFCL_ERR_UNSUPPORTED, "the feature is not available in this build or on this system")       \
+    X(PBFCL_ERR_INVALID_HANDLE, "the handle is NULL, destroyed or of another kind")                \
+    X(PBFCL_ERR_CAPACITY, "the particle count exceeds the solver's capacity")                      \
+    X(PBFCL_ERR_BUFFER_SIZE, "a buffer is smaller than the data it must hold")                     \
+    X(PBFCL_ERR_VERSION, "the program was built against another major version of pbfcl")
+
+typedef enum pbfcl_status {
+#define PBFCL_STATUS_ENUM_(name, msg) name,
+    PBFCL_STATUS_LIST(PBFCL_STATUS_ENUM_)
+#undef PBFCL_STATUS_ENUM_
+} pbfcl_status;
+
+/* The symbolic name of a status, e.g. "PBFCL_ERR_BUILD". */
+PBFCL_API const char *pbfcl_status_name(pbfcl_status s);
+
+/* The one-line message of a status; the log callback gets the details (which argument,
+ * which call, which file). */
+PBFCL_API const char *pbfcl_status_message(pbfcl_status s);
+
+/* ---- logging ------------------------------------------------------------------------------ */
+
+typedef enum pbfcl_log_level {
+    PBFCL_LOG_ERROR,   /* a call failed; the message says why and what to change */
+    PBFCL_LOG_WARNING, /* the call succeeded but something deserves attention */
+    PBFCL_LOG_INFO     /* progress (builds traced, devices chosen) */
+} pbfcl_log_level;
+
+/* Receives each message (one line or a few, no trailing newline). */
+typedef void (*pbfcl_log_fn)(pbfcl_log_level level, const char *message, void *user);
+
+/* Sets where every message of the library goes, process-wide (NULL: stderr, the default,
+ * prefixed "pbfcl: error: " or "pbfcl: warning: "); messages above max_level are dropped. */
+PBFCL_API void pbfcl_set_log(pbfcl_log_fn fn, void *user, pbfcl_log_level max_level);
+
+/* ---- parameters --------------------------------------------------------------------------- */
+
+/* The world: the box the particles live in and the fluid's material (SI units). */
+typedef struct pbfcl_scene_params {
+    float domain_min[3], domain_max[3]; /* the box, m */
+    float gravity[3];                   /* m/s^2 */
+    float particle_radius;              /* r, m; particles at rest are spaced 2r */
+    float rest_density;                 /* kg/m^3 */
+} pbfcl_scene_params;
+
+/* Range flags of a solver parameter: the lower or upper bound is excluded; a whole number. */
+#define PBFCL_PARAM_LO_OPEN 1
+#define PBFCL_PARAM_HI_OPEN 2
+#define PBFCL_PARAM_WHOLE 4
+
+/* Every solver parameter, declared once: C type, name (the struct field and the JSON key under
+ * "solver"), command-line flag, default, accepted range lo..hi with PBFCL_PARAM_* flags, unit,
+ * one-line help. The struct below, the defaults, the JSON and command-line parsers, the one
+ * validator, the help texts and the check of docs/SCENES.md are all made from this list. */
+#define PBFCL_SOLVER_PARAM_LIST(X)                                                                 \
+    X(float, dt, "--dt", 1.0 / 60.0, 0, 1, PBFCL_PARAM_LO_OPEN, "s", "frame time step")            \
+    X(int, substeps, "--substeps", 3, 1, 1000, 0, "",                                              \
+      "the least substeps per frame (more where the fastest particle would move over h/2)")        \
+    X(int, iterations, "--iterations", 4, 0, 1000, 0, "",                                          \
+      "density solver iterations per substep (0: no density correction, a diagnostic)")            \
+    X(int, stabilization_iterations, "--stabilization", 1, 0, 1000, 0, "",                         \
+      "collision stabilisation passes per solver iteration")                                       \
+    X(int, contact_interval, "--contact-interval", 1, 1, 1000, 0, "",                              \
+      "collision passes after every N-th solver iteration and the last")                           \
+    X(float, chebyshev_rho, "--chebyshev", 0, 0, 0.999, 0, "",                                     \
+      "spectral radius estimate of the Chebyshev acceleration (0: plain Jacobi)")                  \
+    X(float, cfl, "--cfl", 0.5, 0, 2, PBFCL_PARAM_LO_OPEN, "",                                     \
+      "a particle moves at most cfl * h per substep")                                              \
+    X(float, h_ratio, "--h-ratio", 4, 2, 4.4721, PBFCL_PARAM_LO_OPEN, "",                          \
+      "kernel radius h = h_ratio * particle radius")                                               \
+    X(float, relaxation, "--relaxation", 0.1, 0, 1e12, PBFCL_PARAM_LO_OPEN, "",                    \
+      "constraint relaxation epsilon (divided by h^2)")                                            \
+    X(float, scorr_k, "--scorr-k", 0.001, 0, 1e6, 0, "",                                           \
+      "tensile correction strength k (times h^2)")                                                 \
+    X(float, scorr_n, "--scorr-n", 4, 1, 16, PBFCL_PARAM_WHOLE, "", "tensile correction exponent") \
+    X(float, scorr_dq, "--scorr-dq", 0.2, 0, 1, PBFCL_PARAM_LO_OPEN | PBFCL_PARAM_HI_OPEN, "",     \
+      "tensile correction delta q, a fraction of h")                                               \
+    X(float, contact_slop, "--contact-slop", 0.2, 0, 1, 0, "",                                     \
+      "overlap (a fraction of 2r) that contacts resolve by moving x* alone")                       \
+    X(float, vorticity, "--vorticity", 0.01, 0, 1e6, 0, "m/s",                                     \
+      "vorticity confinement epsilon (0: off)")                                                    \
+    X(float, viscosity, "--viscosity", 0.05, 0, 1, 0, "", "XSPH viscosity c per substep (0: off)") \
+    X(float, max_speed, "--max-speed", 50, 0, 1e9, 0, "m/s",                                       \
+      "blow-up guard: faster particles mean the run blew up (0: derived from box and gravity)")
+
+/* How the solver advances (SI units): one field per entry of PBFCL_SOLVER_PARAM_LIST. */
+typedef struct pbfcl_solver_params {
+#define PBFCL_PARAM_FIELD_(type, name, flag, def, lo, hi, flags, unit, help) type name;
+    PBFCL_SOLVER_PARAM_LIST(PBFCL_PARAM_FIELD_)
+#undef PBFCL_PARAM_FIELD_
+} pbfcl_solver_params;
+
+/* One solver parameter as the list declares it (for parsers, GUIs and documentation). */
+typedef struct pbfcl_param_info {
+    const char *name; /* field and JSON key */
+    const char *flag; /* command-line flag */
+    int is_int;       /* int field, else float */
+    double def, lo, hi;
+    int flags; /* PBFCL_PARAM_* */
+    const char *unit, *help;
+    size_t offset; /* of the field in pbfcl_solver_params */
+} pbfcl_param_info;
+
+/* The number of solver parameters, and the description of parameter i (NULL past the end). */
+PBFCL_API int pbfcl_solver_param_count(void);
+PBFCL_API const pbfcl_param_info *pbfcl_solver_param(int i);
+
+/* The one validator of the solver parameters: PBFCL_ERR_BAD_ARGUMENT with a message naming the
+ * parameter ("solver.NAME must be ...") when one is outside its range. */
+PBFCL_API pbfcl_status pbfcl_solver_params_check(const pbfcl_solver_params *p);
+
+/* Nonzero if v is in parameter info's accepted range. */
+PBFCL_API int pbfcl_param_in_range(const pbfcl_param_info *info, double v);
+
+/* Writes info's range, e.g. "a number > 0 and <= 1"; returns snprintf's count. */
+PBFCL_API int pbfcl_param_range_text(const pbfcl_param_info *info, char *buf, size_t size);
+
+/* The value of parameter info in p, and setting it (rounded for the integer ones). */
+PBFCL_API double pbfcl_param_get(const pbfcl_solver_params *p, const pbfcl_param_info *info);
+PBFCL_API void pbfcl_param_set(pbfcl_solver_params *p, const pbfcl_param_info *info, double v);
+
+/* A unit box, gravity -9.81 m/s^2 along y, r = 1 cm, water. */
+PBFCL_API void pbfcl_scene_params_defaults(pbfcl_scene_params *p);
+
+/* The solver settings the physics tests validate (dt 1/60 s, 3 substeps, 4 iterations, ...). */
+PBFCL_API void pbfcl_solver_params_defaults(pbfcl_solver_params *p);
+
+/* Loads a built-in scene (dam-break, double-dam-break, drop) or a JSON scene file, applies
+ * target_particles (0: the scene's own radius), and fills its fluid on the rest lattice:
+ * *positions is malloc'ed (x y z triples; free it with pbfcl_free) and *count its length. */
+PBFCL_API pbfcl_status pbfcl_load_scene(const char *name_or_file, size_t target_particles,
+                                        pbfcl_scene_params *scene, pbfcl_solver_params *solver,
+                                        float **positions, size_t *count);
+
+/* Frees memory the library allocated for the caller (pbfcl_load_scene's positions). */
+PBFCL_API void pbfcl_free(void *p);
+
+/* A scene as a file or a built-in name describes it: box, material, solver settings and the
+ * shapes of fluid at the start; for programs that adjust it before filling it. */
+typedef struct pbfcl_scene_setup pbfcl_scene_setup; /* opaque */
+
+/* Loads a built-in scene or a JSON scene file (docs/SCENES.md); its layout is checked when
+ * its parameters are set, and all of it (the particle radius too) when it is filled. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_load(const char *name_or_file, pbfcl_scene_setup **out);
+
+/* Destroys it; NULL is accepted. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_destroy(pbfcl_scene_setup *s);
+
+/* Its name into buf. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_name(const pbfcl_scene_setup *s, char *buf, size_t size);
+
+/* Its parameters; either pointer may be NULL. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_get_params(const pbfcl_scene_setup *s,
+                                                    pbfcl_scene_params *scene,
+                                                    pbfcl_solver_params *solver);
+
+/* Replaces its parameters; the layout is validated (fluid inside the box, solver ranges, ...)
+ * and a refused change leaves it as it was. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s,
+                                                    const pbfcl_scene_params *scene,
+                                                    const pbfcl_solver_params *solver);
+
+/* Sets the particle radius so that filling gives about target particles. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_set_particle_count(pbfcl_scene_setup *s, size_t target);
+
+/* Fills its fluid on the rest lattice (spacing 2r): *positions (xyz triples; pbfcl_free it)
+ * and *count. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **positions,
+                                              size_t *count);
+
+/* ---- context ------------------------------------------------------------------------------ */
+
+typedef struct pbfcl_context pbfcl_context; /* opaque */
+
+/* What a context runs on. A zeroed struct (or pbfcl_context_desc_defaults) means: pbfcl's
+ * own context on the first GPU, else the first device, with the built-in kernels. */
+typedef struct pbfcl_context_desc {
+    const char *device; /* index from pbfcl_device_name, or part of a platform or device name */
+    /* The caller's own OpenCL objects (all three, or none): pbfcl retains and uses them and
+     * never creates its own. Timers need a queue with CL_QUEUE_PROFILING_ENABLE. */
+    cl_context cl_context;
+    cl_device_id cl_device;
+    cl_command_queue cl_queue;
+    /* Extra properties (zero-terminated) for the context pbfcl creates, e.g. GL sharing. */
+    const cl_context_properties *cl_properties;
+    /* A folder holding the .cl files to build instead of the built-in ones (kernel
+     * development); NULL or "": the kernels built into the library. */
+    const char *kernel_dir;
+    int trace_builds; /* nonzero: log every program build (INFO) with its options */
+} pbfcl_context_desc;
+
+PBFCL_API void pbfcl_context_desc_defaults(pbfcl_context_desc *d);
+
+/* Opens a context. header_version must be PBFCL_VERSION (the header the caller was built
+ * with): another major version is refused with PBFCL_ERR_VERSION. */
+PBFCL_API pbfcl_status pbfcl_context_create(int header_version, const pbfcl_context_desc *desc,
+                                            pbfcl_context **out);
+
+/* Destroys the context and any solver still on it (their handles become invalid). NULL is
+ * accepted; a destroyed handle gives PBFCL_ERR_INVALID_HANDLE. */
+PBFCL_API pbfcl_status pbfcl_context_destroy(pbfcl_context *ctx);
+
+/* The OpenCL objects the context uses (still owned by the context). */
+PBFCL_API pbfcl_status pbfcl_context_cl(const pbfcl_context *ctx, cl_context *context,
+                                        cl_device_id *device, cl_command_queue *queue);
+
+/* The device's "platform / device" name into buf. */
+PBFCL_API pbfcl_status pbfcl_context_device_name(const pbfcl_context *ctx, char *buf, size_t size);
+
+/* Number of OpenCL devices present (0 when there is no OpenCL driver). */
+PBFCL_API int pbfcl_device_count(void);
+
+/* The name ("platform / device (type)") of device index into buf. */
+PBFCL_API pbfcl_status pbfcl_device_name(int index, char *buf, size_t size);
+
+/* ---- solver ------------------------------------------------------------------------------- */
+
+typedef struct pbfcl_solver pbfcl_solver; /* opaque */
+
+/* A solver: capacity is the most particles it will hold (buffers are allocated once). */
+typedef struct pbfcl_solver_desc {
+    size_t capacity;
+    pbfcl_scene_params scene;
+    pbfcl_solver_params solver;
+} pbfcl_solver_desc;
+
+/* Capacity 0 (must be set), the defaults of both parameter structs. */
+PBFCL_API void pbfcl_solver_desc_defaults(pbfcl_solver_desc *d);
+
+/* Creates a solver with no particles; builds its kernels and checks device memory. */
+PBFCL_API pbfcl_status pbfcl_solver_create(pbfcl_context *ctx, const pbfcl_solver_desc *desc,
+                                           pbfcl_solver **out);
+
+/* Destroys the solver. NULL is accepted; a destroyed handle gives PBFCL_ERR_INVALID_HANDLE. */
+PBFCL_API pbfcl_status pbfcl_solver_destroy(pbfcl_solver *s);
+
+/* Replaces the parameters between steps; every one may change (a new box or kernel radius
+ * rebuilds the grid). Rejected values leave the old ones in place. */
+PBFCL_API pbfcl_status pbfcl_solver_set_params(pbfcl_solver *s, const pbfcl_scene_params *scene,
+                                               const pbfcl_solver_params *solver);
+
+/* The parameters in use; either pointer may be NULL. */
+PBFCL_API pbfcl_status pbfcl_solver_get_params(const pbfcl_solver *s, pbfcl_scene_params *scene,
+                                               pbfcl_solver_params *solver);
+
+/* ---- particles (the caller's order) ------------------------------------------------------- */
+
+/* Particle phases: fluid now; solids will take other values. */
+#define PBFCL_PHASE_FLUID 0
+
+/* The active particle count. */
+PBFCL_API pbfcl_status pbfcl_solver_count(const pbfcl_solver *s, size_t *count);
+
+/* The capacity given at creation. */
+PBFCL_API pbfcl_status pbfcl_solver_capacity(const pbfcl_solver *s, size_t *capacity);
+
+/* Appends count particles (an emitter): positions xyz triples, velocities xyz triples or NULL
+ * for zero; they become the particles count_before .. count_before + count - 1. */
+PBFCL_API pbfcl_status pbfcl_solver_add(pbfcl_solver *s, const float *positions,
+                                        const float *velocities, size_t count);
+
+/* Removes the listed particles (a drain); the others keep their order and close the gaps,
+ * as in erasing from the caller's array: particle k becomes k minus the removed ones below k. */
+PBFCL_API pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_t count);
+
+/* Overwrites the positions / velocities (xyz triples) of all `count` active particles;
+ * count must equal the active count. */
+PBFCL_API pbfcl_status pbfcl_solver_set_positions(pbfcl_solver *s, const float *xyz, size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_set_velocities(pbfcl_solver *s, const float *xyz, size_t count);
+
+/* Reads the positions / velocities (xyz triples) / densities (kg/m^3) of the active
+ * particles into arrays of `count` entries; count must equal the active count. */
+PBFCL_API pbfcl_status pbfcl_solver_get_positions(pbfcl_solver *s, float *xyz, size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_get_velocities(pbfcl_solver *s, float *xyz, size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_get_densities(pbfcl_solver *s, float *density, size_t count);
+
+/* Per-particle phases (PBFCL_PHASE_*); only fluid is simulated yet, other values are refused. */
+PBFCL_API pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t count);
+
+/* ---- stepping, timers, statistics, rendering ---------------------------------------------- */
+
+/* Device time of the last timed step per stage of the outline, ms (NvFlexTimers' model). */
+typedef struct pbfcl_timers {
+    double predict, hash, sort, reorder, cells, neighbours, solve, vorticity_viscosity, other;
+    double total; /* the sum */
+    int substeps; /* substeps the step took */
+    int kernels;  /* kernel launches timed */
+} pbfcl_timers;
+
+/* Advances one frame of dt seconds (dt <= 0: the parameters' dt) in at least the solver's
+ * substeps, more where the flow is fast (a CFL condition). If timers is not NULL, the step
+ * is timed with OpenCL profiling events and waits for the device. */
+PBFCL_API pbfcl_status pbfcl_solver_step(pbfcl_solver *s, float dt, pbfcl_timers *timers);
+
+/* Waits until the device has finished the solver's work. */
+PBFCL_API pbfcl_status pbfcl_solver_finish(pbfcl_solver *s);
+
+/* The name of timer stage i (0 .. pbfcl_timer_count() - 1), in pbfcl_timers' field order. */
+PBFCL_API int pbfcl_timer_count(void);
+PBFCL_API const char *pbfcl_timer_name(int i);
+/* The value of stage i in t. */
+PBFCL_API double pbfcl_timer_value(const pbfcl_timers *t, int i);
+
+/* Per-device-kernel totals since the solver was created, over the timed steps only. */
+PBFCL_API int pbfcl_solver_kernel_times(const pbfcl_solver *s, int index, const char **name,
+                                        double *ms, long long *launches);
+
+/* The statistics of the current state (the columns of `pbfcl run --stats`). */
+typedef struct pbfcl_stats {
+    double kinetic_energy;    /* J */
+    double density_error_avg; /* % of rest density, compression only */
+    double density_error_max; /* % */
+    double max_speed;         /* m/s */
+    double neighbors_avg;
+    unsigned neighbors_max;
+    unsigned outside;           /* particles beyond the walls the solver confines them to */
+    unsigned nan;               /* particles with a non-finite position or velocity */
+    double momentum[3];         /* kg m/s */
+    unsigned neighbor_overflow; /* particles whose neighbour list was cut short (last step) */
+    int substeps;               /* substeps of the last step */
+    int unstable; /* nonzero if nan > 0 or max_speed exceeds the solver's max_speed (the blow-up
+                     guard; a max_speed of 0 means a limit derived from the box and gravity) */
+} pbfcl_stats;
+
+PBFCL_API pbfcl_status pbfcl_solver_stats(pbfcl_solver *s, pbfcl_stats *out);
+
+/* The blow-up limit on speed, m/s: max_speed, or when it is 0 a limit derived from the box
+ * diagonal D and gravity (4 sqrt(2 max(|g|, 9.81) D)); pbfcl_stats.unstable compares to it. */
+PBFCL_API pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *out);
+
+/* The neighbour list capacity per particle. */
+PBFCL_API pbfcl_status pbfcl_solver_max_neighbors(const pbfcl_solver *s, unsigned *out);
+
+/* Enqueues a copy of the active particles as float4 (x, y, z, |v|) into dst, a buffer of the
+ * solver's context holding at least count * 16 bytes (e.g. shared with OpenGL); the order is
+ * the solver's internal one, which rendering does not need to know. */
+PBFCL_API pbfcl_status pbfcl_solver_copy_positions(pbfcl_solver *s, cl_mem dst);
+
+/* An external push: particles within radius of the ray origin + t dir (t >= 0) accelerate by
+ * strength m/s^2 along push; strength 0 turns it off. */
+PBFCL_API pbfcl_status pbfcl_solver_set_push(pbfcl_solver *s, const float origin[3],
+                                             const float dir[3], const float push[3], float radius,
+                                             float strength);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,696 @@
+/* The public API (include/pbfcl.h) as a program that embeds pbfcl uses it, linked against the
+ * shared library and including nothing else of pbfcl: particles set, stepped and read back in
+ * the caller's order by id (traced by continuity through the solver's reordering), adding and
+ * removing particles, parameters changed between steps, the caller's own OpenCL context, and
+ * every misuse answered with its status and a message naming the argument. Runs on every
+ * OpenCL device (or the one PBFCL_DEVICE names). */
+#include "pbfcl.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SKIP 77
+#define R 0.01f
+
+/* ---- the device under test and the messages the library logs ---------------------------- */
+
+static char device_spec[32]; /* the index of the device under test, as pbfcl_context_desc wants */
+static char last_message[4096];
+static int messages;
+
+static void capture_log(pbfcl_log_level level, const char *message, void *user)
+{
+    (void)level;
+    (void)user;
+    snprintf(last_message, sizeof last_message, "%s", message);
+    messages++;
+}
+
+/* Asserts that the last logged message contains text. */
+static void expect_message(const char *text)
+{
+    ck_assert_msg(strstr(last_message, text), "expected a message containing '%s', got '%s'", text,
+                  last_message);
+}
+
+static pbfcl_context *open_context(void)
+{
+    pbfcl_context_desc d;
+    pbfcl_context_desc_defaults(&d);
+    d.device = device_spec;
+    pbfcl_context *ctx = NULL;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
+    return ctx;
+}
+
+/* A solver in a box of sx * sy * sz with room for capacity particles. */
+static pbfcl_solver *open_solver(pbfcl_context *ctx, size_t capacity, float sx, float sy, float sz)
+{
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = capacity;
+    d.scene.particle_radius = R;
+    d.scene.domain_max[0] = sx;
+    d.scene.domain_max[1] = sy;
+    d.scene.domain_max[2] = sz;
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    return s;
+}
+
+/* nn[0] * nn[1] * nn[2] particles at spacing 2r from lo + r. */
+static float *block(const int nn[3], const float lo[3], size_t *n)
+{
+    *n = (size_t)nn[0] * nn[1] * nn[2];
+    float *p = malloc(*n * 3 * sizeof *p);
+    size_t c = 0;
+    for (int k = 0; k < nn[2]; k++)
+        for (int j = 0; j < nn[1]; j++)
+            for (int i = 0; i < nn[0]; i++) {
+                p[c++] = lo[0] + R + 2 * R * i;
+                p[c++] = lo[1] + R + 2 * R * j;
+                p[c++] = lo[2] + R + 2 * R * k;
+            }
+    return p;
+}
+
+static double dist3(const float *a, const float *b)
+{
+    double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+/* ---- particles by id ------------------------------------------------------------------------ */
+
+/* A block falls and splashes for 100 frames. Every frame, particle k moves no further than its
+ * speed allows (a wrong id map swaps particles metres apart), and for every particle the
+ * nearest one of the next frame to where its velocity carries it is itself in most cases (it
+ * is traced by continuity); meanwhile the solver's own order is not the caller's. */
+START_TEST(test_trace_by_id)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 1000, 0.3f, 0.3f, 0.2f);
+    const int nn[3] = {8, 10, 8};
+    const float lo[3] = {0.0f, 0.05f, 0.0f};
+    size_t n;
+    float *start = block(nn, lo, &n);
+    ck_assert_int_eq(pbfcl_solver_add(s, start, NULL, n), PBFCL_OK);
+    float *x = malloc(n * 3 * sizeof *x), *next = malloc(n * 3 * sizeof *next);
+    float *v = malloc(n * 3 * sizeof *v);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, x, n), PBFCL_OK);
+    ck_assert_msg(memcmp(x, start, n * 3 * sizeof *x) == 0, "positions differ before any step");
+    const float dt = 1.0f / 60.0f;
+    long traced = 0, followed = 0;
+    double worst = 0.0;
+    for (int f = 0; f < 100; f++) {
+        pbfcl_stats st;
+        ck_assert_int_eq(pbfcl_solver_step(s, dt, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_stats(s, &st), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, next, n), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_velocities(s, v, n), PBFCL_OK);
+        double reach = (st.max_speed + 9.81 * dt) * dt * 1.5 + 1e-4;
+        for (size_t k = 0; k < n; k++) {
+            double d = dist3(x + 3 * k, next + 3 * k);
+            worst = fmax(worst, d / reach);
+            ck_assert_msg(d <= reach, "frame %d: particle %zu moved %.4f m, more than %.4f m", f, k,
+                          d, reach);
+        }
+        for (size_t k = 0; k < n; k += 7) { /* the nearest to x_k + v_k dt is k itself */
+            float guess[3];
+            for (int a = 0; a < 3; a++)
+                guess[a] = x[3 * k + a] + v[3 * k + a] * dt;
+            size_t best = 0;
+            for (size_t j = 1; j < n; j++)
+                if (dist3(guess, next + 3 * j) < dist3(guess, next + 3 * best))
+                    best = j;
+            traced++;
+            followed += best == k;
+        }
+        memcpy(x, next, n * 3 * sizeof *x);
+    }
+    ck_assert_msg(followed >= traced * 9 / 10, "only %ld of %ld traced particles were followed",
+                  followed, traced);
+    ck_assert_msg(x[1] < start[1] - 0.02f, "particle 0 did not fall (y %.3f from %.3f)", x[1],
+                  start[1]);
+    /* the solver's order (what copy_positions gives) is not the caller's any more */
+    cl_context clc;
+    cl_command_queue q;
+    ck_assert_int_eq(pbfcl_context_cl(ctx, &clc, NULL, &q), PBFCL_OK);
+    cl_int err;
+    cl_mem buf = clCreateBuffer(clc, CL_MEM_READ_WRITE, n * 16, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    ck_assert_int_eq(pbfcl_solver_copy_positions(s, buf), PBFCL_OK);
+    float *internal = malloc(n * 16);
+    ck_assert_int_eq(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, n * 16, internal, 0, NULL, NULL),
+                     CL_SUCCESS);
+    size_t moved = 0;
+    double sum_int = 0.0, sum_ids = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        moved += internal[4 * i] != x[3 * i] || internal[4 * i + 1] != x[3 * i + 1];
+        sum_int += internal[4 * i] + internal[4 * i + 1] + internal[4 * i + 2];
+        sum_ids += x[3 * i] + x[3 * i + 1] + x[3 * i + 2];
+    }
+    ck_assert_msg(moved > n / 2, "the solver's order equals the caller's (%zu of %zu differ)",
+                  moved, n);
+    ck_assert_msg(fabs(sum_int - sum_ids) < 1e-3 * n,
+                  "copy_positions and get_positions hold "
+                  "different particles (sums %.6f, %.6f)",
+                  sum_int, sum_ids);
+    fprintf(stderr, "    traced %ld, followed %ld; largest move %.2f of its bound\n", traced,
+            followed, worst);
+    clReleaseMemObject(buf);
+    free(internal);
+    free(start);
+    free(x);
+    free(next);
+    free(v);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+END_TEST
+
+/* Emitting and draining: added particles get the next ids and their exact data; removing
+ * closes the gaps in the caller's order (erase semantics); the capacity is enforced. */
+START_TEST(test_add_remove)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 1500, 0.3f, 0.3f, 0.2f);
+    const int nn[3] = {10, 10, 10};
+    const float lo[3] = {0.0f, 0.0f, 0.0f}, lo2[3] = {0.0f, 0.22f, 0.0f};
+    size_t n, n2;
+    float *a = block(nn, lo, &n);
+    ck_assert_int_eq(pbfcl_solver_add(s, a, NULL, n), PBFCL_OK);
+    for (int f = 0; f < 5; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    const int mm[3] = {5, 4, 5};
+    float *b = block(mm, lo2, &n2); /* an emitter: 100 particles shot sideways */
+    float *bv = malloc(n2 * 3 * sizeof *bv);
+    for (size_t i = 0; i < n2; i++) {
+        bv[3 * i] = 1.0f;
+        bv[3 * i + 1] = -0.5f;
+        bv[3 * i + 2] = 0.25f;
+    }
+    ck_assert_int_eq(pbfcl_solver_add(s, b, bv, n2), PBFCL_OK);
+    size_t count = 0;
+    ck_assert_int_eq(pbfcl_solver_count(s, &count), PBFCL_OK);
+    ck_assert_uint_eq(count, n + n2);
+    float *x = malloc(count * 3 * sizeof *x), *v = malloc(count * 3 * sizeof *v);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, x, count), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_velocities(s, v, count), PBFCL_OK);
+    ck_assert_msg(memcmp(x + 3 * n, b, n2 * 3 * sizeof *b) == 0, "added positions differ");
+    ck_assert_msg(memcmp(v + 3 * n, bv, n2 * 3 * sizeof *bv) == 0, "added velocities differ");
+    for (int f = 0; f < 10; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, x, count), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, b, NULL, 401), PBFCL_ERR_CAPACITY);
+    /* drain every third particle and particle count - 1 */
+    size_t *gone = malloc(count * sizeof *gone), ngone = 0;
+    for (size_t k = 0; k < count; k += 3)
+        gone[ngone++] = k;
+    gone[ngone++] = count - 1;
+    ck_assert_int_eq(pbfcl_solver_remove(s, gone, ngone), PBFCL_OK);
+    size_t left = 0;
+    ck_assert_int_eq(pbfcl_solver_count(s, &left), PBFCL_OK);
+    ck_assert_uint_eq(left, count - ngone);
+    float *y = malloc(left * 3 * sizeof *y);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, y, left), PBFCL_OK);
+    size_t j = 0;
+    for (size_t k = 0; k < count; k++) {
+        if (k % 3 == 0 || k == count - 1)
+            continue;
+        ck_assert_msg(memcmp(y + 3 * j, x + 3 * k, 3 * sizeof *y) == 0,
+                      "after removal particle %zu is not the former particle %zu", j, k);
+        j++;
+    }
+    ck_assert_uint_eq(j, left);
+    /* the survivors go on simulating, ids intact */
+    for (int f = 0; f < 5; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    pbfcl_stats st;
+    ck_assert_int_eq(pbfcl_solver_stats(s, &st), PBFCL_OK);
+    ck_assert_uint_eq(st.nan, 0);
+    ck_assert_uint_eq(st.outside, 0);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, y, left), PBFCL_OK);
+    size_t dup[2] = {3, 3};
+    ck_assert_int_eq(pbfcl_solver_remove(s, dup, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("listed twice");
+    size_t beyond = left;
+    ck_assert_int_eq(pbfcl_solver_remove(s, &beyond, 1), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("not an active particle");
+    free(a);
+    free(b);
+    free(bv);
+    free(x);
+    free(v);
+    free(y);
+    free(gone);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK); /* takes the solver with it */
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_ERR_INVALID_HANDLE);
+}
+END_TEST
+
+/* ---- parameters between steps ---------------------------------------------------------------- */
+
+static double mean_y(pbfcl_solver *s, size_t n, float *buf)
+{
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, buf, n), PBFCL_OK);
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += buf[3 * i + 1];
+    return sum / (double)n;
+}
+
+/* Without gravity a block floats still; with gravity set between steps it falls. A smaller
+ * kernel radius (a new grid) cuts the neighbours from the 26 of h = 4r toward the 18 of 3r. */
+START_TEST(test_params_mid_run)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 600, 0.3f, 0.4f, 0.3f);
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    ck_assert_int_eq(pbfcl_solver_get_params(s, &sp, &vp), PBFCL_OK);
+    sp.gravity[1] = 0.0f;
+    ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, &vp), PBFCL_OK);
+    const int nn[3] = {8, 8, 8};
+    const float lo[3] = {0.07f, 0.2f, 0.07f};
+    size_t n;
+    float *p = block(nn, lo, &n), *buf = malloc(n * 3 * sizeof *buf);
+    ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, n), PBFCL_OK);
+    double y0 = mean_y(s, n, buf);
+    for (int f = 0; f < 10; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    double y1 = mean_y(s, n, buf);
+    ck_assert_msg(fabs(y1 - y0) < 0.002, "without gravity the block moved %.4f m", y1 - y0);
+    pbfcl_stats st4, st3;
+    ck_assert_int_eq(pbfcl_solver_stats(s, &st4), PBFCL_OK);
+    sp.gravity[1] = -9.81f;
+    ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, &vp), PBFCL_OK);
+    for (int f = 0; f < 10; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    double y2 = mean_y(s, n, buf), fall = 0.5 * 9.81 * (10.0 / 60.0) * (10.0 / 60.0);
+    ck_assert_msg(y1 - y2 > 0.5 * fall, "with gravity the block fell %.4f m, not about %.4f m",
+                  y1 - y2, fall);
+    sp.gravity[1] = 0.0f;
+    vp.h_ratio = 3.0f;
+    ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, &vp), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_stats(s, &st3), PBFCL_OK);
+    ck_assert_msg(st3.neighbors_avg < 0.85 * st4.neighbors_avg,
+                  "h = 3r gives %.1f neighbours on average, h = 4r gave %.1f", st3.neighbors_avg,
+                  st4.neighbors_avg);
+    pbfcl_solver_params got;
+    ck_assert_int_eq(pbfcl_solver_get_params(s, NULL, &got), PBFCL_OK);
+    ck_assert(got.h_ratio == 3.0f);
+    /* a refused value leaves the old ones */
+    vp.iterations = -1;
+    ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, &vp), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("solver.iterations");
+    ck_assert_int_eq(pbfcl_solver_get_params(s, NULL, &got), PBFCL_OK);
+    ck_assert_int_eq(got.iterations, 4);
+    /* a frame dt given to step becomes the parameters' dt */
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.01f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_params(s, NULL, &got), PBFCL_OK);
+    ck_assert(got.dt == 0.01f);
+    free(p);
+    free(buf);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+END_TEST
+
+/* ---- the caller's OpenCL objects --------------------------------------------------------------
+ */
+
+/* The device_index-th device over all platforms (pbfcl's numbering). */
+static cl_device_id nth_device(int index)
+{
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    ck_assert_int_eq(clGetPlatformIDs(16, plats, &np), CL_SUCCESS);
+    for (cl_uint p = 0; p < np; p++) {
+        cl_device_id devs[64];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
+            continue;
+        if (index < (int)nd)
+            return devs[index];
+        index -= (int)nd;
+    }
+    ck_abort_msg("device %s not found", device_spec);
+    return NULL;
+}
+
+/* A context on the caller's cl_context and queues: timers need profiling, copy_positions
+ * fills the caller's buffer, and a buffer of another context or too small is refused. */
+START_TEST(test_wrap_cl_context)
+{
+    cl_device_id dev = nth_device(atoi(device_spec));
+    cl_int err;
+    cl_context clc = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_command_queue q = clCreateCommandQueue(clc, dev, CL_QUEUE_PROFILING_ENABLE, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_command_queue plain = clCreateCommandQueue(clc, dev, 0, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    pbfcl_context_desc d;
+    pbfcl_context_desc_defaults(&d);
+    d.cl_context = clc;
+    d.cl_device = dev;
+    d.cl_queue = q;
+    pbfcl_context *ctx = NULL;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
+    cl_context got_context;
+    cl_command_queue got_queue;
+    ck_assert_int_eq(pbfcl_context_cl(ctx, &got_context, NULL, &got_queue), PBFCL_OK);
+    ck_assert_ptr_eq(got_context, clc);
+    ck_assert_ptr_eq(got_queue, q);
+    pbfcl_solver *s = open_solver(ctx, 500, 0.2f, 0.2f, 0.2f);
+    const int nn[3] = {7, 7, 7};
+    const float lo[3] = {0.0f, 0.0f, 0.0f};
+    size_t n;
+    float *p = block(nn, lo, &n);
+    ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, n), PBFCL_OK);
+    pbfcl_timers t;
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, &t), PBFCL_OK);
+    ck_assert_msg(t.total > 0.0 && t.kernels > 0 && t.substeps >= 3,
+                  "timers: total %.4f ms, %d kernels, %d substeps", t.total, t.kernels, t.substeps);
+    double sum = 0.0;
+    for (int i = 0; i < pbfcl_timer_count(); i++) {
+        ck_assert_ptr_nonnull(pbfcl_timer_name(i));
+        sum += pbfcl_timer_value(&t, i);
+    }
+    ck_assert_msg(fabs(sum - t.total) <= 1e-9 * t.total + 1e-12, "stages sum to %.6f, total %.6f",
+                  sum, t.total);
+    ck_assert_msg(t.sort > 0.0 && t.solve > 0.0, "sort %.4f ms, solve %.4f ms", t.sort, t.solve);
+    ck_assert_ptr_null(pbfcl_timer_name(pbfcl_timer_count()));
+    const char *kname = NULL;
+    ck_assert_int_gt(pbfcl_solver_kernel_times(s, 0, &kname, NULL, NULL), 0);
+    ck_assert_ptr_nonnull(kname);
+    /* copy_positions into the caller's buffer */
+    cl_mem buf = clCreateBuffer(clc, CL_MEM_READ_WRITE, n * 16, NULL, &err);
+    cl_mem small = clCreateBuffer(clc, CL_MEM_READ_WRITE, n * 16 - 16, NULL, &err);
+    ck_assert_int_eq(pbfcl_solver_copy_positions(s, buf), PBFCL_OK);
+    float *xs = malloc(n * 16), *byid = malloc(n * 12);
+    ck_assert_int_eq(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, n * 16, xs, 0, NULL, NULL),
+                     CL_SUCCESS);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, byid, n), PBFCL_OK);
+    double a = 0.0, b = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        a += xs[4 * i + 1];
+        b += byid[3 * i + 1];
+    }
+    ck_assert_msg(fabs(a - b) < 1e-4 * n, "copied y sum %.6f, by id %.6f", a, b);
+    ck_assert_int_eq(pbfcl_solver_copy_positions(s, small), PBFCL_ERR_BUFFER_SIZE);
+    expect_message("particles need");
+    /* a buffer of another context */
+    cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 16, NULL, &err);
+    ck_assert_int_eq(pbfcl_solver_copy_positions(s, foreign), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("another cl_context");
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+    /* the caller's objects outlive the context (it retained and released them) */
+    ck_assert_int_eq(clFinish(q), CL_SUCCESS);
+    /* a queue without profiling: steps run, timers are refused */
+    d.cl_queue = plain;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
+    s = open_solver(ctx, 500, 0.2f, 0.2f, 0.2f);
+    ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, &t), PBFCL_ERR_UNSUPPORTED);
+    expect_message("CL_QUEUE_PROFILING_ENABLE");
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+    /* a queue of another context than the one given */
+    cl_command_queue other_q = clCreateCommandQueue(other, dev, 0, &err);
+    d.cl_queue = other_q;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_ptr_null(ctx);
+    d.cl_queue = NULL;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("give all three");
+    free(p);
+    free(xs);
+    free(byid);
+    clReleaseMemObject(buf);
+    clReleaseMemObject(small);
+    clReleaseMemObject(foreign);
+    clReleaseCommandQueue(other_q);
+    clReleaseCommandQueue(plain);
+    clReleaseCommandQueue(q);
+    clReleaseContext(other);
+    clReleaseContext(clc);
+}
+END_TEST
+
+/* ---- misuse ------------------------------------------------------------------------------------
+ */
+
+/* Every entry point given a NULL handle, a destroyed one, a wrong count or a missing array
+ * returns its status (and never crashes); the message names the argument. */
+START_TEST(test_misuse)
+{
+    float xyz[3] = {0.1f, 0.1f, 0.1f};
+    size_t count;
+    pbfcl_stats st;
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    pbfcl_timers t;
+    unsigned mn;
+    int phase = 0;
+    const float o[3] = {0, 0, 0};
+    /* NULL handles */
+    ck_assert_int_eq(pbfcl_solver_step(NULL, 0.0f, NULL), PBFCL_ERR_INVALID_HANDLE);
+    expect_message("solver is NULL");
+    ck_assert_int_eq(pbfcl_solver_add(NULL, xyz, NULL, 1), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_remove(NULL, &count, 1), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_count(NULL, &count), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_capacity(NULL, &count), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_get_positions(NULL, xyz, 1), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_set_positions(NULL, xyz, 1), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_get_velocities(NULL, xyz, 1), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_set_velocities(NULL, xyz, 1), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_get_densities(NULL, xyz, 1), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_set_phases(NULL, &phase, 1), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_get_phases(NULL, &phase, 1), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_stats(NULL, &st), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_set_params(NULL, &sp, &vp), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_get_params(NULL, &sp, &vp), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_copy_positions(NULL, NULL), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_max_neighbors(NULL, &mn), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_set_push(NULL, o, o, o, 0, 0), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_finish(NULL), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_context_cl(NULL, NULL, NULL, NULL), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_destroy(NULL), PBFCL_OK); /* like free(NULL) */
+    ck_assert_int_eq(pbfcl_context_destroy(NULL), PBFCL_OK);
+    pbfcl_solver_desc desc;
+    pbfcl_solver_desc_defaults(&desc);
+    desc.capacity = 100;
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(NULL, &desc, &s), PBFCL_ERR_INVALID_HANDLE);
+    expect_message("context is NULL");
+
+    pbfcl_context *ctx = open_context();
+    ck_assert_int_eq(pbfcl_solver_create(ctx, NULL, &s), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("desc is NULL");
+    desc.capacity = 0;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &desc, &s), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("capacity");
+    desc.capacity = 100;
+    desc.solver.h_ratio = 9.0f;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &desc, &s), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("solver.h_ratio");
+    ck_assert_ptr_null(s);
+    desc.solver.h_ratio = 4.0f;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &desc, &s), PBFCL_OK);
+    /* counts and arrays */
+    float two[6] = {0.1f, 0.1f, 0.1f, 0.2f, 0.1f, 0.1f};
+    ck_assert_int_eq(pbfcl_solver_add(s, two, NULL, 2), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, xyz, 1), PBFCL_ERR_BUFFER_SIZE);
+    expect_message("count is 1 but the solver has 2");
+    ck_assert_int_eq(pbfcl_solver_set_positions(s, NULL, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("positions is NULL");
+    ck_assert_int_eq(pbfcl_solver_get_velocities(s, two, 101), PBFCL_ERR_CAPACITY);
+    ck_assert_int_eq(pbfcl_solver_add(s, NULL, NULL, 3), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_solver_add(s, two, NULL, 99), PBFCL_ERR_CAPACITY);
+    expect_message("capacity of 100");
+    float bad[3] = {0.1f, NAN, 0.1f};
+    ck_assert_int_eq(pbfcl_solver_add(s, bad, NULL, 1), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("positions[1]");
+    int solid[2] = {0, 1};
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, solid, 2), PBFCL_ERR_UNSUPPORTED);
+    int phases[2] = {7, 7};
+    ck_assert_int_eq(pbfcl_solver_get_phases(s, phases, 2), PBFCL_OK);
+    ck_assert(phases[0] == PBFCL_PHASE_FLUID && phases[1] == PBFCL_PHASE_FLUID);
+    ck_assert_int_eq(pbfcl_solver_step(s, NAN, NULL), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_solver_step(s, 5.0f, NULL), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_solver_copy_positions(s, NULL), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_solver_set_params(s, NULL, &vp), PBFCL_ERR_BAD_ARGUMENT);
+    /* a destroyed solver */
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, &t), PBFCL_ERR_INVALID_HANDLE);
+    expect_message("destroyed");
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, two, 2), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_ERR_INVALID_HANDLE);
+    /* a context passed as a solver is refused, not dereferenced */
+    ck_assert_int_eq(pbfcl_solver_count((pbfcl_solver *)ctx, &count), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &desc, &s), PBFCL_ERR_INVALID_HANDLE);
+    /* every status has a name and a message */
+    ck_assert_str_eq(pbfcl_status_name(PBFCL_ERR_VERSION), "PBFCL_ERR_VERSION");
+    ck_assert_ptr_nonnull(strstr(pbfcl_status_message(PBFCL_ERR_INVALID_HANDLE), "handle"));
+}
+END_TEST
+
+/* A program built against another major version is refused at init; the run-time version is
+ * the header's. */
+START_TEST(test_version)
+{
+    ck_assert_int_eq(pbfcl_version(), PBFCL_VERSION);
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", PBFCL_VERSION_MAJOR, PBFCL_VERSION_MINOR,
+             PBFCL_VERSION_PATCH);
+    ck_assert_str_eq(pbfcl_version_string(), want);
+    pbfcl_context *ctx = (pbfcl_context *)1;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION + 10000, NULL, &ctx), PBFCL_ERR_VERSION);
+    ck_assert_ptr_null(ctx);
+    expect_message("rebuild it against");
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION + 1, NULL, NULL), PBFCL_ERR_BAD_ARGUMENT);
+}
+END_TEST
+
+/* A kernel override directory that lacks a file, or holds a broken one, fails naming the path
+ * and the fix; the built-in kernels need no directory at all. */
+START_TEST(test_kernel_dir)
+{
+    pbfcl_context_desc d;
+    pbfcl_context_desc_defaults(&d);
+    d.device = device_spec;
+    d.kernel_dir = "/nonexistent/pbfcl-kernels";
+    pbfcl_context *ctx = NULL;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_ERR_KERNEL_FILE);
+    expect_message("/nonexistent/pbfcl-kernels");
+    expect_message("unset it to use the kernels built into the library");
+    /* a copy of cl/ with a broken pbf.cl */
+    char dir[] = "/tmp/pbfcl-test-kernels-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cp %s/*.cl %s/*.h %s/ && echo 'this is not OpenCL C' >> %s/pbf.cl",
+             PBFCL_TEST_CL_DIR, PBFCL_TEST_CL_DIR, dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    d.kernel_dir = dir;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
+    pbfcl_solver_desc sd;
+    pbfcl_solver_desc_defaults(&sd);
+    sd.capacity = 10;
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &sd, &s), PBFCL_ERR_BUILD);
+    expect_message(dir);
+    expect_message("pbf.cl");
+    expect_message("fix the files there, or unset the override");
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* A scene setup: loaded, its parameters changed (a larger radius gives fewer particles, the
+ * particle count sets the radius), a change that leaves the fluid outside the box refused,
+ * and the handle checked like the others. No device needed. */
+START_TEST(test_scene_setup)
+{
+    pbfcl_scene_setup *s = NULL;
+    ck_assert_int_eq(pbfcl_scene_setup_load("dam-break", &s), PBFCL_OK);
+    char name[64];
+    ck_assert_int_eq(pbfcl_scene_setup_name(s, name, sizeof name), PBFCL_OK);
+    ck_assert_str_eq(name, "dam-break");
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(s, &sp, &vp), PBFCL_OK);
+    float *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_fill(s, &a, &na), PBFCL_OK);
+    sp.particle_radius *= 2.0f;
+    vp.iterations = 7;
+    ck_assert_int_eq(pbfcl_scene_setup_set_params(s, &sp, &vp), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_fill(s, &b, &nb), PBFCL_OK);
+    ck_assert_msg(nb * 6 < na && nb * 10 > na, "radius x 2: %zu particles from %zu", nb, na);
+    pbfcl_solver_params got;
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(s, NULL, &got), PBFCL_OK);
+    ck_assert_int_eq(got.iterations, 7);
+    pbfcl_free(b);
+    ck_assert_int_eq(pbfcl_scene_setup_set_particle_count(s, 5000), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_fill(s, &b, &nb), PBFCL_OK);
+    ck_assert_msg(nb > 4000 && nb < 6000, "about 5000 particles: %zu", nb);
+    sp.domain_max[0] = 0.2f; /* the column is 0.5 m wide */
+    ck_assert_int_eq(pbfcl_scene_setup_set_params(s, &sp, &vp), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("outside the domain");
+    ck_assert_int_eq(pbfcl_scene_setup_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_load("no-such-scene", &s), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_ptr_null(s);
+    expect_message("built-in scenes");
+    ck_assert_int_eq(pbfcl_scene_setup_load("drop", &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_fill(s, &b, &nb), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_scene_setup_destroy(s), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_scene_setup_name(NULL, name, sizeof name), PBFCL_ERR_INVALID_HANDLE);
+    pbfcl_free(a);
+    pbfcl_free(b);
+}
+END_TEST
+
+/* ---- the suite, once per device ---------------------------------------------------------------
+ */
+
+int main(void)
+{
+    pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
+    int n = pbfcl_device_count();
+    if (n == 0) {
+        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
+               "pocl-opencl-icd) to run this suite\n");
+        return SKIP;
+    }
+    const char *only = getenv("PBFCL_DEVICE");
+    int failed = 0, ran = 0;
+    for (int i = 0; i < n; i++) {
+        char name[512];
+        if (pbfcl_device_name(i, name, sizeof name) != PBFCL_OK)
+            continue;
+        char index[16];
+        snprintf(index, sizeof index, "%d", i);
+        if (only && *only && strcmp(only, index) != 0 && !strstr(name, only))
+            continue;
+        snprintf(device_spec, sizeof device_spec, "%d", i);
+        printf("on [%d] %s\n", i, name);
+        ran++;
+        Suite *suite = suite_create("api");
+        TCase *tc = tcase_create("api");
+        tcase_set_timeout(tc, 600);
+        tcase_add_test(tc, test_version);
+        tcase_add_test(tc, test_scene_setup);
+        tcase_add_test(tc, test_misuse);
+        tcase_add_test(tc, test_kernel_dir);
+        tcase_add_test(tc, test_wrap_cl_context);
+        tcase_add_test(tc, test_params_mid_run);
+        tcase_add_test(tc, test_add_remove);
+        tcase_add_test(tc, test_trace_by_id);
+        suite_add_tcase(suite, tc);
+        SRunner *sr = srunner_create(suite);
+        srunner_set_fork_status(sr, CK_NOFORK);
+        srunner_run_all(sr, CK_NORMAL);
+        failed += srunner_ntests_failed(sr);
+        srunner_free(sr);
+    }
+    if (ran == 0) {
+        printf("FAIL: PBFCL_DEVICE='%s' matches no OpenCL device; give an index or part of a "
+               "device or platform name (pbfcl devices), or unset it to test every device\n",
+               only);
+        return 1;
+    }
+    (void)messages;
+    return failed ? 1 : 0;
+}
