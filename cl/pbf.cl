@@ -176,7 +176,8 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
  * (a wall has no constraint of its own, as boundary particles in Akinci et al. 2012).
  * Written as the corrected position q_i = x*_i + dx_i, kept inside the walls: collide works
  * on q (one float4 per neighbour instead of x* and dx), and apply_delta adopts q as x*.
- * step holds the density step D taken (q - x*, after the walls). With a Chebyshev weight omega
+ * With record_step (solver.chebyshev_rho > 0) step holds the density step D taken (q - x*,
+ * after the walls); plain Jacobi iterations skip that write. With a Chebyshev weight omega
  * != 1 (host/core/sim.c, pbfcl_sim_chebyshev_weight) the step is D_k = omega dx_k + (omega -
  * 1) D_(k-1), D_(k-1) the last iteration's: Wang 2015's semi-iterative acceleration of the
  * Jacobi iterations, x_(k+1) = omega (x_k + dx_k) + (1 - omega) x_(k-1), applied to the
@@ -185,7 +186,7 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
 __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         __global const uint *neighbor_count, __global const uint *neighbors,
                         __global float4 *q_out, float wall_scale, __global float4 *step,
-                        float omega)
+                        float omega, uint record_step)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -221,7 +222,8 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
         dx = omega * dx + (omega - 1.0f) * (float4)(step[i].xyz, 0.0f);
     float4 q = clamp(xi + dx, pbf_box_min(p), pbf_box_max(p));
     q_out[i] = (float4)(q.xyz, 0.0f);
-    step[i] = (float4)(q.xyz - xi.xyz, 0.0f); /* the density step D_k taken, walls included */
+    if (record_step) /* the density step D_k taken, walls included (Chebyshev only) */
+        step[i] = (float4)(q.xyz - xi.xyz, 0.0f);
 }
 
 /* collide: one stabilisation pass of the contact constraints, updating both x and x* as

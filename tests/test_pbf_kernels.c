@@ -698,6 +698,7 @@ static void check_delta_chebyshev(pbfcl_cl *cl)
 {
     pbfcl_scene s;
     kernel_scene(&s);
+    s.solver.chebyshev_rho = 0.95f; /* deltas record their steps */
     const int nx = 5;
     float *pos = lattice(nx, 0.011f, 0.017f, 0.003f, 3); /* overlapping, touching a wall */
     size_t n = (size_t)nx * nx * nx;

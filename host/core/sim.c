@@ -575,6 +575,8 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 6, sim->wall_scale);
     SIM_ARG(k, 7, sim->pred_tmp_buf); /* the density steps (reorder target, free until then) */
     SIM_ARG(k, 8, sim->omega);
+    cl_uint record_step = sim->scene.solver.chebyshev_rho > 0.0f; /* plain Jacobi needs no D */
+    SIM_ARG(k, 9, record_step);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
