@@ -306,24 +306,30 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
     return PBFCL_OK;
 }
 
-/* Uploads the parameters and the initial state of particles first..first+n-1: positions,
- * velocities (NULL: zero), zero forces, ids first..first+n-1. */
+/* Packs n xyz triples into float4 (x, y, z, 0); all zero if xyz is NULL. */
+static void pack_float3(const float *xyz, size_t n, cl_float4 *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = xyz ? (cl_float4){{xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], 0.0f}}
+                     : (cl_float4){{0.0f, 0.0f, 0.0f, 0.0f}};
+}
+
 /* Fills tmp (n elements of d->elem bytes) with the initial value of buffer d for particles
  * first..first+n-1. */
 static void initial_values(const pbfcl_sim *sim, const sim_buffer *d, size_t first, size_t n,
                            const float *positions, const float *velocities, void *tmp)
 {
-    cl_float4 *v4 = tmp;
     float *f1 = tmp;
     cl_uint *u1 = tmp;
-    const float *xyz = d->init == SIM_INIT_POSITION ? positions : velocities;
+    if (d->init == SIM_INIT_POSITION || d->init == SIM_INIT_VELOCITY) {
+        pack_float3(d->init == SIM_INIT_POSITION ? positions : velocities, n, tmp);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         switch (d->init) {
         case SIM_INIT_POSITION:
         case SIM_INIT_VELOCITY:
-            v4[i] = xyz ? (cl_float4){{xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], 0.0f}}
-                        : (cl_float4){{0.0f, 0.0f, 0.0f, 0.0f}};
-            break;
+            break; /* packed above */
         case SIM_INIT_REST_DENSITY:
             f1[i] = sim->params.rest_density;
             break;
@@ -1000,21 +1006,13 @@ pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel
         return PBFCL_ERR_OUT_OF_MEMORY;
     cl_command_queue q = sim->cl->queue;
     pbfcl_status st = PBFCL_OK;
-    if (pos3) {
-        for (size_t i = 0; i < n; i++)
-            tmp[i] = (cl_float4){{pos3[3 * i], pos3[3 * i + 1], pos3[3 * i + 2], 0.0f}};
-        PBFCL_CL_TRY(st,
-                     clEnqueueWriteBuffer(q, sim->pos_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
-                     done);
-        PBFCL_CL_TRY(st,
-                     clEnqueueWriteBuffer(q, sim->pred_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
-                     done);
-    }
-    if (vel3) {
-        for (size_t i = 0; i < n; i++)
-            tmp[i] = (cl_float4){{vel3[3 * i], vel3[3 * i + 1], vel3[3 * i + 2], 0.0f}};
-        PBFCL_CL_TRY(st,
-                     clEnqueueWriteBuffer(q, sim->vel_buf, CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
+    const float *src[] = {pos3, pos3, vel3}; /* x and x* both take the positions */
+    cl_mem dst[] = {sim->pos_buf, sim->pred_buf, sim->vel_buf};
+    for (int b = 0; b < 3; b++) {
+        if (!src[b])
+            continue;
+        pack_float3(src[b], n, tmp);
+        PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, dst[b], CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
                      done);
     }
 done:
