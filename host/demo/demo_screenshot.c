@@ -46,12 +46,7 @@ bool pbfcl_demo_screenshot_supported(void)
 
 pbfcl_status pbfcl_demo_screenshot(const char *path, int width, int height)
 {
-    (void)width;
-    (void)height;
-    pbfcl_errorf("cannot write %s: this build has no PNG support; install libpng "
-                 "(apt-get install libpng-dev) and rebuild pbfcl",
-                 path);
-    return PBFCL_ERR_UNSUPPORTED;
+    return pbfcl_demo_write_png(path, NULL, width, height); /* says what to install */
 }
 
 #endif
