@@ -1,6 +1,7 @@
 /* The pbfcl program from the outside ($PBFCL_PROGRAM, set by tests/CMakeLists.txt): bad input
  * gives a message naming what is wrong and a non-zero exit before any work starts; a short
  * `pbfcl run` writes the documented frames and statistics rows; a blow-up stops the run. */
+#include "cli_util.h"
 #include "test_util.h"
 
 #include <dirent.h>
@@ -10,13 +11,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* What one run of the program did. */
-typedef struct cli_result {
-    int code; /* exit status; -1 if it did not exit normally (crash) */
-    char out[16384];
-    char err[16384];
-} cli_result;
 
 static char tmp_dir[64];
 
@@ -34,40 +28,6 @@ static void remove_tmp_dir(void)
     ck_assert_int_eq(system(cmd), 0);
 }
 
-static void read_text(const char *path, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    size_t len = fread(buf, 1, size - 1, f);
-    buf[len] = '\0';
-    fclose(f);
-}
-
-/* Runs `$PBFCL_PROGRAM args` (args is shell text) capturing stdout and stderr. */
-static void run_cli(cli_result *r, const char *args)
-{
-    const char *program = getenv("PBFCL_PROGRAM");
-    ck_assert_msg(program != NULL, "PBFCL_PROGRAM is not set: run this test through ctest");
-    char dir[] = "/tmp/pbfcl_cli_io_XXXXXX", cmd[4096], out[64], err[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(out, sizeof out, "%s/out", dir);
-    snprintf(err, sizeof err, "%s/err", dir);
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", program, args, out, err);
-    int status = system(cmd);
-    r->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    read_text(out, r->out, sizeof r->out);
-    read_text(err, r->err, sizeof r->err);
-    remove(out);
-    remove(err);
-    rmdir(dir);
-    printf("$ pbfcl %s\n-> exit %d\n%s%s", args, r->code, r->out, r->err);
-}
-
-#define ck_assert_contains(text, part)                                                             \
-    ck_assert_msg(strstr((text), (part)) != NULL, "expected '%s' in: %s", (part), (text))
-
 /* A failure with a message, before any simulation started. */
 static void assert_rejected(const cli_result *r, const char *part)
 {
@@ -79,7 +39,7 @@ static void assert_rejected(const cli_result *r, const char *part)
 START_TEST(unknown_command)
 {
     cli_result r;
-    run_cli(&r, "frobnicate");
+    cli_run(&r, "frobnicate");
     ck_assert_int_eq(r.code, 2);
     ck_assert_contains(r.err, "unknown command 'frobnicate'");
     ck_assert_contains(r.err, "run");
@@ -89,7 +49,7 @@ END_TEST
 START_TEST(run_help)
 {
     cli_result r;
-    run_cli(&r, "run --help");
+    cli_run(&r, "run --help");
     ck_assert_int_eq(r.code, 0);
     ck_assert_contains(r.out, "--export DIR");
     ck_assert_contains(r.out, "--iterations N");
@@ -100,7 +60,7 @@ END_TEST
 START_TEST(unknown_scene_lists_builtins)
 {
     cli_result r;
-    run_cli(&r, "run --scene dam-brake --steps 1");
+    cli_run(&r, "run --scene dam-brake --steps 1");
     assert_rejected(&r, "unknown scene 'dam-brake'");
     ck_assert_contains(r.err, "dam-break");
     ck_assert_contains(r.err, "double-dam-break");
@@ -150,7 +110,7 @@ static const struct {
 START_TEST(bad_arguments_rejected)
 {
     cli_result r;
-    run_cli(&r, bad_args[_i].args);
+    cli_run(&r, bad_args[_i].args);
     assert_rejected(&r, bad_args[_i].part);
 }
 END_TEST
@@ -164,13 +124,13 @@ START_TEST(export_unwritable_fails_before_run)
     fclose(f);
     cli_result r;
     snprintf(args, sizeof args, "run --particles 500 --steps 1 --export '%s/sub'", file);
-    run_cli(&r, args);
+    cli_run(&r, args);
     assert_rejected(&r, "export directory");
     snprintf(args, sizeof args, "run --particles 500 --steps 1 --export '%s'", file);
-    run_cli(&r, args);
+    cli_run(&r, args);
     assert_rejected(&r, "not a directory");
     snprintf(args, sizeof args, "run --particles 500 --steps 1 --stats '%s/missing/s.csv'", dir);
-    run_cli(&r, args);
+    cli_run(&r, args);
     assert_rejected(&r, "statistics file");
     remove_tmp_dir();
 }
@@ -179,7 +139,7 @@ END_TEST
 START_TEST(unknown_device_lists_devices)
 {
     cli_result r;
-    run_cli(&r, "run --device no-such-device-xyz --particles 500 --steps 1");
+    cli_run(&r, "run --device no-such-device-xyz --particles 500 --steps 1");
     assert_rejected(&r, "no-such-device-xyz");
     pbfcl_device_info *devs = NULL;
     int count = 0;
@@ -210,7 +170,7 @@ static long ply_vertex_count(const char *path)
 static int count_lines(const char *path)
 {
     char text[16384];
-    read_text(path, text, sizeof text);
+    cli_read_text(path, text, sizeof text);
     int lines = 0;
     for (const char *p = text; *p; p++)
         lines += *p == '\n';
@@ -239,7 +199,7 @@ START_TEST(run_writes_frames_and_stats)
              "--stats '%s'",
              frames, csv);
     cli_result r;
-    run_cli(&r, args);
+    cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
     ck_assert_contains(r.out, "5 steps");
     ck_assert_contains(r.out, "steps/s");
@@ -277,7 +237,7 @@ START_TEST(run_blow_up_stops)
              "run --particles 1000 --steps 5 --max-speed 0.001 --export '%s' --stats '%s'", frames,
              csv);
     cli_result r;
-    run_cli(&r, args);
+    cli_run(&r, args);
     ck_assert_int_eq(r.code, 1);
     ck_assert_contains(r.err, "blew up at step 1");
     ck_assert_contains(r.err, "--dt");
@@ -299,7 +259,7 @@ START_TEST(bench_split_compares_paths)
         return;
     }
     cli_result r;
-    run_cli(&r, "bench-split --particles 3000 --runs 2 --warmup 1");
+    cli_run(&r, "bench-split --particles 3000 --runs 2 --warmup 1");
     ck_assert_int_eq(r.code, 0);
     static const char *const rows[] = {"\tneighbours\t", "\tlist_density\t", "\tsplit_count\t",
                                        "\tsplit_scan\t", "\tsplit_write\t",  "\tsplit_density\t",
