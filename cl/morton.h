@@ -22,7 +22,6 @@ static inline pbfcl_uint pbfcl_morton_spread(pbfcl_uint v)
     return v;
 }
 
-#ifndef __OPENCL_VERSION__ /* host only (decoding), so kernels have no unused function */
 /* The inverse of pbfcl_morton_spread: gathers bits 0, 3, 6, ... into the low 10 bits. */
 static inline pbfcl_uint pbfcl_morton_compact(pbfcl_uint v)
 {
@@ -33,7 +32,6 @@ static inline pbfcl_uint pbfcl_morton_compact(pbfcl_uint v)
     v = (v | (v >> 16)) & 0x3ffu;
     return v;
 }
-#endif
 
 /* The Morton code of cell (x, y, z), each below 1024. */
 static inline pbfcl_uint pbfcl_morton_code(pbfcl_uint x, pbfcl_uint y, pbfcl_uint z)

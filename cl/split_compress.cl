@@ -65,18 +65,6 @@ split_write(__global const uint *restrict cell_id,  /* in: sorted cell ids */
     }
 }
 
-/* The kernel twin of pbfcl_morton_compact (cl/morton.h keeps that one host-only): gathers
- * bits 0, 3, 6, ... of v into the low 10 bits. */
-static uint split_morton_compact(uint v)
-{
-    v &= 0x09249249u;
-    v = (v | (v >> 2)) & 0x030c30c3u;
-    v = (v | (v >> 4)) & 0x0300f00fu;
-    v = (v | (v >> 8)) & 0x030000ffu;
-    v = (v | (v >> 16)) & 0x3ffu;
-    return v;
-}
-
 /* The 27 cells around cell (cx, cy, cz) as ranges of sorted indices: range r = 9 (dz + 1) +
  * 3 (dy + 1) + dx + 1 starts at range_start[r] and holds range_off[r + 1] particles (summed
  * into offsets by the caller); cells outside the grid and empty cells hold none. Range r is
@@ -152,8 +140,8 @@ __kernel void split_density(__global const uint4 *restrict block_list, /* in: sp
     const uint lid = get_local_id(0);
     const uint4 blk = block_list[get_group_id(0)]; /* cell, first, count */
     const uint count = blk.z;
-    split_read_ranges((int)split_morton_compact(blk.x), (int)split_morton_compact(blk.x >> 1),
-                      (int)split_morton_compact(blk.x >> 2), cell_start, cell_end, range_start,
+    split_read_ranges((int)pbfcl_morton_compact(blk.x), (int)pbfcl_morton_compact(blk.x >> 1),
+                      (int)pbfcl_morton_compact(blk.x >> 2), cell_start, cell_end, range_start,
                       range_off, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) { /* the sum in a register: no load waits for the previous store */
