@@ -3,6 +3,7 @@
  * counted without writing past the lists (a canary region guards them); and the whole
  * hash -> sort -> reorder -> cells -> neighbours pipeline. */
 #include "grid.h"
+#include "grid_ref.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -14,45 +15,6 @@
 /* A grid of 8 cells of 0.25 per axis covering [0, 2]^3. */
 static const pbfcl_grid_params test_params = {
     .origin = {0, 0, 0, 0}, .cell_size = 0.25f, .inv_cell_size = 4.0f, .grid_bits = 3};
-
-typedef struct sorted_set {
-    size_t n;
-    float *pos;      /* sorted positions, float4 */
-    pbfcl_uint *ids; /* sorted cell ids */
-} sorted_set;
-
-static pbfcl_uint reference_cell_id(const float *p, const pbfcl_grid_params *gp)
-{
-    const float top = (float)((1u << gp->grid_bits) - 1u);
-    pbfcl_uint c[3];
-    for (int a = 0; a < 3; a++) {
-        float f = floorf((p[a] - gp->origin[a]) * gp->inv_cell_size);
-        c[a] = (pbfcl_uint)fmaxf(fminf(f, top), 0.0f);
-    }
-    return pbfcl_morton_encode(c[0], c[1], c[2]);
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-    const unsigned long long *x = a, *y = b;
-    return *x < *y ? -1 : *x > *y;
-}
-
-/* Sorts positions by cell id on the CPU (stable: ties by original index). */
-static sorted_set sort_on_host(const float *pos, size_t n)
-{
-    sorted_set s = {n, malloc(n * 16 + 16), malloc(n * 4 + 4)};
-    unsigned long long *keys = malloc(n * 8 + 8);
-    for (size_t i = 0; i < n; i++)
-        keys[i] = (unsigned long long)reference_cell_id(&pos[4 * i], &test_params) << 32 | i;
-    qsort(keys, n, 8, compare_u64);
-    for (size_t i = 0; i < n; i++) {
-        s.ids[i] = (pbfcl_uint)(keys[i] >> 32);
-        memcpy(&s.pos[4 * i], &pos[4 * (keys[i] & 0xffffffffu)], 16);
-    }
-    free(keys);
-    return s;
-}
 
 /* Squared distance of two positions. */
 static float distance2(const float *p, const float *q)
@@ -174,7 +136,7 @@ static unsigned run_case(const float *pos, size_t n, float radius, unsigned max_
     pbfcl_grid g;
     ck_assert_int_eq(pbfcl_grid_create(&g, cl, &test_params, capacity, max_neighbors), PBFCL_OK);
     host_init_cells(&g);
-    sorted_set s = sort_on_host(pos, n);
+    sorted_set s = sort_on_host(pos, n, &test_params);
     cl_mem pos_buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n * 16, "pos", &pos_buf), PBFCL_OK);
     upload(pos_buf, s.pos, n * 16);
@@ -326,7 +288,7 @@ static void pipeline_step(pbfcl_grid *g, cl_mem pos_buf, cl_mem sorted_buf, cons
     ck_assert_int_eq(pbfcl_grid_reorder(g, pos_buf, sorted_buf, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_cells(g, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_neighbours(g, sorted_buf, n, 0.25f, NULL), PBFCL_OK);
-    sorted_set s = sort_on_host(pos, n);
+    sorted_set s = sort_on_host(pos, n, &test_params);
     pbfcl_uint *ids = malloc(n * 4 + 4);
     float *sorted = malloc(n * 16 + 16);
     if (n) {

@@ -6,6 +6,7 @@
  * power of two, a work-group size that is not one, local stages of 1 and 7 entries (many
  * chunks), uniform, clustered and outside-the-grid positions; and the rejected inputs. */
 #include "grid.h"
+#include "grid_ref.h"
 #include "split_compress.h"
 #include "test_util.h"
 
@@ -18,45 +19,6 @@ static const pbfcl_grid_params test_params = {
     .origin = {0, 0, 0, 0}, .cell_size = 0.25f, .inv_cell_size = 4.0f, .grid_bits = 3};
 
 #define TEST_MASS 0.37f
-
-/* One test case's positions, sorted by cell on the host. */
-typedef struct sorted_set {
-    size_t n;
-    float *pos;      /* float4 */
-    pbfcl_uint *ids; /* Morton cell ids */
-} sorted_set;
-
-static pbfcl_uint reference_cell_id(const float *p)
-{
-    const float top = (float)((1u << test_params.grid_bits) - 1u);
-    pbfcl_uint c[3];
-    for (int a = 0; a < 3; a++) {
-        float f = floorf((p[a] - test_params.origin[a]) * test_params.inv_cell_size);
-        c[a] = (pbfcl_uint)fmaxf(fminf(f, top), 0.0f);
-    }
-    return pbfcl_morton_encode(c[0], c[1], c[2]);
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-    const unsigned long long *x = a, *y = b;
-    return *x < *y ? -1 : *x > *y;
-}
-
-static sorted_set sort_on_host(const float *pos, size_t n)
-{
-    sorted_set s = {n, malloc(n * 16 + 16), malloc(n * 4 + 4)};
-    unsigned long long *keys = malloc(n * 8 + 8);
-    for (size_t i = 0; i < n; i++)
-        keys[i] = (unsigned long long)reference_cell_id(&pos[4 * i]) << 32 | i;
-    qsort(keys, n, 8, compare_u64);
-    for (size_t i = 0; i < n; i++) {
-        s.ids[i] = (pbfcl_uint)(keys[i] >> 32);
-        memcpy(&s.pos[4 * i], &pos[4 * (keys[i] & 0xffffffffu)], 16);
-    }
-    free(keys);
-    return s;
-}
 
 /* The block list from first principles: every run of equal sorted ids cut into pieces of K;
  * returns the number of blocks (list holds up to n entries of 4 uints). */
@@ -245,7 +207,7 @@ static size_t run_case(const float *pos, size_t n, const pbfcl_split_compress_de
     const float h = 0.25f;
     split_case c;
     case_create(&c, n, desc);
-    sorted_set s = sort_on_host(pos, n);
+    sorted_set s = sort_on_host(pos, n, &test_params);
     upload(c.pos_buf, s.pos, n * 16);
     upload(c.g.cell_id_buf, s.ids, n * 4);
     host_init(c.density_buf, (n ? n : 1) * 4, 0xffffffffu); /* NaN where nothing is written */
@@ -399,7 +361,7 @@ static void run_list_density(pbfcl_cl *cl)
     case_create(&c, n, &d);
     host_init(c.g.neighbor_count_buf, n * 4, 0);
     host_init(c.g.neighbor_buf, n * 256 * 4, 0);
-    sorted_set s = sort_on_host(pos, n);
+    sorted_set s = sort_on_host(pos, n, &test_params);
     upload(c.pos_buf, s.pos, n * 16);
     upload(c.g.cell_id_buf, s.ids, n * 4);
     ck_assert_int_eq(pbfcl_grid_cells(&c.g, n, NULL), PBFCL_OK);
