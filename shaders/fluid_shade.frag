@@ -12,6 +12,7 @@ uniform mat4 u_view;
 uniform vec3 u_absorb;    // absorption per metre of thickness, per channel
 uniform float u_refract;  // refraction offset in uv per unit normal and metre of thickness
 uniform float u_fold;     // a change of depth step larger than this (m) is a fold or an edge
+uniform float u_edge;     // thickness (m) below which the fluid fades into what is behind it
 out vec4 frag_color;
 
 const vec3 WATER = vec3(0.04, 0.33, 0.72); // colour the fluid scatters back
@@ -42,7 +43,9 @@ vec3 slope(ivec2 c, vec3 p, ivec2 step_px)
 vec3 sky(vec3 dir)
 {
     vec3 zenith = vec3(0.10, 0.32, 0.75), horizon = vec3(0.55, 0.70, 0.90);
-    vec3 ground = vec3(0.16, 0.17, 0.19);
+    // the floor's mean tone: a darker ground showed the rims of droplets and of small bumps,
+    // whose normals face down, as dark beads and dots
+    vec3 ground = vec3(0.36, 0.37, 0.39);
     vec3 sun_dir = normalize(vec3(-0.3, 0.8, 0.4));
     float t = dir.y;
     vec3 c = t > 0.0 ? mix(horizon, zenith, pow(t, 0.5)) : mix(horizon, ground, min(1.0, -6.0 * t));
@@ -79,7 +82,9 @@ void main()
     vec3 color = mix(body, sky(r_world), fresnel);
     vec3 glint = normalize(normalize(GLINT_EYE) + v);
     color += vec3(0.6) * pow(max(dot(n, glint), 0.0), 60.0);
-    frag_color = vec4(color, 1.0);
+    // a soft silhouette: the summed thickness falls smoothly to zero at the fluid's edge,
+    // where the sphere outlines of the depth are ragged
+    frag_color = vec4(color, smoothstep(0.0, u_edge, thickness));
 
     vec4 clip = u_proj * vec4(p, 1.0);
     gl_FragDepth = 0.5 * (clip.z / clip.w) + 0.5;

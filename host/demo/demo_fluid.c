@@ -9,12 +9,15 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const pbfcl_demo_fluid_pass_names[PBFCL_FLUID_PASS_COUNT] = {"scene", "depth", "smooth",
-                                                                         "thickness", "shade"};
+const char *const pbfcl_demo_fluid_pass_names[PBFCL_FLUID_PASS_COUNT] = {
+    "scene", "depth", "thickness", "smooth", "shade"};
 
 /* Filter radius and depth tolerance of the smoothing, in particle radii. */
 #define SMOOTH_RADIUS_R 5.0f
 #define SMOOTH_DEPTH_SIGMA_R 2.0f
+/* Widest gap between spheres the first filter pair fills, in particle radii: along an axis
+ * through the hole at the corner of four touching spheres the gap is 2 radii. */
+#define SMOOTH_FILL_GAP_R 2.5f
 /* Default number of horizontal + vertical filter pairs. */
 #define SMOOTH_ITERATIONS 2
 /* Default curvature flow steps, their size and the most one step may move the depth. */
@@ -46,10 +49,12 @@ static pbfcl_status build_programs(pbfcl_demo_fluid *f, const char *dir)
     f->u_t_point_scale = glGetUniformLocation(p, "u_point_scale");
     p = f->smooth_program;
     f->u_s_depth = glGetUniformLocation(p, "u_depth");
-    f->u_s_dir = glGetUniformLocation(p, "u_dir");
+    f->u_s_rotation = glGetUniformLocation(p, "u_rotation");
     f->u_s_world_radius = glGetUniformLocation(p, "u_world_radius");
     f->u_s_pixel_scale = glGetUniformLocation(p, "u_pixel_scale");
     f->u_s_depth_sigma = glGetUniformLocation(p, "u_depth_sigma");
+    f->u_s_fill_gap = glGetUniformLocation(p, "u_fill_gap");
+    f->u_s_thickness = glGetUniformLocation(p, "u_thickness");
     p = f->flow_program;
     f->u_f_depth = glGetUniformLocation(p, "u_depth");
     f->u_f_c = glGetUniformLocation(p, "u_c");
@@ -64,6 +69,7 @@ static pbfcl_status build_programs(pbfcl_demo_fluid *f, const char *dir)
     f->u_c_absorb = glGetUniformLocation(p, "u_absorb");
     f->u_c_refract = glGetUniformLocation(p, "u_refract");
     f->u_c_fold = glGetUniformLocation(p, "u_fold");
+    f->u_c_edge = glGetUniformLocation(p, "u_edge");
     return PBFCL_OK;
 }
 
@@ -265,12 +271,12 @@ static void scissor_to_box(const pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
     glScissor(x0, y0, x1 > x0 ? x1 - x0 : 0, y1 > y0 ? y1 - y0 : 0);
 }
 
-/* One direction of the bilateral filter, from texture src into framebuffer dst. */
-static void smooth_once(pbfcl_demo_fluid *f, GLuint src, GLuint dst, float dx, float dy)
+/* One pass of the program in use (a filter pass or a curvature flow step), from texture src
+ * into framebuffer dst. */
+static void smooth_once(GLuint src, GLuint dst)
 {
     glBindFramebuffer(GL_FRAMEBUFFER, dst);
     glBindTexture(GL_TEXTURE_2D, src);
-    glUniform2f(f->u_s_dir, dx, dy);
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
@@ -285,18 +291,23 @@ static void smooth_by_flow(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
     glUniform1f(f->u_f_dt_scale, FLOW_DT_SCALE);
     glUniform1f(f->u_f_max_step, FLOW_MAX_STEP_R * v->particle_radius);
     for (int i = 0; i < (f->flow_iterations + 1) / 2; i++) {
-        smooth_once(f, f->depth_tex, f->smooth_fbo, 0.0f, 0.0f);
-        smooth_once(f, f->smooth_tex, f->depth_fbo, 0.0f, 0.0f);
+        smooth_once(f->depth_tex, f->smooth_fbo);
+        smooth_once(f->smooth_tex, f->depth_fbo);
     }
 }
 
-/* Smooths depth_tex in place (through smooth_tex): smooth_iterations vertical + horizontal
- * pairs of the bilateral filter, or curvature flow. */
+/* Smooths depth_tex in place (through smooth_tex): smooth_iterations pairs of passes of the
+ * bilateral filter, or curvature flow. The first pass fills the gaps between spheres; each
+ * pass turns the filter's tap pattern, so that no pattern repeats from pass to pass. */
 static void pass_smooth(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
 {
+    glViewport(0, 0, f->width, f->height);
     glDisable(GL_DEPTH_TEST);
     glUseProgram(f->smooth_program);
     glUniform1i(f->u_s_depth, 0);
+    glUniform1i(f->u_s_thickness, 1);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, f->thickness_tex);
     glUniform1f(f->u_s_world_radius, SMOOTH_RADIUS_R * v->particle_radius);
     glUniform1f(f->u_s_pixel_scale, 0.5f * (float)f->height * v->proj[5]);
     glUniform1f(f->u_s_depth_sigma, SMOOTH_DEPTH_SIGMA_R * v->particle_radius);
@@ -308,11 +319,18 @@ static void pass_smooth(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
     if (f->curvature_flow)
         smooth_by_flow(f, v);
     for (int i = 0; i < f->smooth_iterations && !f->curvature_flow; i++) {
-        smooth_once(f, f->depth_tex, f->smooth_fbo, 0.0f, 1.0f);
-        smooth_once(f, f->smooth_tex, f->depth_fbo, 1.0f, 0.0f);
+        glUniform1f(f->u_s_fill_gap, i == 0 ? SMOOTH_FILL_GAP_R * v->particle_radius : 0.0f);
+        glUniform1f(f->u_s_rotation, 2.0f * (float)i);
+        smooth_once(f->depth_tex, f->smooth_fbo);
+        glUniform1f(f->u_s_fill_gap, 0.0f);
+        glUniform1f(f->u_s_rotation, 2.0f * (float)i + 1.0f);
+        smooth_once(f->smooth_tex, f->depth_fbo);
     }
     glDisable(GL_SCISSOR_TEST);
     glBindTexture(GL_TEXTURE_2D, 0);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glActiveTexture(GL_TEXTURE0);
 }
 
 /* Summed sphere thickness along each line of sight, at half resolution. */
@@ -353,10 +371,14 @@ static void pass_shade(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
     glUniform3f(f->u_c_absorb, 30.0f, 10.0f, 3.5f);
     glUniform1f(f->u_c_refract, 0.15f);
     glUniform1f(f->u_c_fold, 4.0f * v->particle_radius);
+    glUniform1f(f->u_c_edge, 3.0f * v->particle_radius);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glBindVertexArray(f->fullscreen_vao);
     scissor_to_box(f, v);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
     for (int i = 2; i >= 0; i--) {
         glActiveTexture(GL_TEXTURE0 + (GLenum)i);
         glBindTexture(GL_TEXTURE_2D, 0);
@@ -394,9 +416,9 @@ pbfcl_status pbfcl_demo_fluid_draw(pbfcl_demo_fluid *f, pbfcl_demo_renderer *r,
     glQueryCounter(q[1], GL_TIMESTAMP);
     pass_depth(f, r, v);
     glQueryCounter(q[2], GL_TIMESTAMP);
-    pass_smooth(f, v);
-    glQueryCounter(q[3], GL_TIMESTAMP);
     pass_thickness(f, r, v);
+    glQueryCounter(q[3], GL_TIMESTAMP);
+    pass_smooth(f, v);
     glQueryCounter(q[4], GL_TIMESTAMP);
     pass_shade(f, v);
     glQueryCounter(q[5], GL_TIMESTAMP);

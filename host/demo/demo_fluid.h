@@ -15,8 +15,8 @@
 typedef enum pbfcl_demo_fluid_pass {
     PBFCL_FLUID_PASS_SCENE,     /* floor and box, copied to a texture for refraction */
     PBFCL_FLUID_PASS_DEPTH,     /* nearest sphere depth */
-    PBFCL_FLUID_PASS_SMOOTH,    /* smoothing of the depth (bilateral filter or curvature flow) */
     PBFCL_FLUID_PASS_THICKNESS, /* additive thickness at half resolution */
+    PBFCL_FLUID_PASS_SMOOTH,    /* smoothing of the depth (bilateral filter or curvature flow) */
     PBFCL_FLUID_PASS_SHADE,     /* shading and composite */
     PBFCL_FLUID_PASS_COUNT
 } pbfcl_demo_fluid_pass;
@@ -43,10 +43,11 @@ typedef struct pbfcl_demo_fluid {
     double pass_ms[PBFCL_FLUID_PASS_COUNT]; /* smoothed GPU time per pass */
     GLint u_d_view, u_d_proj, u_d_radius, u_d_point_scale;
     GLint u_t_view, u_t_proj, u_t_radius, u_t_point_scale;
-    GLint u_s_depth, u_s_dir, u_s_world_radius, u_s_pixel_scale, u_s_depth_sigma;
+    GLint u_s_depth, u_s_rotation, u_s_world_radius, u_s_pixel_scale, u_s_depth_sigma, u_s_fill_gap,
+        u_s_thickness;
     GLint u_f_depth, u_f_c, u_f_dt_scale, u_f_max_step;
     GLint u_c_depth, u_c_thickness, u_c_scene, u_c_proj, u_c_view, u_c_absorb, u_c_refract,
-        u_c_fold;
+        u_c_fold, u_c_edge;
 } pbfcl_demo_fluid;
 
 /* Builds the programs from shader_dir; render targets are made on the first draw. */
