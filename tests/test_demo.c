@@ -4,6 +4,7 @@
  * and whose fluid surface covers the spheres' pixels with far fewer strong edges. */
 #include "test_util.h"
 #ifdef PBFCL_HAVE_PNG
+#include "demo_record.h"
 #include "demo_screenshot.h"
 #endif
 
@@ -92,6 +93,18 @@ START_TEST(test_demo_bad_options)
     if (test_device_count() > 0)
         expect_failure("", "--device no-such-device", 1, "no-such-device");
     expect_failure("", "--frames 2 --screenshot /no-such-folder/a.png", 1, "not writable");
+    expect_failure("", "--force", 2, "--force applies to --record DIR only");
+    expect_failure("", "--record", 2, "--record needs a value");
+    expect_failure("", "--record /no-such-folder/rec", 1, "cannot create folder");
+    expect_failure("", "--record /dev/null", 1, "'/dev/null' is not a folder");
+    char dir[] = "/tmp/pbfcl_rec_XXXXXX", args[128], cmd[256], out[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "echo old > %s/frame_000007.png", dir);
+    ck_assert_int_eq(run_capture(cmd, out, sizeof out), 0);
+    snprintf(args, sizeof args, "--record %s", dir);
+    expect_failure("", args, 1, "already holds 1 frame file (frame_000007.png)");
+    snprintf(cmd, sizeof cmd, "grep -qx old %s/frame_000007.png && rm -rf %s", dir, dir);
+    ck_assert_msg(run_capture(cmd, out, sizeof out) == 0, "the old frame in %s was touched", dir);
 }
 END_TEST
 #endif
@@ -364,6 +377,128 @@ START_TEST(test_surface_metrics)
 }
 END_TEST
 
+/* The recording folder: created when missing, frame files (frame_ + digits + .png) counted
+ * and refused without force, removed with it, other files left alone; the screenshot key's
+ * names skip those taken. */
+START_TEST(test_record_folder)
+{
+    char dir[] = "/tmp/pbfcl_rec_XXXXXX", sub[64], cmd[512], out[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/new", dir);
+    ck_assert_int_eq(pbfcl_demo_record_prepare(sub, false), PBFCL_OK);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && test -d new && touch new/frame_000000.png new/frame_12.png new/frame_x.png "
+             "new/frame_.png new/notes.txt",
+             dir);
+    ck_assert_int_eq(run_capture(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(pbfcl_demo_record_prepare(sub, false), PBFCL_ERR_IO);
+    ck_assert_int_eq(pbfcl_demo_record_prepare(sub, true), PBFCL_OK);
+    snprintf(cmd, sizeof cmd, "cd %s/new && ls | tr '\\n' ' '", dir);
+    run_capture(cmd, out, sizeof out);
+    ck_assert_str_eq(out, "frame_.png frame_x.png notes.txt ");
+    ck_assert_int_eq(pbfcl_demo_record_prepare(sub, false), PBFCL_OK);
+
+    char path[128], expect[128];
+    ck_assert(pbfcl_demo_record_path(path, sizeof path, "d", 42));
+    ck_assert_str_eq(path, "d/frame_000042.png");
+    ck_assert(!pbfcl_demo_record_path(path, 10, "d", 42));
+    ck_assert(pbfcl_demo_shot_path(path, sizeof path, sub));
+    snprintf(expect, sizeof expect, "%s/pbfcl-shot-0001.png", sub);
+    ck_assert_str_eq(path, expect);
+    snprintf(cmd, sizeof cmd, "touch %s/pbfcl-shot-0001.png %s/pbfcl-shot-0003.png", sub, sub);
+    ck_assert_int_eq(run_capture(cmd, out, sizeof out), 0);
+    ck_assert(pbfcl_demo_shot_path(path, sizeof path, sub));
+    snprintf(expect, sizeof expect, "%s/pbfcl-shot-0002.png", sub);
+    ck_assert_str_eq(path, expect);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(run_capture(cmd, out, sizeof out), 0);
+}
+END_TEST
+
+/* Runs the demo under Xvfb at 640x480 with 2000 particles and `args`; returns its status. */
+static int run_small_demo(const char *args, char *out, size_t size)
+{
+    char cmd[2048], all[640];
+    snprintf(all, sizeof all, "--size 640x480 --particles 2000 --render spheres %s", args);
+    return run_demo("xvfb-run -a -s '-screen 0 640x480x24'", all, cmd, sizeof cmd, out, size);
+}
+
+/* --record: one whole PNG per simulated frame, numbered from 0, nothing else in the folder;
+ * the frames show the flow moving; a second run refuses the folder before a window opens and
+ * leaves it as it was, and with --force replaces every frame of the first run. */
+START_TEST(test_demo_record)
+{
+    char dir[] = "/tmp/pbfcl_rec_XXXXXX", args[256], cmd[512], out[16384];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(args, sizeof args, "--frames 6 --record %s", dir);
+    int rc = run_small_demo(args, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(strstr(out, "recorded 6 frames") != NULL, "%s", out);
+    snprintf(cmd, sizeof cmd, "ls %s | tr '\\n' ' '", dir);
+    run_capture(cmd, out, sizeof out);
+    ck_assert_str_eq(out, "frame_000000.png frame_000001.png frame_000002.png frame_000003.png "
+                          "frame_000004.png frame_000005.png ");
+    char first[128], last[128];
+    snprintf(first, sizeof first, "%s/frame_000000.png", dir);
+    snprintf(last, sizeof last, "%s/frame_000005.png", dir);
+    image a = read_png(first), b = read_png(last);
+    ck_assert(a.w == 640 && a.h == 480 && b.w == 640 && b.h == 480);
+    double rmse = image_rmse(&a, &b, 160);
+    printf("record: rmse between frames 0 and 5 below the HUD: %.2f\n", rmse);
+    ck_assert_msg(rmse > 0.5, "frames 0 and 5 look the same (rmse %.2f)", rmse);
+    free(a.rgb);
+    free(b.rgb);
+
+    rc = run_small_demo(args, out, sizeof out);
+    ck_assert_msg(rc == 1 && strstr(out, "already holds 6 frame files"), "exit %d:\n%s", rc, out);
+    ck_assert_msg(strstr(out, "OpenGL") == NULL, "a window was opened:\n%s", out);
+    snprintf(args, sizeof args, "--frames 2 --record %s --force", dir);
+    rc = run_small_demo(args, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    snprintf(cmd, sizeof cmd, "ls %s | tr '\\n' ' '", dir);
+    run_capture(cmd, out, sizeof out);
+    ck_assert_str_eq(out, "frame_000000.png frame_000001.png ");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_capture(cmd, out, sizeof out);
+}
+END_TEST
+
+/* A write that fails during a recording (here the folder is moved away after a few frames,
+ * as a full disk would fail the next write) stops the recording with a message and exit
+ * status 1; the frames written before are whole PNGs, with no temporary file beside them. */
+START_TEST(test_demo_record_stops)
+{
+    char dir[] = "/tmp/pbfcl_rec_XXXXXX", args[512], out[16384];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(args, sizeof args,
+             "--frames 400 --record %s & pid=$!; i=0; while [ ! -e %s/frame_000002.png ] && "
+             "[ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; mv %s %s.moved; wait $pid; "
+             "echo \"demo-exit=$?\"; :",
+             dir, dir, dir, dir);
+    int rc = run_small_demo(args, out, sizeof out);
+    (void)rc;
+    char *tag = strstr(out, "demo-exit=");
+    ck_assert_msg(tag && atoi(tag + strlen("demo-exit=")) == 1, "%s", out);
+    ck_assert_msg(strstr(out, "recording stopped after"), "no message:\n%s", out);
+    char cmd[512], list[4096];
+    snprintf(cmd, sizeof cmd, "ls -A %s.moved", dir);
+    run_capture(cmd, list, sizeof list);
+    int frames = 0;
+    for (char *line = strtok(list, "\n"); line; line = strtok(NULL, "\n"), frames++) {
+        ck_assert_msg(strncmp(line, "frame_", 6) == 0 && strstr(line, ".tmp") == NULL,
+                      "unexpected file %s in the recording", line);
+        char path[256];
+        snprintf(path, sizeof path, "%s.moved/%s", dir, line);
+        image im = read_png(path); /* fails the test unless the PNG is whole */
+        ck_assert(im.w == 640 && im.h == 480);
+        free(im.rgb);
+    }
+    ck_assert_msg(frames >= 3, "%d frames before the failure", frames);
+    snprintf(cmd, sizeof cmd, "rm -rf %s.moved %s", dir, dir);
+    run_capture(cmd, list, sizeof list);
+}
+END_TEST
+
 /* A broken shader names the file, the stage and the compiler's log; too old an OpenGL names
  * the version found. */
 START_TEST(test_demo_gl_errors)
@@ -460,6 +595,11 @@ static int run_screenshot_suite(void)
     tcase_set_timeout(artefacts, 600);
     tcase_add_test(artefacts, test_demo_surface_artefacts);
     suite_add_tcase(s, artefacts);
+    TCase *record = tcase_create("record");
+    tcase_set_timeout(record, 600);
+    tcase_add_test(record, test_demo_record);
+    tcase_add_test(record, test_demo_record_stops);
+    suite_add_tcase(s, record);
     return test_run_suite(s, true);
 #else
     printf("SKIP: this build has no demo or no PNG support (needs SDL2, GLEW and libpng)\n");
@@ -483,6 +623,7 @@ int main(int argc, char **argv)
 #endif
 #if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
     tcase_add_test(tc, test_surface_metrics);
+    tcase_add_test(tc, test_record_folder);
 #endif
     suite_add_tcase(s, tc);
     return test_run_suite(s, false);

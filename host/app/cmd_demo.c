@@ -26,7 +26,11 @@ static void demo_help(FILE *f)
                "  --color speed|density what the spheres' colour shows (default speed; key C)\n"
                "  --size WxH            window size in screen points (default 1280x720)\n"
                "  --frames N            run N frames (vsync off), then exit\n"
-               "  --screenshot FILE     with --frames: write the last frame to FILE (PNG)\n\n");
+               "  --screenshot FILE     with --frames: write the last frame to FILE (PNG)\n"
+               "  --record DIR          write every simulated frame to DIR/frame_NNNNNN.png (one "
+               "per step of dt; created if missing)\n"
+               "  --force               with --record: replace the frames a folder already "
+               "holds\n\n");
     pbfcl_scene_options_help(f);
 }
 
@@ -69,8 +73,8 @@ static bool store_demo_value(pbfcl_demo_options *o, const char *name, const char
         pbfcl_errorf("%s needs a value (see `pbfcl demo --help`)", name);
         return false;
     }
-    if (!strcmp(name, "--screenshot")) {
-        o->screenshot = value;
+    if (!strcmp(name, "--screenshot") || !strcmp(name, "--record")) {
+        *(name[2] == 's' ? &o->screenshot : &o->record) = value;
         return true;
     }
     if (!strcmp(name, "--render")) {
@@ -101,7 +105,7 @@ static bool store_demo_value(pbfcl_demo_options *o, const char *name, const char
  * value; returns 1 if consumed, 0 if unknown, -1 if bad. */
 static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *i)
 {
-    static const char *const valued[] = {"--frames", "--size",   "--screenshot",
+    static const char *const valued[] = {"--frames", "--size",   "--screenshot", "--record",
                                          "--color",  "--render", "--smooth"};
     char name[32];
     const char *arg = argv[*i], *eq = strchr(arg, '=');
@@ -110,12 +114,13 @@ static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *
         return 0;
     memcpy(name, arg, len);
     name[len] = '\0';
-    if (!strcmp(name, "--no-gl-sharing") || !strcmp(name, "--no-vsync")) {
+    if (!strcmp(name, "--no-gl-sharing") || !strcmp(name, "--no-vsync") ||
+        !strcmp(name, "--force")) {
         if (eq) {
             pbfcl_errorf("%s takes no value (got '%s')", name, arg);
             return -1;
         }
-        *(name[5] == 'g' ? &o->no_gl_sharing : &o->no_vsync) = true;
+        *(name[2] == 'f' ? &o->force : name[5] == 'g' ? &o->no_gl_sharing : &o->no_vsync) = true;
         ++*i;
         return 1;
     }
@@ -153,6 +158,10 @@ int cmd_demo(int argc, char **argv)
     }
     if (o.screenshot && o.frames == 0) {
         pbfcl_errorf("--screenshot needs --frames N (the frame to capture)");
+        return 2;
+    }
+    if (o.force && !o.record) {
+        pbfcl_errorf("--force applies to --record DIR only");
         return 2;
     }
     return pbfcl_demo_run(&o);

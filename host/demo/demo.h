@@ -23,6 +23,8 @@ typedef struct pbfcl_demo_options {
     bool no_vsync;             /* --no-vsync */
     int frames;                /* --frames: run this many frames and exit; 0 = interactive */
     const char *screenshot;    /* --screenshot: PNG of the last frame (needs frames > 0) */
+    const char *record;        /* --record DIR: a PNG per simulated frame into DIR, or NULL */
+    bool force;                /* --force: replace the frames already in the --record folder */
     pbfcl_demo_color color;    /* --color speed|density */
     pbfcl_demo_render render;  /* --render fluid|spheres */
     bool curvature_flow;       /* --smooth curvature (else bilateral) */

@@ -50,8 +50,11 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
                          float scale)
 {
     char l0[160], l1[160], l2[160], l3[200], l4[160], l5[160];
-    snprintf(l0, sizeof l0, "PBFCL  %s%s%s", h->scene, h->paused ? "  [PAUSED]" : "",
-             h->tilted ? "  [TILTED]" : "");
+    char rec[32] = "";
+    if (h->recording >= 0)
+        snprintf(rec, sizeof rec, "  [REC %ld]", h->recording);
+    snprintf(l0, sizeof l0, "PBFCL  %s%s%s%s", h->scene, h->paused ? "  [PAUSED]" : "",
+             h->tilted ? "  [TILTED]" : "", rec);
     char fps[32];
     snprintf(fps, sizeof fps, h->fps > 0.0 ? "%.1f" : "--", h->fps);
     snprintf(l1, sizeof l1, "FPS %s   SIM %.2f MS/STEP   RENDER %.2f MS", fps, h->sim_ms,

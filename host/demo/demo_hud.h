@@ -22,6 +22,7 @@ typedef struct pbfcl_demo_hud {
     const char *smoothing; /* the fluid's smoothing, e.g. "bilateral x2" */
     const char *passes;    /* the fluid passes' GPU times, one line, or NULL */
     bool paused, tilted, help;
+    long recording;      /* frames recorded so far while --record is on, else -1 */
     const char *message; /* a warning or error to show, or NULL */
 } pbfcl_demo_hud;
 

@@ -18,6 +18,7 @@ const char *const pbfcl_demo_help_lines[] = {
     "G                    fluid smoothing: bilateral / curvature flow",
     "[ ]                  fewer / more smoothing iterations",
     "C                    colour spheres by speed / density",
+    "P                    screenshot (pbfcl-shot-NNNN.png here)",
     "H                    this help",
     "Esc                  quit",
     NULL,
@@ -26,7 +27,7 @@ const char *const pbfcl_demo_help_lines[] = {
 void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in)
 {
     in->pause = in->step = in->reset = in->help = in->color = in->tilt = in->shake = false;
-    in->render = in->smooth_method = false;
+    in->render = in->smooth_method = in->shot = false;
     in->smooth_change = 0;
     in->scene = 0;
     in->count_change = 0;
@@ -65,6 +66,9 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key)
         break;
     case SDLK_RIGHTBRACKET:
         in->smooth_change = 1;
+        break;
+    case SDLK_p:
+        in->shot = true;
         break;
     case SDLK_t:
         in->tilt = true;

@@ -12,6 +12,7 @@
 /* The actions requested since the last frame and the mouse state. */
 typedef struct pbfcl_demo_input {
     bool quit, pause, step, reset, help, color, tilt, shake;
+    bool shot;                /* write a screenshot of this frame */
     bool render;              /* switch between fluid surface and spheres */
     bool smooth_method;       /* switch the fluid smoothing: bilateral / curvature flow */
     int smooth_change;        /* +1 more fluid smoothing iterations, -1 fewer, 0 no change */

@@ -9,6 +9,7 @@
 #include "demo_hud.h"
 #include "demo_input.h"
 #include "demo_interop.h"
+#include "demo_record.h"
 #include "demo_renderer.h"
 #include "demo_screenshot.h"
 #include "demo_shader.h"
@@ -45,7 +46,12 @@ typedef struct demo {
     float *density; /* host copy for density colouring */
     pbfcl_profile prof;
     bool paused, tilted, help, dirty, pushing;
-    double shake_until, time;
+    bool stepped;       /* this frame advanced the simulation */
+    double shake_until; /* simulated time at which a shake ends, s */
+    double time;        /* simulated time since the scene was built, s */
+    bool recording;     /* --record is on and no write has failed */
+    bool record_failed; /* a recorded frame could not be written: exit status 1 */
+    long recorded;      /* frames written to the --record folder */
     pbfcl_demo_color color;
     double fps, sim_ms, render_ms;
     double first_frame_end, last_frame_end; /* for the --frames summary's frame time */
@@ -87,6 +93,7 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
         pbfcl_demo_camera_fit(&d->cam, scene.domain_min, scene.domain_max);
     d->tilted = false;
     d->shake_until = 0.0;
+    d->time = 0.0;
     d->dirty = true;
     return PBFCL_OK;
 }
@@ -193,7 +200,7 @@ static void handle_actions(demo *d)
 }
 
 /* Gravity from the scene's, tilted 20 degrees about z and shaken sideways while a shake
- * lasts. */
+ * lasts; both on simulated time, so a shake is the same motion at any frame rate. */
 static void update_gravity(demo *d)
 {
     const float *g0 = d->scene.gravity;
@@ -252,6 +259,8 @@ static pbfcl_status step(demo *d)
         return PBFCL_ERR_OPENCL;
     }
     PBFCL_CL_CHECK(clFinish(d->cl.queue));
+    d->time += d->scene.solver.dt;
+    d->stepped = true;
     double total = 0.0;
     for (int i = 0; i < PBFCL_STAGE_COUNT; i++)
         total += ms[i];
@@ -349,6 +358,7 @@ static pbfcl_status render(demo *d)
         .paused = d->paused,
         .tilted = d->tilted,
         .help = d->help,
+        .recording = d->recording ? d->recorded : -1,
         .message = d->message[0] ? d->message : NULL,
     };
     pbfcl_demo_hud_draw(&d->text, &hud, v.width, v.height, pbfcl_demo_window_pixel_scale(&d->win));
@@ -359,6 +369,7 @@ static pbfcl_status render(demo *d)
 static pbfcl_status frame(demo *d)
 {
     pbfcl_demo_input_begin_frame(&d->in);
+    d->stepped = false;
     pbfcl_demo_input_poll(&d->in, &d->cam, &d->win);
     handle_actions(d);
     if (d->in.quit)
@@ -416,16 +427,59 @@ static void print_summary(const demo *d)
     printf(", total %.2f\n", pbfcl_demo_fluid_total_ms(&d->fluid));
 }
 
+/* The screenshot key: the frame just drawn to a new pbfcl-shot-NNNN.png in the current
+ * folder; the HUD says where it went or why it did not. */
+static void take_shot(demo *d)
+{
+    char path[64];
+    if (!pbfcl_demo_shot_path(path, sizeof path, ".")) {
+        snprintf(d->message, sizeof d->message, "no free screenshot name in this folder");
+        return;
+    }
+    if (pbfcl_demo_screenshot(path, d->win.draw_width, d->win.draw_height) != PBFCL_OK) {
+        snprintf(d->message, sizeof d->message, "screenshot failed (see console)");
+        return;
+    }
+    printf("pbfcl demo: wrote %s (%dx%d)\n", path + 2, d->win.draw_width, d->win.draw_height);
+    fflush(stdout);
+    snprintf(d->message, sizeof d->message, "wrote %s", path + 2);
+}
+
+/* --record: the frame just drawn, if it shows a new simulation step, as the next frame file;
+ * a failed write (a full disk) stops the recording with a message and leaves the frames
+ * written so far whole. */
+static void record_frame(demo *d)
+{
+    if (!d->recording || !d->stepped)
+        return;
+    char path[4200];
+    pbfcl_status s = PBFCL_ERR_BAD_ARGUMENT;
+    if (pbfcl_demo_record_path(path, sizeof path, d->opt->record, d->recorded))
+        s = pbfcl_demo_screenshot(path, d->win.draw_width, d->win.draw_height);
+    if (s == PBFCL_OK) {
+        d->recorded++;
+        return;
+    }
+    d->recording = false;
+    d->record_failed = true;
+    fprintf(stderr, "pbfcl demo: recording stopped after %ld frames in %s\n", d->recorded,
+            d->opt->record);
+    snprintf(d->message, sizeof d->message, "recording stopped after %ld frames (see console)",
+             d->recorded);
+}
+
 static pbfcl_status run_loop(demo *d)
 {
-    double t0 = now_s(), t_fps = t0;
+    double t_fps = now_s();
     long frames_since = 0;
     while (!d->in.quit) {
-        d->time = now_s() - t0;
         PBFCL_TRY(frame(d));
         if (d->in.quit || (d->win.minimized && d->opt->frames == 0))
             continue;
         d->frame++;
+        record_frame(d);
+        if (d->in.shot)
+            take_shot(d);
         bool last = d->opt->frames > 0 && d->frame >= d->opt->frames;
         if (last && d->opt->screenshot) {
             PBFCL_TRY(
@@ -445,11 +499,15 @@ static pbfcl_status run_loop(demo *d)
 }
 
 /* Catches what can be caught before a window opens: no PNG support, an unwritable
- * screenshot folder, an unknown device, a scene that does not load or validate. */
+ * screenshot or recording folder, a recording folder holding frames, an unknown device, a
+ * scene that does not load or validate. */
 static pbfcl_status check_before_window(const pbfcl_demo_options *o)
 {
-    if (o->screenshot && !pbfcl_demo_screenshot_supported())
-        return pbfcl_demo_screenshot(o->screenshot, 0, 0);
+    const char *png = o->screenshot ? o->screenshot : o->record;
+    if (png && !pbfcl_demo_screenshot_supported())
+        return pbfcl_demo_screenshot(png, 0, 0);
+    if (o->record)
+        PBFCL_TRY(pbfcl_demo_record_prepare(o->record, o->force));
     if (o->screenshot) {
         char dir[1024];
         snprintf(dir, sizeof dir, "%s", o->screenshot);
@@ -486,11 +544,17 @@ int pbfcl_demo_run(const pbfcl_demo_options *o)
         d->scene_opt.scene = PBFCL_DEFAULT_SCENE;
     d->color = o->color;
     d->render_mode = o->render;
+    d->recording = o->record != NULL;
     pbfcl_status s = setup(d);
     if (s == PBFCL_OK)
         s = run_loop(d);
     if (s == PBFCL_OK && o->frames > 0)
         print_summary(d);
+    if (o->record)
+        printf("pbfcl demo: recorded %ld frames (%.4g s of simulated time each) in %s\n",
+               d->recorded, (double)d->scene.solver.dt, o->record);
+    if (d->record_failed)
+        s = PBFCL_ERR_IO;
     teardown(d);
     free(d);
     return s == PBFCL_OK ? 0 : 1;
