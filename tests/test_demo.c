@@ -4,6 +4,8 @@
  * and whose fluid surface covers the spheres' pixels with far fewer strong edges. */
 #include "test_util.h"
 #ifdef PBFCL_HAVE_PNG
+#include "demo_params.h"
+#include "demo_ramp.h"
 #include "demo_record.h"
 #include "demo_screenshot.h"
 #endif
@@ -499,6 +501,100 @@ START_TEST(test_demo_record_stops)
 }
 END_TEST
 
+/* The live parameter keys: iterations step by one within 0..1000, viscosity and vorticity
+ * double and halve down to a sixteenth of their defaults (0.05 and 0.01 m/s) and then to 0 and
+ * back, never past the viscosity's upper bound of 1; a refused change leaves the value. */
+START_TEST(test_demo_tune)
+{
+    pbfcl_solver_params p;
+    pbfcl_solver_params_defaults(&p);
+    char msg[160];
+    p.iterations = 4;
+    ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_ITERATIONS, 1, msg, sizeof msg));
+    ck_assert_int_eq(p.iterations, 5);
+    ck_assert_str_eq(msg, "iterations 5");
+    p.iterations = 0;
+    ck_assert(!pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_ITERATIONS, -1, msg, sizeof msg));
+    ck_assert_int_eq(p.iterations, 0);
+    ck_assert_msg(strstr(msg, "must be") != NULL, "%s", msg);
+    p.iterations = 1000;
+    ck_assert(!pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_ITERATIONS, 1, msg, sizeof msg));
+    ck_assert_int_eq(p.iterations, 1000);
+
+    p.viscosity = 0.05f;
+    const float down[5] = {0.025f, 0.0125f, 0.00625f, 0.003125f, 0.0f};
+    for (int i = 0; i < 5; i++) {
+        ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_VISCOSITY, -1, msg, sizeof msg));
+        ck_assert_msg(fabsf(p.viscosity - down[i]) < 1e-7f, "step %d: %g", i, p.viscosity);
+    }
+    ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_VISCOSITY, 1, msg, sizeof msg));
+    ck_assert(fabsf(p.viscosity - 0.05f / 16.0f) < 1e-7f);
+    p.viscosity = 0.8f;
+    ck_assert(!pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_VISCOSITY, 1, msg, sizeof msg));
+    ck_assert(p.viscosity == 0.8f);
+    p.vorticity = 0.01f;
+    ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_VORTICITY, 1, msg, sizeof msg));
+    ck_assert(fabsf(p.vorticity - 0.02f) < 1e-7f);
+    ck_assert_str_eq(msg, "vorticity 0.02 m/s");
+    ck_assert(!pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_COUNT, 1, msg, sizeof msg));
+}
+END_TEST
+
+/* Gravity turned by the arrow keys: a quarter turn about z sends -y gravity to +x, about x to
+ * -z; any turn keeps the magnitude; no turn changes nothing. */
+START_TEST(test_demo_gravity_turn)
+{
+    const float g0[3] = {0.0f, -9.81f, 0.0f};
+    float g[3];
+    pbfcl_demo_gravity_turn(g0, 0.0f, 90.0f, g);
+    ck_assert(fabsf(g[0] - 9.81f) < 1e-5f && fabsf(g[1]) < 1e-5f && fabsf(g[2]) < 1e-5f);
+    pbfcl_demo_gravity_turn(g0, 90.0f, 0.0f, g);
+    ck_assert(fabsf(g[0]) < 1e-5f && fabsf(g[1]) < 1e-5f && fabsf(g[2] + 9.81f) < 1e-5f);
+    pbfcl_demo_gravity_turn(g0, 0.0f, 0.0f, g);
+    ck_assert(g[0] == 0.0f && g[1] == -9.81f && g[2] == 0.0f);
+    const float tilted[3] = {1.0f, -9.0f, 2.0f};
+    float angles[4][2] = {{30, 40}, {-70, 10}, {90, -90}, {13, 77}};
+    for (int i = 0; i < 4; i++) {
+        pbfcl_demo_gravity_turn(tilted, angles[i][0], angles[i][1], g);
+        double m = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+        ck_assert_msg(fabs(m - sqrt(86.0)) < 1e-5, "turn %d: |g| = %g", i, m);
+    }
+}
+END_TEST
+
+/* The colour scales the legend draws: the ends and middle are the stops, a quarter is halfway
+ * between the first two, values outside 0..1 clamp; the labels give the unit and the values
+ * at the ends and the middle. */
+START_TEST(test_demo_ramp)
+{
+    for (int c = 0; c < 2; c++) {
+        pbfcl_demo_color mode = c ? PBFCL_DEMO_COLOR_DENSITY : PBFCL_DEMO_COLOR_SPEED;
+        const float(*s)[3] = pbfcl_demo_ramp_stops(mode);
+        float lo[3], mid[3], hi[3], q[3], below[3], above[3];
+        pbfcl_demo_ramp(mode, 0.0f, lo);
+        pbfcl_demo_ramp(mode, 0.5f, mid);
+        pbfcl_demo_ramp(mode, 1.0f, hi);
+        pbfcl_demo_ramp(mode, 0.25f, q);
+        pbfcl_demo_ramp(mode, -3.0f, below);
+        pbfcl_demo_ramp(mode, 7.0f, above);
+        for (int i = 0; i < 3; i++) {
+            ck_assert(fabsf(lo[i] - s[0][i]) < 1e-6f && fabsf(mid[i] - s[1][i]) < 1e-6f);
+            ck_assert(fabsf(hi[i] - s[2][i]) < 1e-6f);
+            ck_assert(fabsf(q[i] - 0.5f * (s[0][i] + s[1][i])) < 1e-6f);
+            ck_assert(below[i] == lo[i] && above[i] == hi[i]);
+        }
+    }
+    char caption[32], ticks[3][16];
+    const float speed[2] = {0.0f, 4.4f}, density[2] = {900.0f, 1100.0f};
+    pbfcl_demo_ramp_labels(PBFCL_DEMO_COLOR_SPEED, speed, caption, sizeof caption, ticks);
+    ck_assert_str_eq(caption, "SPEED, M/S");
+    ck_assert(!strcmp(ticks[0], "0.0") && !strcmp(ticks[1], "2.2") && !strcmp(ticks[2], "4.4"));
+    pbfcl_demo_ramp_labels(PBFCL_DEMO_COLOR_DENSITY, density, caption, sizeof caption, ticks);
+    ck_assert_str_eq(caption, "DENSITY, KG/M3");
+    ck_assert(!strcmp(ticks[0], "900") && !strcmp(ticks[1], "1000") && !strcmp(ticks[2], "1100"));
+}
+END_TEST
+
 /* A broken shader names the file, the stage and the compiler's log; too old an OpenGL names
  * the version found. */
 START_TEST(test_demo_gl_errors)
@@ -624,6 +720,9 @@ int main(int argc, char **argv)
 #if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
     tcase_add_test(tc, test_surface_metrics);
     tcase_add_test(tc, test_record_folder);
+    tcase_add_test(tc, test_demo_tune);
+    tcase_add_test(tc, test_demo_gravity_turn);
+    tcase_add_test(tc, test_demo_ramp);
 #endif
     suite_add_tcase(s, tc);
     return test_run_suite(s, false);

@@ -2,6 +2,7 @@
  * panel listing the controls. */
 #include "demo_hud.h"
 #include "demo_input.h"
+#include "demo_ramp.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +47,33 @@ static void draw_help(pbfcl_demo_text *t, int w, int h, float scale)
     panel(t, x > 0 ? x : 0, y > 0 ? y : 0, scale, lines, n, colors);
 }
 
+/* The colour scale in the bottom-left corner: a bar of the ramp, its caption with the unit
+ * above and the values at its ends and middle below. */
+static void draw_legend(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int height, float s)
+{
+    enum { STEPS = 32 };
+    char caption[32], ticks[3][16];
+    pbfcl_demo_ramp_labels(h->color_mode, h->range, caption, sizeof caption, ticks);
+    float adv = pbfcl_demo_text_advance(s), lh = pbfcl_demo_text_line_height(s);
+    float bar_w = 20.0f * adv, bar_h = 0.8f * lh, pad = 2.0f * s;
+    float x = 4.0f * s, y = (float)height - 3.0f * lh - 4.0f * pad - 4.0f * s;
+    pbfcl_demo_text_rect(t, x, y, bar_w + 4.0f * adv + 2.0f * pad, 3.0f * lh + 2.0f * pad,
+                         panel_rgba);
+    x += pad + 2.0f * adv, y += pad;
+    pbfcl_demo_text_string(t, x - 2.0f * adv, y, s, caption, text_rgba);
+    for (int i = 0; i < STEPS; i++) {
+        float rgba[4] = {0, 0, 0, 1};
+        pbfcl_demo_ramp(h->color_mode, ((float)i + 0.5f) / STEPS, rgba);
+        pbfcl_demo_text_rect(t, x + bar_w * (float)i / STEPS, y + lh, bar_w / STEPS + 0.5f, bar_h,
+                             rgba);
+    }
+    for (int i = 0; i < 3; i++) {
+        float w = (float)strlen(ticks[i]) * adv;
+        pbfcl_demo_text_string(t, x + 0.5f * bar_w * (float)i - 0.5f * w, y + 2.0f * lh, s,
+                               ticks[i], text_rgba);
+    }
+}
+
 void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int height,
                          float scale)
 {
@@ -66,15 +94,15 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
     else
         snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s   COLOUR %s", h->path, h->render, h->color);
     snprintf(l5, sizeof l5, "H: HELP");
-    const char *lines[8];
-    const float *colors[8];
+    const char *lines[9];
+    const float *colors[9];
     int n = 0;
-    const char *all[8] = {l0, l1, h->passes, l2, l3, l4, l5, h->message};
-    for (int i = 0; i < 8; i++) {
+    const char *all[9] = {l0, l1, h->passes, l2, h->settings, l3, l4, l5, h->message};
+    for (int i = 0; i < 9; i++) {
         if (!all[i])
             continue;
         lines[n] = all[i];
-        colors[n++] = i == 0 || i == 7 ? accent_rgba : text_rgba;
+        colors[n++] = i == 0 || i == 8 ? accent_rgba : text_rgba;
     }
     float s = 2.0f * scale;                    /* font pixels twice the size of screen points ... */
     int status_lines = h->message ? n - 1 : n; /* a long message may wrap off the panel */
@@ -82,6 +110,8 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
     if (needed > (float)w && scale >= 1.0f)
         s = scale; /* ... unless the window is too narrow for the panel */
     panel(t, 8.0f * scale, 8.0f * scale, s, lines, n, colors);
+    if (h->legend)
+        draw_legend(t, h, height, s);
     if (h->help)
         draw_help(t, w, height, s);
     pbfcl_demo_text_flush(t, w, height);

@@ -4,6 +4,7 @@
 #ifndef PBFCL_DEMO_HUD_H
 #define PBFCL_DEMO_HUD_H
 
+#include "demo.h"
 #include "demo_text.h"
 
 #include <stdbool.h>
@@ -21,9 +22,13 @@ typedef struct pbfcl_demo_hud {
     const char *render;    /* "fluid" or "spheres" */
     const char *smoothing; /* the fluid's smoothing, e.g. "bilateral x2" */
     const char *passes;    /* the fluid passes' GPU times, one line, or NULL */
+    const char *settings;  /* the live solver settings and gravity, one line */
     bool paused, tilted, help;
-    long recording;      /* frames recorded so far while --record is on, else -1 */
-    const char *message; /* a warning or error to show, or NULL */
+    bool legend;                 /* draw the colour scale's legend (spheres mode) */
+    pbfcl_demo_color color_mode; /* its scale */
+    float range[2];              /* the values at its ends */
+    long recording;              /* frames recorded so far while --record is on, else -1 */
+    const char *message;         /* a warning or error to show, or NULL */
 } pbfcl_demo_hud;
 
 /* Queues and draws the HUD over a w x h pixel viewport; scale is pixels per screen point. */

@@ -13,11 +13,15 @@ const char *const pbfcl_demo_help_lines[] = {
     "1 2 3                dam-break, double-dam-break, drop",
     "+ -                  particles x1.5 / /1.5",
     "T                    tilt the box",
+    "arrows               turn gravity 10 degrees (up/down about x, left/right about z)",
     "S                    shake the box",
     "F                    fluid surface / spheres",
     "G                    fluid smoothing: bilateral / curvature flow",
     "[ ]                  fewer / more smoothing iterations",
     "C                    colour spheres by speed / density",
+    "I / shift+I          more / fewer solver iterations",
+    "V / shift+V          viscosity x2 / /2",
+    "O / shift+O          vorticity confinement x2 / /2",
     "P                    screenshot (pbfcl-shot-NNNN.png here)",
     "H                    this help",
     "Esc                  quit",
@@ -31,12 +35,38 @@ void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in)
     in->smooth_change = 0;
     in->scene = 0;
     in->count_change = 0;
+    in->tune_notch = 0;
+    in->turn_pitch = in->turn_roll = 0.0f;
     in->push_dx = in->push_dy = 0.0f;
+}
+
+/* A key that changes a solver parameter: up one notch, or down with shift. */
+static void on_tune_key(pbfcl_demo_input *in, pbfcl_demo_tune which)
+{
+    in->tune = which;
+    in->tune_notch = (SDL_GetModState() & KMOD_SHIFT) ? -1 : 1;
 }
 
 static void on_key(pbfcl_demo_input *in, SDL_Keycode key)
 {
     switch (key) {
+    case SDLK_i:
+        on_tune_key(in, PBFCL_DEMO_TUNE_ITERATIONS);
+        break;
+    case SDLK_v:
+        on_tune_key(in, PBFCL_DEMO_TUNE_VISCOSITY);
+        break;
+    case SDLK_o:
+        on_tune_key(in, PBFCL_DEMO_TUNE_VORTICITY);
+        break;
+    case SDLK_UP:
+    case SDLK_DOWN:
+        in->turn_pitch += key == SDLK_UP ? -10.0f : 10.0f;
+        break;
+    case SDLK_LEFT:
+    case SDLK_RIGHT:
+        in->turn_roll += key == SDLK_LEFT ? 10.0f : -10.0f;
+        break;
     case SDLK_ESCAPE:
         in->quit = true;
         break;

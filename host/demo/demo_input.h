@@ -5,6 +5,7 @@
 #define PBFCL_DEMO_INPUT_H
 
 #include "demo_camera.h"
+#include "demo_params.h"
 #include "demo_window.h"
 
 #include <stdbool.h>
@@ -18,6 +19,10 @@ typedef struct pbfcl_demo_input {
     int smooth_change;        /* +1 more fluid smoothing iterations, -1 fewer, 0 no change */
     int scene;                /* 1..3: switch to that built-in scene; 0: no change */
     int count_change;         /* +1 more particles, -1 fewer, 0 no change */
+    pbfcl_demo_tune tune;     /* the solver parameter to change when tune_notch != 0 */
+    int tune_notch;           /* +1 one notch up, -1 down, 0 no change */
+    float turn_pitch;         /* degrees to turn gravity about x (arrow keys up / down) */
+    float turn_roll;          /* degrees to turn gravity about z (arrow keys left / right) */
     bool left, middle, right; /* buttons held */
     int mouse_x, mouse_y;     /* cursor, screen points from the window's top-left */
     float push_dx, push_dy;   /* right-drag motion since the last frame, screen points */

@@ -46,12 +46,16 @@ typedef struct demo {
     float *density; /* host copy for density colouring */
     pbfcl_profile prof;
     bool paused, tilted, help, dirty, pushing;
-    bool stepped;       /* this frame advanced the simulation */
-    double shake_until; /* simulated time at which a shake ends, s */
-    double time;        /* simulated time since the scene was built, s */
-    bool recording;     /* --record is on and no write has failed */
-    bool record_failed; /* a recorded frame could not be written: exit status 1 */
-    long recorded;      /* frames written to the --record folder */
+    bool stepped;              /* this frame advanced the simulation */
+    double shake_until;        /* simulated time at which a shake ends, s */
+    double time;               /* simulated time since the scene was built, s */
+    float gravity_pitch;       /* degrees gravity is turned about x (arrow keys) */
+    float gravity_roll;        /* degrees gravity is turned about z (arrow keys; T adds 20) */
+    pbfcl_solver_params tuned; /* iterations, viscosity, vorticity as the keys set them */
+    bool tuned_set;            /* the keys changed them: kept across rebuilds */
+    bool recording;            /* --record is on and no write has failed */
+    bool record_failed;        /* a recorded frame could not be written: exit status 1 */
+    long recorded;             /* frames written to the --record folder */
     pbfcl_demo_color color;
     double fps, sim_ms, render_ms;
     double first_frame_end, last_frame_end; /* for the --frames summary's frame time */
@@ -74,6 +78,11 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     size_t n = 0;
     pbfcl_sim *sim = NULL;
     PBFCL_TRY(pbfcl_scene_options_build_scene(&d->scene_opt, &scene, &pos, &n));
+    if (d->tuned_set) {
+        scene.solver.iterations = d->tuned.iterations;
+        scene.solver.viscosity = d->tuned.viscosity;
+        scene.solver.vorticity = d->tuned.vorticity;
+    }
     pbfcl_status s = pbfcl_sim_create(&sim, &d->cl, &scene, pos, n);
     free(pos);
     PBFCL_TRY(s);
@@ -160,9 +169,36 @@ static void rebuild(demo *d, const char *scene_name, long long particles, bool r
             d->in.quit = true;
 }
 
+/* A key changed a solver parameter: the simulation takes the changed scene from the next
+ * step; the HUD says the new value or why it stays. */
+static void tune(demo *d)
+{
+    pbfcl_scene scene = d->scene;
+    if (!pbfcl_demo_tune_step(&scene.solver, d->in.tune, d->in.tune_notch, d->message,
+                              sizeof d->message))
+        return;
+    if (pbfcl_sim_set_scene(d->sim, &scene) != PBFCL_OK) {
+        snprintf(d->message, sizeof d->message, "the solver refused the change (see console)");
+        return;
+    }
+    d->scene = scene;
+    d->tuned = scene.solver;
+    d->tuned_set = true;
+    printf("pbfcl demo: %s\n", d->message);
+}
+
+static float clamp_degrees(float a)
+{
+    return a < -90.0f ? -90.0f : a > 90.0f ? 90.0f : a;
+}
+
 static void handle_actions(demo *d)
 {
     pbfcl_demo_input *in = &d->in;
+    if (in->tune_notch)
+        tune(d);
+    d->gravity_pitch = clamp_degrees(d->gravity_pitch + in->turn_pitch);
+    d->gravity_roll = clamp_degrees(d->gravity_roll + in->turn_roll);
     if (in->pause)
         d->paused = !d->paused;
     if (in->help)
@@ -199,19 +235,21 @@ static void handle_actions(demo *d)
     }
 }
 
-/* Gravity from the scene's, tilted 20 degrees about z and shaken sideways while a shake
- * lasts; both on simulated time, so a shake is the same motion at any frame rate. */
+/* The scene's gravity turned by the arrow keys' angles (and 20 degrees about z more while
+ * tilted with T). */
+static void turned_gravity(const demo *d, float g[3])
+{
+    float roll = d->gravity_roll + (d->tilted ? 20.0f : 0.0f);
+    pbfcl_demo_gravity_turn(d->scene.gravity, d->gravity_pitch, roll, g);
+}
+
+/* Gravity turned as the keys set it and shaken sideways while a shake lasts; on simulated
+ * time, so a shake is the same motion at any frame rate. */
 static void update_gravity(demo *d)
 {
-    const float *g0 = d->scene.gravity;
-    float g[3] = {g0[0], g0[1], g0[2]};
+    float g[3];
+    turned_gravity(d, g);
     float mag = sqrtf(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-    if (d->tilted) {
-        float a = 20.0f * 3.14159265f / 180.0f, c = cosf(a), s = sinf(a);
-        float x = g[0], y = g[1];
-        g[0] = c * x - s * y;
-        g[1] = s * x + c * y;
-    }
     if (d->time < d->shake_until) {
         float phase = (float)(d->time * 2.0 * 3.14159265 * 2.5);
         g[0] += 1.5f * mag * sinf(phase);
@@ -338,8 +376,11 @@ static pbfcl_status render(demo *d)
         pbfcl_demo_renderer_draw(&d->ren, &v);
     glEndQuery(GL_TIME_ELAPSED);
     PBFCL_TRY(s);
-    char passes[200], smoothing[64];
+    char passes[200], smoothing[64], settings[160];
     format_passes(d, passes, sizeof passes);
+    float gravity[3];
+    turned_gravity(d, gravity);
+    pbfcl_demo_tune_describe(&d->scene.solver, gravity, settings, sizeof settings);
     pbfcl_demo_fluid_describe(&d->fluid, smoothing, sizeof smoothing);
 
     pbfcl_demo_hud hud = {
@@ -355,6 +396,10 @@ static pbfcl_status render(demo *d)
         .render = fluid ? "FLUID" : "SPHERES",
         .smoothing = smoothing,
         .passes = fluid ? passes : NULL,
+        .settings = settings,
+        .legend = !fluid,
+        .color_mode = d->color,
+        .range = {v.range[0], v.range[1]},
         .paused = d->paused,
         .tilted = d->tilted,
         .help = d->help,

@@ -2,6 +2,7 @@
  * sharing or by a host copy; the drawing is the same either way), point sprites that shade
  * and depth-correct themselves as spheres, box edges and a floor. */
 #include "demo_renderer.h"
+#include "demo_ramp.h"
 #include "demo_camera.h"
 #include "demo_shader.h"
 
@@ -19,6 +20,7 @@ static pbfcl_status build_programs(pbfcl_demo_renderer *r, const char *dir)
     r->u_p_point_scale = glGetUniformLocation(r->particle_program, "u_point_scale");
     r->u_p_mode = glGetUniformLocation(r->particle_program, "u_color_mode");
     r->u_p_range = glGetUniformLocation(r->particle_program, "u_range");
+    r->u_p_ramp = glGetUniformLocation(r->particle_program, "u_ramp");
     r->u_l_mvp = glGetUniformLocation(r->line_program, "u_mvp");
     r->u_l_color = glGetUniformLocation(r->line_program, "u_color");
     r->u_f_mvp = glGetUniformLocation(r->floor_program, "u_mvp");
@@ -169,6 +171,7 @@ static void draw_particles(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
     glUniform1f(r->u_p_point_scale, (float)v->height * v->proj[5]);
     glUniform1i(r->u_p_mode, (int)v->color);
     glUniform2f(r->u_p_range, v->range[0], v->range[1]);
+    glUniform3fv(r->u_p_ramp, 3, &pbfcl_demo_ramp_stops(v->color)[0][0]);
     glBindVertexArray(r->particle_vao);
     glDrawArrays(GL_POINTS, 0, (GLsizei)n);
 }

@@ -16,7 +16,7 @@ typedef struct pbfcl_demo_renderer {
     GLuint particle_vao, position_vbo, density_vbo;
     size_t capacity; /* particles the buffers hold */
     GLuint box_vao, box_vbo, floor_vao, floor_vbo;
-    GLint u_p_view, u_p_proj, u_p_radius, u_p_point_scale, u_p_mode, u_p_range;
+    GLint u_p_view, u_p_proj, u_p_radius, u_p_point_scale, u_p_mode, u_p_range, u_p_ramp;
     GLint u_l_mvp, u_l_color, u_f_mvp, u_f_cell, u_f_center, u_f_extent;
     float floor_center[3], floor_extent, floor_cell;
 } pbfcl_demo_renderer;
