@@ -13,6 +13,12 @@ uniform vec3 u_absorb;    // absorption per metre of thickness, per channel
 uniform float u_refract;  // refraction offset in uv per unit normal and metre of thickness
 uniform float u_fold;     // a change of depth step larger than this (m) is a fold or an edge
 uniform float u_edge;     // thickness (m) below which the fluid fades into what is behind it
+uniform mat4 u_light;     // world to shadow-map coordinates (0..1)
+uniform sampler2DShadow u_shadow;
+uniform float u_shadow_soft; // radius of the shadow's softening, shadow-map uv
+uniform bool u_shadowed;     // false: no shadow map
+uniform float u_shadow_bias; // the surface's depth below the sphere tops, shadow-map units
+uniform vec3 u_sun;          // towards the sun, world space
 out vec4 frag_color;
 
 const vec3 WATER = vec3(0.04, 0.33, 0.72); // colour the fluid scatters back
@@ -46,10 +52,28 @@ vec3 sky(vec3 dir)
     // the floor's mean tone: a darker ground showed the rims of droplets and of small bumps,
     // whose normals face down, as dark beads and dots
     vec3 ground = vec3(0.36, 0.37, 0.39);
-    vec3 sun_dir = normalize(vec3(-0.3, 0.8, 0.4));
+    vec3 sun_dir = u_sun;
     float t = dir.y;
     vec3 c = t > 0.0 ? mix(horizon, zenith, pow(t, 0.5)) : mix(horizon, ground, min(1.0, -6.0 * t));
     return c + vec3(1.0, 0.95, 0.85) * pow(max(dot(dir, sun_dir), 0.0), 600.0) * 4.0;
+}
+
+// The fraction of the sun that particles nearer the sun hide at eye position p.
+float shadow_at(vec3 p)
+{
+    if (!u_shadowed)
+        return 0.0;
+    vec3 world = transpose(mat3(u_view)) * (p - u_view[3].xyz);
+    vec4 s = u_light * vec4(world, 1.0);
+    // 8 taps on a ring of u_shadow_soft (about a particle across): a lone particle's
+    // shadow fades into a faint spot, a body of fluid's stays whole
+    float lit = 0.0;
+    for (int i = 0; i < 8; i++) {
+        float a = float(i) * 0.785398;
+        vec2 o = u_shadow_soft * vec2(cos(a), sin(a));
+        lit += texture(u_shadow, vec3(s.xy + o, s.z - u_shadow_bias));
+    }
+    return 1.0 - 0.125 * lit;
 }
 
 void main()
@@ -74,14 +98,16 @@ void main()
     vec3 behind = texture(u_scene, clamp(uv, vec2(0.0), vec2(1.0))).rgb;
     vec3 light = normalize(LIGHT_EYE);
     float diffuse = 0.45 + 0.55 * max(dot(n, light), 0.0);
-    vec3 body = behind * transmit + WATER * diffuse * (1.0 - transmit);
+    // in the particles' shadow the scattered light and the highlight dim
+    float shade = 1.0 - 0.5 * shadow_at(p);
+    vec3 body = behind * transmit + WATER * diffuse * shade * (1.0 - transmit);
 
     vec3 r_world = transpose(mat3(u_view)) * reflect(-v, n);
     float cos_v = max(dot(n, v), 0.0);
     float fresnel = 0.02 + 0.98 * pow(1.0 - cos_v, 5.0);
     vec3 color = mix(body, sky(r_world), fresnel);
     vec3 glint = normalize(normalize(GLINT_EYE) + v);
-    color += vec3(0.6) * pow(max(dot(n, glint), 0.0), 60.0);
+    color += vec3(0.6) * shade * pow(max(dot(n, glint), 0.0), 60.0);
     // a soft silhouette: the summed thickness falls smoothly to zero at the fluid's edge,
     // where the sphere outlines of the depth are ragged
     frag_color = vec4(color, smoothstep(0.0, u_edge, thickness));

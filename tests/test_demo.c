@@ -88,6 +88,7 @@ START_TEST(test_demo_bad_options)
     expect_failure("", "--bogus", 2, "unknown option '--bogus'");
     expect_failure("", "--color=purple", 2, "--color takes speed or density");
     expect_failure("", "--no-vsync=1", 2, "--no-vsync takes no value");
+    expect_failure("", "--no-shadows=no", 2, "--no-shadows takes no value");
     expect_failure("", "--screenshot=", 2, "--screenshot needs a value");
     expect_failure("", "--particles -5", 2, "--particles");
     /* caught before a window opens, so these need no display */
@@ -595,6 +596,40 @@ START_TEST(test_demo_ramp)
 }
 END_TEST
 
+/* Shadows: the same frame of a dam break drawn as spheres with and without --no-shadows
+ * differs only by pixels that the shadows darken (the floor beside and under the fluid, the
+ * fluid itself), and there are many of those. Rows of the HUD and the legend are left out. */
+START_TEST(test_demo_shadows)
+{
+    char args[256], out[16384], with_path[64], without_path[64];
+    snprintf(with_path, sizeof with_path, "/tmp/pbfcl_demo_%d_shadow.png", (int)getpid());
+    snprintf(without_path, sizeof without_path, "/tmp/pbfcl_demo_%d_noshadow.png", (int)getpid());
+    snprintf(args, sizeof args, "--frames 20 --screenshot %s", with_path);
+    int rc = run_small_demo(args, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(strstr(out, "no shadows") == NULL, "shadows are off:\n%s", out);
+    snprintf(args, sizeof args, "--frames 20 --no-shadows --screenshot %s", without_path);
+    rc = run_small_demo(args, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    image a = read_png(with_path), b = read_png(without_path);
+    long darker = 0, brighter = 0;
+    for (int y = 160; y < a.h - 80; y++)
+        for (int x = 0; x < a.w; x++) {
+            size_t o = ((size_t)y * (size_t)a.w + (size_t)x) * 3;
+            int d = surface_luma(a.rgb + o) - surface_luma(b.rgb + o);
+            darker += d < -12;
+            brighter += d > 12;
+        }
+    printf("shadows: %ld pixels darker, %ld brighter than without\n", darker, brighter);
+    ck_assert_msg(darker > 600, "only %ld pixels darkened by the shadows", darker);
+    ck_assert_msg(brighter < darker / 50, "%ld pixels brighter with shadows", brighter);
+    free(a.rgb);
+    free(b.rgb);
+    unlink(with_path);
+    unlink(without_path);
+}
+END_TEST
+
 /* A broken shader names the file, the stage and the compiler's log; too old an OpenGL names
  * the version found. */
 START_TEST(test_demo_gl_errors)
@@ -695,6 +730,7 @@ static int run_screenshot_suite(void)
     tcase_set_timeout(record, 600);
     tcase_add_test(record, test_demo_record);
     tcase_add_test(record, test_demo_record_stops);
+    tcase_add_test(record, test_demo_shadows);
     suite_add_tcase(s, record);
     return test_run_suite(s, true);
 #else

@@ -19,6 +19,7 @@ static void demo_help(FILE *f)
                "  --no-gl-sharing       copy positions through the host even where the device "
                "offers cl_khr_gl_sharing\n"
                "  --no-vsync            draw as fast as possible\n"
+               "  --no-shadows          no shadows of the particles on the floor and fluid\n"
                "  --render fluid|spheres draw a smoothed fluid surface (default) or the "
                "particles as spheres (key F)\n"
                "  --smooth bilateral|curvature  how the fluid's depth is smoothed: bilateral "
@@ -115,12 +116,16 @@ static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *
     memcpy(name, arg, len);
     name[len] = '\0';
     if (!strcmp(name, "--no-gl-sharing") || !strcmp(name, "--no-vsync") ||
-        !strcmp(name, "--force")) {
+        !strcmp(name, "--no-shadows") || !strcmp(name, "--force")) {
         if (eq) {
             pbfcl_errorf("%s takes no value (got '%s')", name, arg);
             return -1;
         }
-        *(name[2] == 'f' ? &o->force : name[5] == 'g' ? &o->no_gl_sharing : &o->no_vsync) = true;
+        bool *flag = name[2] == 'f'   ? &o->force
+                     : name[5] == 'g' ? &o->no_gl_sharing
+                     : name[5] == 's' ? &o->no_shadows
+                                      : &o->no_vsync;
+        *flag = true;
         ++*i;
         return 1;
     }

@@ -21,6 +21,7 @@ typedef struct pbfcl_demo_options {
     pbfcl_scene_options scene; /* --scene, --particles, --device and solver overrides */
     bool no_gl_sharing;        /* --no-gl-sharing: copy positions through the host */
     bool no_vsync;             /* --no-vsync */
+    bool no_shadows;           /* --no-shadows: no shadow map (the floor and fluid unshadowed) */
     int frames;                /* --frames: run this many frames and exit; 0 = interactive */
     const char *screenshot;    /* --screenshot: PNG of the last frame (needs frames > 0) */
     const char *record;        /* --record DIR: a PNG per simulated frame into DIR, or NULL */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 const char *const pbfcl_demo_fluid_pass_names[PBFCL_FLUID_PASS_COUNT] = {
-    "scene", "depth", "thickness", "smooth", "shade"};
+    "shadow", "scene", "depth", "thickness", "smooth", "shade"};
 
 /* Filter radius and depth tolerance of the smoothing, in particle radii. */
 #define SMOOTH_RADIUS_R 5.0f
@@ -70,6 +70,12 @@ static pbfcl_status build_programs(pbfcl_demo_fluid *f, const char *dir)
     f->u_c_refract = glGetUniformLocation(p, "u_refract");
     f->u_c_fold = glGetUniformLocation(p, "u_fold");
     f->u_c_edge = glGetUniformLocation(p, "u_edge");
+    f->u_c_light = glGetUniformLocation(p, "u_light");
+    f->u_c_shadow = glGetUniformLocation(p, "u_shadow");
+    f->u_c_shadowed = glGetUniformLocation(p, "u_shadowed");
+    f->u_c_shadow_bias = glGetUniformLocation(p, "u_shadow_bias");
+    f->u_c_sun = glGetUniformLocation(p, "u_sun");
+    f->u_c_shadow_soft = glGetUniformLocation(p, "u_shadow_soft");
     return PBFCL_OK;
 }
 
@@ -359,9 +365,9 @@ static void pass_shade(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glUseProgram(f->shade_program);
-    GLuint textures[3] = {f->depth_tex, f->thickness_tex, f->scene_tex};
-    GLint units[3] = {f->u_c_depth, f->u_c_thickness, f->u_c_scene};
-    for (int i = 0; i < 3; i++) {
+    GLuint textures[4] = {f->depth_tex, f->thickness_tex, f->scene_tex, v->shadow_tex};
+    GLint units[4] = {f->u_c_depth, f->u_c_thickness, f->u_c_scene, f->u_c_shadow};
+    for (int i = 0; i < 4; i++) {
         glActiveTexture(GL_TEXTURE0 + (GLenum)i);
         glBindTexture(GL_TEXTURE_2D, textures[i]);
         glUniform1i(units[i], i);
@@ -372,6 +378,16 @@ static void pass_shade(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
     glUniform1f(f->u_c_refract, 0.15f);
     glUniform1f(f->u_c_fold, 4.0f * v->particle_radius);
     glUniform1f(f->u_c_edge, 3.0f * v->particle_radius);
+    glUniformMatrix4fv(f->u_c_light, 1, GL_FALSE, v->light);
+    glUniform1i(f->u_c_shadowed, v->shadow_tex != 0);
+    glUniform3fv(f->u_c_sun, 1, pbfcl_demo_sun_dir);
+    glUniform1f(f->u_c_shadow_soft, v->shadow_soft);
+    /* the smoothed surface lies up to a particle diameter below the sphere tops the light saw;
+     * in shadow-map depth units (the light's depth range is 2 box radii, demo_shadow.c) */
+    float box = 0.0f;
+    for (int i = 0; i < 3; i++)
+        box += (v->box_max[i] - v->box_min[i]) * (v->box_max[i] - v->box_min[i]);
+    glUniform1f(f->u_c_shadow_bias, 3.0f * v->particle_radius / (1.05f * sqrtf(box)));
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glBindVertexArray(f->fullscreen_vao);
@@ -379,7 +395,7 @@ static void pass_shade(pbfcl_demo_fluid *f, const pbfcl_demo_view *v)
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glDisable(GL_SCISSOR_TEST);
     glDisable(GL_BLEND);
-    for (int i = 2; i >= 0; i--) {
+    for (int i = 3; i >= 0; i--) {
         glActiveTexture(GL_TEXTURE0 + (GLenum)i);
         glBindTexture(GL_TEXTURE_2D, 0);
     }
@@ -406,22 +422,24 @@ static void read_times(pbfcl_demo_fluid *f)
 }
 
 pbfcl_status pbfcl_demo_fluid_draw(pbfcl_demo_fluid *f, pbfcl_demo_renderer *r,
-                                   const pbfcl_demo_view *v)
+                                   pbfcl_demo_shadow *shadow, const pbfcl_demo_view *v)
 {
     PBFCL_TRY(pbfcl_demo_fluid_resize(f, v->width, v->height));
     read_times(f);
     GLuint *q = f->queries[f->frame % PBFCL_FLUID_QUERY_FRAMES];
     glQueryCounter(q[0], GL_TIMESTAMP);
-    pass_scene(f, r, v);
+    pbfcl_demo_shadow_draw(shadow, r, v);
     glQueryCounter(q[1], GL_TIMESTAMP);
-    pass_depth(f, r, v);
+    pass_scene(f, r, v);
     glQueryCounter(q[2], GL_TIMESTAMP);
-    pass_thickness(f, r, v);
+    pass_depth(f, r, v);
     glQueryCounter(q[3], GL_TIMESTAMP);
-    pass_smooth(f, v);
+    pass_thickness(f, r, v);
     glQueryCounter(q[4], GL_TIMESTAMP);
-    pass_shade(f, v);
+    pass_smooth(f, v);
     glQueryCounter(q[5], GL_TIMESTAMP);
+    pass_shade(f, v);
+    glQueryCounter(q[6], GL_TIMESTAMP);
     f->frame++;
     return PBFCL_OK;
 }

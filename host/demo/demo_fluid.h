@@ -6,6 +6,7 @@
 
 #include "demo_gl.h"
 #include "demo_renderer.h"
+#include "demo_shadow.h"
 #include "pbfcl_error.h"
 
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 
 /* The passes of one fluid frame, in order. */
 typedef enum pbfcl_demo_fluid_pass {
+    PBFCL_FLUID_PASS_SHADOW,    /* the particles' shadow map from the sun */
     PBFCL_FLUID_PASS_SCENE,     /* floor and box, copied to a texture for refraction */
     PBFCL_FLUID_PASS_DEPTH,     /* nearest sphere depth */
     PBFCL_FLUID_PASS_THICKNESS, /* additive thickness at half resolution */
@@ -47,7 +49,8 @@ typedef struct pbfcl_demo_fluid {
         u_s_thickness;
     GLint u_f_depth, u_f_c, u_f_dt_scale, u_f_max_step;
     GLint u_c_depth, u_c_thickness, u_c_scene, u_c_proj, u_c_view, u_c_absorb, u_c_refract,
-        u_c_fold, u_c_edge;
+        u_c_fold, u_c_edge, u_c_light, u_c_shadow, u_c_shadowed, u_c_shadow_bias, u_c_sun,
+        u_c_shadow_soft;
 } pbfcl_demo_fluid;
 
 /* Builds the programs from shader_dir; render targets are made on the first draw. */
@@ -59,10 +62,10 @@ void pbfcl_demo_fluid_destroy(pbfcl_demo_fluid *f);
 /* (Re)makes the render targets for a w x h pixel viewport (no-op if the size is unchanged). */
 pbfcl_status pbfcl_demo_fluid_resize(pbfcl_demo_fluid *f, int w, int h);
 
-/* Clears and draws the floor, box and fluid surface of r's particles into the bound default
- * framebuffer. */
+/* Draws the shadow map (where shadow is enabled), then clears and draws the floor, box and
+ * fluid surface of r's particles into the bound default framebuffer. */
 pbfcl_status pbfcl_demo_fluid_draw(pbfcl_demo_fluid *f, pbfcl_demo_renderer *r,
-                                   const pbfcl_demo_view *v);
+                                   pbfcl_demo_shadow *shadow, const pbfcl_demo_view *v);
 
 /* Changes the iterations of the smoothing in use by `steps` notches (1 filter pair or 10 flow
  * steps each), within 0..16 pairs or 0..200 steps. */

@@ -32,6 +32,7 @@ typedef struct demo {
     pbfcl_demo_window win;
     pbfcl_demo_renderer ren;
     pbfcl_demo_fluid fluid;
+    pbfcl_demo_shadow shadow;
     pbfcl_demo_render render_mode;
     pbfcl_demo_text text;
     pbfcl_demo_camera cam;
@@ -115,6 +116,8 @@ static pbfcl_status setup(demo *d)
     PBFCL_TRY(pbfcl_demo_window_create(&d->win, "pbfcl", d->opt->width, d->opt->height, vsync));
     PBFCL_TRY(pbfcl_demo_renderer_create(&d->ren, shader_dir));
     PBFCL_TRY(pbfcl_demo_fluid_create(&d->fluid, shader_dir));
+    PBFCL_TRY(pbfcl_demo_shadow_create(&d->shadow, shader_dir));
+    d->shadow.enabled = d->shadow.enabled && !d->opt->no_shadows;
     d->fluid.curvature_flow = d->opt->curvature_flow;
     PBFCL_TRY(pbfcl_demo_text_create(&d->text, shader_dir));
     glGenQueries(2, d->queries);
@@ -143,6 +146,7 @@ static void teardown(demo *d)
     if (d->queries[0])
         glDeleteQueries(2, d->queries);
     pbfcl_demo_text_destroy(&d->text);
+    pbfcl_demo_shadow_destroy(&d->shadow);
     pbfcl_demo_fluid_destroy(&d->fluid);
     pbfcl_demo_renderer_destroy(&d->ren);
     pbfcl_demo_window_destroy(&d->win);
@@ -367,13 +371,19 @@ static pbfcl_status render(demo *d)
     v.range[1] = d->color == PBFCL_DEMO_COLOR_SPEED ? sqrtf(2.0f * g * height)
                                                     : 1.1f * d->scene.rest_density;
     bool fluid = d->render_mode == PBFCL_DEMO_RENDER_FLUID;
+    v.shadow_tex = d->shadow.enabled ? d->shadow.depth_tex : 0;
+    float light_view[16], light_proj[16];
+    pbfcl_demo_shadow_matrices(v.box_min, v.box_max, light_view, light_proj, v.light);
+    v.shadow_soft = 1.5f * v.particle_radius * 0.5f * light_proj[0]; /* 1.5 r in map uv */
     read_render_time(d);
     glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % 2]);
     pbfcl_status s = PBFCL_OK;
-    if (fluid)
-        s = pbfcl_demo_fluid_draw(&d->fluid, &d->ren, &v);
-    else
+    if (fluid) {
+        s = pbfcl_demo_fluid_draw(&d->fluid, &d->ren, &d->shadow, &v);
+    } else {
+        pbfcl_demo_shadow_draw(&d->shadow, &d->ren, &v);
         pbfcl_demo_renderer_draw(&d->ren, &v);
+    }
     glEndQuery(GL_TIME_ELAPSED);
     PBFCL_TRY(s);
     char passes[200], smoothing[64], settings[160];

@@ -27,6 +27,10 @@ static pbfcl_status build_programs(pbfcl_demo_renderer *r, const char *dir)
     r->u_f_cell = glGetUniformLocation(r->floor_program, "u_cell");
     r->u_f_center = glGetUniformLocation(r->floor_program, "u_center");
     r->u_f_extent = glGetUniformLocation(r->floor_program, "u_extent");
+    r->u_f_light = glGetUniformLocation(r->floor_program, "u_light");
+    r->u_f_shadow = glGetUniformLocation(r->floor_program, "u_shadow");
+    r->u_f_shadowed = glGetUniformLocation(r->floor_program, "u_shadowed");
+    r->u_f_shadow_soft = glGetUniformLocation(r->floor_program, "u_shadow_soft");
     return PBFCL_OK;
 }
 
@@ -193,8 +197,15 @@ void pbfcl_demo_renderer_draw_backdrop(pbfcl_demo_renderer *r, const pbfcl_demo_
     glUniform1f(r->u_f_cell, r->floor_cell);
     glUniform3fv(r->u_f_center, 1, r->floor_center);
     glUniform1f(r->u_f_extent, r->floor_extent);
+    glUniformMatrix4fv(r->u_f_light, 1, GL_FALSE, v->light);
+    glUniform1i(r->u_f_shadowed, v->shadow_tex != 0);
+    glUniform1f(r->u_f_shadow_soft, v->shadow_soft);
+    glUniform1i(r->u_f_shadow, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, v->shadow_tex);
     glBindVertexArray(r->floor_vao);
     glDrawArrays(GL_TRIANGLES, 0, 6);
+    glBindTexture(GL_TEXTURE_2D, 0);
 
     glUseProgram(r->line_program);
     glUniformMatrix4fv(r->u_l_mvp, 1, GL_FALSE, mvp);

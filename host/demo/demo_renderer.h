@@ -17,7 +17,8 @@ typedef struct pbfcl_demo_renderer {
     size_t capacity; /* particles the buffers hold */
     GLuint box_vao, box_vbo, floor_vao, floor_vbo;
     GLint u_p_view, u_p_proj, u_p_radius, u_p_point_scale, u_p_mode, u_p_range, u_p_ramp;
-    GLint u_l_mvp, u_l_color, u_f_mvp, u_f_cell, u_f_center, u_f_extent;
+    GLint u_l_mvp, u_l_color, u_f_mvp, u_f_cell, u_f_center, u_f_extent, u_f_light, u_f_shadow,
+        u_f_shadowed, u_f_shadow_soft;
     float floor_center[3], floor_extent, floor_cell;
 } pbfcl_demo_renderer;
 
@@ -30,6 +31,9 @@ typedef struct pbfcl_demo_view {
     pbfcl_demo_color color;       /* what the colour shows */
     float range[2];               /* the values mapped to the ends of the colour scale */
     float box_min[3], box_max[3]; /* the domain, m: no particle is outside it */
+    GLuint shadow_tex;            /* the particles' shadow map (demo_shadow.h), 0 for none */
+    float light[16];              /* world to shadow-map coordinates */
+    float shadow_soft;            /* softening radius of the shadow, shadow-map uv */
 } pbfcl_demo_view;
 
 /* Builds the programs (from shader_dir) and the static geometry. */
