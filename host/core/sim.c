@@ -27,13 +27,17 @@
 #define PBFCL_SIM_CHEBYSHEV_DELAY 2
 
 /* The near part of the neighbour lists, which the contact constraint (pbf_collide) reads, holds
- * the neighbours within the contact distance 2r plus this skin, in units of r, at the
- * neighbour search (on x*, after predict). The solver iterations of the substep move x*
- * further; a pair that comes within 2r from beyond 2r + skin meanwhile is left to the density
- * constraint until the next substep's search. Counted over the first 60 frames of a 28K-
- * particle dam break (the 1M column's resolution): 250 such pairs in one substep with a skin
- * of 0.5r, 2 in all with 0.75r, none with r. At h = 4r the skin of 0.75r keeps the near part
- * to the 6 face neighbours of the rest lattice (r would add the 12 edge neighbours). */
+ * the neighbours within the contact distance 2r plus a skin at the neighbour search (on x*,
+ * after predict): this many r per solver iteration between collision passes
+ * (solver.contact_interval). The iterations move x* further; a pair that comes within 2r from
+ * beyond 2r + skin meanwhile is left to the density constraint until the next substep's search.
+ * Counted over the first 60 frames of a 28K-particle dam break (the 1M column's resolution,
+ * collisions after every iteration): 250 such pairs in one substep with a skin of 0.5r, 2 in all
+ * with 0.75r, none with r. At h = 4r a skin of 0.75r keeps the near part to the 6 face
+ * neighbours of the rest lattice (r would add the 12 edge neighbours). With collisions every
+ * second iteration and Chebyshev weights (4M dam break on the H200) a skin of 0.75r or r let
+ * overlaps through that flung particles (17.9 and 11.3 substeps per frame instead of 9.65);
+ * 1.5r held it (9.55). */
 #define PBFCL_SIM_CONTACT_SKIN 0.75f
 
 /* Largest work-group size tried (a power of two; the device may allow less). */
@@ -564,7 +568,8 @@ pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof)
     PBFCL_TRY(pbfcl_grid_sort(g, sim->n, prof));                /* by cell id */
     PBFCL_TRY(sim_reorder(sim, prof));                          /* x, x*, v, vorticity force */
     PBFCL_TRY(pbfcl_grid_cells(g, sim->n, prof));               /* cell starts and ends */
-    float near = sim->params.min_dist + PBFCL_SIM_CONTACT_SKIN * sim->params.radius;
+    float skin = PBFCL_SIM_CONTACT_SKIN * (float)sim->scene.solver.contact_interval;
+    float near = sim->params.min_dist + skin * sim->params.radius;
     near = near < sim->params.h ? near : sim->params.h;
     return pbfcl_grid_neighbours(g, sim->pred_buf, sim->n, sim->params.h, near, prof);
 }
