@@ -12,7 +12,7 @@
 struct pbfcl_demo_renderer;
 struct pbfcl_demo_view;
 
-#define PBFCL_SHADOW_SIZE 2048 /* shadow map side, texels */
+#define PBFCL_SHADOW_SIZE 1024 /* shadow map side, texels */
 
 /* The direction towards the light (world space, unit length): the sun of the fluid's sky. */
 extern const float pbfcl_demo_sun_dir[3];
