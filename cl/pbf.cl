@@ -138,15 +138,24 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
 /* lambda: SPH density (Poly6) of x* plus the walls' (pbf_wall_density), constraint
  * C = max(0, rho / rho0 - 1) (compression only) and lambda = -C / (sum |grad C|^2 + epsilon)
  * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move).
- * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4. */
+ * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4.
+ * With record (the first lambda after a neighbour search), x* is also kept in search and the
+ * moved flag is cleared: delta sets it when a particle has moved half the contact skin away
+ * from there, and collide then reads the whole lists instead of their near part. */
 __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global const uint *neighbor_count, __global const uint *neighbors,
-                         __global float4 *lambda, __global float *density, float wall_scale)
+                         __global float4 *lambda, __global float *density, float wall_scale,
+                         __global float4 *search, __global uint *moved, uint record)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 xi = pred[i];
+    if (record) {
+        search[i] = xi;
+        if (i == 0)
+            *moved = 0u;
+    }
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad * p->volume;
     float w_sum = 0.0f;
@@ -186,7 +195,8 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
 __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         __global const uint *neighbor_count, __global const uint *neighbors,
                         __global float4 *q_out, float wall_scale, __global float4 *step,
-                        float omega, uint record_step)
+                        float omega, uint record_step, __global const float4 *search,
+                        __global uint *moved, float moved_limit2)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -224,6 +234,9 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     q_out[i] = (float4)(q.xyz, 0.0f);
     if (record_step) /* the density step D_k taken, walls included (Chebyshev only) */
         step[i] = (float4)(q.xyz - xi.xyz, 0.0f);
+    float4 since = (float4)(q.xyz - search[i].xyz, 0.0f); /* moved since the neighbour search */
+    if (dot(since, since) > moved_limit2)
+        atomic_or(moved, 1u); /* a contact may have come from beyond the near lists */
 }
 
 /* collide: one stabilisation pass of the contact constraints, updating both x and x* as
@@ -244,18 +257,23 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
  * iterations from x every substep and its approach velocity never (0.43 m/s).
  * q and x are double-buffered: q_in and pos_in are read, q_out and pos_out written.
  * Only the near part of each neighbour list is visited (near_count entries: the neighbours
- * within 2r plus a skin at the neighbour search, host/core/sim.c PBFCL_SIM_CONTACT_SKIN):
- * at h = 4r that is a quarter to a half of the list, and the pass takes half the time. */
+ * within 2r plus a skin at the neighbour search, host/core/sim.c PBFCL_SIM_CONTACT_SKIN)
+ * while no particle has moved half the skin since the search (*moved == 0, kept by delta):
+ * then no pair outside the near part can be closer than 2r. At h = 4r that part is a quarter
+ * to a half of the list, and the pass takes half the time. Otherwise, and with whole_lists
+ * (q from an earlier collide pass, whose moves delta has not checked), the whole lists. */
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global const float4 *q_in, __global const uint *near_count,
                           __global const uint *neighbors, __global float4 *q_out,
-                          __global float4 *pos_out)
+                          __global float4 *pos_out, __global const uint *neighbor_count,
+                          __global const uint *moved, uint whole_lists)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 qi = q_in[i], xi = pos_in[i];
-    uint count = min(near_count[i], (uint)MAX_NEIGHBORS);
+    bool whole = whole_lists || *moved;
+    uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
     const float min_dist = p->min_dist, min_dist2 = min_dist * min_dist;
     const float deep = min_dist * (1.0f - p->contact_slop);
     float4 c = (float4)(0.0f), e = (float4)(0.0f);
