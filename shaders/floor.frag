@@ -1,5 +1,5 @@
 // The floor: a grey checkerboard that fades into the background towards its edges, darkened
-// where the particles' shadow map says the sun is hidden.
+// and tinted where the particles' shadow map says the sun's light passed through the fluid.
 #version 330 core
 in vec3 v_world;
 uniform float u_cell;   // checker size, m
@@ -34,7 +34,9 @@ void main()
     vec2 c = floor(v_world.xz / u_cell);
     float checker = mod(c.x + c.y, 2.0);
     vec3 color = mix(vec3(0.30), vec3(0.36), checker);
-    color *= 1.0 - 0.5 * shadow_at(v_world);
+    // light that passed through water lost more red than blue (Beer-Lambert, as the fluid's
+    // absorption): the shadow is tinted, not grey
+    color *= vec3(1.0) - shadow_at(v_world) * vec3(0.45, 0.3, 0.15);
     float d = length(v_world.xz - u_center.xz) / u_extent;
     float fade = clamp((1.0 - d) * 2.5, 0.0, 1.0);
     frag_color = vec4(mix(vec3(0.17, 0.17, 0.18), color, fade), 1.0);

@@ -99,7 +99,7 @@ void main()
     vec3 light = normalize(LIGHT_EYE);
     float diffuse = 0.45 + 0.55 * max(dot(n, light), 0.0);
     // in the particles' shadow the scattered light and the highlight dim
-    float shade = 1.0 - 0.5 * shadow_at(p);
+    float shade = 1.0 - 0.3 * shadow_at(p);
     vec3 body = behind * transmit + WATER * diffuse * shade * (1.0 - transmit);
 
     vec3 r_world = transpose(mat3(u_view)) * reflect(-v, n);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 const char *const pbfcl_demo_fluid_pass_names[PBFCL_FLUID_PASS_COUNT] = {
-    "shadow", "scene", "depth", "thickness", "smooth", "shade"};
+    "sun", "scene", "depth", "thickness", "smooth", "shade"};
 
 /* Filter radius and depth tolerance of the smoothing, in particle radii. */
 #define SMOOTH_RADIUS_R 5.0f

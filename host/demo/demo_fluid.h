@@ -14,7 +14,7 @@
 
 /* The passes of one fluid frame, in order. */
 typedef enum pbfcl_demo_fluid_pass {
-    PBFCL_FLUID_PASS_SHADOW,    /* the particles' shadow map from the sun */
+    PBFCL_FLUID_PASS_SHADOW,    /* "sun": the particles' shadow map from the sun */
     PBFCL_FLUID_PASS_SCENE,     /* floor and box, copied to a texture for refraction */
     PBFCL_FLUID_PASS_DEPTH,     /* nearest sphere depth */
     PBFCL_FLUID_PASS_THICKNESS, /* additive thickness at half resolution */

@@ -94,15 +94,17 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
     else
         snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s   COLOUR %s", h->path, h->render, h->color);
     snprintf(l5, sizeof l5, "H: HELP");
-    const char *lines[9];
-    const float *colors[9];
+    enum { LINES = 11 };
+    const char *lines[LINES];
+    const float *colors[LINES];
     int n = 0;
-    const char *all[9] = {l0, l1, h->passes, l2, h->settings, l3, l4, l5, h->message};
-    for (int i = 0; i < 9; i++) {
+    const char *all[LINES] = {l0,         l1, h->passes, h->passes2, l2,        h->settings,
+                              h->gravity, l3, l4,        l5,         h->message};
+    for (int i = 0; i < LINES; i++) {
         if (!all[i])
             continue;
         lines[n] = all[i];
-        colors[n++] = i == 0 || i == 8 ? accent_rgba : text_rgba;
+        colors[n++] = i == 0 || i == LINES - 1 ? accent_rgba : text_rgba;
     }
     float s = 2.0f * scale;                    /* font pixels twice the size of screen points ... */
     int status_lines = h->message ? n - 1 : n; /* a long message may wrap off the panel */

@@ -21,8 +21,10 @@ typedef struct pbfcl_demo_hud {
     const char *color;     /* "speed" or "density" */
     const char *render;    /* "fluid" or "spheres" */
     const char *smoothing; /* the fluid's smoothing, e.g. "bilateral x2" */
-    const char *passes;    /* the fluid passes' GPU times, one line, or NULL */
-    const char *settings;  /* the live solver settings and gravity, one line */
+    const char *passes;    /* the fluid passes' GPU times, first line, or NULL */
+    const char *passes2;   /* ... and second line, or NULL */
+    const char *settings;  /* the live solver settings, one line */
+    const char *gravity;   /* gravity as the keys turned it, one line */
     bool paused, tilted, help;
     bool legend;                 /* draw the colour scale's legend (spheres mode) */
     pbfcl_demo_color color_mode; /* its scale */

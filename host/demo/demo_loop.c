@@ -346,11 +346,12 @@ static void read_render_time(demo *d)
     d->render_ms = d->render_ms > 0.0 ? 0.9 * d->render_ms + 0.1 * ms : ms;
 }
 
-/* The fluid passes' times as one short HUD line: "PASSES SCE 0.4 DEP 1.2 ...". */
-static void format_passes(const demo *d, char *line, size_t size)
+/* The times of fluid passes from..to-1 as a short HUD line: "PASSES SUN 0.4 SCE 1.2 ...". */
+static void format_passes(const demo *d, int from, int to, const char *head, char *line,
+                          size_t size)
 {
-    int k = snprintf(line, size, "PASSES");
-    for (int i = 0; i < PBFCL_FLUID_PASS_COUNT && k > 0 && (size_t)k < size; i++)
+    int k = snprintf(line, size, "%s", head);
+    for (int i = from; i < to && k > 0 && (size_t)k < size; i++)
         k += snprintf(line + k, size - (size_t)k, " %.3s %.1f", pbfcl_demo_fluid_pass_names[i],
                       d->fluid.pass_ms[i]);
 }
@@ -388,11 +389,15 @@ static pbfcl_status render(demo *d)
     }
     glEndQuery(GL_TIME_ELAPSED);
     PBFCL_TRY(s);
-    char passes[200], smoothing[64], settings[160];
-    format_passes(d, passes, sizeof passes);
+    char passes[2][120], smoothing[64], settings[160], gravity_line[80];
+    int half = PBFCL_FLUID_PASS_COUNT / 2;
+    format_passes(d, 0, half, "PASSES", passes[0], sizeof passes[0]);
+    format_passes(d, half, PBFCL_FLUID_PASS_COUNT, "      ", passes[1], sizeof passes[1]);
     float gravity[3];
     turned_gravity(d, gravity);
-    pbfcl_demo_tune_describe(&d->scene.solver, gravity, settings, sizeof settings);
+    pbfcl_demo_tune_describe(&d->scene.solver, settings, sizeof settings);
+    snprintf(gravity_line, sizeof gravity_line, "GRAVITY %.1f %.1f %.1f M/S2", (double)gravity[0],
+             (double)gravity[1], (double)gravity[2]);
     pbfcl_demo_fluid_describe(&d->fluid, smoothing, sizeof smoothing);
 
     pbfcl_demo_hud hud = {
@@ -407,8 +412,10 @@ static pbfcl_status render(demo *d)
         .color = d->color == PBFCL_DEMO_COLOR_SPEED ? "SPEED" : "DENSITY",
         .render = fluid ? "FLUID" : "SPHERES",
         .smoothing = smoothing,
-        .passes = fluid ? passes : NULL,
+        .passes = fluid ? passes[0] : NULL,
+        .passes2 = fluid ? passes[1] : NULL,
         .settings = settings,
+        .gravity = gravity_line,
         .legend = !fluid,
         .color_mode = d->color,
         .range = {v.range[0], v.range[1]},

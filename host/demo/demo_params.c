@@ -70,9 +70,8 @@ void pbfcl_demo_gravity_turn(const float g0[3], float pitch_deg, float roll_deg,
     out[2] = z;
 }
 
-void pbfcl_demo_tune_describe(const pbfcl_solver_params *p, const float g[3], char *text,
-                              size_t size)
+void pbfcl_demo_tune_describe(const pbfcl_solver_params *p, char *text, size_t size)
 {
-    snprintf(text, size, "ITER %d  VISC %.3g  VORT %.3g M/S  G %.1f %.1f %.1f M/S2", p->iterations,
-             (double)p->viscosity, (double)p->vorticity, (double)g[0], (double)g[1], (double)g[2]);
+    snprintf(text, size, "ITER %d  VISC %.3g  VORT %.3g M/S", p->iterations, (double)p->viscosity,
+             (double)p->vorticity);
 }

@@ -29,8 +29,7 @@ bool pbfcl_demo_tune_step(pbfcl_solver_params *p, pbfcl_demo_tune which, int not
  * about z. */
 void pbfcl_demo_gravity_turn(const float g0[3], float pitch_deg, float roll_deg, float out[3]);
 
-/* The HUD line of the live settings, e.g. "ITER 4  VISC 0.05  VORT 0.01 M/S  G 0.0 -9.8 0.0". */
-void pbfcl_demo_tune_describe(const pbfcl_solver_params *p, const float g[3], char *text,
-                              size_t size);
+/* The HUD line of the live solver settings, e.g. "ITER 4  VISC 0.05  VORT 0.01 M/S". */
+void pbfcl_demo_tune_describe(const pbfcl_solver_params *p, char *text, size_t size);
 
 #endif
