@@ -80,6 +80,10 @@ PBFCL_API const char *pbfcl_status_name(pbfcl_status s);
  * which call, which file). */
 PBFCL_API const char *pbfcl_status_message(pbfcl_status s);
 
+/* The symbolic name of an OpenCL error code, e.g. "CL_INVALID_WORK_GROUP_SIZE" (for programs
+ * that make OpenCL calls of their own on the context's objects). */
+PBFCL_API const char *pbfcl_cl_error_name(cl_int err);
+
 /* ---- logging ------------------------------------------------------------------------------ */
 
 typedef enum pbfcl_log_level {
@@ -275,6 +279,11 @@ PBFCL_API int pbfcl_device_count(void);
 /* The name ("platform / device (type)") of device index into buf. */
 PBFCL_API pbfcl_status pbfcl_device_name(int index, char *buf, size_t size);
 
+/* The device a pbfcl_context_desc.device of spec chooses, without opening it: its index (index
+ * may be NULL, to check spec only). An unknown spec gives PBFCL_ERR_BAD_DEVICE and logs the
+ * devices present. */
+PBFCL_API pbfcl_status pbfcl_device_find(const char *spec, int *index);
+
 /* ---- solver ------------------------------------------------------------------------------- */
 
 typedef struct pbfcl_solver pbfcl_solver; /* opaque */
@@ -297,7 +306,8 @@ PBFCL_API pbfcl_status pbfcl_solver_create(pbfcl_context *ctx, const pbfcl_solve
 PBFCL_API pbfcl_status pbfcl_solver_destroy(pbfcl_solver *s);
 
 /* Replaces the parameters between steps; every one may change (a new box or kernel radius
- * rebuilds the grid). Rejected values leave the old ones in place. */
+ * rebuilds the grid; a new gravity alone costs nothing). Either pointer may be NULL to keep
+ * that struct as it is. Rejected values leave the old ones in place. */
 PBFCL_API pbfcl_status pbfcl_solver_set_params(pbfcl_solver *s, const pbfcl_scene_params *scene,
                                                const pbfcl_solver_params *solver);
 

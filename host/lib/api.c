@@ -155,6 +155,27 @@ pbfcl_status pbfcl_device_name(int index, char *buf, size_t size)
     return PBFCL_OK;
 }
 
+pbfcl_status pbfcl_device_find(const char *spec, int *index)
+{
+    pbfcl_device_info chosen, *list = NULL;
+    int n = 0;
+    PBFCL_TRY(pbfcl_cl_select(spec, &chosen));
+    PBFCL_TRY(pbfcl_cl_enumerate(&list, &n));
+    int found = -1;
+    for (int i = 0; i < n && found < 0; i++)
+        if (list[i].device == chosen.device)
+            found = i;
+    free(list);
+    if (found < 0) {
+        pbfcl_errorf("pbfcl_device_find: device '%s' vanished from the device list",
+                     chosen.device_name);
+        return PBFCL_ERR_BAD_DEVICE;
+    }
+    if (index)
+        *index = found;
+    return PBFCL_OK;
+}
+
 void pbfcl_context_desc_defaults(pbfcl_context_desc *d)
 {
     if (d)
@@ -356,13 +377,35 @@ pbfcl_status pbfcl_solver_destroy(pbfcl_solver *s)
     return PBFCL_OK;
 }
 
+/* True if a and b differ in nothing but gravity. */
+static bool only_gravity_differs(const pbfcl_scene_params *a, const pbfcl_scene_params *b)
+{
+    pbfcl_scene_params x = *a;
+    memcpy(x.gravity, b->gravity, sizeof x.gravity);
+    return memcmp(&x, b, sizeof x) == 0;
+}
+
 pbfcl_status pbfcl_solver_set_params(pbfcl_solver *s, const pbfcl_scene_params *scene,
                                      const pbfcl_solver_params *solver)
 {
     CHECK_SOLVER("pbfcl_solver_set_params", s);
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    pbfcl_api_params_from_scene(&s->scene, &sp, &vp);
+    bool same_solver = !solver || memcmp(solver, &vp, sizeof vp) == 0;
+    if (scene)
+        sp = *scene;
+    if (solver)
+        vp = *solver;
     pbfcl_scene next;
-    PBFCL_TRY(scene_of("pbfcl_solver_set_params", scene, solver, &next));
-    PBFCL_TRY(pbfcl_sim_set_scene(s->sim, &next));
+    PBFCL_TRY(scene_of("pbfcl_solver_set_params", &sp, &vp, &next));
+    pbfcl_scene_params current;
+    pbfcl_api_params_from_scene(&s->scene, &current, NULL);
+    if (same_solver && only_gravity_differs(&current, &sp)) /* e.g. tilting the box each frame */
+        pbfcl_sim_set_gravity(s->sim, sp.gravity);
+    else
+        PBFCL_TRY(pbfcl_sim_set_scene(s->sim, &next));
+    memcpy(next.name, s->scene.name, sizeof next.name);
     s->scene = next;
     return PBFCL_OK;
 }
