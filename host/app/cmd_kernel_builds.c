@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "programs.h"
 #include "grid.h"
+#include "particles.h"
 #include "radix_sort.h"
 #include "scan.h"
 #include "sim.h"
@@ -52,6 +53,8 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_radix_sort_build_config(&c, cfg);
     } else if (id == PBFCL_PROGRAM_GRID) {
         pbfcl_grid_build_config(&dev, grid_bits, PBFCL_SIM_MAX_NEIGHBORS, cfg);
+    } else if (id == PBFCL_PROGRAM_PARTICLES) {
+        pbfcl_particles_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_SPLIT_COMPRESS) {
         pbfcl_split_compress_build_config(&dev, grid_bits, cfg);
     } else {
