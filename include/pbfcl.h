@@ -404,9 +404,11 @@ PBFCL_API pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *ou
 /* The neighbour list capacity per particle. */
 PBFCL_API pbfcl_status pbfcl_solver_max_neighbors(const pbfcl_solver *s, unsigned *out);
 
-/* Enqueues a copy of the active particles as float4 (x, y, z, |v|) into dst, a buffer of the
- * solver's context holding at least count * 16 bytes (e.g. shared with OpenGL); the order is
- * the solver's internal one, which rendering does not need to know. */
+/* The render hook: enqueues a copy of the active particles as float4 (x, y, z, |v|) into dst,
+ * a buffer of the solver's context holding at least count * 16 bytes (e.g. shared with
+ * OpenGL, acquired by the caller), in the caller's order: dst[k] is particle k, as in
+ * pbfcl_solver_get_positions. It runs on the context's queue after the steps enqueued before
+ * it; call pbfcl_solver_finish (or clFinish the queue) before another API reads dst. */
 PBFCL_API pbfcl_status pbfcl_solver_copy_positions(pbfcl_solver *s, cl_mem dst);
 
 /* An external push: particles within radius of the ray origin + t dir (t >= 0) accelerate by
