@@ -198,6 +198,10 @@ PBFCL_API pbfcl_status pbfcl_load_scene(const char *name_or_file, size_t target_
                                         pbfcl_scene_params *scene, pbfcl_solver_params *solver,
                                         float **positions, size_t *count);
 
+/* Nonzero if name_or_file names a scene file (it holds a '/' or ends in ".json"), zero if it
+ * is a built-in scene's name. */
+PBFCL_API int pbfcl_scene_is_file(const char *name_or_file);
+
 /* Frees memory the library allocated for the caller (pbfcl_load_scene's positions). */
 PBFCL_API void pbfcl_free(void *p);
 
@@ -298,6 +302,10 @@ typedef struct pbfcl_solver_desc {
 /* Capacity 0 (must be set), the defaults of both parameter structs. */
 PBFCL_API void pbfcl_solver_desc_defaults(pbfcl_solver_desc *d);
 
+/* Checks, without a device, that a solver of desc can be made: its parameters, the grid over
+ * its box and its capacity; PBFCL_ERR_BAD_ARGUMENT with a message saying what to change. */
+PBFCL_API pbfcl_status pbfcl_solver_desc_check(const pbfcl_solver_desc *desc);
+
 /* Creates a solver with no particles; builds its kernels and checks device memory. */
 PBFCL_API pbfcl_status pbfcl_solver_create(pbfcl_context *ctx, const pbfcl_solver_desc *desc,
                                            pbfcl_solver **out);
@@ -349,6 +357,32 @@ PBFCL_API pbfcl_status pbfcl_solver_get_densities(pbfcl_solver *s, float *densit
 /* Per-particle phases (PBFCL_PHASE_*); only fluid is simulated yet, other values are refused. */
 PBFCL_API pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t count);
+
+/* Computes the SPH density of the current positions (pbfcl_solver_get_densities reads it);
+ * before the first step the densities are otherwise the rest density, a placeholder. */
+PBFCL_API pbfcl_status pbfcl_solver_compute_densities(pbfcl_solver *s);
+
+/* ---- state: checkpoints and restarts ------------------------------------------------------ */
+
+/* Receives one named section of a solver's state; a non-OK status stops the save. */
+typedef pbfcl_status (*pbfcl_state_write_fn)(void *user, const char *name, const void *data,
+                                             size_t bytes);
+/* Fills exactly bytes bytes of the named section, or fails (e.g. the section is missing). */
+typedef pbfcl_status (*pbfcl_state_read_fn)(void *user, const char *name, void *data, size_t bytes);
+
+/* Saves everything that carries from one step to the next (the particle count, the
+ * parameters, the phases and the device state in the solver's internal order) as named
+ * sections through write, in the order load reads them. The sections are opaque: a state
+ * loads into a solver of the same library build, and continues bit for bit on the same
+ * device. */
+PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write,
+                                               void *user);
+
+/* Restores a saved state, parameters included, into a solver whose capacity holds its
+ * particles; the solver must be empty (count 0) or hold the saved count. A failed load leaves
+ * the solver with an undefined state: load again or destroy it. */
+PBFCL_API pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read,
+                                               void *user);
 
 /* ---- stepping, timers, statistics, rendering ---------------------------------------------- */
 

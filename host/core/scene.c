@@ -84,7 +84,7 @@ const char *const *pbfcl_scene_builtin_names(void)
     return names;
 }
 
-bool pbfcl_scene_is_file(const char *name)
+int pbfcl_scene_is_file(const char *name)
 {
     size_t len = strlen(name);
     return strchr(name, '/') != NULL || (len >= 5 && !strcmp(name + len - 5, ".json"));

@@ -98,8 +98,7 @@ pbfcl_status pbfcl_scene_parse(const char *name_or_file, pbfcl_scene *out);
  * --particles is about to replace). */
 pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s);
 
-/* True if name_or_file names a scene file (ends in .json or contains '/'), not a built-in. */
-bool pbfcl_scene_is_file(const char *name_or_file);
+/* pbfcl_scene_is_file (a name that is a file, not a built-in) is public (include/pbfcl.h). */
 
 /* Parses a JSON scene file into out without validating the values (pbfcl_scene_load_json
  * validates). */

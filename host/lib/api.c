@@ -782,3 +782,70 @@ pbfcl_status pbfcl_solver_set_push(pbfcl_solver *s, const float origin[3], const
     pbfcl_sim_set_push(s->sim, origin, dir, push, radius, strength);
     return PBFCL_OK;
 }
+
+/* ---- densities, checks, state ------------------------------------------------------------ */
+
+pbfcl_status pbfcl_solver_compute_densities(pbfcl_solver *s)
+{
+    CHECK_SOLVER("pbfcl_solver_compute_densities", s);
+    if (pbfcl_sim_count(s->sim) == 0)
+        return PBFCL_OK;
+    return pbfcl_sim_compute_density(s->sim);
+}
+
+pbfcl_status pbfcl_solver_desc_check(const pbfcl_solver_desc *desc)
+{
+    CHECK_ARG("pbfcl_solver_desc_check", desc,
+              "desc is NULL (start from pbfcl_solver_desc_defaults)");
+    pbfcl_scene scene;
+    PBFCL_TRY(scene_of("pbfcl_solver_desc_check", &desc->scene, &desc->solver, &scene));
+    return pbfcl_sim_check_scene(&scene, desc->capacity);
+}
+
+/* The public parameters as one section. */
+typedef struct state_params {
+    pbfcl_scene_params scene;
+    pbfcl_solver_params solver;
+} state_params;
+
+pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write, void *user)
+{
+    CHECK_SOLVER("pbfcl_solver_save_state", s);
+    CHECK_ARG("pbfcl_solver_save_state", write, "write is NULL");
+    uint64_t count = pbfcl_sim_count(s->sim);
+    state_params p;
+    memset(&p, 0, sizeof p);
+    pbfcl_api_params_from_scene(&s->scene, &p.scene, &p.solver);
+    PBFCL_TRY(write(user, "count", &count, sizeof count));
+    PBFCL_TRY(write(user, "params", &p, sizeof p));
+    PBFCL_TRY(write(user, "phases", s->phases, (size_t)count * sizeof *s->phases));
+    return pbfcl_sim_state_save(s->sim, write, user);
+}
+
+pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, void *user)
+{
+    CHECK_SOLVER("pbfcl_solver_load_state", s);
+    CHECK_ARG("pbfcl_solver_load_state", read, "read is NULL");
+    uint64_t count;
+    size_t n = pbfcl_sim_count(s->sim), cap = pbfcl_sim_capacity(s->sim);
+    PBFCL_TRY(read(user, "count", &count, sizeof count));
+    if (count > cap || (n != 0 && n != count)) {
+        pbfcl_errorf("pbfcl_solver_load_state: the state holds %llu particles; the solver has %zu "
+                     "of a capacity of %zu (load into an empty solver with room for them)",
+                     (unsigned long long)count, n, cap);
+        return count > cap ? PBFCL_ERR_CAPACITY : PBFCL_ERR_BAD_ARGUMENT;
+    }
+    state_params p;
+    PBFCL_TRY(read(user, "params", &p, sizeof p));
+    PBFCL_TRY(pbfcl_solver_set_params(s, &p.scene, &p.solver));
+    if (n == 0 && count > 0) { /* room for the saved particles; their state is loaded below */
+        float *zeros = calloc((size_t)count * 3, sizeof *zeros);
+        if (!zeros)
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        pbfcl_status st = pbfcl_sim_append(s->sim, zeros, NULL, (size_t)count);
+        free(zeros);
+        PBFCL_TRY(st);
+    }
+    PBFCL_TRY(read(user, "phases", s->phases, (size_t)count * sizeof *s->phases));
+    return pbfcl_sim_state_load(s->sim, read, user);
+}
