@@ -4,7 +4,6 @@
  * string, finite, in range) and a bad one is reported with the option and the range. */
 #include "scene_options.h"
 #include "app_env.h"
-#include "api_internal.h"
 #include "scene.h" /* the ranges of the scene-level settings */
 
 #include <errno.h>
@@ -342,16 +341,4 @@ pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene
         *setup = NULL;
     }
     return st;
-}
-
-pbfcl_status pbfcl_scene_options_build_scene(const pbfcl_scene_options *o, pbfcl_scene *scene,
-                                             float **positions, size_t *n)
-{
-    pbfcl_scene_setup *setup = NULL;
-    pbfcl_status st = pbfcl_scene_options_build(o, &setup, positions, n);
-    if (st != PBFCL_OK)
-        return st;
-    *scene = *pbfcl_api_setup_scene(setup); /* fluid shapes too (checkpoints keep them) */
-    pbfcl_scene_setup_destroy(setup);
-    return PBFCL_OK;
 }
