@@ -12,6 +12,7 @@
 #include <CL/cl.h>
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -185,6 +186,25 @@ PBFCL_API int pbfcl_param_range_text(const pbfcl_param_info *info, char *buf, si
 PBFCL_API double pbfcl_param_get(const pbfcl_solver_params *p, const pbfcl_param_info *info);
 PBFCL_API void pbfcl_param_set(pbfcl_solver_params *p, const pbfcl_param_info *info, double v);
 
+/* The accepted range of one scene-level setting, shared by scene files (validation) and
+ * command lines (option parsing), so that both accept exactly the same values. */
+typedef struct pbfcl_setting_range {
+    const char *key; /* as in scene files: "particle_radius", "rest_density", "gravity"; and
+                        "particles", the particle count a scene may be filled with */
+    double lo, hi;
+    int lo_open, hi_open; /* lo (hi) itself excluded */
+    int integer;          /* whole numbers only */
+} pbfcl_setting_range;
+
+/* The range of a scene-level setting by its key; NULL if there is none. */
+PBFCL_API const pbfcl_setting_range *pbfcl_scene_range(const char *key);
+
+/* Nonzero if v is inside the range r. */
+PBFCL_API int pbfcl_range_holds(const pbfcl_setting_range *r, double v);
+
+/* Writes r as text, e.g. "a number > 0 and <= 1". */
+PBFCL_API void pbfcl_range_text(const pbfcl_setting_range *r, char *buf, size_t size);
+
 /* A unit box, gravity -9.81 m/s^2 along y, r = 1 cm, water. */
 PBFCL_API void pbfcl_scene_params_defaults(pbfcl_scene_params *p);
 
@@ -282,6 +302,10 @@ PBFCL_API int pbfcl_device_count(void);
 
 /* The name ("platform / device (type)") of device index into buf. */
 PBFCL_API pbfcl_status pbfcl_device_name(int index, char *buf, size_t size);
+
+/* Prints every OpenCL platform and device to f, each with the index that
+ * pbfcl_context_desc.device accepts and its properties (`pbfcl devices`). */
+PBFCL_API pbfcl_status pbfcl_devices_print(FILE *f);
 
 /* The device a pbfcl_context_desc.device of spec chooses, without opening it: its index (index
  * may be NULL, to check spec only). An unknown spec gives PBFCL_ERR_BAD_DEVICE and logs the

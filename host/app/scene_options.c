@@ -4,7 +4,6 @@
  * string, finite, in range) and a bad one is reported with the option and the range. */
 #include "scene_options.h"
 #include "app_env.h"
-#include "scene.h" /* the ranges of the scene-level settings */
 
 #include <errno.h>
 #include <math.h>
@@ -27,10 +26,6 @@ typedef struct opt_spec {
 
 #define NO_SET ((size_t)-1)
 #define OFF(f) offsetof(pbfcl_scene_options, f)
-
-/* --particles is not a scene-file setting: its range is the solver's particle limit. */
-static const pbfcl_setting_range particles_range = {"particles", 1,     PBFCL_SCENE_MAX_PARTICLES,
-                                                    false,       false, true};
 
 static const opt_spec opt_specs[] = {
     {"--device", "D", OPT_STRING, NULL, OFF(device), NO_SET,
@@ -80,7 +75,7 @@ void pbfcl_scene_options_init(pbfcl_scene_options *o)
 
 static const pbfcl_setting_range *spec_range(const opt_spec *s)
 {
-    return s->kind == OPT_LLONG ? &particles_range : pbfcl_scene_range(s->key);
+    return pbfcl_scene_range(s->key);
 }
 
 /* Writes the accepted range of an option, e.g. "a number > 0 and <= 1". */

@@ -125,6 +125,7 @@ static const pbfcl_setting_range ranges[] = {
     {"particle_radius", 0, 1e3, true, false, false},
     {"rest_density", 0, 1e6, true, false, false},
     {"gravity", -1e4, 1e4, false, false, false},
+    {"particles", 1, PBFCL_SCENE_MAX_PARTICLES, false, false, true}, /* the solver's limit */
 };
 
 const pbfcl_setting_range *pbfcl_scene_range(const char *key)
@@ -135,7 +136,7 @@ const pbfcl_setting_range *pbfcl_scene_range(const char *key)
     return NULL;
 }
 
-bool pbfcl_range_holds(const pbfcl_setting_range *r, double v)
+int pbfcl_range_holds(const pbfcl_setting_range *r, double v)
 {
     return isfinite(v) && (r->lo_open ? v > r->lo : v >= r->lo) &&
            (r->hi_open ? v < r->hi : v <= r->hi) && (!r->integer || v == floor(v));

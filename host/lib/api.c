@@ -155,6 +155,12 @@ pbfcl_status pbfcl_device_name(int index, char *buf, size_t size)
     return PBFCL_OK;
 }
 
+pbfcl_status pbfcl_devices_print(FILE *f)
+{
+    CHECK_ARG("pbfcl_devices_print", f, "f is NULL");
+    return pbfcl_cl_print_devices(f);
+}
+
 pbfcl_status pbfcl_device_find(const char *spec, int *index)
 {
     pbfcl_device_info chosen, *list = NULL;
