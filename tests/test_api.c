@@ -479,7 +479,15 @@ START_TEST(test_misuse)
     ck_assert_int_eq(pbfcl_solver_max_neighbors(NULL, &mn), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_set_push(NULL, o, o, o, 0, 0), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_finish(NULL), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_compute_densities(NULL), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_save_state(NULL, NULL, NULL), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_load_state(NULL, NULL, NULL), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_context_cl(NULL, NULL, NULL, NULL), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_desc_check(NULL), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("desc is NULL");
+    ck_assert_int_eq(pbfcl_devices_print(NULL), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_device_find("no-such-device-anywhere", NULL), PBFCL_ERR_BAD_DEVICE);
+    expect_message("no-such-device-anywhere");
     ck_assert_int_eq(pbfcl_solver_destroy(NULL), PBFCL_OK); /* like free(NULL) */
     ck_assert_int_eq(pbfcl_context_destroy(NULL), PBFCL_OK);
     pbfcl_solver_desc desc;
@@ -500,6 +508,8 @@ START_TEST(test_misuse)
     ck_assert_int_eq(pbfcl_solver_create(ctx, &desc, &s), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("solver.h_ratio");
     ck_assert_ptr_null(s);
+    ck_assert_int_eq(pbfcl_solver_desc_check(&desc), PBFCL_ERR_BAD_ARGUMENT); /* no device */
+    expect_message("solver.h_ratio");
     desc.solver.h_ratio = 4.0f;
     ck_assert_int_eq(pbfcl_solver_create(ctx, &desc, &s), PBFCL_OK);
     /* counts and arrays */
@@ -524,12 +534,21 @@ START_TEST(test_misuse)
     ck_assert_int_eq(pbfcl_solver_step(s, NAN, NULL), PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_int_eq(pbfcl_solver_step(s, 5.0f, NULL), PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_int_eq(pbfcl_solver_copy_positions(s, NULL), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_solver_set_params(s, NULL, NULL), PBFCL_OK); /* keeps both */
+    ck_assert_int_eq(pbfcl_solver_get_params(s, NULL, &vp), PBFCL_OK);
+    vp.iterations = -1;
     ck_assert_int_eq(pbfcl_solver_set_params(s, NULL, &vp), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("solver.iterations");
+    ck_assert_int_eq(pbfcl_solver_save_state(s, NULL, NULL), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("write is NULL");
+    ck_assert_int_eq(pbfcl_solver_load_state(s, NULL, NULL), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("read is NULL");
     /* a destroyed solver */
     ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, &t), PBFCL_ERR_INVALID_HANDLE);
     expect_message("destroyed");
     ck_assert_int_eq(pbfcl_solver_get_positions(s, two, 2), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_save_state(s, NULL, NULL), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_ERR_INVALID_HANDLE);
     /* a context passed as a solver is refused, not dereferenced */
     ck_assert_int_eq(pbfcl_solver_count((pbfcl_solver *)ctx, &count), PBFCL_ERR_INVALID_HANDLE);
