@@ -64,5 +64,4 @@ cl_int pbfcl_profile_collect(pbfcl_profile *p, double *ms);
 /* Releases any recorded events without reading them. */
 void pbfcl_profile_discard(pbfcl_profile *p);
 
-
 #endif
