@@ -37,7 +37,8 @@ typedef struct demo {
     pbfcl_demo_camera cam;
     pbfcl_demo_input in;
     pbfcl_context *ctx;
-    char device_name[256]; /* "platform / device" */
+    char device_full[256]; /* "platform / device", for the console */
+    char device_name[256]; /* the device's own name, for the HUD */
     bool sharing;
     char why_copy[256];
     char scene_name[64];
@@ -129,9 +130,13 @@ static pbfcl_status setup(demo *d)
     glGenQueries(2, d->queries);
     PBFCL_TRY(pbfcl_demo_interop_open_cl(&d->ctx, d->scene_opt.device, !d->opt->no_gl_sharing,
                                          &d->sharing, d->why_copy, sizeof d->why_copy));
-    PBFCL_TRY(pbfcl_context_device_name(d->ctx, d->device_name, sizeof d->device_name));
+    PBFCL_TRY(pbfcl_context_device_name(d->ctx, d->device_full, sizeof d->device_full));
+    cl_device_id device = NULL;
+    PBFCL_TRY(pbfcl_context_cl(d->ctx, NULL, &device, NULL));
+    PBFCL_CL_CHECK(
+        clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof d->device_name - 1, d->device_name, NULL));
     PBFCL_TRY(build_scene(d, true));
-    printf("pbfcl demo: %s, %zu particles on %s\n", d->scene_name, d->n, d->device_name);
+    printf("pbfcl demo: %s, %zu particles on %s\n", d->scene_name, d->n, d->device_full);
     printf("pbfcl demo: OpenGL %s on %s, %dx%d pixels, vsync %s\n",
            (const char *)glGetString(GL_VERSION), pbfcl_demo_gl_renderer(), d->win.draw_width,
            d->win.draw_height, d->win.vsync ? "on" : "off");
