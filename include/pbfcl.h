@@ -176,13 +176,15 @@ PBFCL_API const pbfcl_param_info *pbfcl_solver_param(int i);
  * parameter ("solver.NAME must be ...") when one is outside its range. */
 PBFCL_API pbfcl_status pbfcl_solver_params_check(const pbfcl_solver_params *p);
 
-/* Nonzero if v is in parameter info's accepted range. */
+/* Nonzero if v is in parameter info's accepted range (0 for a NULL info, logged). */
 PBFCL_API int pbfcl_param_in_range(const pbfcl_param_info *info, double v);
 
-/* Writes info's range, e.g. "a number > 0 and <= 1"; returns snprintf's count. */
+/* Writes info's range, e.g. "a number > 0 and <= 1"; returns snprintf's count (-1, logged,
+ * for a NULL info, or a NULL buf with a size). */
 PBFCL_API int pbfcl_param_range_text(const pbfcl_param_info *info, char *buf, size_t size);
 
-/* The value of parameter info in p, and setting it (rounded for the integer ones). */
+/* The value of parameter info in p, and setting it (rounded for the integer ones); a NULL p
+ * or info is logged and gives 0 / changes nothing. */
 PBFCL_API double pbfcl_param_get(const pbfcl_solver_params *p, const pbfcl_param_info *info);
 PBFCL_API void pbfcl_param_set(pbfcl_solver_params *p, const pbfcl_param_info *info, double v);
 
@@ -196,10 +198,10 @@ typedef struct pbfcl_setting_range {
     int integer;          /* whole numbers only */
 } pbfcl_setting_range;
 
-/* The range of a scene-level setting by its key; NULL if there is none. */
+/* The range of a scene-level setting by its key; NULL if there is none (or key is NULL). */
 PBFCL_API const pbfcl_setting_range *pbfcl_scene_range(const char *key);
 
-/* Nonzero if v is inside the range r. */
+/* Nonzero if v is inside the range r (0 for a NULL r). */
 PBFCL_API int pbfcl_range_holds(const pbfcl_setting_range *r, double v);
 
 /* Writes r as text, e.g. "a number > 0 and <= 1". */

@@ -613,6 +613,52 @@ START_TEST(test_kernel_dir)
 }
 END_TEST
 
+/* The value helpers (parameter and range descriptions) refuse NULL with a message and a
+ * neutral result instead of crashing; the ranges they describe are the ones the loaders and
+ * the command line enforce. No device needed. */
+START_TEST(test_value_helpers)
+{
+    pbfcl_solver_params p;
+    pbfcl_solver_params_defaults(&p);
+    const pbfcl_param_info *iters = NULL;
+    for (int i = 0; i < pbfcl_solver_param_count(); i++)
+        if (!strcmp(pbfcl_solver_param(i)->name, "iterations"))
+            iters = pbfcl_solver_param(i);
+    ck_assert_ptr_nonnull(iters);
+    ck_assert_ptr_null(pbfcl_solver_param(pbfcl_solver_param_count()));
+    ck_assert(pbfcl_param_get(NULL, iters) == 0.0);
+    expect_message("p is NULL");
+    ck_assert(pbfcl_param_get(&p, NULL) == 0.0);
+    expect_message("info is NULL");
+    pbfcl_param_set(NULL, iters, 3.0);
+    expect_message("p is NULL");
+    ck_assert_int_eq(pbfcl_param_in_range(NULL, 1.0), 0);
+    expect_message("info is NULL");
+    char text[96];
+    ck_assert_int_eq(pbfcl_param_range_text(NULL, text, sizeof text), -1);
+    ck_assert_int_eq(pbfcl_param_range_text(iters, NULL, 10), -1);
+    expect_message("buf is NULL");
+    ck_assert_int_gt(pbfcl_param_range_text(iters, NULL, 0), 0); /* snprintf's count query */
+    ck_assert_ptr_null(pbfcl_scene_range(NULL));
+    ck_assert_ptr_null(pbfcl_scene_range("no_such_key"));
+    ck_assert_int_eq(pbfcl_range_holds(NULL, 1.0), 0);
+    pbfcl_range_text(NULL, text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, "NULL"));
+    ck_assert_int_eq(pbfcl_scene_is_file(NULL), 0);
+    ck_assert_int_eq(pbfcl_scene_is_file("dam-break"), 0);
+    ck_assert_int_ne(pbfcl_scene_is_file("my.json"), 0);
+    /* the particle count's range is the solver's limit, a whole number from 1 */
+    const pbfcl_setting_range *count = pbfcl_scene_range("particles");
+    ck_assert_ptr_nonnull(count);
+    ck_assert(!pbfcl_range_holds(count, 0.0) && pbfcl_range_holds(count, 1.0));
+    ck_assert(!pbfcl_range_holds(count, 2.5) && !pbfcl_range_holds(count, count->hi + 1.0));
+    const pbfcl_setting_range *r = pbfcl_scene_range("particle_radius");
+    ck_assert(r && !pbfcl_range_holds(r, 0.0) && pbfcl_range_holds(r, 0.01));
+    pbfcl_range_text(r, text, sizeof text);
+    ck_assert_str_eq(text, "a number > 0 and <= 1000");
+}
+END_TEST
+
 /* A scene setup: loaded, its parameters changed (a larger radius gives fewer particles, the
  * particle count sets the radius), a change that leaves the fluid outside the box refused,
  * and the handle checked like the others. No device needed. */
@@ -688,6 +734,7 @@ int main(void)
         tcase_set_timeout(tc, 600);
         tcase_add_test(tc, test_version);
         tcase_add_test(tc, test_scene_setup);
+        tcase_add_test(tc, test_value_helpers);
         tcase_add_test(tc, test_misuse);
         tcase_add_test(tc, test_kernel_dir);
         tcase_add_test(tc, test_wrap_cl_context);
