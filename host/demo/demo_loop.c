@@ -103,8 +103,10 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     pbfcl_demo_interop_destroy(&d->ip);
     pbfcl_solver_destroy(d->solver);
     free(d->density);
-    d->solver = solver, d->n = n, d->density = density, d->substeps = 0;
-    pbfcl_solver_get_params(solver, &d->scene, NULL);
+    d->solver = solver, d->n = n, d->density = density;
+    pbfcl_solver_params vp;
+    pbfcl_solver_get_params(solver, &d->scene, &vp);
+    d->substeps = vp.substeps; /* the HUD's until the first step */
     snprintf(d->scene_name, sizeof d->scene_name, "%s", name);
     PBFCL_TRY(pbfcl_demo_renderer_reserve(&d->ren, n));
     PBFCL_TRY(pbfcl_demo_interop_create(&d->ip, d->ctx, d->sharing, d->ren.position_vbo, n));
