@@ -124,11 +124,11 @@ static bool open_sharing(pbfcl_context *plain, const char *spec, pbfcl_context *
     gl_device on = GL_DEVICE_UNKNOWN;
     cl_int err = CL_SUCCESS;
     if (!t.gl_sharing)
-        snprintf(reason, size, "%s does not offer cl_khr_gl_sharing", t.name);
+        snprintf(reason, size, "%.160s does not offer cl_khr_gl_sharing", t.name);
     else if (pbfcl_demo_gl_context_props(gl_props, 8, reason, size) == 0)
         ; /* reason filled in */
     else if ((on = gl_context_device(&t, gl_props)) == GL_DEVICE_OTHER)
-        snprintf(reason, size, "the OpenGL context runs on another device than %s", t.name);
+        snprintf(reason, size, "the OpenGL context runs on another device than %.160s", t.name);
     else if (on == GL_DEVICE_UNKNOWN && gl_is_software())
         snprintf(reason, size, "OpenGL renders in software (%s)",
                  (const char *)glGetString(GL_RENDERER));
