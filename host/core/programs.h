@@ -8,6 +8,7 @@ typedef enum pbfcl_program_id {
     PBFCL_PROGRAM_RADIX_SORT,
     PBFCL_PROGRAM_GRID,
     PBFCL_PROGRAM_PBF,
+    PBFCL_PROGRAM_PARTICLES,
     PBFCL_PROGRAM_SPLIT_COMPRESS,
     PBFCL_PROGRAM_COUNT
 } pbfcl_program_id;
