@@ -300,7 +300,7 @@ static surface_stats render_and_measure(int particles, int frames, const char *t
     int rc = run_demo(prefix, args, cmd, sizeof cmd, out, sizeof out);
     ck_assert_msg(rc == 0, "`%s` exited %d; output:\n%s", cmd, rc, out);
     image im = read_png(path);
-    surface_stats s = surface_measure(im.rgb, im.w, im.h, 160, is_fluid);
+    surface_stats s = surface_measure(im.rgb, im.w, im.h, 215, is_fluid);
     printf("%s (%d particles, frame %d): mask %ld px, dark %ld (%.1f per 10k), highlight %ld px, "
            "energy per pixel: rows %.1f, columns %.1f\n",
            tag, particles, frames, s.mask, s.dark, surface_dark_per_10k(&s), s.highlight,
