@@ -238,7 +238,10 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
  * leaves the small overlaps of a resting fluid to x* alone: it settles at a slightly
  * compressed spacing, and moving x there lifts its particles every substep for free (a
  * settling block reached 0.16 m/s with no slop; with it, the same as with x* alone). With
- * contact_slop = 1 only x* moves. Rejected: moving x by the whole of c never removes the velocity
+ * contact_slop = 1 only x* moves. With bodies (shape matching, host/core/shape_match.c), pairs
+ * of one body are skipped (shape matching holds them) and a pair shares the correction by
+ * relative inverse masses w = m_fluid / m (inv_mass): particle i takes w_i / (w_i + w_j).
+ * Rejected: moving x by the whole of c never removes the velocity
  * into a contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
  * pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the unconverged
  * iterations from x every substep and its approach velocity never (0.43 m/s).
@@ -246,26 +249,35 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global const float4 *q_in, __global const uint *neighbor_count,
                           __global const uint *neighbors, __global float4 *q_out,
-                          __global float4 *pos_out)
+                          __global float4 *pos_out, uint bodies, __global const uint *phase,
+                          __global const float *inv_mass)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 qi = q_in[i], xi = pos_in[i];
+    uint phase_i = bodies ? phase[i] : 0u;
+    float w_i = bodies ? inv_mass[i] : 1.0f;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float min_dist = p->min_dist, min_dist2 = min_dist * min_dist;
     const float deep = min_dist * (1.0f - p->contact_slop);
     float4 c = (float4)(0.0f), e = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
+        float share = 0.5f; /* of the correction: w_i / (w_i + w_j), equal masses 1/2 */
+        if (bodies) {       /* a body's particles do not collide; heavier ones move less */
+            if (phase_i != 0u && phase[j] == phase_i)
+                continue;
+            share = w_i / (w_i + inv_mass[j]);
+        }
         float4 d = qi - q_in[j];
         float r2 = dot(d.xyz, d.xyz);
         if (r2 < min_dist2 && r2 > 0.0f) {
             float r = sqrt(r2), overlap = min_dist - r;
             float4 dx = xi - pos_in[j];
             float overlap_x = deep - length(dx.xyz);
-            c += (0.5f * overlap / r) * d;
-            e += (0.5f * clamp(overlap_x, 0.0f, overlap) / r) * d;
+            c += (share * overlap / r) * d;
+            e += (share * clamp(overlap_x, 0.0f, overlap) / r) * d;
         }
     }
     float len = length(c.xyz), max_len = PBF_MAX_CORRECTION * p->radius;
@@ -297,21 +309,25 @@ __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global co
  *   omega_i = sum_j V_j (v_j - v_i) x grad_j W(x_i - x_j), Spiky (grad_j W = -grad_i W);
  *   v_i += c sum_j V_ij (v_j - v_i) Poly6(x_i - x_j), the symmetric V_ij = 2 m / (rho_i +
  *   rho_j) so that momentum is conserved (into vel_out).
- * omega.w = V_i |omega_i|, what vorticity sums over the neighbours. */
+ * omega.w = V_i |omega_i|, what vorticity sums over the neighbours. With bodies, pairs of one
+ * body are skipped: XSPH within a rigid body would damp its spin. */
 __kernel void pbf_omega_viscosity(pbf_params p, uint n, __global const float4 *pos,
                                   __global const float4 *vel, __global const uint *neighbor_count,
                                   __global const uint *neighbors, __global float4 *omega,
-                                  __global float4 *vel_out)
+                                  __global float4 *vel_out, uint bodies, __global const uint *phase)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 xi = pos[i], vi = vel[i];
+    uint phase_i = bodies ? phase[i] : 0u;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad;
     float4 w = (float4)(0.0f), dv = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
+        if (bodies && phase_i != 0u && phase[j] == phase_i)
+            continue; /* a body's own particles: no viscosity or vorticity within it */
         float4 xj = pos[j];
         float4 d = (float4)(xi.xyz - xj.xyz, 0.0f), u = (float4)(vel[j].xyz - vi.xyz, 0.0f);
         float r2 = dot(d, d);
