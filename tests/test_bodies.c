@@ -147,16 +147,17 @@ static void angular_momentum(const float *pos, const float *vel, size_t n, doubl
     }
 }
 
-/* With gravity off, a 5^3 cube spinning at (0.2, 0.4, 0.2) rad/s in the middle of the box keeps
- * its angular momentum about its centre within 1 % over 2 s, and its centre stays put. The
- * prediction x* = x + v dt moves a spinning body's particles along the chord, and the rotation
- * fitted to that shape falls short of the spin by theta^3 (theta = |omega| dt per substep): the
- * spin decays by a fraction theta^2 per substep (docs/ALGORITHM.md, "Bodies"), 0.3 % over 2 s
- * here, 4 % at 1.9 rad/s. */
+/* With gravity off, a 5^3 cube spinning at (0.5, 1.5, 1) rad/s in the middle of the box keeps
+ * its angular momentum about its centre within 0.5 % over 2 s (the issue asks 1 %; measured
+ * 0.1 %, the rounding of positions in float), and its centre stays put. Moving the particles
+ * along their velocities (x* = x + v dt) instead of the rigid prediction (shape_match_predict)
+ * lost theta^2 of the spin per substep (theta = |omega| dt, 4 % here); taking the chord (x* -
+ * x) / dt as the velocity instead of the body's motion (shape_match_velocity) loses
+ * theta^2 / 6 (0.7 %). */
 static void run_spin(pbfcl_cl *cl)
 {
     size_t n;
-    float lo[3] = {0.46f, 0.46f, 0.46f}, omega[3] = {0.2f, 0.4f, 0.2f};
+    float lo[3] = {0.46f, 0.46f, 0.46f}, omega[3] = {0.5f, 1.5f, 1.0f};
     float *rest = cube(5, lo, &n), *pos = malloc(n * 12), *vel = malloc(n * 12);
     pbfcl_sim *sim = body_sim(cl, rest, n, 1.0f, 0.0f, omega);
     read_by_id(sim, pos, vel);
@@ -172,7 +173,9 @@ static void run_spin(pbfcl_cl *cl)
                         (l[2] - l0[2]) * (l[2] - l0[2])) /
                    l0n;
         worst = fmax(worst, e);
-        expect(e <= 0.01, "frame %d: L = (%.5g, %.5g, %.5g), at the start (%.5g, %.5g, %.5g)", f,
+        if (getenv("PBFCL_TEST_VERBOSE"))
+            fprintf(stderr, "frame %d: %.6f %.6f %.6f\n", f, l[0], l[1], l[2]);
+        expect(e <= 0.005, "frame %d: L = (%.5g, %.5g, %.5g), at the start (%.5g, %.5g, %.5g)", f,
                l[0], l[1], l[2], l0[0], l0[1], l0[2]);
     }
     float com[3];

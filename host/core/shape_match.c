@@ -26,6 +26,24 @@ void pbfcl_shape_match_build_config(const pbfcl_device_info *dev, pbfcl_build_co
     cfg->wg_size = (unsigned)wg;
 }
 
+static const char *const sm_kernel_names[] = {
+    "shape_match_slots",    "shape_match_reduce", "shape_match_finish",  "shape_match_goal",
+    "shape_match_momentum", "shape_match_spin",   "shape_match_predict", "shape_match_velocity"};
+#define SM_KERNEL_COUNT ((int)(sizeof sm_kernel_names / sizeof sm_kernel_names[0]))
+
+static cl_kernel *sm_kernel(pbfcl_shape_match *sm, int k)
+{
+    cl_kernel *slots[] = {&sm->slots,    &sm->reduce, &sm->finish,  &sm->goal,
+                          &sm->momentum, &sm->spin,   &sm->predict, &sm->velocity};
+    return slots[k];
+}
+
+/* Whether kernel k is one of the segmented reductions (local memory). */
+static int sm_kernel_reduces(int k)
+{
+    return k == 1 || k == 4;
+}
+
 static pbfcl_status sm_build(pbfcl_shape_match *sm)
 {
     pbfcl_build_config cfg;
@@ -36,13 +54,11 @@ static pbfcl_status sm_build(pbfcl_shape_match *sm)
         return PBFCL_ERR_BAD_ARGUMENT;
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_SHAPE_MATCH);
     PBFCL_TRY(pbfcl_cl_build(sm->cl, desc->files, desc->nfiles, options, &sm->program));
-    const char *names[] = {"shape_match_slots", "shape_match_reduce", "shape_match_finish",
-                           "shape_match_goal"};
-    cl_kernel *slots[] = {&sm->slots, &sm->reduce, &sm->finish, &sm->goal};
-    for (int k = 0; k < 4; k++) {
-        PBFCL_TRY(pbfcl_cl_kernel(sm->program, names[k], slots[k]));
-        size_t local = k == 1 ? sm->wg * SM_LOCAL_PER_ITEM : 0;
-        PBFCL_TRY(pbfcl_cl_check_launch(sm->cl, *slots[k], names[k], sm->wg, local));
+    for (int k = 0; k < SM_KERNEL_COUNT; k++) {
+        cl_kernel *slot = sm_kernel(sm, k);
+        PBFCL_TRY(pbfcl_cl_kernel(sm->program, sm_kernel_names[k], slot));
+        size_t local = sm_kernel_reduces(k) ? sm->wg * SM_LOCAL_PER_ITEM : 0;
+        PBFCL_TRY(pbfcl_cl_check_launch(sm->cl, *slot, sm_kernel_names[k], sm->wg, local));
     }
     return PBFCL_OK;
 }
@@ -59,9 +75,10 @@ pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_
 /* The buffers that depend on the bodies. */
 static cl_mem *sm_body_buffers(pbfcl_shape_match *sm, int k)
 {
-    cl_mem *bufs[] = {&sm->entry_id_buf,       &sm->entry_body_buf, &sm->rest_buf,
-                      &sm->body_range_buf,     &sm->body_com_buf,   &sm->body_rot_buf,
-                      &sm->body_stiffness_buf, &sm->partial_buf,    &sm->sums_buf};
+    cl_mem *bufs[] = {&sm->entry_id_buf,       &sm->entry_body_buf,   &sm->rest_buf,
+                      &sm->body_range_buf,     &sm->body_com_buf,     &sm->body_rot_buf,
+                      &sm->body_stiffness_buf, &sm->body_inertia_buf, &sm->body_motion_buf,
+                      &sm->partial_buf,        &sm->sums_buf};
     return k < (int)(sizeof bufs / sizeof bufs[0]) ? bufs[k] : NULL;
 }
 
@@ -80,11 +97,10 @@ void pbfcl_shape_match_destroy(pbfcl_shape_match *sm)
         return;
     sm_release_bodies(sm);
     pbfcl_cl_release_buffer(&sm->slot_buf);
-    cl_kernel *kernels[] = {&sm->slots, &sm->reduce, &sm->finish, &sm->goal};
-    for (int k = 0; k < 4; k++) {
-        if (*kernels[k])
-            clReleaseKernel(*kernels[k]);
-        *kernels[k] = NULL;
+    for (int k = 0; k < SM_KERNEL_COUNT; k++) {
+        if (*sm_kernel(sm, k))
+            clReleaseKernel(*sm_kernel(sm, k));
+        *sm_kernel(sm, k) = NULL;
     }
     if (sm->program)
         clReleaseProgram(sm->program);
@@ -138,7 +154,7 @@ static pbfcl_status sm_check(const pbfcl_shape_match *sm, size_t bodies, size_t 
  * identity rotations. */
 static void sm_rest_shapes(size_t bodies, size_t entries, const unsigned *entry_body,
                            const float *rest3, cl_uint *range, cl_float4 *com, cl_float4 *rot,
-                           cl_float4 *rest)
+                           cl_float4 *rest, cl_float4 *inertia)
 {
     for (size_t b = 0; b < bodies; b++)
         range[2 * b] = range[2 * b + 1] = 0;
@@ -159,29 +175,39 @@ static void sm_rest_shapes(size_t bodies, size_t entries, const unsigned *entry_
         rot[4 * b + 1] = (cl_float4){{1, 0, 0, 0}};
         rot[4 * b + 2] = (cl_float4){{0, 1, 0, 0}};
         rot[4 * b + 3] = (cl_float4){{0, 0, 1, 0}};
-        for (size_t e = first; e < end; e++)
-            rest[e] = (cl_float4){{(float)(rest3[3 * e] - c[0]), (float)(rest3[3 * e + 1] - c[1]),
-                                   (float)(rest3[3 * e + 2] - c[2]), (float)(1.0 / count)}};
+        double j[6] = {0, 0, 0, 0, 0, 0}; /* sum f (|r|^2 - r r^T): xx yy zz xy xz yz */
+        for (size_t e = first; e < end; e++) {
+            double r[3] = {rest3[3 * e] - c[0], rest3[3 * e + 1] - c[1], rest3[3 * e + 2] - c[2]};
+            double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2], f = 1.0 / (double)count;
+            rest[e] = (cl_float4){{(float)r[0], (float)r[1], (float)r[2], (float)f}};
+            j[0] += f * (r2 - r[0] * r[0]);
+            j[1] += f * (r2 - r[1] * r[1]);
+            j[2] += f * (r2 - r[2] * r[2]);
+            j[3] -= f * r[0] * r[1];
+            j[4] -= f * r[0] * r[2];
+            j[5] -= f * r[1] * r[2];
+        }
+        inertia[2 * b] = (cl_float4){{(float)j[0], (float)j[1], (float)j[2], 0.0f}};
+        inertia[2 * b + 1] = (cl_float4){{(float)j[3], (float)j[4], (float)j[5], 0.0f}};
     }
 }
+
+/* The body buffers uploaded from the host (the first of sm_body_buffers); the rest are the
+ * reductions' partial sums. */
+#define SM_UPLOADED 9
 
 /* Creates the body buffers (at least one element each) and uploads the host arrays. */
 static pbfcl_status sm_upload(pbfcl_shape_match *sm, const void *const *data, const size_t *bytes)
 {
     size_t groups = (sm->entries + sm->wg - 1) / sm->wg;
-    size_t sizes[] = {bytes[0],
-                      bytes[1],
-                      bytes[2],
-                      bytes[3],
-                      bytes[4],
-                      bytes[5],
-                      bytes[6],
-                      (groups ? groups : 1) * 6 * 16,
-                      (sm->bodies ? sm->bodies : 1) * 3 * 16};
+    size_t sizes[SM_UPLOADED + 2];
+    memcpy(sizes, bytes, SM_UPLOADED * sizeof *sizes);
+    sizes[SM_UPLOADED] = (groups ? groups : 1) * 6 * 16;
+    sizes[SM_UPLOADED + 1] = (sm->bodies ? sm->bodies : 1) * 3 * 16;
     for (int k = 0; sm_body_buffers(sm, k); k++) {
         PBFCL_TRY(pbfcl_cl_buffer(sm->cl, CL_MEM_READ_WRITE, sizes[k] ? sizes[k] : 4, "body data",
                                   sm_body_buffers(sm, k)));
-        if (k < 7 && bytes[k])
+        if (k < SM_UPLOADED && bytes[k])
             PBFCL_CL_CHECK(clEnqueueWriteBuffer(sm->cl->queue, *sm_body_buffers(sm, k), CL_TRUE, 0,
                                                 bytes[k], data[k], 0, NULL, NULL));
     }
@@ -204,19 +230,24 @@ pbfcl_status pbfcl_shape_match_set_bodies(pbfcl_shape_match *sm, size_t bodies, 
         return PBFCL_OK;
     cl_uint *range = malloc(bodies * 2 * sizeof *range);
     cl_float4 *com = malloc(bodies * sizeof *com), *rot = malloc(bodies * 4 * sizeof *rot);
-    cl_float4 *rest = malloc(entries * sizeof *rest);
+    cl_float4 *rest = malloc(entries * sizeof *rest), *inertia = malloc(bodies * 2 * 16);
+    cl_float4 *motion = calloc(bodies * 4, 16);
     sm->entry_id = malloc(entries * sizeof *sm->entry_id);
     pbfcl_status st = PBFCL_ERR_OUT_OF_MEMORY;
-    if (range && com && rot && rest && sm->entry_id) {
+    if (range && com && rot && rest && inertia && motion && sm->entry_id) {
         memcpy(sm->entry_id, entry_id, entries * sizeof *entry_id);
-        sm_rest_shapes(bodies, entries, entry_body, rest3, range, com, rot, rest);
+        sm_rest_shapes(bodies, entries, entry_body, rest3, range, com, rot, rest, inertia);
         sm->bodies = bodies;
         sm->entries = entries;
-        const void *data[] = {entry_id, entry_body, rest, range, com, rot, stiffness};
-        size_t bytes[] = {entries * 4, entries * 4, entries * 16, bodies * 8,
-                          bodies * 16, bodies * 64, bodies * 4};
+        const void *data[SM_UPLOADED] = {entry_id, entry_body, rest,    range, com,
+                                         rot,      stiffness,  inertia, motion};
+        size_t bytes[SM_UPLOADED] = {entries * 4, entries * 4, entries * 16,
+                                     bodies * 8,  bodies * 16, bodies * 64,
+                                     bodies * 4,  bodies * 32, bodies * 64};
         st = sm_upload(sm, data, bytes);
     }
+    free(inertia);
+    free(motion);
     free(range);
     free(com);
     free(rot);
@@ -298,6 +329,65 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, p
     SM_ARG(k, 6, sm->body_rot_buf);
     SM_ARG(k, 7, sm->body_stiffness_buf);
     SM_ARG(k, 8, pred_buf);
+    return pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage);
+}
+
+/* Sets the arguments of a per-entry kernel that starts (entries, dt, entry ids, entry bodies,
+ * slots, body motion). */
+static pbfcl_status sm_entry_args(pbfcl_shape_match *sm, cl_kernel k, float dt)
+{
+    cl_uint entries = (cl_uint)sm->entries;
+    SM_ARG(k, 0, entries);
+    SM_ARG(k, 1, dt);
+    SM_ARG(k, 2, sm->entry_id_buf);
+    SM_ARG(k, 3, sm->entry_body_buf);
+    SM_ARG(k, 4, sm->slot_buf);
+    SM_ARG(k, 5, sm->body_motion_buf);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_shape_match_predict(pbfcl_shape_match *sm, float dt, cl_mem pos_buf,
+                                       cl_mem vel_buf, cl_mem pred_buf, pbfcl_profile *prof,
+                                       pbfcl_stage stage)
+{
+    if (sm->entries == 0)
+        return PBFCL_OK;
+    cl_uint entries = (cl_uint)sm->entries, bodies = (cl_uint)sm->bodies;
+    cl_kernel k = sm->momentum;
+    cl_mem args[] = {
+        sm->entry_id_buf, sm->entry_body_buf, sm->rest_buf,       sm->slot_buf,    pos_buf,
+        vel_buf,          sm->body_com_buf,   sm->body_range_buf, sm->partial_buf, sm->sums_buf};
+    SM_ARG(k, 0, entries);
+    for (cl_uint a = 0; a < sizeof args / sizeof args[0]; a++)
+        SM_ARG(k, a + 1, args[a]);
+    PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage));
+    k = sm->spin;
+    cl_mem spin_args[] = {sm->body_range_buf,   sm->partial_buf,  sm->sums_buf,
+                          sm->body_inertia_buf, sm->body_com_buf, sm->body_rot_buf,
+                          sm->body_motion_buf};
+    SM_ARG(k, 0, bodies);
+    SM_ARG(k, 1, dt);
+    for (cl_uint a = 0; a < sizeof spin_args / sizeof spin_args[0]; a++)
+        SM_ARG(k, a + 2, spin_args[a]);
+    PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->bodies, sm->wg, prof, stage));
+    k = sm->predict;
+    PBFCL_TRY(sm_entry_args(sm, k, dt));
+    SM_ARG(k, 6, pos_buf);
+    SM_ARG(k, 7, pred_buf);
+    return pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage);
+}
+
+pbfcl_status pbfcl_shape_match_velocity(pbfcl_shape_match *sm, float dt, cl_mem pos_buf,
+                                        cl_mem vel_buf, pbfcl_profile *prof, pbfcl_stage stage)
+{
+    if (sm->entries == 0)
+        return PBFCL_OK;
+    cl_kernel k = sm->velocity;
+    PBFCL_TRY(sm_entry_args(sm, k, dt));
+    SM_ARG(k, 6, sm->body_com_buf);
+    SM_ARG(k, 7, sm->body_rot_buf);
+    SM_ARG(k, 8, pos_buf);
+    SM_ARG(k, 9, vel_buf);
     return pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage);
 }
 

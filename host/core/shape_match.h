@@ -14,7 +14,7 @@
 typedef struct pbfcl_shape_match {
     pbfcl_cl *cl;
     cl_program program;
-    cl_kernel slots, reduce, finish, goal;
+    cl_kernel slots, reduce, finish, goal, momentum, spin, predict, velocity;
     size_t wg;       /* of every kernel (reduce's local memory and the partial sums' groups) */
     size_t capacity; /* particles (the slot table) */
     size_t bodies, entries;
@@ -27,8 +27,10 @@ typedef struct pbfcl_shape_match {
     cl_mem body_com_buf;       /* float4 per body: centre of mass, w = 0 */
     cl_mem body_rot_buf;       /* 4 float4 per body: quaternion (x, y, z, w), rows of R */
     cl_mem body_stiffness_buf; /* float per body */
-    cl_mem partial_buf;        /* 6 float4 per work-group: head and tail sums */
-    cl_mem sums_buf;           /* 3 float4 per body: sums of bodies within one work-group */
+    cl_mem body_inertia_buf; /* 2 float4 per body: rest inertia per unit mass, diagonal; xy xz yz */
+    cl_mem body_motion_buf;  /* 4 float4 per body: v_c, omega, centre and rotation at the start */
+    cl_mem partial_buf;      /* 6 float4 per work-group: head and tail sums */
+    cl_mem sums_buf;         /* 3 float4 per body: sums of bodies within one work-group */
 } pbfcl_shape_match;
 
 /* The build options of cl/shape_match.cl on a device (`pbfcl kernel-builds`): a power-of-two
@@ -64,6 +66,18 @@ pbfcl_status pbfcl_shape_match_slots(pbfcl_shape_match *sm, size_t n, cl_mem id_
  * pred_buf (float4 per slot) towards their goals; the slots must be current. */
 pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, pbfcl_profile *prof,
                                        pbfcl_stage stage);
+
+/* shape_match_momentum, shape_match_spin, shape_match_predict: each body's velocity and
+ * angular velocity from its particles' x and v (float4 per slot, after the forces), and the
+ * rigid prediction x* = c + v_c dt + exp(omega dt) (x - c) of its particles into pred_buf. */
+pbfcl_status pbfcl_shape_match_predict(pbfcl_shape_match *sm, float dt, cl_mem pos_buf,
+                                       cl_mem vel_buf, cl_mem pred_buf, pbfcl_profile *prof,
+                                       pbfcl_stage stage);
+
+/* shape_match_velocity: after update, the bodies' particles take the velocity of their body's
+ * motion over the substep (from the predict's start pose to the last projection's). */
+pbfcl_status pbfcl_shape_match_velocity(pbfcl_shape_match *sm, float dt, cl_mem pos_buf,
+                                        cl_mem vel_buf, pbfcl_profile *prof, pbfcl_stage stage);
 
 /* Reads each body's centre of mass (xyz) and rotation (quaternion x, y, z, w) of the last
  * projection: com3 and quat4 hold bodies entries; either may be NULL. */

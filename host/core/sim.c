@@ -638,6 +638,24 @@ pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof)
     return pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, PBFCL_STAGE_SOLVE);
 }
 
+pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    if (!sim_has_bodies(sim))
+        return PBFCL_OK;
+    const pbfcl_stage stage = PBFCL_STAGE_PREDICT;
+    PBFCL_TRY(pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, stage));
+    return pbfcl_shape_match_predict(sim->bodies, sim->params.dt, sim->pos_buf, sim->vel_buf,
+                                     sim->pred_buf, prof, stage);
+}
+
+pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    if (!sim_has_bodies(sim))
+        return PBFCL_OK;
+    return pbfcl_shape_match_velocity(sim->bodies, sim->params.dt, sim->pos_buf, sim->vel_buf, prof,
+                                      PBFCL_STAGE_OTHER);
+}
+
 pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     if (!sim_has_bodies(sim))
@@ -710,9 +728,10 @@ static int contact_iteration(const pbfcl_solver_settings *s, int it)
 static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     const pbfcl_solver_settings *s = &sim->scene.solver;
-    PBFCL_TRY(pbfcl_sim_predict(sim, prof));    /* apply forces, predict x*, confine to box */
-    PBFCL_TRY(pbfcl_sim_neighbours(sim, prof)); /* hash, sort, reorder, cells, neighbours */
-    PBFCL_TRY(pbfcl_sim_body_slots(sim, prof)); /* where the bodies' particles are now */
+    PBFCL_TRY(pbfcl_sim_predict(sim, prof));      /* apply forces, predict x*, confine to box */
+    PBFCL_TRY(pbfcl_sim_body_predict(sim, prof)); /* bodies: x* of their rigid motion */
+    PBFCL_TRY(pbfcl_sim_neighbours(sim, prof));   /* hash, sort, reorder, cells, neighbours */
+    PBFCL_TRY(pbfcl_sim_body_slots(sim, prof));   /* where the bodies' particles are now */
     for (int it = 0; it < s->iterations; it++) {
         sim->omega = (float)pbfcl_sim_chebyshev_weight(it, s->chebyshev_rho, sim->omega);
         PBFCL_TRY(pbfcl_sim_lambda(sim, prof)); /* density, lambda_i */
@@ -726,6 +745,7 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
         PBFCL_TRY(pbfcl_sim_shape_match(sim, prof)); /* bodies keep their shape regardless */
     sim->omega = 1.0f;                               /* a delta called on its own is plain */
     PBFCL_TRY(pbfcl_sim_update(sim, prof));          /* v = (x* - x) / dt, x = x* */
+    PBFCL_TRY(pbfcl_sim_body_velocity(sim, prof));   /* bodies: v of their rigid motion */
     return pbfcl_sim_vorticity_viscosity(sim, prof); /* omega, f_vorticity, XSPH viscosity */
 }
 

@@ -113,11 +113,15 @@ pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id);
  * w) as of the last shape matching; either pointer may be NULL. */
 pbfcl_status pbfcl_sim_read_bodies(pbfcl_sim *sim, float *com3, float *quat4);
 
-/* The body stages of a substep: body_slots (after the reorder: where each body particle is)
- * and shape_match (after each iteration's apply_delta: x* of the bodies' particles towards
- * their goal positions); nothing without bodies. */
+/* The body stages of a substep (shape_match.h), nothing without bodies: body_predict (after
+ * predict: x* of each body's rigid motion, from the momentum of its particles), body_slots
+ * (after the reorder: where each body particle is), shape_match (after each iteration's
+ * apply_delta: x* of the bodies' particles towards their goal positions) and body_velocity
+ * (after update: v of each body's motion over the substep). */
+pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof);
 pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof);
 pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof);
+pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* Computes the SPH density of the current positions x (read with pbfcl_sim_read): neighbour
  * lists of x* (= x before a step) and one lambda pass. Before the first step the densities
