@@ -137,11 +137,14 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
 
 /* lambda: SPH density (Poly6) of x* plus the walls' (pbf_wall_density), constraint
  * C = max(0, rho / rho0 - 1) (compression only) and lambda = -C / (sum |grad C|^2 + epsilon)
- * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move).
+ * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move). The
+ * particles of bodies count in a fluid particle's density as fluid of their volume (Macklin
+ * et al. 2014, section 7.1) and have no constraint of their own (lambda 0).
  * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4. */
 __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global const uint *neighbor_count, __global const uint *neighbors,
-                         __global float4 *lambda, __global float *density, float wall_scale)
+                         __global float4 *lambda, __global float *density, float wall_scale,
+                         uint bodies, __global const uint *phase)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -167,6 +170,8 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     float c = fmax(rho * p->inv_rest_density - 1.0f, 0.0f);
     grad_i += grad_wall;
     sum_grad2 += dot(grad_i, grad_i);
+    if (bodies && phase[i] != 0u)
+        c = 0.0f; /* a body's particle has no density constraint of its own */
     lambda[i] = (float4)(xi.xyz, -c / (sum_grad2 + p->epsilon));
     density[i] = rho;
 }
@@ -182,11 +187,15 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
  * 1) D_(k-1), D_(k-1) the last iteration's: Wang 2015's semi-iterative acceleration of the
  * Jacobi iterations, x_(k+1) = omega (x_k + dx_k) + (1 - omega) x_(k-1), applied to the
  * density steps alone, so that the collision passes between them are not extrapolated (a
- * contact would otherwise gain a velocity from the extrapolation). */
+ * contact would otherwise gain a velocity from the extrapolation). A body's particle (lambda 0,
+ * no s_corr) moves by the fluid's constraints it takes part in, dx_i = w_i (m / rho0) sum_j
+ * lambda_j grad W, w_i its relative inverse mass: the fluid's pressure on a body, which shape
+ * matching turns into the body's motion (buoyancy, drag). */
 __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         __global const uint *neighbor_count, __global const uint *neighbors,
                         __global float4 *q_out, float wall_scale, __global float4 *step,
-                        float omega, uint record_step)
+                        float omega, uint record_step, uint bodies, __global const uint *phase,
+                        __global const float *inv_mass)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -194,7 +203,8 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     float4 xi = lambda[i]; /* (x*_i, lambda_i) */
     float li = xi.w;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    const float h = p->h, h2 = p->h2, spiky = p->spiky_grad, scorr_k = p->scorr_k;
+    bool solid = bodies && phase[i] != 0u;
+    const float h = p->h, h2 = p->h2, spiky = p->spiky_grad, scorr_k = solid ? 0.0f : p->scorr_k;
     const float poly6_dq = p->poly6 * p->scorr_inv_wdq; /* Poly6(r) / Poly6(delta q) */
     const int scorr_n = (int)p->scorr_n;
     float4 dx = (float4)(0.0f);
@@ -217,6 +227,8 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     xi.w = 0.0f;
     pbf_wall_density(p, wall_scale, xi, &grad_wall);
     dx = dx * p->volume + li * grad_wall;
+    if (solid) /* pushed by the fluid's constraints, by its relative inverse mass */
+        dx *= inv_mass[i];
     dx = pbf_limit(dx, PBF_MAX_CORRECTION * p->radius);
     if (omega != 1.0f) /* Chebyshev: D_k = omega dx_k + (omega - 1) D_(k-1) */
         dx = omega * dx + (omega - 1.0f) * (float4)(step[i].xyz, 0.0f);

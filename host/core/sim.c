@@ -569,6 +569,12 @@ pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof)
     return pbfcl_grid_neighbours(g, sim->pred_buf, sim->n, sim->params.h, prof);
 }
 
+/* Whether the simulation has bodies (the kernels then read phases and inverse masses). */
+static cl_uint sim_has_bodies(const pbfcl_sim *sim)
+{
+    return sim->bodies && sim->bodies->bodies > 0;
+}
+
 pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->lambda;
@@ -579,6 +585,9 @@ pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 5, sim->lambda_buf);
     SIM_ARG(k, 6, sim->density_buf);
     SIM_ARG(k, 7, sim->wall_scale);
+    cl_uint bodies = sim_has_bodies(sim);
+    SIM_ARG(k, 8, bodies);
+    SIM_ARG(k, 9, sim->phase_buf);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -595,13 +604,11 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 8, sim->omega);
     cl_uint record_step = sim->scene.solver.chebyshev_rho > 0.0f; /* plain Jacobi needs no D */
     SIM_ARG(k, 9, record_step);
+    cl_uint bodies = sim_has_bodies(sim);
+    SIM_ARG(k, 10, bodies);
+    SIM_ARG(k, 11, sim->phase_buf);
+    SIM_ARG(k, 12, sim->inv_mass_buf);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
-}
-
-/* Whether the simulation has bodies (the kernels then read phases and inverse masses). */
-static cl_uint sim_has_bodies(const pbfcl_sim *sim)
-{
-    return sim->bodies && sim->bodies->bodies > 0;
 }
 
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
