@@ -321,33 +321,43 @@ __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global co
  *   omega_i = sum_j V_j (v_j - v_i) x grad_j W(x_i - x_j), Spiky (grad_j W = -grad_i W);
  *   v_i += c sum_j V_ij (v_j - v_i) Poly6(x_i - x_j), the symmetric V_ij = 2 m / (rho_i +
  *   rho_j) so that momentum is conserved (into vel_out).
- * omega.w = V_i |omega_i|, what vorticity sums over the neighbours. With bodies, pairs of one
- * body are skipped: XSPH within a rigid body would damp its spin. */
+ * omega.w = V_i |omega_i|, what vorticity sums over the neighbours. With bodies, pairs of two
+ * body particles are skipped (XSPH within a rigid body damped its spin; between bodies it is
+ * no friction), a fluid-body pair blends by relative inverse masses, 2 w_i / (w_i + w_j) each,
+ * so that m_i dv_i = -m_j dv_j, and a body's particle has no vorticity (no confinement force). */
 __kernel void pbf_omega_viscosity(pbf_params p, uint n, __global const float4 *pos,
                                   __global const float4 *vel, __global const uint *neighbor_count,
                                   __global const uint *neighbors, __global float4 *omega,
-                                  __global float4 *vel_out, uint bodies, __global const uint *phase)
+                                  __global float4 *vel_out, uint bodies, __global const uint *phase,
+                                  __global const float *inv_mass)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 xi = pos[i], vi = vel[i];
     uint phase_i = bodies ? phase[i] : 0u;
+    float w_i = bodies ? inv_mass[i] : 1.0f;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad;
     float4 w = (float4)(0.0f), dv = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
-        if (bodies && phase_i != 0u && phase[j] == phase_i)
-            continue; /* a body's own particles: no viscosity or vorticity within it */
+        float share = 1.0f; /* 2 w_i / (w_i + w_j): equal masses 1 */
+        if (bodies) {
+            if (phase_i != 0u && phase[j] != 0u)
+                continue; /* no viscosity between or within bodies */
+            share = 2.0f * w_i / (w_i + inv_mass[j]);
+        }
         float4 xj = pos[j];
         float4 d = (float4)(xi.xyz - xj.xyz, 0.0f), u = (float4)(vel[j].xyz - vi.xyz, 0.0f);
         float r2 = dot(d, d);
         float4 g = pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
         w += xj.w * cross(u, -g); /* cross() leaves w = 0 */
         float vol = 2.0f * xi.w * xj.w / (xi.w + xj.w);
-        dv += (vol * pbf_poly6_k(poly6, h2, r2)) * u;
+        dv += (share * vol * pbf_poly6_k(poly6, h2, r2)) * u;
     }
+    if (phase_i != 0u) /* vorticity is the fluid's: a body's particle takes no confinement */
+        w = (float4)(0.0f);
     omega[i] = (float4)(w.xyz, xi.w * length(w));
     vel_out[i] = (float4)(vi.xyz, 0.0f) + p->viscosity * dv;
 }

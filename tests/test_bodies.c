@@ -313,6 +313,80 @@ START_TEST(test_bodies_archimedes)
 }
 END_TEST
 
+/* Two bodies collide in zero gravity: a 4^3 cube of 500 kg/m^3 at 0.6 m/s and a 5^3 cube of
+ * 2000 kg/m^3 at -0.3 m/s along x, offset by half a cube in y so that they also start to spin.
+ * Their total momentum sum m v stays within 1 % of the start (of the larger momentum of the
+ * two) through the impact and after, and they did meet (the light cube turned back). */
+static void run_collision(pbfcl_cl *cl)
+{
+    size_t na, nb;
+    float lo_a[3] = {0.2f, 0.5f, 0.46f}, lo_b[3] = {0.6f, 0.47f, 0.45f};
+    float *pa = cube(4, lo_a, &na), *pb = cube(5, lo_b, &nb);
+    size_t n = na + nb;
+    float *pos = malloc(n * 12), *vel = malloc(n * 12), *rest = malloc(n * 12);
+    memcpy(rest, pa, na * 12);
+    memcpy(rest + 3 * na, pb, nb * 12);
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = 1.0f;
+        s.gravity[a] = 0.0f;
+    }
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, rest, n), PBFCL_OK);
+    unsigned *id = malloc(n * 4), *body = malloc(n * 4);
+    float one[2] = {1.0f, 1.0f}, w[2] = {1000.0f / 500.0f, 1000.0f / 2000.0f};
+    double mass[2] = {500.0 * 8 * R * R * R, 2000.0 * 8 * R * R * R};
+    for (size_t i = 0; i < n; i++) {
+        id[i] = (unsigned)i;
+        body[i] = i < na ? 0 : 1;
+        vel[3 * i] = i < na ? 0.6f : -0.3f;
+        vel[3 * i + 1] = vel[3 * i + 2] = 0.0f;
+    }
+    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 2, n, id, body, rest, one, w), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_write(sim, NULL, vel), PBFCL_OK);
+    double p0[3] = {0, 0, 0}, scale = fmax(na * mass[0] * 0.6, nb * mass[1] * 0.3), worst = 0.0;
+    for (size_t i = 0; i < n; i++)
+        p0[0] += mass[body[i]] * vel[3 * i];
+    int frames = test_small() ? 3 : 60;
+    for (int f = 0; f < frames; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        read_by_id(sim, pos, vel);
+        double p[3] = {0, 0, 0};
+        for (size_t i = 0; i < n; i++)
+            for (int a = 0; a < 3; a++)
+                p[a] += mass[body[i]] * vel[3 * i + a];
+        double e = sqrt((p[0] - p0[0]) * (p[0] - p0[0]) + p[1] * p[1] + p[2] * p[2]) / scale;
+        worst = fmax(worst, e);
+        expect(e <= 0.01, "frame %d: momentum (%.4g, %.4g, %.4g), at the start (%.4g, 0, 0)", f,
+               p[0], p[1], p[2], p0[0]);
+    }
+    double va = 0.0;
+    for (size_t i = 0; i < na; i++)
+        va += vel[3 * i] / (double)na;
+    fprintf(stderr, "    collision: largest momentum change %.3g %%, light cube's v_x %.3f m/s\n",
+            100.0 * worst, va);
+    if (!test_small())
+        ck_assert_msg(va < 0.0, "the cubes did not meet (the light one still moves at %.3f m/s)",
+                      va);
+    pbfcl_sim_destroy(sim);
+    free(pa);
+    free(pb);
+    free(pos);
+    free(vel);
+    free(rest);
+    free(id);
+    free(body);
+}
+
+START_TEST(test_bodies_collision_momentum)
+{
+    test_each_device(run_collision);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bodies");
@@ -320,6 +394,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_bodies_free_fall_rigid);
     tcase_add_test(tc, test_bodies_spin_angular_momentum);
+    tcase_add_test(tc, test_bodies_collision_momentum);
     tcase_add_test(tc, test_bodies_archimedes);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);

@@ -704,6 +704,7 @@ pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_uint bodies = sim_has_bodies(sim);
     SIM_ARG(k, 8, bodies);
     SIM_ARG(k, 9, sim->phase_buf);
+    SIM_ARG(k, 10, sim->inv_mass_buf);
     PBFCL_TRY(launch(sim, k, prof, stage));
     if (sim->params.vorticity > 0.0f) { /* f_vorticity, of the velocities before XSPH */
         PBFCL_TRY(set_field_args(sim, sim->vorticity, sim->omega_buf, sim->vort_force_buf));
