@@ -238,6 +238,21 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
         step[i] = (float4)(q.xyz - xi.xyz, 0.0f);
 }
 
+/* The part of the relative displacement rel (of i against j over the substep) that friction
+ * undoes in a contact of normal n and penetration overlap (Macklin et al. 2014, section 6.1):
+ * all of its tangential part t while |t| < mu_s overlap (static), else t scaled by
+ * min(mu_k overlap / |t|, 1) (dynamic). */
+static float4 pbf_friction(pbf_params p, float4 rel, float4 n, float overlap)
+{
+    float4 t = (float4)(rel.xyz - dot(rel.xyz, n.xyz) * n.xyz, 0.0f);
+    float len = length(t.xyz);
+    if (!(len > 0.0f))
+        return (float4)(0.0f);
+    if (len < p->friction_static * overlap)
+        return t;
+    return fmin(p->friction_dynamic * overlap / len, 1.0f) * t;
+}
+
 /* collide: one stabilisation pass of the contact constraints, updating both x and x* as
  * seed 001's outline asks. On the corrected positions q = x* + dx (from delta or the last
  * pass), particles closer than 2r are pushed apart by half the overlap each and q is kept
@@ -252,7 +267,8 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
  * settling block reached 0.16 m/s with no slop; with it, the same as with x* alone). With
  * contact_slop = 1 only x* moves. With bodies (shape matching, host/core/shape_match.c), pairs
  * of one body are skipped (shape matching holds them) and a pair shares the correction by
- * relative inverse masses w = m_fluid / m (inv_mass): particle i takes w_i / (w_i + w_j).
+ * relative inverse masses w = m_fluid / m (inv_mass): particle i takes w_i / (w_i + w_j), of
+ * the push and of the friction (pbf_friction) of a pair where a body's particle takes part.
  * Rejected: moving x by the whole of c never removes the velocity
  * into a contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
  * pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the unconverged
@@ -273,28 +289,35 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float min_dist = p->min_dist, min_dist2 = min_dist * min_dist;
     const float deep = min_dist * (1.0f - p->contact_slop);
-    float4 c = (float4)(0.0f), e = (float4)(0.0f);
+    float4 c = (float4)(0.0f), e = (float4)(0.0f), f = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
-        uint j = neighbors[k * n + i];
+        uint j = neighbors[k * n + i], phase_j = 0u;
         float share = 0.5f; /* of the correction: w_i / (w_i + w_j), equal masses 1/2 */
         if (bodies) {       /* a body's particles do not collide; heavier ones move less */
-            if (phase_i != 0u && phase[j] == phase_i)
+            phase_j = phase[j];
+            if (phase_i != 0u && phase_j == phase_i)
                 continue;
             share = w_i / (w_i + inv_mass[j]);
         }
-        float4 d = qi - q_in[j];
+        float4 qj = q_in[j];
+        float4 d = qi - qj;
         float r2 = dot(d.xyz, d.xyz);
         if (r2 < min_dist2 && r2 > 0.0f) {
             float r = sqrt(r2), overlap = min_dist - r;
-            float4 dx = xi - pos_in[j];
+            float4 xj = pos_in[j];
+            float4 dx = xi - xj;
             float overlap_x = deep - length(dx.xyz);
             c += (share * overlap / r) * d;
             e += (share * clamp(overlap_x, 0.0f, overlap) / r) * d;
+            if ((phase_i | phase_j) != 0u) /* friction where a body takes part */
+                f -= share * pbf_friction(p, (qi - xi) - (qj - xj), d / r, overlap);
         }
     }
     float len = length(c.xyz), max_len = PBF_MAX_CORRECTION * p->radius;
     float scale = len > max_len ? max_len / len : 1.0f; /* e is limited with c */
-    float4 q = clamp(qi + scale * c, pbf_box_min(p), pbf_box_max(p));
+    /* friction (f, at most mu_k times the push) is not limited with c: a limit on one side of
+     * a pair and not the other would change the pair's momentum */
+    float4 q = clamp(qi + scale * c + f, pbf_box_min(p), pbf_box_max(p));
     float4 x = clamp(xi + scale * e, pbf_box_min(p), pbf_box_max(p));
     q_out[i] = (float4)(q.xyz, 0.0f);
     pos_out[i] = (float4)(x.xyz, 0.0f);

@@ -139,6 +139,10 @@ typedef struct pbfcl_scene_params {
       "tensile correction delta q, a fraction of h")                                               \
     X(float, contact_slop, "--contact-slop", 0.2, 0, 1, 0, "",                                     \
       "overlap (a fraction of 2r) that contacts resolve by moving x* alone")                       \
+    X(float, friction_static, "--friction-static", 0.5, 0, 10, 0, "",                              \
+      "static friction coefficient of contacts with a body's particle")                            \
+    X(float, friction_dynamic, "--friction-dynamic", 0.3, 0, 10, 0, "",                            \
+      "dynamic friction coefficient of contacts with a body's particle")                           \
     X(float, vorticity, "--vorticity", 0.01, 0, 1e6, 0, "m/s",                                     \
       "vorticity confinement epsilon (0: off)")                                                    \
     X(float, viscosity, "--viscosity", 0.05, 0, 1, 0, "", "XSPH viscosity c per substep (0: off)") \

@@ -181,6 +181,8 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
     p->vorticity = v->vorticity;
     p->viscosity = v->viscosity;
     p->contact_slop = v->contact_slop;
+    p->friction_static = v->friction_static;
+    p->friction_dynamic = v->friction_dynamic;
     return PBFCL_OK;
 }
 
