@@ -322,27 +322,30 @@ __kernel void shape_match_spin(uint bodies, float dt, __global const uint2 *body
     body_rot[4 * b + 3] = (float4)(c0.z, c1.z, c2.z, 0.0f);
 }
 
-/* shape_match_predict: per entry of body b, the rigid prediction x* = c + v_c dt +
- * exp(omega dt) (x - c) from shape_match_spin's motion, instead of predict's x + v dt: moving
+/* shape_match_predict: per entry of a rigid body b (stiffness 1), the rigid prediction x* = c + v_c
+ * dt + exp(omega dt) (x - c) from shape_match_spin's motion, instead of predict's x + v dt: moving
  * a spinning body's particles along their tangents stretches it, and the rotation fitted to
  * the stretched shape falls short of the spin by theta^3 (theta = |omega| dt), a loss of
  * theta^2 of the angular momentum per substep. */
 __kernel void shape_match_predict(uint entries, float dt, __global const uint *entry_id,
                                   __global const uint *entry_body, __global const uint *slot,
-                                  __global const float4 *body_motion, __global const float4 *pos,
+                                  __global const float4 *body_motion,
+                                  __global const float *body_stiffness, __global const float4 *pos,
                                   __global float4 *pred)
 {
     uint k = get_global_id(0);
     if (k >= entries)
         return;
     uint b = entry_body[k], i = slot[entry_id[k]];
+    if (body_stiffness[b] < 1.0f)
+        return; /* a soft body keeps predict's x + v dt: its deformation moves too */
     float4 vc = body_motion[4 * b], omega = body_motion[4 * b + 1], c = body_motion[4 * b + 2];
     float4 d = (float4)(pos[i].xyz - c.xyz, 0.0f);
     float4 q = normalize(sm_quat_exp(omega * dt));
     pred[i] = (float4)(c.xyz + vc.xyz * dt + sm_rotate(q, d).xyz, 0.0f);
 }
 
-/* shape_match_velocity: per entry of body b after update, the velocity of the body's motion
+/* shape_match_velocity: per entry of a rigid body b after update, the velocity of the body's motion
  * over the substep, v = v_c + omega x (x - c), instead of update's (x* - x) / dt: that chord of
  * a rotation has less angular momentum than the rotation, by a fraction theta^2 / 6. v_c and
  * omega are those of shape_match_spin corrected by what the solver changed: (c - c_pred) / dt
@@ -352,6 +355,7 @@ __kernel void shape_match_predict(uint entries, float dt, __global const uint *e
 __kernel void shape_match_velocity(uint entries, float dt, __global const uint *entry_id,
                                    __global const uint *entry_body, __global const uint *slot,
                                    __global const float4 *body_motion,
+                                   __global const float *body_stiffness,
                                    __global const float4 *body_com, __global const float4 *body_rot,
                                    __global const float4 *pos, __global float4 *vel)
 {
@@ -359,6 +363,8 @@ __kernel void shape_match_velocity(uint entries, float dt, __global const uint *
     if (k >= entries)
         return;
     uint b = entry_body[k], i = slot[entry_id[k]];
+    if (body_stiffness[b] < 1.0f)
+        return; /* a soft body keeps update's velocities: its deformation moves too */
     float4 c = body_com[b], q = body_rot[4 * b];
     float4 vc = body_motion[4 * b], omega = body_motion[4 * b + 1];
     float4 c_pred = body_motion[4 * b + 2] + vc * dt;

@@ -194,6 +194,77 @@ START_TEST(test_bodies_spin_angular_momentum)
 }
 END_TEST
 
+/* The largest distance of a body's particles (pos, by id first..first+count-1) from its rest
+ * shape (rest, the same order) placed at its pose (centre com, rotation quaternion q). */
+static double shape_error(const float *pos, const float *rest, size_t count, const float com[3],
+                          const float q[4])
+{
+    double c0[3] = {0, 0, 0}, worst = 0.0, x = q[0], y = q[1], z = q[2], w = q[3];
+    double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w),     2 * (x * z + y * w),
+                   2 * (x * y + z * w),     1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+                   2 * (x * z - y * w),     2 * (y * z + x * w),     1 - 2 * (x * x + y * y)};
+    for (size_t i = 0; i < count; i++)
+        for (int a = 0; a < 3; a++)
+            c0[a] += rest[3 * i + a] / (double)count;
+    for (size_t i = 0; i < count; i++) {
+        double r[3] = {rest[3 * i] - c0[0], rest[3 * i + 1] - c0[1], rest[3 * i + 2] - c0[2]},
+               e = 0;
+        for (int a = 0; a < 3; a++) {
+            double g = com[a] + m[3 * a] * r[0] + m[3 * a + 1] * r[1] + m[3 * a + 2] * r[2];
+            e += (pos[3 * i + a] - g) * (pos[3 * i + a] - g);
+        }
+        worst = fmax(worst, sqrt(e));
+    }
+    return worst;
+}
+
+/* A soft body (stiffness 0.02) of 5^3 particles (8 cm across), stretched by 30 % along x and
+ * released with gravity off: after one frame it is still deformed (by more than 5 % of its
+ * size: it is soft), after 2 s every particle is within 1 % of its size of the rest shape at
+ * the body's pose. */
+static void run_soft(pbfcl_cl *cl)
+{
+    size_t n;
+    float lo[3] = {0.46f, 0.46f, 0.46f}, zero[3] = {0, 0, 0};
+    float *rest = cube(5, lo, &n), *pos = malloc(n * 12), *vel = malloc(n * 12);
+    pbfcl_sim *sim = body_sim(cl, rest, n, 1.0f, 0.0f, zero);
+    ck_assert_int_eq(pbfcl_sim_set_body(sim, 0, 0.02f, 1.0f), PBFCL_OK);
+    float *stretched = malloc(n * 12), size = 8 * R, com[3], q[4];
+    for (size_t i = 0; i < n; i++) { /* slot i holds particle i before the first step */
+        memcpy(stretched + 3 * i, rest + 3 * i, 12);
+        stretched[3 * i] = lo[0] + 4 * R + 1.3f * (rest[3 * i] - (lo[0] + 4 * R));
+    }
+    ck_assert_int_eq(pbfcl_sim_write(sim, stretched, NULL), PBFCL_OK);
+    int frames = test_small() ? 2 : 120;
+    double first = 0.0, last = 0.0;
+    for (int f = 0; f < frames; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        read_by_id(sim, pos, vel);
+        ck_assert_int_eq(pbfcl_sim_read_bodies(sim, com, q), PBFCL_OK);
+        last = shape_error(pos, rest, n, com, q);
+        if (f == 0)
+            first = last;
+    }
+    fprintf(stderr,
+            "    soft body: shape error %.2f %% of its size after a frame, %.3f %% at the end\n",
+            100.0 * first / size, 100.0 * last / size);
+    ck_assert_msg(first > 0.05 * size, "the soft body was restored in one frame (error %.4f m)",
+                  first);
+    if (!test_small())
+        ck_assert_msg(last <= 0.01 * size, "the soft body is %.4f m from its rest shape", last);
+    pbfcl_sim_destroy(sim);
+    free(rest);
+    free(pos);
+    free(vel);
+    free(stretched);
+}
+
+START_TEST(test_bodies_soft_returns)
+{
+    test_each_device(run_soft);
+}
+END_TEST
+
 /* A pool of 16 x 10 x 16 particles (20 cm deep) in a 32 x 40 x 32 cm box and a cube of 6^3
  * particles (12 cm) of the given density dropped onto it from 2 cm above; after settling for
  * 3 s: *fraction the part of the cube's height below the fluid's level (the top particles of
@@ -476,6 +547,7 @@ int main(void)
     tcase_add_test(tc, test_bodies_free_fall_rigid);
     tcase_add_test(tc, test_bodies_spin_angular_momentum);
     tcase_add_test(tc, test_bodies_collision_momentum);
+    tcase_add_test(tc, test_bodies_soft_returns);
     tcase_add_test(tc, test_bodies_archimedes);
     tcase_add_test(tc, test_bodies_friction);
     suite_add_tcase(s, tc);

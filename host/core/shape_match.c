@@ -333,7 +333,7 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, p
 }
 
 /* Sets the arguments of a per-entry kernel that starts (entries, dt, entry ids, entry bodies,
- * slots, body motion). */
+ * slots, body motion, body stiffness). */
 static pbfcl_status sm_entry_args(pbfcl_shape_match *sm, cl_kernel k, float dt)
 {
     cl_uint entries = (cl_uint)sm->entries;
@@ -343,6 +343,7 @@ static pbfcl_status sm_entry_args(pbfcl_shape_match *sm, cl_kernel k, float dt)
     SM_ARG(k, 3, sm->entry_body_buf);
     SM_ARG(k, 4, sm->slot_buf);
     SM_ARG(k, 5, sm->body_motion_buf);
+    SM_ARG(k, 6, sm->body_stiffness_buf);
     return PBFCL_OK;
 }
 
@@ -372,8 +373,8 @@ pbfcl_status pbfcl_shape_match_predict(pbfcl_shape_match *sm, float dt, cl_mem p
     PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->bodies, sm->wg, prof, stage));
     k = sm->predict;
     PBFCL_TRY(sm_entry_args(sm, k, dt));
-    SM_ARG(k, 6, pos_buf);
-    SM_ARG(k, 7, pred_buf);
+    SM_ARG(k, 7, pos_buf);
+    SM_ARG(k, 8, pred_buf);
     return pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage);
 }
 
@@ -384,10 +385,10 @@ pbfcl_status pbfcl_shape_match_velocity(pbfcl_shape_match *sm, float dt, cl_mem 
         return PBFCL_OK;
     cl_kernel k = sm->velocity;
     PBFCL_TRY(sm_entry_args(sm, k, dt));
-    SM_ARG(k, 6, sm->body_com_buf);
-    SM_ARG(k, 7, sm->body_rot_buf);
-    SM_ARG(k, 8, pos_buf);
-    SM_ARG(k, 9, vel_buf);
+    SM_ARG(k, 7, sm->body_com_buf);
+    SM_ARG(k, 8, sm->body_rot_buf);
+    SM_ARG(k, 9, pos_buf);
+    SM_ARG(k, 10, vel_buf);
     return pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage);
 }
 

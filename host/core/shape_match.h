@@ -68,14 +68,15 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, p
                                        pbfcl_stage stage);
 
 /* shape_match_momentum, shape_match_spin, shape_match_predict: each body's velocity and
- * angular velocity from its particles' x and v (float4 per slot, after the forces), and the
- * rigid prediction x* = c + v_c dt + exp(omega dt) (x - c) of its particles into pred_buf. */
+ * angular velocity from its particles' x and v (float4 per slot, after the forces), and for a
+ * rigid body (stiffness 1) the rigid prediction x* = c + v_c dt + exp(omega dt) (x - c) of its
+ * particles into pred_buf. */
 pbfcl_status pbfcl_shape_match_predict(pbfcl_shape_match *sm, float dt, cl_mem pos_buf,
                                        cl_mem vel_buf, cl_mem pred_buf, pbfcl_profile *prof,
                                        pbfcl_stage stage);
 
-/* shape_match_velocity: after update, the bodies' particles take the velocity of their body's
- * motion over the substep (from the predict's start pose to the last projection's). */
+/* shape_match_velocity: after update, the rigid bodies' particles take the velocity of their
+ * body's motion over the substep (from the predict's start pose to the last projection's). */
 pbfcl_status pbfcl_shape_match_velocity(pbfcl_shape_match *sm, float dt, cl_mem pos_buf,
                                         cl_mem vel_buf, pbfcl_profile *prof, pbfcl_stage stage);
 
