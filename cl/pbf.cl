@@ -140,16 +140,25 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
  * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move). The
  * particles of bodies count in a fluid particle's density as fluid of their volume (Macklin
  * et al. 2014, section 7.1) and have no constraint of their own (lambda 0).
- * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4. */
+ * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4.
+ * With record (the first lambda after a neighbour search), x* is also kept in search and the
+ * moved flag is cleared: delta sets it when a particle has moved half the contact skin away
+ * from there, and collide then reads the whole lists instead of their near part. */
 __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global const uint *neighbor_count, __global const uint *neighbors,
                          __global float4 *lambda, __global float *density, float wall_scale,
-                         uint bodies, __global const uint *phase)
+                         __global float4 *search, __global uint *moved, uint record, uint bodies,
+                         __global const uint *phase)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 xi = pred[i];
+    if (record) {
+        search[i] = xi;
+        if (i == 0)
+            *moved = 0u;
+    }
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad * p->volume;
     float w_sum = 0.0f;
@@ -194,8 +203,9 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
 __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         __global const uint *neighbor_count, __global const uint *neighbors,
                         __global float4 *q_out, float wall_scale, __global float4 *step,
-                        float omega, uint record_step, uint bodies, __global const uint *phase,
-                        __global const float *inv_mass)
+                        float omega, uint record_step, __global const float4 *search,
+                        __global uint *moved, float moved_limit2, uint bodies,
+                        __global const uint *phase, __global const float *inv_mass)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -236,6 +246,9 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     q_out[i] = (float4)(q.xyz, 0.0f);
     if (record_step) /* the density step D_k taken, walls included (Chebyshev only) */
         step[i] = (float4)(q.xyz - xi.xyz, 0.0f);
+    float4 since = (float4)(q.xyz - search[i].xyz, 0.0f); /* moved since the neighbour search */
+    if (dot(since, since) > moved_limit2)
+        atomic_or(moved, 1u); /* a contact may have come from beyond the near lists */
 }
 
 /* The part of the relative displacement rel (of i against j over the substep) that friction
@@ -273,12 +286,19 @@ static float4 pbf_friction(pbf_params p, float4 rel, float4 n, float overlap)
  * into a contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
  * pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the unconverged
  * iterations from x every substep and its approach velocity never (0.43 m/s).
- * q and x are double-buffered: q_in and pos_in are read, q_out and pos_out written. */
+ * q and x are double-buffered: q_in and pos_in are read, q_out and pos_out written.
+ * Only the near part of each neighbour list is visited (near_count entries: the neighbours
+ * within 2r plus a skin at the neighbour search, host/core/sim.c PBFCL_SIM_CONTACT_SKIN)
+ * while no particle has moved half the skin since the search (*moved == 0, kept by delta):
+ * then no pair outside the near part can be closer than 2r. At h = 4r that part is a quarter
+ * to a half of the list, and the pass takes half the time. Otherwise, and with whole_lists
+ * (q from an earlier collide pass, whose moves delta has not checked), the whole lists. */
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
-                          __global const float4 *q_in, __global const uint *neighbor_count,
+                          __global const float4 *q_in, __global const uint *near_count,
                           __global const uint *neighbors, __global float4 *q_out,
-                          __global float4 *pos_out, uint bodies, __global const uint *phase,
-                          __global const float *inv_mass)
+                          __global float4 *pos_out, __global const uint *neighbor_count,
+                          __global const uint *moved, uint whole_lists, uint bodies,
+                          __global const uint *phase, __global const float *inv_mass)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -286,7 +306,8 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     float4 qi = q_in[i], xi = pos_in[i];
     uint phase_i = bodies ? phase[i] : 0u;
     float w_i = bodies ? inv_mass[i] : 1.0f;
-    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    bool whole = whole_lists || *moved;
+    uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
     const float min_dist = p->min_dist, min_dist2 = min_dist * min_dist;
     const float deep = min_dist * (1.0f - p->contact_slop);
     float4 c = (float4)(0.0f), e = (float4)(0.0f), f = (float4)(0.0f);
