@@ -611,8 +611,8 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
     unsigned *id = malloc((entries + 1) * sizeof *id), *body = malloc((entries + 1) * 4);
     float *rest = malloc((entries + 1) * 3 * sizeof *rest);
     float *ones = malloc((nb + 1) * sizeof *ones);
-    pbfcl_status st = id && body && rest && ones ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    float *pos = s->scratch;
+    float *pos = malloc((n + 1) * 3 * sizeof *pos); /* not s->scratch: get_by_id reads into it */
+    pbfcl_status st = id && body && rest && ones && pos ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK && n > 0)
         st = get_by_id(s, "pbfcl_solver_set_phases", pos, n, 0);
     for (size_t i = 0; st == PBFCL_OK && i < n; i++)
@@ -630,6 +630,7 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
     free(body);
     free(rest);
     free(ones);
+    free(pos);
     return st;
 }
 
