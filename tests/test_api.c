@@ -604,6 +604,11 @@ START_TEST(test_misuse)
     expect_message("phases[0] is -1");
     ck_assert_int_eq(pbfcl_solver_set_body(s, 0, 1.0f, 1000.0f), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("body 0 does not exist");
+    int both[2] = {PBFCL_PHASE_BODY(0), PBFCL_PHASE_BODY(0)};
+    float outside[6] = {0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 1.5f}; /* z beyond the 1 m box */
+    ck_assert_int_eq(pbfcl_solver_set_positions(s, outside, 2), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, both, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("body 0: particle 1 is at z = 1.5, beyond the walls");
     int phases[2] = {7, 7};
     ck_assert_int_eq(pbfcl_solver_get_phases(s, phases, 2), PBFCL_OK);
     ck_assert(phases[0] == PBFCL_PHASE_FLUID && phases[1] == PBFCL_PHASE_FLUID);

@@ -597,6 +597,25 @@ static pbfcl_status check_phases(const int *phases, size_t count, size_t *bodies
     return PBFCL_OK;
 }
 
+/* Refuses a body's particle i (positions pos, xyz) beyond the walls the solver holds particles
+ * to (the box less r): predict would clamp it there and bend the body's rest shape. */
+static pbfcl_status check_inside(const pbfcl_solver *s, int body, size_t i, const float *pos)
+{
+    float r = s->scene.particle_radius;
+    for (int a = 0; a < 3; a++) {
+        float lo = s->scene.domain_min[a] + r, hi = s->scene.domain_max[a] - r, x = pos[3 * i + a];
+        float tol = 1e-5f * (s->scene.domain_max[a] - s->scene.domain_min[a]);
+        if (!(x >= lo - tol && x <= hi + tol)) {
+            pbfcl_errorf("pbfcl_solver_set_phases: body %d: particle %zu is at %c = %g, beyond the "
+                         "walls (%g to %g, the box less the particle radius); move the body "
+                         "inside the box",
+                         body, i, "xyz"[a], x, lo, hi);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    }
+    return PBFCL_OK;
+}
+
 /* The bodies of phases: entries sorted by body (by id within one), their positions now as the
  * rest shapes, rigid and of the fluid's density. */
 static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, size_t nb,
@@ -616,7 +635,8 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
     if (st == PBFCL_OK && n > 0)
         st = get_by_id(s, "pbfcl_solver_set_phases", pos, n, 0);
     for (size_t i = 0; st == PBFCL_OK && i < n; i++)
-        if (phases[i] != PBFCL_PHASE_FLUID) {
+        if (phases[i] != PBFCL_PHASE_FLUID &&
+            (st = check_inside(s, phases[i] - 1, i, pos)) == PBFCL_OK) {
             size_t b = (size_t)phases[i] - 1, e = first[b]++;
             id[e] = (unsigned)i;
             body[e] = (unsigned)b;
