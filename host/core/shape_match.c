@@ -123,7 +123,7 @@ static pbfcl_status sm_check(const pbfcl_shape_match *sm, size_t bodies, size_t 
             pbfcl_errorf("body particle %zu belongs to body %u of %zu", e, entry_body[e], bodies);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
-        if (e == entries || (e > 0 && entry_body[e] != entry_body[e - 1])) {
+        if (e > 0 && (e == entries || entry_body[e] != entry_body[e - 1])) {
             unsigned b = entry_body[e - 1], want = e == entries ? (unsigned)bodies : entry_body[e];
             if (e - start < PBFCL_SHAPE_MATCH_MIN_PARTICLES || (e < entries && want != b + 1) ||
                 (e == entries && b + 1 != bodies)) {

@@ -1,9 +1,11 @@
 /* The Position Based Fluids simulation (Macklin & Mueller 2013): the particle buffers on
  * the device, the solver constants derived from the scene, and the step of seed 001's
- * outline with one host wrapper per kernel of cl/pbf.cl. */
+ * outline with one host wrapper per kernel of cl/pbf.cl; stats, bounds and the render copy
+ * are the solver-neutral passes of particles.c. */
 #include "sim.h"
 
 #include "build_options.h"
+#include "particles.h"
 #include "programs.h"
 #include "shape_match.h"
 #include "solver_method.h"
@@ -52,8 +54,8 @@ struct pbfcl_sim {
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
-    cl_kernel predict, lambda, delta, collide, update, omega_viscosity, vorticity, stats,
-        copy_positions, bounds;
+    cl_kernel predict, lambda, delta, collide, update, omega_viscosity, vorticity;
+    pbfcl_particles particles; /* stats, bounds, copy_positions (cl/particles.cl) */
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
@@ -68,9 +70,6 @@ struct pbfcl_sim {
     cl_mem phase_buf, phase_tmp_buf;       /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
     pbfcl_shape_match *bodies;             /* rigid and soft bodies; NULL until the first are set */
-    cl_mem partial_buf;                    /* stats: PBFCL_STATS_FIELDS floats per work-group */
-    size_t groups;                         /* work-groups of the stats kernel at capacity */
-    cl_mem bounds_buf;                     /* 3 uints: pbf_bounds of the last frame */
     cl_mem moved_buf; /* 1 uint: a particle moved half the contact skin since the search */
     int lists_fresh;  /* neighbours ran and no lambda since: lambda records x* */
     int q_from_delta; /* q_buf was written by delta (collide may read the near lists) */
@@ -243,23 +242,22 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
         grid_params_for(scene, &p, &g) == PBFCL_OK)
         cells = 1ull << (3 * g.grid_bits);
-    unsigned long long per_particle = PBFCL_STATS_FIELDS; /* stats partials, at most */
+    unsigned long long per_particle = 0;
     for (size_t b = 0; b < SIM_BUFFER_COUNT; b++)
         per_particle +=
             sim_buffers[b].elem * (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED ? 2 : 1);
     unsigned long long grid_per_particle = 4 * (7 + PBFCL_SIM_MAX_NEIGHBORS);
-    return n * (per_particle + grid_per_particle) + cells * 8;
+    return n * (per_particle + grid_per_particle) + cells * 8 + pbfcl_particles_bytes_needed(n);
 }
 
-static const char *const kernel_names[] = {
-    "pbf_predict",         "pbf_lambda",    "pbf_delta", "pbf_collide",        "pbf_update",
-    "pbf_omega_viscosity", "pbf_vorticity", "pbf_stats", "pbf_copy_positions", "pbf_bounds"};
+static const char *const kernel_names[] = {"pbf_predict",  "pbf_lambda", "pbf_delta",
+                                           "pbf_collide",  "pbf_update", "pbf_omega_viscosity",
+                                           "pbf_vorticity"};
 
 static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 {
-    cl_kernel *slots[] = {
-        &sim->predict,         &sim->lambda,    &sim->delta, &sim->collide,        &sim->update,
-        &sim->omega_viscosity, &sim->vorticity, &sim->stats, &sim->copy_positions, &sim->bounds};
+    cl_kernel *slots[] = {&sim->predict, &sim->lambda,          &sim->delta,    &sim->collide,
+                          &sim->update,  &sim->omega_viscosity, &sim->vorticity};
     return slots[k];
 }
 
@@ -287,23 +285,14 @@ static pbfcl_status build_kernels(pbfcl_sim *sim)
     pbfcl_build_config cfg;
     pbf_build_config(&sim->cl->dev, &cfg);
     sim->wg = cfg.wg_size;
-    if (sim->wg < PBFCL_STATS_FIELDS) {
-        pbfcl_errorf("%s allows work-groups of at most %zu items; the solver needs at least 16",
-                     sim->cl->dev.device_name, sim->cl->dev.max_wg);
-        return PBFCL_ERR_DEVICE_LIMIT;
-    }
     char options[512];
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
         return PBFCL_ERR_BAD_ARGUMENT;
     PBFCL_TRY(pbfcl_cl_build(sim->cl, desc->files, desc->nfiles, options, &sim->program));
     for (int k = 0; k < SIM_KERNEL_COUNT; k++) {
         PBFCL_TRY(pbfcl_cl_kernel(sim->program, kernel_names[k], kernel_slot(sim, k)));
-        cl_kernel kernel = *kernel_slot(sim, k);
-        size_t local = kernel == sim->stats    ? PBFCL_STATS_FIELDS * sim->wg * sizeof(float)
-                       : kernel == sim->bounds ? 3 * sim->wg * sizeof(float)
-                                               : 0;
         PBFCL_TRY(
-            pbfcl_cl_check_launch(sim->cl, *kernel_slot(sim, k), kernel_names[k], sim->wg, local));
+            pbfcl_cl_check_launch(sim->cl, *kernel_slot(sim, k), kernel_names[k], sim->wg, 0));
     }
     return PBFCL_OK;
 }
@@ -324,9 +313,7 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         size_t size;
         const char *what;
     } list[] = {
-        {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
-        {&sim->bounds_buf, 3 * sizeof(cl_uint), "substep bounds"},
         {&sim->moved_buf, sizeof(cl_uint), "contact list flag"},
     };
     for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
@@ -405,27 +392,26 @@ done:
     return st;
 }
 
-/* Enqueues pbf_bounds of the current state into bounds_buf (read by choose_substeps). */
+/* The state the solver-neutral passes (particles.h) read. */
+static pbfcl_particle_state particle_state(const pbfcl_sim *sim)
+{
+    return (pbfcl_particle_state){
+        sim->n,     sim->pos_buf, sim->vel_buf, sim->density_buf, sim->grid.neighbor_count_buf,
+        sim->id_buf};
+}
+
+/* Enqueues the bounds of the current state (read by choose_substeps). */
 static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    cl_kernel k = sim->bounds;
-    cl_uint n = (cl_uint)sim->n;
     float g = (float)sqrt((double)sim->gravity.s[0] * sim->gravity.s[0] +
                           (double)sim->gravity.s[1] * sim->gravity.s[1] +
                           (double)sim->gravity.s[2] * sim->gravity.s[2]);
-    cl_float4 down = {{0, 0, 0, 0}};
+    float down[3] = {0.0f, 0.0f, 0.0f};
     for (int a = 0; g > 0.0f && a < 3; a++)
-        down.s[a] = sim->gravity.s[a] / g;
-    static const cl_uint zeros[3] = {0, 0, 0}; /* static: the write need not block */
-    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->bounds_buf, CL_FALSE, 0, sizeof zeros,
-                                        zeros, 0, NULL, NULL));
-    SIM_ARG(k, 0, sim->params_buf);
-    SIM_ARG(k, 1, n);
-    SIM_ARG(k, 2, sim->pos_buf);
-    SIM_ARG(k, 3, sim->vel_buf);
-    SIM_ARG(k, 4, down);
-    SIM_ARG(k, 5, sim->bounds_buf);
-    return pbfcl_cl_launch(sim->cl, k, sim->n, sim->wg, prof, PBFCL_STAGE_OTHER);
+        down[a] = sim->gravity.s[a] / g;
+    pbfcl_particle_state st = particle_state(sim);
+    return pbfcl_particles_bounds(&sim->particles, &st, sim->params.box_min, sim->params.box_max,
+                                  down, prof);
 }
 
 static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, size_t n)
@@ -450,7 +436,7 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
     PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS));
     PBFCL_TRY(sim->method->create(sim)); /* the method's kernels */
-    sim->groups = (sim->capacity + sim->wg - 1) / sim->wg;
+    PBFCL_TRY(pbfcl_particles_create(&sim->particles, sim->cl, sim->capacity));
     PBFCL_TRY(alloc_buffers(sim));
     sim->substeps = sim->scene.solver.substeps;
     sim->omega = 1.0f;
@@ -506,9 +492,9 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         if (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED)
             pbfcl_cl_release_buffer(sim_buf(sim, sim_buffers[b].reorder_tmp));
     }
-    cl_mem *bufs[] = {&sim->params_buf, &sim->partial_buf, &sim->bounds_buf, &sim->moved_buf};
-    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
-        pbfcl_cl_release_buffer(bufs[b]);
+    pbfcl_cl_release_buffer(&sim->params_buf);
+    pbfcl_cl_release_buffer(&sim->moved_buf);
+    pbfcl_particles_destroy(&sim->particles);
     if (sim->method)
         sim->method->destroy(sim);
     pbfcl_shape_match_destroy(sim->bodies);
@@ -822,11 +808,8 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 static pbfcl_status choose_substeps(pbfcl_sim *sim, int *out)
 {
     const pbfcl_solver_settings *v = &sim->scene.solver;
-    cl_uint bits[3];
     float b[3];
-    PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, sim->bounds_buf, CL_TRUE, 0, sizeof bits,
-                                       bits, 0, NULL, NULL));
-    memcpy(b, bits, sizeof b);
+    PBFCL_TRY(pbfcl_particles_read_bounds(&sim->particles, b));
     double reach = 0.0, g = 0.0;
     for (int a = 0; a < 3; a++) {
         double e = (double)sim->params.box_max[a] - sim->params.box_min[a];
@@ -986,50 +969,17 @@ pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, 
     return PBFCL_OK;
 }
 
-/* Adds one work-group row of partial stats into the totals. */
-static void stats_add(pbfcl_sim_stats *o, const float *row, double *finite)
-{
-    o->kinetic_energy += row[PBFCL_STATS_KINETIC];
-    o->density_error_avg += row[PBFCL_STATS_DENSITY_SUM];
-    o->density_error_max = fmax(o->density_error_max, row[PBFCL_STATS_DENSITY_MAX]);
-    o->max_speed = fmax(o->max_speed, row[PBFCL_STATS_SPEED_MAX]);
-    o->neighbors_avg += row[PBFCL_STATS_NEIGHBOR_SUM];
-    if (row[PBFCL_STATS_NEIGHBOR_MAX] > (float)o->neighbors_max)
-        o->neighbors_max = (unsigned)row[PBFCL_STATS_NEIGHBOR_MAX];
-    o->outside += (unsigned)row[PBFCL_STATS_OUTSIDE];
-    o->nan += (unsigned)row[PBFCL_STATS_NAN];
-    for (int a = 0; a < 3; a++)
-        o->momentum[a] += row[PBFCL_STATS_MOMENTUM + a];
-    *finite += row[PBFCL_STATS_FINITE];
-}
-
 pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
 {
-    memset(out, 0, sizeof *out);
-    cl_kernel k = sim->stats;
-    PBFCL_TRY(set_head(sim, k));
-    SIM_ARG(k, 2, sim->pos_buf);
-    SIM_ARG(k, 3, sim->vel_buf);
-    SIM_ARG(k, 4, sim->density_buf);
-    SIM_ARG(k, 5, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 6, sim->partial_buf);
-    PBFCL_TRY(launch(sim, k, NULL, PBFCL_STAGE_OTHER));
-    size_t groups = (sim->n + sim->wg - 1) / sim->wg;
-    size_t count = groups * PBFCL_STATS_FIELDS;
-    float *rows = malloc(count * sizeof *rows);
-    if (!rows)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = read_plain(sim, sim->partial_buf, count * sizeof *rows, rows);
-    double finite = 0.0;
-    for (size_t g = 0; st == PBFCL_OK && g < groups; g++)
-        stats_add(out, rows + g * PBFCL_STATS_FIELDS, &finite);
-    free(rows);
-    PBFCL_TRY(st);
-    if (finite > 0) {
-        out->density_error_avg *= 100.0 / finite;
-        out->neighbors_avg /= finite;
+    pbfcl_particles_material m;
+    for (int a = 0; a < 3; a++) { /* the walls predict, delta and collide clamp to */
+        m.wall_lo[a] = sim->params.box_min[a] + sim->params.radius;
+        m.wall_hi[a] = sim->params.box_max[a] - sim->params.radius;
     }
-    out->density_error_max *= 100.0;
+    m.mass = sim->params.mass;
+    m.rest_density = sim->params.rest_density;
+    pbfcl_particle_state st = particle_state(sim);
+    PBFCL_TRY(pbfcl_particles_stats(&sim->particles, &st, &m, out));
     out->substeps = sim->substeps;
     out->unstable = out->nan > 0 || out->max_speed > pbfcl_scene_max_speed(&sim->scene);
     return pbfcl_grid_read_overflow(&sim->grid, &out->neighbor_overflow);
@@ -1037,13 +987,8 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
 
 pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf)
 {
-    cl_kernel k = sim->copy_positions;
-    cl_uint n = (cl_uint)sim->n;
-    SIM_ARG(k, 0, n);
-    SIM_ARG(k, 1, sim->pos_buf);
-    SIM_ARG(k, 2, sim->vel_buf);
-    SIM_ARG(k, 3, dst_buf);
-    return launch(sim, k, NULL, PBFCL_STAGE_OTHER);
+    pbfcl_particle_state st = particle_state(sim);
+    return pbfcl_particles_copy_positions(&sim->particles, &st, dst_buf);
 }
 
 void pbfcl_sim_set_chebyshev_weight(pbfcl_sim *sim, float omega)
@@ -1203,12 +1148,8 @@ pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene)
 
 pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3])
 {
-    cl_uint bits[3];
     PBFCL_TRY(enqueue_bounds(sim, NULL));
-    PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, sim->bounds_buf, CL_TRUE, 0, sizeof bits,
-                                       bits, 0, NULL, NULL));
-    memcpy(out, bits, sizeof bits);
-    return PBFCL_OK;
+    return pbfcl_particles_read_bounds(&sim->particles, out);
 }
 
 /* ---- the PBF method behind the solver interface (solver_method.h) ---------------------- */
@@ -1263,7 +1204,7 @@ static const sim_state_buffer sim_state_buffers[] = {
     SIM_STATE_BUF("ids", id_buf, 4, 0),
     SIM_STATE_BUF("phases", phase_buf, 4, 0),
     SIM_STATE_BUF("inverse_masses", inv_mass_buf, 4, 0),
-    SIM_STATE_BUF("substep_bounds", bounds_buf, 0, 3 * sizeof(cl_uint)),
+    SIM_STATE_BUF("substep_bounds", particles.bounds_buf, 0, 3 * sizeof(cl_uint)),
 };
 #define SIM_STATE_BUFFER_COUNT (sizeof sim_state_buffers / sizeof sim_state_buffers[0])
 
