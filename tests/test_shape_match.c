@@ -1,5 +1,6 @@
 /* Tests of shape matching (cl/shape_match.cl) against a plain C reference in double precision
- * at awkward body sizes, all bodies in one launch: the slots, the segmented reduction, the
+ * at awkward body sizes (2, wg - 1, wg, wg + 1, primes, one body of 100 000), all bodies in one
+ * launch: the slots, the segmented reduction, the
  * polar decomposition and the goal projection (centre of mass, A_pq and its rotation by
  * Higham's iteration R = (R + R^-T) / 2, not the kernels' method); the rigid prediction from
  * the particles' momentum (omega = I^-1 L, rotated by Rodrigues' formula) and the velocity of
@@ -141,6 +142,20 @@ static void reference_goals(const sm_case *c, size_t first, size_t end, double *
             for (int j = 0; j < 3; j++)
                 a[3 * i + j] += (c->pred4[4 * c->slot_of[c->entry_id[e]] + i] - xc[i]) *
                                 (c->rest[3 * e + j] - rc[j]);
+    if (count == 2) { /* A has rank 1: any R that turns the rest axis onto the current one,
+                         and the goals are the centre +- the rest half-length along it */
+        for (size_t e = first; e < end; e++) {
+            const float *x = c->pred4 + 4 * c->slot_of[c->entry_id[e]];
+            double d[3] = {x[0] - xc[0], x[1] - xc[1], x[2] - xc[2]}, len = 0.0, half = 0.0;
+            for (int k = 0; k < 3; k++) {
+                len += d[k] * d[k];
+                half += (c->rest[3 * e + k] - rc[k]) * (c->rest[3 * e + k] - rc[k]);
+            }
+            for (int k = 0; k < 3; k++)
+                goal[3 * (e - first) + k] = xc[k] + d[k] * sqrt(half / len);
+        }
+        return;
+    }
     polar_reference(a, r);
     for (size_t e = first; e < end; e++)
         for (int i = 0; i < 3; i++) {
@@ -217,7 +232,7 @@ static void run_reference(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_shape_match_create(&sm, cl, big + 4000), PBFCL_OK);
     size_t wg = sm.wg;
     uint64_t rng = 13;
-    size_t sizes[] = {4, wg - 1, wg, wg + 1, 8, 101, 2 * wg + 3, 5, test_small() ? 61 : 1009};
+    size_t sizes[] = {4, wg - 1, wg, wg + 1, 2, 8, 101, 2 * wg + 3, 5, test_small() ? 61 : 1009};
     sm_case c;
     make_case(&c, sizes, sizeof sizes / sizeof sizes[0], 37, &rng);
     check_case(&sm, &c, "mixed sizes");
