@@ -16,7 +16,7 @@
     do {                                                                                           \
         pbfcl_status st_ = (call);                                                                 \
         if (st_ != PBFCL_OK) {                                                                     \
-            fprintf(stderr, "bench_bodies: %s failed: %s\n", #call, pbfcl_status_message(st_));  \
+            fprintf(stderr, "bench_bodies: %s failed: %s\n", #call, pbfcl_status_message(st_));    \
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
@@ -122,8 +122,8 @@ int main(int argc, char **argv)
     CHECK(pbfcl_context_create(PBFCL_VERSION, &cd, &ctx));
     char name[256];
     CHECK(pbfcl_context_device_name(ctx, name, sizeof name));
-    printf("# device: %s; dam-break, %d frames timed after 10, bodies of %d kg/m^3\n", name,
-           frames, 500);
+    printf("# device: %s; dam-break, %d frames timed after 10, bodies of %d kg/m^3\n", name, frames,
+           500);
     printf("%-8s %10s %10s %6s %10s %10s %8s\n", "run", "fluid", "solid", "bodies", "ms_mean",
            "ms_min", "substeps");
     run(ctx, fluid, 0, size, frames);
