@@ -336,8 +336,8 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     }
     float len = length(c.xyz), max_len = PBF_MAX_CORRECTION * p->radius;
     float scale = len > max_len ? max_len / len : 1.0f; /* e is limited with c */
-    /* friction (f, at most mu_k times the push) is not limited with c: a limit on one side of
-     * a pair and not the other would change the pair's momentum */
+    /* friction (f, per contact at most friction_static times its overlap) is not limited with
+     * c: a limit on one side of a pair and not the other would change the pair's momentum */
     float4 q = clamp(qi + scale * c + f, pbf_box_min(p), pbf_box_max(p));
     float4 x = clamp(xi + scale * e, pbf_box_min(p), pbf_box_max(p));
     q_out[i] = (float4)(q.xyz, 0.0f);
