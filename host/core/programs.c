@@ -15,6 +15,7 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
     [PBFCL_PROGRAM_SPLIT_COMPRESS] = {"split_compress",
                                       {"pbfcl_shared.h", "morton.h", "split_compress.cl"},
                                       3},
+    [PBFCL_PROGRAM_SHAPE_MATCH] = {"shape_match", {"pbfcl_shared.h", "shape_match.cl"}, 2},
 };
 
 const pbfcl_program_desc *pbfcl_program(pbfcl_program_id id)
