@@ -9,6 +9,7 @@ typedef enum pbfcl_program_id {
     PBFCL_PROGRAM_GRID,
     PBFCL_PROGRAM_PBF,
     PBFCL_PROGRAM_SPLIT_COMPRESS,
+    PBFCL_PROGRAM_SPH,
     PBFCL_PROGRAM_COUNT
 } pbfcl_program_id;
 

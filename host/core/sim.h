@@ -153,6 +153,10 @@ const pbfcl_pbf_params *pbfcl_sim_params(const pbfcl_sim *sim);
  * cannot run with. */
 pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *scene, pbfcl_pbf_params *p);
 
+/* The Poly6 density of the rest lattice (spacing 2r) at a particle inside it, in units of
+ * rho0 (1.0098 for h = 4r). */
+double pbfcl_pbf_lattice_density(const pbfcl_pbf_params *p);
+
 /* The calibration of the walls' density (cl/pbf.cl, pbf_wall_phi): the continuum half-space
  * of fluid beyond a wall is scaled so that a particle of the rest lattice (spacing 2r) at
  * distance r from the wall has the density of one inside the lattice (0.89 for h = 4r). */
