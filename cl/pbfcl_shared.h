@@ -70,12 +70,6 @@ typedef struct pbfcl_sph_params {
     pbfcl_uint pad0, pad1;
 } pbfcl_sph_params;
 
-/* The bounds buffer of the adaptive substeps: pbf_bounds writes 0..2 (max |v|, the reach
- * down and up along gravity) at the end of a frame, sph_verlet_v merges max |a| of the
- * frame's steps into PBFCL_BOUNDS_ACCEL. */
-#define PBFCL_BOUNDS_ACCEL 3
-#define PBFCL_BOUNDS_COUNT 4
-
 /* The per-work-group partial sums of the stats kernel, PBFCL_STATS_FIELDS floats each. */
 #define PBFCL_STATS_FIELDS 12
 #define PBFCL_STATS_KINETIC 0      /* sum 0.5 m v^2 */

@@ -12,6 +12,14 @@
 
 typedef __constant const pbfcl_sph_params *sph_params;
 
+/* The gradient of Poly6 at d = x_i - x_j (r2 = |d|^2) with its constant coef = -6 * 315 /
+ * (64 pi h^9) (times a mass) in a register: coef (h^2 - r^2)^2 d; zero outside h. */
+static float4 sph_poly6_grad_k(float coef, float h2, float4 d, float r2)
+{
+    float t = h2 - r2;
+    return r2 < h2 ? (coef * t * t) * d : (float4)(0.0f);
+}
+
 /* density: rho_i = m sum_j W(x_i - x_j) (Poly6, the particle itself included) plus the walls'
  * density (pbf_wall_density: the fluid at rest a wall stands for), then the Tait equation
  * p_i = B ((rho_i / rho0)^gamma - 1), clamped at 0 (a free surface has too few neighbours for
@@ -42,14 +50,18 @@ __kernel void sph_density(pbf_params p, sph_params s, uint n, __global const flo
 
 /* force: the acceleration
  *   a_i = g + push - sum_j m (p_i / rho_i^2 + p_j / rho_j^2 + Pi_ij) grad W(x_i - x_j)
- *         - 2 (p_i / rho_i^2) rho_w grad phi_wall(x_i)
- * with Spiky's gradient and Monaghan's artificial viscosity Pi_ij = -nu (v_ij . x_ij) /
- * (|x_ij|^2 + eps) for approaching pairs (v_ij . x_ij < 0), nu = alpha (h / 2) c 2 / (rho_i +
- * rho_j) (Becker & Teschner's, their h the smoothing length h / 2). Both terms are symmetric
- * in i and j, so momentum is conserved pair by pair. The walls are the continuum of fluid at
- * rest of pbf_wall_density with the particle's own pressure mirrored into it (Akinci et al.
- * 2012's pressure mirroring): rho_w grad phi (rho_w = wall_density) is the continuum's
- * sum_j m grad W. */
+ *         - (p_i / rho_i^2) rho_w grad phi_wall(x_i)
+ * with the gradient of the density's own kernel, Poly6 (as Becker & Teschner use one cubic
+ * spline for both): the pressure force is then minus the gradient of the Tait equation's
+ * internal energy, so that without viscosity the energy is conserved up to the integrator
+ * (Spiky's gradient with a Poly6 density fed energy into a resting column). Monaghan's
+ * artificial viscosity Pi_ij = -nu (v_ij . x_ij) / (|x_ij|^2 + eps) for approaching pairs
+ * (v_ij . x_ij < 0), nu = alpha (h / 2) c 2 / (rho_i + rho_j) (Becker & Teschner's, their h
+ * the smoothing length h / 2). Both terms are symmetric in i and j, so momentum is conserved
+ * pair by pair. The walls are pbf_wall_density's continuum of fluid at rest: its density
+ * rho_w phi (rho_w = wall_density) enters rho_i, so its force is the energy's gradient
+ * through it, -(p_i / rho_i^2) rho_w grad phi (Akinci et al. 2012's boundary force; the
+ * mirrored form with twice that fed energy into a resting column too). */
 __kernel void sph_force(pbf_params p, sph_params s, uint n, __global const float4 *pos,
                         __global const float4 *vel, __global const float *density,
                         __global const float *pressure, __global const uint *neighbor_count,
@@ -62,7 +74,7 @@ __kernel void sph_force(pbf_params p, sph_params s, uint n, __global const float
     float4 xi = (float4)(pos[i].xyz, 0.0f), vi = (float4)(vel[i].xyz, 0.0f);
     float rho_i = density[i], pi = pressure[i];
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    const float h = p->h, spiky = p->spiky_grad * p->mass, eps = s->visc_eps;
+    const float h = p->h, h2 = p->h2, grad_coef = -6.0f * p->poly6 * p->mass, eps = s->visc_eps;
     const float nu0 = s->alpha * h * s->sound_speed; /* alpha (h / 2) c 2 */
     float4 a = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
@@ -71,11 +83,11 @@ __kernel void sph_force(pbf_params p, sph_params s, uint n, __global const float
         float4 u = vi - (float4)(vel[j].xyz, 0.0f);
         float r2 = dot(d, d), vx = dot(u, d);
         float visc = vx < 0.0f ? -nu0 / (rho_i + density[j]) * vx / (r2 + eps) : 0.0f;
-        a -= (pi + pressure[j] + visc) * pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
+        a -= (pi + pressure[j] + visc) * sph_poly6_grad_k(grad_coef, h2, d, r2);
     }
     float4 grad_wall;
     pbf_wall_density(p, wall_scale, xi, &grad_wall);
-    a -= (2.0f * pi * s->wall_density) * grad_wall;
+    a -= (pi * s->wall_density) * grad_wall;
     a += (float4)(gravity.xyz, 0.0f);
     if (push.w > 0.0f) { /* as pbf_predict */
         float4 rel = (float4)(xi.xyz - push_origin.xyz, 0.0f);
@@ -119,12 +131,13 @@ __kernel void sph_verlet_x(pbf_params p, uint n, __global float4 *pos, __global 
 }
 
 /* integrate, second half: v = v_half + a' dt / 2 with a' the force of x' and v*, the
- * velocity into a wall removed; the largest |a'| of the frame is merged into
- * bounds[PBFCL_BOUNDS_ACCEL] (as the bits of a non-negative float, with atomic_max) for the
- * force condition of the next frame's time step. WG_SIZE must be a power of two. */
+ * velocity into a wall removed; the largest |a'| of the frame is merged into accel_max (as
+ * the bits of a non-negative float, with atomic_max) for the force condition of the next
+ * frame's time step. WG_SIZE must be a power of two. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 sph_verlet_v(pbf_params p, uint n, __global const float4 *pos, __global float4 *vel,
-             __global const float4 *vel_half, __global const float4 *accel, __global uint *bounds)
+             __global const float4 *vel_half, __global const float4 *accel,
+             __global uint *accel_max)
 {
     __local float acc[WG_SIZE];
     uint i = get_global_id(0), l = get_local_id(0);
@@ -143,5 +156,5 @@ sph_verlet_v(pbf_params p, uint n, __global const float4 *pos, __global float4 *
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (l == 0)
-        atomic_max(&bounds[PBFCL_BOUNDS_ACCEL], as_uint(acc[0]));
+        atomic_max(accel_max, as_uint(acc[0]));
 }

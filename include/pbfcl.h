@@ -174,7 +174,7 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
     X(float, artificial_viscosity, "--artificial-viscosity", 0.08, 0, 10, 0, "",                   \
       "sph: Monaghan's artificial viscosity alpha")                                                \
     X(float, sph_cfl, "--sph-cfl", 0.2, 0, 1, PBFCL_PARAM_LO_OPEN, "",                             \
-      "sph: a signal at c + max |v| moves at most sph_cfl * h per step")                           \
+      "sph: the CFL number: sound at c plus the top speed crosses sph_cfl * h per step")           \
     X(int, sph_max_steps, "--sph-max-steps", 2000, 1, 1000000, 0, "",                              \
       "sph: the most velocity Verlet steps per frame (a dt needing more is refused)")
 

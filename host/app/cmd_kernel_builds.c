@@ -9,6 +9,7 @@
 #include "radix_sort.h"
 #include "scan.h"
 #include "sim.h"
+#include "solver_method.h"
 #include "split_compress.h"
 
 #include <stdlib.h>
@@ -54,6 +55,8 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_grid_build_config(&dev, grid_bits, PBFCL_SIM_MAX_NEIGHBORS, cfg);
     } else if (id == PBFCL_PROGRAM_SPLIT_COMPRESS) {
         pbfcl_split_compress_build_config(&dev, grid_bits, cfg);
+    } else if (id == PBFCL_PROGRAM_SPH) {
+        pbfcl_solver_sph()->build_config(&dev, cfg);
     } else {
         pbfcl_sim_build_config(&dev, cfg);
     }

@@ -54,10 +54,11 @@ struct pbfcl_sim {
     cl_mem id_buf, id_tmp_buf; /* uint: each particle's persistent id, carried by reorder */
     cl_mem partial_buf;        /* stats: PBFCL_STATS_FIELDS floats per work-group */
     size_t groups;             /* work-groups of the stats kernel at capacity */
-    cl_mem bounds_buf; /* PBFCL_BOUNDS_COUNT uints: pbf_bounds and max |a| of the last frame */
-    int substeps;      /* substeps of the last frame (params.dt = dt / substeps) */
-    float wall_scale;  /* lambda and delta: pbfcl_pbf_wall_scale */
-    float omega;       /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
+    cl_mem bounds_buf;         /* 3 uints: pbf_bounds of the last frame */
+    cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    int substeps;              /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale;          /* lambda and delta: pbfcl_pbf_wall_scale */
+    float omega;               /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
 };
 
 /* What a per-particle buffer holds when a particle is created or appended. */
@@ -326,7 +327,8 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
     } list[] = {
         {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
-        {&sim->bounds_buf, PBFCL_BOUNDS_COUNT * sizeof(cl_uint), "substep bounds"},
+        {&sim->bounds_buf, 3 * sizeof(cl_uint), "substep bounds"},
+        {&sim->accel_max_buf, sizeof(cl_uint), "largest acceleration"},
     };
     for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
         PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, list[b].size, list[b].what, list[b].buf));
@@ -455,9 +457,9 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
                                         sizeof sim->params, &sim->params, 0, NULL, NULL));
     PBFCL_TRY(upload_particles(sim, 0, sim->n, positions, NULL));
-    static const cl_uint zeros[PBFCL_BOUNDS_COUNT] = {0}; /* the max |a| of no step yet */
-    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->bounds_buf, CL_TRUE, 0, sizeof zeros,
-                                        zeros, 0, NULL, NULL));
+    static const cl_uint zero = 0; /* the max |a| of no step yet */
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->accel_max_buf, CL_TRUE, 0, sizeof zero,
+                                        &zero, 0, NULL, NULL));
     return enqueue_bounds(sim, NULL);
 }
 
@@ -504,7 +506,7 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         if (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED)
             pbfcl_cl_release_buffer(sim_buf(sim, sim_buffers[b].reorder_tmp));
     }
-    cl_mem *bufs[] = {&sim->params_buf, &sim->partial_buf, &sim->bounds_buf};
+    cl_mem *bufs[] = {&sim->params_buf, &sim->partial_buf, &sim->bounds_buf, &sim->accel_max_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
     if (sim->method)
@@ -617,6 +619,7 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->wall_scale = sim->wall_scale;
     v->params_buf = sim->params_buf;
     v->bounds_buf = sim->bounds_buf;
+    v->accel_max_buf = sim->accel_max_buf;
     v->pos_buf = sim->pos_buf;
     v->vel_buf = sim->vel_buf;
     v->density_buf = sim->density_buf;
@@ -1208,7 +1211,8 @@ static const sim_state_buffer sim_state_buffers[] = {
     SIM_STATE_BUF("corrected_positions", q_buf, 16, 0),
     SIM_STATE_BUF("densities", density_buf, 4, 0),
     SIM_STATE_BUF("ids", id_buf, 4, 0),
-    SIM_STATE_BUF("substep_bounds", bounds_buf, 0, PBFCL_BOUNDS_COUNT * sizeof(cl_uint)),
+    SIM_STATE_BUF("substep_bounds", bounds_buf, 0, 3 * sizeof(cl_uint)),
+    SIM_STATE_BUF("largest_acceleration", accel_max_buf, 0, sizeof(cl_uint)),
 };
 #define SIM_STATE_BUFFER_COUNT (sizeof sim_state_buffers / sizeof sim_state_buffers[0])
 

@@ -72,6 +72,15 @@ void pbfcl_sph_params_from_scene(const pbfcl_scene *scene, const pbfcl_pbf_param
     s->wall_density = (float)(scene->rest_density / pbfcl_pbf_lattice_density(p));
 }
 
+/* x rounded to 3 significant digits, up (dir > 0) or down, for the values messages suggest. */
+static double round3(double x, int dir)
+{
+    if (!(x > 0.0))
+        return x;
+    double unit = pow(10.0, floor(log10(x)) - 2.0);
+    return (dir > 0 ? ceil(x / unit * (1.0 - 1e-12)) : floor(x / unit * (1.0 + 1e-12))) * unit;
+}
+
 /* The largest step the CFL condition allows at flow speed v. */
 static double cfl_step(const pbfcl_scene *scene, const pbfcl_pbf_params *p, double c, double v)
 {
@@ -90,14 +99,14 @@ static pbfcl_status sph_derive(const pbfcl_scene *scene, pbfcl_pbf_params *p)
         pbfcl_errorf("solver.speed_of_sound %g m/s is below 10 times the free-fall speed "
                      "sqrt(2 |g| H) = %.4g m/s over the box's height H along gravity: the density "
                      "error of the Tait equation, about (v / c)^2, would exceed 1 %%; use "
-                     "solver.speed_of_sound >= %.4g, or 0 to derive it",
-                     v->speed_of_sound, least / 10.0, ceil(least * 1000.0) / 1000.0);
+                     "solver.speed_of_sound >= %g, or 0 to derive it",
+                     v->speed_of_sound, least / 10.0, round3(least, 1));
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     double step = cfl_step(scene, p, c, least / 10.0);
     double steps = ceil(v->dt / step);
     if (steps > v->sph_max_steps) {
-        double dt_ok = floor(step * v->sph_max_steps * 1e6) / 1e6;
+        double dt_ok = round3(step * v->sph_max_steps, -1);
         pbfcl_errorf("solver.dt %g s needs %.0f velocity Verlet steps per frame: the CFL condition "
                      "allows steps of at most sph_cfl h / (c + sqrt(2 |g| H)) = %.3g s (c = %.4g "
                      "m/s, h = %.4g m), and solver.sph_max_steps is %d; use solver.dt <= %g, or "
@@ -254,8 +263,35 @@ pbfcl_status pbfcl_sph_verlet_v(pbfcl_sim *sim, pbfcl_profile *prof)
     SPH_ARG(k, 3, v.vel_buf);
     SPH_ARG(k, 4, v.vel_half_buf);
     SPH_ARG(k, 5, v.accel_buf);
-    SPH_ARG(k, 6, v.bounds_buf); /* max |a| into bounds[PBFCL_BOUNDS_ACCEL] */
+    SPH_ARG(k, 6, v.accel_max_buf);
     return pbfcl_cl_launch(v.cl, k, v.n, v.wg, prof, PBFCL_STAGE_INTEGRATE);
+}
+
+pbfcl_status pbfcl_sph_read(pbfcl_sim *sim, float *pressure_term, float *accel3)
+{
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(sim, &v);
+    cl_command_queue q = v.cl->queue;
+    if (v.n == 0)
+        return PBFCL_OK;
+    if (pressure_term)
+        PBFCL_CL_CHECK(clEnqueueReadBuffer(q, v.pressure_buf, CL_TRUE, 0, v.n * sizeof(float),
+                                           pressure_term, 0, NULL, NULL));
+    if (!accel3)
+        return PBFCL_OK;
+    float *tmp = malloc(v.n * 4 * sizeof *tmp);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    cl_int err =
+        clEnqueueReadBuffer(q, v.accel_buf, CL_TRUE, 0, v.n * 4 * sizeof *tmp, tmp, 0, NULL, NULL);
+    for (size_t i = 0; err == CL_SUCCESS && i < v.n; i++)
+        memcpy(accel3 + 3 * i, tmp + 4 * i, 3 * sizeof *tmp);
+    free(tmp);
+    if (err != CL_SUCCESS) {
+        pbfcl_report_cl(err, "clEnqueueReadBuffer", __FILE__, __LINE__);
+        return PBFCL_ERR_OPENCL;
+    }
+    return PBFCL_OK;
 }
 
 /* One step of seed 002's outline: the neighbour grid of x (hash, sort, reorder, cells,
@@ -288,16 +324,18 @@ static pbfcl_status sph_choose_substeps(pbfcl_sim *sim, int *out)
     pbfcl_sim_view v;
     sph_state *st = state_of(sim, &v);
     const pbfcl_solver_settings *s = &v.scene->solver;
-    cl_uint bits[PBFCL_BOUNDS_COUNT];
-    float b[PBFCL_BOUNDS_COUNT];
+    cl_uint bits[4];
+    float b[4]; /* max |v|, reach down and up along gravity, max |a| */
     cl_command_queue q = v.cl->queue;
     PBFCL_CL_CHECK(
-        clEnqueueReadBuffer(q, v.bounds_buf, CL_TRUE, 0, sizeof bits, bits, 0, NULL, NULL));
+        clEnqueueReadBuffer(q, v.bounds_buf, CL_FALSE, 0, 3 * sizeof *bits, bits, 0, NULL, NULL));
+    PBFCL_CL_CHECK(
+        clEnqueueReadBuffer(q, v.accel_max_buf, CL_TRUE, 0, sizeof *bits, bits + 3, 0, NULL, NULL));
     memcpy(b, bits, sizeof b);
     double g =
         sqrt((double)v.gravity.s[0] * v.gravity.s[0] + (double)v.gravity.s[1] * v.gravity.s[1] +
              (double)v.gravity.s[2] * v.gravity.s[2]);
-    double a = fmax(b[PBFCL_BOUNDS_ACCEL], g), c = st->params.sound_speed;
+    double a = fmax(b[3], g), c = st->params.sound_speed;
     double step = cfl_step(v.scene, v.params, c, b[0]);
     if (a > 0.0)
         step = fmin(step, PBFCL_SPH_FORCE_FACTOR * sqrt(0.5 * v.params->h / a));
@@ -312,9 +350,8 @@ static pbfcl_status sph_choose_substeps(pbfcl_sim *sim, int *out)
     }
     *out = want > most ? most : (want < s->substeps ? s->substeps : (int)want);
     static const cl_uint zero = 0; /* static: the write need not block */
-    PBFCL_CL_CHECK(clEnqueueWriteBuffer(q, v.bounds_buf, CL_FALSE,
-                                        PBFCL_BOUNDS_ACCEL * sizeof(cl_uint), sizeof zero, &zero, 0,
-                                        NULL, NULL));
+    PBFCL_CL_CHECK(
+        clEnqueueWriteBuffer(q, v.accel_max_buf, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL));
     return PBFCL_OK;
 }
 

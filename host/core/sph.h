@@ -43,4 +43,8 @@ pbfcl_status pbfcl_sph_verlet_x(pbfcl_sim *sim, pbfcl_profile *prof);
  * bounds for the next frame's time step. */
 pbfcl_status pbfcl_sph_verlet_v(pbfcl_sim *sim, pbfcl_profile *prof);
 
+/* Reads the pressure terms p / rho^2 (m^5 / (kg s^2)) and the accelerations (xyz triples) of
+ * the last density and force stages, in the current order; either pointer may be NULL. */
+pbfcl_status pbfcl_sph_read(pbfcl_sim *sim, float *pressure_term, float *accel3);
+
 #endif
