@@ -67,7 +67,8 @@ typedef struct pbfcl_sph_params {
     float visc_eps;     /* 0.01 (h/2)^2, m^2: keeps the viscosity finite at r = 0 */
     float wall_density; /* rho0 / L: the walls' density term in units of rho0 (L: the rest
                            lattice's Poly6 density, pbfcl_pbf_lattice_density) */
-    pbfcl_uint pad0, pad1;
+    float grad_scale; /* 1 / M: the gradient normalised on the rest lattice (host/core/sph.c) */
+    pbfcl_uint pad0;
 } pbfcl_sph_params;
 
 /* The per-work-group partial sums of the stats kernel, PBFCL_STATS_FIELDS floats each. */

@@ -58,7 +58,10 @@ __kernel void sph_density(pbf_params p, sph_params s, uint n, __global const flo
  * artificial viscosity Pi_ij = -nu (v_ij . x_ij) / (|x_ij|^2 + eps) for approaching pairs
  * (v_ij . x_ij < 0), nu = alpha (h / 2) c 2 / (rho_i + rho_j) (Becker & Teschner's, their h
  * the smoothing length h / 2). Both terms are symmetric in i and j, so momentum is conserved
- * pair by pair. The walls are pbf_wall_density's continuum of fluid at rest: its density
+ * pair by pair. grad W is normalised on the rest lattice (times grad_scale = 1 / M, M =
+ * sum_j V_j (x_j - x_i)_x dW/dx_i over the lattice, 1.0545 for h = 4r): the sums then give
+ * the gradient of a linear pressure field exactly there, and a column at rest its hydrostatic
+ * pressure (5 % low without). The walls are pbf_wall_density's continuum of fluid at rest: its density
  * rho_w phi (rho_w = wall_density) enters rho_i, so its force is the energy's gradient
  * through it, -(p_i / rho_i^2) rho_w grad phi (Akinci et al. 2012's boundary force; the
  * mirrored form with twice that fed energy into a resting column too). */
@@ -74,7 +77,8 @@ __kernel void sph_force(pbf_params p, sph_params s, uint n, __global const float
     float4 xi = (float4)(pos[i].xyz, 0.0f), vi = (float4)(vel[i].xyz, 0.0f);
     float rho_i = density[i], pi = pressure[i];
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    const float h = p->h, h2 = p->h2, grad_coef = -6.0f * p->poly6 * p->mass, eps = s->visc_eps;
+    const float h = p->h, h2 = p->h2, eps = s->visc_eps;
+    const float grad_coef = -6.0f * p->poly6 * p->mass * s->grad_scale;
     const float nu0 = s->alpha * h * s->sound_speed; /* alpha (h / 2) c 2 */
     float4 a = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {

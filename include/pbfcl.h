@@ -171,7 +171,7 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
       "blow-up guard: faster particles mean the run blew up (0: derived from box and gravity)")    \
     X(float, speed_of_sound, "--speed-of-sound", 0, 0, 1e6, 0, "m/s",                              \
       "sph: speed of sound c of the Tait equation (0: 10 sqrt(2 g H), H the box height)")          \
-    X(float, artificial_viscosity, "--artificial-viscosity", 0.08, 0, 10, 0, "",                   \
+    X(float, artificial_viscosity, "--artificial-viscosity", 0.5, 0, 10, 0, "",                    \
       "sph: Monaghan's artificial viscosity alpha")                                                \
     X(float, sph_cfl, "--sph-cfl", 0.2, 0, 1, PBFCL_PARAM_LO_OPEN, "",                             \
       "sph: the CFL number: sound at c plus the top speed crosses sph_cfl * h per step")           \

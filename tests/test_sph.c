@@ -15,19 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The Poly6 density of the rest lattice (spacing 2r) at a particle inside it, in units of
- * rho0 with m = rho0 (2r)^3: the sum over the lattice, from the kernel's definition. */
-static double ref_lattice_density(double r, double h)
-{
-    double s = 2.0 * r, sum = 0.0;
-    int reach = (int)ceil(h / s);
-    for (int i = -reach; i <= reach; i++)
-        for (int j = -reach; j <= reach; j++)
-            for (int k = -reach; k <= reach; k++)
-                sum += ref_poly6(s * sqrt((double)(i * i + j * j + k * k)), h);
-    return sum * s * s * s;
-}
-
 /* The SPH constants of a scene from its values: c = 10 sqrt(2 |g| H) over the box's height H
  * along gravity unless given, B = rho0 c^2 / 7, eps = 0.01 (h / 2)^2, the rest lattice's
  * mass m = rho0 (2r)^3 / L and the walls' density rho0 / L, L the lattice's Poly6 sum. */

@@ -55,4 +55,17 @@ static inline double ref_wall(const pbfcl_pbf_params *p, const float *x, double 
     return 1.0 - f[0] * f[1] * f[2];
 }
 
+/* The Poly6 density of the rest lattice (spacing 2r) at a particle inside it, in units of
+ * rho0 with m = rho0 (2r)^3: the sum over the lattice, from the kernel's definition. */
+static inline double ref_lattice_density(double r, double h)
+{
+    double s = 2.0 * r, sum = 0.0;
+    int reach = (int)ceil(h / s);
+    for (int i = -reach; i <= reach; i++)
+        for (int j = -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++)
+                sum += ref_poly6(s * sqrt((double)(i * i + j * j + k * k)), h);
+    return sum * s * s * s;
+}
+
 #endif

@@ -59,6 +59,22 @@ double pbfcl_sph_sound_speed(const pbfcl_scene *scene, double *min_out)
     return 10.0 * sqrt(2.0 * (g > 0.0 ? g : 9.81) * height);
 }
 
+/* M = sum_j V (x_j - x_i)_x dW/dx_i over the rest lattice (spacing 2r, V = m / rho0 with
+ * sph's mass): what the sum of the pressure force makes of the gradient of a linear field,
+ * 1 in the continuum; Poly6's gradient at h = 4r gives 1.0545. */
+static double lattice_gradient_moment(const pbfcl_pbf_params *p)
+{
+    double s = p->min_dist, h2 = (double)p->h * p->h, sum = 0.0;
+    int reach = (int)ceil(p->h / s);
+    for (int i = -reach; i <= reach; i++)
+        for (int j = -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++) {
+                double r2 = s * s * (i * i + j * j + k * k), t = h2 - r2, dx = i * s;
+                sum += r2 < h2 ? 6.0 * p->poly6 * t * t * dx * dx : 0.0;
+            }
+    return sum * p->mass / p->rest_density;
+}
+
 void pbfcl_sph_params_from_scene(const pbfcl_scene *scene, const pbfcl_pbf_params *p,
                                  pbfcl_sph_params *s)
 {
@@ -70,6 +86,7 @@ void pbfcl_sph_params_from_scene(const pbfcl_scene *scene, const pbfcl_pbf_param
     s->alpha = scene->solver.artificial_viscosity;
     s->visc_eps = (float)(0.01 * hs * hs);
     s->wall_density = (float)(scene->rest_density / pbfcl_pbf_lattice_density(p));
+    s->grad_scale = (float)(1.0 / lattice_gradient_moment(p));
 }
 
 /* x rounded to 3 significant digits, up (dir > 0) or down, for the values messages suggest. */
