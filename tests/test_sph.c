@@ -17,10 +17,27 @@
 
 /* The SPH constants of a scene from its values: c = 10 sqrt(2 |g| H) over the box's height H
  * along gravity unless given, B = rho0 c^2 / 7, eps = 0.01 (h / 2)^2, the rest lattice's
- * mass m = rho0 (2r)^3 / L and the walls' density rho0 / L, L the lattice's Poly6 sum. */
+ * mass m = rho0 (2r)^3 / L and the walls' density rho0 / L, L the lattice's Poly6 sum, and
+ * the gradient's normalisation 1 / M on that lattice. */
 typedef struct ref_sph {
-    double c, stiffness, eps, mass, wall_density, h, rho0;
+    double c, stiffness, eps, mass, wall_density, h, rho0, grad_scale;
 } ref_sph;
+
+/* What the pressure force's sum makes of the gradient of a linear field on the rest lattice
+ * (spacing 2r, volume m / rho0 per particle): M = sum_j V (x_j - x_i)_x dW/dx_i with Poly6's
+ * gradient dW/dx = -6 K (h^2 - r^2)^2 x, K = 315 / (64 pi h^9); 1 in the continuum. */
+static double ref_gradient_moment(double r, double h, double volume)
+{
+    double s = 2.0 * r, sum = 0.0, k = 315.0 / (64.0 * PI * pow(h, 9));
+    for (int i = -3; i <= 3; i++)
+        for (int j = -3; j <= 3; j++)
+            for (int l = -3; l <= 3; l++) {
+                double dx = i * s, r2 = s * s * (i * i + j * j + l * l);
+                if (r2 < h * h)
+                    sum += volume * dx * 6.0 * k * (h * h - r2) * (h * h - r2) * dx;
+            }
+    return sum;
+}
 
 static void ref_sph_of(const pbfcl_scene *s, double height, ref_sph *o)
 {
@@ -35,6 +52,7 @@ static void ref_sph_of(const pbfcl_scene *s, double height, ref_sph *o)
     double lattice = ref_lattice_density(r, o->h);
     o->mass = o->rho0 * pow(2 * r, 3) / lattice;
     o->wall_density = o->rho0 / lattice;
+    o->grad_scale = 1.0 / ref_gradient_moment(r, o->h, o->mass / o->rho0);
 }
 
 static void sph_scene(pbfcl_scene *s)
@@ -65,8 +83,8 @@ START_TEST(test_sph_constants)
         pbfcl_sph_params_from_scene(&s[k], &p, &sp);
         ref_sph ref;
         ref_sph_of(&s[k], heights[k], &ref);
-        fprintf(stderr, "    scene %d: c %.4g m/s, B %.4g Pa, m %.4g kg, rho_w %.5g\n", k, ref.c,
-                ref.stiffness, ref.mass, ref.wall_density);
+        fprintf(stderr, "    scene %d: c %.4g m/s, B %.4g Pa, m %.4g kg, rho_w %.5g, 1 / M %.5f\n",
+                k, ref.c, ref.stiffness, ref.mass, ref.wall_density, ref.grad_scale);
         ck_assert_msg(test_close(sp.sound_speed, ref.c, 0, 1e-5), "c %g, want %g", sp.sound_speed,
                       ref.c);
         ck_assert(test_close(sp.stiffness, ref.stiffness, 0, 1e-5));
@@ -76,6 +94,8 @@ START_TEST(test_sph_constants)
         ck_assert_msg(test_close(sp.wall_density, ref.wall_density, 0, 1e-5), "rho_w %g, want %g",
                       sp.wall_density, ref.wall_density);
         ck_assert_msg(test_close(p.mass, ref.mass, 0, 1e-5), "m %g, want %g", p.mass, ref.mass);
+        ck_assert_msg(test_close(sp.grad_scale, ref.grad_scale, 0, 1e-5), "1 / M %g, want %g",
+                      sp.grad_scale, ref.grad_scale);
         ck_assert(test_close(p.self_density, ref.mass * ref_poly6(0, ref.h), 0, 1e-5));
     }
     /* 44.29 m/s for the unit box, by hand: 10 sqrt(2 * 9.81 * 1) */
@@ -223,7 +243,7 @@ static void ref_particle(const pbfcl_scene *s, const ref_sph *c, const float *x,
     if (!a)
         return;
     *pt = fmax(c->stiffness * (pow(*rho / c->rho0, 7) - 1), 0) / (*rho * *rho);
-    double coef = -6.0 * 315.0 / (64.0 * PI * pow(h, 9)); /* Poly6's gradient */
+    double coef = -6.0 * 315.0 / (64.0 * PI * pow(h, 9)) * c->grad_scale; /* normalised */
     for (int k = 0; k < 3; k++)
         a[k] = s->gravity[k] - *pt * c->wall_density * gw[k];
     for (size_t j = 0; j < n; j++) {
