@@ -1,5 +1,6 @@
 /* Tests of the neighbours stage: neighbour lists equal as sets to a brute-force O(n^2)
- * search for random, clustered, cell-border and outside-the-grid particles; overflow
+ * search for random, clustered, cell-border and outside-the-grid particles, with the
+ * neighbours within the near radius (and only those) at the front of each list; overflow
  * counted without writing past the lists (a canary region guards them); and the whole
  * hash -> sort -> reorder -> cells -> neighbours pipeline. */
 #include "grid.h"
@@ -34,11 +35,16 @@ static unsigned over_maybe;
 /* Reads the lists back and compares them, as sets, with a brute-force search. Returns the
  * number of particles with more than max neighbours (those that certainly have more).
  * Checks the canaries past the lists. */
-static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, size_t capacity)
+static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, float near_radius,
+                            size_t capacity)
 {
     pbfcl_cl *cl = test_cl;
     size_t n = s->n, max = g->max_neighbors;
     pbfcl_uint *count = malloc(capacity * 4), *list = malloc(capacity * max * 4);
+    pbfcl_uint *near = malloc(capacity * 4);
+    ck_assert_int_eq(clEnqueueReadBuffer(cl->queue, g->neighbor_near_buf, CL_TRUE, 0, n * 4, near,
+                                         0, NULL, NULL),
+                     CL_SUCCESS);
     ck_assert_int_eq(clEnqueueReadBuffer(cl->queue, g->neighbor_count_buf, CL_TRUE, 0, capacity * 4,
                                          count, 0, NULL, NULL),
                      CL_SUCCESS);
@@ -54,6 +60,8 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, si
     char *listed = calloc(n + 1, 1);
     const float r2 = radius * radius, inner = r2 * (1.0f - BORDER_TOL),
                 outer = r2 * (1.0f + BORDER_TOL);
+    const float near2 = near_radius * near_radius, near_inner = near2 * (1.0f - BORDER_TOL),
+                near_outer = near2 * (1.0f + BORDER_TOL);
     for (size_t i = 0; i < n; i++) {
         size_t sure = 0, maybe = 0;
         for (size_t j = 0; j < n; j++) {
@@ -66,11 +74,18 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, si
         over_maybe += maybe > max;
         expect(count[i] >= lo && count[i] <= hi,
                "particle %zu: %u neighbours listed, expected %zu (up to %zu)", i, count[i], lo, hi);
+        expect(near[i] <= count[i], "particle %zu: %u near of %u listed", i, near[i], count[i]);
         for (size_t k = 0; k < count[i]; k++) {
             pbfcl_uint j = list[k * n + i];
             expect(j < n && j != i && !listed[j], "particle %zu: bad or repeated entry %u", i, j);
-            expect(distance2(&s->pos[4 * i], &s->pos[4 * j]) < outer,
-                   "particle %zu: %u listed but not within the radius", i, j);
+            float d2 = distance2(&s->pos[4 * i], &s->pos[4 * j]);
+            expect(d2 < outer, "particle %zu: %u listed but not within the radius", i, j);
+            if (k < near[i]) /* the near part: within the near radius */
+                expect(d2 < near_outer, "particle %zu: entry %zu (%u) in the near part at %g", i, k,
+                       j, (double)sqrtf(d2));
+            else /* every listed neighbour within the near radius is in the near part */
+                expect(d2 >= near_inner, "particle %zu: entry %zu (%u) at %g past the near part", i,
+                       k, j, (double)sqrtf(d2));
             listed[j] = 1;
         }
         if (count[i] < max) /* complete list: every sure neighbour is in it */
@@ -85,6 +100,7 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, si
     free(listed);
     free(count);
     free(list);
+    free(near);
     return over;
 }
 
@@ -129,7 +145,8 @@ static void host_init_cells(pbfcl_grid *g)
 
 /* Runs cells and neighbours on host-sorted positions and checks the lists; returns the
  * overflow count the grid reported (checked against the reference). */
-static unsigned run_case(const float *pos, size_t n, float radius, unsigned max_neighbors)
+static unsigned run_case(const float *pos, size_t n, float radius, float near_radius,
+                         unsigned max_neighbors)
 {
     pbfcl_cl *cl = test_cl;
     size_t capacity = n + 37;
@@ -142,10 +159,10 @@ static unsigned run_case(const float *pos, size_t n, float radius, unsigned max_
     upload(pos_buf, s.pos, n * 16);
     upload(g.cell_id_buf, s.ids, n * 4);
     fill(g.neighbor_count_buf, capacity * 4);
-    fill(g.neighbor_buf, capacity * max_neighbors * 4);
+    host_init(g.neighbor_buf, capacity * max_neighbors * 4, CANARY); /* the kernel reads it back */
     ck_assert_int_eq(pbfcl_grid_cells(&g, n, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, pos_buf, n, radius, NULL), PBFCL_OK);
-    unsigned over = check_lists(&g, &s, radius, capacity), reported = 99;
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, pos_buf, n, radius, near_radius, NULL), PBFCL_OK);
+    unsigned over = check_lists(&g, &s, radius, near_radius, capacity), reported = 99;
     ck_assert_uint_eq(over > 0, max_neighbors < 8); /* the cases with small lists overflow */
     ck_assert_int_eq(pbfcl_grid_read_overflow(&g, &reported), PBFCL_OK);
     ck_assert_msg(reported >= over && reported <= over_maybe, "overflow %u, expected %u..%u",
@@ -172,11 +189,13 @@ static void run_random(pbfcl_cl *cl)
     uint64_t rng = 3;
     for (size_t i = 0; i < 4 * n; i++)
         pos[i] = test_randf(&rng, 0.0f, 2.0f);
-    run_case(pos, n, 0.24f, 256);
-    run_case(pos, n, 0.25f, 256);
-    run_case(pos, n, 0.25f, 64); /* the simulation's capacity: lists staged in local memory */
-    run_case(pos, 1, 0.25f, 8);
-    run_case(pos, 2, 0.25f, 8);
+    run_case(pos, n, 0.24f, 0.11f, 256);
+    run_case(pos, n, 0.25f, 0.0f, 256);  /* nothing near */
+    run_case(pos, n, 0.25f, 0.25f, 256); /* all near */
+    run_case(pos, n, 0.25f, 0.17f,
+             64); /* the simulation's capacity: lists staged in local memory */
+    run_case(pos, 1, 0.25f, 0.1f, 8);
+    run_case(pos, 2, 0.25f, 0.1f, 8);
     free(pos);
 }
 
@@ -193,7 +212,7 @@ static void run_clustered(pbfcl_cl *cl)
             pos[4 * i + a] = cx + test_randf(&rng, -spread, spread);
         pos[4 * i + 3] = 0.0f;
     }
-    run_case(pos, n, 0.25f, 1024);
+    run_case(pos, n, 0.25f, 0.06f, 1024);
     free(pos);
 }
 
@@ -210,7 +229,7 @@ static void run_borders(pbfcl_cl *cl)
         pos[4 * i + 2] = 0.125f * (float)(i / side / side);
         pos[4 * i + 3] = 0.0f;
     }
-    run_case(pos, n, 0.25f, 128);
+    run_case(pos, n, 0.25f, 0.125f, 128);
     free(pos);
 }
 
@@ -227,7 +246,7 @@ static void run_outside(pbfcl_cl *cl)
     pos[0] = -1.0f; /* two close particles far outside, on a cell-multiple coordinate */
     pos[4] = -1.0f + 0.1f;
     pos[1] = pos[5] = pos[2] = pos[6] = -0.5f;
-    run_case(pos, n, 0.25f, 256);
+    run_case(pos, n, 0.25f, 0.2f, 256);
     free(pos);
 }
 
@@ -240,7 +259,7 @@ static void run_overflow(pbfcl_cl *cl)
     uint64_t rng = 8;
     for (size_t i = 0; i < 4 * n; i++)
         pos[i] = test_randf(&rng, 0.9f, 1.1f);
-    ck_assert_uint_gt(run_case(pos, n, 0.25f, 5), n / 2);
+    ck_assert_uint_gt(run_case(pos, n, 0.25f, 0.15f, 5), n / 2);
     free(pos);
 }
 
@@ -282,12 +301,12 @@ static void pipeline_step(pbfcl_grid *g, cl_mem pos_buf, cl_mem sorted_buf, cons
     pbfcl_cl *cl = test_cl;
     upload(pos_buf, pos, n * 16);
     fill(g->neighbor_count_buf, g->capacity * 4);
-    fill(g->neighbor_buf, g->capacity * g->max_neighbors * 4);
+    host_init(g->neighbor_buf, g->capacity * g->max_neighbors * 4, CANARY);
     ck_assert_int_eq(pbfcl_grid_hash(g, pos_buf, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_sort(g, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_reorder(g, pos_buf, sorted_buf, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_cells(g, n, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_grid_neighbours(g, sorted_buf, n, 0.25f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_grid_neighbours(g, sorted_buf, n, 0.25f, 0.125f, NULL), PBFCL_OK);
     sorted_set s = sort_on_host(pos, n, &test_params);
     pbfcl_uint *ids = malloc(n * 4 + 4);
     float *sorted = malloc(n * 16 + 16);
@@ -303,7 +322,7 @@ static void pipeline_step(pbfcl_grid *g, cl_mem pos_buf, cl_mem sorted_buf, cons
         expect(ids[i] == s.ids[i], "sorted cell id %zu: %#x, expected %#x", i, ids[i], s.ids[i]);
         expect(memcmp(&sorted[4 * i], &s.pos[4 * i], 16) == 0, "sorted position %zu", i);
     }
-    check_lists(g, &s, 0.25f, g->capacity);
+    check_lists(g, &s, 0.25f, 0.125f, g->capacity);
     unsigned over = 1;
     ck_assert_int_eq(pbfcl_grid_read_overflow(g, &over), PBFCL_OK);
     ck_assert_uint_eq(over, 0);
@@ -337,8 +356,15 @@ static void run_pipeline(pbfcl_cl *cl)
         pos[i] = test_randf(&rng, 1.0f, 2.0f);
     pipeline_step(&g, pos_buf, sorted_buf, pos, n2);
     pipeline_step(&g, pos_buf, sorted_buf, pos, 0);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.3f, NULL), PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.0f, NULL), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.3f, 0.0f, NULL),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.0f, 0.0f, NULL),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    /* a near radius beyond the radius, or negative, is refused */
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.2f, 0.21f, NULL),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.2f, -0.1f, NULL),
+                     PBFCL_ERR_BAD_ARGUMENT);
     pbfcl_cl_release_buffer(&pos_buf);
     pbfcl_cl_release_buffer(&sorted_buf);
     free(pos);

@@ -113,13 +113,14 @@ static int run_variant(pbfcl_grid *g, cl_mem sorted_buf, size_t n, float radius,
     }
     size_t wg = g->nb_wg;
     cl_uint un = (cl_uint)n;
-    cl_float r2 = radius * radius;
-    cl_mem args[] = {g->params_buf,         sorted_buf,      g->cell_start_buf, g->cell_end_buf,
-                     g->neighbor_count_buf, g->neighbor_buf, g->overflow_buf};
-    for (cl_uint a = 0; a < 7; a++)
+    cl_float r2 = radius * radius, near2 = 0.25f * r2; /* the contact range of h = 4r */
+    cl_mem args[] = {g->params_buf,         sorted_buf,      g->cell_start_buf,    g->cell_end_buf,
+                     g->neighbor_count_buf, g->neighbor_buf, g->neighbor_near_buf, g->overflow_buf};
+    for (cl_uint a = 0; a < 8; a++)
         clSetKernelArg(k, a, sizeof(cl_mem), &args[a]);
-    clSetKernelArg(k, 7, sizeof un, &un);
-    clSetKernelArg(k, 8, sizeof r2, &r2);
+    clSetKernelArg(k, 8, sizeof un, &un);
+    clSetKernelArg(k, 9, sizeof r2, &r2);
+    clSetKernelArg(k, 10, sizeof near2, &near2);
     size_t global = (n + wg - 1) / wg * wg;
     float t[64];
     for (int r = 0; r < reps + 2; r++) {
@@ -198,7 +199,8 @@ int main(int argc, char **argv)
     int reps = argc > 3 ? atoi(argv[3]) : 20;
     reps = reps < 1 ? 1 : reps > 60 ? 60 : reps;
     pbfcl_cl cl;
-    if (pbfcl_cl_open(&cl, argv[1]) != PBFCL_OK)
+    if (pbfcl_cl_open(&cl, argv[1]) != PBFCL_OK ||
+        pbfcl_cl_use_kernel_dir(&cl, getenv("PBFCL_KERNEL_DIR")) != PBFCL_OK)
         return 1;
     /* A cube of particles with spacing h / 2 (h = 1), jittered by 1 % of h, in random order,
      * inside a domain twice as wide as the block in x (room like a dam-break tank). */

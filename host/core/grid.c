@@ -50,7 +50,7 @@ static pbfcl_status check_grid_memory(const pbfcl_grid *g)
     unsigned long long cells = 1ull << (3 * g->params.grid_bits);
     unsigned long long table = cells * sizeof(pbfcl_uint);
     unsigned long long lists = (unsigned long long)g->capacity * g->max_neighbors * 4;
-    unsigned long long total = 2 * table + lists + (unsigned long long)g->capacity * 12;
+    unsigned long long total = 2 * table + lists + (unsigned long long)g->capacity * 16;
     char what[160];
     snprintf(what, sizeof what,
              "the neighbour grid (grid bits %u: 2 cell tables of %llu bytes, %llu bytes in all)",
@@ -120,6 +120,8 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
                               &g->neighbor_count_buf));
     PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * g->max_neighbors * 4, "neighbour lists",
                               &g->neighbor_buf));
+    PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 4, "near neighbour counts",
+                              &g->neighbor_near_buf));
     PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, 4, "neighbour overflow", &g->overflow_buf));
     const pbfcl_uint zero = 0;
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, g->params_buf, CL_TRUE, 0, sizeof g->params,
@@ -132,6 +134,9 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
         return PBFCL_ERR_OUT_OF_MEMORY;
     cl_int err = clEnqueueWriteBuffer(cl->queue, g->neighbor_count_buf, CL_TRUE, 0, cap * 4, zeros,
                                       0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueWriteBuffer(cl->queue, g->neighbor_near_buf, CL_TRUE, 0, cap * 4, zeros, 0,
+                                   NULL, NULL);
     free(zeros);
     PBFCL_CL_CHECK(err);
     cl_uint num_cells = (cl_uint)cells;
@@ -174,7 +179,7 @@ void pbfcl_grid_destroy(pbfcl_grid *g)
     pbfcl_radix_sort_destroy(&g->sort);
     cl_mem *bufs[] = {&g->params_buf,     &g->cell_id_buf,  &g->index_buf,
                       &g->cell_start_buf, &g->cell_end_buf, &g->neighbor_count_buf,
-                      &g->neighbor_buf,   &g->overflow_buf};
+                      &g->neighbor_buf,   &g->overflow_buf, &g->neighbor_near_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         pbfcl_cl_release_buffer(bufs[k]);
     cl_kernel *kernels[] = {&g->hash,       &g->reorder,    &g->reorder_uint, &g->cells_clear,
@@ -307,7 +312,7 @@ pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof)
 }
 
 pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, size_t n, float radius,
-                                   pbfcl_profile *prof)
+                                   float near_radius, pbfcl_profile *prof)
 {
     PBFCL_TRY(check_n(g, n, "neighbours"));
     if (!(radius > 0.0f) || radius > g->params.cell_size) {
@@ -316,21 +321,28 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, size_t 
                      (double)radius, (double)g->params.cell_size);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
+    if (!(near_radius >= 0.0f) || near_radius > radius) {
+        pbfcl_errorf("near neighbour radius %g must be between 0 and the neighbour radius %g",
+                     (double)near_radius, (double)radius);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
     cl_uint un = (cl_uint)n;
-    cl_float r2 = radius * radius;
-    const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
-                            sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
-                            sizeof(cl_mem), sizeof un,      sizeof r2};
+    cl_float r2 = radius * radius, near2 = near_radius * near_radius;
+    const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                            sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                            sizeof un,      sizeof r2,      sizeof near2};
     const void *vals[] = {&g->params_buf,
                           &sorted_pos_buf,
                           &g->cell_start_buf,
                           &g->cell_end_buf,
                           &g->neighbor_count_buf,
                           &g->neighbor_buf,
+                          &g->neighbor_near_buf,
                           &g->overflow_buf,
                           &un,
-                          &r2};
-    PBFCL_TRY(set_args(g->neighbours, 9, sizes, vals));
+                          &r2,
+                          &near2};
+    PBFCL_TRY(set_args(g->neighbours, 11, sizes, vals));
     return launch(g, g->neighbours, "neighbours", n, prof, PBFCL_STAGE_NEIGHBOURS);
 }
 

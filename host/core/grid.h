@@ -29,6 +29,7 @@ typedef struct pbfcl_grid {
     cl_mem cell_end_buf;       /* per cell: one past the last sorted index */
     cl_mem neighbor_count_buf; /* per particle: number of neighbours listed (<= max) */
     cl_mem neighbor_buf;       /* neighbour k of particle i at [k * n + i] (sorted indices) */
+    cl_mem neighbor_near_buf;  /* per particle: the first entries, those within near radius */
     cl_mem overflow_buf;       /* one uint: particles that had more than max neighbours */
     size_t last_n;             /* particles whose cells are in the cell table (to clear) */
 } pbfcl_grid;
@@ -82,8 +83,10 @@ pbfcl_status pbfcl_grid_clear_cells(pbfcl_grid *g, pbfcl_profile *prof);
 pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
 
 /* neighbours: lists for every particle (sorted order, positions in sorted_pos_buf) every
- * other particle within radius (radius <= cell size), up to max_neighbors. */
+ * other particle within radius (radius <= cell size), up to max_neighbors; those within
+ * near_radius (0 <= near_radius <= radius) come first, their number in neighbor_near_buf. */
 pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, size_t n, float radius,
+                                   float near_radius,
                                    pbfcl_profile *prof);
 
 /* Reads and resets the overflow count of the last pbfcl_grid_neighbours calls. */
