@@ -198,7 +198,8 @@ const pbfcl_sph_params *pbfcl_sph_params_of(pbfcl_sim *sim)
     return &state_of(sim, &v)->params;
 }
 
-/* The constants may follow a changed scene (pbfcl_sim_set_scene): uploaded when they differ. */
+/* The constants of the scene now (pbfcl_sim_set_scene may have changed it between frames),
+ * uploaded when they differ from the last ones. */
 static pbfcl_status sync_params(sph_state *st, const pbfcl_sim_view *v)
 {
     pbfcl_sph_params now;
@@ -319,8 +320,6 @@ pbfcl_status pbfcl_sph_read(pbfcl_sim *sim, float *pressure_term, float *accel3)
  * and grad W near 0 there. */
 static pbfcl_status sph_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    pbfcl_sim_view v;
-    PBFCL_TRY(sync_params(state_of(sim, &v), &v));
     PBFCL_TRY(pbfcl_sim_neighbours_x(sim, prof)); /* hash, sort, reorder, cells, neighbours */
     PBFCL_TRY(pbfcl_sph_density(sim, prof));      /* rho, p of x */
     PBFCL_TRY(pbfcl_sph_force(sim, prof));        /* a(x, v) */
@@ -341,6 +340,7 @@ static pbfcl_status sph_choose_substeps(pbfcl_sim *sim, int *out)
     pbfcl_sim_view v;
     sph_state *st = state_of(sim, &v);
     const pbfcl_solver_settings *s = &v.scene->solver;
+    PBFCL_TRY(sync_params(st, &v)); /* the scene may have changed since the last frame */
     cl_uint bits[4];
     float b[4]; /* max |v|, reach down and up along gravity, max |a| */
     cl_command_queue q = v.cl->queue;
