@@ -1,8 +1,8 @@
 /* The Position Based Fluids solver kernels (Macklin & Mueller 2013), one per stage of seed
  * 001's outline: predict, lambda, delta, collide, update, omega and viscosity in one pass
- * (omega_viscosity), vorticity, plus the per-particle stats reduction and the copy for
- * rendering. apply_delta needs no kernel: delta and collide write x* + dx, which the host
- * adopts as x* (host/core/sim.c). */
+ * (omega_viscosity), vorticity. apply_delta needs no kernel: delta and collide write x* + dx,
+ * which the host adopts as x* (host/core/sim.c). The statistics, the bounds and the copy for
+ * rendering are solver-neutral (cl/particles.cl). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
@@ -138,15 +138,24 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
 /* lambda: SPH density (Poly6) of x* plus the walls' (pbf_wall_density), constraint
  * C = max(0, rho / rho0 - 1) (compression only) and lambda = -C / (sum |grad C|^2 + epsilon)
  * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move).
- * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4. */
+ * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4.
+ * With record (the first lambda after a neighbour search), x* is also kept in search and the
+ * moved flag is cleared: delta sets it when a particle has moved half the contact skin away
+ * from there, and collide then reads the whole lists instead of their near part. */
 __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global const uint *neighbor_count, __global const uint *neighbors,
-                         __global float4 *lambda, __global float *density, float wall_scale)
+                         __global float4 *lambda, __global float *density, float wall_scale,
+                         __global float4 *search, __global uint *moved, uint record)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 xi = pred[i];
+    if (record) {
+        search[i] = xi;
+        if (i == 0)
+            *moved = 0u;
+    }
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad * p->volume;
     float w_sum = 0.0f;
@@ -186,7 +195,8 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
 __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         __global const uint *neighbor_count, __global const uint *neighbors,
                         __global float4 *q_out, float wall_scale, __global float4 *step,
-                        float omega, uint record_step)
+                        float omega, uint record_step, __global const float4 *search,
+                        __global uint *moved, float moved_limit2)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -224,6 +234,9 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     q_out[i] = (float4)(q.xyz, 0.0f);
     if (record_step) /* the density step D_k taken, walls included (Chebyshev only) */
         step[i] = (float4)(q.xyz - xi.xyz, 0.0f);
+    float4 since = (float4)(q.xyz - search[i].xyz, 0.0f); /* moved since the neighbour search */
+    if (dot(since, since) > moved_limit2)
+        atomic_or(moved, 1u); /* a contact may have come from beyond the near lists */
 }
 
 /* collide: one stabilisation pass of the contact constraints, updating both x and x* as
@@ -244,18 +257,23 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
  * iterations from x every substep and its approach velocity never (0.43 m/s).
  * q and x are double-buffered: q_in and pos_in are read, q_out and pos_out written.
  * Only the near part of each neighbour list is visited (near_count entries: the neighbours
- * within 2r plus a skin at the neighbour search, host/core/sim.c PBFCL_SIM_CONTACT_SKIN):
- * at h = 4r that is a quarter to a half of the list, and the pass takes half the time. */
+ * within 2r plus a skin at the neighbour search, host/core/sim.c PBFCL_SIM_CONTACT_SKIN)
+ * while no particle has moved half the skin since the search (*moved == 0, kept by delta):
+ * then no pair outside the near part can be closer than 2r. At h = 4r that part is a quarter
+ * to a half of the list, and the pass takes half the time. Otherwise, and with whole_lists
+ * (q from an earlier collide pass, whose moves delta has not checked), the whole lists. */
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global const float4 *q_in, __global const uint *near_count,
                           __global const uint *neighbors, __global float4 *q_out,
-                          __global float4 *pos_out)
+                          __global float4 *pos_out, __global const uint *neighbor_count,
+                          __global const uint *moved, uint whole_lists)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 qi = q_in[i], xi = pos_in[i];
-    uint count = min(near_count[i], (uint)MAX_NEIGHBORS);
+    bool whole = whole_lists || *moved;
+    uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
     const float min_dist = p->min_dist, min_dist2 = min_dist * min_dist;
     const float deep = min_dist * (1.0f - p->contact_slop);
     float4 c = (float4)(0.0f), e = (float4)(0.0f);
@@ -351,103 +369,4 @@ __kernel void pbf_vorticity(pbf_params p, uint n, __global const float4 *pos,
     if (len > 1e-20f && p->vorticity > 0.0f)
         f = p->vorticity * cross(eta / len, (float4)(omega[i].xyz, 0.0f));
     vort_force[i] = f; /* cross() leaves w = 0 */
-}
-
-/* stats: per work-group partial sums and maxima of the step statistics (PBFCL_STATS_*), one
- * row of PBFCL_STATS_FIELDS floats per group. WG_SIZE must be a power of two. */
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
-pbf_stats(pbf_params p, uint n, __global const float4 *pos, __global const float4 *vel,
-          __global const float *density, __global const uint *neighbor_count,
-          __global float *partial)
-{
-    __local float acc[PBFCL_STATS_FIELDS][WG_SIZE];
-    uint i = get_global_id(0), l = get_local_id(0);
-    float v[PBFCL_STATS_FIELDS];
-    for (int f = 0; f < PBFCL_STATS_FIELDS; f++)
-        v[f] = 0.0f;
-    if (i < n) {
-        float4 x = pos[i], u = vel[i];
-        bool finite = all(isfinite(x.xyz)) && all(isfinite(u.xyz));
-        float4 lo = pbf_box_min(p), hi = pbf_box_max(p); /* the walls particles are held to */
-        v[PBFCL_STATS_NAN] = finite ? 0.0f : 1.0f;
-        bool out = any(isless(x.xyz, lo.xyz)) || any(isgreater(x.xyz, hi.xyz));
-        v[PBFCL_STATS_OUTSIDE] = (finite && out) ? 1.0f : 0.0f;
-        if (finite) {
-            float derr = fmax(density[i] * p->inv_rest_density - 1.0f, 0.0f);
-            float nb = (float)neighbor_count[i];
-            v[PBFCL_STATS_KINETIC] = 0.5f * p->mass * dot(u.xyz, u.xyz);
-            v[PBFCL_STATS_DENSITY_SUM] = derr;
-            v[PBFCL_STATS_DENSITY_MAX] = derr;
-            v[PBFCL_STATS_SPEED_MAX] = length(u.xyz);
-            v[PBFCL_STATS_NEIGHBOR_SUM] = nb;
-            v[PBFCL_STATS_NEIGHBOR_MAX] = nb;
-            v[PBFCL_STATS_MOMENTUM + 0] = p->mass * u.x;
-            v[PBFCL_STATS_MOMENTUM + 1] = p->mass * u.y;
-            v[PBFCL_STATS_MOMENTUM + 2] = p->mass * u.z;
-            v[PBFCL_STATS_FINITE] = 1.0f;
-        }
-    }
-    for (int f = 0; f < PBFCL_STATS_FIELDS; f++)
-        acc[f][l] = v[f];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = WG_SIZE / 2; s > 0; s >>= 1) {
-        if (l < s) {
-            for (int f = 0; f < PBFCL_STATS_FIELDS; f++) {
-                bool is_max = f == PBFCL_STATS_DENSITY_MAX || f == PBFCL_STATS_SPEED_MAX ||
-                              f == PBFCL_STATS_NEIGHBOR_MAX;
-                float a = acc[f][l], b = acc[f][l + s];
-                acc[f][l] = is_max ? fmax(a, b) : a + b;
-            }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (l < PBFCL_STATS_FIELDS)
-        partial[get_group_id(0) * PBFCL_STATS_FIELDS + l] = acc[l][0];
-}
-
-/* bounds: the fastest particle and the extent of the fluid along gravity, for the adaptive
- * substeps of the next frame (host/core/sim.c, choose_substeps). With d = (x - box centre) .
- * down and D the box diagonal, out[0] = max |v|, out[1] = max (D + d), out[2] = max (D - d),
- * as the bits of non-negative floats (whose order is that of the uints) merged with
- * atomic_max; out must hold zeros before the launch. */
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
-pbf_bounds(pbf_params p, uint n, __global const float4 *pos, __global const float4 *vel,
-           float4 down, __global uint *out)
-{
-    __local float acc[3][WG_SIZE];
-    uint i = get_global_id(0), l = get_local_id(0);
-    float4 lo = vload4(0, p->box_min), hi = vload4(0, p->box_max);
-    float4 centre = 0.5f * (lo + hi);
-    float reach = length(hi.xyz - lo.xyz);
-    float v[3] = {0.0f, 0.0f, 0.0f};
-    if (i < n) {
-        float d = clamp(dot(pos[i].xyz - centre.xyz, down.xyz), -reach, reach);
-        float s = length(vel[i].xyz);
-        v[0] = isfinite(s) ? s : MAXFLOAT; /* the blow-up guard reports non-finite values */
-        v[1] = reach + d;
-        v[2] = reach - d;
-    }
-    for (int f = 0; f < 3; f++)
-        acc[f][l] = isfinite(v[f]) ? v[f] : 0.0f;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = WG_SIZE / 2; s > 0; s >>= 1) {
-        if (l < s)
-            for (int f = 0; f < 3; f++)
-                acc[f][l] = fmax(acc[f][l], acc[f][l + s]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (l < 3)
-        atomic_max(&out[l], as_uint(acc[l][0]));
-}
-
-/* copy_positions: dst = (x, y, z, |v|) for rendering. */
-__kernel void pbf_copy_positions(uint n, __global const float4 *pos, __global const float4 *vel,
-                                 __global float4 *dst)
-{
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    float4 x = pos[i];
-    x = (float4)(x.xyz, length(vel[i].xyz));
-    dst[i] = x;
 }

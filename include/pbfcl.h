@@ -12,6 +12,7 @@
 #include <CL/cl.h>
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,6 +80,10 @@ PBFCL_API const char *pbfcl_status_name(pbfcl_status s);
 /* The one-line message of a status; the log callback gets the details (which argument,
  * which call, which file). */
 PBFCL_API const char *pbfcl_status_message(pbfcl_status s);
+
+/* The symbolic name of an OpenCL error code, e.g. "CL_INVALID_WORK_GROUP_SIZE" (for programs
+ * that make OpenCL calls of their own on the context's objects). */
+PBFCL_API const char *pbfcl_cl_error_name(cl_int err);
 
 /* ---- logging ------------------------------------------------------------------------------ */
 
@@ -204,15 +209,36 @@ PBFCL_API const pbfcl_param_info *pbfcl_solver_param(int i);
  * parameter ("solver.NAME must be ...") when one is outside its range. */
 PBFCL_API pbfcl_status pbfcl_solver_params_check(const pbfcl_solver_params *p);
 
-/* Nonzero if v is in parameter info's accepted range. */
+/* Nonzero if v is in parameter info's accepted range (0 for a NULL info, logged). */
 PBFCL_API int pbfcl_param_in_range(const pbfcl_param_info *info, double v);
 
-/* Writes info's range, e.g. "a number > 0 and <= 1"; returns snprintf's count. */
+/* Writes info's range, e.g. "a number > 0 and <= 1"; returns snprintf's count (-1, logged,
+ * for a NULL info, or a NULL buf with a size). */
 PBFCL_API int pbfcl_param_range_text(const pbfcl_param_info *info, char *buf, size_t size);
 
-/* The value of parameter info in p, and setting it (rounded for the integer ones). */
+/* The value of parameter info in p, and setting it (rounded for the integer ones); a NULL p
+ * or info is logged and gives 0 / changes nothing. */
 PBFCL_API double pbfcl_param_get(const pbfcl_solver_params *p, const pbfcl_param_info *info);
 PBFCL_API void pbfcl_param_set(pbfcl_solver_params *p, const pbfcl_param_info *info, double v);
+
+/* The accepted range of one scene-level setting, shared by scene files (validation) and
+ * command lines (option parsing), so that both accept exactly the same values. */
+typedef struct pbfcl_setting_range {
+    const char *key; /* as in scene files: "particle_radius", "rest_density", "gravity"; and
+                        "particles", the particle count a scene may be filled with */
+    double lo, hi;
+    int lo_open, hi_open; /* lo (hi) itself excluded */
+    int integer;          /* whole numbers only */
+} pbfcl_setting_range;
+
+/* The range of a scene-level setting by its key; NULL if there is none (or key is NULL). */
+PBFCL_API const pbfcl_setting_range *pbfcl_scene_range(const char *key);
+
+/* Nonzero if v is inside the range r (0 for a NULL r). */
+PBFCL_API int pbfcl_range_holds(const pbfcl_setting_range *r, double v);
+
+/* Writes r as text, e.g. "a number > 0 and <= 1". */
+PBFCL_API void pbfcl_range_text(const pbfcl_setting_range *r, char *buf, size_t size);
 
 /* A unit box, gravity -9.81 m/s^2 along y, r = 1 cm, water. */
 PBFCL_API void pbfcl_scene_params_defaults(pbfcl_scene_params *p);
@@ -226,6 +252,10 @@ PBFCL_API void pbfcl_solver_params_defaults(pbfcl_solver_params *p);
 PBFCL_API pbfcl_status pbfcl_load_scene(const char *name_or_file, size_t target_particles,
                                         pbfcl_scene_params *scene, pbfcl_solver_params *solver,
                                         float **positions, size_t *count);
+
+/* Nonzero if name_or_file names a scene file (it holds a '/' or ends in ".json"), zero if it
+ * is a built-in scene's name. */
+PBFCL_API int pbfcl_scene_is_file(const char *name_or_file);
 
 /* Frees memory the library allocated for the caller (pbfcl_load_scene's positions). */
 PBFCL_API void pbfcl_free(void *p);
@@ -308,6 +338,15 @@ PBFCL_API int pbfcl_device_count(void);
 /* The name ("platform / device (type)") of device index into buf. */
 PBFCL_API pbfcl_status pbfcl_device_name(int index, char *buf, size_t size);
 
+/* Prints every OpenCL platform and device to f, each with the index that
+ * pbfcl_context_desc.device accepts and its properties (`pbfcl devices`). */
+PBFCL_API pbfcl_status pbfcl_devices_print(FILE *f);
+
+/* The device a pbfcl_context_desc.device of spec chooses, without opening it: its index (index
+ * may be NULL, to check spec only). An unknown spec gives PBFCL_ERR_BAD_DEVICE and logs the
+ * devices present. */
+PBFCL_API pbfcl_status pbfcl_device_find(const char *spec, int *index);
+
 /* ---- solver ------------------------------------------------------------------------------- */
 
 typedef struct pbfcl_solver pbfcl_solver; /* opaque */
@@ -322,6 +361,10 @@ typedef struct pbfcl_solver_desc {
 /* Capacity 0 (must be set), the defaults of both parameter structs. */
 PBFCL_API void pbfcl_solver_desc_defaults(pbfcl_solver_desc *d);
 
+/* Checks, without a device, that a solver of desc can be made: its parameters, the grid over
+ * its box and its capacity; PBFCL_ERR_BAD_ARGUMENT with a message saying what to change. */
+PBFCL_API pbfcl_status pbfcl_solver_desc_check(const pbfcl_solver_desc *desc);
+
 /* Creates a solver with no particles; builds its kernels and checks device memory. */
 PBFCL_API pbfcl_status pbfcl_solver_create(pbfcl_context *ctx, const pbfcl_solver_desc *desc,
                                            pbfcl_solver **out);
@@ -330,7 +373,8 @@ PBFCL_API pbfcl_status pbfcl_solver_create(pbfcl_context *ctx, const pbfcl_solve
 PBFCL_API pbfcl_status pbfcl_solver_destroy(pbfcl_solver *s);
 
 /* Replaces the parameters between steps; every one may change (a new box or kernel radius
- * rebuilds the grid). Rejected values leave the old ones in place. */
+ * rebuilds the grid; a new gravity alone costs nothing). Either pointer may be NULL to keep
+ * that struct as it is. Rejected values leave the old ones in place. */
 PBFCL_API pbfcl_status pbfcl_solver_set_params(pbfcl_solver *s, const pbfcl_scene_params *scene,
                                                const pbfcl_solver_params *solver);
 
@@ -372,6 +416,32 @@ PBFCL_API pbfcl_status pbfcl_solver_get_densities(pbfcl_solver *s, float *densit
 /* Per-particle phases (PBFCL_PHASE_*); only fluid is simulated yet, other values are refused. */
 PBFCL_API pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t count);
+
+/* Computes the SPH density of the current positions (pbfcl_solver_get_densities reads it);
+ * before the first step the densities are otherwise the rest density, a placeholder. */
+PBFCL_API pbfcl_status pbfcl_solver_compute_densities(pbfcl_solver *s);
+
+/* ---- state: checkpoints and restarts ------------------------------------------------------ */
+
+/* Receives one named section of a solver's state; a non-OK status stops the save. */
+typedef pbfcl_status (*pbfcl_state_write_fn)(void *user, const char *name, const void *data,
+                                             size_t bytes);
+/* Fills exactly bytes bytes of the named section, or fails (e.g. the section is missing). */
+typedef pbfcl_status (*pbfcl_state_read_fn)(void *user, const char *name, void *data, size_t bytes);
+
+/* Saves everything that carries from one step to the next (the particle count, the
+ * parameters, the phases and the device state in the solver's internal order) as named
+ * sections through write, in the order load reads them. The sections are opaque: a state
+ * loads into a solver of the same library build, and continues bit for bit on the same
+ * device. */
+PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write,
+                                               void *user);
+
+/* Restores a saved state, parameters included, into a solver whose capacity holds its
+ * particles; the solver must be empty (count 0) or hold the saved count. A failed load leaves
+ * the solver with an undefined state: load again or destroy it. */
+PBFCL_API pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read,
+                                               void *user);
 
 /* ---- stepping, timers, statistics, rendering ---------------------------------------------- */
 
@@ -429,9 +499,11 @@ PBFCL_API pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *ou
 /* The neighbour list capacity per particle. */
 PBFCL_API pbfcl_status pbfcl_solver_max_neighbors(const pbfcl_solver *s, unsigned *out);
 
-/* Enqueues a copy of the active particles as float4 (x, y, z, |v|) into dst, a buffer of the
- * solver's context holding at least count * 16 bytes (e.g. shared with OpenGL); the order is
- * the solver's internal one, which rendering does not need to know. */
+/* The render hook: enqueues a copy of the active particles as float4 (x, y, z, |v|) into dst,
+ * a buffer of the solver's context holding at least count * 16 bytes (e.g. shared with
+ * OpenGL, acquired by the caller), in the caller's order: dst[k] is particle k, as in
+ * pbfcl_solver_get_positions. It runs on the context's queue after the steps enqueued before
+ * it; call pbfcl_solver_finish (or clFinish the queue) before another API reads dst. */
 PBFCL_API pbfcl_status pbfcl_solver_copy_positions(pbfcl_solver *s, cl_mem dst);
 
 /* An external push: particles within radius of the ray origin + t dir (t >= 0) accelerate by

@@ -6,6 +6,7 @@
 #include "profile.h"
 #include "test_util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,17 @@ static inline void cli_read_text(const char *path, char *buf, size_t size)
     fclose(f);
 }
 
-static inline const char *cli_program(void)
+/* The program that runs args: $PBFCL_DEV_PROGRAM (pbfcl-dev) for the developer commands
+ * (bench-sort, bench-split, kernel-builds), else $PBFCL_PROGRAM (pbfcl). */
+static inline const char *cli_program(const char *args)
 {
-    const char *program = getenv("PBFCL_PROGRAM");
-    ck_assert_msg(program != NULL, "PBFCL_PROGRAM is not set: run this test through ctest");
+    static const char *const dev[] = {"bench-sort", "bench-split", "kernel-builds"};
+    const char *var = "PBFCL_PROGRAM";
+    for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++)
+        if (!strncmp(args, dev[k], strlen(dev[k])) && !isalnum((unsigned char)args[strlen(dev[k])]))
+            var = "PBFCL_DEV_PROGRAM";
+    const char *program = getenv(var);
+    ck_assert_msg(program != NULL, "%s is not set: run this test through ctest", var);
     return program;
 }
 
@@ -49,8 +57,8 @@ static inline void cli_run_sh(cli_result *r, const char *prefix, const char *arg
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(err, sizeof err, "%s/err", dir);
     bool own_stdout = strchr(args, '>') != NULL; /* args redirects stdout itself */
-    snprintf(cmd, sizeof cmd, "%s '%s' %s %s%s%s 2>'%s' </dev/null", prefix, cli_program(), args,
-             own_stdout ? "" : ">'", own_stdout ? "" : out, own_stdout ? "" : "'", err);
+    snprintf(cmd, sizeof cmd, "%s '%s' %s %s%s%s 2>'%s' </dev/null", prefix, cli_program(args),
+             args, own_stdout ? "" : ">'", own_stdout ? "" : out, own_stdout ? "" : "'", err);
     double t0 = pbfcl_wall_seconds();
     int status = system(cmd);
     r->seconds = pbfcl_wall_seconds() - t0;

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Every kernel program that `pbfcl kernel-builds` lists (the program table, host/core/programs.c)
+# Every kernel program that `pbfcl-dev kernel-builds` lists (the program table, host/core/programs.c)
 # must have run under Oclgrind in some *_oclgrind test: the programs each of them built are in
 # DIR/<test>.builds (tests/oclgrind_run.sh). A program added to the table and built by
 # `pbfcl run` is covered by pbfcl_run_oclgrind without anything more; one that no Oclgrind test
 # builds fails here, by name.
 set -uo pipefail
-pbfcl=${1:?usage: oclgrind_covers_programs.sh PATH/TO/pbfcl DIR TEST...}
-dir=${2:?usage: oclgrind_covers_programs.sh PATH/TO/pbfcl DIR TEST...}
+dev=${1:?usage: oclgrind_covers_programs.sh PATH/TO/pbfcl-dev DIR TEST...}
+dir=${2:?usage: oclgrind_covers_programs.sh PATH/TO/pbfcl-dev DIR TEST...}
 shift 2
 if ! command -v oclgrind >/dev/null 2>&1; then
   echo "SKIP: oclgrind is not installed (apt-get install oclgrind)"
   exit 77
 fi
-listed=$("$pbfcl" kernel-builds | grep -v '^#' | cut -f1,2 | sort -u) ||
-  { echo "FAIL: '$pbfcl kernel-builds' failed"; exit 1; }
-[ -n "$listed" ] || { echo "FAIL: pbfcl kernel-builds listed no programs"; exit 1; }
+listed=$("$dev" kernel-builds | grep -v '^#' | cut -f1,2 | sort -u) ||
+  { echo "FAIL: '$pbfcl-dev kernel-builds' failed"; exit 1; }
+[ -n "$listed" ] || { echo "FAIL: pbfcl-dev kernel-builds listed no programs"; exit 1; }
 missing=0
 while IFS=$'\t' read -r prog files; do
   by=""
@@ -34,4 +34,4 @@ while IFS=$'\t' read -r prog files; do
   fi
 done <<<"$listed"
 [ $missing -eq 0 ] || exit 1
-echo "ok: all $(wc -l <<<"$listed") programs of pbfcl kernel-builds ran under Oclgrind"
+echo "ok: all $(wc -l <<<"$listed") programs of pbfcl-dev kernel-builds ran under Oclgrind"

@@ -46,6 +46,32 @@ START_TEST(unknown_command)
 }
 END_TEST
 
+/* The developer commands moved to pbfcl-dev: pbfcl names the new place (exit 2), pbfcl-dev
+ * lists them, and neither takes the other's commands. */
+START_TEST(dev_commands_in_pbfcl_dev)
+{
+    static const char *const dev[] = {"bench-sort", "bench-split", "kernel-builds"};
+    char cmd[1024], out[4096];
+    for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++) {
+        snprintf(cmd, sizeof cmd, "'%s' %s --help 2>&1", cli_program("run"), dev[k]);
+        FILE *p = popen(cmd, "r");
+        ck_assert_ptr_nonnull(p);
+        size_t len = fread(out, 1, sizeof out - 1, p);
+        out[len] = '\0';
+        int status = pclose(p);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "pbfcl %s: status %d", dev[k],
+                      status);
+        ck_assert_contains(out, "pbfcl-dev");
+    }
+    cli_result r;
+    cli_run(&r, "kernel-builds --no-devices"); /* through pbfcl-dev */
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_contains(r.out, "particles\t");
+    snprintf(cmd, sizeof cmd, "'%s' run --help >/dev/null 2>&1", cli_program("kernel-builds"));
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
+}
+END_TEST
+
 START_TEST(run_help)
 {
     cli_result r;
@@ -288,6 +314,7 @@ static Suite *cli_suite(void)
     TCase *t = tcase_create("errors");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, unknown_command);
+    tcase_add_test(t, dev_commands_in_pbfcl_dev);
     tcase_add_test(t, run_help);
     tcase_add_test(t, unknown_scene_lists_builtins);
     tcase_add_loop_test(t, bad_arguments_rejected, 0, (int)(sizeof bad_args / sizeof bad_args[0]));

@@ -351,7 +351,7 @@ START_TEST(signal_stops_cleanly)
         snprintf(cmd, sizeof cmd,
                  "exec '%s' run --particles 1000 --steps 100000 --checkpoint '%s' "
                  "--stats '%s' >'%s' 2>&1",
-                 cli_program(), ckp, csv, out);
+                 cli_program("run"), ckp, csv, out);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }

@@ -400,7 +400,7 @@ START_TEST(stats_csv_header_and_rows)
     snprintf(path, sizeof path, "%s/stats.csv", dir);
     pbfcl_stats_csv c;
     ck_assert_int_eq(pbfcl_stats_csv_open(&c, path, false), PBFCL_OK);
-    pbfcl_sim_stats s;
+    pbfcl_stats s;
     memset(&s, 0, sizeof s);
     for (int step = 1; step <= 3; step++) {
         s.kinetic_energy = 0.5 * step;
@@ -465,7 +465,7 @@ static int fill_stats(const char *dir)
     pbfcl_stats_csv c;
     if (pbfcl_stats_csv_open(&c, path, false) != PBFCL_OK)
         return 2;
-    pbfcl_sim_stats s;
+    pbfcl_stats s;
     memset(&s, 0, sizeof s);
     s.kinetic_energy = 1.0 / 3.0;
     for (long long step = 1; step < 100000; step++)

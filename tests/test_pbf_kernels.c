@@ -615,6 +615,56 @@ static void check_collide(pbfcl_cl *cl)
     pbfcl_sim_destroy(sim);
 }
 
+/* collide reads only the near part of the neighbour lists (the pairs within 2r plus the
+ * contact skin at the search) while no particle has moved half the skin since the search.
+ * Two particles listed beyond the near radius are moved into contact after the search (as
+ * iterations would move them): delta reports the move and collide separates the pair from
+ * the whole lists. Without the report it would read the empty near part and leave the
+ * overlap. */
+static void check_collide_after_move(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const float r = s.particle_radius, c = 0.5f * (s.domain_min[0] + s.domain_max[0]);
+    const float y = 0.5f * (s.domain_min[1] + s.domain_max[1]);
+    const float z = 0.5f * (s.domain_min[2] + s.domain_max[2]);
+    const float far = 3.3f * r; /* beyond 2r + 0.75r, within h = 4r */
+    float pos[6] = {c - 0.5f * far, y, z, c + 0.5f * far, y, z};
+    pbfcl_sim *sim = make_sim(cl, &s, pos, 2);
+    kstate k;
+    kstate_read(sim, &k);
+    ck_assert_uint_eq(k.count[0], 1); /* listed, but not near (test_neighbours checks that) */
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK); /* records x* at the search */
+    float x[6];
+    ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
+    const float gap = 1.2f * r; /* into contact: 1.2r apart, 0.8r overlap */
+    for (int i = 0; i < 2; i++)
+        x[3 * i] = c + (x[3 * i] < c ? -0.5f : 0.5f) * gap;
+    ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    float before[6], after[6];
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, before, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, after, NULL, NULL), PBFCL_OK);
+    /* read_solver gives q - x*: the distance of q before and after collide */
+    double d_before = fabs((double)(x[3] + before[3]) - (x[0] + before[0]));
+    double d_after = fabs((double)(x[3] + after[3]) - (x[0] + after[0]));
+    ck_assert_msg(d_before < 2.0 * r, "delta separated the pair already (%g r)", d_before / r);
+    double limit = 2.0 * 0.5 * r; /* each moves at most 0.5r per pass */
+    double want = fmin(2.0 * r, d_before + limit);
+    ck_assert_msg(fabs(d_after - want) < 1e-3 * r, "after collide the pair is %g r apart, not %g r",
+                  d_after / r, want / r);
+    kstate_free(&k);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_collide_after_move)
+{
+    test_each_device(check_collide_after_move);
+}
+END_TEST
+
 START_TEST(test_collide_reference)
 {
     test_each_device(check_collide);
@@ -880,6 +930,7 @@ int main(void)
     tcase_add_test(dev, test_lambda_delta_reference);
     tcase_add_test(dev, test_walls);
     tcase_add_test(dev, test_collide_reference);
+    tcase_add_test(dev, test_collide_after_move);
     tcase_add_test(dev, test_delta_chebyshev_reference);
     tcase_add_test(dev, test_vorticity_viscosity_reference);
     tcase_add_test(dev, test_bad_config);

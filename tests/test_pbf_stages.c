@@ -1,8 +1,9 @@
 /* Reference tests of the per-particle PBF stages that need no neighbours or feed the host:
- * predict (forces, x*, confinement to the walls), update, stats, bounds and copy_positions,
- * each against a plain C reference at n = 1 and the work-group size - 1, + 0 and + 1 (the
- * partial and the extra work-group). The references use the scene's values, not the
- * product's derived constants. */
+ * predict (forces, x*, confinement to the walls) and update, each against a plain C reference
+ * at n = 1 and the work-group size - 1, + 0 and + 1 (the partial and the extra work-group);
+ * then stats, bounds and copy_positions as the solver calls them (the passes themselves are
+ * tested in test_particles): the walls, mass and box it gives them. The references use the
+ * scene's values, not the product's derived constants. */
 #include "sim.h"
 #include "solver_method.h"
 #include "test_util.h"

@@ -1,6 +1,7 @@
 /* The state a simulation carries across frames: persistent particle ids that follow each
- * particle through the spatial sort, and (see checkpoint tests) saving and restoring it. */
-#include "checkpoint.h"
+ * particle through the spatial sort, and saving and restoring it through the public API
+ * (pbfcl_solver_save_state / load_state, what `pbfcl run --checkpoint` writes). */
+#include "api_internal.h"
 #include "sim.h"
 #include "test_util.h"
 
@@ -87,71 +88,123 @@ START_TEST(test_ids_follow_particles)
 }
 END_TEST
 
-/* Reads positions, velocities, densities and ids into one buffer for a bitwise comparison. */
-static unsigned char *snapshot(pbfcl_sim *sim, size_t *bytes)
+/* Positions, velocities and densities in the caller's order, in one buffer for a bitwise
+ * comparison, and the substeps of the last step. */
+static unsigned char *snapshot(pbfcl_solver *s, size_t n, size_t *bytes, int *substeps)
 {
-    size_t n = pbfcl_sim_count(sim);
-    *bytes = n * (3 + 3 + 1 + 1) * 4;
+    *bytes = n * (3 + 3 + 1) * 4;
     unsigned char *b = malloc(*bytes);
     float *f = (float *)b;
-    ck_assert_int_eq(pbfcl_sim_read(sim, f, f + 3 * n, f + 6 * n), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_ids(sim, (unsigned *)(f + 7 * n)), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, f, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_velocities(s, f + 3 * n, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_densities(s, f + 6 * n, n), PBFCL_OK);
+    pbfcl_stats st;
+    ck_assert_int_eq(pbfcl_solver_stats(s, &st), PBFCL_OK);
+    *substeps = st.substeps;
     return b;
 }
 
-/* A simulation restored from a checkpoint of another one at step 4 (with the push and the
- * gravity changed, and adaptive substeps, so that the host state matters) continues bit for
- * bit as the original does. Fails if any buffer or host value that carries across frames is
- * left out of the state table (e.g. the substep bounds: the next frame then takes other
- * substeps). */
+/* A state saved as sections in memory (what a checkpoint file holds). */
+typedef struct memory_state {
+    char name[32][64];
+    unsigned char *data[32];
+    size_t bytes[32];
+    int count;
+} memory_state;
+
+static pbfcl_status put_memory(void *user, const char *name, const void *data, size_t bytes)
+{
+    memory_state *m = user;
+    ck_assert_int_lt(m->count, 32);
+    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
+    m->data[m->count] = malloc(bytes ? bytes : 1);
+    memcpy(m->data[m->count], data, bytes);
+    m->bytes[m->count++] = bytes;
+    return PBFCL_OK;
+}
+
+static pbfcl_status get_memory(void *user, const char *name, void *data, size_t bytes)
+{
+    memory_state *m = user;
+    for (int k = 0; k < m->count; k++)
+        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
+            memcpy(data, m->data[k], bytes);
+            return PBFCL_OK;
+        }
+    return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+/* A solver on cl (through the public API) with the scene's parameters and no particles. */
+static pbfcl_solver *api_solver(pbfcl_context *ctx, const pbfcl_scene *s, size_t capacity)
+{
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = capacity;
+    pbfcl_api_params_from_scene(s, &d.scene, &d.solver);
+    pbfcl_solver *out = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &out), PBFCL_OK);
+    return out;
+}
+
+/* A solver restored from the saved state of another at step 4 (with the push and the gravity
+ * changed, and adaptive substeps, so that the host state matters) continues bit for bit as
+ * the original does, in a solver created with the default parameters (the state carries its
+ * own). Fails if any buffer or host value that carries across frames is left out of the
+ * state (e.g. the substep bounds: the next frame then takes other substeps). */
 static void check_checkpoint_resume(pbfcl_cl *cl)
 {
     pbfcl_scene s;
     size_t n;
     float *start = small_dam(&s, &n);
-    pbfcl_sim *a = NULL, *b = NULL;
-    ck_assert_int_eq(pbfcl_sim_create(&a, cl, &s, start, n), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_compute_density(a), PBFCL_OK);
-    const float g[3] = {1.0f, -12.0f, 0.5f}, o[3] = {0.1f, 0.2f, 0.1f}, d[3] = {1, 0, 0};
-    const float push[3] = {0, 1, 0};
-    pbfcl_sim_set_gravity(a, g);
-    pbfcl_sim_set_push(a, o, d, push, 0.1f, 30.0f);
+    pbfcl_context_desc cd;
+    pbfcl_context_desc_defaults(&cd);
+    cd.cl_context = cl->context, cd.cl_device = cl->dev.device, cd.cl_queue = cl->queue;
+    pbfcl_context *ctx = NULL;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, &ctx), PBFCL_OK);
+    pbfcl_solver *a = api_solver(ctx, &s, n);
+    ck_assert_int_eq(pbfcl_solver_add(a, start, NULL, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_compute_densities(a), PBFCL_OK);
+    pbfcl_scene_params sp;
+    ck_assert_int_eq(pbfcl_solver_get_params(a, &sp, NULL), PBFCL_OK);
+    sp.gravity[0] = 1.0f, sp.gravity[1] = -12.0f, sp.gravity[2] = 0.5f;
+    ck_assert_int_eq(pbfcl_solver_set_params(a, &sp, NULL), PBFCL_OK);
+    const float o[3] = {0.1f, 0.2f, 0.1f}, d[3] = {1, 0, 0}, push[3] = {0, 1, 0};
+    ck_assert_int_eq(pbfcl_solver_set_push(a, o, d, push, 0.1f, 30.0f), PBFCL_OK);
     for (int f = 0; f < 4; f++)
-        ck_assert_int_eq(pbfcl_sim_step(a, NULL), PBFCL_OK);
-    char path[] = "/tmp/pbfcl_ckp_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    ck_assert_int_eq(pbfcl_checkpoint_write(path, a, 4, 4 * s.solver.dt), PBFCL_OK);
-    pbfcl_checkpoint *c = NULL;
-    pbfcl_checkpoint_info info;
-    ck_assert_int_eq(pbfcl_checkpoint_read(path, &c, &info), PBFCL_OK);
-    ck_assert_uint_eq(info.n, n);
-    ck_assert_int_eq(info.step, 4);
-    ck_assert_uint_eq(info.format, PBFCL_CHECKPOINT_FORMAT);
-    ck_assert_float_eq(info.scene.gravity[1], -12.0f);
-    float *pos = malloc(n * 3 * sizeof *pos);
-    ck_assert_int_eq(pbfcl_checkpoint_positions(c, pos), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_create(&b, cl, &info.scene, pos, n), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_checkpoint_restore(c, b), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_substeps(b), pbfcl_sim_substeps(a));
-    for (int f = 0; f < 4; f++) {
-        ck_assert_int_eq(pbfcl_sim_step(a, NULL), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_sim_step(b, NULL), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_sim_substeps(b), pbfcl_sim_substeps(a));
-    }
+        ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
+    memory_state m;
+    memset(&m, 0, sizeof m);
+    ck_assert_int_eq(pbfcl_solver_save_state(a, put_memory, &m), PBFCL_OK);
+    pbfcl_scene defaults;
+    pbfcl_scene_defaults(&defaults); /* other box, gravity, radius: the state brings its own */
+    pbfcl_solver *b = api_solver(ctx, &defaults, n);
+    ck_assert_int_eq(pbfcl_solver_load_state(b, get_memory, &m), PBFCL_OK);
+    pbfcl_scene_params got;
+    ck_assert_int_eq(pbfcl_solver_get_params(b, &got, NULL), PBFCL_OK);
+    ck_assert_float_eq(got.gravity[1], -12.0f);
     size_t la, lb;
-    unsigned char *sa = snapshot(a, &la), *sb = snapshot(b, &lb);
+    int ka, kb;
+    for (int f = 0; f < 4; f++) {
+        ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_step(b, 0.0f, NULL), PBFCL_OK);
+    }
+    unsigned char *sa = snapshot(a, n, &la, &ka), *sb = snapshot(b, n, &lb, &kb);
+    ck_assert_int_eq(kb, ka);
     ck_assert_uint_eq(la, lb);
-    ck_assert_msg(memcmp(sa, sb, la) == 0, "the restored simulation differs 4 frames later");
+    ck_assert_msg(memcmp(sa, sb, la) == 0, "the restored solver differs 4 frames later");
+    /* a state does not load into a solver holding another count, nor one too small */
+    pbfcl_solver *c = api_solver(ctx, &s, n - 1);
+    ck_assert_int_eq(pbfcl_solver_load_state(c, get_memory, &m), PBFCL_ERR_CAPACITY);
+    float one[3] = {0.1f, 0.1f, 0.1f};
+    pbfcl_solver *e = api_solver(ctx, &s, n);
+    ck_assert_int_eq(pbfcl_solver_add(e, one, NULL, 1), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_load_state(e, get_memory, &m), PBFCL_ERR_BAD_ARGUMENT);
+    for (int k = 0; k < m.count; k++)
+        free(m.data[k]);
     free(sa);
     free(sb);
-    free(pos);
     free(start);
-    pbfcl_checkpoint_free(c);
-    remove(path);
-    pbfcl_sim_destroy(a);
-    pbfcl_sim_destroy(b);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK); /* and its solvers */
 }
 
 START_TEST(test_checkpoint_resume)

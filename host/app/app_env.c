@@ -21,8 +21,7 @@ const char *app_env_device(void)
     return d && *d ? d : NULL;
 }
 
-/* True when PBFCL_TRACE_BUILDS asks for the builds to be logged. */
-static bool trace_builds(void)
+bool app_trace_builds(void)
 {
     const char *t = getenv("PBFCL_TRACE_BUILDS");
     bool on = t && *t && *t != '0';
@@ -36,20 +35,5 @@ void app_context_desc(pbfcl_context_desc *d, const char *device)
     pbfcl_context_desc_defaults(d);
     d->device = device ? device : app_env_device();
     d->kernel_dir = getenv("PBFCL_KERNEL_DIR");
-    d->trace_builds = trace_builds();
-}
-
-pbfcl_status app_cl_configure(pbfcl_cl *cl)
-{
-    cl->trace_builds = trace_builds();
-    return pbfcl_cl_use_kernel_dir(cl, getenv("PBFCL_KERNEL_DIR"));
-}
-
-pbfcl_status app_cl_open(pbfcl_cl *cl, const char *device)
-{
-    PBFCL_TRY(pbfcl_cl_open(cl, device ? device : app_env_device()));
-    pbfcl_status st = app_cl_configure(cl);
-    if (st != PBFCL_OK)
-        pbfcl_cl_destroy(cl);
-    return st;
+    d->trace_builds = app_trace_builds();
 }

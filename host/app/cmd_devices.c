@@ -1,8 +1,8 @@
 /* `pbfcl devices`: the table of OpenCL platforms and devices, and with --device D the device
  * that D selects (so that a --device value can be tried before a long run). */
-#include "clrt.h"
 #include "cli_args.h"
 #include "commands.h"
+#include "pbfcl.h"
 
 #include <string.h>
 
@@ -26,13 +26,15 @@ int cmd_devices(int argc, char **argv)
         if (!pbfcl_cli_value(argc, argv, &i, &device))
             return 2;
     }
-    if (pbfcl_cl_print_devices(stdout) != PBFCL_OK)
+    if (pbfcl_devices_print(stdout) != PBFCL_OK)
         return 1;
     if (!device)
         return 0;
-    pbfcl_device_info dev;
-    if (pbfcl_cl_select(device, &dev) != PBFCL_OK)
+    int index;
+    char name[512];
+    if (pbfcl_device_find(device, &index) != PBFCL_OK ||
+        pbfcl_device_name(index, name, sizeof name) != PBFCL_OK)
         return 1;
-    printf("--device %s selects: %s (%s)\n", device, dev.device_name, dev.platform_name);
+    printf("--device %s selects: [%d] %s\n", device, index, name);
     return 0;
 }

@@ -1,8 +1,11 @@
 /* `pbfcl run`: a headless simulation of a scene for a number of steps, with a progress bar,
  * optional frames (PLY or VTK), a per-step statistics CSV and checkpoints, stopped with a
  * clear message if the simulation blows up, and cleanly (summary, checkpoint) on Ctrl-C.
- * Outputs are checked before the run starts (run_outputs.c). */
+ * Outputs are checked before the run starts (run_outputs.c). The solver is driven through
+ * the public API (include/pbfcl.h) only. */
 #include "app_env.h"
+#include "clock.h"
+#include "pbfcl_error.h"
 #include "checkpoint.h"
 #include "cli_args.h"
 #include "commands.h"
@@ -10,7 +13,6 @@
 #include "run_outputs.h"
 #include "scene_options.h"
 #include "signals.h"
-#include "sim.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -31,14 +33,16 @@ typedef struct run_args {
 
 /* Everything a run holds; released by run_state_destroy. */
 typedef struct run_state {
-    pbfcl_scene scene;
-    float *positions; /* initial positions */
+    char name[64];          /* the scene's */
+    pbfcl_solver_desc desc; /* capacity n and the parameters */
+    float *positions;       /* initial positions (NULL when resuming); pbfcl_free'd */
     size_t n;
     long long first_step; /* 0, or the checkpoint's step when resuming */
     pbfcl_checkpoint *checkpoint;
-    pbfcl_cl cl;
-    pbfcl_sim *sim;
-    pbfcl_sim_stats last;
+    pbfcl_context *ctx;
+    char device[256];
+    pbfcl_solver *solver;
+    pbfcl_stats last;
     run_guard guard;
     long long substeps; /* substeps taken, summed over the steps */
     long long done;     /* the last step completed */
@@ -228,30 +232,46 @@ static void progress_break(progress *p, long long step)
 
 static void run_state_destroy(run_state *r)
 {
-    pbfcl_sim_destroy(r->sim);
-    r->sim = NULL;
-    pbfcl_cl_destroy(&r->cl);
+    pbfcl_solver_destroy(r->solver);
+    r->solver = NULL;
+    pbfcl_context_destroy(r->ctx);
+    r->ctx = NULL;
     pbfcl_checkpoint_free(r->checkpoint);
     r->checkpoint = NULL;
-    free(r->positions);
+    pbfcl_free(r->positions);
     r->positions = NULL;
+}
+
+/* The scene the options name: its name, parameters and initial positions. */
+static pbfcl_status load_scene(run_args *a, run_state *r)
+{
+    if (pbfcl_scene_is_file(a->scene.scene))
+        a->out.scene_path = a->scene.scene;
+    pbfcl_scene_setup *setup = NULL;
+    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &setup, &r->positions, &r->n));
+    pbfcl_status st = pbfcl_scene_setup_get_params(setup, &r->desc.scene, &r->desc.solver);
+    if (st == PBFCL_OK)
+        st = pbfcl_scene_setup_name(setup, r->name, sizeof r->name);
+    pbfcl_scene_setup_destroy(setup);
+    r->desc.capacity = r->n;
+    return st;
 }
 
 /* The scene, particles and first step: from the scene options, or from the checkpoint. */
 static pbfcl_status load_start(run_args *a, run_state *r)
 {
-    if (!a->resume_path) {
-        if (pbfcl_scene_is_file(a->scene.scene))
-            a->out.scene_path = a->scene.scene;
-        return pbfcl_scene_options_build_scene(&a->scene, &r->scene, &r->positions, &r->n);
-    }
+    pbfcl_solver_desc_defaults(&r->desc);
+    if (!a->resume_path)
+        return load_scene(a, r);
     pbfcl_checkpoint_info info;
     PBFCL_TRY(pbfcl_checkpoint_read(a->resume_path, &r->checkpoint, &info));
-    r->scene = info.scene;
-    r->n = info.n;
+    snprintf(r->name, sizeof r->name, "%s", info.name);
+    r->desc.scene = info.scene;
+    r->desc.solver = info.solver;
+    r->desc.capacity = r->n = info.n;
     r->first_step = info.step;
     a->out.resume_step = info.step;
-    if (pbfcl_scene_validate(&r->scene) != PBFCL_OK) {
+    if (pbfcl_solver_desc_check(&r->desc) != PBFCL_OK) {
         pbfcl_errorf("checkpoint '%s' holds a scene this pbfcl rejects", a->resume_path);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
@@ -261,41 +281,44 @@ static pbfcl_status load_start(run_args *a, run_state *r)
                      a->resume_path, info.step);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    r->positions = malloc(r->n * 3 * sizeof *r->positions);
-    if (!r->positions)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    return pbfcl_checkpoint_positions(r->checkpoint, r->positions);
+    return PBFCL_OK;
 }
 
-/* Builds the scene, checks the outputs, opens the device and creates the simulation; all of
- * it before the first step, so bad input fails at once. */
+/* Builds the scene, checks the outputs, opens the device and creates the solver; all of it
+ * before the first step, so bad input fails at once. */
 static pbfcl_status run_prepare(run_args *a, run_state *r)
 {
     PBFCL_TRY(load_start(a, r));
-    PBFCL_TRY(pbfcl_sim_check_scene(&r->scene, r->n));
+    PBFCL_TRY(pbfcl_solver_desc_check(&r->desc)); /* before the device is opened */
     PBFCL_TRY(run_outputs_check(&a->out));
-    PBFCL_TRY(app_cl_open(&r->cl, a->scene.device));
-    PBFCL_TRY(pbfcl_sim_create(&r->sim, &r->cl, &r->scene, r->positions, r->n));
-    PBFCL_TRY(pbfcl_sim_compute_density(r->sim)); /* frame 0's real density (every run, so
-                                                     that a resumed one matches) */
-    if (r->checkpoint)
-        PBFCL_TRY(pbfcl_checkpoint_restore(r->checkpoint, r->sim));
-    return PBFCL_OK;
+    pbfcl_context_desc cd;
+    app_context_desc(&cd, a->scene.device);
+    PBFCL_TRY(pbfcl_context_create(PBFCL_VERSION, &cd, &r->ctx));
+    PBFCL_TRY(pbfcl_context_device_name(r->ctx, r->device, sizeof r->device));
+    PBFCL_TRY(pbfcl_solver_create(r->ctx, &r->desc, &r->solver));
+    if (r->checkpoint) {
+        PBFCL_TRY(pbfcl_checkpoint_restore(r->checkpoint, r->solver));
+    } else {
+        PBFCL_TRY(pbfcl_solver_add(r->solver, r->positions, NULL, r->n));
+        PBFCL_TRY(pbfcl_solver_compute_densities(r->solver)); /* frame 0's real density */
+    }
+    a->out.scene_name = r->name;
+    return run_guard_init(&r->guard, r->solver);
 }
 
 /* One step: advance, measure, record, guard, export, checkpoint. */
 static pbfcl_status run_step(run_args *a, run_state *r, long long step)
 {
-    double time = (double)step * r->scene.solver.dt;
-    PBFCL_TRY(pbfcl_sim_step(r->sim, NULL));
-    r->substeps += pbfcl_sim_substeps(r->sim);
-    PBFCL_TRY(pbfcl_sim_stats_compute(r->sim, &r->last));
+    double time = (double)step * r->desc.solver.dt;
+    PBFCL_TRY(pbfcl_solver_step(r->solver, 0.0f, NULL));
+    PBFCL_TRY(pbfcl_solver_stats(r->solver, &r->last));
+    r->substeps += r->last.substeps;
     PBFCL_TRY(run_outputs_stats(&a->out, step, time, &r->last));
-    if (run_guard_check(&r->guard, &r->scene, r->n, &r->last, step))
+    if (run_guard_check(&r->guard, r->n, &r->last, step))
         return PBFCL_ERR_SIMULATION;
-    PBFCL_TRY(run_outputs_frame(&a->out, r->sim, step, time));
+    PBFCL_TRY(run_outputs_frame(&a->out, r->solver, step, time));
     r->done = step;
-    return run_outputs_checkpoint(&a->out, r->sim, step, time, step == a->steps);
+    return run_outputs_checkpoint(&a->out, r->solver, step, time, step == a->steps);
 }
 
 /* Steps first+1..steps, until done, failed or stopped by a signal. */
@@ -303,9 +326,9 @@ static pbfcl_status run_loop(run_args *a, run_state *r)
 {
     progress prog;
     r->done = r->first_step;
-    PBFCL_TRY(run_outputs_start(&a->out, r->n, r->scene.solver.dt));
+    PBFCL_TRY(run_outputs_start(&a->out, r->n, r->desc.solver.dt));
     if (r->first_step == 0)
-        PBFCL_TRY(run_outputs_frame(&a->out, r->sim, 0, 0.0));
+        PBFCL_TRY(run_outputs_frame(&a->out, r->solver, 0, 0.0));
     progress_init(&prog, r->first_step, a->steps, a->quiet);
     for (long long step = r->first_step + 1; step <= a->steps; step++) {
         pbfcl_status st = run_step(a, r, step);
@@ -316,8 +339,8 @@ static pbfcl_status run_loop(run_args *a, run_state *r)
         progress_update(&prog, step);
         if (pbfcl_signals_caught() && step < a->steps) {
             progress_break(&prog, step);
-            double time = (double)step * r->scene.solver.dt;
-            return run_outputs_checkpoint(&a->out, r->sim, step, time, true);
+            double time = (double)step * r->desc.solver.dt;
+            return run_outputs_checkpoint(&a->out, r->solver, step, time, true);
         }
     }
     return PBFCL_OK;
@@ -368,13 +391,13 @@ int cmd_run(int argc, char **argv)
             if (r.first_step == 0)
                 printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld step%s of %g s on "
                        "%s\n",
-                       r.scene.name, r.n, r.scene.particle_radius, a.steps, a.steps == 1 ? "" : "s",
-                       r.scene.solver.dt, r.cl.dev.device_name);
+                       r.name, r.n, r.desc.scene.particle_radius, a.steps, a.steps == 1 ? "" : "s",
+                       r.desc.solver.dt, r.device);
             else
                 printf("pbfcl run: scene %s, %zu particles (radius %g m), resumed from %s: steps "
                        "%lld to %lld of %g s on %s\n",
-                       r.scene.name, r.n, r.scene.particle_radius, a.resume_path, r.first_step + 1,
-                       a.steps, r.scene.solver.dt, r.cl.dev.device_name);
+                       r.name, r.n, r.desc.scene.particle_radius, a.resume_path, r.first_step + 1,
+                       a.steps, r.desc.solver.dt, r.device);
             fflush(stdout);
         }
         pbfcl_signals_install();

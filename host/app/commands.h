@@ -5,17 +5,8 @@
 /* `pbfcl devices`: lists every OpenCL platform and device. */
 int cmd_devices(int argc, char **argv);
 
-/* `pbfcl bench-sort`: radix sort throughput in million pairs per second. */
-int cmd_bench_sort(int argc, char **argv);
-
-/* `pbfcl bench-split`: split-and-compress against the neighbour lists, per stage. */
-int cmd_bench_split(int argc, char **argv);
-
 /* `pbfcl bench`: simulation step time per stage (median over steps) and particle-steps/s. */
 int cmd_bench(int argc, char **argv);
-
-/* `pbfcl kernel-builds`: every program with every build-option set pbfcl compiles it with. */
-int cmd_kernel_builds(int argc, char **argv);
 
 /* `pbfcl run`: a headless simulation with progress, PLY frames and a statistics CSV. */
 int cmd_run(int argc, char **argv);

@@ -22,9 +22,6 @@ static const command commands[] = {
     {"run", cmd_run,
      "simulate a scene headless: progress, PLY/VTK frames, statistics, checkpoints"},
     {"bench", cmd_bench, "simulation step time per stage and particle-steps per second"},
-    {"bench-sort", cmd_bench_sort, "radix sort throughput (million pairs/s)"},
-    {"bench-split", cmd_bench_split, "split-and-compress against the neighbour lists, per stage"},
-    {"kernel-builds", cmd_kernel_builds, "every program and build-option set pbfcl compiles"},
     {"params", cmd_params, "the solver parameters: key, flag, default, unit, range"},
 };
 
@@ -38,7 +35,9 @@ static void usage(FILE *f)
                "`pbfcl <command> --help` describes a command's options; `pbfcl --version` "
                "prints the version.\n"
                "Exit status: 0 success, 1 failure (device, files, simulation), 2 bad option or "
-               "input, 128+N stopped by signal N (run).\n");
+               "input, 128+N stopped by signal N (run).\n"
+               "The benchmarks and listings of the core's internals (bench-sort, bench-split, "
+               "kernel-builds) are in the developer tool pbfcl-dev of the build tree.\n");
 }
 
 /* The command's exit code, or 1 if its output to stdout was lost (e.g. a full disk). */
@@ -76,6 +75,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return finish(commands[i].run(argc - 1, argv + 1));
+    if (!strcmp(argv[1], "bench-sort") || !strcmp(argv[1], "bench-split") ||
+        !strcmp(argv[1], "kernel-builds")) {
+        fprintf(stderr,
+                "pbfcl: error: '%s' is a developer command of the core's internals: run it with "
+                "pbfcl-dev (built beside pbfcl in the build tree, not installed)\n",
+                argv[1]);
+        return 2;
+    }
     fprintf(stderr, "pbfcl: error: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

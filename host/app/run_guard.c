@@ -1,11 +1,13 @@
 /* The blow-up guard (run_guard.h). */
 #include "run_guard.h"
+#include "pbfcl_error.h"
 
 #include <stdio.h>
+#include <string.h>
 
-static void advise(const pbfcl_scene *scene, const char *extra)
+static void advise(const run_guard *g, const char *extra)
 {
-    const pbfcl_solver_settings *v = &scene->solver;
+    const pbfcl_solver_params *v = &g->solver;
     fprintf(stderr,
             "  try a smaller --dt (now %g), more --substeps (now %d) or more --iterations (now "
             "%d)%s\n",
@@ -19,22 +21,29 @@ static bool held(long long *count, bool above)
     return *count >= RUN_GUARD_STEPS;
 }
 
-bool run_guard_check(run_guard *g, const pbfcl_scene *scene, size_t n, const pbfcl_sim_stats *st,
-                     long long step)
+pbfcl_status run_guard_init(run_guard *g, const pbfcl_solver *solver)
 {
-    float limit = pbfcl_scene_max_speed(scene);
+    memset(g, 0, sizeof *g);
+    PBFCL_TRY(pbfcl_solver_get_params(solver, NULL, &g->solver));
+    PBFCL_TRY(pbfcl_solver_speed_limit(solver, &g->speed_limit));
+    return pbfcl_solver_max_neighbors(solver, &g->max_neighbors);
+}
+
+bool run_guard_check(run_guard *g, size_t n, const pbfcl_stats *st, long long step)
+{
+    float limit = g->speed_limit;
     if (st->nan > 0) {
         pbfcl_errorf("the simulation blew up at step %lld: %u of %zu particles have a "
                      "non-finite position or velocity",
                      step, st->nan, n);
-        advise(scene, "");
+        advise(g, "");
         return true;
     }
     if (!(st->max_speed <= limit)) {
         pbfcl_errorf("the simulation blew up at step %lld: a particle moves at %.3g m/s, above "
                      "the limit of %.3g m/s for this scene",
                      step, st->max_speed, limit);
-        advise(scene, ", or raise --max-speed if such speeds are expected");
+        advise(g, ", or raise --max-speed if such speeds are expected");
         return true;
     }
     double overflow = 100.0 * st->neighbor_overflow / (double)(n ? n : 1);
@@ -47,14 +56,14 @@ bool run_guard_check(run_guard *g, const pbfcl_scene *scene, size_t n, const pbf
                      step, RUN_GUARD_STEPS,
                      dense ? "the fluid was compressed to more than 1.5 times its rest density"
                            : "neighbour lists were cut short for many particles",
-                     st->density_error_avg, PBFCL_SIM_MAX_NEIGHBORS, overflow / 100.0);
-        advise(scene, ", or a weaker --gravity or --vorticity");
+                     st->density_error_avg, g->max_neighbors, overflow / 100.0);
+        advise(g, ", or a weaker --gravity or --vorticity");
         return true;
     }
     if (st->neighbor_overflow > 0 && g->cut_steps++ == 0)
         pbfcl_warnf("step %lld: %u times a particle had more than %u neighbours and its list was "
                     "cut short (the fluid is compressed beyond what the solver resolves); try a "
                     "smaller --dt, more --substeps or more --iterations",
-                    step, st->neighbor_overflow, PBFCL_SIM_MAX_NEIGHBORS);
+                    step, st->neighbor_overflow, g->max_neighbors);
     return false;
 }

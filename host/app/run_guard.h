@@ -9,7 +9,7 @@
 #ifndef PBFCL_RUN_GUARD_H
 #define PBFCL_RUN_GUARD_H
 
-#include "sim.h"
+#include "pbfcl.h"
 
 #include <stdbool.h>
 
@@ -17,16 +17,21 @@
 #define RUN_GUARD_OVERFLOW_PERCENT 5.0
 #define RUN_GUARD_STEPS 10
 
-/* The guard's memory of the steps so far. */
+/* The guard's memory of the steps so far, and what it measures against (from the solver). */
 typedef struct run_guard {
-    long long dense_steps;    /* consecutive steps above the density bound */
-    long long overflow_steps; /* consecutive steps above the overflow bound */
-    long long cut_steps;      /* steps in which any neighbour list was cut short */
+    pbfcl_solver_params solver; /* the settings the advice names */
+    float speed_limit;          /* pbfcl_solver_speed_limit, m/s */
+    unsigned max_neighbors;     /* pbfcl_solver_max_neighbors */
+    long long dense_steps;      /* consecutive steps above the density bound */
+    long long overflow_steps;   /* consecutive steps above the overflow bound */
+    long long cut_steps;        /* steps in which any neighbour list was cut short */
 } run_guard;
+
+/* Sets the guard up for solver: its settings, speed limit and neighbour list capacity. */
+pbfcl_status run_guard_init(run_guard *g, const pbfcl_solver *solver);
 
 /* True (with a message giving the step and what to change) if the run must stop; warns
  * the first time a neighbour list is cut short. */
-bool run_guard_check(run_guard *g, const pbfcl_scene *scene, size_t n, const pbfcl_sim_stats *st,
-                     long long step);
+bool run_guard_check(run_guard *g, size_t n, const pbfcl_stats *st, long long step);
 
 #endif

@@ -163,6 +163,8 @@ pbfcl_status run_outputs_start(run_outputs *o, size_t n, double dt)
             pbfcl_errorf("out of host memory for the export buffers of %zu particles", n);
             return PBFCL_ERR_OUT_OF_MEMORY;
         }
+        for (size_t i = 0; i < n; i++) /* frames list the particles in the caller's order */
+            o->ids[i] = (unsigned)i;
         for_each_frame(o->export_dir, remove_replaced, o, NULL, 0);
         if (o->resume_step >= 0)
             for_each_frame(o->export_dir, collect_kept, o, NULL, 0);
@@ -194,14 +196,15 @@ static pbfcl_status add_to_collection(run_outputs *o, long long step, double tim
     return pbfcl_pvd_write(path, o->pvd, o->pvd_count);
 }
 
-pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_sim *sim, long long step, double time)
+pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long step, double time)
 {
     if (!o->export_dir || step % o->every != 0)
         return PBFCL_OK;
     char path[4200];
     PBFCL_TRY(pbfcl_frame_path(path, sizeof path, o->export_dir, step, o->format));
-    PBFCL_TRY(pbfcl_sim_read(sim, o->pos, o->vel, o->density));
-    PBFCL_TRY(pbfcl_sim_read_ids(sim, o->ids));
+    PBFCL_TRY(pbfcl_solver_get_positions(solver, o->pos, o->n));
+    PBFCL_TRY(pbfcl_solver_get_velocities(solver, o->vel, o->n));
+    PBFCL_TRY(pbfcl_solver_get_densities(solver, o->density, o->n));
     pbfcl_frame f = {o->n, o->pos, o->vel, o->density, o->ids, step, time, o->z_up};
     if (o->format == PBFCL_FORMAT_PLY)
         PBFCL_TRY(pbfcl_ply_write(path, &f));
@@ -213,19 +216,19 @@ pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_sim *sim, long long step, d
     return PBFCL_OK;
 }
 
-pbfcl_status run_outputs_stats(run_outputs *o, long long step, double time,
-                               const pbfcl_sim_stats *s)
+pbfcl_status run_outputs_stats(run_outputs *o, long long step, double time, const pbfcl_stats *s)
 {
     return o->stats_path ? pbfcl_stats_csv_row(&o->csv, step, time, s) : PBFCL_OK;
 }
 
-pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_sim *sim, long long step, double time,
-                                    bool final)
+pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_solver *solver, long long step,
+                                    double time, bool final)
 {
     if (!o->checkpoint_path)
         return PBFCL_OK;
     bool due = final || (o->checkpoint_every > 0 && step % o->checkpoint_every == 0);
-    return due ? pbfcl_checkpoint_write(o->checkpoint_path, sim, step, time) : PBFCL_OK;
+    return due ? pbfcl_checkpoint_write(o->checkpoint_path, solver, o->scene_name, step, time)
+               : PBFCL_OK;
 }
 
 pbfcl_status run_outputs_finish(run_outputs *o, bool started)

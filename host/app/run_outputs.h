@@ -6,7 +6,7 @@
 #define PBFCL_RUN_OUTPUTS_H
 
 #include "export_vtk.h"
-#include "sim.h"
+#include "pbfcl.h"
 #include "stats_csv.h"
 
 /* The name of the VTK collection in the export directory. */
@@ -23,6 +23,7 @@ typedef struct run_outputs {
     const char *checkpoint_path; /* NULL: no checkpoints */
     long long checkpoint_every;  /* 0: only at the end (and when stopped) */
     const char *scene_path;      /* the scene file (never to be overwritten), or NULL */
+    const char *scene_name;      /* the scene's name, for the checkpoints */
     long long resume_step;       /* the checkpoint's step when resuming, else -1 */
 
     pbfcl_stats_csv csv;
@@ -44,16 +45,16 @@ pbfcl_status run_outputs_check(run_outputs *o);
  * removes the frames being replaced, creates the statistics file. */
 pbfcl_status run_outputs_start(run_outputs *o, size_t n, double dt);
 
-/* Writes the frame of step (time) if the export asks for it. */
-pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_sim *sim, long long step, double time);
+/* Writes the frame of step (time) if the export asks for it: the particles in the caller's
+ * order, particle k with id k. */
+pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long step, double time);
 
 /* Appends the statistics row of step. */
-pbfcl_status run_outputs_stats(run_outputs *o, long long step, double time,
-                               const pbfcl_sim_stats *s);
+pbfcl_status run_outputs_stats(run_outputs *o, long long step, double time, const pbfcl_stats *s);
 
 /* Writes a checkpoint after step if one is due (every K steps), or always if final. */
-pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_sim *sim, long long step, double time,
-                                    bool final);
+pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_solver *solver, long long step,
+                                    double time, bool final);
 
 /* Closes the statistics file and frees the buffers; started: whether the run got to its first
  * step (if not, the directories the check created are removed again). */

@@ -4,8 +4,6 @@
  * string, finite, in range) and a bad one is reported with the option and the range. */
 #include "scene_options.h"
 #include "app_env.h"
-#include "api_internal.h"
-#include "scene.h" /* the ranges of the scene-level settings */
 
 #include <errno.h>
 #include <math.h>
@@ -28,10 +26,6 @@ typedef struct opt_spec {
 
 #define NO_SET ((size_t)-1)
 #define OFF(f) offsetof(pbfcl_scene_options, f)
-
-/* --particles is not a scene-file setting: its range is the solver's particle limit. */
-static const pbfcl_setting_range particles_range = {"particles", 1,     PBFCL_SCENE_MAX_PARTICLES,
-                                                    false,       false, true};
 
 static const opt_spec opt_specs[] = {
     {"--device", "D", OPT_STRING, NULL, OFF(device), NO_SET,
@@ -81,7 +75,7 @@ void pbfcl_scene_options_init(pbfcl_scene_options *o)
 
 static const pbfcl_setting_range *spec_range(const opt_spec *s)
 {
-    return s->kind == OPT_LLONG ? &particles_range : pbfcl_scene_range(s->key);
+    return pbfcl_scene_range(s->key);
 }
 
 /* Writes the accepted range of an option, e.g. "a number > 0 and <= 1". */
@@ -353,16 +347,4 @@ pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene
         *setup = NULL;
     }
     return st;
-}
-
-pbfcl_status pbfcl_scene_options_build_scene(const pbfcl_scene_options *o, pbfcl_scene *scene,
-                                             float **positions, size_t *n)
-{
-    pbfcl_scene_setup *setup = NULL;
-    pbfcl_status st = pbfcl_scene_options_build(o, &setup, positions, n);
-    if (st != PBFCL_OK)
-        return st;
-    *scene = *pbfcl_api_setup_scene(setup); /* fluid shapes too (checkpoints keep them) */
-    pbfcl_scene_setup_destroy(setup);
-    return PBFCL_OK;
 }

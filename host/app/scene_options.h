@@ -54,14 +54,6 @@ void pbfcl_scene_options_apply(const pbfcl_scene_options *o, pbfcl_scene_params 
 pbfcl_status pbfcl_scene_options_build(const pbfcl_scene_options *o, pbfcl_scene_setup **setup,
                                        float **positions, size_t *n);
 
-struct pbfcl_scene;
-
-/* The same, as the core's scene struct (for the commands that still drive the core: run, with
- * its checkpoints, and the demo). */
-pbfcl_status pbfcl_scene_options_build_scene(const pbfcl_scene_options *o,
-                                             struct pbfcl_scene *scene, float **positions,
-                                             size_t *n);
-
 /* Parses a whole string as a finite double; false if it is empty, has trailing characters,
  * overflows or is not finite. */
 bool pbfcl_parse_double(const char *s, double *out);

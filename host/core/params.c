@@ -58,14 +58,28 @@ const pbfcl_param_info *pbfcl_solver_param(int i)
     return i >= 0 && i < PARAM_COUNT ? &params[i] : NULL;
 }
 
+/* Logs a NULL argument of a value helper; false if any is NULL. */
+static bool args_given(const char *func, const void *a, const char *a_name, const void *b,
+                       const char *b_name)
+{
+    if (a && b)
+        return true;
+    pbfcl_errorf("%s: %s is NULL", func, a ? b_name : a_name);
+    return false;
+}
+
 double pbfcl_param_get(const pbfcl_solver_params *p, const pbfcl_param_info *info)
 {
+    if (!args_given("pbfcl_param_get", p, "p", info, "info"))
+        return 0.0;
     const char *field = (const char *)p + info->offset;
     return info->is_int ? (double)*(const int *)field : (double)*(const float *)field;
 }
 
 void pbfcl_param_set(pbfcl_solver_params *p, const pbfcl_param_info *info, double v)
 {
+    if (!args_given("pbfcl_param_set", p, "p", info, "info"))
+        return;
     char *field = (char *)p + info->offset;
     if (info->is_int)
         *(int *)field = (int)lround(v);
@@ -83,6 +97,8 @@ void pbfcl_solver_params_defaults(pbfcl_solver_params *p)
 
 int pbfcl_param_in_range(const pbfcl_param_info *info, double v)
 {
+    if (!args_given("pbfcl_param_in_range", info, "info", "", ""))
+        return 0;
     bool lo = (info->flags & PBFCL_PARAM_LO_OPEN) ? v > info->lo : v >= info->lo;
     bool hi = (info->flags & PBFCL_PARAM_HI_OPEN) ? v < info->hi : v <= info->hi;
     bool whole = !(info->flags & PBFCL_PARAM_WHOLE) || v == floor(v);
@@ -91,6 +107,8 @@ int pbfcl_param_in_range(const pbfcl_param_info *info, double v)
 
 int pbfcl_param_range_text(const pbfcl_param_info *info, char *buf, size_t size)
 {
+    if (!args_given("pbfcl_param_range_text", info, "info", buf || !size ? "" : NULL, "buf"))
+        return -1;
     if (info->flags & PBFCL_PARAM_NAMED)
         return pbfcl_param_names_text(buf, size);
     const char *what = info->is_int                        ? "an integer"

@@ -13,8 +13,7 @@
  * core uses the same table. */
 #define PBFCL_ERRORS(X) PBFCL_STATUS_LIST(X)
 
-/* The symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
-const char *pbfcl_cl_error_name(cl_int err);
+/* pbfcl_cl_error_name, the name of an OpenCL error code, is public (include/pbfcl.h). */
 
 /* Every message of the core goes through pbfcl_log: to the callback set with pbfcl_set_log,
  * or to stderr as "pbfcl: error: ..." / "pbfcl: warning: ..." when none is set. */

@@ -5,6 +5,8 @@
 #ifndef PBFCL_PROFILE_H
 #define PBFCL_PROFILE_H
 
+#include "clock.h"
+
 #include <CL/cl.h>
 
 #define PBFCL_STAGES(X)                                                                            \
@@ -65,11 +67,5 @@ cl_int pbfcl_profile_collect(pbfcl_profile *p, double *ms);
 
 /* Releases any recorded events without reading them. */
 void pbfcl_profile_discard(pbfcl_profile *p);
-
-/* A monotonic host clock, in seconds (for wall times beside the device times). */
-double pbfcl_wall_seconds(void);
-
-/* Median of n doubles (sorts the array in place). */
-double pbfcl_median(double *v, int n);
 
 #endif

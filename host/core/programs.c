@@ -11,6 +11,7 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
                              "neighbours.cl"},
                             6},
     [PBFCL_PROGRAM_PBF] = {"pbf", {"pbfcl_shared.h", "pbf.cl"}, 2},
+    [PBFCL_PROGRAM_PARTICLES] = {"particles", {"pbfcl_shared.h", "particles.cl"}, 2},
     [PBFCL_PROGRAM_SPLIT_COMPRESS] = {"split_compress",
                                       {"pbfcl_shared.h", "morton.h", "split_compress.cl"},
                                       3},

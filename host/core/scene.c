@@ -84,8 +84,10 @@ const char *const *pbfcl_scene_builtin_names(void)
     return names;
 }
 
-bool pbfcl_scene_is_file(const char *name)
+int pbfcl_scene_is_file(const char *name)
 {
+    if (!name)
+        return 0;
     size_t len = strlen(name);
     return strchr(name, '/') != NULL || (len >= 5 && !strcmp(name + len - 5, ".json"));
 }
@@ -125,24 +127,33 @@ static const pbfcl_setting_range ranges[] = {
     {"particle_radius", 0, 1e3, true, false, false},
     {"rest_density", 0, 1e6, true, false, false},
     {"gravity", -1e4, 1e4, false, false, false},
+    {"particles", 1, PBFCL_SCENE_MAX_PARTICLES, false, false, true}, /* the solver's limit */
 };
 
 const pbfcl_setting_range *pbfcl_scene_range(const char *key)
 {
+    if (!key)
+        return NULL;
     for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++)
         if (!strcmp(ranges[k].key, key))
             return &ranges[k];
     return NULL;
 }
 
-bool pbfcl_range_holds(const pbfcl_setting_range *r, double v)
+int pbfcl_range_holds(const pbfcl_setting_range *r, double v)
 {
-    return isfinite(v) && (r->lo_open ? v > r->lo : v >= r->lo) &&
+    return r && isfinite(v) && (r->lo_open ? v > r->lo : v >= r->lo) &&
            (r->hi_open ? v < r->hi : v <= r->hi) && (!r->integer || v == floor(v));
 }
 
 void pbfcl_range_text(const pbfcl_setting_range *r, char *buf, size_t size)
 {
+    if (!buf || !size)
+        return;
+    if (!r) {
+        snprintf(buf, size, "(no range: r is NULL)");
+        return;
+    }
     snprintf(buf, size, "%s %s %.12g and %s %.12g", r->integer ? "an integer" : "a number",
              r->lo_open ? ">" : ">=", r->lo, r->hi_open ? "<" : "<=", r->hi);
 }

@@ -72,23 +72,8 @@ pbfcl_status pbfcl_scene_fill(const pbfcl_scene *s, float **positions, size_t *n
  * inside integer range; the solver's grid takes far fewer). */
 #define PBFCL_SCENE_MAX_SPACINGS 1e9
 
-/* The accepted range of one scene setting, shared by scene files (validation) and the
- * command line (option parsing), so that both accept exactly the same values. */
-typedef struct pbfcl_setting_range {
-    const char *key; /* as in scene files: "solver.dt", "particle_radius", "gravity", ... */
-    double lo, hi;
-    bool lo_open, hi_open; /* lo (hi) itself excluded */
-    bool integer;          /* whole numbers only */
-} pbfcl_setting_range;
-
-/* The range of a setting by its scene-file key; NULL if there is none. */
-const pbfcl_setting_range *pbfcl_scene_range(const char *key);
-
-/* True if v is inside the range r. */
-bool pbfcl_range_holds(const pbfcl_setting_range *r, double v);
-
-/* Writes r as text, e.g. "a number > 0 and <= 1". */
-void pbfcl_range_text(const pbfcl_setting_range *r, char *buf, size_t size);
+/* The ranges of the scene-level settings (pbfcl_scene_range, pbfcl_range_holds,
+ * pbfcl_range_text) are public (include/pbfcl.h). */
 
 /* Loads a built-in scene or a scene file like pbfcl_scene_load, without validating it (the
  * caller applies overrides first, then validates). */
@@ -98,8 +83,7 @@ pbfcl_status pbfcl_scene_parse(const char *name_or_file, pbfcl_scene *out);
  * --particles is about to replace). */
 pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s);
 
-/* True if name_or_file names a scene file (ends in .json or contains '/'), not a built-in. */
-bool pbfcl_scene_is_file(const char *name_or_file);
+/* pbfcl_scene_is_file (a name that is a file, not a built-in) is public (include/pbfcl.h). */
 
 /* Parses a JSON scene file into out without validating the values (pbfcl_scene_load_json
  * validates). */

@@ -1,9 +1,11 @@
 /* The Position Based Fluids simulation (Macklin & Mueller 2013): the particle buffers on
  * the device, the solver constants derived from the scene, and the step of seed 001's
- * outline with one host wrapper per kernel of cl/pbf.cl. */
+ * outline with one host wrapper per kernel of cl/pbf.cl; stats, bounds and the render copy
+ * are the solver-neutral passes of particles.c. */
 #include "sim.h"
 
 #include "build_options.h"
+#include "particles.h"
 #include "programs.h"
 #include "solver_method.h"
 
@@ -29,15 +31,14 @@
 /* The near part of the neighbour lists, which the contact constraint (pbf_collide) reads, holds
  * the neighbours within the contact distance 2r plus a skin at the neighbour search (on x*,
  * after predict): this many r per solver iteration between collision passes
- * (solver.contact_interval). The iterations move x* further; a pair that comes within 2r from
- * beyond 2r + skin meanwhile is left to the density constraint until the next substep's search.
- * Counted over the first 60 frames of a 28K-particle dam break (the 1M column's resolution,
- * collisions after every iteration): 250 such pairs in one substep with a skin of 0.5r, 2 in all
- * with 0.75r, none with r. At h = 4r a skin of 0.75r keeps the near part to the 6 face
- * neighbours of the rest lattice (r would add the 12 edge neighbours). With collisions every
- * second iteration and Chebyshev weights (4M dam break on the H200) a skin of 0.75r or r let
- * overlaps through that flung particles (17.9 and 11.3 substeps per frame instead of 9.65);
- * 1.5r held it (9.55). */
+ * (solver.contact_interval). While no particle has moved half the skin since the search, no
+ * pair outside the near part can be in contact; delta reports a larger move (moved_buf) and
+ * collide then reads the whole lists, so no contact is ever missed. At h = 4r a skin of 0.75r
+ * keeps the near part to the 6 face neighbours of the rest lattice (r would add the 12 edge
+ * neighbours). Without the report, contacts were missed: 250 pairs in one substep of a
+ * 28K-particle dam break with a skin of 0.5r, 2 in 60 frames with 0.75r; the 300-frame 1M run's
+ * fastest particle went from 12.2 to 16.7 m/s, and with collisions every second iteration and
+ * Chebyshev weights a 4M dam break needed 17.9 substeps per frame instead of 9.65. */
 #define PBFCL_SIM_CONTACT_SKIN 0.75f
 
 /* Largest work-group size tried (a power of two; the device may allow less). */
@@ -52,8 +53,8 @@ struct pbfcl_sim {
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
-    cl_kernel predict, lambda, delta, collide, update, omega_viscosity, vorticity, stats,
-        copy_positions, bounds;
+    cl_kernel predict, lambda, delta, collide, update, omega_viscosity, vorticity;
+    pbfcl_particles particles; /* stats, bounds, copy_positions (cl/particles.cl) */
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
@@ -63,13 +64,14 @@ struct pbfcl_sim {
     cl_mem omega_buf;        /* float4: vorticity */
     cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
     cl_mem density_buf;      /* float */
+    cl_mem search_buf;       /* float4: x* at the neighbour search (lambda, first iteration) */
     cl_mem accel_buf, vel_half_buf, pressure_buf; /* sph: a, v + a dt / 2 (float4), p / rho^2 */
     void *method_state;        /* what the method's create made (sph.c), or NULL */
     cl_mem id_buf, id_tmp_buf; /* uint: each particle's persistent id, carried by reorder */
-    cl_mem partial_buf;        /* stats: PBFCL_STATS_FIELDS floats per work-group */
-    size_t groups;             /* work-groups of the stats kernel at capacity */
-    cl_mem bounds_buf;         /* 3 uints: pbf_bounds of the last frame */
+    cl_mem moved_buf;          /* 1 uint: a particle moved half the contact skin since the search */
     cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    int lists_fresh;           /* neighbours ran and no lambda since: lambda records x* */
+    int q_from_delta;          /* q_buf was written by delta (collide may read the near lists) */
     int substeps;              /* substeps of the last frame (params.dt = dt / substeps) */
     float wall_scale;          /* lambda and delta: pbfcl_pbf_wall_scale */
     float omega;               /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
@@ -120,6 +122,7 @@ static const sim_buffer sim_buffers[] = {
     {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
     {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
     {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY, SIM_ALL},
+    {"positions at the search", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
     {"accelerations", 16, SIM_BUF(accel_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH},
     {"half-step velocities", 16, SIM_BUF(vel_half_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH},
     {"pressure terms", 4, SIM_BUF(pressure_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH},
@@ -257,24 +260,23 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
         grid_params_for(scene, &p, &g) == PBFCL_OK)
         cells = 1ull << (3 * g.grid_bits);
-    unsigned long long per_particle = PBFCL_STATS_FIELDS; /* stats partials, at most */
+    unsigned long long per_particle = 0;
     for (size_t b = 0; b < SIM_BUFFER_COUNT; b++)
         if (buffer_used(scene->solver.method, &sim_buffers[b]))
             per_particle +=
                 sim_buffers[b].elem * (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED ? 2 : 1);
     unsigned long long grid_per_particle = 4 * (7 + PBFCL_SIM_MAX_NEIGHBORS);
-    return n * (per_particle + grid_per_particle) + cells * 8;
+    return n * (per_particle + grid_per_particle) + cells * 8 + pbfcl_particles_bytes_needed(n);
 }
 
-static const char *const kernel_names[] = {
-    "pbf_predict",         "pbf_lambda",    "pbf_delta", "pbf_collide",        "pbf_update",
-    "pbf_omega_viscosity", "pbf_vorticity", "pbf_stats", "pbf_copy_positions", "pbf_bounds"};
+static const char *const kernel_names[] = {"pbf_predict",  "pbf_lambda", "pbf_delta",
+                                           "pbf_collide",  "pbf_update", "pbf_omega_viscosity",
+                                           "pbf_vorticity"};
 
 static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 {
-    cl_kernel *slots[] = {
-        &sim->predict,         &sim->lambda,    &sim->delta, &sim->collide,        &sim->update,
-        &sim->omega_viscosity, &sim->vorticity, &sim->stats, &sim->copy_positions, &sim->bounds};
+    cl_kernel *slots[] = {&sim->predict, &sim->lambda,          &sim->delta,    &sim->collide,
+                          &sim->update,  &sim->omega_viscosity, &sim->vorticity};
     return slots[k];
 }
 
@@ -302,23 +304,14 @@ static pbfcl_status build_kernels(pbfcl_sim *sim)
     pbfcl_build_config cfg;
     pbf_build_config(&sim->cl->dev, &cfg);
     sim->wg = cfg.wg_size;
-    if (sim->wg < PBFCL_STATS_FIELDS) {
-        pbfcl_errorf("%s allows work-groups of at most %zu items; the solver needs at least 16",
-                     sim->cl->dev.device_name, sim->cl->dev.max_wg);
-        return PBFCL_ERR_DEVICE_LIMIT;
-    }
     char options[512];
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
         return PBFCL_ERR_BAD_ARGUMENT;
     PBFCL_TRY(pbfcl_cl_build(sim->cl, desc->files, desc->nfiles, options, &sim->program));
     for (int k = 0; k < SIM_KERNEL_COUNT; k++) {
         PBFCL_TRY(pbfcl_cl_kernel(sim->program, kernel_names[k], kernel_slot(sim, k)));
-        cl_kernel kernel = *kernel_slot(sim, k);
-        size_t local = kernel == sim->stats    ? PBFCL_STATS_FIELDS * sim->wg * sizeof(float)
-                       : kernel == sim->bounds ? 3 * sim->wg * sizeof(float)
-                                               : 0;
         PBFCL_TRY(
-            pbfcl_cl_check_launch(sim->cl, *kernel_slot(sim, k), kernel_names[k], sim->wg, local));
+            pbfcl_cl_check_launch(sim->cl, *kernel_slot(sim, k), kernel_names[k], sim->wg, 0));
     }
     return PBFCL_OK;
 }
@@ -339,9 +332,8 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         size_t size;
         const char *what;
     } list[] = {
-        {&sim->partial_buf, sim->groups * PBFCL_STATS_FIELDS * sizeof(float), "stats partials"},
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
-        {&sim->bounds_buf, 3 * sizeof(cl_uint), "substep bounds"},
+        {&sim->moved_buf, sizeof(cl_uint), "contact list flag"},
         {&sim->accel_max_buf, sizeof(cl_uint), "largest acceleration"},
     };
     for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
@@ -419,27 +411,26 @@ done:
     return st;
 }
 
-/* Enqueues pbf_bounds of the current state into bounds_buf (read by choose_substeps). */
+/* The state the solver-neutral passes (particles.h) read. */
+static pbfcl_particle_state particle_state(const pbfcl_sim *sim)
+{
+    return (pbfcl_particle_state){
+        sim->n,     sim->pos_buf, sim->vel_buf, sim->density_buf, sim->grid.neighbor_count_buf,
+        sim->id_buf};
+}
+
+/* Enqueues the bounds of the current state (read by choose_substeps). */
 static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    cl_kernel k = sim->bounds;
-    cl_uint n = (cl_uint)sim->n;
     float g = (float)sqrt((double)sim->gravity.s[0] * sim->gravity.s[0] +
                           (double)sim->gravity.s[1] * sim->gravity.s[1] +
                           (double)sim->gravity.s[2] * sim->gravity.s[2]);
-    cl_float4 down = {{0, 0, 0, 0}};
+    float down[3] = {0.0f, 0.0f, 0.0f};
     for (int a = 0; g > 0.0f && a < 3; a++)
-        down.s[a] = sim->gravity.s[a] / g;
-    static const cl_uint zeros[3] = {0, 0, 0}; /* static: the write need not block */
-    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->bounds_buf, CL_FALSE, 0, sizeof zeros,
-                                        zeros, 0, NULL, NULL));
-    SIM_ARG(k, 0, sim->params_buf);
-    SIM_ARG(k, 1, n);
-    SIM_ARG(k, 2, sim->pos_buf);
-    SIM_ARG(k, 3, sim->vel_buf);
-    SIM_ARG(k, 4, down);
-    SIM_ARG(k, 5, sim->bounds_buf);
-    return pbfcl_cl_launch(sim->cl, k, sim->n, sim->wg, prof, PBFCL_STAGE_OTHER);
+        down[a] = sim->gravity.s[a] / g;
+    pbfcl_particle_state st = particle_state(sim);
+    return pbfcl_particles_bounds(&sim->particles, &st, sim->params.box_min, sim->params.box_max,
+                                  down, prof);
 }
 
 static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, size_t n)
@@ -463,14 +454,20 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->capacity));
     PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
     PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS));
+    pbfcl_build_config cfg;
+    sim->method->build_config(&sim->cl->dev, &cfg);
+    sim->wg = cfg.wg_size;               /* the work-group size of the method's kernels */
     PBFCL_TRY(sim->method->create(sim)); /* the method's kernels */
-    sim->groups = (sim->capacity + sim->wg - 1) / sim->wg;
+    PBFCL_TRY(pbfcl_particles_create(&sim->particles, sim->cl, sim->capacity));
     PBFCL_TRY(alloc_buffers(sim));
     sim->substeps = sim->scene.solver.substeps;
     sim->omega = 1.0f;
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
                                         sizeof sim->params, &sim->params, 0, NULL, NULL));
     PBFCL_TRY(upload_particles(sim, 0, sim->n, positions, NULL));
+    const cl_uint moved = 1; /* no search yet: collide reads the whole lists */
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->moved_buf, CL_TRUE, 0, sizeof moved,
+                                        &moved, 0, NULL, NULL));
     static const cl_uint zero = 0; /* the max |a| of no step yet */
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->accel_max_buf, CL_TRUE, 0, sizeof zero,
                                         &zero, 0, NULL, NULL));
@@ -520,9 +517,10 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         if (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED)
             pbfcl_cl_release_buffer(sim_buf(sim, sim_buffers[b].reorder_tmp));
     }
-    cl_mem *bufs[] = {&sim->params_buf, &sim->partial_buf, &sim->bounds_buf, &sim->accel_max_buf};
-    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
-        pbfcl_cl_release_buffer(bufs[b]);
+    pbfcl_cl_release_buffer(&sim->params_buf);
+    pbfcl_cl_release_buffer(&sim->moved_buf);
+    pbfcl_cl_release_buffer(&sim->accel_max_buf);
+    pbfcl_particles_destroy(&sim->particles);
     if (sim->method)
         sim->method->destroy(sim);
     pbfcl_grid_destroy(&sim->grid);
@@ -608,11 +606,17 @@ static pbfcl_status neighbours_of(pbfcl_sim *sim, size_t field, float near, pbfc
     return pbfcl_grid_neighbours(g, *sim_buf(sim, field), sim->n, sim->params.h, near, prof);
 }
 
+/* The contact skin of the near lists, m. */
+static float contact_skin(const pbfcl_sim *sim)
+{
+    return PBFCL_SIM_CONTACT_SKIN * (float)sim->scene.solver.contact_interval * sim->params.radius;
+}
+
 pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    float skin = PBFCL_SIM_CONTACT_SKIN * (float)sim->scene.solver.contact_interval;
-    float near = sim->params.min_dist + skin * sim->params.radius;
+    float near = sim->params.min_dist + contact_skin(sim);
     near = near < sim->params.h ? near : sim->params.h;
+    sim->lists_fresh = 1;
     return neighbours_of(sim, SIM_BUF(pred_buf), near, prof);
 }
 
@@ -636,7 +640,7 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->push = sim->push;
     v->wall_scale = sim->wall_scale;
     v->params_buf = sim->params_buf;
-    v->bounds_buf = sim->bounds_buf;
+    v->bounds_buf = sim->particles.bounds_buf;
     v->accel_max_buf = sim->accel_max_buf;
     v->pos_buf = sim->pos_buf;
     v->vel_buf = sim->vel_buf;
@@ -657,6 +661,11 @@ pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 5, sim->lambda_buf);
     SIM_ARG(k, 6, sim->density_buf);
     SIM_ARG(k, 7, sim->wall_scale);
+    SIM_ARG(k, 8, sim->search_buf);
+    SIM_ARG(k, 9, sim->moved_buf);
+    cl_uint record = (cl_uint)sim->lists_fresh; /* the first after a search records x* */
+    SIM_ARG(k, 10, record);
+    sim->lists_fresh = 0;
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -673,12 +682,22 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 8, sim->omega);
     cl_uint record_step = sim->scene.solver.chebyshev_rho > 0.0f; /* plain Jacobi needs no D */
     SIM_ARG(k, 9, record_step);
+    SIM_ARG(k, 10, sim->search_buf);
+    SIM_ARG(k, 11, sim->moved_buf);
+    float half_skin = 0.5f * contact_skin(sim);
+    cl_float moved_limit2 = half_skin * half_skin;
+    SIM_ARG(k, 12, moved_limit2);
+    sim->q_from_delta = 1;
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->collide;
+    /* the near lists hold every contact only for q from delta, which reports how far it moved
+     * the particles (moved_buf); a pass after another collide pass reads the whole lists */
+    cl_uint whole_lists = !sim->q_from_delta;
+    sim->q_from_delta = 0;
     PBFCL_TRY(set_head(sim, k));
     SIM_ARG(k, 2, sim->pos_buf);
     SIM_ARG(k, 3, sim->q_buf);
@@ -686,6 +705,9 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 5, sim->grid.neighbor_buf);
     SIM_ARG(k, 6, sim->q_tmp_buf);
     SIM_ARG(k, 7, sim->pos_tmp_buf); /* free between reorders */
+    SIM_ARG(k, 8, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 9, sim->moved_buf);
+    SIM_ARG(k, 10, whole_lists);
     PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
     swap_buf(&sim->q_buf, &sim->q_tmp_buf);
     swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
@@ -790,11 +812,8 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 static pbfcl_status choose_substeps(pbfcl_sim *sim, int *out)
 {
     const pbfcl_solver_settings *v = &sim->scene.solver;
-    cl_uint bits[3];
     float b[3];
-    PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, sim->bounds_buf, CL_TRUE, 0, sizeof bits,
-                                       bits, 0, NULL, NULL));
-    memcpy(b, bits, sizeof b);
+    PBFCL_TRY(pbfcl_particles_read_bounds(&sim->particles, b));
     double reach = 0.0, g = 0.0;
     for (int a = 0; a < 3; a++) {
         double e = (double)sim->params.box_max[a] - sim->params.box_min[a];
@@ -954,50 +973,17 @@ pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, 
     return PBFCL_OK;
 }
 
-/* Adds one work-group row of partial stats into the totals. */
-static void stats_add(pbfcl_sim_stats *o, const float *row, double *finite)
-{
-    o->kinetic_energy += row[PBFCL_STATS_KINETIC];
-    o->density_error_avg += row[PBFCL_STATS_DENSITY_SUM];
-    o->density_error_max = fmax(o->density_error_max, row[PBFCL_STATS_DENSITY_MAX]);
-    o->max_speed = fmax(o->max_speed, row[PBFCL_STATS_SPEED_MAX]);
-    o->neighbors_avg += row[PBFCL_STATS_NEIGHBOR_SUM];
-    if (row[PBFCL_STATS_NEIGHBOR_MAX] > (float)o->neighbors_max)
-        o->neighbors_max = (unsigned)row[PBFCL_STATS_NEIGHBOR_MAX];
-    o->outside += (unsigned)row[PBFCL_STATS_OUTSIDE];
-    o->nan += (unsigned)row[PBFCL_STATS_NAN];
-    for (int a = 0; a < 3; a++)
-        o->momentum[a] += row[PBFCL_STATS_MOMENTUM + a];
-    *finite += row[PBFCL_STATS_FINITE];
-}
-
 pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
 {
-    memset(out, 0, sizeof *out);
-    cl_kernel k = sim->stats;
-    PBFCL_TRY(set_head(sim, k));
-    SIM_ARG(k, 2, sim->pos_buf);
-    SIM_ARG(k, 3, sim->vel_buf);
-    SIM_ARG(k, 4, sim->density_buf);
-    SIM_ARG(k, 5, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 6, sim->partial_buf);
-    PBFCL_TRY(launch(sim, k, NULL, PBFCL_STAGE_OTHER));
-    size_t groups = (sim->n + sim->wg - 1) / sim->wg;
-    size_t count = groups * PBFCL_STATS_FIELDS;
-    float *rows = malloc(count * sizeof *rows);
-    if (!rows)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = read_plain(sim, sim->partial_buf, count * sizeof *rows, rows);
-    double finite = 0.0;
-    for (size_t g = 0; st == PBFCL_OK && g < groups; g++)
-        stats_add(out, rows + g * PBFCL_STATS_FIELDS, &finite);
-    free(rows);
-    PBFCL_TRY(st);
-    if (finite > 0) {
-        out->density_error_avg *= 100.0 / finite;
-        out->neighbors_avg /= finite;
+    pbfcl_particles_material m;
+    for (int a = 0; a < 3; a++) { /* the walls predict, delta and collide clamp to */
+        m.wall_lo[a] = sim->params.box_min[a] + sim->params.radius;
+        m.wall_hi[a] = sim->params.box_max[a] - sim->params.radius;
     }
-    out->density_error_max *= 100.0;
+    m.mass = sim->params.mass;
+    m.rest_density = sim->params.rest_density;
+    pbfcl_particle_state st = particle_state(sim);
+    PBFCL_TRY(pbfcl_particles_stats(&sim->particles, &st, &m, out));
     out->substeps = sim->substeps;
     out->unstable = out->nan > 0 || out->max_speed > pbfcl_scene_max_speed(&sim->scene);
     return pbfcl_grid_read_overflow(&sim->grid, &out->neighbor_overflow);
@@ -1005,13 +991,8 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
 
 pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf)
 {
-    cl_kernel k = sim->copy_positions;
-    cl_uint n = (cl_uint)sim->n;
-    SIM_ARG(k, 0, n);
-    SIM_ARG(k, 1, sim->pos_buf);
-    SIM_ARG(k, 2, sim->vel_buf);
-    SIM_ARG(k, 3, dst_buf);
-    return launch(sim, k, NULL, PBFCL_STAGE_OTHER);
+    pbfcl_particle_state st = particle_state(sim);
+    return pbfcl_particles_copy_positions(&sim->particles, &st, dst_buf);
 }
 
 void pbfcl_sim_set_chebyshev_weight(pbfcl_sim *sim, float omega)
@@ -1157,12 +1138,8 @@ pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene)
 
 pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3])
 {
-    cl_uint bits[3];
     PBFCL_TRY(enqueue_bounds(sim, NULL));
-    PBFCL_CL_CHECK(clEnqueueReadBuffer(sim->cl->queue, sim->bounds_buf, CL_TRUE, 0, sizeof bits,
-                                       bits, 0, NULL, NULL));
-    memcpy(out, bits, sizeof bits);
-    return PBFCL_OK;
+    return pbfcl_particles_read_bounds(&sim->particles, out);
 }
 
 /* ---- the PBF method behind the solver interface (solver_method.h) ---------------------- */
@@ -1229,7 +1206,7 @@ static const sim_state_buffer sim_state_buffers[] = {
     SIM_STATE_BUF("corrected_positions", q_buf, 16, 0),
     SIM_STATE_BUF("densities", density_buf, 4, 0),
     SIM_STATE_BUF("ids", id_buf, 4, 0),
-    SIM_STATE_BUF("substep_bounds", bounds_buf, 0, 3 * sizeof(cl_uint)),
+    SIM_STATE_BUF("substep_bounds", particles.bounds_buf, 0, 3 * sizeof(cl_uint)),
     SIM_STATE_BUF("largest_acceleration", accel_max_buf, 0, sizeof(cl_uint)),
 };
 #define SIM_STATE_BUFFER_COUNT (sizeof sim_state_buffers / sizeof sim_state_buffers[0])

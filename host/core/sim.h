@@ -181,9 +181,8 @@ unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim);
  * fill exactly bytes bytes of the named section or fail. A simulation created with the same
  * scene and particle count and loaded with a saved state continues bit for bit as the saved
  * one would have (on the same device). */
-typedef pbfcl_status (*pbfcl_state_put)(void *ctx, const char *name, const void *data,
-                                        size_t bytes);
-typedef pbfcl_status (*pbfcl_state_get)(void *ctx, const char *name, void *data, size_t bytes);
+typedef pbfcl_state_write_fn pbfcl_state_put; /* the public API's section callbacks */
+typedef pbfcl_state_read_fn pbfcl_state_get;
 
 /* Saves every section of the state through put. */
 pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx);

@@ -58,7 +58,7 @@ typedef struct pbfcl_sim_view {
     cl_float4 gravity, push_origin, push_dir, push; /* push.w: radius (0: off) */
     float wall_scale;                               /* pbfcl_pbf_wall_scale */
     cl_mem params_buf;                              /* pbfcl_pbf_params, __constant */
-    cl_mem bounds_buf;    /* 3 uints: max |v|, reach down and up along gravity (pbf_bounds) */
+    cl_mem bounds_buf;    /* 3 uints: max |v|, reach down and up along gravity (particles_bounds) */
     cl_mem accel_max_buf; /* 1 uint: max |a| of the frame's steps, float bits (sph) */
     cl_mem pos_buf, vel_buf, density_buf;         /* float4, float4, float */
     cl_mem accel_buf, vel_half_buf, pressure_buf; /* sph: float4, float4, float */

@@ -136,11 +136,10 @@ static pbfcl_status sph_derive(const pbfcl_scene *scene, pbfcl_pbf_params *p)
     return PBFCL_OK;
 }
 
-/* sph's kernels and constants; the stats, bounds and copy kernels are pbf's (cl/pbf.cl, built
- * by its create), as are the kernel functions and walls cl/sph.cl calls. */
+/* sph's kernels and constants (its program compiles cl/pbf.cl before cl/sph.cl for the
+ * kernel functions and walls it shares with pbf). */
 static pbfcl_status sph_create(pbfcl_sim *sim)
 {
-    PBFCL_TRY(pbfcl_solver_pbf()->create(sim));
     pbfcl_sim_view v;
     pbfcl_sim_view_get(sim, &v);
     sph_state *st = calloc(1, sizeof *st);
@@ -183,7 +182,6 @@ static void sph_destroy(pbfcl_sim *sim)
         free(st);
         *v.method_state = NULL;
     }
-    pbfcl_solver_pbf()->destroy(sim);
 }
 
 static sph_state *state_of(pbfcl_sim *sim, pbfcl_sim_view *v)

@@ -98,7 +98,7 @@ pbfcl_status pbfcl_stats_csv_open(pbfcl_stats_csv *c, const char *path, bool rep
 }
 
 pbfcl_status pbfcl_stats_csv_row(pbfcl_stats_csv *c, long long step, double time,
-                                 const pbfcl_sim_stats *s)
+                                 const pbfcl_stats *s)
 {
     char line[512];
     int len = snprintf(line, sizeof line, "%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u,%u,%u\n", step,

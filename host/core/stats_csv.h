@@ -4,7 +4,7 @@
 #ifndef PBFCL_STATS_CSV_H
 #define PBFCL_STATS_CSV_H
 
-#include "sim.h"
+#include "pbfcl_error.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,7 +36,7 @@ pbfcl_status pbfcl_stats_csv_open(pbfcl_stats_csv *c, const char *path, bool rep
  * written with one write; if it cannot be written whole, the file is cut back to its whole
  * rows and the error reported. */
 pbfcl_status pbfcl_stats_csv_row(pbfcl_stats_csv *c, long long step, double time,
-                                 const pbfcl_sim_stats *s);
+                                 const pbfcl_stats *s);
 
 /* Closes the file (checking the final write); if remove_file, deletes it. Accepts a zeroed
  * or closed struct. */

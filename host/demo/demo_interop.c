@@ -1,21 +1,57 @@
-/* CL/GL interop: an OpenCL context created against the current GL context, a vertex buffer
+/* CL/GL interop: a pbfcl context created against the current GL context, a vertex buffer
  * wrapped with clCreateFromGLBuffer and acquired/released around each copy, and the host
- * copy (device buffer -> pinned memory -> glBufferSubData) used everywhere else. */
-#include "app_env.h"
+ * copy (device buffer -> pinned memory -> glBufferSubData) used everywhere else. The solver
+ * is reached through the public API only. */
 #include "demo_interop.h"
+#include "app_env.h"
 #include "demo_glctx.h"
+#include "pbfcl_error.h"
 
 #include <CL/cl_gl.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* props (room for 16) = CL_CONTEXT_PLATFORM of dev, then the GL properties gl. */
-static void with_platform(const pbfcl_device_info *dev, const cl_context_properties *gl,
+/* The device a context runs on, as the sharing checks need it. */
+typedef struct cl_target {
+    cl_platform_id platform;
+    cl_device_id device;
+    char name[256];
+    bool gl_sharing; /* cl_khr_gl_sharing offered */
+} cl_target;
+
+/* True if device offers the OpenCL extension ext. */
+static bool device_has(cl_device_id device, const char *ext)
+{
+    size_t bytes = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &bytes) != CL_SUCCESS || !bytes)
+        return false;
+    char *list = malloc(bytes + 1);
+    bool has =
+        list && clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, bytes, list, NULL) == CL_SUCCESS;
+    if (has) {
+        list[bytes] = '\0';
+        has = strstr(list, ext) != NULL;
+    }
+    free(list);
+    return has;
+}
+
+static void describe_target(pbfcl_context *ctx, cl_target *t)
+{
+    memset(t, 0, sizeof *t);
+    pbfcl_context_cl(ctx, NULL, &t->device, NULL);
+    clGetDeviceInfo(t->device, CL_DEVICE_PLATFORM, sizeof t->platform, &t->platform, NULL);
+    clGetDeviceInfo(t->device, CL_DEVICE_NAME, sizeof t->name - 1, t->name, NULL);
+    t->gl_sharing = device_has(t->device, "cl_khr_gl_sharing");
+}
+
+/* props (room for 16) = CL_CONTEXT_PLATFORM of t, then the GL properties gl. */
+static void with_platform(const cl_target *t, const cl_context_properties *gl,
                           cl_context_properties *props)
 {
     int n = 0;
     props[n++] = CL_CONTEXT_PLATFORM;
-    props[n++] = (cl_context_properties)dev->platform;
+    props[n++] = (cl_context_properties)t->platform;
     for (int i = 0; gl[i] && n < 14; i += 2) {
         props[n++] = gl[i];
         props[n++] = gl[i + 1];
@@ -26,22 +62,22 @@ static void with_platform(const pbfcl_device_info *dev, const cl_context_propert
 /* What the driver says of the GL context's device (clGetGLContextInfoKHR). */
 typedef enum gl_device { GL_DEVICE_UNKNOWN, GL_DEVICE_SAME, GL_DEVICE_OTHER } gl_device;
 
-/* Whether the GL context runs on dev, as far as the driver can say. */
-static gl_device gl_context_device(const pbfcl_device_info *dev, const cl_context_properties *gl)
+/* Whether the GL context runs on t's device, as far as the driver can say. */
+static gl_device gl_context_device(const cl_target *t, const cl_context_properties *gl)
 {
     clGetGLContextInfoKHR_fn query =
-        (clGetGLContextInfoKHR_fn)clGetExtensionFunctionAddressForPlatform(dev->platform,
+        (clGetGLContextInfoKHR_fn)clGetExtensionFunctionAddressForPlatform(t->platform,
                                                                            "clGetGLContextInfoKHR");
     if (!query)
         return GL_DEVICE_UNKNOWN;
     cl_context_properties props[16];
-    with_platform(dev, gl, props);
+    with_platform(t, gl, props);
     cl_device_id devices[16];
     size_t bytes = 0;
     if (query(props, CL_DEVICES_FOR_GL_CONTEXT_KHR, sizeof devices, devices, &bytes) != CL_SUCCESS)
         return GL_DEVICE_UNKNOWN;
     for (size_t i = 0; i < bytes / sizeof devices[0] && i < 16; i++)
-        if (devices[i] == dev->device)
+        if (devices[i] == t->device)
             return GL_DEVICE_SAME;
     return GL_DEVICE_OTHER;
 }
@@ -55,71 +91,106 @@ static bool gl_is_software(void)
 }
 
 /* Creates and releases a context with the GL properties, so that a driver refusing them
- * gives one warning with its error rather than an error from pbfcl_cl_create. */
-static cl_int try_gl_context(const pbfcl_device_info *dev, const cl_context_properties *gl)
+ * gives one warning with its error rather than an error from pbfcl_context_create. */
+static cl_int try_gl_context(const cl_target *t, const cl_context_properties *gl)
 {
     cl_context_properties props[16];
-    with_platform(dev, gl, props);
+    with_platform(t, gl, props);
     cl_int err = CL_SUCCESS;
-    cl_context c = clCreateContext(props, 1, &dev->device, NULL, NULL, &err);
+    cl_context c = clCreateContext(props, 1, &t->device, NULL, NULL, &err);
     if (c)
         clReleaseContext(c);
     return c ? CL_SUCCESS : err != CL_SUCCESS ? err : CL_INVALID_CONTEXT;
 }
 
-pbfcl_status pbfcl_demo_interop_open_cl(pbfcl_cl *cl, const char *device_spec, bool want_sharing,
-                                        bool *sharing, char *why, size_t why_size)
+/* A pbfcl context on the device spec names, with extra context properties (may be NULL). */
+static pbfcl_status open_context(pbfcl_context **ctx, const char *spec,
+                                 const cl_context_properties *props)
 {
-    char reason[256] = "";
-    pbfcl_device_info dev;
-    *sharing = false;
-    memset(cl, 0, sizeof *cl);
-    PBFCL_TRY(pbfcl_cl_select(device_spec ? device_spec : app_env_device(), &dev));
+    pbfcl_context_desc desc;
+    app_context_desc(&desc, spec);
+    desc.cl_properties = props;
+    return pbfcl_context_create(PBFCL_VERSION, &desc, ctx);
+}
+
+/* Opens a GL-sharing context on plain's device into *shared; false with reason filled in
+ * when sharing is not possible. */
+static bool open_sharing(pbfcl_context *plain, const char *spec, pbfcl_context **shared,
+                         char *reason, size_t size)
+{
+    cl_target t;
+    describe_target(plain, &t);
     cl_context_properties gl_props[8];
     gl_device on = GL_DEVICE_UNKNOWN;
     cl_int err = CL_SUCCESS;
+    if (!t.gl_sharing)
+        snprintf(reason, size, "%.160s does not offer cl_khr_gl_sharing", t.name);
+    else if (pbfcl_demo_gl_context_props(gl_props, 8, reason, size) == 0)
+        ; /* reason filled in */
+    else if ((on = gl_context_device(&t, gl_props)) == GL_DEVICE_OTHER)
+        snprintf(reason, size, "the OpenGL context runs on another device than %.160s", t.name);
+    else if (on == GL_DEVICE_UNKNOWN && gl_is_software())
+        snprintf(reason, size, "OpenGL renders in software (%s)",
+                 (const char *)glGetString(GL_RENDERER));
+    else if ((err = try_gl_context(&t, gl_props)) != CL_SUCCESS)
+        snprintf(reason, size, "clCreateContext with the OpenGL context failed: %s",
+                 pbfcl_cl_error_name(err));
+    else if (open_context(shared, spec, gl_props) != PBFCL_OK)
+        snprintf(reason, size, "creating a GL-sharing OpenCL context failed");
+    else
+        return true;
+    if (t.gl_sharing)
+        pbfcl_warnf("CL/GL sharing unavailable (%s); copying positions through the host", reason);
+    return false;
+}
+
+pbfcl_status pbfcl_demo_interop_open_cl(pbfcl_context **ctx, const char *device_spec,
+                                        bool want_sharing, bool *sharing, char *why,
+                                        size_t why_size)
+{
+    char reason[256] = "";
+    pbfcl_context *plain = NULL, *shared = NULL;
+    *ctx = NULL;
+    *sharing = false;
+    PBFCL_TRY(open_context(&plain, device_spec, NULL)); /* the device, chosen as everywhere */
     if (!want_sharing)
         snprintf(reason, sizeof reason, "--no-gl-sharing");
-    else if (!dev.gl_sharing)
-        snprintf(reason, sizeof reason, "%s does not offer cl_khr_gl_sharing", dev.device_name);
-    else if (pbfcl_demo_gl_context_props(gl_props, 8, reason, sizeof reason) == 0)
-        ; /* reason filled in */
-    else if ((on = gl_context_device(&dev, gl_props)) == GL_DEVICE_OTHER)
-        snprintf(reason, sizeof reason, "the OpenGL context runs on another device than %s",
-                 dev.device_name);
-    else if (on == GL_DEVICE_UNKNOWN && gl_is_software())
-        snprintf(reason, sizeof reason, "OpenGL renders in software (%s)",
-                 (const char *)glGetString(GL_RENDERER));
-    else if ((err = try_gl_context(&dev, gl_props)) != CL_SUCCESS)
-        snprintf(reason, sizeof reason, "clCreateContext with the OpenGL context failed: %s",
-                 pbfcl_cl_error_name(err));
-    else if (pbfcl_cl_create(cl, &dev, gl_props) != PBFCL_OK)
-        snprintf(reason, sizeof reason, "creating a GL-sharing OpenCL context failed");
-    else
+    else if (open_sharing(plain, device_spec, &shared, reason, sizeof reason))
         *sharing = true;
-
-    if (!*sharing && want_sharing && dev.gl_sharing)
-        pbfcl_warnf("CL/GL sharing unavailable (%s); copying positions through the host", reason);
     if (why)
         snprintf(why, why_size, "%s", reason);
-    if (!*sharing)
-        PBFCL_TRY(pbfcl_cl_create(cl, &dev, NULL));
-    pbfcl_status st = app_cl_configure(cl);
-    if (st != PBFCL_OK)
-        pbfcl_cl_destroy(cl);
-    return st;
+    if (*sharing)
+        pbfcl_context_destroy(plain);
+    *ctx = *sharing ? shared : plain;
+    return PBFCL_OK;
+}
+
+/* A device buffer of the interop's context; what names it in a failure. */
+static pbfcl_status create_buffer(pbfcl_demo_interop *ip, cl_mem_flags flags, size_t bytes,
+                                  const char *what, cl_mem *out)
+{
+    cl_int err;
+    *out = clCreateBuffer(ip->context, flags, bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+        *out = NULL;
+        pbfcl_errorf("clCreateBuffer(%s, %zu bytes) failed: %s", what, bytes,
+                     pbfcl_cl_error_name(err));
+        return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY
+                   ? PBFCL_ERR_OUT_OF_MEMORY
+                   : PBFCL_ERR_OPENCL;
+    }
+    return PBFCL_OK;
 }
 
 static pbfcl_status create_copy_path(pbfcl_demo_interop *ip)
 {
     size_t bytes = (ip->n ? ip->n : 1) * 4 * sizeof(float);
-    PBFCL_TRY(
-        pbfcl_cl_buffer(ip->cl, CL_MEM_READ_WRITE, bytes, "demo positions", &ip->staging_buf));
-    PBFCL_TRY(pbfcl_cl_buffer(ip->cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
-                              "demo pinned positions", &ip->pinned_buf));
+    PBFCL_TRY(create_buffer(ip, CL_MEM_READ_WRITE, bytes, "demo positions", &ip->staging_buf));
+    PBFCL_TRY(create_buffer(ip, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
+                            "demo pinned positions", &ip->pinned_buf));
     cl_int err;
-    ip->pinned = clEnqueueMapBuffer(ip->cl->queue, ip->pinned_buf, CL_TRUE,
-                                    CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &err);
+    ip->pinned = clEnqueueMapBuffer(ip->queue, ip->pinned_buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                    0, bytes, 0, NULL, NULL, &err);
     if (err != CL_SUCCESS) {
         ip->pinned = NULL;
         pbfcl_report_cl(err, "clEnqueueMapBuffer(demo pinned positions)", __FILE__, __LINE__);
@@ -128,18 +199,19 @@ static pbfcl_status create_copy_path(pbfcl_demo_interop *ip)
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_demo_interop_create(pbfcl_demo_interop *ip, pbfcl_cl *cl, bool sharing,
+pbfcl_status pbfcl_demo_interop_create(pbfcl_demo_interop *ip, pbfcl_context *ctx, bool sharing,
                                        GLuint vbo, size_t n)
 {
     memset(ip, 0, sizeof *ip);
-    ip->cl = cl;
+    cl_device_id device = NULL;
+    PBFCL_TRY(pbfcl_context_cl(ctx, &ip->context, &device, &ip->queue));
     ip->vbo = vbo;
     ip->n = n;
-    ip->gl_event = cl->dev.gl_event;
+    ip->gl_event = device_has(device, "cl_khr_gl_event");
     if (sharing) {
         glFinish();
         cl_int err;
-        ip->gl_buf = clCreateFromGLBuffer(cl->context, CL_MEM_WRITE_ONLY, vbo, &err);
+        ip->gl_buf = clCreateFromGLBuffer(ip->context, CL_MEM_WRITE_ONLY, vbo, &err);
         if (err == CL_SUCCESS) {
             ip->shared = true;
             return PBFCL_OK;
@@ -154,17 +226,24 @@ pbfcl_status pbfcl_demo_interop_create(pbfcl_demo_interop *ip, pbfcl_cl *cl, boo
     return s;
 }
 
+static void release_buffer(cl_mem *buf)
+{
+    if (*buf)
+        clReleaseMemObject(*buf);
+    *buf = NULL;
+}
+
 void pbfcl_demo_interop_destroy(pbfcl_demo_interop *ip)
 {
     if (!ip)
         return;
-    if (ip->pinned && ip->cl && ip->cl->queue) {
-        clEnqueueUnmapMemObject(ip->cl->queue, ip->pinned_buf, ip->pinned, 0, NULL, NULL);
-        clFinish(ip->cl->queue);
+    if (ip->pinned && ip->queue) {
+        clEnqueueUnmapMemObject(ip->queue, ip->pinned_buf, ip->pinned, 0, NULL, NULL);
+        clFinish(ip->queue);
     }
-    pbfcl_cl_release_buffer(&ip->pinned_buf);
-    pbfcl_cl_release_buffer(&ip->staging_buf);
-    pbfcl_cl_release_buffer(&ip->gl_buf);
+    release_buffer(&ip->pinned_buf);
+    release_buffer(&ip->staging_buf);
+    release_buffer(&ip->gl_buf);
     memset(ip, 0, sizeof *ip);
 }
 
@@ -174,15 +253,15 @@ static pbfcl_status fall_back_to_copy(pbfcl_demo_interop *ip, const char *call, 
 {
     pbfcl_warnf("%s failed (%s); copying positions through the host", call,
                 pbfcl_cl_error_name(err));
-    clFinish(ip->cl->queue);
-    pbfcl_cl_release_buffer(&ip->gl_buf);
+    clFinish(ip->queue);
+    release_buffer(&ip->gl_buf);
     ip->shared = false;
     return create_copy_path(ip);
 }
 
-static pbfcl_status update_shared(pbfcl_demo_interop *ip, pbfcl_sim *sim)
+static pbfcl_status update_shared(pbfcl_demo_interop *ip, pbfcl_solver *solver)
 {
-    cl_command_queue q = ip->cl->queue;
+    cl_command_queue q = ip->queue;
     if (ip->gl_event)
         glFlush(); /* acquire then waits for GL's pending work itself */
     else
@@ -190,7 +269,7 @@ static pbfcl_status update_shared(pbfcl_demo_interop *ip, pbfcl_sim *sim)
     cl_int err = clEnqueueAcquireGLObjects(q, 1, &ip->gl_buf, 0, NULL, NULL);
     if (err != CL_SUCCESS)
         return fall_back_to_copy(ip, "clEnqueueAcquireGLObjects", err);
-    pbfcl_status s = pbfcl_sim_copy_positions(sim, ip->gl_buf);
+    pbfcl_status s = pbfcl_solver_copy_positions(solver, ip->gl_buf);
     err = clEnqueueReleaseGLObjects(q, 1, &ip->gl_buf, 0, NULL, NULL);
     if (err != CL_SUCCESS)
         return fall_back_to_copy(ip, "clEnqueueReleaseGLObjects", err);
@@ -201,26 +280,26 @@ static pbfcl_status update_shared(pbfcl_demo_interop *ip, pbfcl_sim *sim)
     return s;
 }
 
-static pbfcl_status update_copy(pbfcl_demo_interop *ip, pbfcl_sim *sim)
+static pbfcl_status update_copy(pbfcl_demo_interop *ip, pbfcl_solver *solver)
 {
     size_t bytes = ip->n * 4 * sizeof(float);
-    PBFCL_TRY(pbfcl_sim_copy_positions(sim, ip->staging_buf));
-    PBFCL_CL_CHECK(clEnqueueReadBuffer(ip->cl->queue, ip->staging_buf, CL_TRUE, 0, bytes,
-                                       ip->pinned, 0, NULL, NULL));
+    PBFCL_TRY(pbfcl_solver_copy_positions(solver, ip->staging_buf));
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(ip->queue, ip->staging_buf, CL_TRUE, 0, bytes, ip->pinned, 0,
+                                       NULL, NULL));
     glBindBuffer(GL_ARRAY_BUFFER, ip->vbo);
     glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, ip->pinned);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_demo_interop_update(pbfcl_demo_interop *ip, pbfcl_sim *sim)
+pbfcl_status pbfcl_demo_interop_update(pbfcl_demo_interop *ip, pbfcl_solver *solver)
 {
     if (ip->n == 0)
         return PBFCL_OK;
     if (ip->shared)
-        PBFCL_TRY(update_shared(ip, sim));
+        PBFCL_TRY(update_shared(ip, solver));
     /* not "else": a failed acquire or release has just switched to the copy */
-    return ip->shared ? PBFCL_OK : update_copy(ip, sim);
+    return ip->shared ? PBFCL_OK : update_copy(ip, solver);
 }
 
 const char *pbfcl_demo_interop_path(const pbfcl_demo_interop *ip)

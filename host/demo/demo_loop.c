@@ -1,7 +1,7 @@
-/* The demo's main loop: sets up the window, renderer, OpenCL context and simulation, then
- * each frame handles input, advances the simulation by at most one step, moves positions
- * into the vertex buffer, draws the scene (as a fluid surface or as spheres) and the HUD, and
- * swaps. */
+/* The demo's main loop: sets up the window, renderer, pbfcl context and solver (through the
+ * public API, include/pbfcl.h), then each frame handles input, advances the simulation by at
+ * most one step, moves positions into the vertex buffer, draws the scene (as a fluid surface
+ * or as spheres) and the HUD, and swaps. */
 #include "app_env.h"
 #include "demo.h"
 #include "demo_camera.h"
@@ -14,7 +14,8 @@
 #include "demo_shader.h"
 #include "demo_text.h"
 #include "demo_window.h"
-#include "sim.h"
+#include "pbfcl.h"
+#include "pbfcl_error.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,15 +36,18 @@ typedef struct demo {
     pbfcl_demo_text text;
     pbfcl_demo_camera cam;
     pbfcl_demo_input in;
-    pbfcl_cl cl;
+    pbfcl_context *ctx;
+    char device_full[256]; /* "platform / device", for the console */
+    char device_name[256]; /* the device's own name, for the HUD */
     bool sharing;
     char why_copy[256];
-    pbfcl_scene scene;
-    pbfcl_sim *sim;
+    char scene_name[64];
+    pbfcl_scene_params scene; /* the scene's own (gravity before tilting and shaking) */
+    pbfcl_solver *solver;
+    int substeps; /* of the last step */
     pbfcl_demo_interop ip;
     size_t n;
-    float *density; /* host copy for density colouring */
-    pbfcl_profile prof;
+    float *density; /* host copy for density colouring, in the caller's particle order */
     bool paused, tilted, help, dirty, pushing;
     double shake_until, time;
     pbfcl_demo_color color;
@@ -59,32 +63,56 @@ static double now_s(void)
     return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
 }
 
-/* Builds the scene that d->scene_opt names and a simulation of it, replacing the current
- * ones only if everything succeeds. */
+/* A solver holding the n particles at pos, with the setup's parameters; its name to name. */
+static pbfcl_status create_solver(demo *d, const pbfcl_scene_setup *setup, const float *pos,
+                                  size_t n, pbfcl_solver **out, char *name, size_t name_size)
+{
+    pbfcl_solver_desc desc;
+    pbfcl_solver_desc_defaults(&desc);
+    desc.capacity = n ? n : 1;
+    PBFCL_TRY(pbfcl_scene_setup_get_params(setup, &desc.scene, &desc.solver));
+    PBFCL_TRY(pbfcl_scene_setup_name(setup, name, name_size));
+    PBFCL_TRY(pbfcl_solver_create(d->ctx, &desc, out));
+    pbfcl_status s = pbfcl_solver_add(*out, pos, NULL, n);
+    if (s != PBFCL_OK) {
+        pbfcl_solver_destroy(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+/* Builds the scene that d->scene_opt names and a solver of it, replacing the current ones
+ * only if everything succeeds. */
 static pbfcl_status build_scene(demo *d, bool refit_camera)
 {
-    pbfcl_scene scene;
+    pbfcl_scene_setup *setup = NULL;
     float *pos = NULL;
     size_t n = 0;
-    pbfcl_sim *sim = NULL;
-    PBFCL_TRY(pbfcl_scene_options_build_scene(&d->scene_opt, &scene, &pos, &n));
-    pbfcl_status s = pbfcl_sim_create(&sim, &d->cl, &scene, pos, n);
-    free(pos);
+    pbfcl_solver *solver = NULL;
+    char name[sizeof d->scene_name];
+    PBFCL_TRY(pbfcl_scene_options_build(&d->scene_opt, &setup, &pos, &n));
+    pbfcl_status s = create_solver(d, setup, pos, n, &solver, name, sizeof name);
+    pbfcl_scene_setup_destroy(setup);
+    pbfcl_free(pos);
     PBFCL_TRY(s);
     float *density = malloc((n ? n : 1) * sizeof *density);
     if (!density) {
-        pbfcl_sim_destroy(sim);
+        pbfcl_solver_destroy(solver);
         return PBFCL_ERR_OUT_OF_MEMORY;
     }
     pbfcl_demo_interop_destroy(&d->ip);
-    pbfcl_sim_destroy(d->sim);
+    pbfcl_solver_destroy(d->solver);
     free(d->density);
-    d->sim = sim, d->scene = scene, d->n = n, d->density = density;
+    d->solver = solver, d->n = n, d->density = density;
+    pbfcl_solver_params vp;
+    pbfcl_solver_get_params(solver, &d->scene, &vp);
+    d->substeps = vp.substeps; /* the HUD's until the first step */
+    snprintf(d->scene_name, sizeof d->scene_name, "%s", name);
     PBFCL_TRY(pbfcl_demo_renderer_reserve(&d->ren, n));
-    PBFCL_TRY(pbfcl_demo_interop_create(&d->ip, &d->cl, d->sharing, d->ren.position_vbo, n));
-    pbfcl_demo_renderer_set_box(&d->ren, scene.domain_min, scene.domain_max);
+    PBFCL_TRY(pbfcl_demo_interop_create(&d->ip, d->ctx, d->sharing, d->ren.position_vbo, n));
+    pbfcl_demo_renderer_set_box(&d->ren, d->scene.domain_min, d->scene.domain_max);
     if (refit_camera)
-        pbfcl_demo_camera_fit(&d->cam, scene.domain_min, scene.domain_max);
+        pbfcl_demo_camera_fit(&d->cam, d->scene.domain_min, d->scene.domain_max);
     d->tilted = false;
     d->shake_until = 0.0;
     d->dirty = true;
@@ -102,11 +130,15 @@ static pbfcl_status setup(demo *d)
     d->fluid.curvature_flow = d->opt->curvature_flow;
     PBFCL_TRY(pbfcl_demo_text_create(&d->text, shader_dir));
     glGenQueries(2, d->queries);
-    PBFCL_TRY(pbfcl_demo_interop_open_cl(&d->cl, d->scene_opt.device, !d->opt->no_gl_sharing,
+    PBFCL_TRY(pbfcl_demo_interop_open_cl(&d->ctx, d->scene_opt.device, !d->opt->no_gl_sharing,
                                          &d->sharing, d->why_copy, sizeof d->why_copy));
+    PBFCL_TRY(pbfcl_context_device_name(d->ctx, d->device_full, sizeof d->device_full));
+    cl_device_id device = NULL;
+    PBFCL_TRY(pbfcl_context_cl(d->ctx, NULL, &device, NULL));
+    PBFCL_CL_CHECK(
+        clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof d->device_name - 1, d->device_name, NULL));
     PBFCL_TRY(build_scene(d, true));
-    printf("pbfcl demo: %s, %zu particles on %s / %s\n", d->scene.name, d->n,
-           d->cl.dev.platform_name, d->cl.dev.device_name);
+    printf("pbfcl demo: %s, %zu particles on %s\n", d->scene_name, d->n, d->device_full);
     printf("pbfcl demo: OpenGL %s on %s, %dx%d pixels, vsync %s\n",
            (const char *)glGetString(GL_VERSION), pbfcl_demo_gl_renderer(), d->win.draw_width,
            d->win.draw_height, d->win.vsync ? "on" : "off");
@@ -120,9 +152,8 @@ static pbfcl_status setup(demo *d)
 static void teardown(demo *d)
 {
     pbfcl_demo_interop_destroy(&d->ip);
-    pbfcl_sim_destroy(d->sim);
-    pbfcl_profile_discard(&d->prof);
-    pbfcl_cl_destroy(&d->cl);
+    pbfcl_solver_destroy(d->solver);
+    pbfcl_context_destroy(d->ctx);
     free(d->density);
     if (d->queries[0])
         glDeleteQueries(2, d->queries);
@@ -142,13 +173,13 @@ static void rebuild(demo *d, const char *scene_name, long long particles, bool r
         d->scene_opt.radius_set = false; /* a count replaces a --radius given at start */
     if (build_scene(d, refit) == PBFCL_OK) {
         d->message[0] = '\0';
-        printf("pbfcl demo: %s, %zu particles\n", d->scene.name, d->n);
+        printf("pbfcl demo: %s, %zu particles\n", d->scene_name, d->n);
         return;
     }
     d->scene_opt = previous;
     snprintf(d->message, sizeof d->message, "could not build %s with %lld particles (see console)",
              scene_name, particles);
-    if (!d->sim || d->ip.n != d->n) /* the old one is gone too: rebuild it */
+    if (!d->solver || d->ip.n != d->n) /* the old one is gone too: rebuild it */
         if (build_scene(d, refit) != PBFCL_OK)
             d->in.quit = true;
 }
@@ -194,7 +225,7 @@ static void handle_actions(demo *d)
 
 /* Gravity from the scene's, tilted 20 degrees about z and shaken sideways while a shake
  * lasts. */
-static void update_gravity(demo *d)
+static pbfcl_status update_gravity(demo *d)
 {
     const float *g0 = d->scene.gravity;
     float g[3] = {g0[0], g0[1], g0[2]};
@@ -210,20 +241,21 @@ static void update_gravity(demo *d)
         g[0] += 1.5f * mag * sinf(phase);
         g[2] += 0.75f * mag * cosf(phase);
     }
-    pbfcl_sim_set_gravity(d->sim, g);
+    pbfcl_scene_params scene = d->scene;
+    memcpy(scene.gravity, g, sizeof g);
+    return pbfcl_solver_set_params(d->solver, &scene, NULL);
 }
 
 /* Right drag: pushes along the drag direction around the cursor ray. */
-static void update_push(demo *d)
+static pbfcl_status update_push(demo *d)
 {
     pbfcl_demo_input *in = &d->in;
     float origin[3], dir[3], right[3], up[3], push[3] = {0, 0, 0};
     float len = sqrtf(in->push_dx * in->push_dx + in->push_dy * in->push_dy);
     if (!in->right || len == 0.0f) {
-        if (d->pushing)
-            pbfcl_sim_set_push(d->sim, push, push, push, 0.0f, 0.0f);
+        bool was = d->pushing;
         d->pushing = false;
-        return;
+        return was ? pbfcl_solver_set_push(d->solver, push, push, push, 0.0f, 0.0f) : PBFCL_OK;
     }
     pbfcl_demo_camera_ray(&d->cam, (float)in->mouse_x, (float)in->mouse_y, d->win.width,
                           d->win.height, origin, dir);
@@ -234,29 +266,22 @@ static void update_push(demo *d)
                     d->scene.gravity[1] * d->scene.gravity[1] +
                     d->scene.gravity[2] * d->scene.gravity[2]);
     float strength = fminf(len * 0.5f, 8.0f) * (g > 0.0f ? g : 9.81f);
-    pbfcl_sim_set_push(d->sim, origin, dir, push, 0.12f * d->cam.scene_size, strength);
     d->pushing = true;
+    return pbfcl_solver_set_push(d->solver, origin, dir, push, 0.12f * d->cam.scene_size, strength);
 }
 
-/* Advances one step; the step's device time (or wall time) goes to the HUD. */
+/* Advances one step with the gravity and push of this frame; the step's device time (or wall
+ * time) goes to the HUD. */
 static pbfcl_status step(demo *d)
 {
-    double ms[PBFCL_STAGE_COUNT] = {0};
+    PBFCL_TRY(update_gravity(d));
+    PBFCL_TRY(update_push(d));
+    pbfcl_timers timers;
     double t0 = now_s();
-    pbfcl_status s = pbfcl_sim_step(d->sim, &d->prof);
-    cl_int err = pbfcl_profile_collect(&d->prof, ms);
-    if (s != PBFCL_OK)
-        return s;
-    if (err != CL_SUCCESS) {
-        pbfcl_report_cl(err, "pbfcl_profile_collect", __FILE__, __LINE__);
-        return PBFCL_ERR_OPENCL;
-    }
-    PBFCL_CL_CHECK(clFinish(d->cl.queue));
-    double total = 0.0;
-    for (int i = 0; i < PBFCL_STAGE_COUNT; i++)
-        total += ms[i];
+    PBFCL_TRY(pbfcl_solver_step(d->solver, 0.0f, &timers)); /* waits for the device */
+    d->substeps = timers.substeps;
     double wall = (now_s() - t0) * 1e3;
-    double sample = total > 0.0 ? total : wall;
+    double sample = timers.total > 0.0 ? timers.total : wall;
     d->sim_ms = d->sim_ms > 0.0 ? 0.9 * d->sim_ms + 0.1 * sample : sample;
     d->dirty = true;
     return PBFCL_OK;
@@ -267,9 +292,9 @@ static pbfcl_status transfer(demo *d)
 {
     if (!d->dirty)
         return PBFCL_OK;
-    PBFCL_TRY(pbfcl_demo_interop_update(&d->ip, d->sim));
+    PBFCL_TRY(pbfcl_demo_interop_update(&d->ip, d->solver));
     if (d->color == PBFCL_DEMO_COLOR_DENSITY) {
-        PBFCL_TRY(pbfcl_sim_read(d->sim, NULL, NULL, d->density));
+        PBFCL_TRY(pbfcl_solver_get_densities(d->solver, d->density, d->n));
         pbfcl_demo_renderer_upload_density(&d->ren, d->density, d->n);
     }
     d->dirty = false;
@@ -334,13 +359,13 @@ static pbfcl_status render(demo *d)
     pbfcl_demo_fluid_describe(&d->fluid, smoothing, sizeof smoothing);
 
     pbfcl_demo_hud hud = {
-        .scene = d->scene.name,
+        .scene = d->scene_name,
         .fps = d->fps,
         .sim_ms = d->sim_ms,
         .render_ms = d->render_ms,
         .particles = d->n,
-        .substeps = d->sim ? pbfcl_sim_substeps(d->sim) : 0,
-        .device = d->cl.dev.device_name,
+        .substeps = d->substeps,
+        .device = d->device_name,
         .path = pbfcl_demo_interop_path(&d->ip),
         .color = d->color == PBFCL_DEMO_COLOR_SPEED ? "SPEED" : "DENSITY",
         .render = fluid ? "FLUID" : "SPHERES",
@@ -368,8 +393,6 @@ static pbfcl_status frame(demo *d)
         return PBFCL_OK;
     }
     if (!d->paused || d->in.step) {
-        update_gravity(d);
-        update_push(d);
         pbfcl_status s = step(d);
         if (s != PBFCL_OK) {
             if (d->opt->frames > 0)
@@ -462,13 +485,13 @@ static pbfcl_status check_before_window(const pbfcl_demo_options *o)
             return PBFCL_ERR_IO;
         }
     }
-    pbfcl_scene scene;
+    pbfcl_scene_setup *setup = NULL;
     float *pos = NULL;
     size_t n = 0;
-    PBFCL_TRY(pbfcl_scene_options_build_scene(&o->scene, &scene, &pos, &n));
-    free(pos);
-    pbfcl_device_info dev;
-    return pbfcl_cl_select(o->scene.device ? o->scene.device : app_env_device(), &dev);
+    PBFCL_TRY(pbfcl_scene_options_build(&o->scene, &setup, &pos, &n));
+    pbfcl_scene_setup_destroy(setup);
+    pbfcl_free(pos);
+    return pbfcl_device_find(o->scene.device ? o->scene.device : app_env_device(), NULL);
 }
 
 int pbfcl_demo_run(const pbfcl_demo_options *o)

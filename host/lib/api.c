@@ -155,6 +155,33 @@ pbfcl_status pbfcl_device_name(int index, char *buf, size_t size)
     return PBFCL_OK;
 }
 
+pbfcl_status pbfcl_devices_print(FILE *f)
+{
+    CHECK_ARG("pbfcl_devices_print", f, "f is NULL");
+    return pbfcl_cl_print_devices(f);
+}
+
+pbfcl_status pbfcl_device_find(const char *spec, int *index)
+{
+    pbfcl_device_info chosen, *list = NULL;
+    int n = 0;
+    PBFCL_TRY(pbfcl_cl_select(spec, &chosen));
+    PBFCL_TRY(pbfcl_cl_enumerate(&list, &n));
+    int found = -1;
+    for (int i = 0; i < n && found < 0; i++)
+        if (list[i].device == chosen.device)
+            found = i;
+    free(list);
+    if (found < 0) {
+        pbfcl_errorf("pbfcl_device_find: device '%s' vanished from the device list",
+                     chosen.device_name);
+        return PBFCL_ERR_BAD_DEVICE;
+    }
+    if (index)
+        *index = found;
+    return PBFCL_OK;
+}
+
 void pbfcl_context_desc_defaults(pbfcl_context_desc *d)
 {
     if (d)
@@ -356,13 +383,35 @@ pbfcl_status pbfcl_solver_destroy(pbfcl_solver *s)
     return PBFCL_OK;
 }
 
+/* True if a and b differ in nothing but gravity. */
+static bool only_gravity_differs(const pbfcl_scene_params *a, const pbfcl_scene_params *b)
+{
+    pbfcl_scene_params x = *a;
+    memcpy(x.gravity, b->gravity, sizeof x.gravity);
+    return memcmp(&x, b, sizeof x) == 0;
+}
+
 pbfcl_status pbfcl_solver_set_params(pbfcl_solver *s, const pbfcl_scene_params *scene,
                                      const pbfcl_solver_params *solver)
 {
     CHECK_SOLVER("pbfcl_solver_set_params", s);
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    pbfcl_api_params_from_scene(&s->scene, &sp, &vp);
+    bool same_solver = !solver || memcmp(solver, &vp, sizeof vp) == 0;
+    if (scene)
+        sp = *scene;
+    if (solver)
+        vp = *solver;
     pbfcl_scene next;
-    PBFCL_TRY(scene_of("pbfcl_solver_set_params", scene, solver, &next));
-    PBFCL_TRY(pbfcl_sim_set_scene(s->sim, &next));
+    PBFCL_TRY(scene_of("pbfcl_solver_set_params", &sp, &vp, &next));
+    pbfcl_scene_params current;
+    pbfcl_api_params_from_scene(&s->scene, &current, NULL);
+    if (same_solver && only_gravity_differs(&current, &sp)) /* e.g. tilting the box each frame */
+        pbfcl_sim_set_gravity(s->sim, sp.gravity);
+    else
+        PBFCL_TRY(pbfcl_sim_set_scene(s->sim, &next));
+    memcpy(next.name, s->scene.name, sizeof next.name);
     s->scene = next;
     return PBFCL_OK;
 }
@@ -738,4 +787,71 @@ pbfcl_status pbfcl_solver_set_push(pbfcl_solver *s, const float origin[3], const
               "radius and strength must be finite");
     pbfcl_sim_set_push(s->sim, origin, dir, push, radius, strength);
     return PBFCL_OK;
+}
+
+/* ---- densities, checks, state ------------------------------------------------------------ */
+
+pbfcl_status pbfcl_solver_compute_densities(pbfcl_solver *s)
+{
+    CHECK_SOLVER("pbfcl_solver_compute_densities", s);
+    if (pbfcl_sim_count(s->sim) == 0)
+        return PBFCL_OK;
+    return pbfcl_sim_compute_density(s->sim);
+}
+
+pbfcl_status pbfcl_solver_desc_check(const pbfcl_solver_desc *desc)
+{
+    CHECK_ARG("pbfcl_solver_desc_check", desc,
+              "desc is NULL (start from pbfcl_solver_desc_defaults)");
+    pbfcl_scene scene;
+    PBFCL_TRY(scene_of("pbfcl_solver_desc_check", &desc->scene, &desc->solver, &scene));
+    return pbfcl_sim_check_scene(&scene, desc->capacity);
+}
+
+/* The public parameters as one section. */
+typedef struct state_params {
+    pbfcl_scene_params scene;
+    pbfcl_solver_params solver;
+} state_params;
+
+pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write, void *user)
+{
+    CHECK_SOLVER("pbfcl_solver_save_state", s);
+    CHECK_ARG("pbfcl_solver_save_state", write, "write is NULL");
+    uint64_t count = pbfcl_sim_count(s->sim);
+    state_params p;
+    memset(&p, 0, sizeof p);
+    pbfcl_api_params_from_scene(&s->scene, &p.scene, &p.solver);
+    PBFCL_TRY(write(user, "count", &count, sizeof count));
+    PBFCL_TRY(write(user, "params", &p, sizeof p));
+    PBFCL_TRY(write(user, "phases", s->phases, (size_t)count * sizeof *s->phases));
+    return pbfcl_sim_state_save(s->sim, write, user);
+}
+
+pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, void *user)
+{
+    CHECK_SOLVER("pbfcl_solver_load_state", s);
+    CHECK_ARG("pbfcl_solver_load_state", read, "read is NULL");
+    uint64_t count;
+    size_t n = pbfcl_sim_count(s->sim), cap = pbfcl_sim_capacity(s->sim);
+    PBFCL_TRY(read(user, "count", &count, sizeof count));
+    if (count > cap || (n != 0 && n != count)) {
+        pbfcl_errorf("pbfcl_solver_load_state: the state holds %llu particles; the solver has %zu "
+                     "of a capacity of %zu (load into an empty solver with room for them)",
+                     (unsigned long long)count, n, cap);
+        return count > cap ? PBFCL_ERR_CAPACITY : PBFCL_ERR_BAD_ARGUMENT;
+    }
+    state_params p;
+    PBFCL_TRY(read(user, "params", &p, sizeof p));
+    PBFCL_TRY(pbfcl_solver_set_params(s, &p.scene, &p.solver));
+    if (n == 0 && count > 0) { /* room for the saved particles; their state is loaded below */
+        float *zeros = calloc((size_t)count * 3, sizeof *zeros);
+        if (!zeros)
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        pbfcl_status st = pbfcl_sim_append(s->sim, zeros, NULL, (size_t)count);
+        free(zeros);
+        PBFCL_TRY(st);
+    }
+    PBFCL_TRY(read(user, "phases", s->phases, (size_t)count * sizeof *s->phases));
+    return pbfcl_sim_state_load(s->sim, read, user);
 }

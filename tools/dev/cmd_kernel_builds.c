@@ -1,11 +1,12 @@
-/* `pbfcl kernel-builds`: every program of the program table with every set of build options
+/* `pbfcl-dev kernel-builds`: every program of the program table with every set of build options
  * pbfcl compiles it with, one line each, so that tools/validate-kernels compiles exactly what
  * the runtime builds (same files, same order, same options string). */
 #include "build_options.h"
 #include "clrt.h"
-#include "commands.h"
+#include "dev_commands.h"
 #include "programs.h"
 #include "grid.h"
+#include "particles.h"
 #include "radix_sort.h"
 #include "scan.h"
 #include "sim.h"
@@ -53,6 +54,8 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_radix_sort_build_config(&c, cfg);
     } else if (id == PBFCL_PROGRAM_GRID) {
         pbfcl_grid_build_config(&dev, grid_bits, PBFCL_SIM_MAX_NEIGHBORS, cfg);
+    } else if (id == PBFCL_PROGRAM_PARTICLES) {
+        pbfcl_particles_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_SPLIT_COMPRESS) {
         pbfcl_split_compress_build_config(&dev, grid_bits, cfg);
     } else if (id == PBFCL_PROGRAM_SPH) {
@@ -109,7 +112,7 @@ static int collect(const device_limits *limits, int n, line_set *out)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: pbfcl kernel-builds [--wg N]... [--no-devices]\n\n"
+    fprintf(f, "usage: pbfcl-dev kernel-builds [--wg N]... [--no-devices]\n\n"
                "Prints one tab-separated line per program and build-option set pbfcl uses:\n"
                "  program name, its cl/ files in build order (comma-separated), the options,\n"
                "  and the least local memory (bytes) of the devices that make this build.\n"

@@ -1,9 +1,8 @@
 /* Checkpoint files (format in checkpoint.h): written through an atomic file with a running
  * FNV-1a checksum; read whole, verified (magic, format, checksum, section sizes) before any
- * of it is used. */
+ * of it is used; the state in them goes through the public API's save and load. */
 #include "checkpoint.h"
 #include "atomic_file.h"
-#include "export_ply.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -75,8 +74,22 @@ static pbfcl_status put_section(void *ctx, const char *name, const void *data, s
     return w->ok ? PBFCL_OK : PBFCL_ERR_IO;
 }
 
-pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_sim *sim, long long step, double time)
+/* The parameters as the header holds them. */
+typedef struct ckp_params {
+    pbfcl_scene_params scene;
+    pbfcl_solver_params solver;
+} ckp_params;
+
+pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver, const char *name,
+                                    long long step, double time)
 {
+    size_t n = 0;
+    ckp_params params;
+    char scene_name[64] = {0};
+    memset(&params, 0, sizeof params);
+    PBFCL_TRY(pbfcl_solver_count(solver, &n));
+    PBFCL_TRY(pbfcl_solver_get_params(solver, &params.scene, &params.solver));
+    snprintf(scene_name, sizeof scene_name, "%s", name);
     pbfcl_atomic_file a;
     PBFCL_TRY(pbfcl_atomic_open(&a, path, "checkpoint"));
     ckp_writer w = {a.file, 14695981039346656037ull, true};
@@ -85,14 +98,15 @@ pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_sim *sim, long long 
     put_bytes(&w, PBFCL_CHECKPOINT_MAGIC, 8);
     put_u32(&w, PBFCL_CHECKPOINT_FORMAT);
     put_bytes(&w, version, sizeof version);
-    put_u64(&w, pbfcl_sim_count(sim));
+    put_u64(&w, n);
     put_u64(&w, (uint64_t)step);
     uint64_t tbits;
     memcpy(&tbits, &time, 8);
     put_u64(&w, tbits);
-    put_u32(&w, (uint32_t)sizeof(pbfcl_scene));
-    put_bytes(&w, pbfcl_sim_scene(sim), sizeof(pbfcl_scene));
-    pbfcl_status st = pbfcl_sim_state_save(sim, put_section, &w);
+    put_bytes(&w, scene_name, sizeof scene_name);
+    put_u32(&w, (uint32_t)sizeof params);
+    put_bytes(&w, &params, sizeof params);
+    pbfcl_status st = pbfcl_solver_save_state(solver, put_section, &w);
     if (st == PBFCL_OK)
         st = put_section(&w, "end", "", 0);
     uint64_t hash = w.hash;
@@ -176,7 +190,8 @@ static pbfcl_status load_bytes(const char *path, pbfcl_checkpoint *c)
 static pbfcl_status parse_header(pbfcl_checkpoint *c, ckp_reader *r, pbfcl_checkpoint_info *info)
 {
     char magic[8];
-    uint32_t format, scene_bytes;
+    uint32_t format, param_bytes;
+    ckp_params params;
     uint64_t n, step, tbits;
     if (!take(r, magic, 8) || memcmp(magic, PBFCL_CHECKPOINT_MAGIC, 8) != 0)
         return bad_file(c->path, "is not a pbfcl checkpoint (no PBFCLCKP header)");
@@ -189,12 +204,15 @@ static pbfcl_status parse_header(pbfcl_checkpoint *c, ckp_reader *r, pbfcl_check
     }
     info->format = format;
     if (!take(r, info->version, sizeof info->version) || !take_u64(r, &n) || !take_u64(r, &step) ||
-        !take_u64(r, &tbits) || !take_u32(r, &scene_bytes))
+        !take_u64(r, &tbits) || !take(r, info->name, sizeof info->name) ||
+        !take_u32(r, &param_bytes))
         return bad_file(c->path, "is cut short");
     info->version[sizeof info->version - 1] = '\0';
-    if (scene_bytes != sizeof(pbfcl_scene) || !take(r, &info->scene, sizeof info->scene))
-        return bad_file(c->path, "holds a scene of another layout (written by another build)");
-    info->scene.name[sizeof info->scene.name - 1] = '\0';
+    info->name[sizeof info->name - 1] = '\0';
+    if (param_bytes != sizeof params || !take(r, &params, sizeof params))
+        return bad_file(c->path, "holds parameters of another layout (written by another build)");
+    info->scene = params.scene;
+    info->solver = params.solver;
     info->n = (size_t)n;
     info->step = (long long)step;
     memcpy(&info->time, &tbits, 8);
@@ -275,23 +293,9 @@ static pbfcl_status get_section(void *ctx, const char *name, void *data, size_t 
     return PBFCL_ERR_BAD_ARGUMENT;
 }
 
-pbfcl_status pbfcl_checkpoint_positions(const pbfcl_checkpoint *c, float *pos3)
+pbfcl_status pbfcl_checkpoint_restore(pbfcl_checkpoint *c, pbfcl_solver *solver)
 {
-    for (size_t k = 0; k < c->count; k++) {
-        if (strcmp(c->sections[k].name, "positions") != 0)
-            continue;
-        size_t n = (size_t)(c->sections[k].bytes / 16);
-        for (size_t i = 0; i < n; i++)
-            memcpy(pos3 + 3 * i, c->sections[k].data + 16 * i, 12);
-        return PBFCL_OK;
-    }
-    pbfcl_errorf("checkpoint '%s' has no positions", c->path);
-    return PBFCL_ERR_BAD_ARGUMENT;
-}
-
-pbfcl_status pbfcl_checkpoint_restore(pbfcl_checkpoint *c, pbfcl_sim *sim)
-{
-    return pbfcl_sim_state_load(sim, get_section, c);
+    return pbfcl_solver_load_state(solver, get_section, c);
 }
 
 void pbfcl_checkpoint_free(pbfcl_checkpoint *c)

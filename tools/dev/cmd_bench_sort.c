@@ -1,9 +1,9 @@
-/* `pbfcl bench-sort`: radix sort throughput on random keys, timed with OpenCL profiling
+/* `pbfcl-dev bench-sort`: radix sort throughput on random keys, timed with OpenCL profiling
  * events (warm-up excluded), printed as machine-readable columns; every result is verified
  * (sorted, stable, a permutation of the input). */
 #include "clrt.h"
 #include "app_env.h"
-#include "commands.h"
+#include "dev_commands.h"
 #include "radix_sort.h"
 
 #include <errno.h>
@@ -29,23 +29,23 @@ typedef struct bench_opts {
 static void bench_usage(FILE *f)
 {
     fprintf(
-        f,
-        "usage: pbfcl bench-sort [--device D] [--runs R] [--sizes N,N,...] [--bits B,B] [--trace]\n"
-        "                        [--radix-bits B] [--items I] [--wg W] [--tiles-per-group T]\n\n"
-        "Sorts random (uint key, uint value) pairs with the radix sort and prints one line\n"
-        "per size and key width: n key_bits median_ms min_ms Mpairs_per_s kernel_ms ok.\n"
-        "Times are from OpenCL profiling events, first kernel start to last kernel end,\n"
-        "after one warm-up sort; kernel_ms is the median sum of the kernels' own times.\n"
-        "Each result is checked: keys sorted, equal keys in input order, a permutation.\n\n"
-        "  --device D      device index or name part (default $PBFCL_DEVICE, else first GPU)\n"
-        "  --runs R        timed runs per case, 1..10000 (default 20)\n"
-        "  --sizes list    pair counts (default 262144,1048576,4194304,16777216)\n"
-        "  --bits list     key bits, each 1..32 (default 24,30)\n"
-        "  --trace         print every command's device time (us) of each run\n"
-        "  --verify        accepted for clarity: every result is verified anyway\n"
-        "  --radix-bits B  bits per pass 1..8, --items I keys per work-item (multiple of\n"
-        "                  4), --wg W work-group size (power of two), --tiles-per-group\n"
-        "                  T tiles per histogram/scatter work-group 1..64: tuning overrides\n");
+        f, "usage: pbfcl-dev bench-sort [--device D] [--runs R] [--sizes N,N,...] [--bits B,B] "
+           "[--trace]\n"
+           "                        [--radix-bits B] [--items I] [--wg W] [--tiles-per-group T]\n\n"
+           "Sorts random (uint key, uint value) pairs with the radix sort and prints one line\n"
+           "per size and key width: n key_bits median_ms min_ms Mpairs_per_s kernel_ms ok.\n"
+           "Times are from OpenCL profiling events, first kernel start to last kernel end,\n"
+           "after one warm-up sort; kernel_ms is the median sum of the kernels' own times.\n"
+           "Each result is checked: keys sorted, equal keys in input order, a permutation.\n\n"
+           "  --device D      device index or name part (default $PBFCL_DEVICE, else first GPU)\n"
+           "  --runs R        timed runs per case, 1..10000 (default 20)\n"
+           "  --sizes list    pair counts (default 262144,1048576,4194304,16777216)\n"
+           "  --bits list     key bits, each 1..32 (default 24,30)\n"
+           "  --trace         print every command's device time (us) of each run\n"
+           "  --verify        accepted for clarity: every result is verified anyway\n"
+           "  --radix-bits B  bits per pass 1..8, --items I keys per work-item (multiple of\n"
+           "                  4), --wg W work-group size (power of two), --tiles-per-group\n"
+           "                  T tiles per histogram/scatter work-group 1..64: tuning overrides\n");
 }
 
 /* Parses a whole decimal number in [lo, hi]; prints the error naming opt if not. */
@@ -381,7 +381,7 @@ int cmd_bench_sort(int argc, char **argv)
     if (p != 0)
         return p > 0 ? 0 : 2;
     pbfcl_cl cl;
-    pbfcl_status st = app_cl_open(&cl, o.device);
+    pbfcl_status st = dev_cl_open(&cl, o.device);
     if (st == PBFCL_OK)
         st = bench_run(&o, &cl);
     pbfcl_cl_destroy(&cl);

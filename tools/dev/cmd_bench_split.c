@@ -1,8 +1,8 @@
-/* `pbfcl bench-split`: split-and-compress (host/core/split_compress.c) against the neighbour
+/* `pbfcl-dev bench-split`: split-and-compress (host/core/split_compress.c) against the neighbour
  * lists on a dam-break particle set: device time per stage from OpenCL profiling events
  * (warm-up excluded, median and minimum of repeats), and how far the two densities differ. */
 #include "app_env.h"
-#include "commands.h"
+#include "dev_commands.h"
 #include "grid.h"
 #include "scene.h"
 #include "scene_options.h"
@@ -51,27 +51,28 @@ typedef struct bench_split_opts {
 
 static void bench_split_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: pbfcl bench-split [--device D] [--particles N,N,...] [--runs R] [--warmup W]\n"
-            "                         [--block K] [--wg W]\n\n"
-            "Fills the dam-break scene with about N particles (the rest lattice, spacing 2r,\n"
-            "h = 4r), then per repeat runs the grid's hash, sort, reorder and cells (shared),\n"
-            "the neighbour-list path (neighbours, list_density) and split-and-compress\n"
-            "(split_count, split_scan, split_write, split_read_blocks, split_density) and\n"
-            "prints, tab-separated, each stage's median and minimum device time over R\n"
-            "repeats after W warm-up ones (split_read_blocks: host wall time of the blocking\n"
-            "read of the block count), the two paths' totals, and the accuracy: the largest\n"
-            "relative difference of the densities and the particles whose neighbour counts\n"
-            "differ.\n\n"
-            "  --device D         device index or name part (default $PBFCL_DEVICE, else first "
-            "GPU)\n"
-            "  --particles list   particle counts (default 20000,100000; each 1 to 10^8)\n"
-            "  --runs R           timed repeats, 1..1000 (default 20)\n"
-            "  --warmup W         untimed repeats first, 0..100 (default 2)\n"
-            "  --block K          particles per block, 1..work-group size (default: the\n"
-            "                     work-group size)\n"
-            "  --wg W             split-and-compress work-group size at most W (default: the\n"
-            "                     module's choice, 64 or the device's limit); a tuning override\n");
+    fprintf(
+        f,
+        "usage: pbfcl-dev bench-split [--device D] [--particles N,N,...] [--runs R] [--warmup W]\n"
+        "                         [--block K] [--wg W]\n\n"
+        "Fills the dam-break scene with about N particles (the rest lattice, spacing 2r,\n"
+        "h = 4r), then per repeat runs the grid's hash, sort, reorder and cells (shared),\n"
+        "the neighbour-list path (neighbours, list_density) and split-and-compress\n"
+        "(split_count, split_scan, split_write, split_read_blocks, split_density) and\n"
+        "prints, tab-separated, each stage's median and minimum device time over R\n"
+        "repeats after W warm-up ones (split_read_blocks: host wall time of the blocking\n"
+        "read of the block count), the two paths' totals, and the accuracy: the largest\n"
+        "relative difference of the densities and the particles whose neighbour counts\n"
+        "differ.\n\n"
+        "  --device D         device index or name part (default $PBFCL_DEVICE, else first "
+        "GPU)\n"
+        "  --particles list   particle counts (default 20000,100000; each 1 to 10^8)\n"
+        "  --runs R           timed repeats, 1..1000 (default 20)\n"
+        "  --warmup W         untimed repeats first, 0..100 (default 2)\n"
+        "  --block K          particles per block, 1..work-group size (default: the\n"
+        "                     work-group size)\n"
+        "  --wg W             split-and-compress work-group size at most W (default: the\n"
+        "                     module's choice, 64 or the device's limit); a tuning override\n");
 }
 
 /* Parses one option with its value into o; returns 0 or -1 (message printed). */
@@ -106,7 +107,7 @@ static int bench_split_option(bench_split_opts *o, const char *opt, const char *
     } else if (!strcmp(opt, "--wg")) {
         dst = &o->wg, hi = 65536;
     } else {
-        pbfcl_errorf("bench-split: unknown option '%s' (see `pbfcl bench-split --help`)", opt);
+        pbfcl_errorf("bench-split: unknown option '%s' (see `pbfcl-dev bench-split --help`)", opt);
         return -1;
     }
     if (!pbfcl_parse_llong(val, &v) || v < lo || v > hi) {
@@ -128,7 +129,7 @@ static int bench_split_parse(bench_split_opts *o, int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return 1;
         if (i + 1 >= argc) {
-            pbfcl_errorf("%s needs a value (see `pbfcl bench-split --help`)", argv[i]);
+            pbfcl_errorf("%s needs a value (see `pbfcl-dev bench-split --help`)", argv[i]);
             return 2;
         }
         if (bench_split_option(o, argv[i], argv[i + 1]) < 0)
@@ -317,11 +318,12 @@ static pbfcl_status bench_split_case(const bench_split_opts *o, pbfcl_cl *cl, si
         ms ? bench_split_set_create(&s, cl, target, (unsigned)o->block_size, (size_t)o->wg)
            : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
-        printf("# pbfcl bench-split: device %s / %s; dam-break lattice, %zu particles, h = %g m "
-               "(4r), cell %g m; K %u, wg %zu, stage %u float4; %d runs after %lld warm-up\n",
-               cl->dev.platform_name, cl->dev.device_name, s.n, (double)s.h,
-               (double)s.grid.params.cell_size, s.sc.block_size, s.sc.wg, s.sc.stage_size, runs,
-               o->warmup);
+        printf(
+            "# pbfcl-dev bench-split: device %s / %s; dam-break lattice, %zu particles, h = %g m "
+            "(4r), cell %g m; K %u, wg %zu, stage %u float4; %d runs after %lld warm-up\n",
+            cl->dev.platform_name, cl->dev.device_name, s.n, (double)s.h,
+            (double)s.grid.params.cell_size, s.sc.block_size, s.sc.wg, s.sc.stage_size, runs,
+            o->warmup);
     if (st == PBFCL_OK)
         printf("particles\tstage\tmedian_ms\tmin_ms\n");
     for (long long w = 0; st == PBFCL_OK && w < o->warmup; w++)
@@ -352,7 +354,7 @@ int cmd_bench_split(int argc, char **argv)
     if (p != 0)
         return p == 1 ? 0 : 2;
     pbfcl_cl cl;
-    pbfcl_status st = app_cl_open(&cl, o.device);
+    pbfcl_status st = dev_cl_open(&cl, o.device);
     for (int i = 0; i < o.nsizes && st == PBFCL_OK; i++)
         st = bench_split_case(&o, &cl, o.sizes[i]);
     pbfcl_cl_destroy(&cl);

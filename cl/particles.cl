@@ -1,0 +1,110 @@
+/* Solver-neutral passes over the particle state, for any method behind host/core/
+ * solver_method.h (host/core/particles.c): the step statistics, the bounds the adaptive
+ * substeps read, and the render copy into the caller's particle order. Positions and
+ * velocities are float4 (x, y, z, w; w unused here). Needs pbfcl_shared.h (PBFCL_STATS_*). */
+
+#ifndef WG_SIZE
+#error "WG_SIZE (work-group size, a power of two) must be defined with -D"
+#endif
+
+/* stats: per work-group partial sums and maxima of the step statistics (PBFCL_STATS_*), one
+ * row of PBFCL_STATS_FIELDS floats per group. A particle is outside when beyond the walls
+ * wall_lo..wall_hi the solver holds particles to; mass and inv_rest_density weigh the energy,
+ * momentum and density error. */
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
+particles_stats(uint n, float4 wall_lo, float4 wall_hi, float mass, float inv_rest_density,
+                __global const float4 *pos, __global const float4 *vel,
+                __global const float *density, __global const uint *neighbor_count,
+                __global float *partial)
+{
+    __local float acc[PBFCL_STATS_FIELDS][WG_SIZE];
+    uint i = get_global_id(0), l = get_local_id(0);
+    float v[PBFCL_STATS_FIELDS];
+    for (int f = 0; f < PBFCL_STATS_FIELDS; f++)
+        v[f] = 0.0f;
+    if (i < n) {
+        float4 x = pos[i], u = vel[i];
+        bool finite = all(isfinite(x.xyz)) && all(isfinite(u.xyz));
+        v[PBFCL_STATS_NAN] = finite ? 0.0f : 1.0f;
+        bool out = any(isless(x.xyz, wall_lo.xyz)) || any(isgreater(x.xyz, wall_hi.xyz));
+        v[PBFCL_STATS_OUTSIDE] = (finite && out) ? 1.0f : 0.0f;
+        if (finite) {
+            float derr = fmax(density[i] * inv_rest_density - 1.0f, 0.0f);
+            float nb = (float)neighbor_count[i];
+            v[PBFCL_STATS_KINETIC] = 0.5f * mass * dot(u.xyz, u.xyz);
+            v[PBFCL_STATS_DENSITY_SUM] = derr;
+            v[PBFCL_STATS_DENSITY_MAX] = derr;
+            v[PBFCL_STATS_SPEED_MAX] = length(u.xyz);
+            v[PBFCL_STATS_NEIGHBOR_SUM] = nb;
+            v[PBFCL_STATS_NEIGHBOR_MAX] = nb;
+            v[PBFCL_STATS_MOMENTUM + 0] = mass * u.x;
+            v[PBFCL_STATS_MOMENTUM + 1] = mass * u.y;
+            v[PBFCL_STATS_MOMENTUM + 2] = mass * u.z;
+            v[PBFCL_STATS_FINITE] = 1.0f;
+        }
+    }
+    for (int f = 0; f < PBFCL_STATS_FIELDS; f++)
+        acc[f][l] = v[f];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG_SIZE / 2; s > 0; s >>= 1) {
+        if (l < s) {
+            for (int f = 0; f < PBFCL_STATS_FIELDS; f++) {
+                bool is_max = f == PBFCL_STATS_DENSITY_MAX || f == PBFCL_STATS_SPEED_MAX ||
+                              f == PBFCL_STATS_NEIGHBOR_MAX;
+                float a = acc[f][l], b = acc[f][l + s];
+                acc[f][l] = is_max ? fmax(a, b) : a + b;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l < PBFCL_STATS_FIELDS)
+        partial[get_group_id(0) * PBFCL_STATS_FIELDS + l] = acc[l][0];
+}
+
+/* bounds: the fastest particle and the extent of the fluid along gravity, for the adaptive
+ * substeps of the next frame (host/core/sim.c, choose_substeps). With d = (x - box centre) .
+ * down and D the diagonal of the box box_lo..box_hi, out[0] = max |v|, out[1] = max (D + d),
+ * out[2] = max (D - d), as the bits of non-negative floats (whose order is that of the
+ * uints) merged with atomic_max; out must hold zeros before the launch. */
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
+particles_bounds(uint n, float4 box_lo, float4 box_hi, float4 down, __global const float4 *pos,
+                 __global const float4 *vel, __global uint *out)
+{
+    __local float acc[3][WG_SIZE];
+    uint i = get_global_id(0), l = get_local_id(0);
+    float4 centre = 0.5f * (box_lo + box_hi);
+    float reach = length(box_hi.xyz - box_lo.xyz);
+    float v[3] = {0.0f, 0.0f, 0.0f};
+    if (i < n) {
+        float d = clamp(dot(pos[i].xyz - centre.xyz, down.xyz), -reach, reach);
+        float s = length(vel[i].xyz);
+        v[0] = isfinite(s) ? s : MAXFLOAT; /* the blow-up guard reports non-finite values */
+        v[1] = reach + d;
+        v[2] = reach - d;
+    }
+    for (int f = 0; f < 3; f++)
+        acc[f][l] = isfinite(v[f]) ? v[f] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG_SIZE / 2; s > 0; s >>= 1) {
+        if (l < s)
+            for (int f = 0; f < 3; f++)
+                acc[f][l] = fmax(acc[f][l], acc[f][l + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l < 3)
+        atomic_max(&out[l], as_uint(acc[l][0]));
+}
+
+/* copy_positions: dst[id[i]] = (x, y, z, |v|) of slot i, for rendering: the caller's
+ * particle order (particle k at dst[k]), whatever order the solver keeps. */
+__kernel void particles_copy_positions(uint n, __global const float4 *pos,
+                                       __global const float4 *vel, __global const uint *id,
+                                       __global float4 *dst)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint k = id[i]; /* 0..n-1, each once; a corrupt id writes nothing rather than past dst */
+    if (k < n)
+        dst[k] = (float4)(pos[i].xyz, length(vel[i].xyz));
+}

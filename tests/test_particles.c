@@ -1,0 +1,246 @@
+/* Reference tests of the solver-neutral particle passes (cl/particles.cl, host/core/
+ * particles.c) on plain buffers, no solver: stats, bounds and copy_positions against plain C
+ * references at n = 1, the work-group size - 1, + 0 and + 1, and a prime, with walls, mass and
+ * rest density given directly (any solver's), non-finite and outside particles included, and
+ * the render copy through a shuffled id order. */
+#include "particles.h"
+#include "test_util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The host state of a test: float4 positions and velocities, densities, neighbour counts and
+ * a shuffled id per slot. */
+typedef struct host_state {
+    size_t n;
+    float *pos, *vel, *density;
+    cl_uint *count, *id;
+} host_state;
+
+static const pbfcl_particles_material material = {
+    {-0.49f, -0.24f, -0.99f}, {0.49f, 0.74f, 0.99f}, 0.0025f, 997.0f};
+
+static void make_state(host_state *h, size_t n, uint64_t seed)
+{
+    h->n = n;
+    h->pos = malloc(n * 16), h->vel = malloc(n * 16), h->density = malloc(n * 4);
+    h->count = malloc(n * 4), h->id = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++) { /* some beyond the walls (the box is 1 cm larger) */
+            float lo = material.wall_lo[a] - 0.01f, hi = material.wall_hi[a] + 0.01f;
+            h->pos[4 * i + a] = test_randf(&seed, lo, hi);
+            h->vel[4 * i + a] = test_randf(&seed, -3.0f, 3.0f);
+        }
+        h->pos[4 * i + 3] = 7.0f; /* w is not a coordinate: ignored */
+        h->vel[4 * i + 3] = 9.0f;
+        h->density[i] = test_randf(&seed, 900.0f, 1100.0f); /* below rest counts 0 */
+        h->count[i] = test_rand(&seed) % 60;
+        h->id[i] = (cl_uint)i;
+    }
+    for (size_t i = n; i > 1; i--) { /* Fisher-Yates: slot i holds particle id[i] */
+        size_t j = test_rand(&seed) % i;
+        cl_uint t = h->id[i - 1];
+        h->id[i - 1] = h->id[j], h->id[j] = t;
+    }
+    if (n > 2)
+        h->vel[4 * (n / 2) + 1] = NAN; /* one non-finite particle */
+}
+
+static void free_state(host_state *h)
+{
+    free(h->pos), free(h->vel), free(h->density), free(h->count), free(h->id);
+}
+
+static cl_mem upload(pbfcl_cl *cl, const void *data, size_t bytes)
+{
+    cl_int err;
+    cl_mem b = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                              (void *)data, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    return b;
+}
+
+/* stats' reference from the definitions (docs/SCENES.md, the --stats columns). */
+static void ref_stats(const host_state *h, pbfcl_stats *r)
+{
+    memset(r, 0, sizeof *r);
+    double finite = 0, m = material.mass;
+    for (size_t i = 0; i < h->n; i++) {
+        const float *x = h->pos + 4 * i, *v = h->vel + 4 * i;
+        bool ok = isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
+                  isfinite(v[1]) && isfinite(v[2]);
+        if (!ok) {
+            r->nan++;
+            continue;
+        }
+        bool out = false;
+        for (int a = 0; a < 3; a++)
+            out |= x[a] < material.wall_lo[a] || x[a] > material.wall_hi[a];
+        r->outside += out;
+        double u2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
+        double derr = fmax((double)h->density[i] / material.rest_density - 1.0, 0.0);
+        r->kinetic_energy += 0.5 * m * u2;
+        r->density_error_avg += derr;
+        r->density_error_max = fmax(r->density_error_max, 100.0 * derr);
+        r->max_speed = fmax(r->max_speed, sqrt(u2));
+        r->neighbors_avg += h->count[i];
+        if (h->count[i] > r->neighbors_max)
+            r->neighbors_max = h->count[i];
+        for (int a = 0; a < 3; a++)
+            r->momentum[a] += m * v[a];
+        finite++;
+    }
+    if (finite > 0) {
+        r->density_error_avg *= 100.0 / finite;
+        r->neighbors_avg /= finite;
+    }
+}
+
+static void check_stats(const host_state *h, const pbfcl_stats *st)
+{
+    pbfcl_stats r;
+    ref_stats(h, &r);
+    size_t n = h->n;
+    ck_assert_msg(st->nan == r.nan && st->outside == r.outside,
+                  "n %zu: nan %u outside %u, reference %u and %u", n, st->nan, st->outside, r.nan,
+                  r.outside);
+    ck_assert_msg(n < 100 || r.outside > 0, "n %zu: the reference found none outside", n);
+    ck_assert_msg(test_close(st->kinetic_energy, r.kinetic_energy, 1e-9, 1e-4),
+                  "n %zu: kinetic %.7g, reference %.7g", n, st->kinetic_energy, r.kinetic_energy);
+    ck_assert_msg(test_close(st->density_error_avg, r.density_error_avg, 1e-6, 1e-4),
+                  "n %zu: density error %.7g, reference %.7g", n, st->density_error_avg,
+                  r.density_error_avg);
+    ck_assert_msg(test_close(st->density_error_max, r.density_error_max, 1e-5, 1e-5),
+                  "n %zu: density error max %.7g, reference %.7g", n, st->density_error_max,
+                  r.density_error_max);
+    ck_assert_msg(test_close(st->max_speed, r.max_speed, 1e-6, 1e-5),
+                  "n %zu: max speed %.7g, reference %.7g", n, st->max_speed, r.max_speed);
+    ck_assert_msg(test_close(st->neighbors_avg, r.neighbors_avg, 1e-9, 1e-6) &&
+                      st->neighbors_max == r.neighbors_max,
+                  "n %zu: neighbours %.7g / %u, reference %.7g / %u", n, st->neighbors_avg,
+                  st->neighbors_max, r.neighbors_avg, r.neighbors_max);
+    for (int a = 0; a < 3; a++)
+        ck_assert_msg(test_close(st->momentum[a], r.momentum[a], 1e-7, 1e-4),
+                      "n %zu: momentum[%d] %.7g, reference %.7g", n, a, st->momentum[a],
+                      r.momentum[a]);
+}
+
+/* bounds' reference: max |v| (non-finite: FLT_MAX) and the reach along down from the centre
+ * of the box box_lo..box_hi, clamped to the box diagonal D, plus D. */
+static void check_bounds(const host_state *h, const float *b, const float *lo, const float *hi,
+                         const float *down)
+{
+    double c[3], diag = 0, vmax = 0, up_max = 0, down_max = 0;
+    for (int a = 0; a < 3; a++) {
+        c[a] = 0.5 * ((double)lo[a] + hi[a]);
+        diag += ((double)hi[a] - lo[a]) * ((double)hi[a] - lo[a]);
+    }
+    diag = sqrt(diag);
+    for (size_t i = 0; i < h->n; i++) {
+        const float *x = h->pos + 4 * i, *v = h->vel + 4 * i;
+        double s = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+        vmax = fmax(vmax, isfinite(s) ? s : FLT_MAX);
+        double d = 0;
+        for (int a = 0; a < 3; a++)
+            d += ((double)x[a] - c[a]) * down[a];
+        d = fmin(fmax(d, -diag), diag);
+        up_max = fmax(up_max, diag + d);
+        down_max = fmax(down_max, diag - d);
+    }
+    ck_assert_msg(test_close(b[0], vmax, 1e-6, 1e-5), "n %zu: bounds |v| %.7g, ref %.7g", h->n,
+                  b[0], vmax);
+    ck_assert_msg(test_close(b[1], up_max, 1e-6, 1e-5), "n %zu: bounds[1] %.7g, ref %.7g", h->n,
+                  b[1], up_max);
+    ck_assert_msg(test_close(b[2], down_max, 1e-6, 1e-5), "n %zu: bounds[2] %.7g, ref %.7g", h->n,
+                  b[2], down_max);
+}
+
+/* copy_positions: entry id[i] = (x, y, z, |v|) of slot i; nothing past n. */
+static void check_copy(pbfcl_cl *cl, pbfcl_particles *p, const pbfcl_particle_state *s,
+                       const host_state *h)
+{
+    size_t n = h->n;
+    float *out = malloc((n + 1) * 16);
+    for (size_t i = 0; i < 4 * (n + 1); i++)
+        out[i] = -7.0f;
+    cl_mem dst = upload(cl, out, (n + 1) * 16);
+    ck_assert_int_eq(pbfcl_particles_copy_positions(p, s, dst), PBFCL_OK);
+    ck_assert_int_eq(
+        clEnqueueReadBuffer(cl->queue, dst, CL_TRUE, 0, (n + 1) * 16, out, 0, NULL, NULL),
+        CL_SUCCESS);
+    for (size_t i = 0; i < n; i++) {
+        const float *x = h->pos + 4 * i, *v = h->vel + 4 * i, *o = out + 4 * h->id[i];
+        double sp = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+        for (int a = 0; a < 3; a++)
+            expect(o[a] == x[a], "n %zu: copy of slot %zu (id %u)[%d] = %.7g, x %.7g", n, i,
+                   h->id[i], a, o[a], x[a]);
+        expect(isfinite(sp) ? test_close(o[3], sp, 1e-6, 1e-5) : !isfinite(o[3]),
+               "n %zu: copy |v| of slot %zu = %.7g, reference %.7g", n, i, o[3], sp);
+    }
+    ck_assert_msg(out[4 * n] == -7.0f, "copy_positions wrote past particle n - 1");
+    clReleaseMemObject(dst);
+    free(out);
+}
+
+static void check_n(pbfcl_cl *cl, size_t n)
+{
+    host_state h;
+    make_state(&h, n, 77 + n);
+    pbfcl_particles p;
+    ck_assert_int_eq(pbfcl_particles_create(&p, cl, n), PBFCL_OK);
+    pbfcl_particle_state s = {n,
+                              upload(cl, h.pos, n * 16),
+                              upload(cl, h.vel, n * 16),
+                              upload(cl, h.density, n * 4),
+                              upload(cl, h.count, n * 4),
+                              upload(cl, h.id, n * 4)};
+    pbfcl_stats st;
+    ck_assert_int_eq(pbfcl_particles_stats(&p, &s, &material, &st), PBFCL_OK);
+    check_stats(&h, &st);
+    const float lo[3] = {-0.5f, -0.25f, -1.0f}, hi[3] = {0.5f, 0.75f, 1.0f};
+    const float g[3] = {0.6f, -0.78f, 0.16f};
+    double len = sqrt(0.6 * 0.6 + 0.78 * 0.78 + 0.16 * 0.16);
+    float down[3] = {(float)(g[0] / len), (float)(g[1] / len), (float)(g[2] / len)}, b[3];
+    ck_assert_int_eq(pbfcl_particles_bounds(&p, &s, lo, hi, down, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_particles_read_bounds(&p, b), PBFCL_OK);
+    check_bounds(&h, b, lo, hi, down);
+    check_copy(cl, &p, &s, &h);
+    /* more particles than the passes were made for: refused, nothing launched */
+    pbfcl_particle_state big = s;
+    big.n = n + 1;
+    ck_assert_int_eq(pbfcl_particles_stats(&p, &big, &material, &st), PBFCL_ERR_CAPACITY);
+    cl_mem bufs[] = {s.pos_buf, s.vel_buf, s.density_buf, s.neighbor_count_buf, s.id_buf};
+    for (int k = 0; k < 5; k++)
+        clReleaseMemObject(bufs[k]);
+    pbfcl_particles_destroy(&p);
+    pbfcl_particles_destroy(&p); /* destroy twice: a zeroed struct is accepted */
+    free_state(&h);
+}
+
+static void check_passes(pbfcl_cl *cl)
+{
+    pbfcl_build_config cfg;
+    pbfcl_particles_build_config(&cl->dev, &cfg);
+    size_t wg = cfg.wg_size, sizes[] = {1, wg - 1, wg, wg + 1, 1009};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        check_n(cl, sizes[k]);
+}
+
+START_TEST(test_particles_reference)
+{
+    test_each_device(check_passes);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("particles");
+    TCase *dev = tcase_create("device");
+    tcase_set_timeout(dev, 300);
+    tcase_add_test(dev, test_particles_reference);
+    suite_add_tcase(suite, dev);
+    return test_run_suite(suite, true);
+}
