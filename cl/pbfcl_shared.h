@@ -67,7 +67,7 @@ typedef struct pbfcl_sph_params {
     float visc_eps;     /* 0.01 (h/2)^2, m^2: keeps the viscosity finite at r = 0 */
     float wall_density; /* rho0 / L: the walls' density term in units of rho0 (L: the rest
                            lattice's Poly6 density, pbfcl_pbf_lattice_density) */
-    float grad_scale; /* 1 / M: the gradient normalised on the rest lattice (host/core/sph.c) */
+    float grad_scale;   /* 1 / M: the gradient normalised on the rest lattice (host/core/sph.c) */
     pbfcl_uint pad0;
 } pbfcl_sph_params;
 

@@ -61,8 +61,8 @@ __kernel void sph_density(pbf_params p, sph_params s, uint n, __global const flo
  * pair by pair. grad W is normalised on the rest lattice (times grad_scale = 1 / M, M =
  * sum_j V_j (x_j - x_i)_x dW/dx_i over the lattice, 1.0545 for h = 4r): the sums then give
  * the gradient of a linear pressure field exactly there, and a column at rest its hydrostatic
- * pressure (5 % low without). The walls are pbf_wall_density's continuum of fluid at rest: its density
- * rho_w phi (rho_w = wall_density) enters rho_i, so its force is the energy's gradient
+ * pressure (5 % low without). The walls are pbf_wall_density's continuum of fluid at rest: its
+ * density rho_w phi (rho_w = wall_density) enters rho_i, so its force is the energy's gradient
  * through it, -(p_i / rho_i^2) rho_w grad phi (Akinci et al. 2012's boundary force; the
  * mirrored form with twice that fed energy into a resting column too). */
 __kernel void sph_force(pbf_params p, sph_params s, uint n, __global const float4 *pos,

@@ -1,5 +1,6 @@
-/* The Position Based Fluids simulation: particle buffers on the device and the step of
- * seed 001's outline, stage by stage. */
+/* The simulation: particle buffers on the device, the frame loop of the method solver.method
+ * chooses (solver_method.h: PBF, seed 001's outline, or weakly compressible SPH, sph.h), and
+ * the stages of the PBF method. */
 #ifndef PBFCL_SIM_H
 #define PBFCL_SIM_H
 
@@ -79,9 +80,10 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
  * ids[i] of the initial state. */
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
 
-/* Computes the SPH density of the current positions x (read with pbfcl_sim_read): neighbour
- * lists of x* (= x before a step) and one lambda pass. Before the first step the densities
- * are otherwise the rest density, a placeholder. Sorts the particles, as a step does. */
+/* Computes the SPH density of the current positions x (read with pbfcl_sim_read) by the
+ * method's own summation (pbf: neighbour lists of x* = x before a step and one lambda pass;
+ * sph: its density stage). Before the first step the densities are otherwise the rest
+ * density, a placeholder. Sorts the particles, as a step does. */
 pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim);
 
 /* Computes the step statistics on the device (reduced on the host). */
