@@ -54,7 +54,8 @@ typedef struct pbfcl_pbf_params {
     float vorticity;        /* vorticity confinement epsilon, m/s */
     float viscosity;        /* XSPH c of this substep: the scene's c * its substeps / substeps */
     float contact_slop;     /* overlap (fraction of 2r) contacts resolve by moving x* alone */
-    pbfcl_uint pad1, pad2;
+    float friction_static;  /* friction coefficients of contacts with a body's particle */
+    float friction_dynamic;
 } pbfcl_pbf_params;
 
 /* --- Weakly compressible SPH (cl/sph.cl, host/core/sph.c) ---------------------------------

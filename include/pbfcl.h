@@ -169,6 +169,10 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
       "tensile correction delta q, a fraction of h")                                               \
     X(float, contact_slop, "--contact-slop", 0.2, 0, 1, 0, "",                                     \
       "overlap (a fraction of 2r) that contacts resolve by moving x* alone")                       \
+    X(float, friction_static, "--friction-static", 0.5, 0, 10, 0, "",                              \
+      "static friction coefficient of contacts with a body's particle")                            \
+    X(float, friction_dynamic, "--friction-dynamic", 0.3, 0, 10, 0, "",                            \
+      "dynamic friction coefficient of contacts with a body's particle")                           \
     X(float, vorticity, "--vorticity", 0.01, 0, 1e6, 0, "m/s",                                     \
       "vorticity confinement epsilon (0: off)")                                                    \
     X(float, viscosity, "--viscosity", 0.05, 0, 1, 0, "", "XSPH viscosity c per substep (0: off)") \
@@ -384,8 +388,9 @@ PBFCL_API pbfcl_status pbfcl_solver_get_params(const pbfcl_solver *s, pbfcl_scen
 
 /* ---- particles (the caller's order) ------------------------------------------------------- */
 
-/* Particle phases: fluid now; solids will take other values. */
+/* Particle phases: fluid, or a particle of body b (b = 0, 1, ...). */
 #define PBFCL_PHASE_FLUID 0
+#define PBFCL_PHASE_BODY(b) ((b) + 1)
 
 /* The active particle count. */
 PBFCL_API pbfcl_status pbfcl_solver_count(const pbfcl_solver *s, size_t *count);
@@ -399,7 +404,8 @@ PBFCL_API pbfcl_status pbfcl_solver_add(pbfcl_solver *s, const float *positions,
                                         const float *velocities, size_t count);
 
 /* Removes the listed particles (a drain); the others keep their order and close the gaps,
- * as in erasing from the caller's array: particle k becomes k minus the removed ones below k. */
+ * as in erasing from the caller's array: particle k becomes k minus the removed ones below k.
+ * Particles of a body are refused (make them fluid first). */
 PBFCL_API pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_t count);
 
 /* Overwrites the positions / velocities (xyz triples) of all `count` active particles;
@@ -413,9 +419,27 @@ PBFCL_API pbfcl_status pbfcl_solver_get_positions(pbfcl_solver *s, float *xyz, s
 PBFCL_API pbfcl_status pbfcl_solver_get_velocities(pbfcl_solver *s, float *xyz, size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_get_densities(pbfcl_solver *s, float *density, size_t count);
 
-/* Per-particle phases (PBFCL_PHASE_*); only fluid is simulated yet, other values are refused. */
+/* Per-particle phases: PBFCL_PHASE_FLUID or PBFCL_PHASE_BODY(b). Setting them replaces every
+ * body: the particles of phase PBFCL_PHASE_BODY(b) form body b (numbered 0 .. B - 1 without
+ * gaps, at least 2 particles each), a rigid body (stiffness 1) of the fluid's density whose
+ * rest shape is their positions now; shape matching (docs/ALGORITHM.md) keeps that shape.
+ * Particles of one body do not collide with each other. */
 PBFCL_API pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t count);
+
+/* The number of bodies (set by pbfcl_solver_set_phases). */
+PBFCL_API pbfcl_status pbfcl_solver_body_count(const pbfcl_solver *s, int *count);
+
+/* Sets body b's stiffness, in (0, 1] (1: rigid; below 1 a soft body: the fraction of the way to
+ * its rest shape per solver iteration), and density in kg/m^3 (0.1 to 1e5; its particles'
+ * mass is density * (2r)^3, which weights the contacts). */
+PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float stiffness,
+                                             float density);
+
+/* Reads each body's pose from its rest pose, as of the last step: com (xyz triples, the
+ * centre of mass) and quat (x, y, z, w, the rotation); either may be NULL; count must equal
+ * the body count. */
+PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count);
 
 /* Computes the SPH density of the current positions (pbfcl_solver_get_densities reads it);
  * before the first step the densities are otherwise the rest density, a placeholder. */
@@ -431,7 +455,8 @@ typedef pbfcl_status (*pbfcl_state_read_fn)(void *user, const char *name, void *
 
 /* Saves everything that carries from one step to the next (the particle count, the
  * parameters, the phases and the device state in the solver's internal order) as named
- * sections through write, in the order load reads them. The sections are opaque: a state
+ * sections through write, in the order load reads them. A solver with bodies is refused
+ * (PBFCL_ERR_UNSUPPORTED: their rest shapes are not saved yet). The sections are opaque: a state
  * loads into a solver of the same library build, and continues bit for bit on the same
  * device. */
 PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write,

@@ -84,6 +84,104 @@ static double dist3(const float *a, const float *b)
     return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
 }
 
+/* ---- bodies --------------------------------------------------------------------------------- */
+
+/* A state writer that keeps nothing. */
+static pbfcl_status discard_section(void *user, const char *name, const void *data, size_t bytes)
+{
+    (void)user;
+    (void)name;
+    (void)data;
+    (void)bytes;
+    return PBFCL_OK;
+}
+
+/* Phases by particle: two 2^3 blocks of particles made bodies 0 and 1 among fluid particles
+ * after 3 frames (the solver's order no longer the caller's) keep their phases through 20
+ * frames and a removal of fluid particles below them, which renumbers them; the bodies keep
+ * the shapes they had when made (every pairwise distance within 0.5 %); a body particle cannot
+ * be removed; bad densities and stiffnesses are refused; a state with bodies cannot be saved;
+ * setting every phase to fluid removes the bodies. */
+START_TEST(test_bodies_phases)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 200, 0.3f, 0.3f, 0.3f);
+    int nn[3] = {4, 2, 4}, cube[3] = {2, 2, 2};
+    float lo[3] = {0.05f, 0.0f, 0.05f}, a[3] = {0.06f, 0.15f, 0.06f}, b[3] = {0.18f, 0.15f, 0.18f};
+    size_t nf, na, nb;
+    float *fluid = block(nn, lo, &nf), *pa = block(cube, a, &na), *pb = block(cube, b, &nb);
+    ck_assert_int_eq(pbfcl_solver_add(s, fluid, NULL, nf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, pa, NULL, na), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, pb, NULL, nb), PBFCL_OK);
+    size_t n = nf + na + nb;
+    int *phase = malloc(n * sizeof *phase), *got = malloc(n * sizeof *got);
+    for (size_t i = 0; i < n; i++)
+        phase[i] = i < nf ? PBFCL_PHASE_FLUID : PBFCL_PHASE_BODY(i < nf + na ? 0 : 1);
+    float *at_set = malloc(n * 3 * sizeof *at_set); /* the rest shapes: positions when set */
+    for (int f = 0; f < 3; f++) /* sorted: the solver's order is no longer the caller's */
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, at_set, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, phase, n), PBFCL_OK);
+    int bodies = 0;
+    ck_assert_int_eq(pbfcl_solver_body_count(s, &bodies), PBFCL_OK);
+    ck_assert_int_eq(bodies, 2);
+    ck_assert_int_eq(pbfcl_solver_set_body(s, 1, 1.0f, 2000.0f), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_set_body(s, 1, 0.0f, 2000.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("stiffness 0");
+    ck_assert_int_eq(pbfcl_solver_set_body(s, 1, 1.0f, 0.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("density 0");
+    size_t drop[2] = {0, 3}, solid_one = nf;
+    ck_assert_int_eq(pbfcl_solver_remove(s, &solid_one, 1), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("belongs to body 0");
+    float *pos = malloc(n * 3 * sizeof *pos);
+    for (int f = 0; f < 20; f++) {
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+        if (f == 10) { /* fluid particles 0 and 3 go: every body particle's index drops by 2 */
+            ck_assert_int_eq(pbfcl_solver_remove(s, drop, 2), PBFCL_OK);
+            n -= 2;
+            memmove(phase, phase + 2, n * sizeof *phase);
+        }
+    }
+    ck_assert_int_eq(pbfcl_solver_get_phases(s, got, n), PBFCL_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(got[i] == phase[i], "particle %zu has phase %d, set %d", i, got[i], phase[i]);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, pos, n), PBFCL_OK);
+    const float *rest[2] = {at_set + 3 * nf, at_set + 3 * (nf + na)};
+    for (int body = 0; body < 2; body++) { /* rigid: every pairwise distance kept */
+        const float *x = pos + 3 * (nf - 2 + (size_t)body * na);
+        for (size_t i = 0; i < na; i++)
+            for (size_t j = i + 1; j < na; j++) {
+                double d0 = dist3(rest[body] + 3 * i, rest[body] + 3 * j);
+                double d = dist3(x + 3 * i, x + 3 * j);
+                ck_assert_msg(fabs(d - d0) <= 0.005 * d0, "body %d: %zu-%zu at %g, rest %g", body,
+                              i, j, d, d0);
+            }
+    }
+    float com[6], quat[8];
+    ck_assert_int_eq(pbfcl_solver_get_bodies(s, com, quat, 2), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_bodies(s, com, quat, 1), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_msg(com[1] < a[1] + 2 * R, "body 0 did not fall (centre at %g m)", com[1]);
+    ck_assert_int_eq(pbfcl_solver_save_state(s, discard_section, NULL), PBFCL_ERR_UNSUPPORTED);
+    expect_message("the solver has 2 bodies");
+    for (size_t i = 0; i < n; i++) /* all fluid: no bodies left, and a state can be saved */
+        phase[i] = PBFCL_PHASE_FLUID;
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, phase, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_body_count(s, &bodies), PBFCL_OK);
+    ck_assert_int_eq(bodies, 0);
+    ck_assert_int_eq(pbfcl_solver_save_state(s, discard_section, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+    free(fluid);
+    free(pa);
+    free(pb);
+    free(phase);
+    free(got);
+    free(pos);
+    free(at_set);
+}
+END_TEST
+
 /* ---- particles by id ------------------------------------------------------------------------ */
 
 /* A block falls and splashes for 100 frames. Every frame, particle k moves no further than its
@@ -526,8 +624,18 @@ START_TEST(test_misuse)
     float bad[3] = {0.1f, NAN, 0.1f};
     ck_assert_int_eq(pbfcl_solver_add(s, bad, NULL, 1), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("positions[1]");
-    int solid[2] = {0, 1};
-    ck_assert_int_eq(pbfcl_solver_set_phases(s, solid, 2), PBFCL_ERR_UNSUPPORTED);
+    int solid[2] = {0, PBFCL_PHASE_BODY(0)}, wild[2] = {-1, 0};
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, solid, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("body 0 has 1 particle;");
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, wild, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("phases[0] is -1");
+    ck_assert_int_eq(pbfcl_solver_set_body(s, 0, 1.0f, 1000.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("body 0 does not exist");
+    int both[2] = {PBFCL_PHASE_BODY(0), PBFCL_PHASE_BODY(0)};
+    float outside[6] = {0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 1.5f}; /* z beyond the 1 m box */
+    ck_assert_int_eq(pbfcl_solver_set_positions(s, outside, 2), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, both, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("body 0: particle 1 is at z = 1.5, beyond the walls");
     int phases[2] = {7, 7};
     ck_assert_int_eq(pbfcl_solver_get_phases(s, phases, 2), PBFCL_OK);
     ck_assert(phases[0] == PBFCL_PHASE_FLUID && phases[1] == PBFCL_PHASE_FLUID);
@@ -793,6 +901,7 @@ int main(void)
         tcase_add_test(tc, test_scene_setup);
         tcase_add_test(tc, test_value_helpers);
         tcase_add_test(tc, test_misuse);
+        tcase_add_test(tc, test_bodies_phases);
         tcase_add_test(tc, test_kernel_dir);
         tcase_add_test(tc, test_wrap_cl_context);
         tcase_add_test(tc, test_params_mid_run);

@@ -95,6 +95,8 @@ static void ref_params(const pbfcl_scene *s, pbfcl_pbf_params *p)
     p->vorticity = v->vorticity;
     p->viscosity = v->viscosity;
     p->contact_slop = v->contact_slop;
+    p->friction_static = v->friction_static;
+    p->friction_dynamic = v->friction_dynamic;
 }
 
 /* The reference constants of the scene a simulation was created with. */
@@ -130,6 +132,8 @@ START_TEST(test_derived_constants)
     s->solver.scorr_n = 3.0f;
     s->solver.scorr_dq = 0.3f;
     s->solver.contact_slop = 0.1f;
+    s->solver.friction_static = 0.7f;
+    s->solver.friction_dynamic = 0.4f;
     s->solver.vorticity = 0.2f;
     s->solver.viscosity = 0.02f;
     for (int k = 0; k < 2; k++) {
@@ -164,7 +168,9 @@ START_TEST(test_derived_constants)
                                             "min_dist",
                                             "vorticity",
                                             "viscosity",
-                                            "contact_slop"};
+                                            "contact_slop",
+                                            "friction_static",
+                                            "friction_dynamic"};
         for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
             double a = f == 22 ? (double)got.scorr_n : g[f],
                    b = f == 22 ? (double)want.scorr_n : w[f];

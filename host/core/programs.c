@@ -15,6 +15,7 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
     [PBFCL_PROGRAM_SPLIT_COMPRESS] = {"split_compress",
                                       {"pbfcl_shared.h", "morton.h", "split_compress.cl"},
                                       3},
+    [PBFCL_PROGRAM_SHAPE_MATCH] = {"shape_match", {"pbfcl_shared.h", "shape_match.cl"}, 2},
     /* sph.cl calls pbf.cl's kernel functions and walls */
     [PBFCL_PROGRAM_SPH] = {"sph", {"pbfcl_shared.h", "pbf.cl", "sph.cl"}, 3},
 };

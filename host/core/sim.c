@@ -7,6 +7,7 @@
 #include "build_options.h"
 #include "particles.h"
 #include "programs.h"
+#include "shape_match.h"
 #include "solver_method.h"
 
 #include <math.h>
@@ -66,15 +67,18 @@ struct pbfcl_sim {
     cl_mem density_buf;      /* float */
     cl_mem search_buf;       /* float4: x* at the neighbour search (lambda, first iteration) */
     cl_mem accel_buf, vel_half_buf, pressure_buf; /* sph: a, v + a dt / 2 (float4), p / rho^2 */
-    void *method_state;        /* what the method's create made (sph.c), or NULL */
-    cl_mem id_buf, id_tmp_buf; /* uint: each particle's persistent id, carried by reorder */
-    cl_mem moved_buf;          /* 1 uint: a particle moved half the contact skin since the search */
-    cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
-    int lists_fresh;           /* neighbours ran and no lambda since: lambda records x* */
-    int q_from_delta;          /* q_buf was written by delta (collide may read the near lists) */
-    int substeps;              /* substeps of the last frame (params.dt = dt / substeps) */
-    float wall_scale;          /* lambda and delta: pbfcl_pbf_wall_scale */
-    float omega;               /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
+    void *method_state;              /* what the method's create made (sph.c), or NULL */
+    cl_mem id_buf, id_tmp_buf;       /* uint: each particle's persistent id, carried by reorder */
+    cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
+    cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
+    pbfcl_shape_match *bodies;             /* rigid and soft bodies; NULL until the first are set */
+    cl_mem moved_buf;     /* 1 uint: a particle moved half the contact skin since the search */
+    cl_mem accel_max_buf; /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    int lists_fresh;      /* neighbours ran and no lambda since: lambda records x* */
+    int q_from_delta;     /* q_buf was written by delta (collide may read the near lists) */
+    int substeps;         /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale;     /* lambda and delta: pbfcl_pbf_wall_scale */
+    float omega;          /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
 };
 
 /* What a per-particle buffer holds when a particle is created or appended. */
@@ -83,7 +87,8 @@ typedef enum sim_initial {
     SIM_INIT_POSITION,     /* the given position, w = 0 */
     SIM_INIT_VELOCITY,     /* the given velocity (zero if none), w = 0 */
     SIM_INIT_REST_DENSITY, /* the rest density (one float) */
-    SIM_INIT_ID            /* the particle's id (one uint) */
+    SIM_INIT_ID,           /* the particle's id (one uint) */
+    SIM_INIT_ONE           /* 1.0f (one float): the fluid's relative inverse mass */
 } sim_initial;
 
 /* One per-particle buffer: its name, bytes per particle (16: float4, 4: float or uint), where
@@ -116,6 +121,8 @@ static const sim_buffer sim_buffers[] = {
     {"vorticity forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO,
      SIM_PBF},
     {"particle ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID, SIM_ALL},
+    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), SIM_INIT_ZERO, SIM_ALL},
+    {"inverse masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE, SIM_ALL},
     {"corrected positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
     {"corrected positions (collide)", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO,
      SIM_PBF},
@@ -212,6 +219,8 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
     p->vorticity = v->vorticity;
     p->viscosity = v->viscosity;
     p->contact_slop = v->contact_slop;
+    p->friction_static = v->friction_static;
+    p->friction_dynamic = v->friction_dynamic;
     const pbfcl_solver_method *m = pbfcl_solver_method_of(v->method);
     return m->derive ? m->derive(s, p) : PBFCL_OK; /* the method's own conditions */
 }
@@ -371,6 +380,9 @@ static void initial_values(const pbfcl_sim *sim, const sim_buffer *d, size_t fir
         case SIM_INIT_ID:
             u1[i] = (cl_uint)(first + i);
             break;
+        case SIM_INIT_ONE:
+            f1[i] = 1.0f;
+            break;
         case SIM_INIT_ZERO:
             memset((char *)tmp + i * d->elem, 0, d->elem);
             break;
@@ -523,6 +535,8 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
     pbfcl_particles_destroy(&sim->particles);
     if (sim->method)
         sim->method->destroy(sim);
+    pbfcl_shape_match_destroy(sim->bodies);
+    free(sim->bodies);
     pbfcl_grid_destroy(&sim->grid);
     free(sim);
 }
@@ -586,7 +600,7 @@ static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
         cl_mem *src = sim_buf(sim, d->field), *dst = sim_buf(sim, d->reorder_tmp);
         if (d->elem == 16)
             PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src, *dst, sim->n, prof));
-        else
+        else /* uint or float: a gather of 4-byte words either way */
             PBFCL_TRY(pbfcl_grid_reorder_uint(&sim->grid, *src, *dst, sim->n, prof));
         swap_buf(src, dst);
     }
@@ -651,6 +665,12 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->method_state = &sim->method_state;
 }
 
+/* Whether the simulation has bodies (the kernels then read phases and inverse masses). */
+static cl_uint sim_has_bodies(const pbfcl_sim *sim)
+{
+    return sim->bodies && sim->bodies->bodies > 0;
+}
+
 pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->lambda;
@@ -666,6 +686,9 @@ pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_uint record = (cl_uint)sim->lists_fresh; /* the first after a search records x* */
     SIM_ARG(k, 10, record);
     sim->lists_fresh = 0;
+    cl_uint bodies = sim_has_bodies(sim);
+    SIM_ARG(k, 11, bodies);
+    SIM_ARG(k, 12, sim->phase_buf);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -688,6 +711,10 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_float moved_limit2 = half_skin * half_skin;
     SIM_ARG(k, 12, moved_limit2);
     sim->q_from_delta = 1;
+    cl_uint bodies = sim_has_bodies(sim);
+    SIM_ARG(k, 13, bodies);
+    SIM_ARG(k, 14, sim->phase_buf);
+    SIM_ARG(k, 15, sim->inv_mass_buf);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -708,6 +735,10 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 8, sim->grid.neighbor_count_buf);
     SIM_ARG(k, 9, sim->moved_buf);
     SIM_ARG(k, 10, whole_lists);
+    cl_uint bodies = sim_has_bodies(sim);
+    SIM_ARG(k, 11, bodies);
+    SIM_ARG(k, 12, sim->phase_buf);
+    SIM_ARG(k, 13, sim->inv_mass_buf);
     PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
     swap_buf(&sim->q_buf, &sim->q_tmp_buf);
     swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
@@ -719,6 +750,38 @@ pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     (void)prof;                            /* no kernel: delta and collide wrote q = x* + dx */
     swap_buf(&sim->pred_buf, &sim->q_buf); /* x* = q; the old x* buffer is free for q */
     return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    if (!sim_has_bodies(sim))
+        return PBFCL_OK;
+    return pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, PBFCL_STAGE_SOLVE);
+}
+
+pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    if (!sim_has_bodies(sim))
+        return PBFCL_OK;
+    const pbfcl_stage stage = PBFCL_STAGE_PREDICT;
+    PBFCL_TRY(pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, stage));
+    return pbfcl_shape_match_predict(sim->bodies, sim->params.dt, sim->pos_buf, sim->vel_buf,
+                                     sim->pred_buf, prof, stage);
+}
+
+pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    if (!sim_has_bodies(sim))
+        return PBFCL_OK;
+    return pbfcl_shape_match_velocity(sim->bodies, sim->params.dt, sim->pos_buf, sim->vel_buf, prof,
+                                      PBFCL_STAGE_OTHER);
+}
+
+pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    if (!sim_has_bodies(sim))
+        return PBFCL_OK;
+    return pbfcl_shape_match_project(sim->bodies, sim->pred_buf, prof, PBFCL_STAGE_SOLVE);
 }
 
 pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof)
@@ -752,6 +815,10 @@ pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_kernel k = sim->omega_viscosity; /* omega_i and XSPH, one pass */
     PBFCL_TRY(set_field_args(sim, k, sim->vel_buf, sim->omega_buf));
     SIM_ARG(k, 7, sim->vel_tmp_buf);
+    cl_uint bodies = sim_has_bodies(sim);
+    SIM_ARG(k, 8, bodies);
+    SIM_ARG(k, 9, sim->phase_buf);
+    SIM_ARG(k, 10, sim->inv_mass_buf);
     PBFCL_TRY(launch(sim, k, prof, stage));
     if (sim->params.vorticity > 0.0f) { /* f_vorticity, of the velocities before XSPH */
         PBFCL_TRY(set_field_args(sim, sim->vorticity, sim->omega_buf, sim->vort_force_buf));
@@ -783,8 +850,10 @@ static int contact_iteration(const pbfcl_solver_settings *s, int it)
 static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     const pbfcl_solver_settings *s = &sim->scene.solver;
-    PBFCL_TRY(pbfcl_sim_predict(sim, prof));    /* apply forces, predict x*, confine to box */
-    PBFCL_TRY(pbfcl_sim_neighbours(sim, prof)); /* hash, sort, reorder, cells, neighbours */
+    PBFCL_TRY(pbfcl_sim_predict(sim, prof));      /* apply forces, predict x*, confine to box */
+    PBFCL_TRY(pbfcl_sim_body_predict(sim, prof)); /* bodies: x* of their rigid motion */
+    PBFCL_TRY(pbfcl_sim_neighbours(sim, prof));   /* hash, sort, reorder, cells, neighbours */
+    PBFCL_TRY(pbfcl_sim_body_slots(sim, prof));   /* where the bodies' particles are now */
     for (int it = 0; it < s->iterations; it++) {
         sim->omega = (float)pbfcl_sim_chebyshev_weight(it, s->chebyshev_rho, sim->omega);
         PBFCL_TRY(pbfcl_sim_lambda(sim, prof)); /* density, lambda_i */
@@ -792,9 +861,13 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
         for (int st = 0; contact_iteration(s, it) && st < s->stabilization_iterations; st++)
             PBFCL_TRY(pbfcl_sim_collide(sim, prof)); /* collisions: x and x* */
         PBFCL_TRY(pbfcl_sim_apply_delta(sim, prof)); /* x* += delta x */
+        PBFCL_TRY(pbfcl_sim_shape_match(sim, prof)); /* bodies: x* towards their goals */
     }
+    if (s->iterations == 0)
+        PBFCL_TRY(pbfcl_sim_shape_match(sim, prof)); /* bodies keep their shape regardless */
     sim->omega = 1.0f;                               /* a delta called on its own is plain */
     PBFCL_TRY(pbfcl_sim_update(sim, prof));          /* v = (x* - x) / dt, x = x* */
+    PBFCL_TRY(pbfcl_sim_body_velocity(sim, prof));   /* bodies: v of their rigid motion */
     return pbfcl_sim_vorticity_viscosity(sim, prof); /* omega, f_vorticity, XSPH viscosity */
 }
 
@@ -1032,6 +1105,28 @@ pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids)
     return read_plain(sim, sim->id_buf, sim->n * 4, ids);
 }
 
+pbfcl_status pbfcl_sim_read_phases(pbfcl_sim *sim, unsigned *phases, float *inv_mass)
+{
+    if (phases)
+        PBFCL_TRY(read_plain(sim, sim->phase_buf, sim->n * 4, phases));
+    if (inv_mass)
+        PBFCL_TRY(read_plain(sim, sim->inv_mass_buf, sim->n * 4, inv_mass));
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_write_phases(pbfcl_sim *sim, const unsigned *phases, const float *inv_mass)
+{
+    cl_command_queue q = sim->cl->queue;
+    size_t bytes = sim->n * 4;
+    if (phases && bytes)
+        PBFCL_CL_CHECK(
+            clEnqueueWriteBuffer(q, sim->phase_buf, CL_TRUE, 0, bytes, phases, 0, NULL, NULL));
+    if (inv_mass && bytes)
+        PBFCL_CL_CHECK(
+            clEnqueueWriteBuffer(q, sim->inv_mass_buf, CL_TRUE, 0, bytes, inv_mass, 0, NULL, NULL));
+    return PBFCL_OK;
+}
+
 size_t pbfcl_sim_capacity(const pbfcl_sim *sim)
 {
     return sim->capacity;
@@ -1206,6 +1301,8 @@ static const sim_state_buffer sim_state_buffers[] = {
     SIM_STATE_BUF("corrected_positions", q_buf, 16, 0),
     SIM_STATE_BUF("densities", density_buf, 4, 0),
     SIM_STATE_BUF("ids", id_buf, 4, 0),
+    SIM_STATE_BUF("phases", phase_buf, 4, 0),
+    SIM_STATE_BUF("inverse_masses", inv_mass_buf, 4, 0),
     SIM_STATE_BUF("substep_bounds", particles.bounds_buf, 0, 3 * sizeof(cl_uint)),
     SIM_STATE_BUF("largest_acceleration", accel_max_buf, 0, sizeof(cl_uint)),
 };
@@ -1317,4 +1414,112 @@ pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n)
     }
     PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
     return grid_params_for(scene, &p, &g);
+}
+
+/* ---- bodies: shape-matched particles (shape_match.c) ------------------------------------ */
+
+/* Gives the particles of the entries (by id) the phase of their body and its inverse mass,
+ * every other particle the fluid's. */
+static pbfcl_status write_body_phases(pbfcl_sim *sim, size_t entries, const unsigned *entry_id,
+                                      const unsigned *entry_body, const float *body_inv_mass)
+{
+    size_t n = sim->n;
+    unsigned *ids = malloc((n ? n : 1) * sizeof *ids), *phase = malloc((n ? n : 1) * 4);
+    unsigned *slot = malloc((n ? n : 1) * sizeof *slot);
+    float *w = malloc((n ? n : 1) * sizeof *w);
+    pbfcl_status st = ids && phase && slot && w ? read_plain(sim, sim->id_buf, n * 4, ids)
+                                                : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++) {
+        slot[ids[i]] = (unsigned)i;
+        phase[i] = PBFCL_SIM_PHASE_FLUID;
+        w[i] = 1.0f;
+    }
+    for (size_t e = 0; st == PBFCL_OK && e < entries; e++) {
+        phase[slot[entry_id[e]]] = entry_body[e] + 1;
+        w[slot[entry_id[e]]] = body_inv_mass[entry_body[e]];
+    }
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_write_phases(sim, phase, w);
+    free(ids);
+    free(phase);
+    free(slot);
+    free(w);
+    return st;
+}
+
+pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
+                                  const unsigned *entry_id, const unsigned *entry_body,
+                                  const float *rest3, const float *stiffness, const float *inv_mass)
+{
+    if (bodies > 0 && sim->scene.solver.method != PBFCL_METHOD_PBF) { /* shape matching is pbf's */
+        pbfcl_errorf("bodies need solver.method pbf (this solver runs %s); create the solver with "
+                     "solver.method pbf, or keep every particle fluid",
+                     pbfcl_method_name(sim->scene.solver.method));
+        return PBFCL_ERR_UNSUPPORTED;
+    }
+    for (size_t e = 0; e < entries; e++)
+        if (entry_id[e] >= sim->n) {
+            pbfcl_errorf("body particle %zu is particle %u of %zu", e, entry_id[e], sim->n);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    for (size_t b = 0; b < bodies; b++)
+        if (!(inv_mass[b] > 0.0f) || !isfinite(inv_mass[b])) {
+            pbfcl_errorf("body %zu has relative inverse mass %g; it must be a positive number", b,
+                         inv_mass[b]);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    if (!sim->bodies) {
+        if (bodies == 0)
+            return PBFCL_OK;
+        if (!(sim->bodies = calloc(1, sizeof *sim->bodies)))
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        pbfcl_status st = pbfcl_shape_match_create(sim->bodies, sim->cl, sim->capacity);
+        if (st != PBFCL_OK) {
+            pbfcl_shape_match_destroy(sim->bodies);
+            free(sim->bodies);
+            sim->bodies = NULL;
+            return st;
+        }
+    }
+    PBFCL_TRY(pbfcl_shape_match_set_bodies(sim->bodies, bodies, entries, entry_id, entry_body,
+                                           rest3, stiffness));
+    return write_body_phases(sim, entries, entry_id, entry_body, inv_mass);
+}
+
+size_t pbfcl_sim_body_count(const pbfcl_sim *sim)
+{
+    return sim->bodies ? sim->bodies->bodies : 0;
+}
+
+pbfcl_status pbfcl_sim_set_body(pbfcl_sim *sim, size_t b, float stiffness, float inv_mass)
+{
+    if (b >= pbfcl_sim_body_count(sim) || !(inv_mass > 0.0f) || !isfinite(inv_mass)) {
+        pbfcl_errorf("body %zu of %zu with relative inverse mass %g: give an existing body and "
+                     "a positive inverse mass",
+                     b, pbfcl_sim_body_count(sim), inv_mass);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    PBFCL_TRY(pbfcl_shape_match_set_stiffness(sim->bodies, b, stiffness));
+    size_t n = sim->n;
+    unsigned *phase = malloc(n * sizeof *phase);
+    float *w = malloc(n * sizeof *w);
+    pbfcl_status st = phase && w ? pbfcl_sim_read_phases(sim, phase, w) : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++)
+        if (phase[i] == b + 1)
+            w[i] = inv_mass;
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_write_phases(sim, NULL, w);
+    free(phase);
+    free(w);
+    return st;
+}
+
+pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id)
+{
+    return sim->bodies ? pbfcl_shape_match_remap_ids(sim->bodies, new_id) : PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_read_bodies(pbfcl_sim *sim, float *com3, float *quat4)
+{
+    return sim->bodies ? pbfcl_shape_match_read(sim->bodies, com3, quat4) : PBFCL_OK;
 }

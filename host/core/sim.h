@@ -80,6 +80,50 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
  * ids[i] of the initial state. */
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
 
+/* The phase of a fluid particle; a particle of body b has phase b + 1 (PBFCL_PHASE_BODY). */
+#define PBFCL_SIM_PHASE_FLUID 0u
+
+/* Reads the phases and relative inverse masses w = m_fluid / m (1 for fluid, rho0 / rho for a
+ * body of density rho) in the current order (n entries each); either pointer may be NULL.
+ * New particles are fluid, w = 1. Relative, so that a new radius or rest density leaves them
+ * valid. */
+pbfcl_status pbfcl_sim_read_phases(pbfcl_sim *sim, unsigned *phases, float *inv_mass);
+
+/* Overwrites the phases and/or inverse masses (current order; NULL leaves one as it is). */
+pbfcl_status pbfcl_sim_write_phases(pbfcl_sim *sim, const unsigned *phases, const float *inv_mass);
+
+/* Bodies (shape matching, shape_match.h): replaces them all. entries (sorted by body) name
+ * particles by id, with rest positions rest3 (xyz triples; the body's shape and its pose now);
+ * per body its stiffness in (0, 1] (1: rigid) and relative inverse mass w = rho0 / rho. The
+ * phases and inverse masses of every particle are rewritten. bodies = 0: fluid only. */
+pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
+                                  const unsigned *entry_id, const unsigned *entry_body,
+                                  const float *rest3, const float *stiffness,
+                                  const float *inv_mass);
+
+/* The number of bodies. */
+size_t pbfcl_sim_body_count(const pbfcl_sim *sim);
+
+/* Changes body b's stiffness and relative inverse mass. */
+pbfcl_status pbfcl_sim_set_body(pbfcl_sim *sim, size_t b, float stiffness, float inv_mass);
+
+/* After pbfcl_sim_compact: the bodies' particle with id k becomes new_id[k]. */
+pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id);
+
+/* Reads each body's centre of mass (xyz) and rotation from its rest pose (quaternion x, y, z,
+ * w) as of the last shape matching; either pointer may be NULL. */
+pbfcl_status pbfcl_sim_read_bodies(pbfcl_sim *sim, float *com3, float *quat4);
+
+/* The body stages of a substep (shape_match.h), nothing without bodies: body_predict (after
+ * predict: x* of each body's rigid motion, from the momentum of its particles), body_slots
+ * (after the reorder: where each body particle is), shape_match (after each iteration's
+ * apply_delta: x* of the bodies' particles towards their goal positions) and body_velocity
+ * (after update: v of each body's motion over the substep). */
+pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof);
+pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof);
+pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof);
+pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof);
+
 /* Computes the SPH density of the current positions x (read with pbfcl_sim_read) by the
  * method's own summation (pbf: neighbour lists of x* = x before a step and one lambda pass;
  * sph: its density stage). Before the first step the densities are otherwise the rest

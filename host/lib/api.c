@@ -5,6 +5,7 @@
 #include "api_internal.h"
 #include "clrt.h"
 #include "profile.h"
+#include "shape_match.h"
 #include "sim.h"
 
 #include <math.h>
@@ -524,6 +525,11 @@ pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_
             pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu is %s", k, particles[k],
                          particles[k] >= n ? "not an active particle" : "listed twice");
             st = PBFCL_ERR_BAD_ARGUMENT;
+        } else if (s->phases[particles[k]] != PBFCL_PHASE_FLUID) {
+            pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu belongs to body %d; make "
+                         "its body fluid first (pbfcl_solver_set_phases)",
+                         k, particles[k], s->phases[particles[k]] - 1);
+            st = PBFCL_ERR_BAD_ARGUMENT;
         } else {
             rank[particles[k]] = UINT32_MAX;
         }
@@ -544,6 +550,8 @@ pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_
         }
     if (st == PBFCL_OK)
         st = pbfcl_sim_compact(s->sim, slots, m, s->ids);
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_remap_body_ids(s->sim, rank); /* bodies name their particles by id */
     free(rank);
     free(slots);
     return st;
@@ -607,19 +615,140 @@ pbfcl_status pbfcl_solver_get_densities(pbfcl_solver *s, float *density, size_t 
     return get_by_id(s, "pbfcl_solver_get_densities", density, count, 2);
 }
 
+/* Checks phases (by particle) and counts the bodies: numbered 0 .. B - 1 without gaps, each
+ * with at least PBFCL_SHAPE_MATCH_MIN_PARTICLES particles; sizes[b] gets body b's count. */
+static pbfcl_status check_phases(const int *phases, size_t count, size_t *bodies, size_t *sizes)
+{
+    const char *f = "pbfcl_solver_set_phases";
+    size_t nb = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (phases[i] < PBFCL_PHASE_FLUID || (size_t)phases[i] > count) {
+            pbfcl_errorf("%s: phases[%zu] is %d; give PBFCL_PHASE_FLUID (0) or PBFCL_PHASE_BODY(b) "
+                         "(b + 1) with b below the particle count",
+                         f, i, phases[i]);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+        if (phases[i] != PBFCL_PHASE_FLUID) {
+            size_t b = (size_t)phases[i] - 1;
+            sizes[b]++;
+            nb = b + 1 > nb ? b + 1 : nb;
+        }
+    }
+    for (size_t b = 0; b < nb; b++)
+        if (sizes[b] < PBFCL_SHAPE_MATCH_MIN_PARTICLES) {
+            pbfcl_errorf("%s: body %zu has %zu particle%s; a body needs at least %d (bodies are "
+                         "numbered 0 to %zu without gaps)",
+                         f, b, sizes[b], sizes[b] == 1 ? "" : "s", PBFCL_SHAPE_MATCH_MIN_PARTICLES,
+                         nb - 1);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    *bodies = nb;
+    return PBFCL_OK;
+}
+
+/* Refuses a body's particle i (positions pos, xyz) beyond the walls the solver holds particles
+ * to (the box less r): predict would clamp it there and bend the body's rest shape. */
+static pbfcl_status check_inside(const pbfcl_solver *s, int body, size_t i, const float *pos)
+{
+    float r = s->scene.particle_radius;
+    for (int a = 0; a < 3; a++) {
+        float lo = s->scene.domain_min[a] + r, hi = s->scene.domain_max[a] - r, x = pos[3 * i + a];
+        float tol = 1e-5f * (s->scene.domain_max[a] - s->scene.domain_min[a]);
+        if (!(x >= lo - tol && x <= hi + tol)) {
+            pbfcl_errorf("pbfcl_solver_set_phases: body %d: particle %zu is at %c = %g, beyond the "
+                         "walls (%g to %g, the box less the particle radius); move the body "
+                         "inside the box",
+                         body, i, "xyz"[a], x, lo, hi);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    }
+    return PBFCL_OK;
+}
+
+/* The bodies of phases: entries sorted by body (by id within one), their positions now as the
+ * rest shapes, rigid and of the fluid's density. */
+static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, size_t nb,
+                               size_t *first)
+{
+    size_t entries = 0;
+    for (size_t b = 0; b < nb; b++) { /* sizes to offsets */
+        size_t c = first[b];
+        first[b] = entries;
+        entries += c;
+    }
+    unsigned *id = malloc((entries + 1) * sizeof *id), *body = malloc((entries + 1) * 4);
+    float *rest = malloc((entries + 1) * 3 * sizeof *rest);
+    float *ones = malloc((nb + 1) * sizeof *ones);
+    float *pos = malloc((n + 1) * 3 * sizeof *pos); /* not s->scratch: get_by_id reads into it */
+    pbfcl_status st = id && body && rest && ones && pos ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK && n > 0)
+        st = get_by_id(s, "pbfcl_solver_set_phases", pos, n, 0);
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++)
+        if (phases[i] != PBFCL_PHASE_FLUID &&
+            (st = check_inside(s, phases[i] - 1, i, pos)) == PBFCL_OK) {
+            size_t b = (size_t)phases[i] - 1, e = first[b]++;
+            id[e] = (unsigned)i;
+            body[e] = (unsigned)b;
+            memcpy(rest + 3 * e, pos + 3 * i, 3 * sizeof *rest);
+        }
+    for (size_t b = 0; b < nb; b++)
+        ones[b] = 1.0f;
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_set_bodies(s->sim, nb, entries, id, body, rest, ones, ones);
+    free(id);
+    free(body);
+    free(rest);
+    free(ones);
+    free(pos);
+    return st;
+}
+
 pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count)
 {
     CHECK_SOLVER("pbfcl_solver_set_phases", s);
     PBFCL_TRY(check_array("pbfcl_solver_set_phases", "phases", phases, s, count));
-    for (size_t i = 0; i < count; i++)
-        if (phases[i] != PBFCL_PHASE_FLUID) {
-            pbfcl_errorf("pbfcl_solver_set_phases: phases[%zu] is %d; this version simulates "
-                         "fluid only (PBFCL_PHASE_FLUID)",
-                         i, phases[i]);
-            return PBFCL_ERR_UNSUPPORTED;
-        }
+    size_t nb = 0, *sizes = calloc(count + 1, sizeof *sizes);
+    if (!sizes)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = check_phases(phases, count, &nb, sizes);
+    if (st == PBFCL_OK)
+        st = set_bodies(s, phases, count, nb, sizes);
+    free(sizes);
+    PBFCL_TRY(st);
     memcpy(s->phases, phases, count * sizeof *phases);
     return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_body_count(const pbfcl_solver *s, int *count)
+{
+    CHECK_SOLVER("pbfcl_solver_body_count", s);
+    CHECK_ARG("pbfcl_solver_body_count", count, "count is NULL");
+    *count = (int)pbfcl_sim_body_count(s->sim);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float stiffness, float density)
+{
+    CHECK_SOLVER("pbfcl_solver_set_body", s);
+    int nb = (int)pbfcl_sim_body_count(s->sim);
+    CHECK_ARG("pbfcl_solver_set_body", body >= 0 && body < nb,
+              "body %d does not exist (the solver has %d bodies; pbfcl_solver_set_phases makes "
+              "them)",
+              body, nb);
+    CHECK_ARG("pbfcl_solver_set_body", stiffness > 0.0f && stiffness <= 1.0f,
+              "body %d: stiffness %g must be above 0 and at most 1 (1: rigid)", body, stiffness);
+    CHECK_ARG("pbfcl_solver_set_body", density >= 0.1f && density <= 1e5f,
+              "body %d: density %g kg/m^3 must be between 0.1 and 1e5", body, density);
+    return pbfcl_sim_set_body(s->sim, (size_t)body, stiffness, s->scene.rest_density / density);
+}
+
+pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count)
+{
+    CHECK_SOLVER("pbfcl_solver_get_bodies", s);
+    int nb = (int)pbfcl_sim_body_count(s->sim);
+    CHECK_ARG("pbfcl_solver_get_bodies", count == nb, "count is %d but the solver has %d bodies",
+              count, nb);
+    return pbfcl_sim_read_bodies(s->sim, com, quat);
 }
 
 pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t count)
@@ -818,6 +947,12 @@ pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write
 {
     CHECK_SOLVER("pbfcl_solver_save_state", s);
     CHECK_ARG("pbfcl_solver_save_state", write, "write is NULL");
+    if (pbfcl_sim_body_count(s->sim) > 0) {
+        pbfcl_errorf("pbfcl_solver_save_state: the solver has %zu bodies, and a state does not "
+                     "hold their rest shapes yet; make them fluid first or keep them yourself",
+                     pbfcl_sim_body_count(s->sim));
+        return PBFCL_ERR_UNSUPPORTED;
+    }
     uint64_t count = pbfcl_sim_count(s->sim);
     state_params p;
     memset(&p, 0, sizeof p);
@@ -844,6 +979,8 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
     state_params p;
     PBFCL_TRY(read(user, "params", &p, sizeof p));
     PBFCL_TRY(pbfcl_solver_set_params(s, &p.scene, &p.solver));
+    if (pbfcl_sim_body_count(s->sim) > 0) /* a state has none (save_state refuses bodies) */
+        PBFCL_TRY(pbfcl_sim_set_bodies(s->sim, 0, 0, NULL, NULL, NULL, NULL, NULL));
     if (n == 0 && count > 0) { /* room for the saved particles; their state is loaded below */
         float *zeros = calloc((size_t)count * 3, sizeof *zeros);
         if (!zeros)

@@ -1,0 +1,555 @@
+/* Physics of shape-matched bodies (the solver with bodies, host/core/sim.c and
+ * cl/shape_match.cl) by invariants: a rigid body tumbling in free fall and onto the floor
+ * keeps every pairwise distance of its particles, and spinning with gravity off keeps its
+ * angular momentum about its centre of mass. */
+#include "sim.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define R 0.01f /* particle radius, m */
+
+/* A cube of k^3 particles at spacing 2r with its lowest corner particle at lo. */
+static float *cube(int k, const float lo[3], size_t *n)
+{
+    *n = (size_t)k * k * k;
+    float *p = malloc(*n * 3 * sizeof *p);
+    size_t c = 0;
+    for (int z = 0; z < k; z++)
+        for (int y = 0; y < k; y++)
+            for (int x = 0; x < k; x++) {
+                p[c++] = lo[0] + 2 * R * x;
+                p[c++] = lo[1] + 2 * R * y;
+                p[c++] = lo[2] + 2 * R * z;
+            }
+    return p;
+}
+
+/* A simulation of the particles at pos in the box [0, size]^3 with gravity g, all of them
+ * one rigid body, velocities v = omega x (x - c) about their centre c. */
+static pbfcl_sim *body_sim(pbfcl_cl *cl, const float *pos, size_t n, float size, float g,
+                           const float omega[3])
+{
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = size;
+        s.gravity[a] = a == 1 ? -g : 0.0f;
+    }
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    unsigned *id = malloc(n * 4), *body = calloc(n, 4);
+    float one = 1.0f, c[3] = {0, 0, 0}, *vel = malloc(n * 12);
+    for (size_t i = 0; i < n; i++) {
+        id[i] = (unsigned)i;
+        for (int a = 0; a < 3; a++)
+            c[a] += pos[3 * i + a] / (float)n;
+    }
+    for (size_t i = 0; i < n; i++) { /* before the first step slot i holds particle i */
+        float d[3] = {pos[3 * i] - c[0], pos[3 * i + 1] - c[1], pos[3 * i + 2] - c[2]};
+        vel[3 * i] = omega[1] * d[2] - omega[2] * d[1];
+        vel[3 * i + 1] = omega[2] * d[0] - omega[0] * d[2];
+        vel[3 * i + 2] = omega[0] * d[1] - omega[1] * d[0];
+    }
+    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 1, n, id, body, pos, &one, &one), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_write(sim, NULL, vel), PBFCL_OK);
+    free(id);
+    free(body);
+    free(vel);
+    return sim;
+}
+
+/* Positions and velocities by particle id. */
+static void read_by_id(pbfcl_sim *sim, float *pos, float *vel)
+{
+    size_t n = pbfcl_sim_count(sim);
+    float *p = malloc(n * 12), *v = malloc(n * 12);
+    unsigned *ids = malloc(n * 4);
+    ck_assert_int_eq(pbfcl_sim_read(sim, p, v, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_ids(sim, ids), PBFCL_OK);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(pos + 3 * ids[i], p + 3 * i, 12);
+        memcpy(vel + 3 * ids[i], v + 3 * i, 12);
+    }
+    free(p);
+    free(v);
+    free(ids);
+}
+
+static double dist(const float *a, const float *b)
+{
+    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+/* A 4^3 cube spinning at (1, 2, 0.5) rad/s dropped from 0.3 m falls, hits the floor and
+ * tumbles for 1.5 s: every frame every pairwise distance of its particles is within 0.5 % of
+ * its rest value, and the cube did fall (its lowest particle ends near the floor). */
+static void run_free_fall(pbfcl_cl *cl)
+{
+    size_t n;
+    float lo[3] = {0.2f, 0.3f, 0.2f}, omega[3] = {1.0f, 2.0f, 0.5f};
+    float *rest = cube(4, lo, &n), *pos = malloc(n * 12), *vel = malloc(n * 12);
+    pbfcl_sim *sim = body_sim(cl, rest, n, 0.5f, 9.81f, omega);
+    int frames = test_small() ? 3 : 90;
+    double worst = 0.0;
+    for (int f = 0; f < frames; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        read_by_id(sim, pos, vel);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = i + 1; j < n; j++) {
+                double d0 = dist(rest + 3 * i, rest + 3 * j), d = dist(pos + 3 * i, pos + 3 * j);
+                worst = fmax(worst, fabs(d - d0) / d0);
+                expect(fabs(d - d0) <= 0.005 * d0,
+                       "frame %d: particles %zu and %zu are %.6f m "
+                       "apart, at rest %.6f m",
+                       f, i, j, d, d0);
+            }
+    }
+    float low = 1.0f;
+    for (size_t i = 0; i < n; i++)
+        low = fminf(low, pos[3 * i + 1]);
+    fprintf(stderr, "    free fall: largest distance change %.3g %%, lowest particle %.4f m\n",
+            100.0 * worst, low);
+    if (!test_small())
+        ck_assert_msg(low < 2.0f * R, "the cube did not reach the floor (lowest %.4f m)", low);
+    pbfcl_sim_destroy(sim);
+    free(rest);
+    free(pos);
+    free(vel);
+}
+
+START_TEST(test_bodies_free_fall_rigid)
+{
+    test_each_device(run_free_fall);
+}
+END_TEST
+
+/* L = sum (x - c) x v (equal masses; per unit particle mass) and the centre c. */
+static void angular_momentum(const float *pos, const float *vel, size_t n, double l[3])
+{
+    double c[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++)
+            c[a] += pos[3 * i + a] / (double)n;
+    l[0] = l[1] = l[2] = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double d[3] = {pos[3 * i] - c[0], pos[3 * i + 1] - c[1], pos[3 * i + 2] - c[2]};
+        const float *v = vel + 3 * i;
+        l[0] += d[1] * v[2] - d[2] * v[1];
+        l[1] += d[2] * v[0] - d[0] * v[2];
+        l[2] += d[0] * v[1] - d[1] * v[0];
+    }
+}
+
+/* With gravity off, a 5^3 cube spinning at (0.5, 1.5, 1) rad/s in the middle of the box keeps
+ * its angular momentum about its centre within 0.5 % over 2 s (the issue asks 1 %; measured
+ * 0.1 %, the rounding of positions in float), and its centre stays put. Moving the particles
+ * along their velocities (x* = x + v dt) instead of the rigid prediction (shape_match_predict)
+ * lost theta^2 of the spin per substep (theta = |omega| dt, 4 % here); taking the chord (x* -
+ * x) / dt as the velocity instead of the body's motion (shape_match_velocity) loses
+ * theta^2 / 6 (0.7 %). */
+static void run_spin(pbfcl_cl *cl)
+{
+    size_t n;
+    float lo[3] = {0.46f, 0.46f, 0.46f}, omega[3] = {0.5f, 1.5f, 1.0f};
+    float *rest = cube(5, lo, &n), *pos = malloc(n * 12), *vel = malloc(n * 12);
+    pbfcl_sim *sim = body_sim(cl, rest, n, 1.0f, 0.0f, omega);
+    read_by_id(sim, pos, vel);
+    double l0[3], l[3];
+    angular_momentum(pos, vel, n, l0);
+    double l0n = sqrt(l0[0] * l0[0] + l0[1] * l0[1] + l0[2] * l0[2]), worst = 0.0;
+    int frames = test_small() ? 3 : 120;
+    for (int f = 0; f < frames; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        read_by_id(sim, pos, vel);
+        angular_momentum(pos, vel, n, l);
+        double e = sqrt((l[0] - l0[0]) * (l[0] - l0[0]) + (l[1] - l0[1]) * (l[1] - l0[1]) +
+                        (l[2] - l0[2]) * (l[2] - l0[2])) /
+                   l0n;
+        worst = fmax(worst, e);
+        expect(e <= 0.005, "frame %d: L = (%.5g, %.5g, %.5g), at the start (%.5g, %.5g, %.5g)", f,
+               l[0], l[1], l[2], l0[0], l0[1], l0[2]);
+    }
+    float com[3];
+    ck_assert_int_eq(pbfcl_sim_read_bodies(sim, com, NULL), PBFCL_OK);
+    for (int a = 0; a < 3; a++)
+        ck_assert_msg(fabsf(com[a] - (lo[a] + 4 * R)) < 1e-4f, "the centre moved to %g on axis %d",
+                      com[a], a);
+    fprintf(stderr, "    spin: largest change of L %.3g %%\n", 100.0 * worst);
+    pbfcl_sim_destroy(sim);
+    free(rest);
+    free(pos);
+    free(vel);
+}
+
+START_TEST(test_bodies_spin_angular_momentum)
+{
+    test_each_device(run_spin);
+}
+END_TEST
+
+/* The largest distance of a body's particles (pos, by id first..first+count-1) from its rest
+ * shape (rest, the same order) placed at its pose (centre com, rotation quaternion q). */
+static double shape_error(const float *pos, const float *rest, size_t count, const float com[3],
+                          const float q[4])
+{
+    double c0[3] = {0, 0, 0}, worst = 0.0, x = q[0], y = q[1], z = q[2], w = q[3];
+    double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w),     2 * (x * z + y * w),
+                   2 * (x * y + z * w),     1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+                   2 * (x * z - y * w),     2 * (y * z + x * w),     1 - 2 * (x * x + y * y)};
+    for (size_t i = 0; i < count; i++)
+        for (int a = 0; a < 3; a++)
+            c0[a] += rest[3 * i + a] / (double)count;
+    for (size_t i = 0; i < count; i++) {
+        double r[3] = {rest[3 * i] - c0[0], rest[3 * i + 1] - c0[1], rest[3 * i + 2] - c0[2]},
+               e = 0;
+        for (int a = 0; a < 3; a++) {
+            double g = com[a] + m[3 * a] * r[0] + m[3 * a + 1] * r[1] + m[3 * a + 2] * r[2];
+            e += (pos[3 * i + a] - g) * (pos[3 * i + a] - g);
+        }
+        worst = fmax(worst, sqrt(e));
+    }
+    return worst;
+}
+
+/* A soft body (stiffness 0.02) of 5^3 particles (8 cm across), stretched by 30 % along x and
+ * released with gravity off: after one frame it is still deformed (by more than 5 % of its
+ * size: it is soft), after 2 s every particle is within 1 % of its size of the rest shape at
+ * the body's pose. */
+static void run_soft(pbfcl_cl *cl)
+{
+    size_t n;
+    float lo[3] = {0.46f, 0.46f, 0.46f}, zero[3] = {0, 0, 0};
+    float *rest = cube(5, lo, &n), *pos = malloc(n * 12), *vel = malloc(n * 12);
+    pbfcl_sim *sim = body_sim(cl, rest, n, 1.0f, 0.0f, zero);
+    ck_assert_int_eq(pbfcl_sim_set_body(sim, 0, 0.02f, 1.0f), PBFCL_OK);
+    float *stretched = malloc(n * 12), size = 8 * R, com[3], q[4];
+    for (size_t i = 0; i < n; i++) { /* slot i holds particle i before the first step */
+        memcpy(stretched + 3 * i, rest + 3 * i, 12);
+        stretched[3 * i] = lo[0] + 4 * R + 1.3f * (rest[3 * i] - (lo[0] + 4 * R));
+    }
+    ck_assert_int_eq(pbfcl_sim_write(sim, stretched, NULL), PBFCL_OK);
+    int frames = test_small() ? 2 : 120;
+    double first = 0.0, last = 0.0;
+    for (int f = 0; f < frames; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        read_by_id(sim, pos, vel);
+        ck_assert_int_eq(pbfcl_sim_read_bodies(sim, com, q), PBFCL_OK);
+        last = shape_error(pos, rest, n, com, q);
+        if (f == 0)
+            first = last;
+    }
+    fprintf(stderr,
+            "    soft body: shape error %.2f %% of its size after a frame, %.3f %% at the end\n",
+            100.0 * first / size, 100.0 * last / size);
+    ck_assert_msg(first > 0.05 * size, "the soft body was restored in one frame (error %.4f m)",
+                  first);
+    if (!test_small())
+        ck_assert_msg(last <= 0.01 * size, "the soft body is %.4f m from its rest shape", last);
+    pbfcl_sim_destroy(sim);
+    free(rest);
+    free(pos);
+    free(vel);
+    free(stretched);
+}
+
+START_TEST(test_bodies_soft_returns)
+{
+    test_each_device(run_soft);
+}
+END_TEST
+
+/* A pool of 16 x 10 x 16 particles (20 cm deep) in a 32 x 40 x 32 cm box and a cube of 6^3
+ * particles (12 cm) of the given density dropped onto it from 2 cm above; after settling for
+ * 3 s: *fraction the part of the cube's height below the fluid's level (the top particles of
+ * the fluid beyond 4 cm of the cube, plus r), *bottom its lowest particle's height. */
+static void float_cube(pbfcl_cl *cl, float density, double *fraction, double *bottom)
+{
+    int fluid_n[3] = {16, 10, 16}, k = 6;
+    size_t nf = (size_t)fluid_n[0] * fluid_n[1] * fluid_n[2], nc = (size_t)k * k * k, n;
+    float lo[3] = {0.1f, 0.2f + 3 * R, 0.1f};
+    float *cube_pos = cube(k, lo, &nc), *pos = malloc((nf + nc) * 12);
+    size_t c = 0;
+    for (int y = 0; y < fluid_n[1]; y++)
+        for (int z = 0; z < fluid_n[2]; z++)
+            for (int x = 0; x < fluid_n[0]; x++) {
+                pos[c++] = R + 2 * R * x;
+                pos[c++] = R + 2 * R * y;
+                pos[c++] = R + 2 * R * z;
+            }
+    memcpy(pos + 3 * nf, cube_pos, nc * 12);
+    n = nf + nc;
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    float size[3] = {0.32f, 0.4f, 0.32f};
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = size[a];
+    }
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    unsigned *id = malloc(nc * 4), *body = calloc(nc, 4);
+    for (size_t i = 0; i < nc; i++)
+        id[i] = (unsigned)(nf + i);
+    float one = 1.0f, w = s.rest_density / density;
+    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 1, nc, id, body, cube_pos, &one, &w), PBFCL_OK);
+    for (int f = 0; f < 180; f++)
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    float *vel = malloc(n * 12);
+    read_by_id(sim, pos, vel);
+    double low = 1.0, cx = 0.0, cz = 0.0;
+    for (size_t i = nf; i < n; i++) {
+        low = fmin(low, pos[3 * i + 1]);
+        cx += pos[3 * i] / (double)nc;
+        cz += pos[3 * i + 2] / (double)nc;
+    }
+    double top = 0.0; /* the mean height of the highest fluid particle of each far column */
+    int columns = 0;
+    for (int gx = 0; gx < 16; gx++)
+        for (int gz = 0; gz < 16; gz++) {
+            double x0 = 2 * R * gx, z0 = 2 * R * gz, best = -1.0;
+            if (fabs(x0 + R - cx) < 0.06 + 0.04 && fabs(z0 + R - cz) < 0.06 + 0.04)
+                continue; /* within 4 cm of the cube */
+            for (size_t i = 0; i < nf; i++)
+                if (pos[3 * i] >= x0 && pos[3 * i] < x0 + 2 * R && pos[3 * i + 2] >= z0 &&
+                    pos[3 * i + 2] < z0 + 2 * R)
+                    best = fmax(best, pos[3 * i + 1]);
+            if (best > 0.0) {
+                top += best;
+                columns++;
+            }
+        }
+    ck_assert_int_gt(columns, 20);
+    double level = top / columns + R, below = 0.0;
+    for (size_t i = nf; i < n; i++) /* each particle's cube of side 2r, as if level */
+        below += fmin(fmax((level - (pos[3 * i + 1] - R)) / (2 * R), 0.0), 1.0);
+    *bottom = low;
+    *fraction = below / (double)nc;
+    fprintf(stderr, "    density %g: level %.4f m, cube bottom %.4f m, submerged %.1f %%\n",
+            density, level, low - R, 100.0 * *fraction);
+    pbfcl_sim_destroy(sim);
+    free(cube_pos);
+    free(pos);
+    free(vel);
+    free(id);
+    free(body);
+}
+
+/* Archimedes: a cube of density 500 kg/m^3 in still water settles with 50 +/- 7 % of its
+ * volume submerged (it floats tilted, as a cube of half the water's density does; measured
+ * 48 %); one of 2000 kg/m^3 sinks to the floor: its lowest particle ends below 3r, with at most
+ * one layer of fluid particles trapped under it (measured 2.5r: a film the density constraint
+ * does not drain, docs/ALGORITHM.md, "Bodies"). */
+static void run_archimedes(pbfcl_cl *cl)
+{
+    if (test_small()) {
+        fprintf(stderr, "    (skipped under Oclgrind: 3 s of a 2.8k-particle pool)\n");
+        return;
+    }
+    double fraction, bottom;
+    float_cube(cl, 500.0f, &fraction, &bottom);
+    ck_assert_msg(fabs(fraction - 0.5) <= 0.07, "a cube of 500 kg/m^3 is %.1f %% submerged",
+                  100.0 * fraction);
+    float_cube(cl, 2000.0f, &fraction, &bottom);
+    ck_assert_msg(bottom < 3.0 * R, "a cube of 2000 kg/m^3 stays %.4f m above the floor",
+                  bottom - R);
+}
+
+START_TEST(test_bodies_archimedes)
+{
+    test_each_device(run_archimedes);
+}
+END_TEST
+
+/* Two bodies collide in zero gravity: a 4^3 cube of 500 kg/m^3 at 0.6 m/s and a 5^3 cube of
+ * 2000 kg/m^3 at -0.3 m/s along x, offset by half a cube in y so that they also start to spin.
+ * Their total momentum sum m v stays within 1 % of the start (of the larger momentum of the
+ * two) through the impact and after, and they did meet (the light cube turned back). */
+static void run_collision(pbfcl_cl *cl)
+{
+    size_t na, nb;
+    float lo_a[3] = {0.2f, 0.5f, 0.46f}, lo_b[3] = {0.6f, 0.47f, 0.45f};
+    float *pa = cube(4, lo_a, &na), *pb = cube(5, lo_b, &nb);
+    size_t n = na + nb;
+    float *pos = malloc(n * 12), *vel = malloc(n * 12), *rest = malloc(n * 12);
+    memcpy(rest, pa, na * 12);
+    memcpy(rest + 3 * na, pb, nb * 12);
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = 1.0f;
+        s.gravity[a] = 0.0f;
+    }
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, rest, n), PBFCL_OK);
+    unsigned *id = malloc(n * 4), *body = malloc(n * 4);
+    float one[2] = {1.0f, 1.0f}, w[2] = {1000.0f / 500.0f, 1000.0f / 2000.0f};
+    double mass[2] = {500.0 * 8 * R * R * R, 2000.0 * 8 * R * R * R};
+    for (size_t i = 0; i < n; i++) {
+        id[i] = (unsigned)i;
+        body[i] = i < na ? 0 : 1;
+        vel[3 * i] = i < na ? 0.6f : -0.3f;
+        vel[3 * i + 1] = vel[3 * i + 2] = 0.0f;
+    }
+    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 2, n, id, body, rest, one, w), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_write(sim, NULL, vel), PBFCL_OK);
+    double p0[3] = {0, 0, 0}, scale = fmax(na * mass[0] * 0.6, nb * mass[1] * 0.3), worst = 0.0;
+    for (size_t i = 0; i < n; i++)
+        p0[0] += mass[body[i]] * vel[3 * i];
+    int frames = test_small() ? 3 : 60;
+    for (int f = 0; f < frames; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        read_by_id(sim, pos, vel);
+        double p[3] = {0, 0, 0};
+        for (size_t i = 0; i < n; i++)
+            for (int a = 0; a < 3; a++)
+                p[a] += mass[body[i]] * vel[3 * i + a];
+        double e = sqrt((p[0] - p0[0]) * (p[0] - p0[0]) + p[1] * p[1] + p[2] * p[2]) / scale;
+        worst = fmax(worst, e);
+        expect(e <= 0.01, "frame %d: momentum (%.4g, %.4g, %.4g), at the start (%.4g, 0, 0)", f,
+               p[0], p[1], p[2], p0[0]);
+    }
+    double va = 0.0;
+    for (size_t i = 0; i < na; i++)
+        va += vel[3 * i] / (double)na;
+    fprintf(stderr, "    collision: largest momentum change %.3g %%, light cube's v_x %.3f m/s\n",
+            100.0 * worst, va);
+    if (!test_small())
+        ck_assert_msg(va < 0.0, "the cubes did not meet (the light one still moves at %.3f m/s)",
+                      va);
+    pbfcl_sim_destroy(sim);
+    free(pa);
+    free(pb);
+    free(pos);
+    free(vel);
+    free(rest);
+    free(id);
+    free(body);
+}
+
+START_TEST(test_bodies_collision_momentum)
+{
+    test_each_device(run_collision);
+}
+END_TEST
+
+/* A 4^3 cube of 1000 kg/m^3 on a heavy plate (25 x 2 x 10 particles, 1e5 kg/m^3) held by the
+ * box's wall and floor, gravity tilted by theta towards the wall: the cube's slide along the
+ * plate after t seconds (mean x of its particles against the start). The cube is turned by 30
+ * degrees against the plate's rows: aligned with them its particles sat in the hollows of the
+ * plate's and had to climb out of them, a roughness of the particle surfaces that held it at
+ * 40 degrees without friction. */
+static double slide(pbfcl_cl *cl, double theta_deg, float mu_s, float mu_k, double t)
+{
+    int plate_n[3] = {25, 2, 10};
+    size_t np = (size_t)plate_n[0] * plate_n[1] * plate_n[2], nc;
+    float lo[3] = {0.37f, 5 * R, 0.07f}, *vel;
+    float *cube_pos = cube(4, lo, &nc), *pos = malloc((np + nc) * 12);
+    for (size_t i = 0; i < nc; i++) { /* turned by 30 degrees about y, across the plate's rows */
+        float *q = cube_pos + 3 * i, x = q[0] - (lo[0] + 3 * R), z = q[2] - (lo[2] + 3 * R);
+        q[0] = lo[0] + 3 * R + 0.8660254f * x - 0.5f * z;
+        q[2] = lo[2] + 3 * R + 0.5f * x + 0.8660254f * z;
+    }
+    size_t c = 0, n = np + nc;
+    for (int y = 0; y < plate_n[1]; y++)
+        for (int z = 0; z < plate_n[2]; z++)
+            for (int x = 0; x < plate_n[0]; x++) {
+                pos[c++] = R + 2 * R * x;
+                pos[c++] = R + 2 * R * y;
+                pos[c++] = R + 2 * R * z;
+            }
+    memcpy(pos + 3 * np, cube_pos, nc * 12);
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    float size[3] = {0.6f, 0.3f, 0.24f};
+    double th = theta_deg * 3.14159265358979 / 180.0;
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = size[a];
+    }
+    s.gravity[0] = (float)(-9.81 * sin(th));
+    s.gravity[1] = (float)(-9.81 * cos(th));
+    s.gravity[2] = 0.0f;
+    s.solver.friction_static = mu_s;
+    s.solver.friction_dynamic = mu_k;
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    unsigned *id = malloc(n * 4), *body = malloc(n * 4);
+    float one[2] = {1.0f, 1.0f}, w[2] = {1000.0f / 1e5f, 1.0f};
+    for (size_t i = 0; i < n; i++) {
+        id[i] = (unsigned)i;
+        body[i] = i < np ? 0 : 1;
+    }
+    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 2, n, id, body, pos, one, w), PBFCL_OK);
+    int frames = (int)lround(t * 60.0);
+    for (int f = 0; f < frames; f++)
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    vel = malloc(n * 12);
+    float *now = malloc(n * 12);
+    read_by_id(sim, now, vel);
+    double dx = 0.0;
+    for (size_t i = np; i < n; i++)
+        dx += (now[3 * i] - pos[3 * i]) / (double)nc;
+    pbfcl_sim_destroy(sim);
+    free(cube_pos);
+    free(pos);
+    free(now);
+    free(vel);
+    free(id);
+    free(body);
+    return -dx;
+}
+
+/* Coulomb friction: tilted by 40 degrees (tan 0.84 above mu_s 0.5) the cube slides 0.2 s with
+ * the acceleration g (sin 40 - mu_k cos 40), within 25 % of s = a t^2 / 2 (measured 2 %);
+ * without friction with g sin 40, within 10 % (measured 1 %). (Below the friction angle the
+ * cube does not stay put: it creeps, 4 cm/s at 15 degrees; docs/ALGORITHM.md, "Bodies".) */
+static void run_friction(pbfcl_cl *cl)
+{
+    if (test_small()) {
+        fprintf(stderr, "    (skipped under Oclgrind: 0.2 s of 564 particles, twice)\n");
+        return;
+    }
+    double g = 9.81, th = 40.0 * 3.14159265358979 / 180.0, t = 0.2;
+    double kinetic = slide(cl, 40.0, 0.5f, 0.3f, t);
+    double free_slide = slide(cl, 40.0, 0.0f, 0.0f, t);
+    double want_k = 0.5 * g * (sin(th) - 0.3 * cos(th)) * t * t, want_0 = 0.5 * g * sin(th) * t * t;
+    fprintf(stderr, "    friction: slid %.4f m (Coulomb %.4f m), frictionless %.4f m (%.4f m)\n",
+            kinetic, want_k, free_slide, want_0);
+    ck_assert_msg(fabs(kinetic - want_k) <= 0.25 * want_k, "slid %.4f m, Coulomb gives %.4f m",
+                  kinetic, want_k);
+    ck_assert_msg(fabs(free_slide - want_0) <= 0.1 * want_0,
+                  "slid %.4f m without friction, g sin(theta) t^2 / 2 = %.4f m", free_slide,
+                  want_0);
+}
+
+START_TEST(test_bodies_friction)
+{
+    test_each_device(run_friction);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("bodies");
+    TCase *tc = tcase_create("bodies");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_bodies_free_fall_rigid);
+    tcase_add_test(tc, test_bodies_spin_angular_momentum);
+    tcase_add_test(tc, test_bodies_collision_momentum);
+    tcase_add_test(tc, test_bodies_soft_returns);
+    tcase_add_test(tc, test_bodies_archimedes);
+    tcase_add_test(tc, test_bodies_friction);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s, true);
+}

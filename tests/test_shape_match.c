@@ -1,0 +1,505 @@
+/* Tests of shape matching (cl/shape_match.cl) against a plain C reference in double precision
+ * at awkward body sizes (2, wg - 1, wg, wg + 1, primes, one body of 100 000), all bodies in one
+ * launch: the slots, the segmented reduction, the
+ * polar decomposition and the goal projection (centre of mass, A_pq and its rotation by
+ * Higham's iteration R = (R + R^-T) / 2, not the kernels' method); the rigid prediction from
+ * the particles' momentum (omega = I^-1 L, rotated by Rodrigues' formula) and the velocity of
+ * the body's motion; bad bodies refused. */
+#include "shape_match.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rotation matrix (row-major) of the quaternion (x, y, z, w). */
+static void quat_to_matrix(const double q[4], double m[9])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w),     2 * (x * z + y * w),
+                   2 * (x * y + z * w),     1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+                   2 * (x * z - y * w),     2 * (y * z + x * w),     1 - 2 * (x * x + y * y)};
+    memcpy(m, r, sizeof r);
+}
+
+static double det3(const double m[9])
+{
+    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+           m[2] * (m[3] * m[7] - m[4] * m[6]);
+}
+
+/* The orthogonal factor of the polar decomposition of a nonsingular m (row-major), by
+ * Higham's Newton iteration X = (X + X^-T) / 2. */
+static void polar_reference(const double a[9], double r[9])
+{
+    double x[9];
+    memcpy(x, a, sizeof x);
+    for (int it = 0; it < 100; it++) {
+        double d = det3(x), cof[9]; /* X^-T = cofactor(X) / det */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+                cof[3 * i + j] = x[3 * i1 + j1] * x[3 * i2 + j2] - x[3 * i1 + j2] * x[3 * i2 + j1];
+            }
+        double change = 0.0;
+        for (int k = 0; k < 9; k++) {
+            double next = 0.5 * (x[k] + cof[k] / d);
+            change += fabs(next - x[k]);
+            x[k] = next;
+        }
+        if (change < 1e-15)
+            break;
+    }
+    memcpy(r, x, sizeof x);
+}
+
+typedef struct sm_case {
+    size_t bodies, entries, n;
+    unsigned *entry_id, *entry_body, *slot_of; /* slot_of[id]: where the particle lies */
+    float *rest, *pred4;                       /* rest xyz per entry; x* float4 per slot */
+    float *stiffness;
+} sm_case;
+
+/* Bodies of the given sizes: random rest shapes, each moved by a random rotation (up to 2
+ * rad) and translation and deformed by noise of 5 % of its size; extra fluid particles; the
+ * particles in a random order of slots. */
+static void make_case(sm_case *c, const size_t *sizes, size_t bodies, size_t fluid, uint64_t *rng)
+{
+    memset(c, 0, sizeof *c);
+    c->bodies = bodies;
+    for (size_t b = 0; b < bodies; b++)
+        c->entries += sizes[b];
+    c->n = c->entries + fluid;
+    c->entry_id = malloc(c->entries * 4);
+    c->entry_body = malloc(c->entries * 4);
+    c->slot_of = malloc(c->n * 4);
+    c->rest = malloc(c->entries * 12);
+    c->pred4 = malloc(c->n * 16);
+    c->stiffness = malloc(bodies * 4);
+    for (size_t i = 0; i < c->n; i++)
+        c->slot_of[i] = (unsigned)i;
+    for (size_t i = c->n; i > 1; i--) {
+        size_t j = test_rand(rng) % i;
+        unsigned t = c->slot_of[i - 1];
+        c->slot_of[i - 1] = c->slot_of[j];
+        c->slot_of[j] = t;
+    }
+    for (size_t i = 0; i < c->n; i++)
+        for (int a = 0; a < 4; a++)
+            c->pred4[4 * i + a] = a < 3 ? test_randf(rng, 0.0f, 1.0f) : 0.0f;
+    size_t e = 0;
+    for (size_t b = 0; b < bodies; b++) {
+        double axis[3], len = 0.0, angle = test_randf(rng, 0.0f, 2.0f), q[4], m[9];
+        for (int a = 0; a < 3; a++) {
+            axis[a] = test_randf(rng, -1.0f, 1.0f);
+            len += axis[a] * axis[a];
+        }
+        len = sqrt(len);
+        for (int a = 0; a < 3; a++)
+            q[a] = sin(angle / 2) * axis[a] / len;
+        q[3] = cos(angle / 2);
+        quat_to_matrix(q, m);
+        float size = test_randf(rng, 0.05f, 0.3f), t[3];
+        for (int a = 0; a < 3; a++)
+            t[a] = test_randf(rng, 0.2f, 0.8f);
+        c->stiffness[b] = 1.0f;
+        for (size_t k = 0; k < sizes[b]; k++, e++) {
+            c->entry_id[e] = (unsigned)e; /* ids 0..entries-1 are the bodies' */
+            c->entry_body[e] = (unsigned)b;
+            float *r = c->rest + 3 * e, *x = c->pred4 + 4 * c->slot_of[e];
+            for (int a = 0; a < 3; a++)
+                r[a] = test_randf(rng, 0.3f, 0.7f) * size;
+            for (int a = 0; a < 3; a++)
+                x[a] = (float)(t[a] + m[3 * a] * r[0] + m[3 * a + 1] * r[1] + m[3 * a + 2] * r[2] +
+                               0.05 * size * test_randf(rng, -1.0f, 1.0f));
+        }
+    }
+}
+
+static void free_case(sm_case *c)
+{
+    free(c->entry_id);
+    free(c->entry_body);
+    free(c->slot_of);
+    free(c->rest);
+    free(c->pred4);
+    free(c->stiffness);
+}
+
+/* The reference goals of body b (entries first..end-1) into goal (xyz per entry). */
+static void reference_goals(const sm_case *c, size_t first, size_t end, double *goal)
+{
+    double rc[3] = {0, 0, 0}, xc[3] = {0, 0, 0}, a[9] = {0}, r[9];
+    size_t count = end - first;
+    for (size_t e = first; e < end; e++)
+        for (int k = 0; k < 3; k++) {
+            rc[k] += c->rest[3 * e + k] / (double)count;
+            xc[k] += c->pred4[4 * c->slot_of[c->entry_id[e]] + k] / (double)count;
+        }
+    for (size_t e = first; e < end; e++) /* A_pq = sum (x - c)(r - rc)^T (equal masses) */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                a[3 * i + j] += (c->pred4[4 * c->slot_of[c->entry_id[e]] + i] - xc[i]) *
+                                (c->rest[3 * e + j] - rc[j]);
+    if (count == 2) { /* A has rank 1: any R that turns the rest axis onto the current one,
+                         and the goals are the centre +- the rest half-length along it */
+        for (size_t e = first; e < end; e++) {
+            const float *x = c->pred4 + 4 * c->slot_of[c->entry_id[e]];
+            double d[3] = {x[0] - xc[0], x[1] - xc[1], x[2] - xc[2]}, len = 0.0, half = 0.0;
+            for (int k = 0; k < 3; k++) {
+                len += d[k] * d[k];
+                half += (c->rest[3 * e + k] - rc[k]) * (c->rest[3 * e + k] - rc[k]);
+            }
+            for (int k = 0; k < 3; k++)
+                goal[3 * (e - first) + k] = xc[k] + d[k] * sqrt(half / len);
+        }
+        return;
+    }
+    polar_reference(a, r);
+    for (size_t e = first; e < end; e++)
+        for (int i = 0; i < 3; i++) {
+            double g = xc[i];
+            for (int j = 0; j < 3; j++)
+                g += r[3 * i + j] * (c->rest[3 * e + j] - rc[j]);
+            goal[3 * (e - first) + i] = g;
+        }
+}
+
+/* Runs slots and one projection of the case on the device and compares every particle with
+ * the reference: body particles at their goals within 2e-5 m (bodies up to 0.3 m), fluid
+ * particles untouched. */
+static void check_case(pbfcl_shape_match *sm, const sm_case *c, const char *what)
+{
+    pbfcl_cl *cl = sm->cl;
+    cl_mem id_buf, pred_buf;
+    unsigned *ids = malloc(c->n * 4);
+    for (size_t i = 0; i < c->n; i++)
+        ids[c->slot_of[i]] = (unsigned)i;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 4, "ids", &id_buf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 16, "x*", &pred_buf), PBFCL_OK);
+    ck_assert_int_eq(
+        clEnqueueWriteBuffer(cl->queue, id_buf, CL_TRUE, 0, c->n * 4, ids, 0, NULL, NULL),
+        CL_SUCCESS);
+    ck_assert_int_eq(
+        clEnqueueWriteBuffer(cl->queue, pred_buf, CL_TRUE, 0, c->n * 16, c->pred4, 0, NULL, NULL),
+        CL_SUCCESS);
+    ck_assert_int_eq(pbfcl_shape_match_set_bodies(sm, c->bodies, c->entries, c->entry_id,
+                                                  c->entry_body, c->rest, c->stiffness),
+                     PBFCL_OK);
+    ck_assert_int_eq(pbfcl_shape_match_slots(sm, c->n, id_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_shape_match_project(sm, pred_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    float *out = malloc(c->n * 16);
+    ck_assert_int_eq(
+        clEnqueueReadBuffer(cl->queue, pred_buf, CL_TRUE, 0, c->n * 16, out, 0, NULL, NULL),
+        CL_SUCCESS);
+    double *goal = malloc(c->entries * 3 * sizeof *goal), worst = 0.0;
+    size_t first = 0;
+    for (size_t b = 0; b < c->bodies; b++) {
+        size_t end = first;
+        while (end < c->entries && c->entry_body[end] == b)
+            end++;
+        reference_goals(c, first, end, goal);
+        for (size_t e = first; e < end; e++) {
+            const float *x = out + 4 * c->slot_of[c->entry_id[e]];
+            for (int a = 0; a < 3; a++) {
+                double err = fabs(x[a] - goal[3 * (e - first) + a]);
+                worst = fmax(worst, err);
+                expect(err <= 2e-5,
+                       "%s: body %zu (%zu particles) entry %zu axis %d: %.7f, "
+                       "reference %.7f",
+                       what, b, end - first, e, a, x[a], goal[3 * (e - first) + a]);
+            }
+        }
+        first = end;
+    }
+    for (size_t i = c->entries; i < c->n; i++) /* fluid */
+        expect(memcmp(out + 4 * c->slot_of[i], c->pred4 + 4 * c->slot_of[i], 16) == 0,
+               "%s: fluid particle %zu moved", what, i);
+    fprintf(stderr, "    %s: %zu bodies, %zu entries, largest error %.2g m\n", what, c->bodies,
+            c->entries, worst);
+    free(goal);
+    free(out);
+    free(ids);
+    pbfcl_cl_release_buffer(&id_buf);
+    pbfcl_cl_release_buffer(&pred_buf);
+}
+
+static void run_reference(pbfcl_cl *cl)
+{
+    size_t big = test_small() ? 300 : 100000;
+    pbfcl_shape_match sm;
+    ck_assert_int_eq(pbfcl_shape_match_create(&sm, cl, big + 4000), PBFCL_OK);
+    size_t wg = sm.wg;
+    uint64_t rng = 13;
+    size_t sizes[] = {4, wg - 1, wg, wg + 1, 2, 8, 101, 2 * wg + 3, 5, test_small() ? 61 : 1009};
+    sm_case c;
+    make_case(&c, sizes, sizeof sizes / sizeof sizes[0], 37, &rng);
+    check_case(&sm, &c, "mixed sizes");
+    free_case(&c);
+    size_t one[] = {big};
+    make_case(&c, one, 1, 1, &rng);
+    check_case(&sm, &c, "one large body");
+    free_case(&c);
+    size_t many[64];
+    for (size_t b = 0; b < 64; b++)
+        many[b] = 8;
+    make_case(&c, many, 64, 0, &rng);
+    check_case(&sm, &c, "64 bodies of 8");
+    free_case(&c);
+    pbfcl_shape_match_destroy(&sm);
+}
+
+START_TEST(test_shape_match_reference)
+{
+    test_each_device(run_reference);
+}
+END_TEST
+
+/* Rodrigues: v rotated by the rotation vector w. */
+static void rotate_by(const double w[3], const double v[3], double out[3])
+{
+    double a = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    if (a == 0.0) {
+        memcpy(out, v, 3 * sizeof *out);
+        return;
+    }
+    double k[3] = {w[0] / a, w[1] / a, w[2] / a}, kv = k[0] * v[0] + k[1] * v[1] + k[2] * v[2];
+    double kxv[3] = {k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2],
+                     k[0] * v[1] - k[1] * v[0]};
+    for (int i = 0; i < 3; i++)
+        out[i] = v[i] * cos(a) + kxv[i] * sin(a) + k[i] * kv * (1.0 - cos(a));
+}
+
+/* x solving the symmetric 3x3 system m x = y (Cramer). */
+static void solve3(const double m[9], const double y[3], double x[3])
+{
+    double d = det3(m);
+    for (int c = 0; c < 3; c++) {
+        double t[9];
+        memcpy(t, m, sizeof t);
+        for (int r = 0; r < 3; r++)
+            t[3 * r + c] = y[r];
+        x[c] = det3(t) / d;
+    }
+}
+
+/* The rigid motion of body b from positions x and velocities v (float4 per slot): centre,
+ * centre velocity and angular velocity I^-1 L with I and L about the centre (equal masses). */
+static void reference_motion(const sm_case *c, size_t first, size_t end, const float *x4,
+                             const float *v4, double cen[3], double vc[3], double w[3])
+{
+    double n = (double)(end - first), l[3] = {0, 0, 0}, in[9] = {0};
+    for (int a = 0; a < 3; a++)
+        cen[a] = vc[a] = 0.0;
+    for (size_t e = first; e < end; e++)
+        for (int a = 0; a < 3; a++) {
+            cen[a] += x4[4 * c->slot_of[c->entry_id[e]] + a] / n;
+            vc[a] += v4[4 * c->slot_of[c->entry_id[e]] + a] / n;
+        }
+    for (size_t e = first; e < end; e++) {
+        const float *x = x4 + 4 * c->slot_of[c->entry_id[e]],
+                    *v = v4 + 4 * c->slot_of[c->entry_id[e]];
+        double d[3] = {x[0] - cen[0], x[1] - cen[1], x[2] - cen[2]};
+        double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        l[0] += (d[1] * v[2] - d[2] * v[1]) / n;
+        l[1] += (d[2] * v[0] - d[0] * v[2]) / n;
+        l[2] += (d[0] * v[1] - d[1] * v[0]) / n;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                in[3 * i + j] += ((i == j ? d2 : 0.0) - d[i] * d[j]) / n;
+    }
+    solve3(in, l, w);
+}
+
+/* Writes n float4 to buf. */
+static void upload4(pbfcl_cl *cl, cl_mem buf, const float *data, size_t n)
+{
+    ck_assert_int_eq(clEnqueueWriteBuffer(cl->queue, buf, CL_TRUE, 0, n * 16, data, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
+static void download4(pbfcl_cl *cl, cl_mem buf, float *data, size_t n)
+{
+    ck_assert_int_eq(clEnqueueReadBuffer(cl->queue, buf, CL_TRUE, 0, n * 16, data, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
+/* The rigid prediction and velocity: bodies at rigid poses (made so by one projection) with
+ * velocities of a random rigid motion (up to 3 rad/s) plus noise of 10 %: shape_match_predict
+ * moves each particle to c + v_c dt + exp(omega dt) (x - c) with the reference's c, v_c and
+ * omega = I^-1 L (within 1e-6 m); after a projection of that rigid prediction,
+ * shape_match_velocity gives each particle v_c + omega x (x* - c*) (within 1e-4 m/s). */
+static void check_motion(pbfcl_shape_match *sm, sm_case *c, const char *what, uint64_t *rng)
+{
+    pbfcl_cl *cl = sm->cl;
+    const float dt = 0.01f;
+    cl_mem id_buf, pos_buf, vel_buf, pred_buf;
+    unsigned *ids = malloc(c->n * 4);
+    for (size_t i = 0; i < c->n; i++)
+        ids[c->slot_of[i]] = (unsigned)i;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 4, "ids", &id_buf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 16, "x", &pos_buf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 16, "v", &vel_buf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 16, "x*", &pred_buf), PBFCL_OK);
+    ck_assert_int_eq(
+        clEnqueueWriteBuffer(cl->queue, id_buf, CL_TRUE, 0, c->n * 4, ids, 0, NULL, NULL),
+        CL_SUCCESS);
+    ck_assert_int_eq(pbfcl_shape_match_set_bodies(sm, c->bodies, c->entries, c->entry_id,
+                                                  c->entry_body, c->rest, c->stiffness),
+                     PBFCL_OK);
+    upload4(cl, pos_buf, c->pred4, c->n);
+    ck_assert_int_eq(pbfcl_shape_match_slots(sm, c->n, id_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_shape_match_project(sm, pos_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    float *x = malloc(c->n * 16), *v = calloc(c->n, 16), *out = malloc(c->n * 16);
+    download4(cl, pos_buf, x, c->n); /* rigid poses */
+    size_t first = 0;
+    for (size_t b = 0; b < c->bodies; b++) { /* a random rigid motion plus noise */
+        size_t end = first;
+        while (end < c->entries && c->entry_body[end] == b)
+            end++;
+        float vc[3], w[3], cen[3] = {0, 0, 0};
+        for (int a = 0; a < 3; a++) {
+            vc[a] = test_randf(rng, -1.0f, 1.0f);
+            w[a] = test_randf(rng, -3.0f, 3.0f);
+        }
+        for (size_t e = first; e < end; e++)
+            for (int a = 0; a < 3; a++)
+                cen[a] += x[4 * c->slot_of[e] + a] / (float)(end - first);
+        for (size_t e = first; e < end; e++) {
+            float *xe = x + 4 * c->slot_of[e], *ve = v + 4 * c->slot_of[e];
+            float d[3] = {xe[0] - cen[0], xe[1] - cen[1], xe[2] - cen[2]};
+            float wxd[3] = {w[1] * d[2] - w[2] * d[1], w[2] * d[0] - w[0] * d[2],
+                            w[0] * d[1] - w[1] * d[0]};
+            for (int a = 0; a < 3; a++)
+                ve[a] = vc[a] + wxd[a] + 0.1f * test_randf(rng, -1.0f, 1.0f);
+        }
+        first = end;
+    }
+    upload4(cl, vel_buf, v, c->n);
+    upload4(cl, pred_buf, x, c->n);
+    ck_assert_int_eq(
+        pbfcl_shape_match_predict(sm, dt, pos_buf, vel_buf, pred_buf, NULL, PBFCL_STAGE_PREDICT),
+        PBFCL_OK);
+    download4(cl, pred_buf, out, c->n);
+    double *motion = malloc(c->bodies * 9 * sizeof *motion), worst_x = 0.0, worst_v = 0.0;
+    first = 0;
+    for (size_t b = 0; b < c->bodies; b++) {
+        size_t end = first;
+        while (end < c->entries && c->entry_body[end] == b)
+            end++;
+        double *cen = motion + 9 * b, *vc = cen + 3, *w = cen + 6;
+        reference_motion(c, first, end, x, v, cen, vc, w);
+        double wdt[3] = {w[0] * dt, w[1] * dt, w[2] * dt};
+        for (size_t e = first; e < end; e++) {
+            const float *xe = x + 4 * c->slot_of[e], *pe = out + 4 * c->slot_of[e];
+            double d[3] = {xe[0] - cen[0], xe[1] - cen[1], xe[2] - cen[2]}, rd[3];
+            rotate_by(wdt, d, rd);
+            for (int a = 0; a < 3; a++) {
+                double ref = cen[a] + vc[a] * dt + rd[a], err = fabs(pe[a] - ref);
+                worst_x = fmax(worst_x, err);
+                expect(err <= 1e-6, "%s: body %zu entry %zu axis %d: x* %.7f, reference %.7f", what,
+                       b, e, a, pe[a], ref);
+            }
+        }
+        first = end;
+    }
+    ck_assert_int_eq(pbfcl_shape_match_project(sm, pred_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    download4(cl, pred_buf, out, c->n);
+    upload4(cl, pos_buf, out, c->n); /* update: x = x* */
+    ck_assert_int_eq(pbfcl_shape_match_velocity(sm, dt, pos_buf, vel_buf, NULL, PBFCL_STAGE_OTHER),
+                     PBFCL_OK);
+    download4(cl, vel_buf, v, c->n);
+    first = 0;
+    for (size_t b = 0; b < c->bodies; b++) {
+        size_t end = first;
+        while (end < c->entries && c->entry_body[end] == b)
+            end++;
+        const double *cen = motion + 9 * b, *vc = cen + 3, *w = cen + 6;
+        for (size_t e = first; e < end; e++) {
+            const float *pe = out + 4 * c->slot_of[e], *ve = v + 4 * c->slot_of[e];
+            double d[3] = {pe[0] - cen[0] - vc[0] * dt, pe[1] - cen[1] - vc[1] * dt,
+                           pe[2] - cen[2] - vc[2] * dt};
+            double ref[3] = {vc[0] + w[1] * d[2] - w[2] * d[1], vc[1] + w[2] * d[0] - w[0] * d[2],
+                             vc[2] + w[0] * d[1] - w[1] * d[0]};
+            for (int a = 0; a < 3; a++) {
+                double err = fabs(ve[a] - ref[a]);
+                worst_v = fmax(worst_v, err);
+                expect(err <= 1e-4, "%s: body %zu entry %zu axis %d: v %.6f, reference %.6f", what,
+                       b, e, a, ve[a], ref[a]);
+            }
+        }
+        first = end;
+    }
+    fprintf(stderr, "    %s: largest errors %.2g m (x*), %.2g m/s (v)\n", what, worst_x, worst_v);
+    free(motion);
+    free(x);
+    free(v);
+    free(out);
+    free(ids);
+    pbfcl_cl_release_buffer(&id_buf);
+    pbfcl_cl_release_buffer(&pos_buf);
+    pbfcl_cl_release_buffer(&vel_buf);
+    pbfcl_cl_release_buffer(&pred_buf);
+}
+
+static void run_motion(pbfcl_cl *cl)
+{
+    size_t big = test_small() ? 300 : 100000;
+    pbfcl_shape_match sm;
+    ck_assert_int_eq(pbfcl_shape_match_create(&sm, cl, big + 4000), PBFCL_OK);
+    size_t wg = sm.wg;
+    uint64_t rng = 17;
+    size_t sizes[] = {4, wg - 1, wg, wg + 1, 8, 101, 2 * wg + 3, 5, test_small() ? 61 : 1009};
+    sm_case c;
+    make_case(&c, sizes, sizeof sizes / sizeof sizes[0], 37, &rng);
+    check_motion(&sm, &c, "mixed sizes", &rng);
+    free_case(&c);
+    size_t one[] = {big};
+    make_case(&c, one, 1, 1, &rng);
+    check_motion(&sm, &c, "one large body", &rng);
+    free_case(&c);
+    pbfcl_shape_match_destroy(&sm);
+}
+
+START_TEST(test_shape_match_motion_reference)
+{
+    test_each_device(run_motion);
+}
+END_TEST
+
+/* A body of 1 particle, a gap in the numbering and a stiffness outside (0, 1] are refused. */
+static void run_bad_bodies(pbfcl_cl *cl)
+{
+    pbfcl_shape_match sm;
+    ck_assert_int_eq(pbfcl_shape_match_create(&sm, cl, 16), PBFCL_OK);
+    unsigned id[4] = {0, 1, 2, 3}, lone[4] = {0, 1, 1, 1}, gap[4] = {0, 0, 2, 2};
+    unsigned ok[4] = {0, 0, 1, 1};
+    float rest[12] = {0}, k1[3] = {1, 1, 1}, k0[2] = {1, 0};
+    ck_assert_int_eq(pbfcl_shape_match_set_bodies(&sm, 2, 4, id, lone, rest, k1),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_shape_match_set_bodies(&sm, 3, 4, id, gap, rest, k1),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_shape_match_set_bodies(&sm, 2, 4, id, ok, rest, k0),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_shape_match_set_bodies(&sm, 2, 4, id, ok, rest, k1), PBFCL_OK);
+    pbfcl_shape_match_destroy(&sm);
+}
+
+START_TEST(test_shape_match_bad_bodies)
+{
+    test_each_device(run_bad_bodies);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("shape_match");
+    TCase *tc = tcase_create("shape_match");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_shape_match_reference);
+    tcase_add_test(tc, test_shape_match_motion_reference);
+    tcase_add_test(tc, test_shape_match_bad_bodies);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s, true);
+}
