@@ -820,8 +820,8 @@ END_TEST
 /* The sph method through the API: its name converts both ways, a solver created with it steps
  * a falling block with time in sph's stages (density, force, integrate) and none in pbf's
  * (predict, solve, vorticity_viscosity), its particles come back in the caller's order (the
- * block falls as a whole, every particle below its start), and a change of method is refused
- * with a message naming solver.method. */
+ * block falls as a whole, every particle below its start), and a change of method and bodies
+ * (pbf's) are refused with a message naming solver.method. */
 START_TEST(test_sph_method)
 {
     ck_assert_int_eq(pbfcl_method_from_name("sph"), PBFCL_METHOD_SPH);
@@ -865,6 +865,13 @@ START_TEST(test_sph_method)
     ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, &vp), PBFCL_ERR_BAD_ARGUMENT);
     pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
     expect_message("solver.method cannot change");
+    int *phases = calloc(n, sizeof *phases); /* two particles as a body: shape matching is pbf's */
+    phases[0] = phases[1] = PBFCL_PHASE_BODY(0);
+    pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, phases, n), PBFCL_ERR_UNSUPPORTED);
+    pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
+    expect_message("bodies need solver.method pbf");
+    free(phases);
     free(p);
     free(q);
     pbfcl_solver_destroy(s);
