@@ -416,6 +416,20 @@ __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global co
     pos[i] = (float4)(xp.xyz, p->mass / density[i]);
 }
 
+/* One neighbour's terms of omega_viscosity: V_j (v_j - v_i) x grad_j W into *w, and the XSPH
+ * blend, share (2 w_i / (w_i + w_j); 1 between fluid particles) times V_ij (v_j - v_i)
+ * Poly6, into *dv. */
+static void pbf_omega_term(float4 xi, float4 vi, float4 xj, float4 vj, float share, float h,
+                           float h2, float poly6, float spiky, float4 *w, float4 *dv)
+{
+    float4 d = (float4)(xi.xyz - xj.xyz, 0.0f), u = (float4)(vj.xyz - vi.xyz, 0.0f);
+    float r2 = dot(d, d);
+    float4 g = pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
+    *w += xj.w * cross(u, -g); /* cross() leaves w = 0 */
+    float vol = 2.0f * xi.w * xj.w / (xi.w + xj.w);
+    *dv += (share * vol * pbf_poly6_k(poly6, h2, r2)) * u;
+}
+
 /* omega_viscosity: one pass over the neighbours for the vorticity and the XSPH viscosity,
  * both of the velocities after update (seed 001's omega and viscosity stages; vorticity only
  * writes a force, so the viscosity computed here is the one the outline computes after it).
@@ -442,21 +456,21 @@ __kernel void pbf_omega_viscosity(pbf_params p, uint n, __global const float4 *p
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad;
     float4 w = (float4)(0.0f), dv = (float4)(0.0f);
-    for (uint k = 0; k < count; k++) {
-        uint j = neighbors[k * n + i];
-        float share = 1.0f; /* 2 w_i / (w_i + w_j): equal masses 1 */
-        if (bodies) {
+    /* two copies of the loop, the fluid-only one without the bodies' tests (with a run-time
+     * test per neighbour this kernel took 191 instead of 148 us at 1M on an H200) */
+    if (!bodies) {
+        for (uint k = 0; k < count; k++) {
+            uint j = neighbors[k * n + i];
+            pbf_omega_term(xi, vi, pos[j], vel[j], 1.0f, h, h2, poly6, spiky, &w, &dv);
+        }
+    } else {
+        for (uint k = 0; k < count; k++) {
+            uint j = neighbors[k * n + i];
             if (phase_i != 0u && phase[j] != 0u)
                 continue; /* no viscosity between or within bodies */
-            share = 2.0f * w_i / (w_i + inv_mass[j]);
+            float share = 2.0f * w_i / (w_i + inv_mass[j]); /* 2 w_i / (w_i + w_j) */
+            pbf_omega_term(xi, vi, pos[j], vel[j], share, h, h2, poly6, spiky, &w, &dv);
         }
-        float4 xj = pos[j];
-        float4 d = (float4)(xi.xyz - xj.xyz, 0.0f), u = (float4)(vel[j].xyz - vi.xyz, 0.0f);
-        float r2 = dot(d, d);
-        float4 g = pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
-        w += xj.w * cross(u, -g); /* cross() leaves w = 0 */
-        float vol = 2.0f * xi.w * xj.w / (xi.w + xj.w);
-        dv += (share * vol * pbf_poly6_k(poly6, h2, r2)) * u;
     }
     if (phase_i != 0u) /* vorticity is the fluid's: a body's particle takes no confinement */
         w = (float4)(0.0f);
