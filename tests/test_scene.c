@@ -505,7 +505,8 @@ static void source_root(char *out, size_t size)
 
 START_TEST(json_docs_examples_load)
 {
-    static const char *const examples[] = {"dam-break.json", "drop.json", "two-columns-tuned.json"};
+    static const char *const examples[] = {"dam-break.json", "drop.json", "two-columns-tuned.json",
+                                           "dam-break-sph.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
@@ -524,6 +525,11 @@ START_TEST(json_docs_examples_load)
     snprintf(path, sizeof path, "%s/docs/scenes/dam-break.json", root);
     ck_assert_int_eq(pbfcl_scene_load(path, &a), PBFCL_OK);
     ck_assert_int_eq(pbfcl_scene_load("dam-break", &b), PBFCL_OK);
+    ck_assert_uint_eq(pbfcl_scene_count(&a), pbfcl_scene_count(&b));
+    /* and its sph version names the method */
+    snprintf(path, sizeof path, "%s/docs/scenes/dam-break-sph.json", root);
+    ck_assert_int_eq(pbfcl_scene_load(path, &a), PBFCL_OK);
+    ck_assert_int_eq(a.solver.method, PBFCL_METHOD_SPH);
     ck_assert_uint_eq(pbfcl_scene_count(&a), pbfcl_scene_count(&b));
 }
 END_TEST
