@@ -259,10 +259,13 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s,
 /* Sets the particle radius so that filling gives about target particles. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_set_particle_count(pbfcl_scene_setup *s, size_t target);
 
-/* Fills its fluid on the rest lattice (spacing 2r): *positions (xyz triples; pbfcl_free it)
- * and *count. */
+/* Fills its fluid and then its bodies (body 0's particles, body 1's, ...) on the rest lattice
+ * (spacing 2r): *positions (xyz triples; pbfcl_free it) and *count. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **positions,
                                               size_t *count);
+
+/* The number of bodies the scene has (docs/SCENES.md, "bodies"). */
+PBFCL_API pbfcl_status pbfcl_scene_setup_body_count(const pbfcl_scene_setup *s, int *count);
 
 /* ---- context ------------------------------------------------------------------------------ */
 
@@ -407,6 +410,13 @@ PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float st
  * centre of mass) and quat (x, y, z, w, the rotation); either may be NULL; count must equal
  * the body count. */
 PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count);
+
+/* Gives a solver the scene's bodies: solver must hold exactly the particles of
+ * pbfcl_scene_setup_fill, in its order (pbfcl_solver_add of them into an empty solver); their
+ * phases, each body's stiffness and density, and the bodies' initial velocities (the fluid's
+ * are left as they are) are set. A scene without bodies leaves the solver unchanged. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s,
+                                                      pbfcl_solver *solver);
 
 /* Computes the SPH density of the current positions (pbfcl_solver_get_densities reads it);
  * before the first step the densities are otherwise the rest density, a placeholder. */

@@ -33,9 +33,10 @@ typedef struct run_args {
 
 /* Everything a run holds; released by run_state_destroy. */
 typedef struct run_state {
-    char name[64];          /* the scene's */
-    pbfcl_solver_desc desc; /* capacity n and the parameters */
-    float *positions;       /* initial positions (NULL when resuming); pbfcl_free'd */
+    char name[64];            /* the scene's */
+    pbfcl_solver_desc desc;   /* capacity n and the parameters */
+    float *positions;         /* initial positions (NULL when resuming); pbfcl_free'd */
+    pbfcl_scene_setup *setup; /* the scene, for its bodies (NULL when resuming) */
     size_t n;
     long long first_step; /* 0, or the checkpoint's step when resuming */
     pbfcl_checkpoint *checkpoint;
@@ -240,6 +241,8 @@ static void run_state_destroy(run_state *r)
     r->checkpoint = NULL;
     pbfcl_free(r->positions);
     r->positions = NULL;
+    pbfcl_scene_setup_destroy(r->setup);
+    r->setup = NULL;
 }
 
 /* The scene the options name: its name, parameters and initial positions. */
@@ -247,14 +250,19 @@ static pbfcl_status load_scene(run_args *a, run_state *r)
 {
     if (pbfcl_scene_is_file(a->scene.scene))
         a->out.scene_path = a->scene.scene;
-    pbfcl_scene_setup *setup = NULL;
-    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &setup, &r->positions, &r->n));
-    pbfcl_status st = pbfcl_scene_setup_get_params(setup, &r->desc.scene, &r->desc.solver);
-    if (st == PBFCL_OK)
-        st = pbfcl_scene_setup_name(setup, r->name, sizeof r->name);
-    pbfcl_scene_setup_destroy(setup);
+    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
+    int bodies = 0;
+    PBFCL_TRY(pbfcl_scene_setup_get_params(r->setup, &r->desc.scene, &r->desc.solver));
+    PBFCL_TRY(pbfcl_scene_setup_name(r->setup, r->name, sizeof r->name));
+    PBFCL_TRY(pbfcl_scene_setup_body_count(r->setup, &bodies));
     r->desc.capacity = r->n;
-    return st;
+    if (bodies > 0 && a->out.checkpoint_path) {
+        app_errorf("scene '%s' has bodies, which checkpoints cannot hold yet (their rest shapes "
+                   "are not saved); leave out --checkpoint",
+                   r->name);
+        return PBFCL_ERR_UNSUPPORTED;
+    }
+    return PBFCL_OK;
 }
 
 /* The scene, particles and first step: from the scene options, or from the checkpoint. */
@@ -300,6 +308,7 @@ static pbfcl_status run_prepare(run_args *a, run_state *r)
         PBFCL_TRY(pbfcl_checkpoint_restore(r->checkpoint, r->solver));
     } else {
         PBFCL_TRY(pbfcl_solver_add(r->solver, r->positions, NULL, r->n));
+        PBFCL_TRY(pbfcl_scene_setup_apply_bodies(r->setup, r->solver));
         PBFCL_TRY(pbfcl_solver_compute_densities(r->solver)); /* frame 0's real density */
     }
     a->out.scene_name = r->name;

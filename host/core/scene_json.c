@@ -231,6 +231,74 @@ static pbfcl_status parse_fluid(const char *path, const cJSON *item, pbfcl_scene
     return PBFCL_OK;
 }
 
+/* The shape of bodies[i]: {"box": {"min": [..], "max": [..]}} or {"sphere": {...}}. */
+static pbfcl_status parse_body_shape(const char *path, const char *where, const cJSON *item,
+                                     pbfcl_fluid_shape *f)
+{
+    static const char *const box_keys[] = {"min", "max", NULL};
+    const cJSON *box = cJSON_GetObjectItemCaseSensitive(item, "box");
+    const cJSON *sphere = cJSON_GetObjectItemCaseSensitive(item, "sphere");
+    char key[96];
+    if (!box == !sphere)
+        return key_error(path, where,
+                         "give exactly one shape: \"box\": {\"min\": [..], \"max\": [..]} or "
+                         "\"sphere\": {\"center\": [..], \"radius\": R}");
+    if (sphere) {
+        snprintf(key, sizeof key, "%s.sphere", where);
+        return parse_sphere(path, key, sphere, f);
+    }
+    const cJSON *min, *max;
+    snprintf(key, sizeof key, "%s.box", where);
+    PBFCL_TRY(need_object(path, key, box));
+    PBFCL_TRY(check_keys(path, key, box, box_keys));
+    PBFCL_TRY(need(path, key, box, "min", &min));
+    PBFCL_TRY(need(path, key, box, "max", &max));
+    f->kind = PBFCL_SHAPE_BOX;
+    snprintf(key, sizeof key, "%s.box.min", where);
+    PBFCL_TRY(get_vec3(path, key, min, f->min));
+    snprintf(key, sizeof key, "%s.box.max", where);
+    return get_vec3(path, key, max, f->max);
+}
+
+/* One body: its shape, density (required), stiffness (1) and velocity (0). */
+static pbfcl_status parse_body(const char *path, int i, const cJSON *item, pbfcl_body_shape *b)
+{
+    static const char *const keys[] = {"box", "sphere", "density", "stiffness", "velocity", NULL};
+    char where[48], key[96];
+    const cJSON *v;
+    snprintf(where, sizeof where, "bodies[%d]", i);
+    memset(b, 0, sizeof *b);
+    b->stiffness = 1.0f;
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(parse_body_shape(path, where, item, &b->shape));
+    PBFCL_TRY(need(path, where, item, "density", &v));
+    snprintf(key, sizeof key, "%s.density", where);
+    PBFCL_TRY(get_number(path, key, v, &b->density));
+    snprintf(key, sizeof key, "%s.stiffness", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "stiffness")))
+        PBFCL_TRY(get_number(path, key, v, &b->stiffness));
+    snprintf(key, sizeof key, "%s.velocity", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "velocity")))
+        PBFCL_TRY(get_vec3(path, key, v, b->velocity));
+    return PBFCL_OK;
+}
+
+static pbfcl_status parse_bodies(const char *path, const cJSON *item, pbfcl_scene *s)
+{
+    if (!cJSON_IsArray(item))
+        return key_error(path, "bodies", "expected an array of bodies, got %s", type_name(item));
+    int count = cJSON_GetArraySize(item);
+    if (count > PBFCL_MAX_BODIES)
+        return key_error(path, "bodies", "expected at most %d bodies, got %d", PBFCL_MAX_BODIES,
+                         count);
+    int i = 0;
+    for (const cJSON *c = item->child; c; c = c->next, i++)
+        PBFCL_TRY(parse_body(path, i, c, &s->bodies[i]));
+    s->body_count = count;
+    return PBFCL_OK;
+}
+
 /* The solver keys are the parameter list's names (PBFCL_SOLVER_PARAM_LIST, include/pbfcl.h). */
 #define SOLVER_KEY_COUNT ((size_t)pbfcl_solver_param_count())
 
@@ -411,8 +479,9 @@ static pbfcl_status check_name(const char *path, const char *name, size_t size)
 /* Fills s from the parsed root object (on top of the defaults). */
 static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene *s)
 {
-    static const char *const keys[] = {"name",         "domain", "gravity", "particle_radius",
-                                       "rest_density", "fluid",  "solver",  NULL};
+    static const char *const keys[] = {
+        "name",   "domain", "gravity", "particle_radius", "rest_density", "fluid",
+        "bodies", "solver", NULL};
     const cJSON *item;
     if (!cJSON_IsObject(root))
         return key_error(path, "(top level)", "expected an object {...}, got %s", type_name(root));
@@ -433,6 +502,8 @@ static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene 
         PBFCL_TRY(get_number(path, "rest_density", item, &s->rest_density));
     PBFCL_TRY(need(path, "", root, "fluid", &item));
     PBFCL_TRY(parse_fluid(path, item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "bodies")))
+        PBFCL_TRY(parse_bodies(path, item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "solver")))
         PBFCL_TRY(parse_solver(path, item, &s->solver));
     return PBFCL_OK;

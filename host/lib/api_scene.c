@@ -75,7 +75,7 @@ pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s, const pbfcl_scen
         pbfcl_errorf("pbfcl_scene_setup_set_params: scene and solver must not be NULL");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    pbfcl_scene next = s->scene; /* keeps the name and the fluid shapes */
+    pbfcl_scene next = s->scene; /* keeps the name, the fluid shapes and the bodies */
     memcpy(next.domain_min, scene->domain_min, sizeof next.domain_min);
     memcpy(next.domain_max, scene->domain_max, sizeof next.domain_max);
     memcpy(next.gravity, scene->gravity, sizeof next.gravity);
@@ -112,4 +112,62 @@ pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **position
 const pbfcl_scene *pbfcl_api_setup_scene(const pbfcl_scene_setup *s)
 {
     return s && pbfcl_api_live_find(s, HANDLE_SCENE, false) ? &s->scene : NULL;
+}
+
+pbfcl_status pbfcl_scene_setup_body_count(const pbfcl_scene_setup *s, int *count)
+{
+    CHECK_SETUP("pbfcl_scene_setup_body_count", s);
+    if (!count) {
+        pbfcl_errorf("pbfcl_scene_setup_body_count: count is NULL");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    *count = s->scene.body_count;
+    return PBFCL_OK;
+}
+
+/* Sets the initial velocity of every body particle (phases[i] = b + 1) to body b's. */
+static pbfcl_status set_body_velocities(const pbfcl_scene *sc, pbfcl_solver *solver,
+                                        const int *phases, size_t n)
+{
+    float *v = malloc(n * 3 * sizeof *v);
+    if (!v)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = pbfcl_solver_get_velocities(solver, v, n);
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++)
+        if (phases[i] != PBFCL_PHASE_FLUID)
+            memcpy(v + 3 * i, sc->bodies[phases[i] - 1].velocity, 3 * sizeof *v);
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_set_velocities(solver, v, n);
+    free(v);
+    return st;
+}
+
+pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_solver *solver)
+{
+    const char *f = "pbfcl_scene_setup_apply_bodies";
+    CHECK_SETUP(f, s);
+    const pbfcl_scene *sc = &s->scene;
+    size_t n = 0;
+    PBFCL_TRY(pbfcl_solver_count(solver, &n));
+    if (sc->body_count == 0)
+        return PBFCL_OK;
+    size_t filled = pbfcl_scene_count(sc);
+    if (n != filled) {
+        pbfcl_errorf("%s: the solver holds %zu particles but the scene fills %zu; add exactly "
+                     "pbfcl_scene_setup_fill's particles to an empty solver first",
+                     f, n, filled);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    int *phases = malloc(n * sizeof *phases);
+    if (!phases)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = pbfcl_scene_phases(sc, phases, n);
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_set_phases(solver, phases, n);
+    for (int b = 0; st == PBFCL_OK && b < sc->body_count; b++)
+        st = pbfcl_solver_set_body(solver, b, sc->bodies[b].stiffness, sc->bodies[b].density);
+    if (st == PBFCL_OK)
+        st = set_body_velocities(sc, solver, phases, n);
+    free(phases);
+    return st;
 }
