@@ -260,7 +260,7 @@ static pbfcl_status load_scene(run_args *a, run_state *r)
         app_errorf("scene '%s' has bodies, which checkpoints cannot hold yet (their rest shapes "
                    "are not saved); leave out --checkpoint",
                    r->name);
-        return PBFCL_ERR_UNSUPPORTED;
+        return PBFCL_ERR_BAD_ARGUMENT;
     }
     return PBFCL_OK;
 }

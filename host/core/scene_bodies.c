@@ -62,19 +62,43 @@ bool pbfcl_scene_check_bodies(const pbfcl_scene *s)
     return true;
 }
 
+/* The axis-aligned bounds of a shape. */
+static void shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = f->kind == PBFCL_SHAPE_BOX ? f->min[k] : f->center[k] - f->radius;
+        hi[k] = f->kind == PBFCL_SHAPE_BOX ? f->max[k] : f->center[k] + f->radius;
+    }
+}
+
+/* Whether the bounds of bodies i and j meet (within tol): only then can they share a point. */
+static bool bounds_meet(const pbfcl_scene *s, int i, int j, double tol)
+{
+    float lo_i[3], hi_i[3], lo_j[3], hi_j[3];
+    shape_bounds(&s->bodies[i].shape, lo_i, hi_i);
+    shape_bounds(&s->bodies[j].shape, lo_j, hi_j);
+    for (int k = 0; k < 3; k++)
+        if (lo_i[k] > hi_j[k] + tol || lo_j[k] > hi_i[k] + tol)
+            return false;
+    return true;
+}
+
 /* Reports the first lattice point of body i that an earlier body also holds. */
 static bool check_shared(const pbfcl_scene *s, int i, const float *p, size_t n)
 {
     double tol = 1e-4 * 2.0 * s->particle_radius;
-    for (size_t e = 0; e < n; e++) {
-        double q[3] = {p[3 * e], p[3 * e + 1], p[3 * e + 2]};
-        for (int j = 0; j < i; j++)
+    for (int j = 0; j < i; j++) {
+        if (!bounds_meet(s, i, j, 2.0 * tol))
+            continue;
+        for (size_t e = 0; e < n; e++) {
+            double q[3] = {p[3 * e], p[3 * e + 1], p[3 * e + 2]};
             if (pbfcl_scene_inside(&s->bodies[j].shape, q, tol)) {
                 pbfcl_errorf("scene '%s': bodies[%d] and bodies[%d] overlap (both hold the "
                              "particle at %g, %g, %g); move them apart or make them smaller",
                              s->name, j, i, q[0], q[1], q[2]);
                 return false;
             }
+        }
     }
     return true;
 }
