@@ -335,7 +335,7 @@ static pbfcl_status run_loop(run_args *a, run_state *r)
 {
     progress prog;
     r->done = r->first_step;
-    PBFCL_TRY(run_outputs_start(&a->out, r->n, r->desc.solver.dt));
+    PBFCL_TRY(run_outputs_start(&a->out, r->solver, r->n, r->desc.solver.dt));
     if (r->first_step == 0)
         PBFCL_TRY(run_outputs_frame(&a->out, r->solver, 0, 0.0));
     progress_init(&prog, r->first_step, a->steps, a->quiet);

@@ -5,6 +5,7 @@
 #ifndef PBFCL_RUN_OUTPUTS_H
 #define PBFCL_RUN_OUTPUTS_H
 
+#include "body_csv.h"
 #include "export_vtk.h"
 #include "pbfcl.h"
 #include "stats_csv.h"
@@ -31,6 +32,10 @@ typedef struct run_outputs {
     size_t pvd_count, pvd_cap;
     float *pos, *vel, *density;
     unsigned *ids;
+    int *phases;               /* the particles' phases (fixed during a run) */
+    int bodies;                /* the body count; > 0: bodies.csv beside the frames */
+    pbfcl_body_motion *motion; /* per body */
+    pbfcl_body_csv body_csv;
     size_t n;
     long long frames_written;
 } run_outputs;
@@ -42,11 +47,12 @@ typedef struct run_outputs {
 pbfcl_status run_outputs_check(run_outputs *o);
 
 /* Starts the outputs once the simulation exists (n particles): allocates the export buffers,
- * removes the frames being replaced, creates the statistics file. */
-pbfcl_status run_outputs_start(run_outputs *o, size_t n, double dt);
+ * reads the phases, removes the frames being replaced, creates the statistics file and, for a
+ * solver with bodies, the body motion file (DIR/bodies.csv). */
+pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, double dt);
 
 /* Writes the frame of step (time) if the export asks for it: the particles in the caller's
- * order, particle k with id k. */
+ * order, particle k with id k, and a row per body in bodies.csv. */
 pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long step, double time);
 
 /* Appends the statistics row of step. */
