@@ -268,6 +268,14 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float 
 /* The number of bodies the scene has (docs/SCENES.md, "bodies"). */
 PBFCL_API pbfcl_status pbfcl_scene_setup_body_count(const pbfcl_scene_setup *s, int *count);
 
+/* The particles a solver of the scene needs room for (pbfcl_solver_desc.capacity): those of
+ * pbfcl_scene_setup_fill and every emitter's count. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_capacity(const pbfcl_scene_setup *s, size_t *capacity);
+
+/* The number of emitters and drains the scene has; either pointer may be NULL. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_flow_count(const pbfcl_scene_setup *s, int *emitters,
+                                                    int *drains);
+
 /* ---- context ------------------------------------------------------------------------------ */
 
 typedef struct pbfcl_context pbfcl_context; /* opaque */
@@ -418,6 +426,15 @@ PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, floa
  * are left as they are) are set. A scene without bodies leaves the solver unchanged. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s,
                                                       pbfcl_solver *solver);
+
+/* Runs the scene's drains and emitters on solver at simulated time `time` (s; call it after
+ * each step with the time reached): the fluid particles inside a drain are removed (their
+ * indices before the removal, ascending, into removed if not NULL, which then has room for the
+ * active count; their number into *removed_count), then each emitter appends the particles
+ * due by then (*added; they are the last ones). The setup keeps what each emitter emitted. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_flow(pbfcl_scene_setup *s, pbfcl_solver *solver,
+                                              double time, size_t *removed, size_t *removed_count,
+                                              size_t *added);
 
 /* Computes the SPH density of the current positions (pbfcl_solver_get_densities reads it);
  * before the first step the densities are otherwise the rest density, a placeholder. */

@@ -599,6 +599,97 @@ START_TEST(json_bad_bodies_named)
 }
 END_TEST
 
+/* --- emitters and drains ------------------------------------------------------------- */
+
+#define FLOW_SCENE(flow)                                                                           \
+    "{" VALID_DOMAIN ", \"particle_radius\": 0.02, \"fluid\": [{\"min\": [0,0,0], \"max\": "       \
+    "[0.1,0.1,0.1]}], " flow "}"
+#define NOZZLE(extra)                                                                              \
+    "\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": [0,0,2], " extra   \
+    "}]"
+
+/* At r = 0.02 (spacing 0.04) a nozzle of radius 0.05 holds the disc points (a, b) 0.04 with
+ * a^2 + b^2 <= (0.05 / 0.04)^2 = 1.5625: the centre and its 4 neighbours, 5 in a layer, each
+ * at 0.04 from the centre and perpendicular to the velocity (0, 0, 2). At 2 m/s it holds at
+ * most 5 * 2 / 0.04 = 250 particles/s; at 200/s, by time t it has emitted
+ * floor(200 t / 5) * 5 up to its count 48. */
+START_TEST(json_emitter_layers_and_schedule)
+{
+    pbfcl_scene s;
+    const char *text = FLOW_SCENE(NOZZLE("\"rate\": 200, \"count\": 48") ", \"drains\": "
+                                                                         "[{\"box\": {\"min\": "
+                                                                         "[0.8,0,0], \"max\": "
+                                                                         "[1,1,1]}}]");
+    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
+    remove_scene_file();
+    ck_assert_int_eq(s.emitter_count, 1);
+    ck_assert_int_eq(s.drain_count, 1);
+    float off[3 * 8];
+    ck_assert_uint_eq(pbfcl_scene_emitter_layer(&s, 0, NULL), 5u);
+    ck_assert_uint_eq(pbfcl_scene_emitter_layer(&s, 0, off), 5u);
+    int at_centre = 0;
+    for (int i = 0; i < 5; i++) {
+        double d = sqrt(off[3 * i] * off[3 * i] + off[3 * i + 1] * off[3 * i + 1] +
+                        off[3 * i + 2] * off[3 * i + 2]);
+        ck_assert_msg(fabs(off[3 * i + 2]) < 1e-6, "offset %d leaves the disc: z %g", i,
+                      off[3 * i + 2]);
+        at_centre += d < 1e-6;
+        ck_assert_msg(d < 1e-6 || fabs(d - 0.04) < 1e-6, "offset %d at %g from the centre", i, d);
+    }
+    ck_assert_int_eq(at_centre, 1);
+    const double times[] = {0.0, 0.0249, 0.025, 0.1, 0.2249, 0.24, 1.0};
+    for (size_t k = 0; k < sizeof times / sizeof times[0]; k++) {
+        long long want = (long long)floor(200.0 * times[k] / 5.0 + 1e-9) * 5;
+        want = want < 48 ? want : 48;
+        ck_assert_int_eq(pbfcl_scene_emitted_by(&s, 0, times[k]), want);
+    }
+    /* the fill's 3 x 3 x 3 = 27 and the emitter's 48 */
+    ck_assert_uint_eq(pbfcl_scene_capacity(&s), 27u + 48u);
+    float in[3] = {0.9f, 0.5f, 0.5f}, out[3] = {0.7f, 0.5f, 0.5f};
+    ck_assert(pbfcl_scene_in_drain(&s, in));
+    ck_assert(!pbfcl_scene_in_drain(&s, out));
+}
+END_TEST
+
+static const struct {
+    const char *text, *part1, *part2;
+} bad_flow[] = {
+    {FLOW_SCENE(NOZZLE("\"rate\": 300, \"count\": 48")), "emitters[0].rate", "holds at most 250"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 0, \"count\": 48")), "emitters[0].rate", "above 0"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 100, \"count\": 0")), "emitters[0].count", "from 1"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 100, \"count\": 2.5")), "emitters[0].count", "integer"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 100")), "emitters[0].count", "missing"},
+    {FLOW_SCENE("\"emitters\": [{\"center\": [0.98,0.5,0.5], \"radius\": 0.05, \"velocity\": "
+                "[0,0,2], \"rate\": 100, \"count\": 10}]"),
+     "emitters[0]", "outside the domain"},
+    {FLOW_SCENE("\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": "
+                "[0,0,0], \"rate\": 100, \"count\": 10}]"),
+     "emitters[0].velocity", "above 0"},
+    {FLOW_SCENE("\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": "
+                "[0,0,500], \"rate\": 100, \"count\": 10}]"),
+     "emitters[0].velocity", "blow-up limit"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 100, \"count\": 10, \"speed\": 3")), "emitters[0].speed",
+     "unknown key"},
+    {FLOW_SCENE("\"drains\": [{\"box\": {\"min\": [0.8,0,0], \"max\": [1.2,1,1]}}]"),
+     "drains[0].box spans", "outside the domain"},
+    {FLOW_SCENE("\"drains\": [{\"sphere\": {}}]"), "drains[0].sphere", "unknown key"},
+    {FLOW_SCENE("\"drains\": {}"), "drains", "expected an array"},
+};
+
+START_TEST(json_bad_flow_named)
+{
+    pbfcl_scene s;
+    const char *path = write_scene_file(bad_flow[_i].text);
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_load(path, &s);
+    const char *msg = capture_end();
+    remove_scene_file();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, bad_flow[_i].part1);
+    ck_assert_contains(msg, bad_flow[_i].part2);
+}
+END_TEST
+
 START_TEST(json_missing_file)
 {
     pbfcl_scene s;
@@ -629,16 +720,21 @@ static void source_root(char *out, size_t size)
 START_TEST(json_docs_examples_load)
 {
     static const char *const examples[] = {"dam-break.json", "drop.json", "two-columns-tuned.json",
-                                           "floating-boxes.json"};
+                                           "floating-boxes.json", "fountain.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
         snprintf(path, sizeof path, "%s/docs/scenes/%s", root, examples[k]);
         pbfcl_scene s;
         ck_assert_msg(pbfcl_scene_load(path, &s) == PBFCL_OK, "%s does not load", path);
-        ck_assert_int_eq(pbfcl_scene_set_particle_count(&s, 3000), PBFCL_OK);
         float *p = NULL;
         size_t n = 0;
+        if (s.emitter_count > 0) { /* a rate in particles/s is for the file's own radius */
+            ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
+            free(p);
+            continue;
+        }
+        ck_assert_int_eq(pbfcl_scene_set_particle_count(&s, 3000), PBFCL_OK);
         ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
         ck_assert(n > 2700 && n < 3300);
         free(p);
@@ -692,6 +788,8 @@ static Suite *scene_suite(void)
                         (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_test(j, json_missing_file);
     tcase_add_test(j, json_bodies_fill_and_phases);
+    tcase_add_test(j, json_emitter_layers_and_schedule);
+    tcase_add_loop_test(j, json_bad_flow_named, 0, (int)(sizeof bad_flow / sizeof bad_flow[0]));
     tcase_add_loop_test(j, json_bad_bodies_named, 0,
                         (int)(sizeof bad_bodies / sizeof bad_bodies[0]));
     tcase_add_test(j, json_docs_examples_load);

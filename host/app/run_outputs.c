@@ -176,15 +176,19 @@ static pbfcl_status start_bodies(run_outputs *o, pbfcl_solver *solver)
     return pbfcl_body_csv_open(&o->body_csv, path, o->force);
 }
 
-pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, double dt)
+pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, size_t capacity,
+                               double dt)
 {
     o->n = n;
+    o->next_id = (unsigned)n;
+    if (capacity < n)
+        capacity = n;
     if (o->export_dir) {
-        o->pos = malloc(n * 3 * sizeof *o->pos);
-        o->vel = malloc(n * 3 * sizeof *o->vel);
-        o->density = malloc(n * sizeof *o->density);
-        o->ids = malloc(n * sizeof *o->ids);
-        o->phases = malloc((n ? n : 1) * sizeof *o->phases);
+        o->pos = malloc((capacity ? capacity : 1) * 3 * sizeof *o->pos);
+        o->vel = malloc((capacity ? capacity : 1) * 3 * sizeof *o->vel);
+        o->density = malloc((capacity ? capacity : 1) * sizeof *o->density);
+        o->ids = malloc((capacity ? capacity : 1) * sizeof *o->ids);
+        o->phases = malloc((capacity ? capacity : 1) * sizeof *o->phases);
         if (!o->pos || !o->vel || !o->density || !o->ids || !o->phases) {
             pbfcl_errorf("out of host memory for the export buffers of %zu particles", n);
             return PBFCL_ERR_OUT_OF_MEMORY;
@@ -223,10 +227,30 @@ static pbfcl_status add_to_collection(run_outputs *o, long long step, double tim
     return pbfcl_pvd_write(path, o->pvd, o->pvd_count);
 }
 
+void run_outputs_flow(run_outputs *o, const size_t *removed, size_t drained, size_t added)
+{
+    if (!o->ids) {
+        o->n = o->n - drained + added;
+        return;
+    }
+    size_t kept = 0, r = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        if (r < drained && removed[r] == i) {
+            r++;
+            continue;
+        }
+        o->ids[kept++] = o->ids[i];
+    }
+    for (size_t k = 0; k < added; k++)
+        o->ids[kept++] = o->next_id++;
+    o->n = kept;
+}
+
 pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long step, double time)
 {
     if (!o->export_dir || step % o->every != 0)
         return PBFCL_OK;
+    PBFCL_TRY(pbfcl_solver_get_phases(solver, o->phases, o->n)); /* drains and emitters move them */
     char path[4200];
     PBFCL_TRY(pbfcl_frame_path(path, sizeof path, o->export_dir, step, o->format));
     PBFCL_TRY(pbfcl_solver_get_positions(solver, o->pos, o->n));

@@ -381,7 +381,8 @@ pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
             s->particle_radius, bound, PBFCL_SCENE_MAX_PARTICLES);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    return pbfcl_scene_check_body_sampling(s) ? PBFCL_OK : PBFCL_ERR_BAD_ARGUMENT;
+    return pbfcl_scene_check_body_sampling(s) && pbfcl_scene_check_flow(s) ? PBFCL_OK
+                                                                           : PBFCL_ERR_BAD_ARGUMENT;
 }
 
 /* --- the lattice ------------------------------------------------------------------- */

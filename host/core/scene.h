@@ -34,6 +34,17 @@ typedef struct pbfcl_fluid_shape {
 #define PBFCL_BODY_MIN_PARTICLES 4
 
 /* One rigid or soft body at the start: a box or a sphere sampled on the fluid's lattice. */
+#define PBFCL_MAX_EMITTERS 16
+#define PBFCL_MAX_DRAINS 16
+
+/* A nozzle: a disc of radius `radius` at `center`, facing `velocity`, that emits fluid
+ * particles in layers (the lattice points of the disc, spacing 2r) at `rate` particles/s,
+ * `count` of them in all. */
+typedef struct pbfcl_emitter {
+    float center[3], radius, velocity[3], rate;
+    long long count;
+} pbfcl_emitter;
+
 typedef struct pbfcl_body_shape {
     pbfcl_fluid_shape shape;
     float density;   /* kg/m^3 */
@@ -56,6 +67,10 @@ typedef struct pbfcl_scene {
     int fluid_count;
     pbfcl_body_shape bodies[PBFCL_MAX_BODIES];
     int body_count;
+    pbfcl_emitter emitters[PBFCL_MAX_EMITTERS];
+    int emitter_count;
+    pbfcl_fluid_shape drains[PBFCL_MAX_DRAINS]; /* boxes that remove the fluid entering them */
+    int drain_count;
     pbfcl_solver_settings solver;
 } pbfcl_scene;
 
@@ -143,6 +158,25 @@ bool pbfcl_scene_check_body_sampling(const pbfcl_scene *s);
 /* The lattice points of body b (in the order pbfcl_scene_fill writes them) into out if not
  * NULL (xyz triples); returns their count. */
 size_t pbfcl_scene_body_walk(const pbfcl_scene *s, int b, float *out);
+
+/* --- emitters and drains (host/core/scene_flow.c) --- */
+
+/* Checks the emitters and drains (inside the domain, rates the nozzle can hold, ...); errors
+ * name emitters[i] or drains[i] and the key. Needs the particle radius. */
+bool pbfcl_scene_check_flow(const pbfcl_scene *s);
+
+/* The particles of one layer of emitter e (the disc's lattice points): their offsets from
+ * its centre into out (xyz triples) if not NULL; returns their count. */
+size_t pbfcl_scene_emitter_layer(const pbfcl_scene *s, int e, float *out);
+
+/* The particles emitter e has emitted by time t: whole layers at its rate, up to its count. */
+long long pbfcl_scene_emitted_by(const pbfcl_scene *s, int e, double t);
+
+/* Whether point p lies in one of the drains. */
+bool pbfcl_scene_in_drain(const pbfcl_scene *s, const float p[3]);
+
+/* The particles a solver for the scene needs room for: the fill and every emitter's count. */
+size_t pbfcl_scene_capacity(const pbfcl_scene *s);
 
 /* The phase of each particle pbfcl_scene_fill makes (0 fluid, b + 1 body b), into phases
  * (n entries, n the fill's count); fails if n is not that count. */

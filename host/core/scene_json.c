@@ -299,6 +299,81 @@ static pbfcl_status parse_bodies(const char *path, const cJSON *item, pbfcl_scen
     return PBFCL_OK;
 }
 
+/* One emitter: {"center": [..], "radius": R, "velocity": [..], "rate": N, "count": N}. */
+static pbfcl_status parse_emitter(const char *path, int i, const cJSON *item, pbfcl_emitter *m)
+{
+    static const char *const keys[] = {"center", "radius", "velocity", "rate", "count", NULL};
+    char where[48], key[96];
+    const cJSON *v;
+    snprintf(where, sizeof where, "emitters[%d]", i);
+    memset(m, 0, sizeof *m);
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    int count = 0;
+    static const char *const vec_keys[] = {"center", "velocity"};
+    float *vecs[] = {m->center, m->velocity};
+    for (int k = 0; k < 2; k++) {
+        PBFCL_TRY(need(path, where, item, vec_keys[k], &v));
+        snprintf(key, sizeof key, "%s.%s", where, vec_keys[k]);
+        PBFCL_TRY(get_vec3(path, key, v, vecs[k]));
+    }
+    static const char *const num_keys[] = {"radius", "rate"};
+    float *nums[] = {&m->radius, &m->rate};
+    for (int k = 0; k < 2; k++) {
+        PBFCL_TRY(need(path, where, item, num_keys[k], &v));
+        snprintf(key, sizeof key, "%s.%s", where, num_keys[k]);
+        PBFCL_TRY(get_number(path, key, v, nums[k]));
+    }
+    PBFCL_TRY(need(path, where, item, "count", &v));
+    snprintf(key, sizeof key, "%s.count", where);
+    PBFCL_TRY(get_int(path, key, v, &count));
+    m->count = count;
+    return PBFCL_OK;
+}
+
+/* One drain: {"box": {"min": [..], "max": [..]}}. */
+static pbfcl_status parse_drain(const char *path, int i, const cJSON *item, pbfcl_fluid_shape *f)
+{
+    static const char *const keys[] = {"box", NULL};
+    static const char *const box_keys[] = {"min", "max", NULL};
+    char where[48], key[96];
+    const cJSON *box, *min, *max;
+    snprintf(where, sizeof where, "drains[%d]", i);
+    memset(f, 0, sizeof *f);
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(need(path, where, item, "box", &box));
+    snprintf(where, sizeof where, "drains[%d].box", i);
+    PBFCL_TRY(need_object(path, where, box));
+    PBFCL_TRY(check_keys(path, where, box, box_keys));
+    PBFCL_TRY(need(path, where, box, "min", &min));
+    PBFCL_TRY(need(path, where, box, "max", &max));
+    f->kind = PBFCL_SHAPE_BOX;
+    snprintf(key, sizeof key, "%s.min", where);
+    PBFCL_TRY(get_vec3(path, key, min, f->min));
+    snprintf(key, sizeof key, "%s.max", where);
+    return get_vec3(path, key, max, f->max);
+}
+
+/* "emitters" or "drains": an array of at most most entries, each parsed by its function. */
+static pbfcl_status parse_flow(const char *path, const char *name, const cJSON *item,
+                               pbfcl_scene *s)
+{
+    bool emitters = !strcmp(name, "emitters");
+    int most = emitters ? PBFCL_MAX_EMITTERS : PBFCL_MAX_DRAINS;
+    if (!cJSON_IsArray(item))
+        return key_error(path, name, "expected an array, got %s", type_name(item));
+    int count = cJSON_GetArraySize(item);
+    if (count > most)
+        return key_error(path, name, "expected at most %d, got %d", most, count);
+    int i = 0;
+    for (const cJSON *c = item->child; c; c = c->next, i++)
+        PBFCL_TRY(emitters ? parse_emitter(path, i, c, &s->emitters[i])
+                           : parse_drain(path, i, c, &s->drains[i]));
+    *(emitters ? &s->emitter_count : &s->drain_count) = count;
+    return PBFCL_OK;
+}
+
 /* The solver keys are the parameter list's names (PBFCL_SOLVER_PARAM_LIST, include/pbfcl.h). */
 #define SOLVER_KEY_COUNT ((size_t)pbfcl_solver_param_count())
 
@@ -479,9 +554,9 @@ static pbfcl_status check_name(const char *path, const char *name, size_t size)
 /* Fills s from the parsed root object (on top of the defaults). */
 static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene *s)
 {
-    static const char *const keys[] = {
-        "name",   "domain", "gravity", "particle_radius", "rest_density", "fluid",
-        "bodies", "solver", NULL};
+    static const char *const keys[] = {"name",         "domain", "gravity", "particle_radius",
+                                       "rest_density", "fluid",  "bodies",  "emitters",
+                                       "drains",       "solver", NULL};
     const cJSON *item;
     if (!cJSON_IsObject(root))
         return key_error(path, "(top level)", "expected an object {...}, got %s", type_name(root));
@@ -504,6 +579,10 @@ static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene 
     PBFCL_TRY(parse_fluid(path, item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "bodies")))
         PBFCL_TRY(parse_bodies(path, item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "emitters")))
+        PBFCL_TRY(parse_flow(path, "emitters", item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "drains")))
+        PBFCL_TRY(parse_flow(path, "drains", item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "solver")))
         PBFCL_TRY(parse_solver(path, item, &s->solver));
     return PBFCL_OK;
