@@ -220,7 +220,7 @@ PBFCL_API void pbfcl_solver_params_defaults(pbfcl_solver_params *p);
 /* Loads a built-in scene (dam-break, double-dam-break, drop) or a JSON scene file, applies
  * target_particles (0: the scene's own radius), and fills its fluid on the rest lattice:
  * *positions is malloc'ed (x y z triples; free it with pbfcl_free) and *count its length. A
- * scene with bodies is refused (use a pbfcl_scene_setup and pbfcl_scene_setup_apply_bodies). */
+ * scene with bodies, emitters or drains is refused (use a pbfcl_scene_setup). */
 PBFCL_API pbfcl_status pbfcl_load_scene(const char *name_or_file, size_t target_particles,
                                         pbfcl_scene_params *scene, pbfcl_solver_params *solver,
                                         float **positions, size_t *count);

@@ -6,7 +6,9 @@ density and id, one vertex cell each (what ParaView draws by default), the simul
 the collection and in each frame, the real density at step 0, --up z as a rotation, that
 PLY and VTK frames of the same run hold the same values particle by particle (by id), and for
 a scene with bodies the phase and body of each particle and bodies.csv, whose rows agree with
-the bodies' particles in the frames (centre, mean velocity, angular momentum = I omega).
+the bodies' particles in the frames (centre, mean velocity, angular momentum = I omega), and
+for a scene with an emitter and a drain that ids are never reused: a drained id never comes
+back and each emitted particle gets an id above every earlier one.
 
 Exit 0: passed; 1: failed; 77: skipped (a reader or an OpenCL device is missing; the reason
 is printed). Run by ctest as test_export_readers with PBFCL_PROGRAM set."""
@@ -49,9 +51,9 @@ def check(ok, what):
         failures.append(what)
 
 
-def run(out_dir, *args, scene="dam-break", particles="1500"):
-    cmd = [PROGRAM, "run", "--scene", scene, "--particles", particles, "--steps", "4",
-           "--every", "2", "--export", out_dir, "--quiet"] + list(args)
+def run(out_dir, *args, scene="dam-break", particles="1500", steps="4", every="2"):
+    cmd = [PROGRAM, "run", "--scene", scene, "--steps", steps, "--every", every, "--export",
+           out_dir, "--quiet"] + (["--particles", particles] if particles else []) + list(args)
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         if "OpenCL" in p.stderr and "device" in p.stderr:
@@ -185,6 +187,31 @@ with tempfile.TemporaryDirectory(prefix="pbfcl_readers_") as tmp:
     check({"phase", "body"} <= set(mb.point_data) and np.array_equal(ab["phase"], avb["phase"]) and
           np.array_equal(ab["body"], avb["body"]) and np.array_equal(pb, vb),
           "PLY with bodies: meshio reads phase and body, equal to the VTK frame's")
+
+    # an emitter and a drain: ids are never reused
+    scene = os.path.join(tmp, "flow.json")
+    with open(scene, "w") as f:
+        f.write('{"domain": {"min": [0,0,0], "max": [1,1,1]}, "particle_radius": 0.02, '
+                '"gravity": [0,0,0], "fluid": [{"min": [0,0,0], "max": [0.1,0.1,0.1]}], '
+                '"emitters": [{"center": [0.5,0.5,0.5], "radius": 0.05, "velocity": [1,0,0], '
+                '"rate": 100, "count": 60}], '
+                '"drains": [{"box": {"min": [0.8,0,0], "max": [1,1,1]}}]}')
+    f_dir = os.path.join(tmp, "flow")
+    run(f_dir, "--format", "vtk", scene=scene, particles=None, steps="50", every="5")
+    seen, gone, top, counts = set(), set(), -1, []
+    for step in range(0, 51, 5):
+        ids = read_vtu(os.path.join(f_dir, "frame_%05d.vtu" % step))["arrays"]["id"].tolist()
+        now = set(ids)
+        new = now - seen
+        check(len(now) == len(ids) and not (now & gone) and all(i > top for i in new),
+              "flow step %d: %d particles, ids unique, none drained comes back, new ids above %d"
+              % (step, len(ids), top))
+        gone |= seen - now
+        seen |= now
+        top = max(seen)
+        counts.append(len(ids))
+    check(max(counts) > counts[0] and counts[-1] < max(counts) and len(gone) > 0 and top == 27 + 60 - 1,
+          "flow: the count rose (emitter) and fell (drain, %d gone); the last id is 27 + 60 - 1" % len(gone))
 
 print("%d failure(s)" % len(failures))
 sys.exit(1 if failures else 0)

@@ -894,6 +894,88 @@ START_TEST(test_scene_setup_bodies)
 }
 END_TEST
 
+/* Emitters and drains through the public API, step by step. A nozzle of radius 0.05 at
+ * (0.5, 0.5, 0.5) at r = 0.02 holds 5 particles a layer (the centre and 4 at 0.04); at 100
+ * particles/s along +x it has emitted floor(100 t / 5) * 5 by time t, never more than its
+ * count 60 (the capacity is the fill's 27 and 60). The drain x >= 0.8 takes the particles
+ * that reach it: each reported index held a fluid particle inside it before the call, none is
+ * left inside after it, and the active count is fill + emitted - drained every step. */
+START_TEST(test_scene_setup_flow)
+{
+    char dir[] = "/tmp/pbfcl_api_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/flow.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.02, "
+          "\"gravity\": [0,0,0], \"fluid\": [{\"min\": [0,0,0], \"max\": [0.1,0.1,0.1]}], "
+          "\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": [1,0,0], "
+          "\"rate\": 100, \"count\": 60}], "
+          "\"drains\": [{\"box\": {\"min\": [0.8,0,0], \"max\": [1,1,1]}}]}",
+          f);
+    fclose(f);
+    pbfcl_scene_setup *setup = NULL;
+    ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
+    remove(path);
+    rmdir(dir);
+    int ne = 0, nd = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_flow_count(setup, &ne, &nd), PBFCL_OK);
+    ck_assert_int_eq(ne, 1);
+    ck_assert_int_eq(nd, 1);
+    float *pos = NULL;
+    size_t n = 0, cap = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
+    ck_assert_uint_eq(n, 27u);
+    ck_assert_int_eq(pbfcl_scene_setup_capacity(setup, &cap), PBFCL_OK);
+    ck_assert_uint_eq(cap, 27u + 60u);
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = cap;
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
+    float *before = malloc(cap * 3 * sizeof *before), *after = malloc(cap * 3 * sizeof *after);
+    size_t *removed = malloc(cap * sizeof *removed), emitted = 0, drained = 0;
+    int steps = 50;
+    for (int step = 1; step <= steps; step++) {
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+        double t = step * (double)d.solver.dt;
+        size_t count = 0, k = 0, added = 0;
+        ck_assert_int_eq(pbfcl_solver_count(s, &count), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, before, count), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_scene_setup_flow(setup, s, t, removed, &k, &added), PBFCL_OK);
+        for (size_t i = 0; i < k; i++) {
+            ck_assert(i == 0 || removed[i] > removed[i - 1]);
+            ck_assert_msg(before[3 * removed[i]] >= 0.8f, "step %d: removed particle %zu at x %g",
+                          step, removed[i], before[3 * removed[i]]);
+        }
+        emitted += added;
+        drained += k;
+        long long want = (long long)floor(100.0 * t / 5.0 + 1e-9) * 5;
+        want = want < 60 ? want : 60;
+        ck_assert_msg((long long)emitted == want, "t = %g s: %zu emitted, expected %lld", t,
+                      emitted, want);
+        ck_assert(emitted <= 60 && (emitted == 60 || fabs((double)emitted - 100.0 * t) < 5.0));
+        ck_assert_int_eq(pbfcl_solver_count(s, &count), PBFCL_OK);
+        ck_assert_uint_eq(count, 27u + emitted - drained);
+        ck_assert_uint_le(count, cap);
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, after, count), PBFCL_OK);
+        for (size_t i = 0; i < count - added; i++)
+            ck_assert_msg(after[3 * i] < 0.8f, "step %d: particle %zu left in the drain", step, i);
+    }
+    ck_assert_msg(drained > 0, "nothing reached the drain in %d steps", steps);
+    free(before);
+    free(after);
+    free(removed);
+    pbfcl_free(pos);
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+    pbfcl_scene_setup_destroy(setup);
+}
+END_TEST
+
 /* ---- the suite, once per device ---------------------------------------------------------------
  */
 
@@ -925,6 +1007,7 @@ int main(void)
         tcase_add_test(tc, test_version);
         tcase_add_test(tc, test_scene_setup);
         tcase_add_test(tc, test_scene_setup_bodies);
+        tcase_add_test(tc, test_scene_setup_flow);
         tcase_add_test(tc, test_value_helpers);
         tcase_add_test(tc, test_misuse);
         tcase_add_test(tc, test_bodies_phases);

@@ -96,7 +96,8 @@ START_TEST(unknown_scene_lists_builtins)
 END_TEST
 
 /* The built-in scene with bodies runs (the bodies come from the scene through the public API);
- * a checkpoint of it is refused before the run, saying what to leave out. */
+ * a checkpoint of it, or of a scene with a drain, is refused before the run, saying what to
+ * leave out. */
 START_TEST(run_scene_with_bodies)
 {
     if (test_device_count() == 0) {
@@ -115,6 +116,20 @@ START_TEST(run_scene_with_bodies)
     assert_rejected(&r, "has bodies");
     ck_assert_contains(r.err, "leave out --checkpoint");
     ck_assert_int_ne(access(ckpt, F_OK), 0);
+    char scene[160];
+    snprintf(scene, sizeof scene, "%s/flow.json", dir);
+    FILE *f = fopen(scene, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.05, "
+          "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.3,1]}], \"drains\": [{\"box\": "
+          "{\"min\": [0.9,0,0], \"max\": [1,1,1]}}]}",
+          f);
+    fclose(f);
+    snprintf(args, sizeof args, "run --scene '%s' --steps 3 --checkpoint '%s'", scene, ckpt);
+    cli_run(&r, args);
+    assert_rejected(&r, "has emitters or drains");
+    ck_assert_int_ne(access(ckpt, F_OK), 0);
+    remove(scene);
     remove_tmp_dir();
 }
 END_TEST
@@ -213,7 +228,7 @@ static long ply_vertex_count(const char *path)
         sscanf(line, "element vertex %ld", &n);
     header = ftell(f);
     fseek(f, 0, SEEK_END);
-    ck_assert_int_eq(ftell(f), header + n * 32);
+    ck_assert_int_eq(ftell(f), header + n * 40); /* 7 floats, id, phase, body */
     fclose(f);
     return n;
 }
