@@ -58,6 +58,20 @@ typedef struct pbfcl_pbf_params {
     float friction_dynamic;
 } pbfcl_pbf_params;
 
+/* --- Weakly compressible SPH (cl/sph.cl, host/core/sph.c) ---------------------------------
+ * Its constants beside the common ones of pbfcl_pbf_params (box, dt, h, mass, kernels, r). */
+typedef struct pbfcl_sph_params {
+    float stiffness;    /* Tait B = rho0 c^2 / gamma, Pa */
+    float gamma;        /* Tait exponent (7) */
+    float sound_speed;  /* c, m/s */
+    float alpha;        /* Monaghan's artificial viscosity alpha */
+    float visc_eps;     /* 0.01 (h/2)^2, m^2: keeps the viscosity finite at r = 0 */
+    float wall_density; /* rho0 / L: the walls' density term in units of rho0 (L: the rest
+                           lattice's Poly6 density, pbfcl_pbf_lattice_density) */
+    float grad_scale;   /* 1 / M: the gradient normalised on the rest lattice (host/core/sph.c) */
+    pbfcl_uint pad0;
+} pbfcl_sph_params;
+
 /* The per-work-group partial sums of the stats kernel, PBFCL_STATS_FIELDS floats each. */
 #define PBFCL_STATS_FIELDS 12
 #define PBFCL_STATS_KINETIC 0      /* sum 0.5 m v^2 */
@@ -73,6 +87,7 @@ typedef struct pbfcl_pbf_params {
 
 #ifndef __OPENCL_VERSION__
 _Static_assert(sizeof(pbfcl_pbf_params) == 120, "pbfcl_pbf_params layout");
+_Static_assert(sizeof(pbfcl_sph_params) == 32, "pbfcl_sph_params layout");
 #endif
 
 #endif

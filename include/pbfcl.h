@@ -114,12 +114,37 @@ typedef struct pbfcl_scene_params {
 #define PBFCL_PARAM_LO_OPEN 1
 #define PBFCL_PARAM_HI_OPEN 2
 #define PBFCL_PARAM_WHOLE 4
+/* The value is an index into a list of names (PBFCL_METHOD_LIST for solver.method): files and
+ * the command line give the name, the struct holds the index. */
+#define PBFCL_PARAM_NAMED 8
+
+/* The particle methods a solver runs (solver.method, `--solver`), listed once: enum value,
+ * name, description. */
+#define PBFCL_METHOD_LIST(X)                                                                       \
+    X(PBFCL_METHOD_PBF, "pbf", "Position Based Fluids (Macklin & Mueller 2013)")                   \
+    X(PBFCL_METHOD_SPH, "sph",                                                                     \
+      "weakly compressible SPH (Becker & Teschner 2007) with velocity Verlet")
+
+typedef enum pbfcl_method {
+#define PBFCL_METHOD_ENUM_(id, name, what) id,
+    PBFCL_METHOD_LIST(PBFCL_METHOD_ENUM_)
+#undef PBFCL_METHOD_ENUM_
+        PBFCL_METHOD_COUNT
+} pbfcl_method;
+
+/* The name of method m ("pbf", "sph"); NULL if there is none. */
+PBFCL_API const char *pbfcl_method_name(int m);
+
+/* The method named name; -1 if none is. */
+PBFCL_API int pbfcl_method_from_name(const char *name);
 
 /* Every solver parameter, declared once: C type, name (the struct field and the JSON key under
  * "solver"), command-line flag, default, accepted range lo..hi with PBFCL_PARAM_* flags, unit,
  * one-line help. The struct below, the defaults, the JSON and command-line parsers, the one
  * validator, the help texts and the check of docs/SCENES.md are all made from this list. */
 #define PBFCL_SOLVER_PARAM_LIST(X)                                                                 \
+    X(int, method, "--solver", 0, 0, PBFCL_METHOD_COUNT - 1, PBFCL_PARAM_NAMED, "",                \
+      "the particle method: pbf or sph (weakly compressible SPH, velocity Verlet)")                \
     X(float, dt, "--dt", 1.0 / 60.0, 0, 1, PBFCL_PARAM_LO_OPEN, "s", "frame time step")            \
     X(int, substeps, "--substeps", 3, 1, 1000, 0, "",                                              \
       "the least substeps per frame (more where the fastest particle would move over h/2)")        \
@@ -152,7 +177,15 @@ typedef struct pbfcl_scene_params {
       "vorticity confinement epsilon (0: off)")                                                    \
     X(float, viscosity, "--viscosity", 0.05, 0, 1, 0, "", "XSPH viscosity c per substep (0: off)") \
     X(float, max_speed, "--max-speed", 50, 0, 1e9, 0, "m/s",                                       \
-      "blow-up guard: faster particles mean the run blew up (0: derived from box and gravity)")
+      "blow-up guard: faster particles mean the run blew up (0: derived from box and gravity)")    \
+    X(float, speed_of_sound, "--speed-of-sound", 0, 0, 1e6, 0, "m/s",                              \
+      "sph: speed of sound c of the Tait equation (0: 10 sqrt(2 g H), H the box height)")          \
+    X(float, artificial_viscosity, "--artificial-viscosity", 0.5, 0, 10, 0, "",                    \
+      "sph: Monaghan's artificial viscosity alpha")                                                \
+    X(float, sph_cfl, "--sph-cfl", 0.2, 0, 1, PBFCL_PARAM_LO_OPEN, "",                             \
+      "sph: the CFL number: sound at c plus the top speed crosses sph_cfl * h per step")           \
+    X(int, sph_max_steps, "--sph-max-steps", 2000, 1, 1000000, 0, "",                              \
+      "sph: the most velocity Verlet steps per frame (a dt needing more is refused)")
 
 /* How the solver advances (SI units): one field per entry of PBFCL_SOLVER_PARAM_LIST. */
 typedef struct pbfcl_solver_params {
@@ -467,7 +500,9 @@ PBFCL_API pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read
 
 /* Device time of the last timed step per stage of the outline, ms (NvFlexTimers' model). */
 typedef struct pbfcl_timers {
-    double predict, hash, sort, reorder, cells, neighbours, solve, vorticity_viscosity, other;
+    double predict, hash, sort, reorder, cells, neighbours, solve, vorticity_viscosity;
+    double density, force, integrate; /* sph's stages */
+    double other;
     double total; /* the sum */
     int substeps; /* substeps the step took */
     int kernels;  /* kernel launches timed */

@@ -979,6 +979,70 @@ END_TEST
 /* ---- the suite, once per device ---------------------------------------------------------------
  */
 
+/* ---- the sph method ---------------------------------------------------------------------- */
+
+/* The sph method through the API: its name converts both ways, a solver created with it steps
+ * a falling block with time in sph's stages (density, force, integrate) and none in pbf's
+ * (predict, solve, vorticity_viscosity), its particles come back in the caller's order (the
+ * block falls as a whole, every particle below its start), and a change of method and bodies
+ * (pbf's) are refused with a message naming solver.method. */
+START_TEST(test_sph_method)
+{
+    ck_assert_int_eq(pbfcl_method_from_name("sph"), PBFCL_METHOD_SPH);
+    ck_assert_str_eq(pbfcl_method_name(PBFCL_METHOD_PBF), "pbf");
+    ck_assert_int_eq(pbfcl_method_from_name("wcsph"), -1);
+    ck_assert_ptr_null(pbfcl_method_name(PBFCL_METHOD_COUNT));
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = 300;
+    d.scene.particle_radius = R;
+    d.scene.domain_max[0] = d.scene.domain_max[2] = 0.2f;
+    d.solver.method = PBFCL_METHOD_SPH;
+    d.solver.dt = 0.004f; /* short frames: this is about the API, not the physics */
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    const int nn[3] = {6, 6, 6};
+    const float lo[3] = {0.04f, 0.5f, 0.04f};
+    size_t n;
+    float *p = block(nn, lo, &n), *q = malloc(n * 3 * sizeof *q);
+    ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, n), PBFCL_OK);
+    pbfcl_timers t;
+    for (int f = 0; f < 5; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, &t), PBFCL_OK);
+    ck_assert_msg(t.density > 0 && t.force > 0 && t.integrate > 0 && t.neighbours > 0,
+                  "sph's stages: density %g, force %g, integrate %g ms", t.density, t.force,
+                  t.integrate);
+    ck_assert_msg(t.predict == 0 && t.solve == 0 && t.vorticity_viscosity == 0,
+                  "pbf's stages timed in an sph step");
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, q, n), PBFCL_OK);
+    for (size_t i = 0; i < n; i++) /* the block in free fall: all of it moved down, together */
+        ck_assert_msg(q[3 * i + 1] < p[3 * i + 1] && fabs(q[3 * i] - p[3 * i]) < 0.2f * R,
+                      "particle %zu at (%g, %g) from (%g, %g)", i, q[3 * i], q[3 * i + 1], p[3 * i],
+                      p[3 * i + 1]);
+    pbfcl_scene_params sp;
+    pbfcl_solver_params vp;
+    ck_assert_int_eq(pbfcl_solver_get_params(s, &sp, &vp), PBFCL_OK);
+    ck_assert_int_eq(vp.method, PBFCL_METHOD_SPH);
+    vp.method = PBFCL_METHOD_PBF;
+    pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
+    ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, &vp), PBFCL_ERR_BAD_ARGUMENT);
+    pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
+    expect_message("solver.method cannot change");
+    int *phases = calloc(n, sizeof *phases); /* two particles as a body: shape matching is pbf's */
+    phases[0] = phases[1] = PBFCL_PHASE_BODY(0);
+    pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, phases, n), PBFCL_ERR_UNSUPPORTED);
+    pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
+    expect_message("bodies need solver.method pbf");
+    free(phases);
+    free(p);
+    free(q);
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
@@ -1016,6 +1080,7 @@ int main(void)
         tcase_add_test(tc, test_params_mid_run);
         tcase_add_test(tc, test_add_remove);
         tcase_add_test(tc, test_trace_by_id);
+        tcase_add_test(tc, test_sph_method);
         suite_add_tcase(suite, tc);
         SRunner *sr = srunner_create(suite);
         srunner_set_fork_status(sr, CK_NOFORK);

@@ -226,25 +226,25 @@ START_TEST(vtk_frames_from_a_run)
 }
 END_TEST
 
-/* Checkpoint and resume: a run stopped at step 3 and resumed to step 6 writes frames 4..6
- * byte for byte as the uninterrupted run does (same device), and the collection lists all. */
-START_TEST(resume_is_bit_identical)
+/* Checkpoint and resume with method (pbf or sph): a run stopped at step 3 and resumed to
+ * step 6 writes frames 4..6 byte for byte as the uninterrupted run does (same device), and the
+ * collection lists all. */
+static void check_resume(const char *method)
 {
-    if (!have_device())
-        return;
     char a[128], b[128], ckp[128], args[768], pa[256], pb[256];
-    snprintf(a, sizeof a, "%s/a", dir);
-    snprintf(b, sizeof b, "%s/b", dir);
-    snprintf(ckp, sizeof ckp, "%s/run.ckp", dir);
+    snprintf(a, sizeof a, "%s/a-%s", dir, method);
+    snprintf(b, sizeof b, "%s/b-%s", dir, method);
+    snprintf(ckp, sizeof ckp, "%s/run-%s.ckp", dir, method);
     cli_result r;
     snprintf(args, sizeof args,
-             "run --scene drop --particles 3000 --steps 6 --export '%s' --format vtk", a);
+             "run --scene drop --solver %s --particles 3000 --steps 6 --export '%s' --format vtk",
+             method, a);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
     snprintf(args, sizeof args,
-             "run --scene drop --particles 3000 --steps 3 --export '%s' --format vtk "
+             "run --scene drop --solver %s --particles 3000 --steps 3 --export '%s' --format vtk "
              "--checkpoint '%s'",
-             b, ckp);
+             method, b, ckp);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
     snprintf(args, sizeof args, "run --resume '%s' --steps 6 --export '%s' --format vtk", ckp, b);
@@ -254,7 +254,7 @@ START_TEST(resume_is_bit_identical)
     for (int step = 0; step <= 6; step++) {
         snprintf(pa, sizeof pa, "%s/frame_%05d.vtu", a, step);
         snprintf(pb, sizeof pb, "%s/frame_%05d.vtu", b, step);
-        ck_assert_msg(same_bytes(pa, pb), "frame %d differs after the resume", step);
+        ck_assert_msg(same_bytes(pa, pb), "%s: frame %d differs after the resume", method, step);
     }
     snprintf(pa, sizeof pa, "%s/frames.pvd", a);
     snprintf(pb, sizeof pb, "%s/frames.pvd", b);
@@ -263,6 +263,23 @@ START_TEST(resume_is_bit_identical)
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 2);
     ck_assert_contains(r.err, "give --steps above it");
+}
+
+START_TEST(resume_is_bit_identical)
+{
+    if (!have_device())
+        return;
+    check_resume("pbf");
+}
+END_TEST
+
+/* The same with the sph method: its state (positions, velocities, ids, densities, the largest
+ * acceleration of the last frame) carries across the checkpoint. */
+START_TEST(resume_is_bit_identical_sph)
+{
+    if (!have_device())
+        return;
+    check_resume("sph");
 }
 END_TEST
 
@@ -412,6 +429,7 @@ int main(void)
     tcase_add_test(t, export_folder_with_frames);
     tcase_add_test(t, vtk_frames_from_a_run);
     tcase_add_test(t, resume_is_bit_identical);
+    tcase_add_test(t, resume_is_bit_identical_sph);
     tcase_add_test(t, bad_checkpoints_refused);
     tcase_add_loop_test(t, signal_stops_cleanly, 0, 2);
     tcase_add_test(t, collapse_is_stopped);

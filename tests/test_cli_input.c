@@ -132,6 +132,26 @@ START_TEST(too_many_particles_refused_fast)
 }
 END_TEST
 
+/* The sph method's bad input, refused before a device is opened, each naming the setting and
+ * a value that works: an unknown --solver, a speed of sound too low for the scene, a frame
+ * the CFL condition cannot cut into sph_max_steps steps. */
+START_TEST(sph_bad_input_refused)
+{
+    cli_result r;
+    cli_run(&r, "run --solver wcsph --device no-such-device");
+    assert_refused(&r, "--solver: 'wcsph' is not valid; expected pbf or sph");
+    cli_run(&r, "run --solver sph --speed-of-sound 5 --device no-such-device");
+    assert_refused(&r, "solver.speed_of_sound 5 m/s is below");
+    ck_assert_contains(r.err, "use solver.speed_of_sound >= 44.3");
+    cli_run(&r, "run --solver sph --dt 1 --device no-such-device");
+    assert_refused(&r, "solver.dt 1 s needs");
+    ck_assert_contains(r.err, "use solver.dt <=");
+    ck_assert_msg(strstr(r.err, "no-such-device") == NULL, "the device was opened first");
+    cli_run(&r, "params");
+    ck_assert_contains(r.out, "| `method` | `--solver` | name | pbf |");
+}
+END_TEST
+
 #ifdef PBFCL_HAVE_JSON
 /* Defect 4: a domain whose extent overflows float is refused with a message (it reached a
  * float to long long conversion out of range: undefined behaviour, see the ASan/UBSan CI). */
@@ -315,6 +335,7 @@ int main(void)
            "half of the shared ranges are not tested\n");
 #endif
     tcase_add_test(t, too_many_particles_refused_fast);
+    tcase_add_test(t, sph_bad_input_refused);
     tcase_add_test(t, cli_and_json_share_ranges);
     tcase_add_test(t, cli_conventions);
     tcase_add_test(t, stdout_write_errors_fail);

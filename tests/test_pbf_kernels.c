@@ -4,19 +4,12 @@
  * configurations fail. */
 #include "sim.h"
 #include "test_util.h"
+#include "wall_ref.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define PI 3.14159265358979323846
-
-/* Host reference of Poly6 and the Spiky gradient (the same formulas as cl/pbf.cl). */
-static double ref_poly6(double r, double h)
-{
-    return r < h ? 315.0 / (64.0 * PI * pow(h, 9)) * pow(h * h - r * r, 3) : 0.0;
-}
 
 /* Magnitude factor of the Spiky gradient: grad W(d) = ref_spiky_factor(|d|) * d. */
 static double ref_spiky_factor(double r, double h)
@@ -244,46 +237,6 @@ static double dist3(const float *a, const float *b, double d[3])
         r2 += d[c] * d[c];
     }
     return sqrt(r2);
-}
-
-/* The walls' density at distance d from a wall plane, in units of rho0, by quadrature: the
- * Poly6 mass of the fluid beyond the plane, int_d^h dz int_0^sqrt(h^2 - z^2) 2 pi s W ds
- * (Simpson's rule in both), times the calibration (cl/pbf.cl, pbf_wall_phi, in closed form). */
-static double ref_wall_phi(double d, double h, double scale)
-{
-    if (d >= h)
-        return 0.0;
-    const int m = 64; /* even */
-    double dz = (h - d) / m, sum = 0.0;
-    for (int a = 0; a <= m; a++) {
-        double z = d + a * dz, smax = sqrt(fmax(h * h - z * z, 0.0)), ds = smax / m, disc = 0.0;
-        for (int b = 0; b <= m; b++) {
-            double sv = b * ds, wb = (b == 0 || b == m) ? 1 : (b % 2 ? 4 : 2);
-            disc += wb * 2.0 * PI * sv * ref_poly6(sqrt(z * z + sv * sv), h);
-        }
-        double wa = (a == 0 || a == m) ? 1 : (a % 2 ? 4 : 2);
-        sum += wa * disc * ds / 3.0;
-    }
-    return scale * sum * dz / 3.0;
-}
-
-/* The walls' density of x (units of rho0) and its gradient by central differences. */
-static double ref_wall(const pbfcl_pbf_params *p, const float *x, double grad[3])
-{
-    double scale = pbfcl_pbf_wall_scale(p), e = 1e-6;
-    double xs[3] = {x[0], x[1], x[2]};
-    double f[3], g[3];
-    for (int a = 0; a < 3; a++) {
-        double lo = xs[a] - p->box_min[a], hi = p->box_max[a] - xs[a];
-        f[a] = 1.0 - ref_wall_phi(lo, p->h, scale) - ref_wall_phi(hi, p->h, scale);
-        g[a] = (ref_wall_phi(lo - e, p->h, scale) - ref_wall_phi(lo + e, p->h, scale) +
-                ref_wall_phi(hi + e, p->h, scale) - ref_wall_phi(hi - e, p->h, scale)) /
-               (2 * e);
-    }
-    grad[0] = -g[0] * f[1] * f[2];
-    grad[1] = -g[1] * f[0] * f[2];
-    grad[2] = -g[2] * f[0] * f[1];
-    return 1.0 - f[0] * f[1] * f[2];
 }
 
 /* Reference density and lambda of particle i by brute force over all particles, with the

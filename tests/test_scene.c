@@ -583,6 +583,8 @@ static const struct {
     {BODY_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.1,0.6,0.4]}, \"density\": 500}"),
      "bodies[0].box.max[0]", "greater than"},
     {"{" VALID_BASE ", \"bodies\": {}}", "bodies", "expected an array"},
+    {"{" VALID_BASE ", \"bodies\": [" BODY_BOX "}], \"solver\": {\"method\": \"sph\"}}",
+     "bodies need solver.method pbf", "the scene sets sph"},
 };
 
 START_TEST(json_bad_bodies_named)
@@ -719,8 +721,9 @@ static void source_root(char *out, size_t size)
 
 START_TEST(json_docs_examples_load)
 {
-    static const char *const examples[] = {"dam-break.json", "drop.json", "two-columns-tuned.json",
-                                           "floating-boxes.json", "fountain.json"};
+    static const char *const examples[] = {"dam-break.json",         "drop.json",
+                                           "two-columns-tuned.json", "floating-boxes.json",
+                                           "fountain.json",          "dam-break-sph.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
@@ -744,6 +747,11 @@ START_TEST(json_docs_examples_load)
     snprintf(path, sizeof path, "%s/docs/scenes/dam-break.json", root);
     ck_assert_int_eq(pbfcl_scene_load(path, &a), PBFCL_OK);
     ck_assert_int_eq(pbfcl_scene_load("dam-break", &b), PBFCL_OK);
+    ck_assert_uint_eq(pbfcl_scene_count(&a), pbfcl_scene_count(&b));
+    /* and its sph version names the method */
+    snprintf(path, sizeof path, "%s/docs/scenes/dam-break-sph.json", root);
+    ck_assert_int_eq(pbfcl_scene_load(path, &a), PBFCL_OK);
+    ck_assert_int_eq(a.solver.method, PBFCL_METHOD_SPH);
     ck_assert_uint_eq(pbfcl_scene_count(&a), pbfcl_scene_count(&b));
 }
 END_TEST

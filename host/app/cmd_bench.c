@@ -166,11 +166,17 @@ static void bench_report(const bench_args *a, const bench_scene *scene, size_t n
                          const char *device, const bench_times *t)
 {
     const pbfcl_solver_params *v = &scene->vp;
+    char method[128];
+    if (v->method == PBFCL_METHOD_SPH)
+        snprintf(method, sizeof method, "speed of sound %g m/s (0: derived); alpha %g; sph_cfl %g",
+                 v->speed_of_sound, v->artificial_viscosity, v->sph_cfl);
+    else
+        snprintf(method, sizeof method, "iterations %d; stabilization %d", v->iterations,
+                 v->stabilization_iterations);
     printf("# pbfcl bench: device %s; scene %s; particles %zu; steps %lld after %lld "
-           "warm-up; substeps >= %d (adaptive); iterations %d; stabilization %d; through the "
-           "API (pbfcl %s)\n",
-           device, scene->name, n, t->steps, a->warmup, v->substeps, v->iterations,
-           v->stabilization_iterations, pbfcl_version_string());
+           "warm-up; solver %s; substeps >= %d (adaptive); %s; through the API (pbfcl %s)\n",
+           device, scene->name, n, t->steps, a->warmup, pbfcl_method_name(v->method), v->substeps,
+           method, pbfcl_version_string());
     printf("stage\tmedian_ms\tmin_ms\n");
     for (int k = 0; k <= BENCH_STAGES; k++) {
         double med, min;

@@ -9,6 +9,10 @@
 /* "> 0 and <= 1" for a parameter's accepted range. */
 static void range_cell(const pbfcl_param_info *p, char *buf, size_t size)
 {
+    if (p->flags & PBFCL_PARAM_NAMED) { /* the names, e.g. "pbf or sph" */
+        pbfcl_param_range_text(p, buf, size);
+        return;
+    }
     snprintf(buf, size, "%s %g and %s %g%s", (p->flags & PBFCL_PARAM_LO_OPEN) ? ">" : "≥", p->lo,
              (p->flags & PBFCL_PARAM_HI_OPEN) ? "<" : "≤", p->hi,
              (p->flags & PBFCL_PARAM_WHOLE) ? ", whole" : "");
@@ -29,11 +33,17 @@ int cmd_params(int argc, char **argv)
     printf("|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < pbfcl_solver_param_count(); k++) {
         const pbfcl_param_info *p = pbfcl_solver_param(k);
-        char range[96];
+        char range[96], def[32];
         range_cell(p, range, sizeof range);
-        printf("| `%s` | `%s` | %s | %g | %s | %s | %s |\n", p->name, p->flag,
-               p->is_int ? "integer" : "number", p->def, p->unit[0] ? p->unit : "–", p->help,
-               range);
+        if (p->flags & PBFCL_PARAM_NAMED)
+            snprintf(def, sizeof def, "%s", pbfcl_method_name((int)p->def));
+        else
+            snprintf(def, sizeof def, "%g", p->def);
+        printf("| `%s` | `%s` | %s | %s | %s | %s | %s |\n", p->name, p->flag,
+               (p->flags & PBFCL_PARAM_NAMED) ? "name"
+               : p->is_int                    ? "integer"
+                                              : "number",
+               def, p->unit[0] ? p->unit : "–", p->help, range);
     }
     return 0;
 }

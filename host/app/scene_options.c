@@ -182,6 +182,12 @@ static int find_param(const char *arg, const char **inline_value)
     return -1;
 }
 
+/* The placeholder of a solver option's value in messages and help. */
+static const char *param_arg(const pbfcl_param_info *info)
+{
+    return (info->flags & PBFCL_PARAM_NAMED) ? "NAME" : info->is_int ? "N" : "X";
+}
+
 /* Parses a solver option's value into o->solver; -1 (with a message) if it is not valid. */
 static int parse_param(pbfcl_scene_options *o, int k, int argc, char **argv, int *i,
                        const char *value)
@@ -189,16 +195,16 @@ static int parse_param(pbfcl_scene_options *o, int k, int argc, char **argv, int
     const pbfcl_param_info *info = pbfcl_solver_param(k);
     if (!value) {
         if (*i + 1 >= argc) {
-            app_errorf("%s needs a value (%s %s)", info->flag, info->flag,
-                       info->is_int ? "N" : "X");
+            app_errorf("%s needs a value (%s %s)", info->flag, info->flag, param_arg(info));
             return -1;
         }
         value = argv[++*i];
     }
     double v;
     long long ll;
-    bool ok = info->is_int ? pbfcl_parse_llong(value, &ll) && (v = (double)ll, true)
-                           : pbfcl_parse_double(value, &v);
+    bool ok = (info->flags & PBFCL_PARAM_NAMED) ? (v = pbfcl_method_from_name(value)) >= 0
+              : info->is_int ? pbfcl_parse_llong(value, &ll) && (v = (double)ll, true)
+                             : pbfcl_parse_double(value, &v);
     /* the value kept is a float for the float parameters: it must be in range as one too */
     double kept = info->is_int ? v : (double)(float)v;
     if (!ok || !pbfcl_param_in_range(info, v) || !pbfcl_param_in_range(info, kept)) {
@@ -271,10 +277,15 @@ void pbfcl_scene_options_help(FILE *f)
     for (int k = 0; k < pbfcl_solver_param_count(); k++) {
         const pbfcl_param_info *info = pbfcl_solver_param(k);
         char left[40], range[128];
-        snprintf(left, sizeof left, "%s %s", info->flag, info->is_int ? "N" : "X");
+        snprintf(left, sizeof left, "%s %s", info->flag, param_arg(info));
         pbfcl_param_range_text(info, range, sizeof range);
-        fprintf(f, "  %-24s %s%s%s (%s; default %g)\n", left, info->help, info->unit[0] ? ", " : "",
-                info->unit, range, info->def);
+        char def[32];
+        if (info->flags & PBFCL_PARAM_NAMED)
+            snprintf(def, sizeof def, "%s", pbfcl_method_name((int)info->def));
+        else
+            snprintf(def, sizeof def, "%g", info->def);
+        fprintf(f, "  %-24s %s%s%s (%s; default %s)\n", left, info->help, info->unit[0] ? ", " : "",
+                info->unit, range, def);
     }
     fprintf(f, "  (options also take the form --name=value; solver overrides replace the "
                "scene's values)\n");

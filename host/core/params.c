@@ -5,6 +5,38 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+
+static const char *const method_names[PBFCL_METHOD_COUNT] = {
+#define PBFCL_METHOD_NAME_(id, name, what) [id] = name,
+    PBFCL_METHOD_LIST(PBFCL_METHOD_NAME_)
+#undef PBFCL_METHOD_NAME_
+};
+
+const char *pbfcl_method_name(int m)
+{
+    return m >= 0 && m < PBFCL_METHOD_COUNT ? method_names[m] : NULL;
+}
+
+int pbfcl_method_from_name(const char *name)
+{
+    for (int m = 0; name && m < PBFCL_METHOD_COUNT; m++)
+        if (!strcmp(name, method_names[m]))
+            return m;
+    return -1;
+}
+
+int pbfcl_param_names_text(char *buf, size_t size)
+{
+    int len = 0;
+    for (int m = 0; m < PBFCL_METHOD_COUNT; m++) {
+        int k =
+            snprintf(buf + len, len < (int)size ? size - (size_t)len : 0, "%s%s",
+                     m == 0 ? "" : (m + 1 == PBFCL_METHOD_COUNT ? " or " : ", "), method_names[m]);
+        len += k > 0 ? k : 0;
+    }
+    return len;
+}
 
 static const pbfcl_param_info params[] = {
 #define PBFCL_PARAM_ROW_(type, name, flag, def, lo, hi, flags, unit, help)                         \
@@ -77,6 +109,8 @@ int pbfcl_param_range_text(const pbfcl_param_info *info, char *buf, size_t size)
 {
     if (!args_given("pbfcl_param_range_text", info, "info", buf || !size ? "" : NULL, "buf"))
         return -1;
+    if (info->flags & PBFCL_PARAM_NAMED)
+        return pbfcl_param_names_text(buf, size);
     const char *what = info->is_int                        ? "an integer"
                        : (info->flags & PBFCL_PARAM_WHOLE) ? "a whole number"
                                                            : "a number";

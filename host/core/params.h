@@ -12,4 +12,8 @@
  * 'NAME'"; NULL: none). */
 pbfcl_status pbfcl_solver_params_check_in(const pbfcl_solver_params *p, const char *where);
 
+/* The names of the methods a PBFCL_PARAM_NAMED parameter takes, "pbf or sph", into buf;
+ * returns the length snprintf would write. */
+int pbfcl_param_names_text(char *buf, size_t size);
+
 #endif

@@ -1,5 +1,6 @@
 /* Per-stage timing of a simulation step from OpenCL profiling events. The stage names are
- * the step's stages in seed 001's outline; kernels, host wrappers, tests and benchmarks all
+ * the step's stages in seed 001's outline (PBF) and seed 002's (SPH: density, force,
+ * integrate); kernels, host wrappers, tests and benchmarks all
  * use them. */
 #ifndef PBFCL_PROFILE_H
 #define PBFCL_PROFILE_H
@@ -17,6 +18,9 @@
     X(PBFCL_STAGE_NEIGHBOURS, "neighbours")                                                        \
     X(PBFCL_STAGE_SOLVE, "solve")                                                                  \
     X(PBFCL_STAGE_VORTICITY_VISCOSITY, "vorticity_viscosity")                                      \
+    X(PBFCL_STAGE_DENSITY, "density")                                                              \
+    X(PBFCL_STAGE_FORCE, "force")                                                                  \
+    X(PBFCL_STAGE_INTEGRATE, "integrate")                                                          \
     X(PBFCL_STAGE_OTHER, "other")
 
 typedef enum pbfcl_stage {

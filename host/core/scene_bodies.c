@@ -56,6 +56,12 @@ bool pbfcl_scene_check_bodies(const pbfcl_scene *s)
                      PBFCL_MAX_BODIES, s->body_count);
         return false;
     }
+    if (s->body_count > 0 && s->solver.method != PBFCL_METHOD_PBF) { /* shape matching is pbf's */
+        pbfcl_errorf("scene '%s': bodies need solver.method pbf (the scene sets %s); remove "
+                     "\"bodies\" or the method",
+                     s->name, pbfcl_method_name(s->solver.method));
+        return false;
+    }
     for (int i = 0; i < s->body_count; i++)
         if (!check_body(s, i))
             return false;

@@ -2,6 +2,7 @@
  * type and array length, unknown and duplicate keys are rejected, and each error names the
  * file and the key. Without cJSON in the build, loading a file says so. */
 #include "scene.h"
+#include "params.h"
 
 #include <stdio.h>
 
@@ -120,6 +121,20 @@ static pbfcl_status get_int(const char *path, const char *key, const cJSON *item
     if (!isfinite(v) || v != floor(v) || v < -2147483648.0 || v > 2147483647.0)
         return key_error(path, key, "expected an integer, got %g", v);
     *out = (int)v;
+    return PBFCL_OK;
+}
+
+/* A name of PBFCL_METHOD_LIST ("pbf", "sph") as its index. */
+static pbfcl_status get_method(const char *path, const char *key, const cJSON *item, int *out)
+{
+    char names[64];
+    pbfcl_param_names_text(names, sizeof names);
+    if (!cJSON_IsString(item))
+        return key_error(path, key, "expected a name (%s), got %s", names, type_name(item));
+    int m = pbfcl_method_from_name(item->valuestring);
+    if (m < 0)
+        return key_error(path, key, "unknown method '%s'; use %s", item->valuestring, names);
+    *out = m;
     return PBFCL_OK;
 }
 
@@ -395,7 +410,9 @@ static pbfcl_status parse_solver(const char *path, const cJSON *item, pbfcl_solv
         char key[64];
         snprintf(key, sizeof key, "solver.%s", info->name);
         void *field = (char *)sv + info->offset;
-        if (info->is_int)
+        if (info->flags & PBFCL_PARAM_NAMED)
+            PBFCL_TRY(get_method(path, key, v, (int *)field));
+        else if (info->is_int)
             PBFCL_TRY(get_int(path, key, v, (int *)field));
         else
             PBFCL_TRY(get_number(path, key, v, (float *)field));

@@ -61,21 +61,24 @@ struct pbfcl_sim {
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
     cl_mem pos_buf, pred_buf, vel_buf, vort_force_buf; /* float4 per particle */
     cl_mem pos_tmp_buf, pred_tmp_buf, vel_tmp_buf, vort_force_tmp_buf; /* reorder targets */
-    cl_mem q_buf, q_tmp_buf;   /* float4: x* + dx (delta, collide), ping-pong in collide */
-    cl_mem omega_buf;          /* float4: vorticity */
-    cl_mem lambda_buf;         /* float4 (x*, lambda): delta reads both at once */
-    cl_mem density_buf;        /* float */
-    cl_mem search_buf;         /* float4: x* at the neighbour search (lambda, first iteration) */
-    cl_mem id_buf, id_tmp_buf; /* uint: each particle's persistent id, carried by reorder */
-    cl_mem phase_buf, phase_tmp_buf;       /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
+    cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
+    cl_mem omega_buf;        /* float4: vorticity */
+    cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
+    cl_mem density_buf;      /* float */
+    cl_mem search_buf;       /* float4: x* at the neighbour search (lambda, first iteration) */
+    cl_mem accel_buf, vel_half_buf, pressure_buf; /* sph: a, v + a dt / 2 (float4), p / rho^2 */
+    void *method_state;              /* what the method's create made (sph.c), or NULL */
+    cl_mem id_buf, id_tmp_buf;       /* uint: each particle's persistent id, carried by reorder */
+    cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
     pbfcl_shape_match *bodies;             /* rigid and soft bodies; NULL until the first are set */
-    cl_mem moved_buf; /* 1 uint: a particle moved half the contact skin since the search */
-    int lists_fresh;  /* neighbours ran and no lambda since: lambda records x* */
-    int q_from_delta; /* q_buf was written by delta (collide may read the near lists) */
-    int substeps;     /* substeps of the last frame (params.dt = dt / substeps) */
-    float wall_scale; /* lambda and delta: pbfcl_pbf_wall_scale */
-    float omega;      /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
+    cl_mem moved_buf;     /* 1 uint: a particle moved half the contact skin since the search */
+    cl_mem accel_max_buf; /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    int lists_fresh;      /* neighbours ran and no lambda since: lambda records x* */
+    int q_from_delta;     /* q_buf was written by delta (collide may read the near lists) */
+    int substeps;         /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale;     /* lambda and delta: pbfcl_pbf_wall_scale */
+    float omega;          /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
 };
 
 /* What a per-particle buffer holds when a particle is created or appended. */
@@ -90,14 +93,20 @@ typedef enum sim_initial {
 
 /* One per-particle buffer: its name, bytes per particle (16: float4, 4: float or uint), where
  * its handle lives, where its reorder target lives if the reorder carries it (state that
- * outlives a substep), and its initial value. */
+ * outlives a substep), its initial value, and the methods that use it (a bit per
+ * pbfcl_method; the others do not allocate it). */
 typedef struct sim_buffer {
     const char *name;
     size_t elem;
     size_t field;       /* offsetof(pbfcl_sim, ..._buf) */
     size_t reorder_tmp; /* offsetof the reorder target, or SIM_NOT_REORDERED */
     sim_initial init;
+    unsigned methods; /* SIM_PBF, SIM_SPH or both */
 } sim_buffer;
+
+#define SIM_PBF (1u << PBFCL_METHOD_PBF)
+#define SIM_SPH (1u << PBFCL_METHOD_SPH)
+#define SIM_ALL (SIM_PBF | SIM_SPH)
 
 #define SIM_NOT_REORDERED ((size_t)-1)
 #define SIM_BUF(f) offsetof(pbfcl_sim, f)
@@ -105,22 +114,34 @@ typedef struct sim_buffer {
 /* Every per-particle buffer, once: allocation, the byte estimate, creation and appending,
  * the reorder and destroy all read this table. */
 static const sim_buffer sim_buffers[] = {
-    {"positions", 16, SIM_BUF(pos_buf), SIM_BUF(pos_tmp_buf), SIM_INIT_POSITION},
-    {"predicted positions", 16, SIM_BUF(pred_buf), SIM_BUF(pred_tmp_buf), SIM_INIT_POSITION},
-    {"velocities", 16, SIM_BUF(vel_buf), SIM_BUF(vel_tmp_buf), SIM_INIT_VELOCITY},
-    {"vorticity forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO},
-    {"particle ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID},
-    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), SIM_INIT_ZERO},
-    {"inverse masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE},
-    {"corrected positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
-    {"corrected positions (collide)", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
-    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
-    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
-    {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY},
-    {"positions at the search", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO},
+    {"positions", 16, SIM_BUF(pos_buf), SIM_BUF(pos_tmp_buf), SIM_INIT_POSITION, SIM_ALL},
+    {"predicted positions", 16, SIM_BUF(pred_buf), SIM_BUF(pred_tmp_buf), SIM_INIT_POSITION,
+     SIM_PBF},
+    {"velocities", 16, SIM_BUF(vel_buf), SIM_BUF(vel_tmp_buf), SIM_INIT_VELOCITY, SIM_ALL},
+    {"vorticity forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO,
+     SIM_PBF},
+    {"particle ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID, SIM_ALL},
+    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), SIM_INIT_ZERO, SIM_ALL},
+    {"inverse masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE, SIM_ALL},
+    {"corrected positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
+    {"corrected positions (collide)", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO,
+     SIM_PBF},
+    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
+    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
+    {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY, SIM_ALL},
+    {"positions at the search", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
+    {"accelerations", 16, SIM_BUF(accel_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH},
+    {"half-step velocities", 16, SIM_BUF(vel_half_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH},
+    {"pressure terms", 4, SIM_BUF(pressure_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH},
 };
 
 #define SIM_BUFFER_COUNT (sizeof sim_buffers / sizeof sim_buffers[0])
+
+/* True if method (a pbfcl_method) uses buffer d. */
+static bool buffer_used(int method, const sim_buffer *d)
+{
+    return (d->methods >> method) & 1u;
+}
 
 /* The handle of a buffer of the table, or of its reorder target. */
 static cl_mem *sim_buf(pbfcl_sim *sim, size_t offset)
@@ -200,7 +221,8 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
     p->contact_slop = v->contact_slop;
     p->friction_static = v->friction_static;
     p->friction_dynamic = v->friction_dynamic;
-    return PBFCL_OK;
+    const pbfcl_solver_method *m = pbfcl_solver_method_of(v->method);
+    return m->derive ? m->derive(s, p) : PBFCL_OK; /* the method's own conditions */
 }
 
 /* The Poly6 density, in units of rho0, of the rest lattice (spacing 2r) at a particle of it:
@@ -216,6 +238,11 @@ static double lattice_density(const pbfcl_pbf_params *p, int half)
                 sum += r2 < p->h2 ? p->poly6 * d * d * d : 0.0;
             }
     return sum * s * s * s;
+}
+
+double pbfcl_pbf_lattice_density(const pbfcl_pbf_params *p)
+{
+    return lattice_density(p, 0);
 }
 
 double pbfcl_pbf_wall_scale(const pbfcl_pbf_params *p)
@@ -244,8 +271,9 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
         cells = 1ull << (3 * g.grid_bits);
     unsigned long long per_particle = 0;
     for (size_t b = 0; b < SIM_BUFFER_COUNT; b++)
-        per_particle +=
-            sim_buffers[b].elem * (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED ? 2 : 1);
+        if (buffer_used(scene->solver.method, &sim_buffers[b]))
+            per_particle +=
+                sim_buffers[b].elem * (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED ? 2 : 1);
     unsigned long long grid_per_particle = 4 * (7 + PBFCL_SIM_MAX_NEIGHBORS);
     return n * (per_particle + grid_per_particle) + cells * 8 + pbfcl_particles_bytes_needed(n);
 }
@@ -304,7 +332,7 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
             const sim_buffer *d = &sim_buffers[b];
             size_t off = pass ? d->reorder_tmp : d->field;
-            if (off != SIM_NOT_REORDERED)
+            if (off != SIM_NOT_REORDERED && buffer_used(sim->scene.solver.method, d))
                 PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, sim->capacity * d->elem, d->name,
                                           sim_buf(sim, off)));
         }
@@ -315,6 +343,7 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
     } list[] = {
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
         {&sim->moved_buf, sizeof(cl_uint), "contact list flag"},
+        {&sim->accel_max_buf, sizeof(cl_uint), "largest acceleration"},
     };
     for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
         PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, list[b].size, list[b].what, list[b].buf));
@@ -374,6 +403,8 @@ static pbfcl_status upload_particles(pbfcl_sim *sim, size_t first, size_t n, con
     pbfcl_status st = PBFCL_OK;
     for (size_t b = 0; b < SIM_BUFFER_COUNT && st == PBFCL_OK; b++) {
         const sim_buffer *d = &sim_buffers[b];
+        if (!buffer_used(sim->scene.solver.method, d))
+            continue;
         initial_values(sim, d, first, n, positions, velocities, tmp);
         PBFCL_CL_TRY(st,
                      clEnqueueWriteBuffer(sim->cl->queue, *sim_buf(sim, d->field), CL_TRUE,
@@ -435,6 +466,9 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->capacity));
     PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
     PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS));
+    pbfcl_build_config cfg;
+    sim->method->build_config(&sim->cl->dev, &cfg);
+    sim->wg = cfg.wg_size;               /* the work-group size of the method's kernels */
     PBFCL_TRY(sim->method->create(sim)); /* the method's kernels */
     PBFCL_TRY(pbfcl_particles_create(&sim->particles, sim->cl, sim->capacity));
     PBFCL_TRY(alloc_buffers(sim));
@@ -446,6 +480,9 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     const cl_uint moved = 1; /* no search yet: collide reads the whole lists */
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->moved_buf, CL_TRUE, 0, sizeof moved,
                                         &moved, 0, NULL, NULL));
+    static const cl_uint zero = 0; /* the max |a| of no step yet */
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->accel_max_buf, CL_TRUE, 0, sizeof zero,
+                                        &zero, 0, NULL, NULL));
     return enqueue_bounds(sim, NULL);
 }
 
@@ -466,7 +503,7 @@ pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfc
     pbfcl_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
         return PBFCL_ERR_OUT_OF_MEMORY;
-    sim->method = pbfcl_solver_pbf();
+    sim->method = pbfcl_solver_method_of(scene->solver.method);
     sim->cl = cl;
     sim->scene = *scene;
     sim->n = n;
@@ -494,6 +531,7 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
     }
     pbfcl_cl_release_buffer(&sim->params_buf);
     pbfcl_cl_release_buffer(&sim->moved_buf);
+    pbfcl_cl_release_buffer(&sim->accel_max_buf);
     pbfcl_particles_destroy(&sim->particles);
     if (sim->method)
         sim->method->destroy(sim);
@@ -557,7 +595,7 @@ static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
         const sim_buffer *d = &sim_buffers[b];
-        if (d->reorder_tmp == SIM_NOT_REORDERED)
+        if (d->reorder_tmp == SIM_NOT_REORDERED || !buffer_used(sim->scene.solver.method, d))
             continue;
         cl_mem *src = sim_buf(sim, d->field), *dst = sim_buf(sim, d->reorder_tmp);
         if (d->elem == 16)
@@ -569,6 +607,19 @@ static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
     return PBFCL_OK;
 }
 
+/* hash, sort, reorder, cells and neighbour lists of the positions in the buffer at offset
+ * field (x* for pbf, x for sph; the reorder swaps the handle, so it is read again), those
+ * within near first. */
+static pbfcl_status neighbours_of(pbfcl_sim *sim, size_t field, float near, pbfcl_profile *prof)
+{
+    pbfcl_grid *g = &sim->grid;
+    PBFCL_TRY(pbfcl_grid_hash(g, *sim_buf(sim, field), sim->n, prof)); /* Morton cell id */
+    PBFCL_TRY(pbfcl_grid_sort(g, sim->n, prof));                       /* by cell id */
+    PBFCL_TRY(sim_reorder(sim, prof));            /* x, x*, v, vorticity force, ids */
+    PBFCL_TRY(pbfcl_grid_cells(g, sim->n, prof)); /* cell starts and ends */
+    return pbfcl_grid_neighbours(g, *sim_buf(sim, field), sim->n, sim->params.h, near, prof);
+}
+
 /* The contact skin of the near lists, m. */
 static float contact_skin(const pbfcl_sim *sim)
 {
@@ -577,15 +628,41 @@ static float contact_skin(const pbfcl_sim *sim)
 
 pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    pbfcl_grid *g = &sim->grid;
-    PBFCL_TRY(pbfcl_grid_hash(g, sim->pred_buf, sim->n, prof)); /* Morton cell id of x* */
-    PBFCL_TRY(pbfcl_grid_sort(g, sim->n, prof));                /* by cell id */
-    PBFCL_TRY(sim_reorder(sim, prof));                          /* x, x*, v, vorticity force */
-    PBFCL_TRY(pbfcl_grid_cells(g, sim->n, prof));               /* cell starts and ends */
     float near = sim->params.min_dist + contact_skin(sim);
     near = near < sim->params.h ? near : sim->params.h;
     sim->lists_fresh = 1;
-    return pbfcl_grid_neighbours(g, sim->pred_buf, sim->n, sim->params.h, near, prof);
+    return neighbours_of(sim, SIM_BUF(pred_buf), near, prof);
+}
+
+pbfcl_status pbfcl_sim_neighbours_x(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    return neighbours_of(sim, SIM_BUF(pos_buf), 0.0f, prof); /* no contact part */
+}
+
+void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
+{
+    v->cl = sim->cl;
+    v->grid = &sim->grid;
+    v->scene = &sim->scene;
+    v->params = &sim->params;
+    v->n = sim->n;
+    v->wg = sim->wg;
+    v->substeps = sim->substeps;
+    v->gravity = sim->gravity;
+    v->push_origin = sim->push_origin;
+    v->push_dir = sim->push_dir;
+    v->push = sim->push;
+    v->wall_scale = sim->wall_scale;
+    v->params_buf = sim->params_buf;
+    v->bounds_buf = sim->particles.bounds_buf;
+    v->accel_max_buf = sim->accel_max_buf;
+    v->pos_buf = sim->pos_buf;
+    v->vel_buf = sim->vel_buf;
+    v->density_buf = sim->density_buf;
+    v->accel_buf = sim->accel_buf;
+    v->vel_half_buf = sim->vel_half_buf;
+    v->pressure_buf = sim->pressure_buf;
+    v->method_state = &sim->method_state;
 }
 
 /* Whether the simulation has bodies (the kernels then read phases and inverse masses). */
@@ -1098,7 +1175,7 @@ pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel
     const float *src[] = {pos3, pos3, vel3}; /* x and x* both take the positions */
     cl_mem dst[] = {sim->pos_buf, sim->pred_buf, sim->vel_buf};
     for (int b = 0; b < 3; b++) {
-        if (!src[b])
+        if (!src[b] || !dst[b]) /* sph has no x* */
             continue;
         pack_float3(src[b], n, tmp);
         PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, dst[b], CL_TRUE, 0, n * 16, tmp, 0, NULL, NULL),
@@ -1122,6 +1199,14 @@ pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene)
 {
     pbfcl_pbf_params p;
     pbfcl_grid_params gp;
+    if (scene->solver.method != sim->scene.solver.method) { /* its buffers and kernels differ */
+        pbfcl_errorf("solver.method cannot change on a running solver (%s to %s); create a new "
+                     "solver with solver.method %s",
+                     pbfcl_method_name(sim->scene.solver.method),
+                     pbfcl_method_name(scene->solver.method),
+                     pbfcl_method_name(scene->solver.method));
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
     PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
     PBFCL_TRY(grid_params_for(scene, &p, &gp));
     if (!same_grid(&gp, &sim->grid.params)) { /* a new box or kernel radius: a new grid */
@@ -1154,6 +1239,13 @@ pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3])
 
 /* ---- the PBF method behind the solver interface (solver_method.h) ---------------------- */
 
+/* pbf's compute_density: neighbour lists of x* (= x before a step) and one lambda pass. */
+static pbfcl_status pbf_compute_density(pbfcl_sim *sim)
+{
+    PBFCL_TRY(pbfcl_sim_neighbours(sim, NULL));
+    return pbfcl_sim_lambda(sim, NULL);
+}
+
 static const pbfcl_stage pbf_stages[] = {
     PBFCL_STAGE_PREDICT, PBFCL_STAGE_HASH,  PBFCL_STAGE_SORT,
     PBFCL_STAGE_REORDER, PBFCL_STAGE_CELLS, PBFCL_STAGE_NEIGHBOURS,
@@ -1166,6 +1258,8 @@ static const pbfcl_solver_method pbf_method = {
     .destroy = pbf_destroy,
     .substep = sim_substep,
     .choose_substeps = choose_substeps,
+    .compute_density = pbf_compute_density,
+    .derive = NULL,
     .stages = pbf_stages,
     .stage_count = (int)(sizeof pbf_stages / sizeof pbf_stages[0]),
 };
@@ -1173,6 +1267,11 @@ static const pbfcl_solver_method pbf_method = {
 const pbfcl_solver_method *pbfcl_solver_pbf(void)
 {
     return &pbf_method;
+}
+
+const pbfcl_solver_method *pbfcl_solver_method_of(int method)
+{
+    return method == PBFCL_METHOD_SPH ? pbfcl_solver_sph() : pbfcl_solver_pbf();
 }
 
 /* ---- checkpoints: the state that carries from one frame to the next -------------------- */
@@ -1205,6 +1304,7 @@ static const sim_state_buffer sim_state_buffers[] = {
     SIM_STATE_BUF("phases", phase_buf, 4, 0),
     SIM_STATE_BUF("inverse_masses", inv_mass_buf, 4, 0),
     SIM_STATE_BUF("substep_bounds", particles.bounds_buf, 0, 3 * sizeof(cl_uint)),
+    SIM_STATE_BUF("largest_acceleration", accel_max_buf, 0, sizeof(cl_uint)),
 };
 #define SIM_STATE_BUFFER_COUNT (sizeof sim_state_buffers / sizeof sim_state_buffers[0])
 
@@ -1245,6 +1345,8 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
         const sim_state_buffer *b = &sim_state_buffers[k];
         size_t bytes = state_bytes(sim, b);
+        if (!*state_buffer(sim, b))
+            continue; /* a buffer of the other method */
         st = read_plain(sim, *state_buffer(sim, b), bytes, tmp);
         if (st == PBFCL_OK)
             st = put(ctx, b->name, tmp, bytes);
@@ -1264,6 +1366,8 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
     for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
         const sim_state_buffer *b = &sim_state_buffers[k];
         size_t bytes = state_bytes(sim, b);
+        if (!*state_buffer(sim, b))
+            continue; /* a buffer of the other method */
         st = get(ctx, b->name, tmp, bytes);
         if (st != PBFCL_OK)
             break;
@@ -1293,8 +1397,7 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
 
 pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim)
 {
-    PBFCL_TRY(pbfcl_sim_neighbours(sim, NULL));
-    return pbfcl_sim_lambda(sim, NULL);
+    return sim->method->compute_density(sim);
 }
 
 /* ---- checks without a device ----------------------------------------------------------- */
@@ -1348,6 +1451,12 @@ pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
                                   const unsigned *entry_id, const unsigned *entry_body,
                                   const float *rest3, const float *stiffness, const float *inv_mass)
 {
+    if (bodies > 0 && sim->scene.solver.method != PBFCL_METHOD_PBF) { /* shape matching is pbf's */
+        pbfcl_errorf("bodies need solver.method pbf (this solver runs %s); create the solver with "
+                     "solver.method pbf, or keep every particle fluid",
+                     pbfcl_method_name(sim->scene.solver.method));
+        return PBFCL_ERR_UNSUPPORTED;
+    }
     for (size_t e = 0; e < entries; e++)
         if (entry_id[e] >= sim->n) {
             pbfcl_errorf("body particle %zu is particle %u of %zu", e, entry_id[e], sim->n);

@@ -1,5 +1,6 @@
-/* The Position Based Fluids simulation: particle buffers on the device and the step of
- * seed 001's outline, stage by stage. */
+/* The simulation: particle buffers on the device, the frame loop of the method solver.method
+ * chooses (solver_method.h: PBF, seed 001's outline, or weakly compressible SPH, sph.h), and
+ * the stages of the PBF method. */
 #ifndef PBFCL_SIM_H
 #define PBFCL_SIM_H
 
@@ -123,9 +124,10 @@ pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof);
 pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof);
 pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof);
 
-/* Computes the SPH density of the current positions x (read with pbfcl_sim_read): neighbour
- * lists of x* (= x before a step) and one lambda pass. Before the first step the densities
- * are otherwise the rest density, a placeholder. Sorts the particles, as a step does. */
+/* Computes the SPH density of the current positions x (read with pbfcl_sim_read) by the
+ * method's own summation (pbf: neighbour lists of x* = x before a step and one lambda pass;
+ * sph: its density stage). Before the first step the densities are otherwise the rest
+ * density, a placeholder. Sorts the particles, as a step does. */
 pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim);
 
 /* Computes the step statistics on the device (reduced on the host). */
@@ -196,6 +198,10 @@ const pbfcl_pbf_params *pbfcl_sim_params(const pbfcl_sim *sim);
 /* Fills p with the solver constants of scene (SI units); fails naming a setting the solver
  * cannot run with. */
 pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *scene, pbfcl_pbf_params *p);
+
+/* The Poly6 density of the rest lattice (spacing 2r) at a particle inside it, in units of
+ * rho0 (1.0098 for h = 4r). */
+double pbfcl_pbf_lattice_density(const pbfcl_pbf_params *p);
 
 /* The calibration of the walls' density (cl/pbf.cl, pbf_wall_phi): the continuum half-space
  * of fluid beyond a wall is scaled so that a particle of the rest lattice (spacing 2r) at

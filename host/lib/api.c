@@ -783,10 +783,10 @@ const char *pbfcl_timer_name(int i)
 static double *timer_field(pbfcl_timers *t, int i)
 {
     double *fields[PBFCL_STAGE_COUNT] = {
-        &t->predict, &t->hash,       &t->sort,  &t->reorder,
-        &t->cells,   &t->neighbours, &t->solve, &t->vorticity_viscosity,
-        &t->other};
-    _Static_assert(PBFCL_STAGE_COUNT == 9, "pbfcl_timers has one field per stage");
+        &t->predict, &t->hash,       &t->sort,      &t->reorder,
+        &t->cells,   &t->neighbours, &t->solve,     &t->vorticity_viscosity,
+        &t->density, &t->force,      &t->integrate, &t->other};
+    _Static_assert(PBFCL_STAGE_COUNT == 12, "pbfcl_timers has one field per stage");
     return i >= 0 && i < PBFCL_STAGE_COUNT ? fields[i] : NULL;
 }
 

@@ -11,6 +11,7 @@
 #include "scan.h"
 #include "shape_match.h"
 #include "sim.h"
+#include "solver_method.h"
 #include "split_compress.h"
 
 #include <stdlib.h>
@@ -60,6 +61,8 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_split_compress_build_config(&dev, grid_bits, cfg);
     } else if (id == PBFCL_PROGRAM_SHAPE_MATCH) {
         pbfcl_shape_match_build_config(&dev, cfg);
+    } else if (id == PBFCL_PROGRAM_SPH) {
+        pbfcl_solver_sph()->build_config(&dev, cfg);
     } else {
         pbfcl_sim_build_config(&dev, cfg);
     }
