@@ -252,7 +252,8 @@ PBFCL_API void pbfcl_solver_params_defaults(pbfcl_solver_params *p);
 
 /* Loads a built-in scene (dam-break, double-dam-break, drop) or a JSON scene file, applies
  * target_particles (0: the scene's own radius), and fills its fluid on the rest lattice:
- * *positions is malloc'ed (x y z triples; free it with pbfcl_free) and *count its length. */
+ * *positions is malloc'ed (x y z triples; free it with pbfcl_free) and *count its length. A
+ * scene with bodies, emitters or drains is refused (use a pbfcl_scene_setup). */
 PBFCL_API pbfcl_status pbfcl_load_scene(const char *name_or_file, size_t target_particles,
                                         pbfcl_scene_params *scene, pbfcl_solver_params *solver,
                                         float **positions, size_t *count);
@@ -292,10 +293,21 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s,
 /* Sets the particle radius so that filling gives about target particles. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_set_particle_count(pbfcl_scene_setup *s, size_t target);
 
-/* Fills its fluid on the rest lattice (spacing 2r): *positions (xyz triples; pbfcl_free it)
- * and *count. */
+/* Fills its fluid and then its bodies (body 0's particles, body 1's, ...) on the rest lattice
+ * (spacing 2r): *positions (xyz triples; pbfcl_free it) and *count. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **positions,
                                               size_t *count);
+
+/* The number of bodies the scene has (docs/SCENES.md, "bodies"). */
+PBFCL_API pbfcl_status pbfcl_scene_setup_body_count(const pbfcl_scene_setup *s, int *count);
+
+/* The particles a solver of the scene needs room for (pbfcl_solver_desc.capacity): those of
+ * pbfcl_scene_setup_fill and every emitter's count. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_capacity(const pbfcl_scene_setup *s, size_t *capacity);
+
+/* The number of emitters and drains the scene has; either pointer may be NULL. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_flow_count(const pbfcl_scene_setup *s, int *emitters,
+                                                    int *drains);
 
 /* ---- context ------------------------------------------------------------------------------ */
 
@@ -440,6 +452,22 @@ PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float st
  * centre of mass) and quat (x, y, z, w, the rotation); either may be NULL; count must equal
  * the body count. */
 PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count);
+
+/* Gives a solver the scene's bodies: solver must hold exactly the particles of
+ * pbfcl_scene_setup_fill, in its order (pbfcl_solver_add of them into an empty solver); their
+ * phases, each body's stiffness and density, and the bodies' initial velocities (the fluid's
+ * are left as they are) are set. A scene without bodies leaves the solver unchanged. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s,
+                                                      pbfcl_solver *solver);
+
+/* Runs the scene's drains and emitters on solver at simulated time `time` (s; call it after
+ * each step with the time reached): the fluid particles inside a drain are removed (their
+ * indices before the removal, ascending, into removed if not NULL, which then has room for the
+ * active count; their number into *removed_count), then each emitter appends the particles
+ * due by then (*added; they are the last ones). The setup keeps what each emitter emitted. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_flow(pbfcl_scene_setup *s, pbfcl_solver *solver,
+                                              double time, size_t *removed, size_t *removed_count,
+                                              size_t *added);
 
 /* Computes the SPH density of the current positions (pbfcl_solver_get_densities reads it);
  * before the first step the densities are otherwise the rest density, a placeholder. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SKIP 77
 #define R 0.01f
@@ -812,6 +813,169 @@ START_TEST(test_scene_setup)
 }
 END_TEST
 
+/* A scene file's bodies through the public API, as pbfcl run and the demo use it: fill, add,
+ * apply. At r = 0.05 in a unit box the fluid y <= 0.5 (500 lattice points) loses the 8 that
+ * the box body (2 x 3 x 2 points) holds, and the sphere at (0.7, 0.7, 0.7) holds the 8 points
+ * around its centre: phases are 492 fluid, 12 body 0, 8 body 1. The sphere's velocity is set
+ * on its particles only, and after one step its centre has moved v_x dt along x. */
+START_TEST(test_scene_setup_bodies)
+{
+    char dir[] = "/tmp/pbfcl_api_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/bodies.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.05, "
+          "\"gravity\": [0,0,0], \"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.5,1]}], "
+          "\"bodies\": [{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, "
+          "\"density\": 500}, {\"sphere\": {\"center\": [0.7,0.7,0.7], \"radius\": 0.1}, "
+          "\"density\": 2000, \"velocity\": [1, 0, 0]}]}",
+          f);
+    fclose(f);
+    pbfcl_scene_params lp;
+    pbfcl_solver_params lv;
+    float *lpos = NULL;
+    size_t ln = 0;
+    ck_assert_int_eq(pbfcl_load_scene(path, 0, &lp, &lv, &lpos, &ln), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_scene_setup_apply_bodies");
+    ck_assert_ptr_null(lpos);
+    pbfcl_scene_setup *setup = NULL;
+    ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
+    remove(path);
+    rmdir(dir);
+    int nb = -1;
+    ck_assert_int_eq(pbfcl_scene_setup_body_count(setup, &nb), PBFCL_OK);
+    ck_assert_int_eq(nb, 2);
+    float *pos = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
+    ck_assert_uint_eq(n, 512u);
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = n;
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n - 1), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(setup, s), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("the scene fills 512");
+    pbfcl_solver_destroy(s);
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(setup, s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_body_count(s, &nb), PBFCL_OK);
+    ck_assert_int_eq(nb, 2);
+    int *phase = malloc(n * sizeof *phase);
+    float *vel = malloc(n * 3 * sizeof *vel);
+    ck_assert_int_eq(pbfcl_solver_get_phases(s, phase, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_velocities(s, vel, n), PBFCL_OK);
+    for (size_t i = 0; i < n; i++) {
+        int want = i < 492   ? PBFCL_PHASE_FLUID
+                   : i < 504 ? PBFCL_PHASE_BODY(0)
+                             : PBFCL_PHASE_BODY(1);
+        ck_assert_int_eq(phase[i], want);
+        ck_assert_float_eq(vel[3 * i], want == PBFCL_PHASE_BODY(1) ? 1.0f : 0.0f);
+        ck_assert_float_eq(vel[3 * i + 1], 0.0f);
+    }
+    float com0[6], com1[6];
+    ck_assert_int_eq(pbfcl_solver_get_bodies(s, com0, NULL, 2), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_bodies(s, com1, NULL, 2), PBFCL_OK);
+    double moved = com1[3] - com0[3];
+    ck_assert_msg(fabs(moved - d.solver.dt) < 0.05 * d.solver.dt,
+                  "the sphere moved %g m along x in one step of %g s at 1 m/s", moved, d.solver.dt);
+    free(phase);
+    free(vel);
+    pbfcl_free(pos);
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+    pbfcl_scene_setup_destroy(setup);
+}
+END_TEST
+
+/* Emitters and drains through the public API, step by step. A nozzle of radius 0.05 at
+ * (0.5, 0.5, 0.5) at r = 0.02 holds 5 particles a layer (the centre and 4 at 0.04); at 100
+ * particles/s along +x it has emitted floor(100 t / 5) * 5 by time t, never more than its
+ * count 60 (the capacity is the fill's 27 and 60). The drain x >= 0.8 takes the particles
+ * that reach it: each reported index held a fluid particle inside it before the call, none is
+ * left inside after it, and the active count is fill + emitted - drained every step. */
+START_TEST(test_scene_setup_flow)
+{
+    char dir[] = "/tmp/pbfcl_api_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/flow.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.02, "
+          "\"gravity\": [0,0,0], \"fluid\": [{\"min\": [0,0,0], \"max\": [0.1,0.1,0.1]}], "
+          "\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": [1,0,0], "
+          "\"rate\": 100, \"count\": 60}], "
+          "\"drains\": [{\"box\": {\"min\": [0.8,0,0], \"max\": [1,1,1]}}]}",
+          f);
+    fclose(f);
+    pbfcl_scene_setup *setup = NULL;
+    ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
+    remove(path);
+    rmdir(dir);
+    int ne = 0, nd = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_flow_count(setup, &ne, &nd), PBFCL_OK);
+    ck_assert_int_eq(ne, 1);
+    ck_assert_int_eq(nd, 1);
+    float *pos = NULL;
+    size_t n = 0, cap = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
+    ck_assert_uint_eq(n, 27u);
+    ck_assert_int_eq(pbfcl_scene_setup_capacity(setup, &cap), PBFCL_OK);
+    ck_assert_uint_eq(cap, 27u + 60u);
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = cap;
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
+    float *before = malloc(cap * 3 * sizeof *before), *after = malloc(cap * 3 * sizeof *after);
+    size_t *removed = malloc(cap * sizeof *removed), emitted = 0, drained = 0;
+    int steps = 50;
+    for (int step = 1; step <= steps; step++) {
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+        double t = step * (double)d.solver.dt;
+        size_t count = 0, k = 0, added = 0;
+        ck_assert_int_eq(pbfcl_solver_count(s, &count), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, before, count), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_scene_setup_flow(setup, s, t, removed, &k, &added), PBFCL_OK);
+        for (size_t i = 0; i < k; i++) {
+            ck_assert(i == 0 || removed[i] > removed[i - 1]);
+            ck_assert_msg(before[3 * removed[i]] >= 0.8f, "step %d: removed particle %zu at x %g",
+                          step, removed[i], before[3 * removed[i]]);
+        }
+        emitted += added;
+        drained += k;
+        long long want = (long long)floor(100.0 * t / 5.0 + 1e-9) * 5;
+        want = want < 60 ? want : 60;
+        ck_assert_msg((long long)emitted == want, "t = %g s: %zu emitted, expected %lld", t,
+                      emitted, want);
+        ck_assert(emitted <= 60 && (emitted == 60 || fabs((double)emitted - 100.0 * t) < 5.0));
+        ck_assert_int_eq(pbfcl_solver_count(s, &count), PBFCL_OK);
+        ck_assert_uint_eq(count, 27u + emitted - drained);
+        ck_assert_uint_le(count, cap);
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, after, count), PBFCL_OK);
+        for (size_t i = 0; i < count - added; i++)
+            ck_assert_msg(after[3 * i] < 0.8f, "step %d: particle %zu left in the drain", step, i);
+    }
+    ck_assert_msg(drained > 0, "nothing reached the drain in %d steps", steps);
+    free(before);
+    free(after);
+    free(removed);
+    pbfcl_free(pos);
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+    pbfcl_scene_setup_destroy(setup);
+}
+END_TEST
+
 /* ---- the suite, once per device ---------------------------------------------------------------
  */
 
@@ -906,6 +1070,8 @@ int main(void)
         tcase_set_timeout(tc, 600);
         tcase_add_test(tc, test_version);
         tcase_add_test(tc, test_scene_setup);
+        tcase_add_test(tc, test_scene_setup_bodies);
+        tcase_add_test(tc, test_scene_setup_flow);
         tcase_add_test(tc, test_value_helpers);
         tcase_add_test(tc, test_misuse);
         tcase_add_test(tc, test_bodies_phases);

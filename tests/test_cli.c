@@ -91,6 +91,46 @@ START_TEST(unknown_scene_lists_builtins)
     ck_assert_contains(r.err, "dam-break");
     ck_assert_contains(r.err, "double-dam-break");
     ck_assert_contains(r.err, "drop");
+    ck_assert_contains(r.err, "dam-break-bodies");
+}
+END_TEST
+
+/* The built-in scene with bodies runs (the bodies come from the scene through the public API);
+ * a checkpoint of it, or of a scene with a drain, is refused before the run, saying what to
+ * leave out. */
+START_TEST(run_scene_with_bodies)
+{
+    if (test_device_count() == 0) {
+        printf("SKIP: no OpenCL device, the run with bodies is not tested\n");
+        return;
+    }
+    const char *dir = make_tmp_dir();
+    char args[512], ckpt[160];
+    snprintf(ckpt, sizeof ckpt, "%s/run.ckpt", dir);
+    cli_result r;
+    cli_run(&r, "run --scene dam-break-bodies --particles 2000 --steps 3");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_contains(r.out, "3 steps");
+    snprintf(args, sizeof args, "run --scene dam-break-bodies --steps 3 --checkpoint '%s'", ckpt);
+    cli_run(&r, args);
+    assert_rejected(&r, "has bodies");
+    ck_assert_contains(r.err, "leave out --checkpoint");
+    ck_assert_int_ne(access(ckpt, F_OK), 0);
+    char scene[160];
+    snprintf(scene, sizeof scene, "%s/flow.json", dir);
+    FILE *f = fopen(scene, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.05, "
+          "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.3,1]}], \"drains\": [{\"box\": "
+          "{\"min\": [0.9,0,0], \"max\": [1,1,1]}}]}",
+          f);
+    fclose(f);
+    snprintf(args, sizeof args, "run --scene '%s' --steps 3 --checkpoint '%s'", scene, ckpt);
+    cli_run(&r, args);
+    assert_rejected(&r, "has emitters or drains");
+    ck_assert_int_ne(access(ckpt, F_OK), 0);
+    remove(scene);
+    remove_tmp_dir();
 }
 END_TEST
 
@@ -188,7 +228,7 @@ static long ply_vertex_count(const char *path)
         sscanf(line, "element vertex %ld", &n);
     header = ftell(f);
     fseek(f, 0, SEEK_END);
-    ck_assert_int_eq(ftell(f), header + n * 32);
+    ck_assert_int_eq(ftell(f), header + n * 40); /* 7 floats, id, phase, body */
     fclose(f);
     return n;
 }
@@ -325,6 +365,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(run, 300);
     tcase_add_test(run, run_writes_frames_and_stats);
     tcase_add_test(run, run_blow_up_stops);
+    tcase_add_test(run, run_scene_with_bodies);
     tcase_add_test(run, bench_split_compares_paths);
     suite_add_tcase(s, run);
     return s;

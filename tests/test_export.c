@@ -1,12 +1,14 @@
 /* Output files of `pbfcl run`: PLY frames written and parsed back (header text and every
  * float, across the writer's chunk size), frame names, the export directory check, and the
  * statistics CSV header and rows. */
+#include "body_csv.h"
 #include "export_ply.h"
 #include "export_vtk.h"
 #include "stats_csv.h"
 #include "test_util.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -75,13 +77,15 @@ static float le_float(const unsigned char *b)
 }
 
 /* Writes n random particles, parses the file back as a PLY reader would, compares. */
-static void ply_round_trip(size_t n, bool with_vel, bool with_density, bool with_ids)
+static void ply_round_trip(size_t n, bool with_vel, bool with_density, bool with_ids,
+                           bool with_phases)
 {
     const char *dir = make_tmp_dir();
     uint64_t rng = 1234 + n;
     float *pos = malloc((n * 3 + 1) * sizeof *pos), *vel = malloc((n * 3 + 1) * sizeof *vel);
     float *dens = malloc((n + 1) * sizeof *dens);
     unsigned *ids = malloc((n + 1) * sizeof *ids);
+    int *phases = malloc((n + 1) * sizeof *phases);
     for (size_t i = 0; i < 3 * n; i++) {
         pos[i] = test_randf(&rng, -2.0f, 2.0f);
         vel[i] = test_randf(&rng, -10.0f, 10.0f);
@@ -89,12 +93,19 @@ static void ply_round_trip(size_t n, bool with_vel, bool with_density, bool with
     for (size_t i = 0; i < n; i++) {
         dens[i] = test_randf(&rng, 900.0f, 1100.0f);
         ids[i] = (unsigned)(n - 1 - i) * 7u + 3u;
+        phases[i] = (int)(i % 5); /* fluid, bodies 0 to 3 */
     }
     char path[256];
     ck_assert_int_eq(pbfcl_ply_frame_path(path, sizeof path, dir, 42), PBFCL_OK);
-    pbfcl_frame f = {
-        n,   pos,  with_vel ? vel : NULL, with_density ? dens : NULL, with_ids ? ids : NULL, 42,
-        0.7, false};
+    pbfcl_frame f = {n,
+                     pos,
+                     with_vel ? vel : NULL,
+                     with_density ? dens : NULL,
+                     with_ids ? ids : NULL,
+                     with_phases ? phases : NULL,
+                     42,
+                     0.7,
+                     false};
     ck_assert_int_eq(pbfcl_ply_write(path, &f), PBFCL_OK);
     ck_assert_int_eq(count_entries(dir), 1); /* no temporary file left behind */
     struct stat st;
@@ -110,26 +121,30 @@ static void ply_round_trip(size_t n, bool with_vel, bool with_density, bool with
              "comment step 42 time 0.7 s, y up\n"
              "element vertex %zu\nproperty float x\nproperty float y\nproperty float z\n"
              "property float vx\nproperty float vy\nproperty float vz\n"
-             "property float density\nproperty uint id\nend_header\n",
+             "property float density\nproperty uint id\nproperty uint phase\n"
+             "property int body\nend_header\n",
              pbfcl_version_string(), n);
     size_t hlen = strlen(expect);
     ck_assert_uint_ge(len, hlen);
     ck_assert_int_eq(memcmp(buf, expect, hlen), 0);
-    ck_assert_uint_eq(len, hlen + n * 8 * 4);
+    ck_assert_uint_eq(len, hlen + n * 10 * 4);
     for (size_t i = 0; i < n; i++) {
-        const unsigned char *rec = buf + hlen + i * 32;
+        const unsigned char *rec = buf + hlen + i * 40;
         for (int k = 0; k < 3; k++) {
             ck_assert_float_eq(le_float(rec + 4 * k), pos[3 * i + k]);
             ck_assert_float_eq(le_float(rec + 12 + 4 * k), with_vel ? vel[3 * i + k] : 0.0f);
         }
         ck_assert_float_eq(le_float(rec + 24), with_density ? dens[i] : 0.0f);
         ck_assert_uint_eq(le_u32(rec + 28), with_ids ? ids[i] : (unsigned)i);
+        ck_assert_uint_eq(le_u32(rec + 32), with_phases ? (unsigned)(i % 5) : 0u);
+        ck_assert_int_eq((int32_t)le_u32(rec + 36), with_phases ? (int)(i % 5) - 1 : -1);
     }
     free(buf);
     free(pos);
     free(vel);
     free(dens);
     free(ids);
+    free(phases);
     remove_tree(dir);
 }
 
@@ -137,10 +152,11 @@ START_TEST(ply_round_trip_sizes)
 {
     static const size_t sizes[] = {0, 1, 7, 4095, 4096, 4097, 10001};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        ply_round_trip(sizes[k], true, true, true);
-    ply_round_trip(5, false, true, true);
-    ply_round_trip(5, true, false, true);
-    ply_round_trip(5, true, true, false);
+        ply_round_trip(sizes[k], true, true, true, true);
+    ply_round_trip(5, false, true, true, true);
+    ply_round_trip(5, true, false, true, true);
+    ply_round_trip(5, true, true, false, true);
+    ply_round_trip(5, true, true, true, false);
 }
 END_TEST
 
@@ -152,12 +168,12 @@ START_TEST(ply_z_up)
     float pos[3] = {1, 2, 3}, vel[3] = {4, 5, 6}, dens = 1000;
     char path[256];
     snprintf(path, sizeof path, "%s/z.ply", dir);
-    pbfcl_frame f = {1, pos, vel, &dens, NULL, 0, 0.0, true};
+    pbfcl_frame f = {1, pos, vel, &dens, NULL, NULL, 0, 0.0, true};
     ck_assert_int_eq(pbfcl_ply_write(path, &f), PBFCL_OK);
     size_t len;
     unsigned char *buf = read_all(path, &len);
     ck_assert_ptr_nonnull(strstr((char *)buf, ", z up\n"));
-    const unsigned char *rec = buf + len - 32;
+    const unsigned char *rec = buf + len - 40;
     float want[6] = {1, -3, 2, 4, -6, 5};
     for (int k = 0; k < 6; k++)
         ck_assert_float_eq(le_float(rec + 4 * k), want[k]);
@@ -188,7 +204,7 @@ START_TEST(ply_write_failure)
     char path[256];
     snprintf(path, sizeof path, "%s/missing/frame_00000.ply", dir);
     float p[3] = {0, 0, 0};
-    pbfcl_frame f = {1, p, NULL, NULL, NULL, 0, 0.0, false};
+    pbfcl_frame f = {1, p, NULL, NULL, NULL, NULL, 0, 0.0, false};
     ck_assert_int_eq(pbfcl_ply_write(path, &f), PBFCL_ERR_IO);
     ck_assert_int_eq(count_entries(dir), 0);
     remove_tree(dir);
@@ -223,7 +239,7 @@ static int write_big_frames(const char *dir)
     float *pos = calloc(3 * n, sizeof *pos);
     char path[256];
     int failures = 0;
-    pbfcl_frame f = {n, pos, NULL, NULL, NULL, 1, 0.0, false};
+    pbfcl_frame f = {n, pos, NULL, NULL, NULL, NULL, 1, 0.0, false};
     snprintf(path, sizeof path, "%s/frame_00001.ply", dir);
     failures += pbfcl_ply_write(path, &f) == PBFCL_ERR_IO;
     snprintf(path, sizeof path, "%s/frame_00001.vtu", dir);
@@ -278,6 +294,7 @@ START_TEST(vtu_round_trip)
     uint64_t rng = 77;
     float *pos = malloc(n * 12), *vel = malloc(n * 12), *dens = malloc(n * 4);
     unsigned *ids = malloc(n * 4);
+    int *phases = malloc(n * sizeof *phases);
     for (size_t i = 0; i < 3 * n; i++) {
         pos[i] = test_randf(&rng, -1, 1);
         vel[i] = test_randf(&rng, -5, 5);
@@ -285,10 +302,11 @@ START_TEST(vtu_round_trip)
     for (size_t i = 0; i < n; i++) {
         dens[i] = test_randf(&rng, 500, 1500);
         ids[i] = (unsigned)((i * 7919) % n);
+        phases[i] = (int)(i % 3); /* fluid, bodies 0 and 1 */
     }
     char path[256];
     snprintf(path, sizeof path, "%s/f.vtu", dir);
-    pbfcl_frame f = {n, pos, vel, dens, ids, 3, 0.05, false};
+    pbfcl_frame f = {n, pos, vel, dens, ids, phases, 3, 0.05, false};
     ck_assert_int_eq(pbfcl_vtu_write(path, &f), PBFCL_OK);
     size_t len;
     unsigned char *buf = read_all(path, &len);
@@ -298,10 +316,10 @@ START_TEST(vtu_round_trip)
     const unsigned char *data = (const unsigned char *)strstr(xml, "encoding=\"raw\">\n_");
     ck_assert_ptr_nonnull(data);
     data += strlen("encoding=\"raw\">\n_");
-    static const char *const names[] = {"Points",       "velocity", "density", "id",
-                                        "connectivity", "offsets",  "types"};
-    static const size_t bytes[] = {12, 12, 4, 4, 4, 4, 1};
-    for (int a = 0; a < 7; a++) {
+    static const char *const names[] = {"Points", "velocity",     "density", "id",   "phase",
+                                        "body",   "connectivity", "offsets", "types"};
+    static const size_t bytes[] = {12, 12, 4, 4, 4, 4, 4, 4, 1};
+    for (int a = 0; a < 9; a++) {
         const unsigned char *arr = data + vtu_offset(xml, names[a]);
         ck_assert_uint_eq(le_u32(arr), n * bytes[a]);
         ck_assert_uint_eq(le_u32(arr + 4), 0);
@@ -314,8 +332,12 @@ START_TEST(vtu_round_trip)
                 ck_assert_float_eq(le_float(arr + 4 * i), dens[i]);
             else if (a == 3)
                 ck_assert_uint_eq(le_u32(arr + 4 * i), ids[i]);
-            else if (a == 4 || a == 5)
-                ck_assert_uint_eq(le_u32(arr + 4 * i), a == 4 ? i : i + 1);
+            else if (a == 4)
+                ck_assert_uint_eq(le_u32(arr + 4 * i), i % 3);
+            else if (a == 5)
+                ck_assert_int_eq((int32_t)le_u32(arr + 4 * i), (int)(i % 3) - 1);
+            else if (a == 6 || a == 7)
+                ck_assert_uint_eq(le_u32(arr + 4 * i), a == 6 ? i : i + 1);
             else
                 ck_assert_uint_eq(arr[i], 1); /* VTK_VERTEX */
         }
@@ -326,6 +348,7 @@ START_TEST(vtu_round_trip)
     free(vel);
     free(dens);
     free(ids);
+    free(phases);
     remove_tree(dir);
 }
 END_TEST
@@ -522,6 +545,92 @@ START_TEST(stats_header_failure_leaves_no_file)
 }
 END_TEST
 
+/* Body velocities from particles moving rigidly, v_i = V + w x (x_i - c): the mean gives V
+ * and I^-1 L gives w exactly, for a 2 x 3 x 4 block (7 fluid particles between its entries)
+ * and a second body; for 4 particles on a line along x the spin about x is undefined and
+ * comes out 0, the rest of w exact. */
+START_TEST(body_velocities_rigid_motion)
+{
+    const double V[2][3] = {{0.3, -1.2, 0.5}, {-2.0, 0.1, 0.0}};
+    const double W[2][3] = {{1.5, -0.7, 2.2}, {0.0, 3.0, -1.0}};
+    float pos[3 * 64], vel[3 * 64];
+    int phases[64];
+    size_t n = 0;
+    double c[2][3] = {{0.5 + 0.02 * 0.5, 0.2 + 0.02, 0.1 + 0.02 * 1.5},
+                      {0.7 + 0.03 * 1.5, 0.4, 0.3}};
+    for (int e = 0; e < 24 + 4; e++) {
+        int b = e < 24 ? 0 : 1;
+        double x[3];
+        if (b == 0) {
+            x[0] = 0.5 + 0.02 * (e % 2);
+            x[1] = 0.2 + 0.02 * ((e / 2) % 3);
+            x[2] = 0.1 + 0.02 * (e / 6);
+        } else {
+            x[0] = 0.7 + 0.03 * (e - 24);
+            x[1] = 0.4;
+            x[2] = 0.3;
+        }
+        for (int k = 0; k < 3; k++) {
+            double r[3] = {x[0] - c[b][0], x[1] - c[b][1], x[2] - c[b][2]};
+            double wxr[3] = {W[b][1] * r[2] - W[b][2] * r[1], W[b][2] * r[0] - W[b][0] * r[2],
+                             W[b][0] * r[1] - W[b][1] * r[0]};
+            pos[3 * n + k] = (float)x[k];
+            vel[3 * n + k] = (float)(V[b][k] + wxr[k]);
+        }
+        phases[n++] = b + 1;
+        if (e % 4 == 0) { /* a fluid particle moving fast, which must not count */
+            for (int k = 0; k < 3; k++) {
+                pos[3 * n + k] = 0.9f;
+                vel[3 * n + k] = 50.0f;
+            }
+            phases[n++] = 0;
+        }
+    }
+    pbfcl_body_motion m[2];
+    memset(m, 0, sizeof m);
+    pbfcl_body_velocities(pos, vel, phases, n, 2, m);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_msg(fabs(m[0].vel[k] - V[0][k]) < 1e-5, "body 0 v[%d] %g", k, m[0].vel[k]);
+        ck_assert_msg(fabs(m[0].omega[k] - W[0][k]) < 1e-3, "body 0 w[%d] %g, expected %g", k,
+                      m[0].omega[k], W[0][k]);
+        ck_assert_msg(fabs(m[1].vel[k] - V[1][k]) < 1e-5, "body 1 v[%d] %g", k, m[1].vel[k]);
+        double want = k == 0 ? 0.0 : W[1][k]; /* the spin about the line is undefined */
+        ck_assert_msg(fabs(m[1].omega[k] - want) < 1e-3, "body 1 w[%d] %g, expected %g", k,
+                      m[1].omega[k], want);
+    }
+}
+END_TEST
+
+/* bodies.csv: the header, one row per body per frame, an existing file refused without
+ * replace. */
+START_TEST(body_csv_rows)
+{
+    const char *dir = make_tmp_dir();
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, PBFCL_BODY_CSV_NAME);
+    pbfcl_body_csv c;
+    pbfcl_body_motion m[2] = {{{1, 2, 3}, {0, 0, 0, 1}, {4, 5, 6}, {7, 8, 9}},
+                              {{0.5f, 0.25f, 0}, {0.6f, 0, 0, 0.8f}, {0, 0, 0}, {0, 0, 1}}};
+    ck_assert_int_eq(pbfcl_body_csv_open(&c, path, false), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_body_csv_frame(&c, 0, 0.0, m, 2, false), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_body_csv_frame(&c, 5, 0.25, m, 2, true), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_body_csv_close(&c), PBFCL_OK);
+    size_t len;
+    unsigned char *buf = read_all(path, &len);
+    ck_assert_str_eq((char *)buf, PBFCL_BODY_CSV_HEADER
+                     "\n"
+                     "0,0,0,1,2,3,0,0,0,1,4,5,6,7,8,9\n"
+                     "0,0,1,0.5,0.25,0,0.600000024,0,0,0.800000012,0,0,0,0,0,1\n"
+                     "5,0.25,0,1,-3,2,0,-0,0,1,4,-6,5,7,-9,8\n"
+                     "5,0.25,1,0.5,-0,0.25,0.600000024,-0,0,0.800000012,0,-0,0,0,-1,0\n");
+    free(buf);
+    ck_assert_int_eq(pbfcl_body_csv_open(&c, path, false), PBFCL_ERR_IO);
+    ck_assert_int_eq(pbfcl_body_csv_open(&c, path, true), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_body_csv_close(&c), PBFCL_OK);
+    remove_tree(dir);
+}
+END_TEST
+
 static Suite *export_suite(void)
 {
     Suite *s = suite_create("export");
@@ -538,6 +647,8 @@ static Suite *export_suite(void)
     tcase_add_test(t, ply_write_failure);
     tcase_add_test(t, export_dir_checks);
     tcase_add_test(t, stats_csv_header_and_rows);
+    tcase_add_test(t, body_velocities_rigid_motion);
+    tcase_add_test(t, body_csv_rows);
     suite_add_tcase(s, t);
     return s;
 }

@@ -44,7 +44,8 @@ static const char *capture_end(void)
 
 /* --- built-in scenes ----------------------------------------------------------------- */
 
-static const char *const builtin_names[] = {"dam-break", "double-dam-break", "drop"};
+static const char *const builtin_names[] = {"dam-break", "double-dam-break", "drop",
+                                            "dam-break-bodies"};
 
 /* Every particle lies in the domain at least r from the walls, none closer than 2r to
  * another, and each has a neighbour at exactly 2r (the lattice) when n > 1. */
@@ -108,6 +109,31 @@ START_TEST(builtin_default_count)
 }
 END_TEST
 
+/* dam-break-bodies at r = 1 cm (lattice centres at odd centimetres): the cube x, z in
+ * [0.1, 0.2], y in [0.45, 0.55] holds 5 x 6 x 5 = 150 points, the cube x in [0.3, 0.4],
+ * y in [0.45, 0.55], z in [0.35, 0.45] 5 x 6 x 6 = 180 (both inside the dam-break column, whose
+ * 22500 lose them), and the cube x in [1.0, 1.1], y in [0, 0.1], z in [0.25, 0.35]
+ * 5 x 5 x 6 = 150 on the dry floor. */
+START_TEST(builtin_bodies_count)
+{
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load("dam-break-bodies", &s), PBFCL_OK);
+    ck_assert_int_eq(s.body_count, 3);
+    size_t n = pbfcl_scene_count(&s);
+    ck_assert_uint_eq(n, 22500u - 150u - 180u + 150u + 180u + 150u);
+    int *phase = malloc(n * sizeof *phase);
+    ck_assert_int_eq(pbfcl_scene_phases(&s, phase, n), PBFCL_OK);
+    size_t per[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        per[phase[i]]++;
+    ck_assert_uint_eq(per[0], 22500u - 330u);
+    ck_assert_uint_eq(per[1], 150u);
+    ck_assert_uint_eq(per[2], 180u);
+    ck_assert_uint_eq(per[3], 150u);
+    free(phase);
+}
+END_TEST
+
 /* Overlapping shapes: a lattice point inside two shapes is one particle. */
 START_TEST(overlapping_shapes_counted_once)
 {
@@ -129,12 +155,12 @@ START_TEST(unknown_name_lists_builtins)
     const char *msg = capture_end();
     ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_contains(msg, "dam-brake");
-    for (size_t k = 0; k < 3; k++)
+    for (size_t k = 0; k < 4; k++)
         ck_assert_contains(msg, builtin_names[k]);
     const char *const *names = pbfcl_scene_builtin_names();
-    for (size_t k = 0; k < 3; k++)
+    for (size_t k = 0; k < 4; k++)
         ck_assert_str_eq(names[k], builtin_names[k]);
-    ck_assert_ptr_null(names[3]);
+    ck_assert_ptr_null(names[4]);
 }
 END_TEST
 
@@ -476,6 +502,196 @@ START_TEST(json_malformed_names_key)
 }
 END_TEST
 
+/* --- bodies ---------------------------------------------------------------------------- */
+
+#define BODY_SCENE(bodies)                                                                         \
+    "{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": [{\"min\": [0,0,0], \"max\": "       \
+    "[1,0.5,1]}], \"bodies\": [" bodies "]}"
+
+/* Lattice at r = 0.05: centres 0.05, 0.15, ..., 0.95 (10 per axis). The fluid (y <= 0.5) holds
+ * 10 x 5 x 10 = 500; the body box x, z in [0.2, 0.4] (0.25, 0.35), y in [0.3, 0.6] (0.35, 0.45,
+ * 0.55) holds 2 x 3 x 2 = 12, of which the 8 at y 0.35 and 0.45 are taken from the fluid; the
+ * sphere of radius 0.1 at (0.7, 0.7, 0.7) holds the 8 points (0.65 or 0.75, ...) at distance
+ * sqrt(3) * 0.05 = 0.087 from it and none more (the next are 0.166 away). */
+START_TEST(json_bodies_fill_and_phases)
+{
+    pbfcl_scene s;
+    const char *text =
+        BODY_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"density\": 500}, "
+                   "{\"sphere\": {\"center\": [0.7,0.7,0.7], \"radius\": 0.1}, \"density\": 2000, "
+                   "\"stiffness\": 0.5, \"velocity\": [1, -2, 0.5]}");
+    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
+    remove_scene_file();
+    ck_assert_int_eq(s.body_count, 2);
+    ck_assert_int_eq(s.bodies[0].shape.kind, PBFCL_SHAPE_BOX);
+    ck_assert_float_eq(s.bodies[0].density, 500.0f);
+    ck_assert_float_eq(s.bodies[0].stiffness, 1.0f); /* the default */
+    ck_assert_float_eq(s.bodies[0].velocity[1], 0.0f);
+    ck_assert_int_eq(s.bodies[1].shape.kind, PBFCL_SHAPE_SPHERE);
+    ck_assert_float_eq(s.bodies[1].stiffness, 0.5f);
+    ck_assert_float_eq(s.bodies[1].velocity[1], -2.0f);
+    float *p = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
+    ck_assert_uint_eq(n, 500u - 8u + 12u + 8u);
+    int *phase = malloc(n * sizeof *phase);
+    ck_assert_int_eq(pbfcl_scene_phases(&s, phase, n), PBFCL_OK);
+    size_t per[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        const float *q = p + 3 * i;
+        bool in_box =
+            q[0] > 0.2f && q[0] < 0.4f && q[1] > 0.3f && q[1] < 0.6f && q[2] > 0.2f && q[2] < 0.4f;
+        double d = sqrt((q[0] - 0.7) * (q[0] - 0.7) + (q[1] - 0.7) * (q[1] - 0.7) +
+                        (q[2] - 0.7) * (q[2] - 0.7));
+        int want = in_box ? 1 : d < 0.1 ? 2 : 0;
+        ck_assert_msg(phase[i] == want, "particle %zu at (%g, %g, %g): phase %d, expected %d", i,
+                      q[0], q[1], q[2], phase[i], want);
+        ck_assert_msg(i == 0 || phase[i] >= phase[i - 1], "phases not ordered fluid, body 0, 1");
+        per[phase[i]]++;
+    }
+    ck_assert_uint_eq(per[0], 492u);
+    ck_assert_uint_eq(per[1], 12u);
+    ck_assert_uint_eq(per[2], 8u);
+    check_lattice(&s, p, n); /* no two particles at one point */
+    ck_assert_int_eq(pbfcl_scene_phases(&s, phase, n - 1), PBFCL_ERR_BAD_ARGUMENT);
+    free(phase);
+    free(p);
+}
+END_TEST
+
+#define BODY_BOX "{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"density\": 500"
+
+static const struct {
+    const char *text, *part1, *part2;
+} bad_bodies[] = {
+    {BODY_SCENE(BODY_BOX "}, " BODY_BOX "}"), "bodies[0] and bodies[1] overlap", "move them apart"},
+    {BODY_SCENE(BODY_BOX ", \"stiffness\": 0}"), "bodies[0].stiffness", "above 0 and at most 1"},
+    {BODY_SCENE(BODY_BOX ", \"stiffness\": 1.5}"), "bodies[0].stiffness", "at most 1"},
+    {BODY_SCENE(BODY_BOX "}, {\"sphere\": {\"center\": [0.7,0.7,0.7], \"radius\": 0.1}, "
+                         "\"density\": 0.01}"),
+     "bodies[1].density", "from 0.1 to 100000"},
+    {BODY_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.3,0.4,0.3]}, \"density\": 500}"),
+     "bodies[0] holds 1 particle", "at least 4"},
+    {BODY_SCENE("{\"box\": {\"min\": [0.8,0.3,0.2], \"max\": [1.2,0.6,0.4]}, \"density\": 500}"),
+     "bodies[0].box spans", "outside the domain"},
+    {BODY_SCENE("{\"density\": 500}"), "bodies[0]", "give exactly one shape"},
+    {BODY_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}}"), "bodies[0].density",
+     "missing"},
+    {BODY_SCENE(BODY_BOX ", \"mass\": 3}"), "bodies[0].mass", "unknown key"},
+    {BODY_SCENE(BODY_BOX ", \"velocity\": [1000, 0, 0]}"), "bodies[0].velocity", "blow-up limit"},
+    {BODY_SCENE(BODY_BOX ", \"velocity\": [1, 0]}"), "bodies[0].velocity", "3 numbers"},
+    {BODY_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.1,0.6,0.4]}, \"density\": 500}"),
+     "bodies[0].box.max[0]", "greater than"},
+    {"{" VALID_BASE ", \"bodies\": {}}", "bodies", "expected an array"},
+    {"{" VALID_BASE ", \"bodies\": [" BODY_BOX "}], \"solver\": {\"method\": \"sph\"}}",
+     "bodies need solver.method pbf", "the scene sets sph"},
+};
+
+START_TEST(json_bad_bodies_named)
+{
+    pbfcl_scene s;
+    const char *path = write_scene_file(bad_bodies[_i].text);
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_load(path, &s);
+    const char *msg = capture_end();
+    remove_scene_file();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, bad_bodies[_i].part1);
+    ck_assert_contains(msg, bad_bodies[_i].part2);
+}
+END_TEST
+
+/* --- emitters and drains ------------------------------------------------------------- */
+
+#define FLOW_SCENE(flow)                                                                           \
+    "{" VALID_DOMAIN ", \"particle_radius\": 0.02, \"fluid\": [{\"min\": [0,0,0], \"max\": "       \
+    "[0.1,0.1,0.1]}], " flow "}"
+#define NOZZLE(extra)                                                                              \
+    "\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": [0,0,2], " extra   \
+    "}]"
+
+/* At r = 0.02 (spacing 0.04) a nozzle of radius 0.05 holds the disc points (a, b) 0.04 with
+ * a^2 + b^2 <= (0.05 / 0.04)^2 = 1.5625: the centre and its 4 neighbours, 5 in a layer, each
+ * at 0.04 from the centre and perpendicular to the velocity (0, 0, 2). At 2 m/s it holds at
+ * most 5 * 2 / 0.04 = 250 particles/s; at 200/s, by time t it has emitted
+ * floor(200 t / 5) * 5 up to its count 48. */
+START_TEST(json_emitter_layers_and_schedule)
+{
+    pbfcl_scene s;
+    const char *text = FLOW_SCENE(NOZZLE("\"rate\": 200, \"count\": 48") ", \"drains\": "
+                                                                         "[{\"box\": {\"min\": "
+                                                                         "[0.8,0,0], \"max\": "
+                                                                         "[1,1,1]}}]");
+    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
+    remove_scene_file();
+    ck_assert_int_eq(s.emitter_count, 1);
+    ck_assert_int_eq(s.drain_count, 1);
+    float off[3 * 8];
+    ck_assert_uint_eq(pbfcl_scene_emitter_layer(&s, 0, NULL), 5u);
+    ck_assert_uint_eq(pbfcl_scene_emitter_layer(&s, 0, off), 5u);
+    int at_centre = 0;
+    for (int i = 0; i < 5; i++) {
+        double d = sqrt(off[3 * i] * off[3 * i] + off[3 * i + 1] * off[3 * i + 1] +
+                        off[3 * i + 2] * off[3 * i + 2]);
+        ck_assert_msg(fabs(off[3 * i + 2]) < 1e-6, "offset %d leaves the disc: z %g", i,
+                      off[3 * i + 2]);
+        at_centre += d < 1e-6;
+        ck_assert_msg(d < 1e-6 || fabs(d - 0.04) < 1e-6, "offset %d at %g from the centre", i, d);
+    }
+    ck_assert_int_eq(at_centre, 1);
+    const double times[] = {0.0, 0.0249, 0.025, 0.1, 0.2249, 0.24, 1.0};
+    for (size_t k = 0; k < sizeof times / sizeof times[0]; k++) {
+        long long want = (long long)floor(200.0 * times[k] / 5.0 + 1e-9) * 5;
+        want = want < 48 ? want : 48;
+        ck_assert_int_eq(pbfcl_scene_emitted_by(&s, 0, times[k]), want);
+    }
+    /* the fill's 3 x 3 x 3 = 27 and the emitter's 48 */
+    ck_assert_uint_eq(pbfcl_scene_capacity(&s), 27u + 48u);
+    float in[3] = {0.9f, 0.5f, 0.5f}, out[3] = {0.7f, 0.5f, 0.5f};
+    ck_assert(pbfcl_scene_in_drain(&s, in));
+    ck_assert(!pbfcl_scene_in_drain(&s, out));
+}
+END_TEST
+
+static const struct {
+    const char *text, *part1, *part2;
+} bad_flow[] = {
+    {FLOW_SCENE(NOZZLE("\"rate\": 300, \"count\": 48")), "emitters[0].rate", "holds at most 250"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 0, \"count\": 48")), "emitters[0].rate", "above 0"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 100, \"count\": 0")), "emitters[0].count", "from 1"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 100, \"count\": 2.5")), "emitters[0].count", "integer"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 100")), "emitters[0].count", "missing"},
+    {FLOW_SCENE("\"emitters\": [{\"center\": [0.98,0.5,0.5], \"radius\": 0.05, \"velocity\": "
+                "[0,0,2], \"rate\": 100, \"count\": 10}]"),
+     "emitters[0]", "outside the domain"},
+    {FLOW_SCENE("\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": "
+                "[0,0,0], \"rate\": 100, \"count\": 10}]"),
+     "emitters[0].velocity", "above 0"},
+    {FLOW_SCENE("\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": "
+                "[0,0,500], \"rate\": 100, \"count\": 10}]"),
+     "emitters[0].velocity", "blow-up limit"},
+    {FLOW_SCENE(NOZZLE("\"rate\": 100, \"count\": 10, \"speed\": 3")), "emitters[0].speed",
+     "unknown key"},
+    {FLOW_SCENE("\"drains\": [{\"box\": {\"min\": [0.8,0,0], \"max\": [1.2,1,1]}}]"),
+     "drains[0].box spans", "outside the domain"},
+    {FLOW_SCENE("\"drains\": [{\"sphere\": {}}]"), "drains[0].sphere", "unknown key"},
+    {FLOW_SCENE("\"drains\": {}"), "drains", "expected an array"},
+};
+
+START_TEST(json_bad_flow_named)
+{
+    pbfcl_scene s;
+    const char *path = write_scene_file(bad_flow[_i].text);
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_load(path, &s);
+    const char *msg = capture_end();
+    remove_scene_file();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, bad_flow[_i].part1);
+    ck_assert_contains(msg, bad_flow[_i].part2);
+}
+END_TEST
+
 START_TEST(json_missing_file)
 {
     pbfcl_scene s;
@@ -505,17 +721,23 @@ static void source_root(char *out, size_t size)
 
 START_TEST(json_docs_examples_load)
 {
-    static const char *const examples[] = {"dam-break.json", "drop.json", "two-columns-tuned.json",
-                                           "dam-break-sph.json"};
+    static const char *const examples[] = {"dam-break.json",         "drop.json",
+                                           "two-columns-tuned.json", "floating-boxes.json",
+                                           "fountain.json",          "dam-break-sph.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
         snprintf(path, sizeof path, "%s/docs/scenes/%s", root, examples[k]);
         pbfcl_scene s;
         ck_assert_msg(pbfcl_scene_load(path, &s) == PBFCL_OK, "%s does not load", path);
-        ck_assert_int_eq(pbfcl_scene_set_particle_count(&s, 3000), PBFCL_OK);
         float *p = NULL;
         size_t n = 0;
+        if (s.emitter_count > 0) { /* a rate in particles/s is for the file's own radius */
+            ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
+            free(p);
+            continue;
+        }
+        ck_assert_int_eq(pbfcl_scene_set_particle_count(&s, 3000), PBFCL_OK);
         ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
         ck_assert(n > 2700 && n < 3300);
         free(p);
@@ -556,7 +778,8 @@ static Suite *scene_suite(void)
     Suite *s = suite_create("scene");
     TCase *t = tcase_create("builtin");
     tcase_set_timeout(t, 120);
-    tcase_add_loop_test(t, builtin_loads_and_fills, 0, 3);
+    tcase_add_loop_test(t, builtin_loads_and_fills, 0, 3); /* fluid only: any particle count */
+    tcase_add_test(t, builtin_bodies_count);
     tcase_add_test(t, builtin_default_count);
     tcase_add_test(t, overlapping_shapes_counted_once);
     tcase_add_test(t, unknown_name_lists_builtins);
@@ -572,6 +795,11 @@ static Suite *scene_suite(void)
     tcase_add_loop_test(j, json_malformed_names_key, 0,
                         (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_test(j, json_missing_file);
+    tcase_add_test(j, json_bodies_fill_and_phases);
+    tcase_add_test(j, json_emitter_layers_and_schedule);
+    tcase_add_loop_test(j, json_bad_flow_named, 0, (int)(sizeof bad_flow / sizeof bad_flow[0]));
+    tcase_add_loop_test(j, json_bad_bodies_named, 0,
+                        (int)(sizeof bad_bodies / sizeof bad_bodies[0]));
     tcase_add_test(j, json_docs_examples_load);
 #else
     tcase_add_test(j, json_without_cjson_says_so);

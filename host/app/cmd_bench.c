@@ -215,9 +215,10 @@ static void bench_report(const bench_args *a, const bench_scene *scene, size_t n
     kernel_report(t);
 }
 
-/* Opens the context and a solver holding the scene's particles. */
-static pbfcl_status bench_open(const bench_args *a, const bench_scene *scene, const float *pos,
-                               size_t n, pbfcl_context **ctx, pbfcl_solver **solver)
+/* Opens the context and a solver holding the scene's particles and bodies. */
+static pbfcl_status bench_open(const bench_args *a, const bench_scene *scene,
+                               const pbfcl_scene_setup *setup, const float *pos, size_t n,
+                               pbfcl_context **ctx, pbfcl_solver **solver)
 {
     pbfcl_context_desc cd;
     app_context_desc(&cd, a->scene.device);
@@ -228,7 +229,8 @@ static pbfcl_status bench_open(const bench_args *a, const bench_scene *scene, co
     sd.scene = scene->sp;
     sd.solver = scene->vp;
     PBFCL_TRY(pbfcl_solver_create(*ctx, &sd, solver));
-    return pbfcl_solver_add(*solver, pos, NULL, n);
+    PBFCL_TRY(pbfcl_solver_add(*solver, pos, NULL, n));
+    return pbfcl_scene_setup_apply_bodies(setup, *solver);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -253,9 +255,9 @@ int cmd_bench(int argc, char **argv)
         st = pbfcl_scene_setup_get_params(setup, &scene.sp, &scene.vp);
     if (st == PBFCL_OK)
         st = pbfcl_scene_setup_name(setup, scene.name, sizeof scene.name);
-    pbfcl_scene_setup_destroy(setup);
     if (st == PBFCL_OK)
-        st = bench_open(&a, &scene, pos, n, &ctx, &t.solver);
+        st = bench_open(&a, &scene, setup, pos, n, &ctx, &t.solver);
+    pbfcl_scene_setup_destroy(setup);
     if (st == PBFCL_OK)
         st = pbfcl_context_device_name(ctx, device, sizeof device);
     if (st == PBFCL_OK && (!(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)) ||

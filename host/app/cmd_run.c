@@ -33,11 +33,14 @@ typedef struct run_args {
 
 /* Everything a run holds; released by run_state_destroy. */
 typedef struct run_state {
-    char name[64];          /* the scene's */
-    pbfcl_solver_desc desc; /* capacity n and the parameters */
-    float *positions;       /* initial positions (NULL when resuming); pbfcl_free'd */
-    size_t n;
-    long long first_step; /* 0, or the checkpoint's step when resuming */
+    char name[64];            /* the scene's */
+    pbfcl_solver_desc desc;   /* capacity n and the parameters */
+    float *positions;         /* initial positions (NULL when resuming); pbfcl_free'd */
+    pbfcl_scene_setup *setup; /* the scene, for its bodies (NULL when resuming) */
+    size_t n;                 /* active particles */
+    size_t *removed;          /* room for n: the drained particles of a step */
+    bool flow;                /* the scene has emitters or drains */
+    long long first_step;     /* 0, or the checkpoint's step when resuming */
     pbfcl_checkpoint *checkpoint;
     pbfcl_context *ctx;
     char device[256];
@@ -240,6 +243,10 @@ static void run_state_destroy(run_state *r)
     r->checkpoint = NULL;
     pbfcl_free(r->positions);
     r->positions = NULL;
+    pbfcl_scene_setup_destroy(r->setup);
+    r->setup = NULL;
+    free(r->removed);
+    r->removed = NULL;
 }
 
 /* The scene the options name: its name, parameters and initial positions. */
@@ -247,14 +254,24 @@ static pbfcl_status load_scene(run_args *a, run_state *r)
 {
     if (pbfcl_scene_is_file(a->scene.scene))
         a->out.scene_path = a->scene.scene;
-    pbfcl_scene_setup *setup = NULL;
-    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &setup, &r->positions, &r->n));
-    pbfcl_status st = pbfcl_scene_setup_get_params(setup, &r->desc.scene, &r->desc.solver);
-    if (st == PBFCL_OK)
-        st = pbfcl_scene_setup_name(setup, r->name, sizeof r->name);
-    pbfcl_scene_setup_destroy(setup);
-    r->desc.capacity = r->n;
-    return st;
+    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
+    int bodies = 0;
+    PBFCL_TRY(pbfcl_scene_setup_get_params(r->setup, &r->desc.scene, &r->desc.solver));
+    PBFCL_TRY(pbfcl_scene_setup_name(r->setup, r->name, sizeof r->name));
+    PBFCL_TRY(pbfcl_scene_setup_body_count(r->setup, &bodies));
+    int emitters = 0, drains = 0;
+    PBFCL_TRY(pbfcl_scene_setup_flow_count(r->setup, &emitters, &drains));
+    PBFCL_TRY(pbfcl_scene_setup_capacity(r->setup, &r->desc.capacity));
+    r->flow = emitters > 0 || drains > 0;
+    if ((bodies > 0 || r->flow) && a->out.checkpoint_path) {
+        app_errorf("scene '%s' has %s, which checkpoints cannot hold yet (%s); leave out "
+                   "--checkpoint",
+                   r->name, bodies > 0 ? "bodies" : "emitters or drains",
+                   bodies > 0 ? "their rest shapes are not saved" : "their state is not saved");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    r->removed = malloc(r->desc.capacity * sizeof *r->removed);
+    return r->removed ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
 }
 
 /* The scene, particles and first step: from the scene options, or from the checkpoint. */
@@ -300,6 +317,7 @@ static pbfcl_status run_prepare(run_args *a, run_state *r)
         PBFCL_TRY(pbfcl_checkpoint_restore(r->checkpoint, r->solver));
     } else {
         PBFCL_TRY(pbfcl_solver_add(r->solver, r->positions, NULL, r->n));
+        PBFCL_TRY(pbfcl_scene_setup_apply_bodies(r->setup, r->solver));
         PBFCL_TRY(pbfcl_solver_compute_densities(r->solver)); /* frame 0's real density */
     }
     a->out.scene_name = r->name;
@@ -316,6 +334,12 @@ static pbfcl_status run_step(run_args *a, run_state *r, long long step)
     PBFCL_TRY(run_outputs_stats(&a->out, step, time, &r->last));
     if (run_guard_check(&r->guard, r->n, &r->last, step))
         return PBFCL_ERR_SIMULATION;
+    if (r->flow) {
+        size_t drained = 0, added = 0;
+        PBFCL_TRY(pbfcl_scene_setup_flow(r->setup, r->solver, time, r->removed, &drained, &added));
+        run_outputs_flow(&a->out, r->removed, drained, added);
+        PBFCL_TRY(pbfcl_solver_count(r->solver, &r->n));
+    }
     PBFCL_TRY(run_outputs_frame(&a->out, r->solver, step, time));
     r->done = step;
     return run_outputs_checkpoint(&a->out, r->solver, step, time, step == a->steps);
@@ -326,7 +350,7 @@ static pbfcl_status run_loop(run_args *a, run_state *r)
 {
     progress prog;
     r->done = r->first_step;
-    PBFCL_TRY(run_outputs_start(&a->out, r->n, r->desc.solver.dt));
+    PBFCL_TRY(run_outputs_start(&a->out, r->solver, r->n, r->desc.capacity, r->desc.solver.dt));
     if (r->first_step == 0)
         PBFCL_TRY(run_outputs_frame(&a->out, r->solver, 0, 0.0));
     progress_init(&prog, r->first_step, a->steps, a->quiet);

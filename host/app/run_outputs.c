@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The step of a frame file name "frame_NNNNN.ply|vtu", or -1 if name is not one. */
 static long long frame_step(const char *name, pbfcl_export_format *format)
@@ -110,6 +111,15 @@ pbfcl_status run_outputs_check(run_outputs *o)
         pbfcl_export_dir_undo();
         return PBFCL_ERR_IO;
     }
+    char bodies[4200];
+    snprintf(bodies, sizeof bodies, "%s/%s", o->export_dir, PBFCL_BODY_CSV_NAME);
+    if (!o->force && access(bodies, F_OK) == 0) {
+        pbfcl_errorf("export directory '%s' already holds %s of another run; give an empty or "
+                     "new directory, or --force to replace it",
+                     o->export_dir, PBFCL_BODY_CSV_NAME);
+        pbfcl_export_dir_undo();
+        return PBFCL_ERR_IO;
+    }
     return PBFCL_OK;
 }
 
@@ -151,15 +161,35 @@ static int by_time(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-pbfcl_status run_outputs_start(run_outputs *o, size_t n, double dt)
+/* Reads the phases and the body count, and opens bodies.csv if there are bodies. */
+static pbfcl_status start_bodies(run_outputs *o, pbfcl_solver *solver)
+{
+    PBFCL_TRY(pbfcl_solver_get_phases(solver, o->phases, o->n));
+    PBFCL_TRY(pbfcl_solver_body_count(solver, &o->bodies));
+    if (o->bodies == 0)
+        return PBFCL_OK;
+    o->motion = calloc((size_t)o->bodies, sizeof *o->motion);
+    if (!o->motion)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", o->export_dir, PBFCL_BODY_CSV_NAME);
+    return pbfcl_body_csv_open(&o->body_csv, path, o->force);
+}
+
+pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, size_t capacity,
+                               double dt)
 {
     o->n = n;
+    o->next_id = (unsigned)n;
+    if (capacity < n)
+        capacity = n;
     if (o->export_dir) {
-        o->pos = malloc(n * 3 * sizeof *o->pos);
-        o->vel = malloc(n * 3 * sizeof *o->vel);
-        o->density = malloc(n * sizeof *o->density);
-        o->ids = malloc(n * sizeof *o->ids);
-        if (!o->pos || !o->vel || !o->density || !o->ids) {
+        o->pos = malloc((capacity ? capacity : 1) * 3 * sizeof *o->pos);
+        o->vel = malloc((capacity ? capacity : 1) * 3 * sizeof *o->vel);
+        o->density = malloc((capacity ? capacity : 1) * sizeof *o->density);
+        o->ids = malloc((capacity ? capacity : 1) * sizeof *o->ids);
+        o->phases = malloc((capacity ? capacity : 1) * sizeof *o->phases);
+        if (!o->pos || !o->vel || !o->density || !o->ids || !o->phases) {
             pbfcl_errorf("out of host memory for the export buffers of %zu particles", n);
             return PBFCL_ERR_OUT_OF_MEMORY;
         }
@@ -172,6 +202,7 @@ pbfcl_status run_outputs_start(run_outputs *o, size_t n, double dt)
             o->pvd[i].time *= dt;
         if (o->pvd_count > 1)
             qsort(o->pvd, o->pvd_count, sizeof *o->pvd, by_time);
+        PBFCL_TRY(start_bodies(o, solver));
     }
     if (o->stats_path)
         PBFCL_TRY(pbfcl_stats_csv_open(&o->csv, o->stats_path, o->force));
@@ -196,16 +227,36 @@ static pbfcl_status add_to_collection(run_outputs *o, long long step, double tim
     return pbfcl_pvd_write(path, o->pvd, o->pvd_count);
 }
 
+void run_outputs_flow(run_outputs *o, const size_t *removed, size_t drained, size_t added)
+{
+    if (!o->ids) {
+        o->n = o->n - drained + added;
+        return;
+    }
+    size_t kept = 0, r = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        if (r < drained && removed[r] == i) {
+            r++;
+            continue;
+        }
+        o->ids[kept++] = o->ids[i];
+    }
+    for (size_t k = 0; k < added; k++)
+        o->ids[kept++] = o->next_id++;
+    o->n = kept;
+}
+
 pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long step, double time)
 {
     if (!o->export_dir || step % o->every != 0)
         return PBFCL_OK;
+    PBFCL_TRY(pbfcl_solver_get_phases(solver, o->phases, o->n)); /* drains and emitters move them */
     char path[4200];
     PBFCL_TRY(pbfcl_frame_path(path, sizeof path, o->export_dir, step, o->format));
     PBFCL_TRY(pbfcl_solver_get_positions(solver, o->pos, o->n));
     PBFCL_TRY(pbfcl_solver_get_velocities(solver, o->vel, o->n));
     PBFCL_TRY(pbfcl_solver_get_densities(solver, o->density, o->n));
-    pbfcl_frame f = {o->n, o->pos, o->vel, o->density, o->ids, step, time, o->z_up};
+    pbfcl_frame f = {o->n, o->pos, o->vel, o->density, o->ids, o->phases, step, time, o->z_up};
     if (o->format == PBFCL_FORMAT_PLY)
         PBFCL_TRY(pbfcl_ply_write(path, &f));
     else {
@@ -213,7 +264,20 @@ pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long s
         PBFCL_TRY(add_to_collection(o, step, time));
     }
     o->frames_written++;
-    return PBFCL_OK;
+    if (o->bodies == 0)
+        return PBFCL_OK;
+    float *com = malloc((size_t)o->bodies * 7 * sizeof *com), *quat = com + 3 * o->bodies;
+    if (!com)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = pbfcl_solver_get_bodies(solver, com, quat, o->bodies);
+    for (int b = 0; st == PBFCL_OK && b < o->bodies; b++) {
+        memcpy(o->motion[b].pos, com + 3 * b, sizeof o->motion[b].pos);
+        memcpy(o->motion[b].quat, quat + 4 * b, sizeof o->motion[b].quat);
+    }
+    free(com);
+    PBFCL_TRY(st);
+    pbfcl_body_velocities(o->pos, o->vel, o->phases, o->n, o->bodies, o->motion);
+    return pbfcl_body_csv_frame(&o->body_csv, step, time, o->motion, o->bodies, o->z_up);
 }
 
 pbfcl_status run_outputs_stats(run_outputs *o, long long step, double time, const pbfcl_stats *s)
@@ -234,15 +298,21 @@ pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_solver *solver, long l
 pbfcl_status run_outputs_finish(run_outputs *o, bool started)
 {
     pbfcl_status st = pbfcl_stats_csv_close(&o->csv, 0);
+    pbfcl_status sb = pbfcl_body_csv_close(&o->body_csv);
+    st = st != PBFCL_OK ? st : sb;
     if (!started && o->export_dir)
         pbfcl_export_dir_undo();
     free(o->pos);
     free(o->vel);
     free(o->density);
     free(o->ids);
+    free(o->phases);
+    free(o->motion);
     free(o->pvd);
     o->pos = o->vel = o->density = NULL;
     o->ids = NULL;
+    o->phases = NULL;
+    o->motion = NULL;
     o->pvd = NULL;
     return st;
 }

@@ -5,6 +5,7 @@
 #ifndef PBFCL_RUN_OUTPUTS_H
 #define PBFCL_RUN_OUTPUTS_H
 
+#include "body_csv.h"
 #include "export_vtk.h"
 #include "pbfcl.h"
 #include "stats_csv.h"
@@ -30,7 +31,12 @@ typedef struct run_outputs {
     pbfcl_pvd_entry *pvd;
     size_t pvd_count, pvd_cap;
     float *pos, *vel, *density;
-    unsigned *ids;
+    unsigned *ids;             /* the persistent id of each particle, by the caller's index */
+    unsigned next_id;          /* the id of the next emitted particle (never reused) */
+    int *phases;               /* the particles' phases (fixed during a run) */
+    int bodies;                /* the body count; > 0: bodies.csv beside the frames */
+    pbfcl_body_motion *motion; /* per body */
+    pbfcl_body_csv body_csv;
     size_t n;
     long long frames_written;
 } run_outputs;
@@ -42,11 +48,18 @@ typedef struct run_outputs {
 pbfcl_status run_outputs_check(run_outputs *o);
 
 /* Starts the outputs once the simulation exists (n particles): allocates the export buffers,
- * removes the frames being replaced, creates the statistics file. */
-pbfcl_status run_outputs_start(run_outputs *o, size_t n, double dt);
+ * reads the phases, removes the frames being replaced, creates the statistics file and, for a
+ * solver with bodies, the body motion file (DIR/bodies.csv). */
+pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, size_t capacity,
+                               double dt);
+
+/* Follows a step's drains and emitters: the particles at the ascending indices removed[0 ..
+ * drained - 1] are gone (the rest close up), added new ones (new ids) are at the end. */
+void run_outputs_flow(run_outputs *o, const size_t *removed, size_t drained, size_t added);
 
 /* Writes the frame of step (time) if the export asks for it: the particles in the caller's
- * order, particle k with id k. */
+ * order with their persistent ids (k for the k-th particle of the fill, then one more for each
+ * emitted particle), and a row per body in bodies.csv. */
 pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long step, double time);
 
 /* Appends the statistics row of step. */

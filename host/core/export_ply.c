@@ -13,7 +13,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define PLY_PROPS 8    /* x y z vx vy vz density id, 4 bytes each */
+#define PLY_PROPS 10   /* x y z vx vy vz density id phase body, 4 bytes each */
 #define PLY_CHUNK 4096 /* vertices per write */
 
 static const char ply_header_fmt[] = "ply\n"
@@ -29,7 +29,14 @@ static const char ply_header_fmt[] = "ply\n"
                                      "property float vz\n"
                                      "property float density\n"
                                      "property uint id\n"
+                                     "property uint phase\n"
+                                     "property int body\n"
                                      "end_header\n";
+
+int pbfcl_frame_body(const pbfcl_frame *f, size_t p)
+{
+    return f->phases ? f->phases[p] - 1 : -1;
+}
 
 void pbfcl_frame_to_z_up(float v[3])
 {
@@ -53,6 +60,9 @@ static void ply_record(const pbfcl_frame *f, size_t p, uint32_t *rec)
     v[6] = f->density ? f->density[p] : 0.0f;
     memcpy(rec, v, 7 * sizeof(float));
     rec[7] = f->ids ? f->ids[p] : (uint32_t)p;
+    rec[8] = f->phases ? (uint32_t)f->phases[p] : 0u;
+    int32_t body = pbfcl_frame_body(f, p);
+    memcpy(&rec[9], &body, sizeof body);
 }
 
 /* Writes the header and the vertex records to an open file; false on a write error. */

@@ -1,7 +1,7 @@
-/* Frame export: one frame of particles (positions, velocities, densities, persistent ids at a
- * step and simulated time) as binary little-endian PLY or VTK XML (export_vtk.h), each file
- * written whole through a temporary file and a rename; frame names; and the export directory
- * check done before a run. */
+/* Frame export: one frame of particles (positions, velocities, densities, persistent ids,
+ * phases and body ids at a step and simulated time) as binary little-endian PLY or VTK XML
+ * (export_vtk.h), each file written whole through a temporary file and a rename; frame names; and
+ * the export directory check done before a run. */
 #ifndef PBFCL_EXPORT_PLY_H
 #define PBFCL_EXPORT_PLY_H
 
@@ -22,14 +22,15 @@ typedef struct pbfcl_frame {
     const float *vel3;    /* xyz triples, m/s; NULL: zeros */
     const float *density; /* kg/m^3; NULL: zeros */
     const unsigned *ids;  /* persistent ids; NULL: 0..n-1 */
+    const int *phases;    /* PBFCL_PHASE_FLUID (0) or PBFCL_PHASE_BODY(b) (b + 1); NULL: fluid */
     long long step;       /* the frame's step (0: the initial state) */
     double time;          /* simulated time, s */
     bool z_up;            /* write z up (x, -z, y) for z-up tools instead of y up */
 } pbfcl_frame;
 
 /* Writes the frame as binary little-endian PLY: vertex properties x y z vx vy vz density
- * (float) and id (uint), and header comments giving the step, time and pbfcl's version. The
- * file appears whole or not at all. */
+ * (float), id and phase (uint) and body (int: b for body b, -1 for fluid), and header comments
+ * giving the step, time and pbfcl's version. The file appears whole or not at all. */
 pbfcl_status pbfcl_ply_write(const char *path, const pbfcl_frame *f);
 
 /* Formats DIR/frame_NNNNN.EXT (step zero-padded to 5 digits; .ply or .vtu) into buf; fails if
@@ -51,5 +52,8 @@ void pbfcl_export_dir_undo(void);
 
 /* The rotation of pbfcl_frame.z_up applied to one xyz triple (in place). */
 void pbfcl_frame_to_z_up(float v[3]);
+
+/* The body id of a phase: b for PBFCL_PHASE_BODY(b), -1 for fluid. */
+int pbfcl_frame_body(const pbfcl_frame *f, size_t p);
 
 #endif

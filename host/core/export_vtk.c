@@ -1,6 +1,7 @@
-/* VTK XML frames (.vtu) and collections (.pvd); the layout is VTK's "raw appended" format:
- * the XML header gives each array's offset into the block after <AppendedData>, where each
- * array is an 8-byte byte count followed by its little-endian values. */
+/* VTK XML frames (.vtu: points, velocity, density, id, phase, body) and collections (.pvd); the
+ * layout is VTK's "raw appended" format: the XML header gives each array's offset into the block
+ * after <AppendedData>, where each array is an 8-byte byte count followed by its little-endian
+ * values. */
 #include "export_vtk.h"
 #include "atomic_file.h"
 
@@ -13,8 +14,19 @@
 #define VTU_CHUNK 4096 /* values per write */
 
 /* The appended arrays in order, with their bytes per particle. */
-enum { VTU_POINTS, VTU_VELOCITY, VTU_DENSITY, VTU_ID, VTU_CONN, VTU_OFFSETS, VTU_TYPES, VTU_N };
-static const size_t vtu_bytes[VTU_N] = {12, 12, 4, 4, 4, 4, 1};
+enum {
+    VTU_POINTS,
+    VTU_VELOCITY,
+    VTU_DENSITY,
+    VTU_ID,
+    VTU_PHASE,
+    VTU_BODY,
+    VTU_CONN,
+    VTU_OFFSETS,
+    VTU_TYPES,
+    VTU_N
+};
+static const size_t vtu_bytes[VTU_N] = {12, 12, 4, 4, 4, 4, 4, 4, 1};
 
 static bool write_header(FILE *file, const pbfcl_frame *f)
 {
@@ -45,6 +57,10 @@ static bool write_header(FILE *file, const pbfcl_frame *f)
                    "offset=\"%llu\"/>\n"
                    "        <DataArray type=\"UInt32\" Name=\"id\" format=\"appended\" "
                    "offset=\"%llu\"/>\n"
+                   "        <DataArray type=\"UInt32\" Name=\"phase\" format=\"appended\" "
+                   "offset=\"%llu\"/>\n"
+                   "        <DataArray type=\"Int32\" Name=\"body\" format=\"appended\" "
+                   "offset=\"%llu\"/>\n"
                    "      </PointData>\n"
                    "      <Cells>\n"
                    "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"appended\" "
@@ -60,6 +76,7 @@ static bool write_header(FILE *file, const pbfcl_frame *f)
                    pbfcl_version_string(), f->step, f->time, f->z_up ? "z" : "y", f->time, f->n,
                    f->n, (unsigned long long)off[VTU_POINTS], (unsigned long long)off[VTU_VELOCITY],
                    (unsigned long long)off[VTU_DENSITY], (unsigned long long)off[VTU_ID],
+                   (unsigned long long)off[VTU_PHASE], (unsigned long long)off[VTU_BODY],
                    (unsigned long long)off[VTU_CONN], (unsigned long long)off[VTU_OFFSETS],
                    (unsigned long long)off[VTU_TYPES]) > 0;
 }
@@ -82,6 +99,11 @@ static void vtu_values(const pbfcl_frame *f, int a, size_t first, size_t count, 
             memcpy(out + i, v, sizeof(float));
         } else if (a == VTU_ID) {
             out[i] = f->ids ? f->ids[p] : (uint32_t)p;
+        } else if (a == VTU_PHASE) {
+            out[i] = f->phases ? (uint32_t)f->phases[p] : 0u;
+        } else if (a == VTU_BODY) {
+            int32_t body = pbfcl_frame_body(f, p);
+            memcpy(out + i, &body, sizeof body);
         } else {
             out[i] = (uint32_t)(a == VTU_CONN ? p : p + 1);
         }

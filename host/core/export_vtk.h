@@ -1,6 +1,6 @@
 /* VTK XML export for ParaView and VTK: one frame as an unstructured grid (.vtu) with one
  * vertex cell per particle (so ParaView draws them by default) and the point arrays velocity
- * (3 components), density and id; and a .pvd collection naming each frame with its
+ * (3 components), density, id, phase and body; and a .pvd collection naming each frame with its
  * simulated time. Both written whole through a temporary file and a rename. */
 #ifndef PBFCL_EXPORT_VTK_H
 #define PBFCL_EXPORT_VTK_H

@@ -1,6 +1,6 @@
-/* Scenes: the built-in scenes (dam-break, double-dam-break, drop), the checks that reject
- * values that make no sense, the lattice that fills the fluid shapes with particles, and
- * the particle radius that gives a requested particle count. */
+/* Scenes: the built-in scenes (dam-break, double-dam-break, drop, dam-break-bodies), the checks
+ * that reject values that make no sense, the lattice that fills the fluid shapes with particles,
+ * and the particle radius that gives a requested particle count. */
 #include "scene.h"
 #include "params.h"
 
@@ -62,6 +62,30 @@ static void builtin_drop(pbfcl_scene *s)
     f->radius = 0.15f;
 }
 
+static void add_body_box(pbfcl_scene *s, const float lo[3], const float hi[3], float density)
+{
+    pbfcl_body_shape *b = &s->bodies[s->body_count++];
+    memset(b, 0, sizeof *b);
+    b->shape.kind = PBFCL_SHAPE_BOX;
+    set3(b->shape.min, lo[0], lo[1], lo[2]);
+    set3(b->shape.max, hi[0], hi[1], hi[2]);
+    b->density = density;
+    b->stiffness = 1.0f;
+}
+
+/* The dam break with three rigid 0.1 m cubes: two of density 500 kg/m^3 at the top of the
+ * water column (they float and tumble) and one of 2000 on the dry floor (the wave hits it). */
+static void builtin_dam_break_bodies(pbfcl_scene *s)
+{
+    builtin_dam_break(s);
+    add_body_box(s, (const float[3]){0.1f, 0.45f, 0.1f}, (const float[3]){0.2f, 0.55f, 0.2f},
+                 500.0f);
+    add_body_box(s, (const float[3]){0.3f, 0.45f, 0.35f}, (const float[3]){0.4f, 0.55f, 0.45f},
+                 500.0f);
+    add_body_box(s, (const float[3]){1.0f, 0.0f, 0.25f}, (const float[3]){1.1f, 0.1f, 0.35f},
+                 2000.0f);
+}
+
 typedef struct builtin_scene {
     const char *name;
     void (*build)(pbfcl_scene *s);
@@ -71,6 +95,7 @@ static const builtin_scene builtins[] = {
     {"dam-break", builtin_dam_break},
     {"double-dam-break", builtin_double_dam_break},
     {"drop", builtin_drop},
+    {"dam-break-bodies", builtin_dam_break_bodies},
 };
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])
@@ -233,50 +258,58 @@ static bool check_radius(const pbfcl_scene *s)
     return true;
 }
 
-/* Checks that [lo, hi] lies in the domain along every axis (with a relative tolerance). */
-static bool check_inside(const pbfcl_scene *s, int i, const float lo[3], const float hi[3])
+/* Checks that [lo, hi] of shape `where` lies in the domain along every axis (with a relative
+ * tolerance). */
+static bool check_inside(const pbfcl_scene *s, const char *where, const float lo[3],
+                         const float hi[3])
 {
     for (int k = 0; k < 3; k++) {
         float tol = 1e-6f * (s->domain_max[k] - s->domain_min[k]);
         if (lo[k] < s->domain_min[k] - tol || hi[k] > s->domain_max[k] + tol)
             return bad(s,
-                       "fluid[%d] spans %g..%g along %c, outside the domain %g..%g; make "
-                       "the domain larger or the fluid smaller",
-                       i, lo[k], hi[k], axis_name[k], s->domain_min[k], s->domain_max[k]);
+                       "%s spans %g..%g along %c, outside the domain %g..%g; make the domain "
+                       "larger or the shape smaller",
+                       where, lo[k], hi[k], axis_name[k], s->domain_min[k], s->domain_max[k]);
     }
     return true;
 }
 
-static bool check_shape(const pbfcl_scene *s, int i)
+bool pbfcl_scene_check_shape(const pbfcl_scene *s, const char *where, const pbfcl_fluid_shape *f)
 {
-    const pbfcl_fluid_shape *f = &s->fluid[i];
-    char key[48];
+    char key[96];
     if (f->kind == PBFCL_SHAPE_BOX) {
-        snprintf(key, sizeof key, "fluid[%d].min", i);
+        snprintf(key, sizeof key, "%s.min", where);
         if (!check_vec3(s, key, f->min))
             return false;
-        snprintf(key, sizeof key, "fluid[%d].max", i);
+        snprintf(key, sizeof key, "%s.max", where);
         if (!check_vec3(s, key, f->max))
             return false;
         for (int k = 0; k < 3; k++)
             if (!(f->max[k] > f->min[k]))
-                return bad(s, "fluid[%d].max[%d] (%g) must be greater than fluid[%d].min[%d] (%g)",
-                           i, k, f->max[k], i, k, f->min[k]);
-        return check_inside(s, i, f->min, f->max);
+                return bad(s, "%s.max[%d] (%g) must be greater than %s.min[%d] (%g)", where, k,
+                           f->max[k], where, k, f->min[k]);
+        return check_inside(s, where, f->min, f->max);
     }
     if (f->kind != PBFCL_SHAPE_SPHERE)
-        return bad(s, "fluid[%d] has an unknown shape kind %d", i, (int)f->kind);
-    snprintf(key, sizeof key, "fluid[%d].sphere.center", i);
+        return bad(s, "%s has an unknown shape kind %d", where, (int)f->kind);
+    snprintf(key, sizeof key, "%s.sphere.center", where);
     if (!check_vec3(s, key, f->center))
         return false;
     if (!isfinite(f->radius) || f->radius <= 0.0f)
-        return bad(s, "fluid[%d].sphere.radius must be a number > 0 (got %g)", i, f->radius);
+        return bad(s, "%s.sphere.radius must be a number > 0 (got %g)", where, f->radius);
     float lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
         lo[k] = f->center[k] - f->radius;
         hi[k] = f->center[k] + f->radius;
     }
-    return check_inside(s, i, lo, hi);
+    return check_inside(s, where, lo, hi);
+}
+
+static bool check_shape(const pbfcl_scene *s, int i)
+{
+    char where[32];
+    snprintf(where, sizeof where, "fluid[%d]", i);
+    return pbfcl_scene_check_shape(s, where, &s->fluid[i]);
 }
 
 /* Checks a number against the range of its key (pbfcl_scene_range); the message names the
@@ -302,8 +335,9 @@ static bool check_solver(const pbfcl_scene *s)
 static double count_bound(const pbfcl_scene *s)
 {
     double total = 0.0, spacing = 2.0 * s->particle_radius;
-    for (int i = 0; i < s->fluid_count; i++) {
-        const pbfcl_fluid_shape *f = &s->fluid[i];
+    for (int i = 0; i < s->fluid_count + s->body_count; i++) {
+        const pbfcl_fluid_shape *f =
+            i < s->fluid_count ? &s->fluid[i] : &s->bodies[i - s->fluid_count].shape;
         double points = 1.0;
         for (int k = 0; k < 3; k++) {
             double extent = f->kind == PBFCL_SHAPE_BOX ? f->max[k] - f->min[k] : 2.0 * f->radius;
@@ -331,7 +365,7 @@ pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s)
     for (int i = 0; i < s->fluid_count; i++)
         if (!check_shape(s, i))
             return PBFCL_ERR_BAD_ARGUMENT;
-    return PBFCL_OK;
+    return pbfcl_scene_check_bodies(s) ? PBFCL_OK : PBFCL_ERR_BAD_ARGUMENT;
 }
 
 pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
@@ -347,12 +381,13 @@ pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
             s->particle_radius, bound, PBFCL_SCENE_MAX_PARTICLES);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    return PBFCL_OK;
+    return pbfcl_scene_check_body_sampling(s) && pbfcl_scene_check_flow(s) ? PBFCL_OK
+                                                                           : PBFCL_ERR_BAD_ARGUMENT;
 }
 
 /* --- the lattice ------------------------------------------------------------------- */
 
-static bool inside_shape(const pbfcl_fluid_shape *f, const double p[3], double tol)
+bool pbfcl_scene_inside(const pbfcl_fluid_shape *f, const double p[3], double tol)
 {
     if (f->kind == PBFCL_SHAPE_BOX) {
         for (int k = 0; k < 3; k++)
@@ -366,11 +401,10 @@ static bool inside_shape(const pbfcl_fluid_shape *f, const double p[3], double t
     return d2 <= ((double)f->radius + tol) * ((double)f->radius + tol);
 }
 
-/* The lattice index range [lo[k], hi[k]] of shape i, cut to the domain interior. */
-static void shape_index_range(const pbfcl_scene *s, int i, const double origin[3], long long lo[3],
-                              long long hi[3])
+/* The lattice index range [lo[k], hi[k]] of shape f, cut to the domain interior. */
+static void shape_index_range(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
+                              const double origin[3], long long lo[3], long long hi[3])
 {
-    const pbfcl_fluid_shape *f = &s->fluid[i];
     double r = s->particle_radius, spacing = 2.0 * r, eps = 1e-4;
     for (int k = 0; k < 3; k++) {
         double a = f->kind == PBFCL_SHAPE_BOX ? f->min[k] : f->center[k] - f->radius;
@@ -382,32 +416,66 @@ static void shape_index_range(const pbfcl_scene *s, int i, const double origin[3
     }
 }
 
-/* Visits every lattice point inside the fluid once (the first shape that holds it claims
- * it); writes them to out if not NULL; returns the count. */
-static size_t lattice_walk(const pbfcl_scene *s, float *out)
+/* Whether lattice point p lies in one of the bodies. */
+static bool in_body(const pbfcl_scene *s, const double p[3], double tol)
+{
+    for (int b = 0; b < s->body_count; b++)
+        if (pbfcl_scene_inside(&s->bodies[b].shape, p, tol))
+            return true;
+    return false;
+}
+
+/* Visits the lattice points inside shape f, skipping those `skip` claims; writes them to out
+ * (from entry n) if not NULL; returns n plus their count. */
+static size_t shape_walk(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
+                         bool (*skip)(const pbfcl_scene *, const pbfcl_fluid_shape *,
+                                      const double[3], double),
+                         float *out, size_t n)
 {
     double r = s->particle_radius, spacing = 2.0 * r, tol = 1e-4 * spacing;
     double origin[3] = {s->domain_min[0] + r, s->domain_min[1] + r, s->domain_min[2] + r};
+    long long lo[3], hi[3];
+    shape_index_range(s, f, origin, lo, hi);
+    for (long long a = lo[0]; a <= hi[0]; a++)
+        for (long long b = lo[1]; b <= hi[1]; b++)
+            for (long long c = lo[2]; c <= hi[2]; c++) {
+                double p[3] = {origin[0] + spacing * a, origin[1] + spacing * b,
+                               origin[2] + spacing * c};
+                if (!pbfcl_scene_inside(f, p, tol) || (skip && skip(s, f, p, tol)))
+                    continue;
+                if (out)
+                    for (int k = 0; k < 3; k++)
+                        out[3 * n + k] = (float)p[k];
+                n++;
+            }
+    return n;
+}
+
+/* A fluid point is claimed by an earlier fluid shape or by a body. */
+static bool fluid_skip(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
+                       double tol)
+{
+    for (const pbfcl_fluid_shape *g = s->fluid; g < f; g++)
+        if (pbfcl_scene_inside(g, p, tol))
+            return true;
+    return in_body(s, p, tol);
+}
+
+size_t pbfcl_scene_body_walk(const pbfcl_scene *s, int b, float *out)
+{
+    return shape_walk(s, &s->bodies[b].shape, NULL, out, 0);
+}
+
+/* Visits every lattice point inside the fluid once (the first shape that holds it claims
+ * it, a body before any), then each body's; writes them to out if not NULL; returns the
+ * count. */
+static size_t lattice_walk(const pbfcl_scene *s, float *out)
+{
     size_t n = 0;
-    for (int i = 0; i < s->fluid_count; i++) {
-        long long lo[3], hi[3];
-        shape_index_range(s, i, origin, lo, hi);
-        for (long long a = lo[0]; a <= hi[0]; a++)
-            for (long long b = lo[1]; b <= hi[1]; b++)
-                for (long long c = lo[2]; c <= hi[2]; c++) {
-                    double p[3] = {origin[0] + spacing * a, origin[1] + spacing * b,
-                                   origin[2] + spacing * c};
-                    bool claimed = !inside_shape(&s->fluid[i], p, tol);
-                    for (int j = 0; j < i && !claimed; j++)
-                        claimed = inside_shape(&s->fluid[j], p, tol);
-                    if (claimed)
-                        continue;
-                    if (out)
-                        for (int k = 0; k < 3; k++)
-                            out[3 * n + k] = (float)p[k];
-                    n++;
-                }
-    }
+    for (int i = 0; i < s->fluid_count; i++)
+        n = shape_walk(s, &s->fluid[i], fluid_skip, out, n);
+    for (int b = 0; b < s->body_count; b++)
+        n = shape_walk(s, &s->bodies[b].shape, NULL, out, n);
     return n;
 }
 

@@ -25,6 +25,33 @@ typedef struct pbfcl_fluid_shape {
  * the next shell adds 24. */
 #define PBFCL_MAX_H_RATIO 4.4721
 
+#define PBFCL_MAX_BODIES 256
+
+/* The range of a body's density, kg/m^3, and the fewest particles that sample a body (shape
+ * matching needs a rest shape with volume). */
+#define PBFCL_BODY_DENSITY_MIN 0.1f
+#define PBFCL_BODY_DENSITY_MAX 1e5f
+#define PBFCL_BODY_MIN_PARTICLES 4
+
+/* One rigid or soft body at the start: a box or a sphere sampled on the fluid's lattice. */
+#define PBFCL_MAX_EMITTERS 16
+#define PBFCL_MAX_DRAINS 16
+
+/* A nozzle: a disc of radius `radius` at `center`, facing `velocity`, that emits fluid
+ * particles in layers (the lattice points of the disc, spacing 2r) at `rate` particles/s,
+ * `count` of them in all. */
+typedef struct pbfcl_emitter {
+    float center[3], radius, velocity[3], rate;
+    long long count;
+} pbfcl_emitter;
+
+typedef struct pbfcl_body_shape {
+    pbfcl_fluid_shape shape;
+    float density;   /* kg/m^3 */
+    float stiffness; /* (0, 1]: 1 rigid, below 1 soft */
+    float velocity[3];
+} pbfcl_body_shape;
+
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list
  * PBFCL_SOLVER_PARAM_LIST (include/pbfcl.h), which gives each one's default, range and unit. */
 typedef pbfcl_solver_params pbfcl_solver_settings;
@@ -38,6 +65,12 @@ typedef struct pbfcl_scene {
     float rest_density;                 /* kg/m^3 */
     pbfcl_fluid_shape fluid[PBFCL_MAX_FLUID_SHAPES];
     int fluid_count;
+    pbfcl_body_shape bodies[PBFCL_MAX_BODIES];
+    int body_count;
+    pbfcl_emitter emitters[PBFCL_MAX_EMITTERS];
+    int emitter_count;
+    pbfcl_fluid_shape drains[PBFCL_MAX_DRAINS]; /* boxes that remove the fluid entering them */
+    int drain_count;
     pbfcl_solver_settings solver;
 } pbfcl_scene;
 
@@ -45,8 +78,9 @@ typedef struct pbfcl_scene {
  * y, rest density 1000, r = 1 cm, a unit box, no fluid. */
 void pbfcl_scene_defaults(pbfcl_scene *s);
 
-/* Loads a built-in scene by name (dam-break, double-dam-break, drop) or a JSON scene file
- * (a name ending in .json or containing '/'); an unknown name lists the built-in ones. */
+/* Loads a built-in scene by name (dam-break, double-dam-break, drop, dam-break-bodies) or a JSON
+ * scene file (a name ending in .json or containing '/'); an unknown name lists the built-in ones.
+ */
 pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out);
 
 /* Rejects values that make no sense (negative radius, zero iterations, fluid outside the
@@ -60,8 +94,9 @@ pbfcl_status pbfcl_scene_validate_settings(const pbfcl_scene *s);
 /* Sets the particle radius so that filling the scene gives about target particles. */
 pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target);
 
-/* Fills the fluid shapes on a lattice of spacing 2r: *positions (malloc'ed, x y z triples,
- * free it) and *n. */
+/* Fills the fluid shapes and then the bodies (body 0's particles, body 1's, ...) on a lattice
+ * of spacing 2r: *positions (malloc'ed, x y z triples, free it) and *n. Fluid points inside a
+ * body are left out. */
 pbfcl_status pbfcl_scene_fill(const pbfcl_scene *s, float **positions, size_t *n);
 
 /* The most particles a scene may be filled with (a larger count is rejected, not clamped):
@@ -102,6 +137,50 @@ pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out);
 
 /* Counts the particles pbfcl_scene_fill would make, without allocating them. */
 size_t pbfcl_scene_count(const pbfcl_scene *s);
+
+/* --- bodies (host/core/scene_bodies.c) --- */
+
+/* Whether lattice point p lies in body shape f (tol: a small margin, m). */
+bool pbfcl_scene_inside(const pbfcl_fluid_shape *f, const double p[3], double tol);
+
+/* Checks a fluid or body shape (where names it in messages: "fluid[0]", "bodies[1].box") is
+ * finite, not empty and inside the domain. */
+bool pbfcl_scene_check_shape(const pbfcl_scene *s, const char *where, const pbfcl_fluid_shape *f);
+
+/* Checks each body's shape, density, stiffness and velocity, and that it lies in the domain
+ * (nothing that depends on the particle radius); errors name body[i] and the key. */
+bool pbfcl_scene_check_bodies(const pbfcl_scene *s);
+
+/* Checks what depends on the particle radius: each body holds at least
+ * PBFCL_BODY_MIN_PARTICLES lattice points and shares none with another body. */
+bool pbfcl_scene_check_body_sampling(const pbfcl_scene *s);
+
+/* The lattice points of body b (in the order pbfcl_scene_fill writes them) into out if not
+ * NULL (xyz triples); returns their count. */
+size_t pbfcl_scene_body_walk(const pbfcl_scene *s, int b, float *out);
+
+/* --- emitters and drains (host/core/scene_flow.c) --- */
+
+/* Checks the emitters and drains (inside the domain, rates the nozzle can hold, ...); errors
+ * name emitters[i] or drains[i] and the key. Needs the particle radius. */
+bool pbfcl_scene_check_flow(const pbfcl_scene *s);
+
+/* The particles of one layer of emitter e (the disc's lattice points): their offsets from
+ * its centre into out (xyz triples) if not NULL; returns their count. */
+size_t pbfcl_scene_emitter_layer(const pbfcl_scene *s, int e, float *out);
+
+/* The particles emitter e has emitted by time t: whole layers at its rate, up to its count. */
+long long pbfcl_scene_emitted_by(const pbfcl_scene *s, int e, double t);
+
+/* Whether point p lies in one of the drains. */
+bool pbfcl_scene_in_drain(const pbfcl_scene *s, const float p[3]);
+
+/* The particles a solver for the scene needs room for: the fill and every emitter's count. */
+size_t pbfcl_scene_capacity(const pbfcl_scene *s);
+
+/* The phase of each particle pbfcl_scene_fill makes (0 fluid, b + 1 body b), into phases
+ * (n entries, n the fill's count); fails if n is not that count. */
+pbfcl_status pbfcl_scene_phases(const pbfcl_scene *s, int *phases, size_t n);
 
 /* The blow-up limit on speed, m/s: solver.max_speed if > 0, else derived from the free-fall
  * speed over the domain diagonal D: 4 * sqrt(2 * max(|g|, 9.81) * D). */

@@ -246,6 +246,149 @@ static pbfcl_status parse_fluid(const char *path, const cJSON *item, pbfcl_scene
     return PBFCL_OK;
 }
 
+/* The shape of bodies[i]: {"box": {"min": [..], "max": [..]}} or {"sphere": {...}}. */
+static pbfcl_status parse_body_shape(const char *path, const char *where, const cJSON *item,
+                                     pbfcl_fluid_shape *f)
+{
+    static const char *const box_keys[] = {"min", "max", NULL};
+    const cJSON *box = cJSON_GetObjectItemCaseSensitive(item, "box");
+    const cJSON *sphere = cJSON_GetObjectItemCaseSensitive(item, "sphere");
+    char key[96];
+    if (!box == !sphere)
+        return key_error(path, where,
+                         "give exactly one shape: \"box\": {\"min\": [..], \"max\": [..]} or "
+                         "\"sphere\": {\"center\": [..], \"radius\": R}");
+    if (sphere) {
+        snprintf(key, sizeof key, "%s.sphere", where);
+        return parse_sphere(path, key, sphere, f);
+    }
+    const cJSON *min, *max;
+    snprintf(key, sizeof key, "%s.box", where);
+    PBFCL_TRY(need_object(path, key, box));
+    PBFCL_TRY(check_keys(path, key, box, box_keys));
+    PBFCL_TRY(need(path, key, box, "min", &min));
+    PBFCL_TRY(need(path, key, box, "max", &max));
+    f->kind = PBFCL_SHAPE_BOX;
+    snprintf(key, sizeof key, "%s.box.min", where);
+    PBFCL_TRY(get_vec3(path, key, min, f->min));
+    snprintf(key, sizeof key, "%s.box.max", where);
+    return get_vec3(path, key, max, f->max);
+}
+
+/* One body: its shape, density (required), stiffness (1) and velocity (0). */
+static pbfcl_status parse_body(const char *path, int i, const cJSON *item, pbfcl_body_shape *b)
+{
+    static const char *const keys[] = {"box", "sphere", "density", "stiffness", "velocity", NULL};
+    char where[48], key[96];
+    const cJSON *v;
+    snprintf(where, sizeof where, "bodies[%d]", i);
+    memset(b, 0, sizeof *b);
+    b->stiffness = 1.0f;
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(parse_body_shape(path, where, item, &b->shape));
+    PBFCL_TRY(need(path, where, item, "density", &v));
+    snprintf(key, sizeof key, "%s.density", where);
+    PBFCL_TRY(get_number(path, key, v, &b->density));
+    snprintf(key, sizeof key, "%s.stiffness", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "stiffness")))
+        PBFCL_TRY(get_number(path, key, v, &b->stiffness));
+    snprintf(key, sizeof key, "%s.velocity", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "velocity")))
+        PBFCL_TRY(get_vec3(path, key, v, b->velocity));
+    return PBFCL_OK;
+}
+
+static pbfcl_status parse_bodies(const char *path, const cJSON *item, pbfcl_scene *s)
+{
+    if (!cJSON_IsArray(item))
+        return key_error(path, "bodies", "expected an array of bodies, got %s", type_name(item));
+    int count = cJSON_GetArraySize(item);
+    if (count > PBFCL_MAX_BODIES)
+        return key_error(path, "bodies", "expected at most %d bodies, got %d", PBFCL_MAX_BODIES,
+                         count);
+    int i = 0;
+    for (const cJSON *c = item->child; c; c = c->next, i++)
+        PBFCL_TRY(parse_body(path, i, c, &s->bodies[i]));
+    s->body_count = count;
+    return PBFCL_OK;
+}
+
+/* One emitter: {"center": [..], "radius": R, "velocity": [..], "rate": N, "count": N}. */
+static pbfcl_status parse_emitter(const char *path, int i, const cJSON *item, pbfcl_emitter *m)
+{
+    static const char *const keys[] = {"center", "radius", "velocity", "rate", "count", NULL};
+    char where[48], key[96];
+    const cJSON *v;
+    snprintf(where, sizeof where, "emitters[%d]", i);
+    memset(m, 0, sizeof *m);
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    int count = 0;
+    static const char *const vec_keys[] = {"center", "velocity"};
+    float *vecs[] = {m->center, m->velocity};
+    for (int k = 0; k < 2; k++) {
+        PBFCL_TRY(need(path, where, item, vec_keys[k], &v));
+        snprintf(key, sizeof key, "%s.%s", where, vec_keys[k]);
+        PBFCL_TRY(get_vec3(path, key, v, vecs[k]));
+    }
+    static const char *const num_keys[] = {"radius", "rate"};
+    float *nums[] = {&m->radius, &m->rate};
+    for (int k = 0; k < 2; k++) {
+        PBFCL_TRY(need(path, where, item, num_keys[k], &v));
+        snprintf(key, sizeof key, "%s.%s", where, num_keys[k]);
+        PBFCL_TRY(get_number(path, key, v, nums[k]));
+    }
+    PBFCL_TRY(need(path, where, item, "count", &v));
+    snprintf(key, sizeof key, "%s.count", where);
+    PBFCL_TRY(get_int(path, key, v, &count));
+    m->count = count;
+    return PBFCL_OK;
+}
+
+/* One drain: {"box": {"min": [..], "max": [..]}}. */
+static pbfcl_status parse_drain(const char *path, int i, const cJSON *item, pbfcl_fluid_shape *f)
+{
+    static const char *const keys[] = {"box", NULL};
+    static const char *const box_keys[] = {"min", "max", NULL};
+    char where[48], key[96];
+    const cJSON *box, *min, *max;
+    snprintf(where, sizeof where, "drains[%d]", i);
+    memset(f, 0, sizeof *f);
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(need(path, where, item, "box", &box));
+    snprintf(where, sizeof where, "drains[%d].box", i);
+    PBFCL_TRY(need_object(path, where, box));
+    PBFCL_TRY(check_keys(path, where, box, box_keys));
+    PBFCL_TRY(need(path, where, box, "min", &min));
+    PBFCL_TRY(need(path, where, box, "max", &max));
+    f->kind = PBFCL_SHAPE_BOX;
+    snprintf(key, sizeof key, "%s.min", where);
+    PBFCL_TRY(get_vec3(path, key, min, f->min));
+    snprintf(key, sizeof key, "%s.max", where);
+    return get_vec3(path, key, max, f->max);
+}
+
+/* "emitters" or "drains": an array of at most most entries, each parsed by its function. */
+static pbfcl_status parse_flow(const char *path, const char *name, const cJSON *item,
+                               pbfcl_scene *s)
+{
+    bool emitters = !strcmp(name, "emitters");
+    int most = emitters ? PBFCL_MAX_EMITTERS : PBFCL_MAX_DRAINS;
+    if (!cJSON_IsArray(item))
+        return key_error(path, name, "expected an array, got %s", type_name(item));
+    int count = cJSON_GetArraySize(item);
+    if (count > most)
+        return key_error(path, name, "expected at most %d, got %d", most, count);
+    int i = 0;
+    for (const cJSON *c = item->child; c; c = c->next, i++)
+        PBFCL_TRY(emitters ? parse_emitter(path, i, c, &s->emitters[i])
+                           : parse_drain(path, i, c, &s->drains[i]));
+    *(emitters ? &s->emitter_count : &s->drain_count) = count;
+    return PBFCL_OK;
+}
+
 /* The solver keys are the parameter list's names (PBFCL_SOLVER_PARAM_LIST, include/pbfcl.h). */
 #define SOLVER_KEY_COUNT ((size_t)pbfcl_solver_param_count())
 
@@ -429,7 +572,8 @@ static pbfcl_status check_name(const char *path, const char *name, size_t size)
 static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene *s)
 {
     static const char *const keys[] = {"name",         "domain", "gravity", "particle_radius",
-                                       "rest_density", "fluid",  "solver",  NULL};
+                                       "rest_density", "fluid",  "bodies",  "emitters",
+                                       "drains",       "solver", NULL};
     const cJSON *item;
     if (!cJSON_IsObject(root))
         return key_error(path, "(top level)", "expected an object {...}, got %s", type_name(root));
@@ -450,6 +594,12 @@ static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene 
         PBFCL_TRY(get_number(path, "rest_density", item, &s->rest_density));
     PBFCL_TRY(need(path, "", root, "fluid", &item));
     PBFCL_TRY(parse_fluid(path, item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "bodies")))
+        PBFCL_TRY(parse_bodies(path, item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "emitters")))
+        PBFCL_TRY(parse_flow(path, "emitters", item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "drains")))
+        PBFCL_TRY(parse_flow(path, "drains", item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "solver")))
         PBFCL_TRY(parse_solver(path, item, &s->solver));
     return PBFCL_OK;

@@ -10,7 +10,7 @@ const char *const pbfcl_demo_help_lines[] = {
     "space                pause / resume",
     "N                    single step while paused",
     "R                    reset the scene",
-    "1 2 3                dam-break, double-dam-break, drop",
+    "1 2 3 4              dam-break, double-dam-break, drop, dam-break-bodies",
     "+ -                  particles x1.5 / /1.5",
     "T                    tilt the box",
     "arrows               turn gravity 10 degrees (up/down about x, left/right about z)",
@@ -117,6 +117,10 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key)
     case SDLK_3:
     case SDLK_KP_3:
         in->scene = 3;
+        break;
+    case SDLK_4:
+    case SDLK_KP_4:
+        in->scene = 4;
         break;
     case SDLK_PLUS:
     case SDLK_EQUALS:

@@ -26,7 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const builtin_scenes[3] = {"dam-break", "double-dam-break", "drop"};
+static const char *const builtin_scenes[4] = {"dam-break", "double-dam-break", "drop",
+                                              "dam-break-bodies"};
 
 /* Everything the running demo holds. */
 typedef struct demo {
@@ -93,6 +94,8 @@ static pbfcl_status create_solver(demo *d, const pbfcl_scene_setup *setup, const
     PBFCL_TRY(pbfcl_scene_setup_name(setup, name, name_size));
     PBFCL_TRY(pbfcl_solver_create(d->ctx, &desc, out));
     pbfcl_status s = pbfcl_solver_add(*out, pos, NULL, n);
+    if (s == PBFCL_OK)
+        s = pbfcl_scene_setup_apply_bodies(setup, *out);
     if (s != PBFCL_OK) {
         pbfcl_solver_destroy(*out);
         *out = NULL;

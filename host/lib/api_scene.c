@@ -8,6 +8,7 @@
 
 struct pbfcl_scene_setup {
     pbfcl_scene scene;
+    long long emitted[PBFCL_MAX_EMITTERS]; /* particles each emitter has emitted */
 };
 
 #define CHECK_SETUP(func, s)                                                                       \
@@ -75,7 +76,7 @@ pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s, const pbfcl_scen
         pbfcl_errorf("pbfcl_scene_setup_set_params: scene and solver must not be NULL");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    pbfcl_scene next = s->scene; /* keeps the name and the fluid shapes */
+    pbfcl_scene next = s->scene; /* keeps the name, the fluid shapes and the bodies */
     memcpy(next.domain_min, scene->domain_min, sizeof next.domain_min);
     memcpy(next.domain_max, scene->domain_max, sizeof next.domain_max);
     memcpy(next.gravity, scene->gravity, sizeof next.gravity);
@@ -112,4 +113,171 @@ pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **position
 const pbfcl_scene *pbfcl_api_setup_scene(const pbfcl_scene_setup *s)
 {
     return s && pbfcl_api_live_find(s, HANDLE_SCENE, false) ? &s->scene : NULL;
+}
+
+pbfcl_status pbfcl_scene_setup_body_count(const pbfcl_scene_setup *s, int *count)
+{
+    CHECK_SETUP("pbfcl_scene_setup_body_count", s);
+    if (!count) {
+        pbfcl_errorf("pbfcl_scene_setup_body_count: count is NULL");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    *count = s->scene.body_count;
+    return PBFCL_OK;
+}
+
+/* Sets the initial velocity of every body particle (phases[i] = b + 1) to body b's. */
+static pbfcl_status set_body_velocities(const pbfcl_scene *sc, pbfcl_solver *solver,
+                                        const int *phases, size_t n)
+{
+    float *v = malloc(n * 3 * sizeof *v);
+    if (!v)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = pbfcl_solver_get_velocities(solver, v, n);
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++)
+        if (phases[i] != PBFCL_PHASE_FLUID)
+            memcpy(v + 3 * i, sc->bodies[phases[i] - 1].velocity, 3 * sizeof *v);
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_set_velocities(solver, v, n);
+    free(v);
+    return st;
+}
+
+pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_solver *solver)
+{
+    const char *f = "pbfcl_scene_setup_apply_bodies";
+    CHECK_SETUP(f, s);
+    const pbfcl_scene *sc = &s->scene;
+    size_t n = 0;
+    PBFCL_TRY(pbfcl_solver_count(solver, &n));
+    if (sc->body_count == 0)
+        return PBFCL_OK;
+    size_t filled = pbfcl_scene_count(sc);
+    if (n != filled) {
+        pbfcl_errorf("%s: the solver holds %zu particles but the scene fills %zu; add exactly "
+                     "pbfcl_scene_setup_fill's particles to an empty solver first",
+                     f, n, filled);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    int *phases = malloc(n * sizeof *phases);
+    if (!phases)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = pbfcl_scene_phases(sc, phases, n);
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_set_phases(solver, phases, n);
+    for (int b = 0; st == PBFCL_OK && b < sc->body_count; b++)
+        st = pbfcl_solver_set_body(solver, b, sc->bodies[b].stiffness, sc->bodies[b].density);
+    if (st == PBFCL_OK)
+        st = set_body_velocities(sc, solver, phases, n);
+    free(phases);
+    return st;
+}
+
+pbfcl_status pbfcl_scene_setup_capacity(const pbfcl_scene_setup *s, size_t *capacity)
+{
+    CHECK_SETUP("pbfcl_scene_setup_capacity", s);
+    if (!capacity) {
+        pbfcl_errorf("pbfcl_scene_setup_capacity: capacity is NULL");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    PBFCL_TRY(pbfcl_scene_validate(&s->scene));
+    *capacity = pbfcl_scene_capacity(&s->scene);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_setup_flow_count(const pbfcl_scene_setup *s, int *emitters, int *drains)
+{
+    CHECK_SETUP("pbfcl_scene_setup_flow_count", s);
+    if (emitters)
+        *emitters = s->scene.emitter_count;
+    if (drains)
+        *drains = s->scene.drain_count;
+    return PBFCL_OK;
+}
+
+/* Removes the fluid particles inside the drains; their indices (ascending) into removed if
+ * not NULL, their number into *count. */
+static pbfcl_status drain(const pbfcl_scene *sc, pbfcl_solver *solver, size_t *removed,
+                          size_t *count)
+{
+    size_t n = 0, k = 0;
+    *count = 0;
+    PBFCL_TRY(pbfcl_solver_count(solver, &n));
+    if (sc->drain_count == 0 || n == 0)
+        return PBFCL_OK;
+    float *pos = malloc(n * 3 * sizeof *pos);
+    int *phases = malloc(n * sizeof *phases);
+    size_t *list = malloc(n * sizeof *list);
+    pbfcl_status st = pos && phases && list ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_get_positions(solver, pos, n);
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_get_phases(solver, phases, n);
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++)
+        if (phases[i] == PBFCL_PHASE_FLUID && pbfcl_scene_in_drain(sc, pos + 3 * i))
+            list[k++] = i;
+    if (st == PBFCL_OK && k > 0)
+        st = pbfcl_solver_remove(solver, list, k);
+    if (st == PBFCL_OK) {
+        if (removed)
+            memcpy(removed, list, k * sizeof *list);
+        *count = k;
+    }
+    free(pos);
+    free(phases);
+    free(list);
+    return st;
+}
+
+/* Adds the particles emitter e owes at time t: particle j of its stream belongs to layer
+ * j / L (L a layer's particles), due at (layer + 1) L / rate and moved on since then. */
+static pbfcl_status emit(pbfcl_scene_setup *s, int e, pbfcl_solver *solver, double t, size_t *added)
+{
+    const pbfcl_scene *sc = &s->scene;
+    const pbfcl_emitter *m = &sc->emitters[e];
+    long long due = pbfcl_scene_emitted_by(sc, e, t), from = s->emitted[e];
+    if (due <= from)
+        return PBFCL_OK;
+    size_t layer = pbfcl_scene_emitter_layer(sc, e, NULL), k = (size_t)(due - from);
+    float *offset = malloc(layer * 3 * sizeof *offset), *pos = malloc(k * 3 * sizeof *pos);
+    float *vel = malloc(k * 3 * sizeof *vel);
+    pbfcl_status st = offset && pos && vel ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK) {
+        pbfcl_scene_emitter_layer(sc, e, offset);
+        for (size_t i = 0; i < k; i++) {
+            long long j = from + (long long)i, l = j / (long long)layer;
+            double since = t - (double)(l + 1) * (double)layer / m->rate;
+            for (int a = 0; a < 3; a++) {
+                pos[3 * i + a] = (float)(m->center[a] + offset[3 * (j % (long long)layer) + a] +
+                                         m->velocity[a] * since);
+                vel[3 * i + a] = m->velocity[a];
+            }
+        }
+        st = pbfcl_solver_add(solver, pos, vel, k);
+    }
+    if (st == PBFCL_OK) {
+        s->emitted[e] = due;
+        *added += k;
+    }
+    free(offset);
+    free(pos);
+    free(vel);
+    return st;
+}
+
+pbfcl_status pbfcl_scene_setup_flow(pbfcl_scene_setup *s, pbfcl_solver *solver, double time,
+                                    size_t *removed, size_t *removed_count, size_t *added)
+{
+    CHECK_SETUP("pbfcl_scene_setup_flow", s);
+    if (!removed_count || !added || !(time >= 0.0)) {
+        pbfcl_errorf("pbfcl_scene_setup_flow: %s",
+                     !(time >= 0.0) ? "time must be 0 or more"
+                                    : "removed_count and added must not be NULL");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    *added = 0;
+    PBFCL_TRY(drain(&s->scene, solver, removed, removed_count));
+    for (int e = 0; e < s->scene.emitter_count; e++)
+        PBFCL_TRY(emit(s, e, solver, time, added));
+    return PBFCL_OK;
 }
