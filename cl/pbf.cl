@@ -100,15 +100,23 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
 
 /* predict: v += (gravity + vorticity force + push) dt; x* = x + v dt; then confine to the box:
  * x* and x are clamped to the walls (less r) and the velocity into a wall is removed.
- * push: xyz the push acceleration, w its radius around the ray push_origin + t push_dir. */
+ * push: xyz the push acceleration, w its radius around the ray push_origin + t push_dir.
+ * With bodies, a static particle (an obstacle's: inverse mass 0) stays where it is at rest. */
 __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global float4 *pred,
                           __global float4 *vel, __global const float4 *vort_force, float4 gravity,
-                          float4 push_origin, float4 push_dir, float4 push)
+                          float4 push_origin, float4 push_dir, float4 push, uint bodies,
+                          __global const float *inv_mass)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 x = pos[i];
+    if (bodies && inv_mass[i] == 0.0f) {
+        x = (float4)(x.xyz, 0.0f);
+        pred[i] = x;
+        vel[i] = (float4)(0.0f);
+        return;
+    }
     float4 acc = gravity + vort_force[i];
     if (push.w > 0.0f) {
         float4 rel = x - push_origin;

@@ -400,9 +400,12 @@ PBFCL_API pbfcl_status pbfcl_solver_get_params(const pbfcl_solver *s, pbfcl_scen
 
 /* ---- particles (the caller's order) ------------------------------------------------------- */
 
-/* Particle phases: fluid, or a particle of body b (b = 0, 1, ...). */
+/* Particle phases: fluid, a particle of body b (b = 0, 1, ...), or a static particle (an
+ * obstacle's boundary particle: it never moves, keeps the fluid and the bodies out and counts
+ * in the fluid's density; static particles do not collide with each other). */
 #define PBFCL_PHASE_FLUID 0
 #define PBFCL_PHASE_BODY(b) ((b) + 1)
+#define PBFCL_PHASE_STATIC (-1)
 
 /* The active particle count. */
 PBFCL_API pbfcl_status pbfcl_solver_count(const pbfcl_solver *s, size_t *count);
@@ -431,11 +434,13 @@ PBFCL_API pbfcl_status pbfcl_solver_get_positions(pbfcl_solver *s, float *xyz, s
 PBFCL_API pbfcl_status pbfcl_solver_get_velocities(pbfcl_solver *s, float *xyz, size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_get_densities(pbfcl_solver *s, float *density, size_t count);
 
-/* Per-particle phases: PBFCL_PHASE_FLUID or PBFCL_PHASE_BODY(b). Setting them replaces every
- * body: the particles of phase PBFCL_PHASE_BODY(b) form body b (numbered 0 .. B - 1 without
- * gaps, at least 2 particles each), a rigid body (stiffness 1) of the fluid's density whose
- * rest shape is their positions now; shape matching (docs/ALGORITHM.md) keeps that shape.
- * Particles of one body do not collide with each other. */
+/* Per-particle phases: PBFCL_PHASE_FLUID, PBFCL_PHASE_BODY(b) or PBFCL_PHASE_STATIC. Setting
+ * them replaces every body and every static particle: the particles of phase
+ * PBFCL_PHASE_BODY(b) form body b (numbered 0 .. B - 1 without gaps, at least 2 particles
+ * each), a rigid body (stiffness 1) of the fluid's density whose rest shape is their positions
+ * now; shape matching (docs/ALGORITHM.md) keeps that shape. Particles of one body do not
+ * collide with each other. Static particles stay where they are now (inverse mass 0). Bodies
+ * and static particles must lie inside the walls (the box less the particle radius). */
 PBFCL_API pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t count);
 

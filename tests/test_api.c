@@ -183,6 +183,66 @@ START_TEST(test_bodies_phases)
 }
 END_TEST
 
+/* Static particles by phase: a 3^3 block made static under falling fluid, after 3 frames (the
+ * solver's order no longer the caller's), reads back PBFCL_PHASE_STATIC and stays exactly
+ * where it was through 20 frames while the fluid lands on it; it cannot be removed, and a
+ * state with static particles cannot be saved until they are fluid again. */
+START_TEST(test_static_phases)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 200, 0.3f, 0.3f, 0.3f);
+    int nn[3] = {3, 3, 3}, mm[3] = {3, 2, 3};
+    float lo[3] = {0.1f, 0.0f, 0.1f}, up[3] = {0.1f, 0.12f, 0.1f};
+    size_t ns, nf;
+    float *block_s = block(nn, lo, &ns), *block_f = block(mm, up, &nf);
+    ck_assert_int_eq(pbfcl_solver_add(s, block_s, NULL, ns), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, block_f, NULL, nf), PBFCL_OK);
+    size_t n = ns + nf;
+    int *phase = malloc(n * sizeof *phase), *got = malloc(n * sizeof *got);
+    float *at = malloc(n * 12), *pos = malloc(n * 12);
+    for (size_t i = 0; i < n; i++)
+        phase[i] = i < ns ? PBFCL_PHASE_STATIC : PBFCL_PHASE_FLUID;
+    for (int f = 0; f < 3; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, phase, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, at, n), PBFCL_OK);
+    for (int f = 0; f < 20; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_phases(s, got, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, pos, n), PBFCL_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(got[i] == phase[i], "particle %zu has phase %d, set %d", i, got[i], phase[i]);
+    for (size_t i = 0; i < ns; i++)
+        ck_assert_msg(memcmp(pos + 3 * i, at + 3 * i, 12) == 0,
+                      "static particle %zu moved from (%g, %g, %g) to (%g, %g, %g)", i, at[3 * i],
+                      at[3 * i + 1], at[3 * i + 2], pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
+    for (size_t i = ns; i < n; i++) { /* none inside the box of the block's centres */
+        int inside = 1;
+        for (int a = 0; a < 3; a++)
+            inside = inside && pos[3 * i + a] >= at[a] && pos[3 * i + a] <= at[3 * (ns - 1) + a];
+        ck_assert_msg(!inside, "fluid particle %zu at (%g, %g, %g) is inside the static block", i,
+                      pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
+    }
+    size_t one = 0;
+    ck_assert_int_eq(pbfcl_solver_remove(s, &one, 1), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("particles[0] = 0 is static");
+    ck_assert_int_eq(pbfcl_solver_save_state(s, discard_section, NULL), PBFCL_ERR_UNSUPPORTED);
+    expect_message("27 static particles");
+    for (size_t i = 0; i < n; i++)
+        phase[i] = PBFCL_PHASE_FLUID;
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, phase, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_save_state(s, discard_section, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+    free(block_s);
+    free(block_f);
+    free(phase);
+    free(got);
+    free(at);
+    free(pos);
+}
+END_TEST
+
 /* ---- particles by id ------------------------------------------------------------------------ */
 
 /* A block falls and splashes for 100 frames. Every frame, particle k moves no further than its
@@ -625,11 +685,11 @@ START_TEST(test_misuse)
     float bad[3] = {0.1f, NAN, 0.1f};
     ck_assert_int_eq(pbfcl_solver_add(s, bad, NULL, 1), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("positions[1]");
-    int solid[2] = {0, PBFCL_PHASE_BODY(0)}, wild[2] = {-1, 0};
+    int solid[2] = {0, PBFCL_PHASE_BODY(0)}, wild[2] = {-2, 0};
     ck_assert_int_eq(pbfcl_solver_set_phases(s, solid, 2), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("body 0 has 1 particle;");
     ck_assert_int_eq(pbfcl_solver_set_phases(s, wild, 2), PBFCL_ERR_BAD_ARGUMENT);
-    expect_message("phases[0] is -1");
+    expect_message("phases[0] is -2");
     ck_assert_int_eq(pbfcl_solver_set_body(s, 0, 1.0f, 1000.0f), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("body 0 does not exist");
     int both[2] = {PBFCL_PHASE_BODY(0), PBFCL_PHASE_BODY(0)};
@@ -637,6 +697,9 @@ START_TEST(test_misuse)
     ck_assert_int_eq(pbfcl_solver_set_positions(s, outside, 2), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_set_phases(s, both, 2), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("body 0: particle 1 is at z = 1.5, beyond the walls");
+    int fixed[2] = {PBFCL_PHASE_FLUID, PBFCL_PHASE_STATIC};
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, fixed, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("a static particle: particle 1 is at z = 1.5, beyond the walls");
     int phases[2] = {7, 7};
     ck_assert_int_eq(pbfcl_solver_get_phases(s, phases, 2), PBFCL_OK);
     ck_assert(phases[0] == PBFCL_PHASE_FLUID && phases[1] == PBFCL_PHASE_FLUID);
@@ -1075,6 +1138,7 @@ int main(void)
         tcase_add_test(tc, test_value_helpers);
         tcase_add_test(tc, test_misuse);
         tcase_add_test(tc, test_bodies_phases);
+        tcase_add_test(tc, test_static_phases);
         tcase_add_test(tc, test_kernel_dir);
         tcase_add_test(tc, test_wrap_cl_context);
         tcase_add_test(tc, test_params_mid_run);

@@ -539,6 +539,108 @@ START_TEST(test_bodies_friction)
 }
 END_TEST
 
+/* A dam break against a static sphere (an obstacle): a block of fluid 0.12 x 0.24 x 0.2 m at
+ * the left of a 0.4 x 0.4 x 0.2 m box falls and runs for 1.2 s into a sphere of radius
+ * 0.06 m sampled on the lattice (the points within the radius, all of them static). Every
+ * frame each static particle is where it started, bit for bit, and no fluid particle's centre
+ * lies inside the sphere less 2 sqrt(3) r: a point deeper than that has all eight corners of
+ * its lattice cell (diagonal 2 sqrt(3) r) inside the sphere, so a static particle within
+ * sqrt(3) r < 2r, an overlap the contact constraint never leaves; nor within r of a static
+ * particle's centre (half the contact distance 2r: an overlap of r is one the contact's
+ * projection removes within a substep). The fluid did reach the sphere (some particle within
+ * 3r of its surface). */
+static void run_obstacle(pbfcl_cl *cl)
+{
+    const float c[3] = {0.25f, 0.09f, 0.11f}, rad = 0.06f;
+    size_t fluid = 0, total = 0, cap = 4096;
+    float *pos = malloc(cap * 12);
+    for (int z = 0; z < 10; z++) /* the fluid block, lattice origin r */
+        for (int y = 0; y < 12; y++)
+            for (int x = 0; x < 6; x++) {
+                pos[3 * total] = R + 2 * R * x;
+                pos[3 * total + 1] = R + 2 * R * y;
+                pos[3 * total + 2] = R + 2 * R * z;
+                total++;
+            }
+    fluid = total;
+    for (int z = 0; z < 10; z++) /* the sphere's lattice points */
+        for (int y = 0; y < 20; y++)
+            for (int x = 0; x < 20; x++) {
+                float p[3] = {R + 2 * R * x, R + 2 * R * y, R + 2 * R * z};
+                double d2 = 0.0;
+                for (int a = 0; a < 3; a++)
+                    d2 += (double)(p[a] - c[a]) * (p[a] - c[a]);
+                if (d2 <= (double)rad * rad) {
+                    memcpy(pos + 3 * total, p, 12);
+                    total++;
+                }
+            }
+    size_t statics = total - fluid;
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = a == 2 ? 0.2f : 0.4f;
+    }
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, total), PBFCL_OK);
+    unsigned *ids = malloc(statics * 4);
+    for (size_t k = 0; k < statics; k++)
+        ids[k] = (unsigned)(fluid + k);
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, statics, ids), PBFCL_OK);
+    ck_assert_uint_eq(pbfcl_sim_static_count(sim), statics);
+    float *now = malloc(total * 12), *vel = malloc(total * 12);
+    double deepest = 1.0, closest_surface = 1.0, nearest = 1.0, bound = rad - 2.0 * sqrt(3.0) * R;
+    int frames = test_small() ? 3 : 72;
+    for (int f = 0; f < frames; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        read_by_id(sim, now, vel);
+        for (size_t i = fluid; i < total; i++)
+            expect(memcmp(now + 3 * i, pos + 3 * i, 12) == 0,
+                   "frame %d: static particle %zu moved from (%g, %g, %g) to (%g, %g, %g)", f, i,
+                   pos[3 * i], pos[3 * i + 1], pos[3 * i + 2], now[3 * i], now[3 * i + 1],
+                   now[3 * i + 2]);
+        for (size_t i = 0; i < fluid; i++) {
+            double d = dist(now + 3 * i, c);
+            deepest = fmin(deepest, d);
+            closest_surface = fmin(closest_surface, d - rad);
+            expect(d >= bound,
+                   "frame %d: fluid particle %zu is %.4f m from the sphere's centre, "
+                   "inside %.4f m",
+                   f, i, d, bound);
+            if (d > rad + 2.0 * R)
+                continue;
+            for (size_t j = fluid; j < total; j++) {
+                double e = dist(now + 3 * i, pos + 3 * j);
+                nearest = fmin(nearest, e);
+                expect(e >= R, "frame %d: fluid particle %zu is %.4f m from static particle %zu", f,
+                       i, e, j);
+            }
+        }
+    }
+    fprintf(stderr,
+            "    obstacle: %zu static particles; closest fluid centre %.4f m from the "
+            "centre (radius %.3f, bound %.4f), %.4f m from a static one\n",
+            statics, deepest, rad, bound, nearest);
+    if (!test_small())
+        ck_assert_msg(closest_surface < 3.0 * R,
+                      "the fluid never reached the sphere (closest "
+                      "%.4f m from its surface)",
+                      closest_surface);
+    pbfcl_sim_destroy(sim);
+    free(pos);
+    free(ids);
+    free(now);
+    free(vel);
+}
+
+START_TEST(test_bodies_static_obstacle)
+{
+    test_each_device(run_obstacle);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bodies");
@@ -550,6 +652,7 @@ int main(void)
     tcase_add_test(tc, test_bodies_soft_returns);
     tcase_add_test(tc, test_bodies_archimedes);
     tcase_add_test(tc, test_bodies_friction);
+    tcase_add_test(tc, test_bodies_static_obstacle);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 }

@@ -35,7 +35,7 @@ static const char ply_header_fmt[] = "ply\n"
 
 int pbfcl_frame_body(const pbfcl_frame *f, size_t p)
 {
-    return f->phases ? f->phases[p] - 1 : -1;
+    return f->phases && f->phases[p] > 0 ? f->phases[p] - 1 : -1; /* fluid or static: -1 */
 }
 
 void pbfcl_frame_to_z_up(float v[3])

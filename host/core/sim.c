@@ -71,14 +71,15 @@ struct pbfcl_sim {
     cl_mem id_buf, id_tmp_buf;       /* uint: each particle's persistent id, carried by reorder */
     cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
-    pbfcl_shape_match *bodies;             /* rigid and soft bodies; NULL until the first are set */
-    cl_mem moved_buf;     /* 1 uint: a particle moved half the contact skin since the search */
-    cl_mem accel_max_buf; /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
-    int lists_fresh;      /* neighbours ran and no lambda since: lambda records x* */
-    int q_from_delta;     /* q_buf was written by delta (collide may read the near lists) */
-    int substeps;         /* substeps of the last frame (params.dt = dt / substeps) */
-    float wall_scale;     /* lambda and delta: pbfcl_pbf_wall_scale */
-    float omega;          /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
+    size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
+    pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
+    cl_mem moved_buf;          /* 1 uint: a particle moved half the contact skin since the search */
+    cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    int lists_fresh;           /* neighbours ran and no lambda since: lambda records x* */
+    int q_from_delta;          /* q_buf was written by delta (collide may read the near lists) */
+    int substeps;              /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale;          /* lambda and delta: pbfcl_pbf_wall_scale */
+    float omega;               /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
 };
 
 /* What a per-particle buffer holds when a particle is created or appended. */
@@ -568,6 +569,19 @@ static pbfcl_status set_head(pbfcl_sim *sim, cl_kernel k)
     return PBFCL_OK;
 }
 
+/* Whether the simulation has shape-matched bodies (the body stages then run). */
+static bool sim_matches_shapes(const pbfcl_sim *sim)
+{
+    return sim->bodies && sim->bodies->bodies > 0;
+}
+
+/* Whether the simulation has bodies or static particles (the kernels then read phases and
+ * inverse masses). */
+static cl_uint sim_has_bodies(const pbfcl_sim *sim)
+{
+    return sim_matches_shapes(sim) || sim->statics > 0;
+}
+
 pbfcl_status pbfcl_sim_predict(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->predict;
@@ -580,6 +594,9 @@ pbfcl_status pbfcl_sim_predict(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 7, sim->push_origin);
     SIM_ARG(k, 8, sim->push_dir);
     SIM_ARG(k, 9, sim->push);
+    cl_uint bodies = sim_has_bodies(sim);
+    SIM_ARG(k, 10, bodies);
+    SIM_ARG(k, 11, sim->inv_mass_buf);
     return launch(sim, k, prof, PBFCL_STAGE_PREDICT);
 }
 
@@ -665,12 +682,6 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->method_state = &sim->method_state;
 }
 
-/* Whether the simulation has bodies (the kernels then read phases and inverse masses). */
-static cl_uint sim_has_bodies(const pbfcl_sim *sim)
-{
-    return sim->bodies && sim->bodies->bodies > 0;
-}
-
 pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->lambda;
@@ -754,14 +765,14 @@ pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof)
 
 pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    if (!sim_has_bodies(sim))
+    if (!sim_matches_shapes(sim))
         return PBFCL_OK;
     return pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, PBFCL_STAGE_SOLVE);
 }
 
 pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    if (!sim_has_bodies(sim))
+    if (!sim_matches_shapes(sim))
         return PBFCL_OK;
     const pbfcl_stage stage = PBFCL_STAGE_PREDICT;
     PBFCL_TRY(pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, stage));
@@ -771,7 +782,7 @@ pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof)
 
 pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    if (!sim_has_bodies(sim))
+    if (!sim_matches_shapes(sim))
         return PBFCL_OK;
     return pbfcl_shape_match_velocity(sim->bodies, sim->params.dt, sim->pos_buf, sim->vel_buf, prof,
                                       PBFCL_STAGE_OTHER);
@@ -779,7 +790,7 @@ pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof)
 
 pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    if (!sim_has_bodies(sim))
+    if (!sim_matches_shapes(sim))
         return PBFCL_OK;
     return pbfcl_shape_match_project(sim->bodies, sim->pred_buf, prof, PBFCL_STAGE_SOLVE);
 }
@@ -1440,6 +1451,8 @@ static pbfcl_status write_body_phases(pbfcl_sim *sim, size_t entries, const unsi
     }
     if (st == PBFCL_OK)
         st = pbfcl_sim_write_phases(sim, phase, w);
+    if (st == PBFCL_OK)
+        sim->statics = 0;
     free(ids);
     free(phase);
     free(slot);
@@ -1512,6 +1525,62 @@ pbfcl_status pbfcl_sim_set_body(pbfcl_sim *sim, size_t b, float stiffness, float
     free(phase);
     free(w);
     return st;
+}
+
+pbfcl_status pbfcl_sim_set_static(pbfcl_sim *sim, size_t count, const unsigned *ids)
+{
+    if (count > 0 && sim->scene.solver.method != PBFCL_METHOD_PBF) {
+        pbfcl_errorf("static particles (obstacles) need solver.method pbf (this solver runs %s)",
+                     pbfcl_method_name(sim->scene.solver.method));
+        return PBFCL_ERR_UNSUPPORTED;
+    }
+    size_t n = sim->n;
+    unsigned *phase = malloc((n ? n : 1) * sizeof *phase), *id = malloc((n ? n : 1) * 4);
+    unsigned char *mark = calloc(n ? n : 1, 1);
+    float *w = malloc((n ? n : 1) * sizeof *w);
+    pbfcl_status st =
+        phase && id && mark && w ? pbfcl_sim_read_phases(sim, phase, w) : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t k = 0; st == PBFCL_OK && k < count; k++) {
+        if (ids[k] >= n) {
+            pbfcl_errorf("static particle %zu has id %u, beyond the %zu particles", k, ids[k], n);
+            st = PBFCL_ERR_BAD_ARGUMENT;
+        } else {
+            mark[ids[k]] = 1;
+        }
+    }
+    if (st == PBFCL_OK)
+        st = read_plain(sim, sim->id_buf, n * 4, id);
+    size_t statics = 0;
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++) {
+        if (mark[id[i]]) {
+            if (phase[i] != PBFCL_SIM_PHASE_FLUID && phase[i] != PBFCL_SIM_PHASE_STATIC) {
+                pbfcl_errorf("particle id %u belongs to body %u and cannot be static", id[i],
+                             phase[i] - 1);
+                st = PBFCL_ERR_BAD_ARGUMENT;
+                break;
+            }
+            phase[i] = PBFCL_SIM_PHASE_STATIC;
+            w[i] = 0.0f;
+            statics++;
+        } else if (phase[i] == PBFCL_SIM_PHASE_STATIC) {
+            phase[i] = PBFCL_SIM_PHASE_FLUID;
+            w[i] = 1.0f;
+        }
+    }
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_write_phases(sim, phase, w);
+    if (st == PBFCL_OK)
+        sim->statics = statics;
+    free(phase);
+    free(id);
+    free(mark);
+    free(w);
+    return st;
+}
+
+size_t pbfcl_sim_static_count(const pbfcl_sim *sim)
+{
+    return sim->statics;
 }
 
 pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id)

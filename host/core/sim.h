@@ -80,8 +80,11 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
  * ids[i] of the initial state. */
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
 
-/* The phase of a fluid particle; a particle of body b has phase b + 1 (PBFCL_PHASE_BODY). */
+/* The phase of a fluid particle; a particle of body b has phase b + 1 (PBFCL_PHASE_BODY); a
+ * static particle (an obstacle's, inverse mass 0) PBFCL_SIM_PHASE_STATIC: the kernels treat it
+ * as a body's particle that never moves, and static particles do not collide with each other. */
 #define PBFCL_SIM_PHASE_FLUID 0u
+#define PBFCL_SIM_PHASE_STATIC 0xffffffffu
 
 /* Reads the phases and relative inverse masses w = m_fluid / m (1 for fluid, rho0 / rho for a
  * body of density rho) in the current order (n entries each); either pointer may be NULL.
@@ -106,6 +109,16 @@ size_t pbfcl_sim_body_count(const pbfcl_sim *sim);
 
 /* Changes body b's stiffness and relative inverse mass. */
 pbfcl_status pbfcl_sim_set_body(pbfcl_sim *sim, size_t b, float stiffness, float inv_mass);
+
+/* Makes the particles with the given ids static (phase PBFCL_SIM_PHASE_STATIC, inverse mass
+ * 0: predict leaves them where they are, the fluid's constraints and contacts never move them,
+ * and they count in the fluid's density as boundary particles) and every other static
+ * particle fluid again. A body's particle is refused. pbfcl_sim_set_bodies clears them: set
+ * the bodies first. */
+pbfcl_status pbfcl_sim_set_static(pbfcl_sim *sim, size_t count, const unsigned *ids);
+
+/* The number of static particles. */
+size_t pbfcl_sim_static_count(const pbfcl_sim *sim);
 
 /* After pbfcl_sim_compact: the bodies' particle with id k becomes new_id[k]. */
 pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id);

@@ -533,6 +533,11 @@ pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_
             pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu is %s", k, particles[k],
                          particles[k] >= n ? "not an active particle" : "listed twice");
             st = PBFCL_ERR_BAD_ARGUMENT;
+        } else if (s->phases[particles[k]] == PBFCL_PHASE_STATIC) {
+            pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu is static (an obstacle's); "
+                         "make it fluid first (pbfcl_solver_set_phases)",
+                         k, particles[k]);
+            st = PBFCL_ERR_BAD_ARGUMENT;
         } else if (s->phases[particles[k]] != PBFCL_PHASE_FLUID) {
             pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu belongs to body %d; make "
                          "its body fluid first (pbfcl_solver_set_phases)",
@@ -630,9 +635,11 @@ static pbfcl_status check_phases(const int *phases, size_t count, size_t *bodies
     const char *f = "pbfcl_solver_set_phases";
     size_t nb = 0;
     for (size_t i = 0; i < count; i++) {
+        if (phases[i] == PBFCL_PHASE_STATIC)
+            continue;
         if (phases[i] < PBFCL_PHASE_FLUID || (size_t)phases[i] > count) {
-            pbfcl_errorf("%s: phases[%zu] is %d; give PBFCL_PHASE_FLUID (0) or PBFCL_PHASE_BODY(b) "
-                         "(b + 1) with b below the particle count",
+            pbfcl_errorf("%s: phases[%zu] is %d; give PBFCL_PHASE_FLUID (0), PBFCL_PHASE_BODY(b) "
+                         "(b + 1) with b below the particle count, or PBFCL_PHASE_STATIC (-1)",
                          f, i, phases[i]);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
@@ -654,8 +661,9 @@ static pbfcl_status check_phases(const int *phases, size_t count, size_t *bodies
     return PBFCL_OK;
 }
 
-/* Refuses a body's particle i (positions pos, xyz) beyond the walls the solver holds particles
- * to (the box less r): predict would clamp it there and bend the body's rest shape. */
+/* Refuses a body's (body -1: a static) particle i (positions pos, xyz) beyond the walls the solver
+ * holds particles to (the box less r): predict would clamp it there and bend the body's rest shape.
+ */
 static pbfcl_status check_inside(const pbfcl_solver *s, int body, size_t i, const float *pos)
 {
     float r = s->scene.particle_radius;
@@ -663,10 +671,13 @@ static pbfcl_status check_inside(const pbfcl_solver *s, int body, size_t i, cons
         float lo = s->scene.domain_min[a] + r, hi = s->scene.domain_max[a] - r, x = pos[3 * i + a];
         float tol = 1e-5f * (s->scene.domain_max[a] - s->scene.domain_min[a]);
         if (!(x >= lo - tol && x <= hi + tol)) {
-            pbfcl_errorf("pbfcl_solver_set_phases: body %d: particle %zu is at %c = %g, beyond the "
-                         "walls (%g to %g, the box less the particle radius); move the body "
-                         "inside the box",
-                         body, i, "xyz"[a], x, lo, hi);
+            char what[32] = "a static particle";
+            if (body >= 0)
+                snprintf(what, sizeof what, "body %d", body);
+            pbfcl_errorf("pbfcl_solver_set_phases: %s: particle %zu is at %c = %g, beyond the "
+                         "walls (%g to %g, the box less the particle radius); move it inside "
+                         "the box",
+                         what, i, "xyz"[a], x, lo, hi);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
     }
@@ -674,7 +685,7 @@ static pbfcl_status check_inside(const pbfcl_solver *s, int body, size_t i, cons
 }
 
 /* The bodies of phases: entries sorted by body (by id within one), their positions now as the
- * rest shapes, rigid and of the fluid's density. */
+ * rest shapes, rigid and of the fluid's density; then the static particles. */
 static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, size_t nb,
                                size_t *first)
 {
@@ -687,13 +698,19 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
     unsigned *id = malloc((entries + 1) * sizeof *id), *body = malloc((entries + 1) * 4);
     float *rest = malloc((entries + 1) * 3 * sizeof *rest);
     float *ones = malloc((nb + 1) * sizeof *ones);
-    float *pos = malloc((n + 1) * 3 * sizeof *pos); /* not s->scratch: get_by_id reads into it */
-    pbfcl_status st = id && body && rest && ones && pos ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    float *pos = malloc((n + 1) * 3 * sizeof *pos);    /* not s->scratch: get_by_id reads into it */
+    unsigned *fixed = malloc((n + 1) * sizeof *fixed); /* the static particles' ids */
+    pbfcl_status st =
+        id && body && rest && ones && pos && fixed ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK && n > 0)
         st = get_by_id(s, "pbfcl_solver_set_phases", pos, n, 0);
+    size_t statics = 0;
     for (size_t i = 0; st == PBFCL_OK && i < n; i++)
-        if (phases[i] != PBFCL_PHASE_FLUID &&
-            (st = check_inside(s, phases[i] - 1, i, pos)) == PBFCL_OK) {
+        if (phases[i] == PBFCL_PHASE_STATIC) {
+            if ((st = check_inside(s, -1, i, pos)) == PBFCL_OK)
+                fixed[statics++] = (unsigned)i;
+        } else if (phases[i] != PBFCL_PHASE_FLUID &&
+                   (st = check_inside(s, phases[i] - 1, i, pos)) == PBFCL_OK) {
             size_t b = (size_t)phases[i] - 1, e = first[b]++;
             id[e] = (unsigned)i;
             body[e] = (unsigned)b;
@@ -703,6 +720,9 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
         ones[b] = 1.0f;
     if (st == PBFCL_OK)
         st = pbfcl_sim_set_bodies(s->sim, nb, entries, id, body, rest, ones, ones);
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_set_static(s->sim, statics, fixed);
+    free(fixed);
     free(id);
     free(body);
     free(rest);
@@ -961,6 +981,12 @@ pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write
                      pbfcl_sim_body_count(s->sim));
         return PBFCL_ERR_UNSUPPORTED;
     }
+    if (pbfcl_sim_static_count(s->sim) > 0) {
+        pbfcl_errorf("pbfcl_solver_save_state: the solver has %zu static particles, which a "
+                     "state does not hold yet; make them fluid first or keep them yourself",
+                     pbfcl_sim_static_count(s->sim));
+        return PBFCL_ERR_UNSUPPORTED;
+    }
     uint64_t count = pbfcl_sim_count(s->sim);
     state_params p;
     memset(&p, 0, sizeof p);
@@ -987,7 +1013,8 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
     state_params p;
     PBFCL_TRY(read(user, "params", &p, sizeof p));
     PBFCL_TRY(pbfcl_solver_set_params(s, &p.scene, &p.solver));
-    if (pbfcl_sim_body_count(s->sim) > 0) /* a state has none (save_state refuses bodies) */
+    if (pbfcl_sim_body_count(s->sim) > 0 ||
+        pbfcl_sim_static_count(s->sim) > 0) /* a state has none */
         PBFCL_TRY(pbfcl_sim_set_bodies(s->sim, 0, 0, NULL, NULL, NULL, NULL, NULL));
     if (n == 0 && count > 0) { /* room for the saved particles; their state is loaded below */
         float *zeros = calloc((size_t)count * 3, sizeof *zeros);
