@@ -293,13 +293,17 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s,
 /* Sets the particle radius so that filling gives about target particles. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_set_particle_count(pbfcl_scene_setup *s, size_t target);
 
-/* Fills its fluid and then its bodies (body 0's particles, body 1's, ...) on the rest lattice
- * (spacing 2r): *positions (xyz triples; pbfcl_free it) and *count. */
+/* Fills its fluid, then its bodies (body 0's particles, body 1's, ...), then its obstacles'
+ * static particles on the rest lattice (spacing 2r): *positions (xyz triples; pbfcl_free it)
+ * and *count. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **positions,
                                               size_t *count);
 
 /* The number of bodies the scene has (docs/SCENES.md, "bodies"). */
 PBFCL_API pbfcl_status pbfcl_scene_setup_body_count(const pbfcl_scene_setup *s, int *count);
+
+/* The number of obstacles the scene has (docs/SCENES.md, "obstacles"). */
+PBFCL_API pbfcl_status pbfcl_scene_setup_obstacle_count(const pbfcl_scene_setup *s, int *count);
 
 /* The particles a solver of the scene needs room for (pbfcl_solver_desc.capacity): those of
  * pbfcl_scene_setup_fill and every emitter's count. */
@@ -458,10 +462,11 @@ PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float st
  * the body count. */
 PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count);
 
-/* Gives a solver the scene's bodies: solver must hold exactly the particles of
+/* Gives a solver the scene's bodies and obstacles: solver must hold exactly the particles of
  * pbfcl_scene_setup_fill, in its order (pbfcl_solver_add of them into an empty solver); their
- * phases, each body's stiffness and density, and the bodies' initial velocities (the fluid's
- * are left as they are) are set. A scene without bodies leaves the solver unchanged. */
+ * phases (PBFCL_PHASE_STATIC for the obstacles' particles), each body's stiffness and
+ * density, and the bodies' initial velocities (the fluid's are left as they are) are set. A
+ * scene without bodies or obstacles leaves the solver unchanged. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s,
                                                       pbfcl_solver *solver);
 

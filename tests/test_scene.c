@@ -601,6 +601,110 @@ START_TEST(json_bad_bodies_named)
 }
 END_TEST
 
+/* --- obstacles ------------------------------------------------------------------------- */
+
+#define OBSTACLE_SCENE(obstacles)                                                                  \
+    "{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": [{\"min\": [0,0,0], \"max\": "       \
+    "[1,0.5,1]}], \"obstacles\": [" obstacles "]}"
+
+/* Lattice at r = 0.05 (centres 0.05, 0.15, ..., 0.95; the fluid holds 10 x 5 x 10 = 500). The
+ * sphere of radius 0.1 at (0.5, 0.3, 0.5) holds the 8 points at +-0.05 from it (distance
+ * sqrt(3) 0.05 = 0.087; the next are 0.166 away), taken from the fluid; the capsule from
+ * (0.15, 0.75, 0.15) to (0.85, 0.75, 0.15) of radius 0.06 the 8 points on its axis (x = 0.15
+ * .. 0.85; every other point is 0.1 or more from the axis), above the fluid; the box x, z in
+ * [0.7, 0.9], y in [0.1, 0.2] the 4 points (0.75 or 0.85, 0.15, 0.75 or 0.85), from the fluid.
+ * They come after the fluid, static (phase -1); no fluid point lies in an obstacle. */
+START_TEST(json_obstacles_fill_and_phases)
+{
+    pbfcl_scene s;
+    const char *text =
+        OBSTACLE_SCENE("{\"sphere\": {\"center\": [0.5,0.3,0.5], \"radius\": 0.1}}, "
+                       "{\"capsule\": {\"a\": [0.15,0.75,0.15], \"b\": [0.85,0.75,0.15], "
+                       "\"radius\": 0.06}}, "
+                       "{\"box\": {\"min\": [0.7,0.1,0.7], \"max\": [0.9,0.2,0.9]}}");
+    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
+    remove_scene_file();
+    ck_assert_int_eq(s.obstacle_count, 3);
+    ck_assert_int_eq(s.obstacles[0].kind, PBFCL_SHAPE_SPHERE);
+    ck_assert_int_eq(s.obstacles[1].kind, PBFCL_SHAPE_CAPSULE);
+    ck_assert_float_eq(s.obstacles[1].b[0], 0.85f);
+    ck_assert_int_eq(s.obstacles[2].kind, PBFCL_SHAPE_BOX);
+    float *p = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
+    ck_assert_uint_eq(n, 500u - 8u - 4u + 8u + 8u + 4u);
+    int *phase = malloc(n * sizeof *phase);
+    ck_assert_int_eq(pbfcl_scene_phases(&s, phase, n), PBFCL_OK);
+    size_t statics = 0;
+    for (size_t i = 0; i < n; i++) {
+        const float *q = p + 3 * i;
+        double ds = sqrt((q[0] - 0.5) * (q[0] - 0.5) + (q[1] - 0.3) * (q[1] - 0.3) +
+                         (q[2] - 0.5) * (q[2] - 0.5));
+        double dc = sqrt((q[1] - 0.75) * (q[1] - 0.75) + (q[2] - 0.15) * (q[2] - 0.15));
+        bool in_capsule = dc < 0.06 && q[0] > 0.1f && q[0] < 0.9f;
+        bool in_box =
+            q[0] > 0.7f && q[0] < 0.9f && q[1] > 0.1f && q[1] < 0.2f && q[2] > 0.7f && q[2] < 0.9f;
+        int want = ds < 0.1 || in_capsule || in_box ? -1 : 0;
+        ck_assert_msg(phase[i] == want, "particle %zu at (%g, %g, %g): phase %d, expected %d", i,
+                      q[0], q[1], q[2], phase[i], want);
+        ck_assert_msg(i == 0 || phase[i] == phase[i - 1] || phase[i] == -1,
+                      "phases not ordered fluid, then obstacles");
+        statics += phase[i] == -1;
+    }
+    ck_assert_uint_eq(statics, 20u);
+    check_lattice(&s, p, n); /* no two particles at one point */
+    free(phase);
+    free(p);
+}
+END_TEST
+
+#define OBSTACLE_BOX "{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}}"
+
+static const struct {
+    const char *text, *part1, *part2;
+} bad_obstacles[] = {
+    {OBSTACLE_SCENE("{\"sphere\": {\"center\": [0.95,0.5,0.5], \"radius\": 0.1}}"),
+     "obstacles[0] spans", "outside the domain"},
+    {OBSTACLE_SCENE("{\"capsule\": {\"a\": [0.5,0.5,0.5], \"b\": [1.5,0.5,0.5], \"radius\": 0.1}}"),
+     "obstacles[0] spans", "outside the domain"},
+    {"{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": [{\"min\": [0,0,0], \"max\": "
+     "[1,0.5,1]}], \"bodies\": [" BODY_BOX "}], \"obstacles\": [" OBSTACLE_BOX "]}",
+     "obstacles[0] overlaps bodies[0]", "move them apart"},
+    {OBSTACLE_SCENE("{\"sphere\": {\"center\": [0.5,0.5,0.5], \"radius\": 0}}"),
+     "obstacles[0].sphere.radius", "> 0"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.3,0.4]}}"),
+     "obstacles[0].box.max[1]", "greater than"},
+    {OBSTACLE_SCENE("{\"capsule\": {\"a\": [0.5,0.5,0.5], \"b\": [0.5,0.5,0.5], \"radius\": 0.1}}"),
+     "obstacles[0].capsule.a and .b are the same point", "use a sphere"},
+    {OBSTACLE_SCENE("{\"capsule\": {\"a\": [0.3,0.5,0.5], \"b\": [0.6,0.5,0.5], \"radius\": -1}}"),
+     "obstacles[0].capsule.radius", "> 0"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.51,0.31,0.51], \"max\": [0.52,0.32,0.52]}}"),
+     "obstacles[0] holds no particle", "make it larger"},
+    {OBSTACLE_SCENE("{\"capsule\": {\"a\": [0.3,0.5,0.5], \"b\": [0.6,0.5,0.5], \"radius\": 0.1}, "
+                    "\"sphere\": {\"center\": [0.5,0.5,0.5], \"radius\": 0.1}}"),
+     "obstacles[0]", "give exactly one shape"},
+    {OBSTACLE_SCENE("{\"capsule\": {\"a\": [0.3,0.5,0.5], \"radius\": 0.1}}"),
+     "obstacles[0].capsule.b", "missing"},
+    {OBSTACLE_SCENE("{\"cylinder\": {}}"), "obstacles[0].cylinder", "unknown key"},
+    {"{" VALID_BASE ", \"obstacles\": {}}", "obstacles", "expected an array"},
+    {"{" VALID_BASE ", \"obstacles\": [" OBSTACLE_BOX "], \"solver\": {\"method\": \"sph\"}}",
+     "obstacles need solver.method pbf", "the scene sets sph"},
+};
+
+START_TEST(json_bad_obstacles_named)
+{
+    pbfcl_scene s;
+    const char *path = write_scene_file(bad_obstacles[_i].text);
+    capture_begin();
+    pbfcl_status st = pbfcl_scene_load(path, &s);
+    const char *msg = capture_end();
+    remove_scene_file();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, bad_obstacles[_i].part1);
+    ck_assert_contains(msg, bad_obstacles[_i].part2);
+}
+END_TEST
+
 /* --- emitters and drains ------------------------------------------------------------- */
 
 #define FLOW_SCENE(flow)                                                                           \
@@ -721,9 +825,9 @@ static void source_root(char *out, size_t size)
 
 START_TEST(json_docs_examples_load)
 {
-    static const char *const examples[] = {"dam-break.json",         "drop.json",
-                                           "two-columns-tuned.json", "floating-boxes.json",
-                                           "fountain.json",          "dam-break-sph.json"};
+    static const char *const examples[] = {
+        "dam-break.json", "drop.json",          "two-columns-tuned.json", "floating-boxes.json",
+        "fountain.json",  "dam-break-sph.json", "obstacles.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
@@ -800,6 +904,9 @@ static Suite *scene_suite(void)
     tcase_add_loop_test(j, json_bad_flow_named, 0, (int)(sizeof bad_flow / sizeof bad_flow[0]));
     tcase_add_loop_test(j, json_bad_bodies_named, 0,
                         (int)(sizeof bad_bodies / sizeof bad_bodies[0]));
+    tcase_add_test(j, json_obstacles_fill_and_phases);
+    tcase_add_loop_test(j, json_bad_obstacles_named, 0,
+                        (int)(sizeof bad_obstacles / sizeof bad_obstacles[0]));
     tcase_add_test(j, json_docs_examples_load);
 #else
     tcase_add_test(j, json_without_cjson_says_so);

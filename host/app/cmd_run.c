@@ -259,15 +259,21 @@ static pbfcl_status load_scene(run_args *a, run_state *r)
     PBFCL_TRY(pbfcl_scene_setup_get_params(r->setup, &r->desc.scene, &r->desc.solver));
     PBFCL_TRY(pbfcl_scene_setup_name(r->setup, r->name, sizeof r->name));
     PBFCL_TRY(pbfcl_scene_setup_body_count(r->setup, &bodies));
-    int emitters = 0, drains = 0;
+    int emitters = 0, drains = 0, obstacles = 0;
     PBFCL_TRY(pbfcl_scene_setup_flow_count(r->setup, &emitters, &drains));
+    PBFCL_TRY(pbfcl_scene_setup_obstacle_count(r->setup, &obstacles));
     PBFCL_TRY(pbfcl_scene_setup_capacity(r->setup, &r->desc.capacity));
     r->flow = emitters > 0 || drains > 0;
-    if ((bodies > 0 || r->flow) && a->out.checkpoint_path) {
+    if ((bodies > 0 || obstacles > 0 || r->flow) && a->out.checkpoint_path) {
         app_errorf("scene '%s' has %s, which checkpoints cannot hold yet (%s); leave out "
                    "--checkpoint",
-                   r->name, bodies > 0 ? "bodies" : "emitters or drains",
-                   bodies > 0 ? "their rest shapes are not saved" : "their state is not saved");
+                   r->name,
+                   bodies > 0      ? "bodies"
+                   : obstacles > 0 ? "obstacles"
+                                   : "emitters or drains",
+                   bodies > 0      ? "their rest shapes are not saved"
+                   : obstacles > 0 ? "their static particles are not saved"
+                                   : "their state is not saved");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     r->removed = malloc(r->desc.capacity * sizeof *r->removed);

@@ -290,6 +290,24 @@ bool pbfcl_scene_check_shape(const pbfcl_scene *s, const char *where, const pbfc
                            f->max[k], where, k, f->min[k]);
         return check_inside(s, where, f->min, f->max);
     }
+    if (f->kind == PBFCL_SHAPE_CAPSULE) {
+        snprintf(key, sizeof key, "%s.capsule.a", where);
+        if (!check_vec3(s, key, f->a))
+            return false;
+        snprintf(key, sizeof key, "%s.capsule.b", where);
+        if (!check_vec3(s, key, f->b))
+            return false;
+        if (!isfinite(f->radius) || f->radius <= 0.0f)
+            return bad(s, "%s.capsule.radius must be a number > 0 (got %g)", where, f->radius);
+        if (f->a[0] == f->b[0] && f->a[1] == f->b[1] && f->a[2] == f->b[2])
+            return bad(s,
+                       "%s.capsule.a and .b are the same point; give an axis of some length "
+                       "or use a sphere",
+                       where);
+        float lo[3], hi[3];
+        pbfcl_scene_shape_bounds(f, lo, hi);
+        return check_inside(s, where, lo, hi);
+    }
     if (f->kind != PBFCL_SHAPE_SPHERE)
         return bad(s, "%s has an unknown shape kind %d", where, (int)f->kind);
     snprintf(key, sizeof key, "%s.sphere.center", where);
@@ -335,14 +353,16 @@ static bool check_solver(const pbfcl_scene *s)
 static double count_bound(const pbfcl_scene *s)
 {
     double total = 0.0, spacing = 2.0 * s->particle_radius;
-    for (int i = 0; i < s->fluid_count + s->body_count; i++) {
-        const pbfcl_fluid_shape *f =
-            i < s->fluid_count ? &s->fluid[i] : &s->bodies[i - s->fluid_count].shape;
+    int fb = s->fluid_count + s->body_count;
+    for (int i = 0; i < fb + s->obstacle_count; i++) {
+        const pbfcl_fluid_shape *f = i < s->fluid_count ? &s->fluid[i]
+                                     : i < fb           ? &s->bodies[i - s->fluid_count].shape
+                                                        : &s->obstacles[i - fb];
         double points = 1.0;
-        for (int k = 0; k < 3; k++) {
-            double extent = f->kind == PBFCL_SHAPE_BOX ? f->max[k] - f->min[k] : 2.0 * f->radius;
-            points *= floor(extent / spacing) + 1.0;
-        }
+        float lo[3], hi[3];
+        pbfcl_scene_shape_bounds(f, lo, hi);
+        for (int k = 0; k < 3; k++)
+            points *= floor(((double)hi[k] - lo[k]) / spacing) + 1.0;
         total += points;
     }
     return total;
@@ -365,7 +385,8 @@ pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s)
     for (int i = 0; i < s->fluid_count; i++)
         if (!check_shape(s, i))
             return PBFCL_ERR_BAD_ARGUMENT;
-    return pbfcl_scene_check_bodies(s) ? PBFCL_OK : PBFCL_ERR_BAD_ARGUMENT;
+    return pbfcl_scene_check_bodies(s) && pbfcl_scene_check_obstacles(s) ? PBFCL_OK
+                                                                         : PBFCL_ERR_BAD_ARGUMENT;
 }
 
 pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
@@ -381,8 +402,10 @@ pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
             s->particle_radius, bound, PBFCL_SCENE_MAX_PARTICLES);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    return pbfcl_scene_check_body_sampling(s) && pbfcl_scene_check_flow(s) ? PBFCL_OK
-                                                                           : PBFCL_ERR_BAD_ARGUMENT;
+    return pbfcl_scene_check_body_sampling(s) && pbfcl_scene_check_obstacle_sampling(s) &&
+                   pbfcl_scene_check_flow(s)
+               ? PBFCL_OK
+               : PBFCL_ERR_BAD_ARGUMENT;
 }
 
 /* --- the lattice ------------------------------------------------------------------- */
@@ -395,10 +418,39 @@ bool pbfcl_scene_inside(const pbfcl_fluid_shape *f, const double p[3], double to
                 return false;
         return true;
     }
+    double c[3] = {f->center[0], f->center[1], f->center[2]};
+    if (f->kind == PBFCL_SHAPE_CAPSULE) { /* the nearest point of the axis a-b */
+        double ab[3], ap[3], t = 0.0, len2 = 0.0;
+        for (int k = 0; k < 3; k++) {
+            ab[k] = (double)f->b[k] - f->a[k];
+            ap[k] = p[k] - f->a[k];
+            t += ab[k] * ap[k];
+            len2 += ab[k] * ab[k];
+        }
+        t = len2 > 0.0 ? fmin(fmax(t / len2, 0.0), 1.0) : 0.0;
+        for (int k = 0; k < 3; k++)
+            c[k] = f->a[k] + t * ab[k];
+    }
     double d2 = 0.0;
     for (int k = 0; k < 3; k++)
-        d2 += (p[k] - f->center[k]) * (p[k] - f->center[k]);
+        d2 += (p[k] - c[k]) * (p[k] - c[k]);
     return d2 <= ((double)f->radius + tol) * ((double)f->radius + tol);
+}
+
+void pbfcl_scene_shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        if (f->kind == PBFCL_SHAPE_BOX) {
+            lo[k] = f->min[k];
+            hi[k] = f->max[k];
+        } else if (f->kind == PBFCL_SHAPE_CAPSULE) {
+            lo[k] = fminf(f->a[k], f->b[k]) - f->radius;
+            hi[k] = fmaxf(f->a[k], f->b[k]) + f->radius;
+        } else {
+            lo[k] = f->center[k] - f->radius;
+            hi[k] = f->center[k] + f->radius;
+        }
+    }
 }
 
 /* The lattice index range [lo[k], hi[k]] of shape f, cut to the domain interior. */
@@ -406,21 +458,24 @@ static void shape_index_range(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
                               const double origin[3], long long lo[3], long long hi[3])
 {
     double r = s->particle_radius, spacing = 2.0 * r, eps = 1e-4;
+    float flo[3], fhi[3];
+    pbfcl_scene_shape_bounds(f, flo, fhi);
     for (int k = 0; k < 3; k++) {
-        double a = f->kind == PBFCL_SHAPE_BOX ? f->min[k] : f->center[k] - f->radius;
-        double b = f->kind == PBFCL_SHAPE_BOX ? f->max[k] : f->center[k] + f->radius;
-        a = fmax(a, s->domain_min[k] + r);
-        b = fmin(b, s->domain_max[k] - r);
+        double a = fmax(flo[k], s->domain_min[k] + r);
+        double b = fmin(fhi[k], s->domain_max[k] - r);
         lo[k] = (long long)ceil((a - origin[k]) / spacing - eps);
         hi[k] = (long long)floor((b - origin[k]) / spacing + eps);
     }
 }
 
-/* Whether lattice point p lies in one of the bodies. */
+/* Whether lattice point p lies in one of the bodies or obstacles. */
 static bool in_body(const pbfcl_scene *s, const double p[3], double tol)
 {
     for (int b = 0; b < s->body_count; b++)
         if (pbfcl_scene_inside(&s->bodies[b].shape, p, tol))
+            return true;
+    for (int o = 0; o < s->obstacle_count; o++)
+        if (pbfcl_scene_inside(&s->obstacles[o], p, tol))
             return true;
     return false;
 }
@@ -451,7 +506,7 @@ static size_t shape_walk(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
     return n;
 }
 
-/* A fluid point is claimed by an earlier fluid shape or by a body. */
+/* A fluid point is claimed by an earlier fluid shape, a body or an obstacle. */
 static bool fluid_skip(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
                        double tol)
 {
@@ -466,9 +521,24 @@ size_t pbfcl_scene_body_walk(const pbfcl_scene *s, int b, float *out)
     return shape_walk(s, &s->bodies[b].shape, NULL, out, 0);
 }
 
+/* An obstacle's point is claimed by an earlier obstacle. */
+static bool obstacle_skip(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
+                          double tol)
+{
+    for (const pbfcl_fluid_shape *g = s->obstacles; g < f; g++)
+        if (pbfcl_scene_inside(g, p, tol))
+            return true;
+    return false;
+}
+
+size_t pbfcl_scene_obstacle_walk(const pbfcl_scene *s, int o, float *out)
+{
+    return shape_walk(s, &s->obstacles[o], obstacle_skip, out, 0);
+}
+
 /* Visits every lattice point inside the fluid once (the first shape that holds it claims
- * it, a body before any), then each body's; writes them to out if not NULL; returns the
- * count. */
+ * it, a body or an obstacle before any), then each body's, then each obstacle's (the first
+ * obstacle that holds it claims it); writes them to out if not NULL; returns the count. */
 static size_t lattice_walk(const pbfcl_scene *s, float *out)
 {
     size_t n = 0;
@@ -476,6 +546,8 @@ static size_t lattice_walk(const pbfcl_scene *s, float *out)
         n = shape_walk(s, &s->fluid[i], fluid_skip, out, n);
     for (int b = 0; b < s->body_count; b++)
         n = shape_walk(s, &s->bodies[b].shape, NULL, out, n);
+    for (int o = 0; o < s->obstacle_count; o++)
+        n = shape_walk(s, &s->obstacles[o], obstacle_skip, out, n);
     return n;
 }
 

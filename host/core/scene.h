@@ -10,14 +10,19 @@
 
 #define PBFCL_MAX_FLUID_SHAPES 32
 
-typedef enum pbfcl_shape_kind { PBFCL_SHAPE_BOX, PBFCL_SHAPE_SPHERE } pbfcl_shape_kind;
+typedef enum pbfcl_shape_kind {
+    PBFCL_SHAPE_BOX,
+    PBFCL_SHAPE_SPHERE,
+    PBFCL_SHAPE_CAPSULE
+} pbfcl_shape_kind;
 
-/* One block of fluid: an axis-aligned box or a sphere. */
+/* One block of fluid: an axis-aligned box or a sphere (an obstacle may also be a capsule). */
 typedef struct pbfcl_fluid_shape {
     pbfcl_shape_kind kind;
     float min[3], max[3]; /* box */
     float center[3];      /* sphere */
-    float radius;         /* sphere */
+    float radius;         /* sphere, capsule */
+    float a[3], b[3];     /* capsule: the ends of its axis */
 } pbfcl_fluid_shape;
 
 /* The largest kernel radius ratio h / r: the rest lattice (spacing 2r) then has 32 neighbours
@@ -26,6 +31,7 @@ typedef struct pbfcl_fluid_shape {
 #define PBFCL_MAX_H_RATIO 4.4721
 
 #define PBFCL_MAX_BODIES 256
+#define PBFCL_MAX_OBSTACLES 64
 
 /* The range of a body's density, kg/m^3, and the fewest particles that sample a body (shape
  * matching needs a rest shape with volume). */
@@ -71,6 +77,8 @@ typedef struct pbfcl_scene {
     int emitter_count;
     pbfcl_fluid_shape drains[PBFCL_MAX_DRAINS]; /* boxes that remove the fluid entering them */
     int drain_count;
+    pbfcl_fluid_shape obstacles[PBFCL_MAX_OBSTACLES]; /* static: sampled as boundary particles */
+    int obstacle_count;
     pbfcl_solver_settings solver;
 } pbfcl_scene;
 
@@ -94,9 +102,9 @@ pbfcl_status pbfcl_scene_validate_settings(const pbfcl_scene *s);
 /* Sets the particle radius so that filling the scene gives about target particles. */
 pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target);
 
-/* Fills the fluid shapes and then the bodies (body 0's particles, body 1's, ...) on a lattice
- * of spacing 2r: *positions (malloc'ed, x y z triples, free it) and *n. Fluid points inside a
- * body are left out. */
+/* Fills the fluid shapes, then the bodies (body 0's particles, body 1's, ...), then the
+ * obstacles on a lattice of spacing 2r: *positions (malloc'ed, x y z triples, free it) and *n.
+ * Fluid points inside a body or an obstacle are left out. */
 pbfcl_status pbfcl_scene_fill(const pbfcl_scene *s, float **positions, size_t *n);
 
 /* The most particles a scene may be filled with (a larger count is rejected, not clamped):
@@ -159,6 +167,23 @@ bool pbfcl_scene_check_body_sampling(const pbfcl_scene *s);
  * NULL (xyz triples); returns their count. */
 size_t pbfcl_scene_body_walk(const pbfcl_scene *s, int b, float *out);
 
+/* The axis-aligned bounds of a shape. */
+void pbfcl_scene_shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[3]);
+
+/* --- obstacles (host/core/scene_obstacles.c) --- */
+
+/* Checks each obstacle's shape (finite, not degenerate, inside the domain) and the solver
+ * method; errors name obstacles[i] and the key. */
+bool pbfcl_scene_check_obstacles(const pbfcl_scene *s);
+
+/* Checks what depends on the particle radius: each obstacle holds a lattice point, and none
+ * shares one with a body. */
+bool pbfcl_scene_check_obstacle_sampling(const pbfcl_scene *s);
+
+/* The lattice points of obstacle o not already in an earlier obstacle (in the order
+ * pbfcl_scene_fill writes them) into out if not NULL; returns their count. */
+size_t pbfcl_scene_obstacle_walk(const pbfcl_scene *s, int o, float *out);
+
 /* --- emitters and drains (host/core/scene_flow.c) --- */
 
 /* Checks the emitters and drains (inside the domain, rates the nozzle can hold, ...); errors
@@ -178,7 +203,8 @@ bool pbfcl_scene_in_drain(const pbfcl_scene *s, const float p[3]);
 /* The particles a solver for the scene needs room for: the fill and every emitter's count. */
 size_t pbfcl_scene_capacity(const pbfcl_scene *s);
 
-/* The phase of each particle pbfcl_scene_fill makes (0 fluid, b + 1 body b), into phases
+/* The phase of each particle pbfcl_scene_fill makes (0 fluid, b + 1 body b, -1 an obstacle's
+ * static particle), into phases
  * (n entries, n the fill's count); fails if n is not that count. */
 pbfcl_status pbfcl_scene_phases(const pbfcl_scene *s, int *phases, size_t n);
 

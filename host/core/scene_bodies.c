@@ -68,21 +68,12 @@ bool pbfcl_scene_check_bodies(const pbfcl_scene *s)
     return true;
 }
 
-/* The axis-aligned bounds of a shape. */
-static void shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[3])
-{
-    for (int k = 0; k < 3; k++) {
-        lo[k] = f->kind == PBFCL_SHAPE_BOX ? f->min[k] : f->center[k] - f->radius;
-        hi[k] = f->kind == PBFCL_SHAPE_BOX ? f->max[k] : f->center[k] + f->radius;
-    }
-}
-
 /* Whether the bounds of bodies i and j meet (within tol): only then can they share a point. */
 static bool bounds_meet(const pbfcl_scene *s, int i, int j, double tol)
 {
     float lo_i[3], hi_i[3], lo_j[3], hi_j[3];
-    shape_bounds(&s->bodies[i].shape, lo_i, hi_i);
-    shape_bounds(&s->bodies[j].shape, lo_j, hi_j);
+    pbfcl_scene_shape_bounds(&s->bodies[i].shape, lo_i, hi_i);
+    pbfcl_scene_shape_bounds(&s->bodies[j].shape, lo_j, hi_j);
     for (int k = 0; k < 3; k++)
         if (lo_i[k] > hi_j[k] + tol || lo_j[k] > hi_i[k] + tol)
             return false;
@@ -141,7 +132,13 @@ pbfcl_status pbfcl_scene_phases(const pbfcl_scene *s, int *phases, size_t n)
         pbfcl_errorf("scene '%s': %zu particles given, but the scene fills %zu", s->name, n, total);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    for (int b = s->body_count - 1; b >= 0; b--) { /* the bodies come last, in order */
+    for (int o = s->obstacle_count - 1; o >= 0; o--) { /* the obstacles last, in order */
+        size_t c = pbfcl_scene_obstacle_walk(s, o, NULL);
+        for (size_t e = end - c; e < end; e++)
+            phases[e] = -1; /* PBFCL_PHASE_STATIC */
+        end -= c;
+    }
+    for (int b = s->body_count - 1; b >= 0; b--) { /* then the bodies, in order */
         size_t c = pbfcl_scene_body_walk(s, b, NULL);
         for (size_t e = end - c; e < end; e++)
             phases[e] = b + 1;

@@ -275,6 +275,54 @@ static pbfcl_status parse_body_shape(const char *path, const char *where, const 
     return get_vec3(path, key, max, f->max);
 }
 
+/* obstacles[i]: exactly one of {"box": {"min", "max"}}, {"sphere": {"center", "radius"}} or
+ * {"capsule": {"a", "b", "radius"}}. */
+static pbfcl_status parse_obstacle(const char *path, int i, const cJSON *item, pbfcl_fluid_shape *f)
+{
+    static const char *const keys[] = {"box", "sphere", "capsule", NULL};
+    static const char *const capsule_keys[] = {"a", "b", "radius", NULL};
+    char where[48], key[96];
+    snprintf(where, sizeof where, "obstacles[%d]", i);
+    memset(f, 0, sizeof *f);
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    const cJSON *capsule = cJSON_GetObjectItemCaseSensitive(item, "capsule");
+    if (capsule && cJSON_GetArraySize(item) != 1)
+        return key_error(path, where, "give exactly one shape: \"box\", \"sphere\" or \"capsule\"");
+    if (!capsule)
+        return parse_body_shape(path, where, item, f);
+    const cJSON *a, *b, *radius;
+    snprintf(key, sizeof key, "%s.capsule", where);
+    PBFCL_TRY(need_object(path, key, capsule));
+    PBFCL_TRY(check_keys(path, key, capsule, capsule_keys));
+    PBFCL_TRY(need(path, key, capsule, "a", &a));
+    PBFCL_TRY(need(path, key, capsule, "b", &b));
+    PBFCL_TRY(need(path, key, capsule, "radius", &radius));
+    f->kind = PBFCL_SHAPE_CAPSULE;
+    snprintf(key, sizeof key, "%s.capsule.a", where);
+    PBFCL_TRY(get_vec3(path, key, a, f->a));
+    snprintf(key, sizeof key, "%s.capsule.b", where);
+    PBFCL_TRY(get_vec3(path, key, b, f->b));
+    snprintf(key, sizeof key, "%s.capsule.radius", where);
+    return get_number(path, key, radius, &f->radius);
+}
+
+static pbfcl_status parse_obstacles(const char *path, const cJSON *item, pbfcl_scene *s)
+{
+    if (!cJSON_IsArray(item))
+        return key_error(path, "obstacles", "expected an array of obstacles, got %s",
+                         type_name(item));
+    int count = cJSON_GetArraySize(item);
+    if (count > PBFCL_MAX_OBSTACLES)
+        return key_error(path, "obstacles", "expected at most %d obstacles, got %d",
+                         PBFCL_MAX_OBSTACLES, count);
+    int i = 0;
+    for (const cJSON *c = item->child; c; c = c->next, i++)
+        PBFCL_TRY(parse_obstacle(path, i, c, &s->obstacles[i]));
+    s->obstacle_count = count;
+    return PBFCL_OK;
+}
+
 /* One body: its shape, density (required), stiffness (1) and velocity (0). */
 static pbfcl_status parse_body(const char *path, int i, const cJSON *item, pbfcl_body_shape *b)
 {
@@ -571,9 +619,9 @@ static pbfcl_status check_name(const char *path, const char *name, size_t size)
 /* Fills s from the parsed root object (on top of the defaults). */
 static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene *s)
 {
-    static const char *const keys[] = {"name",         "domain", "gravity", "particle_radius",
-                                       "rest_density", "fluid",  "bodies",  "emitters",
-                                       "drains",       "solver", NULL};
+    static const char *const keys[] = {"name",         "domain",    "gravity", "particle_radius",
+                                       "rest_density", "fluid",     "bodies",  "emitters",
+                                       "drains",       "obstacles", "solver",  NULL};
     const cJSON *item;
     if (!cJSON_IsObject(root))
         return key_error(path, "(top level)", "expected an object {...}, got %s", type_name(root));
@@ -600,6 +648,8 @@ static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene 
         PBFCL_TRY(parse_flow(path, "emitters", item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "drains")))
         PBFCL_TRY(parse_flow(path, "drains", item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "obstacles")))
+        PBFCL_TRY(parse_obstacles(path, item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "solver")))
         PBFCL_TRY(parse_solver(path, item, &s->solver));
     return PBFCL_OK;

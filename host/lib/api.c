@@ -304,12 +304,15 @@ pbfcl_status pbfcl_load_scene(const char *name_or_file, size_t target_particles,
     if (target_particles > 0)
         PBFCL_TRY(pbfcl_scene_set_particle_count(&s, target_particles));
     PBFCL_TRY(pbfcl_scene_validate(&s));
-    if (s.body_count > 0 || s.emitter_count > 0 || s.drain_count > 0) {
+    if (s.body_count > 0 || s.obstacle_count > 0 || s.emitter_count > 0 || s.drain_count > 0) {
         pbfcl_errorf("pbfcl_load_scene: scene '%s' has %s, which positions alone cannot "
                      "describe; load it with pbfcl_scene_setup_load, fill it with "
                      "pbfcl_scene_setup_fill and use pbfcl_scene_setup_apply_bodies and "
                      "pbfcl_scene_setup_flow",
-                     s.name, s.body_count > 0 ? "bodies" : "emitters or drains");
+                     s.name,
+                     s.body_count > 0       ? "bodies"
+                     : s.obstacle_count > 0 ? "obstacles"
+                                            : "emitters or drains");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     PBFCL_TRY(pbfcl_scene_fill(&s, positions, count));

@@ -126,6 +126,17 @@ pbfcl_status pbfcl_scene_setup_body_count(const pbfcl_scene_setup *s, int *count
     return PBFCL_OK;
 }
 
+pbfcl_status pbfcl_scene_setup_obstacle_count(const pbfcl_scene_setup *s, int *count)
+{
+    CHECK_SETUP("pbfcl_scene_setup_obstacle_count", s);
+    if (!count) {
+        pbfcl_errorf("pbfcl_scene_setup_obstacle_count: count is NULL");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    *count = s->scene.obstacle_count;
+    return PBFCL_OK;
+}
+
 /* Sets the initial velocity of every body particle (phases[i] = b + 1) to body b's. */
 static pbfcl_status set_body_velocities(const pbfcl_scene *sc, pbfcl_solver *solver,
                                         const int *phases, size_t n)
@@ -150,7 +161,7 @@ pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_so
     const pbfcl_scene *sc = &s->scene;
     size_t n = 0;
     PBFCL_TRY(pbfcl_solver_count(solver, &n));
-    if (sc->body_count == 0)
+    if (sc->body_count == 0 && sc->obstacle_count == 0)
         return PBFCL_OK;
     size_t filled = pbfcl_scene_count(sc);
     if (n != filled) {
