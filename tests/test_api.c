@@ -957,6 +957,83 @@ START_TEST(test_scene_setup_bodies)
 }
 END_TEST
 
+/* A scene's obstacles through the public API: pbfcl_load_scene refuses the scene (naming
+ * obstacles), the setup counts 1 obstacle and 0 bodies, and apply_bodies makes its particles
+ * static. At r = 0.05 in a unit box the fluid x <= 0.3, y <= 0.8 holds 3 x 8 x 10 = 240
+ * lattice points; the sphere of radius 0.1 at the lattice point (0.55, 0.15, 0.55) holds it
+ * and its 6 neighbours at 0.1 (the next are 0.141 away): phases 240 fluid, 7 static. Through
+ * 40 frames of the fluid collapsing onto it, the static particles stay where they were, bit
+ * for bit, and no fluid particle comes within r of one (half the contact distance 2r). */
+START_TEST(test_scene_setup_obstacles)
+{
+    char dir[] = "/tmp/pbfcl_api_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/obstacles.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.05, "
+          "\"fluid\": [{\"min\": [0,0,0], \"max\": [0.3,0.8,1]}], "
+          "\"obstacles\": [{\"sphere\": {\"center\": [0.55,0.15,0.55], \"radius\": 0.1}}]}",
+          f);
+    fclose(f);
+    pbfcl_scene_params lp;
+    pbfcl_solver_params lv;
+    float *lpos = NULL;
+    size_t ln = 0;
+    ck_assert_int_eq(pbfcl_load_scene(path, 0, &lp, &lv, &lpos, &ln), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("has obstacles");
+    pbfcl_scene_setup *setup = NULL;
+    ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
+    remove(path);
+    rmdir(dir);
+    int no = -1, nb = -1;
+    ck_assert_int_eq(pbfcl_scene_setup_obstacle_count(setup, &no), PBFCL_OK);
+    ck_assert_int_eq(no, 1);
+    ck_assert_int_eq(pbfcl_scene_setup_body_count(setup, &nb), PBFCL_OK);
+    ck_assert_int_eq(nb, 0);
+    ck_assert_int_eq(pbfcl_scene_setup_obstacle_count(setup, NULL), PBFCL_ERR_BAD_ARGUMENT);
+    float *pos = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
+    ck_assert_uint_eq(n, 247u);
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = n;
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(setup, s), PBFCL_OK);
+    int *phase = malloc(n * sizeof *phase);
+    float *now = malloc(n * 12);
+    ck_assert_int_eq(pbfcl_solver_get_phases(s, phase, n), PBFCL_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(phase[i], i < 240 ? PBFCL_PHASE_FLUID : PBFCL_PHASE_STATIC);
+    double nearest = 1.0;
+    for (int frame = 0; frame < 40; frame++) {
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, now, n), PBFCL_OK);
+        for (size_t j = 240; j < n; j++) {
+            ck_assert_msg(memcmp(now + 3 * j, pos + 3 * j, 12) == 0,
+                          "frame %d: static particle %zu moved to (%g, %g, %g)", frame, j,
+                          now[3 * j], now[3 * j + 1], now[3 * j + 2]);
+            for (size_t i = 0; i < 240; i++)
+                nearest = fmin(nearest, dist3(now + 3 * i, pos + 3 * j));
+        }
+        ck_assert_msg(nearest >= 0.05, "frame %d: a fluid particle is %g m from a static one",
+                      frame, nearest);
+    }
+    ck_assert_msg(nearest < 0.15, "the fluid never reached the obstacle (nearest %g m)", nearest);
+    free(phase);
+    free(now);
+    pbfcl_free(pos);
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+    pbfcl_scene_setup_destroy(setup);
+}
+END_TEST
+
 /* Emitters and drains through the public API, step by step. A nozzle of radius 0.05 at
  * (0.5, 0.5, 0.5) at r = 0.02 holds 5 particles a layer (the centre and 4 at 0.04); at 100
  * particles/s along +x it has emitted floor(100 t / 5) * 5 by time t, never more than its
@@ -1134,6 +1211,7 @@ int main(void)
         tcase_add_test(tc, test_version);
         tcase_add_test(tc, test_scene_setup);
         tcase_add_test(tc, test_scene_setup_bodies);
+        tcase_add_test(tc, test_scene_setup_obstacles);
         tcase_add_test(tc, test_scene_setup_flow);
         tcase_add_test(tc, test_value_helpers);
         tcase_add_test(tc, test_misuse);
