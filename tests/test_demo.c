@@ -27,6 +27,7 @@
 
 #define DEMO_W 1280
 #define DEMO_H 720
+#define DEMO_HUD_BOTTOM 220 /* the HUD's panel ends above this row */
 
 static const char *program(void)
 {
@@ -147,18 +148,24 @@ static bool have_xvfb(void)
     return system("command -v xvfb-run >/dev/null 2>&1") == 0;
 }
 
-/* Renders `frames` frames of a 5000-particle dam break under Xvfb into path, drawn as
+/* Renders `frames` frames of a 5000-particle built-in scene under Xvfb into path, drawn as
  * `render` (fluid or spheres). */
-static void render_dam_break(int frames, const char *render, const char *path)
+static void render_scene(const char *scene, int frames, const char *render, const char *path)
 {
     char prefix[128], args[512], cmd[2048], out[16384];
     snprintf(prefix, sizeof prefix, "xvfb-run -a -s '-screen 0 %dx%dx24'", DEMO_W, DEMO_H);
     snprintf(args, sizeof args,
-             "--scene dam-break --particles 5000 --render %s --frames %d --screenshot %s", render,
+             "--scene %s --particles 5000 --render %s --frames %d --screenshot %s", scene, render,
              frames, path);
     int rc = run_demo(prefix, args, cmd, sizeof cmd, out, sizeof out);
     printf("%s", out);
     ck_assert_msg(rc == 0, "`%s` exited %d; output:\n%s", cmd, rc, out);
+}
+
+/* Renders `frames` frames of a 5000-particle dam break (see render_scene). */
+static void render_dam_break(int frames, const char *render, const char *path)
+{
+    render_scene("dam-break", frames, render, path);
 }
 
 START_TEST(test_demo_screenshot)
@@ -198,6 +205,79 @@ START_TEST(test_demo_screenshot)
     free(b.rgb);
     unlink(early);
     unlink(late);
+}
+END_TEST
+
+/* A body's colour, lit (shaders/particle.vert: orange, red, yellow, violet):
+ * far more red than blue. Water, the speed and density scales' blue end, the floor, the box
+ * and the background are none of them. */
+static bool is_body_colour(const unsigned char *p)
+{
+    return p[0] >= 120 && p[0] - p[2] >= 80;
+}
+
+/* Pixels of a body's colour below the HUD (whose title is orange). */
+static long body_pixels(const image *im)
+{
+    return lround(fraction(im, 0, im->w, DEMO_HUD_BOTTOM, im->h, is_body_colour) * im->w *
+                  (im->h - DEMO_HUD_BOTTOM));
+}
+
+/* Of the pixels of a body's colour in `spheres`, the fraction that `fluid` shows in the same
+ * colour (each channel within 8). */
+static double same_body_pixels(const image *spheres, const image *fluid)
+{
+    long body = 0, same = 0;
+    for (int y = DEMO_HUD_BOTTOM; y < spheres->h; y++)
+        for (int x = 0; x < spheres->w; x++) {
+            size_t i = ((size_t)y * (size_t)spheres->w + (size_t)x) * 3;
+            const unsigned char *p = spheres->rgb + i, *q = fluid->rgb + i;
+            if (!is_body_colour(p))
+                continue;
+            body++;
+            same += abs(p[0] - q[0]) <= 8 && abs(p[1] - q[1]) <= 8 && abs(p[2] - q[2]) <= 8;
+        }
+    return body ? (double)same / (double)body : 0.0;
+}
+
+/* The bodies of dam-break-bodies are drawn as spheres in their own colours in both render
+ * modes, and the fluid surface leaves them out: at frame 2 the heavy body stands alone on the
+ * floor, and had its particles been part of the fluid's depth and thickness the (blue,
+ * translucent) surface would be drawn over it, so its pixels must look the same in fluid mode
+ * as in spheres mode (the same simulation, the same sphere shading). The fluid-only dam break
+ * has no body-coloured pixels in either mode. */
+START_TEST(test_demo_bodies)
+{
+    const char *modes[2] = {"fluid", "spheres"};
+    image bodies[2];
+    long fluid_only[2];
+    for (int m = 0; m < 2; m++) {
+        char path[96];
+        snprintf(path, sizeof path, "/tmp/pbfcl_demo_%d_bodies_%s.png", (int)getpid(), modes[m]);
+        render_scene("dam-break-bodies", 2, modes[m], path);
+        bodies[m] = read_png(path);
+        render_scene("dam-break", 2, modes[m], path);
+        image b = read_png(path);
+        fluid_only[m] = body_pixels(&b);
+        free(b.rgb);
+        unlink(path);
+        printf("%s: %ld body-coloured pixels with bodies, %ld without\n", modes[m],
+               body_pixels(&bodies[m]), fluid_only[m]);
+    }
+    long shown = body_pixels(&bodies[1]);
+    double same = same_body_pixels(&bodies[1], &bodies[0]);
+    printf("%.1f%% of the body pixels of spheres mode are the same in fluid mode\n", 100 * same);
+    /* the lone body, 3 particles of 2 cm a side, is some 40 x 40 pixels in the default view */
+    ck_assert_msg(shown > 500, "spheres mode shows only %ld body-coloured pixels", shown);
+    ck_assert_msg(same > 0.95,
+                  "only %.1f%% of the body pixels look the same in fluid mode: the fluid surface "
+                  "covers the bodies",
+                  100 * same);
+    ck_assert_msg(fluid_only[0] == 0 && fluid_only[1] == 0,
+                  "the fluid-only scene has body-coloured pixels (%ld fluid, %ld spheres)",
+                  fluid_only[0], fluid_only[1]);
+    free(bodies[0].rgb);
+    free(bodies[1].rgb);
 }
 END_TEST
 
@@ -725,6 +805,10 @@ static int run_screenshot_suite(void)
     tcase_add_test(tc, test_demo_fluid_surface);
     tcase_add_test(tc, test_demo_gl_errors);
     suite_add_tcase(s, tc);
+    TCase *bodies = tcase_create("bodies");
+    tcase_set_timeout(bodies, 600);
+    tcase_add_test(bodies, test_demo_bodies);
+    suite_add_tcase(s, bodies);
     TCase *artefacts = tcase_create("artefacts");
     tcase_set_timeout(artefacts, 600);
     tcase_add_test(artefacts, test_demo_surface_artefacts);

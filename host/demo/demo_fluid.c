@@ -207,11 +207,13 @@ pbfcl_status pbfcl_demo_fluid_resize(pbfcl_demo_fluid *f, int w, int h)
     return s;
 }
 
-/* Floor and box into the window, then their colour copied for the refraction lookups. */
+/* Floor, box and bodies (as spheres) into the window, then their colour copied for the
+ * refraction lookups: bodies are seen through the fluid, not as part of it. */
 static void pass_scene(pbfcl_demo_fluid *f, pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
 {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     pbfcl_demo_renderer_draw_backdrop(r, v);
+    pbfcl_demo_renderer_draw_bodies(r, v);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, f->scene_fbo);
     glBlitFramebuffer(0, 0, v->width, v->height, 0, 0, v->width, v->height, GL_COLOR_BUFFER_BIT,

@@ -103,6 +103,26 @@ static pbfcl_status create_solver(demo *d, const pbfcl_scene_setup *setup, const
     return s;
 }
 
+/* Gives the renderer the particles' phases once per scene (they do not change while it runs), or
+ * none when the scene has no bodies, so that a fluid-only frame reads nothing more than before. */
+static pbfcl_status upload_phases(demo *d)
+{
+    int bodies = 0;
+    PBFCL_TRY(pbfcl_solver_body_count(d->solver, &bodies));
+    if (bodies == 0 || d->n == 0)
+        return pbfcl_demo_renderer_set_phases(&d->ren, NULL, 0);
+    int *phases = malloc(d->n * sizeof *phases);
+    if (!phases) {
+        pbfcl_errorf("out of host memory for the phases of %zu particles", d->n);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    pbfcl_status s = pbfcl_solver_get_phases(d->solver, phases, d->n);
+    if (s == PBFCL_OK)
+        s = pbfcl_demo_renderer_set_phases(&d->ren, phases, d->n);
+    free(phases);
+    return s;
+}
+
 /* Builds the scene that d->scene_opt names and a solver of it, replacing the current ones
  * only if everything succeeds. */
 static pbfcl_status build_scene(demo *d, bool refit_camera)
@@ -132,6 +152,7 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     d->dt = vp.dt;
     snprintf(d->scene_name, sizeof d->scene_name, "%s", name);
     PBFCL_TRY(pbfcl_demo_renderer_reserve(&d->ren, n));
+    PBFCL_TRY(upload_phases(d));
     PBFCL_TRY(pbfcl_demo_interop_create(&d->ip, d->ctx, d->sharing, d->ren.position_vbo, n));
     pbfcl_demo_renderer_set_box(&d->ren, d->scene.domain_min, d->scene.domain_max);
     if (refit_camera)

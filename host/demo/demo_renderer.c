@@ -6,6 +6,7 @@
 #include "demo_camera.h"
 #include "demo_shader.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static pbfcl_status build_programs(pbfcl_demo_renderer *r, const char *dir)
@@ -21,6 +22,7 @@ static pbfcl_status build_programs(pbfcl_demo_renderer *r, const char *dir)
     r->u_p_mode = glGetUniformLocation(r->particle_program, "u_color_mode");
     r->u_p_range = glGetUniformLocation(r->particle_program, "u_range");
     r->u_p_ramp = glGetUniformLocation(r->particle_program, "u_ramp");
+    r->u_p_only_bodies = glGetUniformLocation(r->particle_program, "u_only_bodies");
     r->u_l_mvp = glGetUniformLocation(r->line_program, "u_mvp");
     r->u_l_color = glGetUniformLocation(r->line_program, "u_color");
     r->u_f_mvp = glGetUniformLocation(r->floor_program, "u_mvp");
@@ -57,6 +59,7 @@ pbfcl_status pbfcl_demo_renderer_create(pbfcl_demo_renderer *r, const char *shad
     glGenVertexArrays(1, &r->particle_vao);
     glGenBuffers(1, &r->position_vbo);
     glGenBuffers(1, &r->density_vbo);
+    glGenBuffers(1, &r->phase_vbo);
     glBindVertexArray(r->particle_vao);
     glBindBuffer(GL_ARRAY_BUFFER, r->position_vbo);
     glEnableVertexAttribArray(0);
@@ -64,6 +67,10 @@ pbfcl_status pbfcl_demo_renderer_create(pbfcl_demo_renderer *r, const char *shad
     glBindBuffer(GL_ARRAY_BUFFER, r->density_vbo);
     glEnableVertexAttribArray(1);
     glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, sizeof(float), (void *)0);
+    /* phases (location 2): an array only in scenes with bodies, else the constant 0 (fluid) */
+    glBindBuffer(GL_ARRAY_BUFFER, r->phase_vbo);
+    glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, sizeof(float), (void *)0);
+    glVertexAttrib1f(2, 0.0f);
     glBindVertexArray(0);
     make_vec3_vao(&r->box_vao, &r->box_vbo);
     make_vec3_vao(&r->floor_vao, &r->floor_vbo);
@@ -76,9 +83,9 @@ void pbfcl_demo_renderer_destroy(pbfcl_demo_renderer *r)
 {
     if (!r)
         return;
-    GLuint buffers[] = {r->position_vbo, r->density_vbo, r->box_vbo, r->floor_vbo};
+    GLuint buffers[] = {r->position_vbo, r->density_vbo, r->phase_vbo, r->box_vbo, r->floor_vbo};
     GLuint arrays[] = {r->particle_vao, r->box_vao, r->floor_vao};
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (buffers[i])
             glDeleteBuffers(1, &buffers[i]);
     for (int i = 0; i < 3; i++)
@@ -163,7 +170,44 @@ size_t pbfcl_demo_renderer_particle_count(const pbfcl_demo_renderer *r, const pb
     return v->count < r->capacity ? v->count : r->capacity;
 }
 
-static void draw_particles(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
+pbfcl_status pbfcl_demo_renderer_set_phases(pbfcl_demo_renderer *r, const int *phases, size_t n)
+{
+    r->bodies = false;
+    glBindVertexArray(r->particle_vao);
+    glDisableVertexAttribArray(2);
+    glBindVertexArray(0);
+    glVertexAttrib1f(2, 0.0f);
+    if (!phases || n == 0)
+        return PBFCL_OK;
+    if (n > r->capacity)
+        n = r->capacity;
+    float *f = malloc(n * sizeof *f);
+    if (!f) {
+        pbfcl_errorf("out of host memory for the phases of %zu particles", n);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; i < n; i++)
+        f[i] = (float)phases[i]; /* exact: phases are small integers */
+    while (glGetError() != GL_NO_ERROR)
+        ;
+    glBindBuffer(GL_ARRAY_BUFFER, r->phase_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(n * sizeof *f), f, GL_STATIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    free(f);
+    if (glGetError() == GL_OUT_OF_MEMORY) {
+        pbfcl_errorf("OpenGL cannot allocate the phase buffer for %zu particles; use fewer "
+                     "particles",
+                     n);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    glBindVertexArray(r->particle_vao);
+    glEnableVertexAttribArray(2);
+    glBindVertexArray(0);
+    r->bodies = true;
+    return PBFCL_OK;
+}
+
+static void draw_particles(pbfcl_demo_renderer *r, const pbfcl_demo_view *v, bool only_bodies)
 {
     size_t n = pbfcl_demo_renderer_particle_count(r, v);
     if (n == 0)
@@ -176,6 +220,7 @@ static void draw_particles(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
     glUniform1i(r->u_p_mode, (int)v->color);
     glUniform2f(r->u_p_range, v->range[0], v->range[1]);
     glUniform3fv(r->u_p_ramp, 3, &pbfcl_demo_ramp_stops(v->color)[0][0]);
+    glUniform1i(r->u_p_only_bodies, only_bodies);
     glBindVertexArray(r->particle_vao);
     glDrawArrays(GL_POINTS, 0, (GLsizei)n);
 }
@@ -218,6 +263,14 @@ void pbfcl_demo_renderer_draw_backdrop(pbfcl_demo_renderer *r, const pbfcl_demo_
 void pbfcl_demo_renderer_draw(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
 {
     pbfcl_demo_renderer_draw_backdrop(r, v);
-    draw_particles(r, v);
+    draw_particles(r, v, false);
+    glBindVertexArray(0);
+}
+
+void pbfcl_demo_renderer_draw_bodies(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
+{
+    if (!r->bodies)
+        return;
+    draw_particles(r, v, true);
     glBindVertexArray(0);
 }

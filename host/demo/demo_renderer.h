@@ -1,5 +1,6 @@
 /* The scene renderer: particles as lit sphere impostors from a vertex buffer of float4
- * (x, y, z, speed) plus an optional per-particle density buffer, the box as lines, and a
+ * (x, y, z, speed) plus an optional per-particle density buffer and, in scenes with bodies, a
+ * per-particle phase buffer (bodies are drawn in their own colours), the box as lines, and a
  * checkered floor. */
 #ifndef PBFCL_DEMO_RENDERER_H
 #define PBFCL_DEMO_RENDERER_H
@@ -8,15 +9,18 @@
 #include "demo_gl.h"
 #include "pbfcl_error.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The GL programs, buffers and uniform locations of the 3-D scene. */
 typedef struct pbfcl_demo_renderer {
     GLuint particle_program, line_program, floor_program;
-    GLuint particle_vao, position_vbo, density_vbo;
+    GLuint particle_vao, position_vbo, density_vbo, phase_vbo;
     size_t capacity; /* particles the buffers hold */
+    bool bodies;     /* the phase buffer holds the phases of a scene with bodies */
     GLuint box_vao, box_vbo, floor_vao, floor_vbo;
-    GLint u_p_view, u_p_proj, u_p_radius, u_p_point_scale, u_p_mode, u_p_range, u_p_ramp;
+    GLint u_p_view, u_p_proj, u_p_radius, u_p_point_scale, u_p_mode, u_p_range, u_p_ramp,
+        u_p_only_bodies;
     GLint u_l_mvp, u_l_color, u_f_mvp, u_f_cell, u_f_center, u_f_extent, u_f_light, u_f_shadow,
         u_f_shadowed, u_f_shadow_soft;
     float floor_center[3], floor_extent, floor_cell;
@@ -51,6 +55,15 @@ void pbfcl_demo_renderer_set_box(pbfcl_demo_renderer *r, const float lo[3], cons
 
 /* Uploads n densities (kg/m^3) for density colouring. */
 void pbfcl_demo_renderer_upload_density(pbfcl_demo_renderer *r, const float *density, size_t n);
+
+/* Uploads the phases of n particles (PBFCL_PHASE_FLUID or PBFCL_PHASE_BODY(b), as
+ * pbfcl_solver_get_phases gives them), or with phases NULL marks every particle fluid without a
+ * buffer (the fluid-only scenes: nothing per particle is read). The fluid surface leaves body
+ * particles out; they are drawn as spheres in their body's colour. */
+pbfcl_status pbfcl_demo_renderer_set_phases(pbfcl_demo_renderer *r, const int *phases, size_t n);
+
+/* Draws the body particles (none without phases) as lit spheres in their bodies' colours. */
+void pbfcl_demo_renderer_draw_bodies(pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
 
 /* Clears and draws the floor and the box (what the fluid is seen against). */
 void pbfcl_demo_renderer_draw_backdrop(pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
