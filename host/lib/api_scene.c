@@ -137,7 +137,8 @@ pbfcl_status pbfcl_scene_setup_obstacle_count(const pbfcl_scene_setup *s, int *c
     return PBFCL_OK;
 }
 
-/* Sets the initial velocity of every body particle (phases[i] = b + 1) to body b's. */
+/* Sets the initial velocity of every body particle (phases[i] = b + 1) to body b's; fluid and
+ * static particles (PBFCL_PHASE_STATIC) keep theirs. */
 static pbfcl_status set_body_velocities(const pbfcl_scene *sc, pbfcl_solver *solver,
                                         const int *phases, size_t n)
 {
@@ -146,7 +147,7 @@ static pbfcl_status set_body_velocities(const pbfcl_scene *sc, pbfcl_solver *sol
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = pbfcl_solver_get_velocities(solver, v, n);
     for (size_t i = 0; st == PBFCL_OK && i < n; i++)
-        if (phases[i] != PBFCL_PHASE_FLUID)
+        if (phases[i] > 0 && phases[i] <= sc->body_count)
             memcpy(v + 3 * i, sc->bodies[phases[i] - 1].velocity, 3 * sizeof *v);
     if (st == PBFCL_OK)
         st = pbfcl_solver_set_velocities(solver, v, n);
