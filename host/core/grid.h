@@ -86,8 +86,7 @@ pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
  * other particle within radius (radius <= cell size), up to max_neighbors; those within
  * near_radius (0 <= near_radius <= radius) come first, their number in neighbor_near_buf. */
 pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, size_t n, float radius,
-                                   float near_radius,
-                                   pbfcl_profile *prof);
+                                   float near_radius, pbfcl_profile *prof);
 
 /* Reads and resets the overflow count of the last pbfcl_grid_neighbours calls. */
 pbfcl_status pbfcl_grid_read_overflow(pbfcl_grid *g, unsigned *count);
