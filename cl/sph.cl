@@ -12,12 +12,55 @@
 
 typedef __constant const pbfcl_sph_params *sph_params;
 
-/* The gradient of Poly6 at d = x_i - x_j (r2 = |d|^2) with its constant coef = -6 * 315 /
- * (64 pi h^9) (times a mass) in a register: coef (h^2 - r^2)^2 d; zero outside h. */
-static float4 sph_poly6_grad_k(float coef, float h2, float4 d, float r2)
+/* Spiky's integrals over the half-space beyond a wall plane at distance d from x (0 <= d
+ * <= h; W = 15 (h - r)^3 / (pi h^6), u = x - x_b, n the plane's normal), with T = h - d:
+ *   return  phi = int W                  = T^5 (3 h / 2 - T) / h^6 (1/2 at d = 0),
+ *   *m_n    = int u_n^2 (-W'(r) / r)     = phi + d S, S = int over the plane of W
+ *                                        = 30 T^4 (h / 4 - T / 5) / h^6,
+ * the second by parts along the normal; the moment along the plane, int u_t^2 (-W'(r) / r),
+ * is phi itself (by parts along the plane). */
+static float sph_wall_spiky(float h, float d, float *m_n)
 {
-    float t = h2 - r2;
-    return r2 < h2 ? (coef * t * t) * d : (float4)(0.0f);
+    d = clamp(d, 0.0f, h);
+    float t = h - d, t4 = (t * t) * (t * t), ih6 = 1.0f / ((h * h) * (h * h) * (h * h));
+    float phi = t4 * t * (1.5f * h - t) * ih6;
+    *m_n = phi + d * 30.0f * t4 * (0.25f * h - 0.2f * t) * ih6;
+    return phi;
+}
+
+/* The walls' share of the pressure gradient. The fluid's sums over its neighbours,
+ * g_sum = sum_j V_j (p_j - p_i) grad W_ij and m_sum = diag sum_j V_j (x_i - x_j) (x) (-grad
+ * W_ij) (normalised: 1 on the rest lattice), give the pressure gradient along axis a as
+ * g_sum_a / m_sum_a; a particle within h of a wall misses the part m_miss = 1 - m_sum_a of the
+ * moment that the fluid beyond the wall would give. The walls stand for that fluid, of
+ * density rho_w, with the particle's pressure carried on with its gradient (the wall's
+ * pressure extrapolated from the fluid, as Adami et al. 2012): their pressure force is then
+ * -(rho_w / rho_i^2) m_miss grad p. m_miss is at most the walls' own moment m_w, Spiky's
+ * integrals over the box's planes combined as pbf_wall_density combines their density (the
+ * fraction f_a = 1 - phi_lo - phi_hi of the kernel left by the walls of axis a; along a the
+ * fluid keeps mu_a prod_(b != a) f_b, mu_a = 1 - m_n,lo - m_n,hi): at a free surface the rest
+ * of the deficit is air, not wall. grad p divides by at least the fluid's share 1 - m_w, so
+ * that a particle with few neighbours does not amplify them. Without this term the side walls
+ * carry none of the vertical pressure gradient and the fluid beside them stands at a higher
+ * pressure (a column 6 particles wide: 11 % over rho0 g depth at mid-depth). */
+static float4 sph_wall_pressure(pbf_params p, float rho_w, float rho_i, float4 g_sum, float4 m_sum,
+                                float4 x)
+{
+    float xs[3] = {x.x, x.y, x.z}, f[3], mu[3];
+    for (int a = 0; a < 3; a++) {
+        float m_lo, m_hi;
+        float lo = sph_wall_spiky(p->h, xs[a] - p->box_min[a], &m_lo);
+        float hi = sph_wall_spiky(p->h, p->box_max[a] - xs[a], &m_hi);
+        f[a] = 1.0f - (lo + hi);
+        mu[a] = 1.0f - (m_lo + m_hi);
+    }
+    float4 one = (float4)(1.0f);
+    float4 m_w =
+        one - (float4)(mu[0] * f[1] * f[2], mu[1] * f[0] * f[2], mu[2] * f[0] * f[1], 1.0f);
+    float4 m_fl = (float4)(m_sum.xyz, 1.0f);
+    float4 grad_p = g_sum / fmax(m_fl, one - m_w);
+    float4 m_miss = fmin(fmax(one - m_fl, 0.0f), m_w);
+    return -(rho_w / (rho_i * rho_i)) * m_miss * grad_p;
 }
 
 /* density: rho_i = m sum_j W(x_i - x_j) (Poly6, the particle itself included) plus the walls'
@@ -50,21 +93,20 @@ __kernel void sph_density(pbf_params p, sph_params s, uint n, __global const flo
 
 /* force: the acceleration
  *   a_i = g + push - sum_j m (p_i / rho_i^2 + p_j / rho_j^2 + Pi_ij) grad W(x_i - x_j)
- *         - (p_i / rho_i^2) rho_w grad phi_wall(x_i)
- * with the gradient of the density's own kernel, Poly6 (as Becker & Teschner use one cubic
- * spline for both): the pressure force is then minus the gradient of the Tait equation's
- * internal energy, so that without viscosity the energy is conserved up to the integrator
- * (Spiky's gradient with a Poly6 density fed energy into a resting column). Monaghan's
- * artificial viscosity Pi_ij = -nu (v_ij . x_ij) / (|x_ij|^2 + eps) for approaching pairs
- * (v_ij . x_ij < 0), nu = alpha (h / 2) c 2 / (rho_i + rho_j) (Becker & Teschner's, their h
- * the smoothing length h / 2). Both terms are symmetric in i and j, so momentum is conserved
- * pair by pair. grad W is normalised on the rest lattice (times grad_scale = 1 / M, M =
- * sum_j V_j (x_j - x_i)_x dW/dx_i over the lattice, 1.0545 for h = 4r): the sums then give
- * the gradient of a linear pressure field exactly there, and a column at rest its hydrostatic
- * pressure (5 % low without). The walls are pbf_wall_density's continuum of fluid at rest: its
- * density rho_w phi (rho_w = wall_density) enters rho_i, so its force is the energy's gradient
- * through it, -(p_i / rho_i^2) rho_w grad phi (Akinci et al. 2012's boundary force; the
- * mirrored form with twice that fed energy into a resting column too). */
+ *         - (p_i / rho_i^2) rho_w grad phi_wall(x_i) + the walls' share of grad p
+ * with Spiky's gradient (Mueller et al. 2003), largest at r = 0. Poly6's gradient, zero
+ * there, let particles pair up (the pairing instability): a resting column 10 particles wide
+ * packed most of its particles into pairs closer than r / 4 within 2 s and sank by 9 % of its
+ * height, its mid-depth pressure 15 % under rho0 g depth. Monaghan's artificial viscosity
+ * Pi_ij = -nu (v_ij . x_ij) / (|x_ij|^2 + eps) for approaching pairs (v_ij . x_ij < 0),
+ * nu = alpha (h / 2) c 2 / (rho_i + rho_j) (Becker & Teschner's, their h the smoothing length
+ * h / 2). Both terms are symmetric in i and j, so momentum is conserved pair by pair. grad W
+ * is normalised on the rest lattice (times grad_scale = 1 / M, M = sum_j V_j (x_j - x_i)_x
+ * dW/dx_i over the lattice): the sums then give the gradient of a linear pressure field
+ * exactly there. The walls: pbf_wall_density's continuum of fluid at rest adds rho_w phi to
+ * rho_i, and its force is the energy's gradient through it, -(p_i / rho_i^2) rho_w grad phi
+ * (Akinci et al. 2012's boundary force); and sph_wall_pressure gives them their share of the
+ * pressure gradient, with the fluid's sums g_sum and m_sum gathered in the same loop. */
 __kernel void sph_force(pbf_params p, sph_params s, uint n, __global const float4 *pos,
                         __global const float4 *vel, __global const float *density,
                         __global const float *pressure, __global const uint *neighbor_count,
@@ -75,23 +117,27 @@ __kernel void sph_force(pbf_params p, sph_params s, uint n, __global const float
     if (i >= n)
         return;
     float4 xi = (float4)(pos[i].xyz, 0.0f), vi = (float4)(vel[i].xyz, 0.0f);
-    float rho_i = density[i], pi = pressure[i];
+    float rho_i = density[i], pi = pressure[i], p_i = pi * rho_i * rho_i;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    const float h = p->h, h2 = p->h2, eps = s->visc_eps;
-    const float grad_coef = -6.0f * p->poly6 * p->mass * s->grad_scale;
+    const float h = p->h, eps = s->visc_eps;
+    const float grad_coef = p->spiky_grad * p->mass * s->grad_scale;
     const float nu0 = s->alpha * h * s->sound_speed; /* alpha (h / 2) c 2 */
-    float4 a = (float4)(0.0f);
+    float4 a = (float4)(0.0f), g_sum = (float4)(0.0f), m_sum = (float4)(0.0f);
     for (uint k = 0; k < count; k++) {
         uint j = neighbors[k * n + i];
         float4 d = xi - (float4)(pos[j].xyz, 0.0f);
         float4 u = vi - (float4)(vel[j].xyz, 0.0f);
-        float r2 = dot(d, d), vx = dot(u, d);
-        float visc = vx < 0.0f ? -nu0 / (rho_i + density[j]) * vx / (r2 + eps) : 0.0f;
-        a -= (pi + pressure[j] + visc) * sph_poly6_grad_k(grad_coef, h2, d, r2);
+        float r2 = dot(d, d), vx = dot(u, d), rho_j = density[j], pj = pressure[j];
+        float visc = vx < 0.0f ? -nu0 / (rho_i + rho_j) * vx / (r2 + eps) : 0.0f;
+        float4 gw = pbf_spiky_grad_k(grad_coef, h, d, sqrt(r2)); /* m grad W, normalised */
+        a -= (pi + pj + visc) * gw;
+        g_sum += (pj * rho_j - p_i / rho_j) * gw; /* V_j (p_j - p_i) grad W */
+        m_sum -= (gw * d) / rho_j; /* V_j (x_i - x_j)_a^2 (-W' / r), the moment's diagonal */
     }
     float4 grad_wall;
     pbf_wall_density(p, wall_scale, xi, &grad_wall);
     a -= (pi * s->wall_density) * grad_wall;
+    a += sph_wall_pressure(p, s->wall_density, rho_i, g_sum, m_sum, xi);
     a += (float4)(gravity.xyz, 0.0f);
     if (push.w > 0.0f) { /* as pbf_predict */
         float4 rel = (float4)(xi.xyz - push_origin.xyz, 0.0f);

@@ -18,25 +18,79 @@
 /* The SPH constants of a scene from its values: c = 10 sqrt(2 |g| H) over the box's height H
  * along gravity unless given, B = rho0 c^2 / 7, eps = 0.01 (h / 2)^2, the rest lattice's
  * mass m = rho0 (2r)^3 / L and the walls' density rho0 / L, L the lattice's Poly6 sum, and
- * the gradient's normalisation 1 / M on that lattice. */
+ * the gradient's normalisation 1 / M on that lattice (Spiky's gradient). */
 typedef struct ref_sph {
     double c, stiffness, eps, mass, wall_density, h, rho0, grad_scale;
 } ref_sph;
 
+/* Spiky's kernel W = 15 (h - r)^3 / (pi h^6) and -W'(r) / r, from its definition. */
+static double ref_spiky(double r, double h)
+{
+    return r < h ? 15.0 / (PI * pow(h, 6)) * pow(h - r, 3) : 0.0;
+}
+
+static double ref_spiky_dw_r(double r, double h)
+{
+    return r < h && r > 0 ? 45.0 / (PI * pow(h, 6)) * (h - r) * (h - r) / r : 0.0;
+}
+
 /* What the pressure force's sum makes of the gradient of a linear field on the rest lattice
- * (spacing 2r, volume m / rho0 per particle): M = sum_j V (x_j - x_i)_x dW/dx_i with Poly6's
- * gradient dW/dx = -6 K (h^2 - r^2)^2 x, K = 315 / (64 pi h^9); 1 in the continuum. */
+ * (spacing 2r, volume m / rho0 per particle): M = sum_j V (x_j - x_i)_x dW/dx_i with Spiky's
+ * gradient; 1 in the continuum. */
 static double ref_gradient_moment(double r, double h, double volume)
 {
-    double s = 2.0 * r, sum = 0.0, k = 315.0 / (64.0 * PI * pow(h, 9));
+    double s = 2.0 * r, sum = 0.0;
     for (int i = -3; i <= 3; i++)
         for (int j = -3; j <= 3; j++)
             for (int l = -3; l <= 3; l++) {
-                double dx = i * s, r2 = s * s * (i * i + j * j + l * l);
-                if (r2 < h * h)
-                    sum += volume * dx * 6.0 * k * (h * h - r2) * (h * h - r2) * dx;
+                double dx = i * s, rr = s * sqrt((double)(i * i + j * j + l * l));
+                sum += volume * dx * dx * ref_spiky_dw_r(rr, h);
             }
     return sum;
+}
+
+/* Spiky over the half-space beyond a wall plane at distance d, by quadrature (Simpson's rule
+ * over the depth z beyond the plane and the radius s along it): phi = int W, and the moments
+ * int u_n^2 (-W' / r) across the plane and int u_t^2 (-W' / r) along it (u = x - x_b). */
+static void ref_spiky_wall(double d, double h, double *phi, double *m_n, double *m_t)
+{
+    *phi = *m_n = *m_t = 0.0;
+    if (d >= h)
+        return;
+    const int m = 64; /* even */
+    double dz = (h - d) / m;
+    for (int a = 0; a <= m; a++) {
+        double z = d + a * dz, smax = sqrt(fmax(h * h - z * z, 0.0)), ds = smax / m;
+        double wa = ((a == 0 || a == m) ? 1 : (a % 2 ? 4 : 2)) * dz / 3.0, w0 = 0, wn = 0, wt = 0;
+        for (int b = 0; b <= m; b++) {
+            double sv = b * ds, r = sqrt(z * z + sv * sv);
+            double wb = ((b == 0 || b == m) ? 1 : (b % 2 ? 4 : 2)) * ds / 3.0,
+                   g = ref_spiky_dw_r(r, h);
+            w0 += wb * 2.0 * PI * sv * ref_spiky(r, h);
+            wn += wb * 2.0 * PI * sv * z * z * g;
+            wt += wb * PI * sv * sv * sv * g; /* u_t^2 over the circle: s^2 / 2 */
+        }
+        *phi += wa * w0;
+        *m_n += wa * wn;
+        *m_t += wa * wt;
+    }
+}
+
+/* The walls' moment of x along each axis of the box, 1 - mu_a prod_(b != a) f_b with
+ * f_b = 1 - the tangential moments of axis b's two walls and mu_a = 1 - their normal moments
+ * (the fluid left by walls that are planes of a box, as pbf_wall_density's density). */
+static void ref_wall_moment(const pbfcl_pbf_params *p, const float *x, double m_w[3])
+{
+    double f[3], mu[3];
+    for (int a = 0; a < 3; a++) {
+        double phi, mn_lo, mt_lo, mn_hi, mt_hi;
+        ref_spiky_wall((double)x[a] - p->box_min[a], p->h, &phi, &mn_lo, &mt_lo);
+        ref_spiky_wall((double)p->box_max[a] - x[a], p->h, &phi, &mn_hi, &mt_hi);
+        f[a] = 1.0 - mt_lo - mt_hi;
+        mu[a] = 1.0 - mn_lo - mn_hi;
+    }
+    for (int a = 0; a < 3; a++)
+        m_w[a] = 1.0 - mu[a] * f[(a + 1) % 3] * f[(a + 2) % 3];
 }
 
 static void ref_sph_of(const pbfcl_scene *s, double height, ref_sph *o)
@@ -243,7 +297,7 @@ static void ref_particle(const pbfcl_scene *s, const ref_sph *c, const float *x,
     if (!a)
         return;
     *pt = fmax(c->stiffness * (pow(*rho / c->rho0, 7) - 1), 0) / (*rho * *rho);
-    double coef = -6.0 * 315.0 / (64.0 * PI * pow(h, 9)) * c->grad_scale; /* normalised */
+    double grad[3] = {0, 0, 0}, moment[3] = {0, 0, 0}, p_i = *pt * *rho * *rho;
     for (int k = 0; k < 3; k++)
         a[k] = s->gravity[k] - *pt * c->wall_density * gw[k];
     for (size_t j = 0; j < n; j++) {
@@ -260,9 +314,21 @@ static void ref_particle(const pbfcl_scene *s, const ref_sph *c, const float *x,
         double pt_j = fmax(c->stiffness * (pow(rho_j / c->rho0, 7) - 1), 0) / (rho_j * rho_j);
         double nu = s->solver.artificial_viscosity * (h / 2) * c->c * 2 / (*rho + rho_j);
         double visc = vx < 0 ? -nu * vx / (r2 + c->eps) : 0;
-        double g = c->mass * coef * (h2 - r2) * (h2 - r2);
-        for (int k = 0; k < 3; k++)
-            a[k] -= (*pt + pt_j + visc) * g * d[k];
+        double g = ref_spiky_dw_r(sqrt(r2), h) * c->grad_scale; /* grad W = -g d, normalised */
+        double vol = c->mass / rho_j;
+        for (int k = 0; k < 3; k++) {
+            a[k] += c->mass * (*pt + pt_j + visc) * g * d[k];
+            grad[k] -= vol * (pt_j * rho_j * rho_j - p_i) * g * d[k];
+            moment[k] += vol * g * d[k] * d[k];
+        }
+    }
+    /* the walls' share of the pressure gradient: the moment the fluid misses, at most the
+     * walls' own, times the fluid's gradient (divided by at least its share of the moment) */
+    double m_w[3];
+    ref_wall_moment(&p, x + 3 * i, m_w);
+    for (int k = 0; k < 3; k++) {
+        double miss = fmin(fmax(1.0 - moment[k], 0.0), m_w[k]);
+        a[k] -= c->wall_density / (*rho * *rho) * miss * grad[k] / fmax(moment[k], 1.0 - m_w[k]);
     }
 }
 

@@ -60,17 +60,17 @@ double pbfcl_sph_sound_speed(const pbfcl_scene *scene, double *min_out)
 }
 
 /* M = sum_j V (x_j - x_i)_x dW/dx_i over the rest lattice (spacing 2r, V = m / rho0 with
- * sph's mass): what the sum of the pressure force makes of the gradient of a linear field,
- * 1 in the continuum; Poly6's gradient at h = 4r gives 1.0545. */
+ * sph's mass) with Spiky's gradient dW/dx = spiky_grad (h - r)^2 x / r: what the sum of the
+ * pressure force makes of the gradient of a linear field, 1 in the continuum. */
 static double lattice_gradient_moment(const pbfcl_pbf_params *p)
 {
-    double s = p->min_dist, h2 = (double)p->h * p->h, sum = 0.0;
-    int reach = (int)ceil(p->h / s);
+    double s = p->min_dist, h = p->h, sum = 0.0;
+    int reach = (int)ceil(h / s);
     for (int i = -reach; i <= reach; i++)
         for (int j = -reach; j <= reach; j++)
             for (int k = -reach; k <= reach; k++) {
-                double r2 = s * s * (i * i + j * j + k * k), t = h2 - r2, dx = i * s;
-                sum += r2 < h2 ? 6.0 * p->poly6 * t * t * dx * dx : 0.0;
+                double r = s * sqrt((double)(i * i + j * j + k * k)), dx = i * s;
+                sum += r < h && r > 0.0 ? -p->spiky_grad * (h - r) * (h - r) / r * dx * dx : 0.0;
             }
     return sum * p->mass / p->rest_density;
 }
