@@ -42,13 +42,17 @@ typedef struct pbfcl_kernel_time {
 } pbfcl_kernel_time;
 
 /* Events recorded since the last pbfcl_profile_collect, each tagged with its stage and the
- * kernel that made it (NULL for a copy); the per-kernel totals of all collects so far. */
+ * kernel that made it (NULL for a copy); the per-kernel totals of all collects so far. A
+ * frame of more events than the array holds (an SPH frame of hundreds of steps) has its
+ * oldest half read into flushed_ms as the array fills, so that every launch is timed. */
 typedef struct pbfcl_profile {
     cl_event events[PBFCL_PROFILE_MAX_EVENTS];
     cl_kernel kernel[PBFCL_PROFILE_MAX_EVENTS];
     unsigned char stage[PBFCL_PROFILE_MAX_EVENTS];
     int count;
-    int dropped; /* events beyond capacity, released unrecorded */
+    int flushed;                          /* events read early since the last collect */
+    double flushed_ms[PBFCL_STAGE_COUNT]; /* their device time per stage */
+    cl_int flush_error;                   /* the first error of reading them */
     pbfcl_kernel_time kernels[PBFCL_PROFILE_MAX_KERNELS];
     int kernel_count;
 } pbfcl_profile;
@@ -61,8 +65,9 @@ const char *pbfcl_stage_name(pbfcl_stage stage);
 void pbfcl_profile_add(pbfcl_profile *p, pbfcl_stage stage, cl_event ev, cl_kernel kernel);
 
 /* Waits for the recorded events, adds each one's device time (ms) into ms[stage] (an array
- * of PBFCL_STAGE_COUNT) and into its kernel's total, releases them and empties the profile.
- * Returns CL_SUCCESS or the first error. */
+ * of PBFCL_STAGE_COUNT) and into its kernel's total, releases them and empties the profile
+ * (the events read early as the array filled included). Returns CL_SUCCESS or the first
+ * error. */
 cl_int pbfcl_profile_collect(pbfcl_profile *p, double *ms);
 
 /* Releases any recorded events without reading them. */

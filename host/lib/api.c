@@ -832,10 +832,9 @@ static pbfcl_status timed_step(pbfcl_solver *s, pbfcl_timers *timers)
     memset(timers, 0, sizeof *timers);
     int before = s->prof->count; /* 0: collect empties it */
     pbfcl_status st = pbfcl_sim_step(s->sim, s->prof);
-    timers->kernels = s->prof->count - before + s->prof->dropped;
+    timers->kernels = s->prof->count - before + s->prof->flushed;
     double ms[PBFCL_STAGE_COUNT] = {0};
     cl_int err = pbfcl_profile_collect(s->prof, ms);
-    s->prof->dropped = 0;
     PBFCL_TRY(st);
     if (err != CL_SUCCESS) {
         pbfcl_report_cl(err, "pbfcl_profile_collect", __FILE__, __LINE__);
