@@ -15,7 +15,8 @@ typedef struct pbfcl_demo_hud {
     const char *scene;
     double fps, sim_ms, render_ms; /* sim_ms: device time per step; render_ms: GPU time */
     size_t particles;
-    int substeps; /* of the last step (they adapt to the flow) */
+    int substeps;       /* of the last step (they adapt to the flow) */
+    const char *method; /* the solver's method, "pbf" or "sph" (pbfcl_method_name) */
     const char *device;
     const char *path;      /* "CL/GL sharing" or "host copy" */
     const char *color;     /* "speed" or "density" */

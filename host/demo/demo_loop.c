@@ -461,6 +461,7 @@ static pbfcl_status render(demo *d)
         .render_ms = d->render_ms,
         .particles = d->n,
         .substeps = d->substeps,
+        .method = pbfcl_method_name(live.method),
         .device = d->device_name,
         .path = pbfcl_demo_interop_path(&d->ip),
         .color = d->color == PBFCL_DEMO_COLOR_SPEED ? "SPEED" : "DENSITY",
