@@ -308,6 +308,8 @@ bool pbfcl_scene_check_shape(const pbfcl_scene *s, const char *where, const pbfc
         pbfcl_scene_shape_bounds(f, lo, hi);
         return check_inside(s, where, lo, hi);
     }
+    if (f->kind == PBFCL_SHAPE_MESH)
+        return pbfcl_scene_check_mesh(s, where, f) && check_inside(s, where, f->min, f->max);
     if (f->kind != PBFCL_SHAPE_SPHERE)
         return bad(s, "%s has an unknown shape kind %d", where, (int)f->kind);
     snprintf(key, sizeof key, "%s.sphere.center", where);
@@ -410,8 +412,11 @@ pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
 
 /* --- the lattice ------------------------------------------------------------------- */
 
-bool pbfcl_scene_inside(const pbfcl_fluid_shape *f, const double p[3], double tol)
+bool pbfcl_scene_inside(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
+                        double tol)
 {
+    if (f->kind == PBFCL_SHAPE_MESH)
+        return pbfcl_scene_mesh_inside(s, f, p, tol);
     if (f->kind == PBFCL_SHAPE_BOX) {
         for (int k = 0; k < 3; k++)
             if (p[k] < f->min[k] - tol || p[k] > f->max[k] + tol)
@@ -440,7 +445,7 @@ bool pbfcl_scene_inside(const pbfcl_fluid_shape *f, const double p[3], double to
 void pbfcl_scene_shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[3])
 {
     for (int k = 0; k < 3; k++) {
-        if (f->kind == PBFCL_SHAPE_BOX) {
+        if (f->kind == PBFCL_SHAPE_BOX || f->kind == PBFCL_SHAPE_MESH) {
             lo[k] = f->min[k];
             hi[k] = f->max[k];
         } else if (f->kind == PBFCL_SHAPE_CAPSULE) {
@@ -472,10 +477,10 @@ static void shape_index_range(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
 static bool in_body(const pbfcl_scene *s, const double p[3], double tol)
 {
     for (int b = 0; b < s->body_count; b++)
-        if (pbfcl_scene_inside(&s->bodies[b].shape, p, tol))
+        if (pbfcl_scene_inside(s, &s->bodies[b].shape, p, tol))
             return true;
     for (int o = 0; o < s->obstacle_count; o++)
-        if (pbfcl_scene_inside(&s->obstacles[o], p, tol))
+        if (pbfcl_scene_inside(s, &s->obstacles[o], p, tol))
             return true;
     return false;
 }
@@ -496,7 +501,7 @@ static size_t shape_walk(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
             for (long long c = lo[2]; c <= hi[2]; c++) {
                 double p[3] = {origin[0] + spacing * a, origin[1] + spacing * b,
                                origin[2] + spacing * c};
-                if (!pbfcl_scene_inside(f, p, tol) || (skip && skip(s, f, p, tol)))
+                if (!pbfcl_scene_inside(s, f, p, tol) || (skip && skip(s, f, p, tol)))
                     continue;
                 if (out)
                     for (int k = 0; k < 3; k++)
@@ -511,7 +516,7 @@ static bool fluid_skip(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const d
                        double tol)
 {
     for (const pbfcl_fluid_shape *g = s->fluid; g < f; g++)
-        if (pbfcl_scene_inside(g, p, tol))
+        if (pbfcl_scene_inside(s, g, p, tol))
             return true;
     return in_body(s, p, tol);
 }
@@ -526,7 +531,7 @@ static bool obstacle_skip(const pbfcl_scene *s, const pbfcl_fluid_shape *f, cons
                           double tol)
 {
     for (const pbfcl_fluid_shape *g = s->obstacles; g < f; g++)
-        if (pbfcl_scene_inside(g, p, tol))
+        if (pbfcl_scene_inside(s, g, p, tol))
             return true;
     return false;
 }

@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The obstacle's key: "obstacles[i].box", ".sphere" or ".capsule". */
+/* The obstacle's key: "obstacles[i].box", ".mesh", or "obstacles[i]" (+ ".sphere", ".capsule"). */
 static void obstacle_key(int i, const pbfcl_fluid_shape *f, char *key, size_t size)
 {
-    snprintf(key, size, "obstacles[%d]%s", i, f->kind == PBFCL_SHAPE_BOX ? ".box" : "");
+    snprintf(key, size, "obstacles[%d]%s", i,
+             f->kind == PBFCL_SHAPE_BOX    ? ".box"
+             : f->kind == PBFCL_SHAPE_MESH ? ".mesh"
+                                           : "");
 }
 
 bool pbfcl_scene_check_obstacles(const pbfcl_scene *s)
@@ -55,7 +58,7 @@ bool pbfcl_scene_check_obstacle_sampling(const pbfcl_scene *s)
         for (size_t e = 0; e < n; e++) {
             double q[3] = {p[3 * e], p[3 * e + 1], p[3 * e + 2]};
             for (int b = 0; b < s->body_count; b++)
-                if (pbfcl_scene_inside(&s->bodies[b].shape, q, tol)) {
+                if (pbfcl_scene_inside(s, &s->bodies[b].shape, q, tol)) {
                     pbfcl_errorf("scene '%s': obstacles[%d] overlaps bodies[%d] (both hold the "
                                  "particle at %g, %g, %g); move them apart or make them smaller",
                                  s->name, i, b, q[0], q[1], q[2]);
