@@ -827,7 +827,7 @@ START_TEST(json_docs_examples_load)
 {
     static const char *const examples[] = {
         "dam-break.json", "drop.json",          "two-columns-tuned.json", "floating-boxes.json",
-        "fountain.json",  "dam-break-sph.json", "obstacles.json"};
+        "fountain.json",  "dam-break-sph.json", "obstacles.json",         "mesh-obstacle.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
