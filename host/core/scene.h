@@ -75,6 +75,15 @@ typedef struct pbfcl_body_shape {
     float velocity[3];
 } pbfcl_body_shape;
 
+/* How an obstacle moves (kinematic): at time t (t' = min(t, until)) each of its particles is
+ * at c + velocity t' + R(angular_velocity t') (x0 - c), c the centre of the obstacle's bounds
+ * and x0 where the particle started. until 0: it never stops. All zero: it never moves. */
+typedef struct pbfcl_obstacle_motion {
+    float velocity[3];         /* m/s */
+    float angular_velocity[3]; /* rad/s, about c */
+    float until;               /* s; 0: never */
+} pbfcl_obstacle_motion;
+
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list
  * PBFCL_SOLVER_PARAM_LIST (include/pbfcl.h), which gives each one's default, range and unit. */
 typedef pbfcl_solver_params pbfcl_solver_settings;
@@ -95,6 +104,7 @@ typedef struct pbfcl_scene {
     pbfcl_fluid_shape drains[PBFCL_MAX_DRAINS]; /* boxes that remove the fluid entering them */
     int drain_count;
     pbfcl_fluid_shape obstacles[PBFCL_MAX_OBSTACLES]; /* static: sampled as boundary particles */
+    pbfcl_obstacle_motion obstacle_motion[PBFCL_MAX_OBSTACLES];
     int obstacle_count;
     pbfcl_scene_meshes meshes;
     pbfcl_solver_settings solver;
@@ -198,6 +208,12 @@ bool pbfcl_scene_check_obstacles(const pbfcl_scene *s);
 /* Checks what depends on the particle radius: each obstacle holds a lattice point, and none
  * shares one with a body. */
 bool pbfcl_scene_check_obstacle_sampling(const pbfcl_scene *s);
+
+/* Whether obstacle o moves (a velocity or an angular velocity). */
+bool pbfcl_scene_obstacle_moves(const pbfcl_scene *s, int o);
+
+/* The centre obstacle o moves about: the centre of its bounds at the start. */
+void pbfcl_scene_obstacle_center(const pbfcl_scene *s, int o, float c[3]);
 
 /* The lattice points of obstacle o not already in an earlier obstacle (in the order
  * pbfcl_scene_fill writes them) into out if not NULL; returns their count. */

@@ -348,20 +348,51 @@ static pbfcl_status parse_body_shape(const char *path, const char *where, const 
     return get_vec3(path, key, max, f->max);
 }
 
+/* An obstacle's motion: "velocity" and "angular_velocity" ([x, y, z], default 0) and "until"
+ * (s, above 0; default: never stops). */
+static pbfcl_status parse_motion(const char *path, const char *where, const cJSON *item,
+                                 pbfcl_obstacle_motion *m)
+{
+    char key[96];
+    const cJSON *v;
+    memset(m, 0, sizeof *m);
+    snprintf(key, sizeof key, "%s.velocity", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "velocity")))
+        PBFCL_TRY(get_vec3(path, key, v, m->velocity));
+    snprintf(key, sizeof key, "%s.angular_velocity", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "angular_velocity")))
+        PBFCL_TRY(get_vec3(path, key, v, m->angular_velocity));
+    snprintf(key, sizeof key, "%s.until", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "until"))) {
+        PBFCL_TRY(get_number(path, key, v, &m->until));
+        if (!(m->until > 0.0f))
+            return key_error(path, key,
+                             "must be a time above 0 s (got %g); leave it out for an "
+                             "obstacle that never stops",
+                             m->until);
+    }
+    return PBFCL_OK;
+}
+
 /* obstacles[i]: exactly one of {"box": {"min", "max"}}, {"sphere": {"center", "radius"}},
  * {"capsule": {"a", "b", "radius"}} or {"mesh": {"file", ...}}. */
 static pbfcl_status parse_obstacle(const char *path, int i, const cJSON *item, pbfcl_scene *s,
                                    pbfcl_fluid_shape *f)
 {
-    static const char *const keys[] = {"box", "sphere", "capsule", "mesh", NULL};
+    static const char *const keys[] = {"box",      "sphere",           "capsule", "mesh",
+                                       "velocity", "angular_velocity", "until",   NULL};
     static const char *const capsule_keys[] = {"a", "b", "radius", NULL};
     char where[48], key[96];
     snprintf(where, sizeof where, "obstacles[%d]", i);
     memset(f, 0, sizeof *f);
     PBFCL_TRY(need_object(path, where, item));
     PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(parse_motion(path, where, item, &s->obstacle_motion[i]));
     const cJSON *capsule = cJSON_GetObjectItemCaseSensitive(item, "capsule");
-    if (capsule && cJSON_GetArraySize(item) != 1)
+    int shapes = 0;
+    for (int k = 0; k < 4; k++)
+        shapes += cJSON_GetObjectItemCaseSensitive(item, keys[k]) != NULL;
+    if (capsule && shapes != 1)
         return key_error(path, where,
                          "give exactly one shape: \"box\", \"sphere\", \"capsule\" or \"mesh\"");
     if (!capsule)
