@@ -31,11 +31,12 @@ static uint kinematic_find(uint id, uint m, __global const uint *entry_id)
 
 /* kinematic_path: for each of the n particles that is static and has an entry (ids sorted in
  * entry_id, offsets in entry_offset: xyz the rest offset d, w the path index), x* = its path's
- * position at time t. path: 3 float4 per path: (c, stop), (v, 0), (w, 0). */
+ * position at time t. path: 3 float4 per path: (c, stop), (v, 0), (w, 0); pred: x*, 4 floats
+ * (a float4) per slot. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 kinematic_path(uint n, float t, __global const uint *phase, __global const uint *id, uint m,
                __global const uint *entry_id, __global const float4 *entry_offset,
-               __global const float4 *path, __global float4 *pred)
+               __global const float4 *path, __global float *pred)
 {
     uint i = get_global_id(0);
     if (i >= n || phase[i] != KINEMATIC_PHASE_STATIC)
@@ -47,12 +48,22 @@ kinematic_path(uint n, float t, __global const uint *phase, __global const uint 
     uint k = (uint)o.w;
     float4 c = path[3u * k], v = path[3u * k + 1u], w = path[3u * k + 2u];
     float te = fmin(t, c.w);
-    float3 d = o.xyz, axis = w.xyz;
-    float speed = length(axis);
+    /* in scalars, stored one by one: Oclgrind 21.10's uninitialised-value check reports a
+     * vector built from values that depend on a kernel argument (here t) as uninitialised,
+     * and crashed on float3 swizzles */
+    float dx = o.x, dy = o.y, dz = o.z;
+    float speed = sqrt(w.x * w.x + w.y * w.y + w.z * w.z);
     if (speed > 0.0f) {
-        axis /= speed;
+        float ax = w.x / speed, ay = w.y / speed, az = w.z / speed;
         float a = speed * te, s = sin(a), co = cos(a);
-        d = d * co + cross(axis, d) * s + axis * (dot(axis, d) * (1.0f - co));
+        float along = (ax * dx + ay * dy + az * dz) * (1.0f - co);
+        float cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx;
+        dx = dx * co + cx * s + ax * along;
+        dy = dy * co + cy * s + ay * along;
+        dz = dz * co + cz * s + az * along;
     }
-    pred[i] = (float4)(c.xyz + v.xyz * te + d, 0.0f);
+    pred[4u * i] = c.x + v.x * te + dx;
+    pred[4u * i + 1u] = c.y + v.y * te + dy;
+    pred[4u * i + 2u] = c.z + v.z * te + dz;
+    pred[4u * i + 3u] = 0.0f;
 }
