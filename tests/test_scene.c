@@ -689,6 +689,32 @@ static const struct {
     {"{" VALID_BASE ", \"obstacles\": {}}", "obstacles", "expected an array"},
     {"{" VALID_BASE ", \"obstacles\": [" OBSTACLE_BOX "], \"solver\": {\"method\": \"sph\"}}",
      "obstacles need solver.method pbf", "the scene sets sph"},
+    /* moving obstacles: the box x, z 0.2..0.4, y 0.3..0.6 */
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"velocity\": "
+                    "[1,0,0]}"),
+     "obstacles[0].velocity would carry it out of the domain", "give obstacles[0].until"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"velocity\": "
+                    "[1,0,0], \"until\": 0.7}"),
+     "obstacles[0] leaves the domain: at t = 0.7 s it spans 0.9..1.1 along x",
+     "stop it sooner (until)"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, "
+                    "\"angular_velocity\": [0,0,1], \"until\": 2}, {\"box\": {\"min\": "
+                    "[0.6,0.6,0.6], \"max\": [0.99,0.99,0.99]}, \"angular_velocity\": [1,0,0]}"),
+     "obstacles[1] leaves the domain: at t = 0 s the sphere it turns in spans",
+     "make the domain larger"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"until\": 1}"),
+     "obstacles[0].until is given but the obstacle does not move", "remove until"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"velocity\": "
+                    "[0.1,0,0], \"until\": -1}"),
+     "obstacles[0].until", "above 0 s"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, "
+                    "\"angular_velocity\": [0,0,1000]}"),
+     "obstacles[0] moves its particles at up to", "blow-up limit"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, "
+                    "\"angular_velocity\": [0,1]}"),
+     "obstacles[0].angular_velocity", "array of 3 numbers"},
+    {OBSTACLE_SCENE("{\"velocity\": [0.1,0,0], \"until\": 1}"), "obstacles[0]",
+     "give exactly one shape"},
 };
 
 START_TEST(json_bad_obstacles_named)
