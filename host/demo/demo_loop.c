@@ -104,12 +104,10 @@ static pbfcl_status create_solver(demo *d, const pbfcl_scene_setup *setup, const
 }
 
 /* Gives the renderer the particles' phases once per scene (they do not change while it runs), or
- * none when the scene has no bodies, so that a fluid-only frame reads nothing more than before. */
+ * none when every particle is fluid, so that a fluid-only frame reads nothing more than before. */
 static pbfcl_status upload_phases(demo *d)
 {
-    int bodies = 0;
-    PBFCL_TRY(pbfcl_solver_body_count(d->solver, &bodies));
-    if (bodies == 0 || d->n == 0)
+    if (d->n == 0)
         return pbfcl_demo_renderer_set_phases(&d->ren, NULL, 0);
     int *phases = malloc(d->n * sizeof *phases);
     if (!phases) {
@@ -117,8 +115,11 @@ static pbfcl_status upload_phases(demo *d)
         return PBFCL_ERR_OUT_OF_MEMORY;
     }
     pbfcl_status s = pbfcl_solver_get_phases(d->solver, phases, d->n);
+    bool solids = false; /* bodies or obstacles */
+    for (size_t i = 0; s == PBFCL_OK && i < d->n && !solids; i++)
+        solids = phases[i] != PBFCL_PHASE_FLUID;
     if (s == PBFCL_OK)
-        s = pbfcl_demo_renderer_set_phases(&d->ren, phases, d->n);
+        s = pbfcl_demo_renderer_set_phases(&d->ren, solids ? phases : NULL, d->n);
     free(phases);
     return s;
 }
