@@ -357,6 +357,43 @@ START_TEST(test_demo_obstacles)
 }
 END_TEST
 
+/* The demo runs a scene's emitters (and drains) after each step: the built-in fountain's four
+ * nozzles emit 500 particles/s each in layers of 5 (a disc of radius 2 cm at spacing 2 cm:
+ * its centre and 4 neighbours), so after 31 frames of 1/60 s (t = 0.5167 s, between layers,
+ * which come every 0.01 s) each has emitted floor(500 t / 5) * 5 = 255: 1020 more particles
+ * than at the start. */
+START_TEST(test_demo_fountain)
+{
+    char path[96], prefix[128], args[512], cmd[2048], out[16384];
+    snprintf(path, sizeof path, "/tmp/pbfcl_demo_%d_fountain.png", (int)getpid());
+    snprintf(prefix, sizeof prefix, "xvfb-run -a -s '-screen 0 %dx%dx24'", DEMO_W, DEMO_H);
+    snprintf(args, sizeof args, "--scene fountain --render spheres --frames 31 --screenshot %s",
+             path);
+    int rc = run_demo(prefix, args, cmd, sizeof cmd, out, sizeof out);
+    printf("%s", out);
+    ck_assert_msg(rc == 0, "`%s` exited %d; output:\n%s", cmd, rc, out);
+    const char *line = strstr(out, "particles after ");
+    ck_assert_msg(line != NULL, "the demo did not report its emitters:\n%s", out);
+    line--; /* the space before "particles", then the count's digits */
+    while (line > out && line[-1] >= '0' && line[-1] <= '9')
+        line--;
+    size_t end = 0, start = 0;
+    double t = 0.0;
+    ck_assert_int_eq(
+        sscanf(line, "%zu particles after %lf s of emitters and drains (%zu", &end, &t, &start), 3);
+    size_t per_nozzle = (size_t)floor(500.0 * (31.0 / 60.0) / 5.0) * 5;
+    ck_assert_msg(fabs(t - 31.0 / 60.0) < 1e-3, "the demo reached t = %g s", t);
+    ck_assert_msg(end == start + 4 * per_nozzle,
+                  "%zu particles at the end, %zu at the start: %zu "
+                  "emitted, expected 4 x %zu",
+                  end, start, end - start, per_nozzle);
+    image im = read_png(path); /* the frame was drawn and written */
+    unlink(path);
+    ck_assert_int_eq(im.w, DEMO_W);
+    free(im.rgb);
+}
+END_TEST
+
 static bool pixel_is_fluid(const image *im, int x, int y)
 {
     return is_fluid(im->rgb + ((size_t)y * (size_t)im->w + (size_t)x) * 3);
@@ -885,6 +922,7 @@ static int run_screenshot_suite(void)
     tcase_set_timeout(bodies, 600);
     tcase_add_test(bodies, test_demo_bodies);
     tcase_add_test(bodies, test_demo_obstacles);
+    tcase_add_test(bodies, test_demo_fountain);
     suite_add_tcase(s, bodies);
     TCase *artefacts = tcase_create("artefacts");
     tcase_set_timeout(artefacts, 600);

@@ -1,6 +1,6 @@
-/* Scenes: the built-in scenes (dam-break, double-dam-break, drop, dam-break-bodies), the checks
- * that reject values that make no sense, the lattice that fills the fluid shapes with particles,
- * and the particle radius that gives a requested particle count. */
+/* Scenes: the built-in scenes (dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,
+ * fountain), the checks that reject values that make no sense, the lattice that fills the fluid
+ * shapes with particles, and the particle radius that gives a requested particle count. */
 #include "scene.h"
 #include "params.h"
 
@@ -86,16 +86,61 @@ static void builtin_dam_break_bodies(pbfcl_scene *s)
                  2000.0f);
 }
 
+/* A soft ball dropped into a pool: the drop's 1 m cube with a 0.25 m deep pool, and a soft
+ * sphere (stiffness 0.2, 600 kg/m^3: it floats) of radius 0.12 m centred 0.6 m up, thrown
+ * down at 1.5 m/s. */
+static void builtin_soft_ball(pbfcl_scene *s)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, 1.0f, 1.0f, 1.0f);
+    s->particle_radius = 0.01f;
+    add_box(s, 0.0f, 0.0f, 0.0f, 1.0f, 0.25f, 1.0f);
+    pbfcl_body_shape *b = &s->bodies[s->body_count++];
+    memset(b, 0, sizeof *b);
+    b->shape.kind = PBFCL_SHAPE_SPHERE;
+    set3(b->shape.center, 0.5f, 0.6f, 0.5f);
+    b->shape.radius = 0.12f;
+    b->density = 600.0f;
+    b->stiffness = 0.2f;
+    set3(b->velocity, 0.0f, -1.5f, 0.0f);
+}
+
+/* A fountain filling a basin around an obstacle: a 1 m cube with a 6 cm deep basin, a pillar
+ * (a static box 0.16 m square and 0.3 m high) in its middle, and four nozzles of radius 2 cm
+ * on the pillar's top that spray up and outwards (0.7 m/s out, 2.2 m/s up), each 500
+ * particles/s, 5000 in all (10 s). */
+static void builtin_fountain(pbfcl_scene *s)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, 1.0f, 1.0f, 1.0f);
+    s->particle_radius = 0.01f;
+    add_box(s, 0.0f, 0.0f, 0.0f, 1.0f, 0.06f, 1.0f);
+    pbfcl_fluid_shape *o = &s->obstacles[s->obstacle_count++];
+    memset(o, 0, sizeof *o);
+    o->kind = PBFCL_SHAPE_BOX;
+    set3(o->min, 0.42f, 0.0f, 0.42f);
+    set3(o->max, 0.58f, 0.3f, 0.58f);
+    static const float out[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}}; /* x, z */
+    for (int k = 0; k < 4; k++) {
+        pbfcl_emitter *e = &s->emitters[s->emitter_count++];
+        memset(e, 0, sizeof *e);
+        set3(e->center, 0.5f + 0.05f * out[k][0], 0.34f, 0.5f + 0.05f * out[k][1]);
+        set3(e->velocity, 0.7f * out[k][0], 2.2f, 0.7f * out[k][1]);
+        e->radius = 0.02f;
+        e->rate = 500.0f;
+        e->count = 5000;
+    }
+}
+
 typedef struct builtin_scene {
     const char *name;
     void (*build)(pbfcl_scene *s);
 } builtin_scene;
 
 static const builtin_scene builtins[] = {
-    {"dam-break", builtin_dam_break},
-    {"double-dam-break", builtin_double_dam_break},
-    {"drop", builtin_drop},
-    {"dam-break-bodies", builtin_dam_break_bodies},
+    {"dam-break", builtin_dam_break}, {"double-dam-break", builtin_double_dam_break},
+    {"drop", builtin_drop},           {"dam-break-bodies", builtin_dam_break_bodies},
+    {"soft-ball", builtin_soft_ball}, {"fountain", builtin_fountain},
 };
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])

@@ -114,7 +114,8 @@ typedef struct pbfcl_scene {
  * y, rest density 1000, r = 1 cm, a unit box, no fluid. */
 void pbfcl_scene_defaults(pbfcl_scene *s);
 
-/* Loads a built-in scene by name (dam-break, double-dam-break, drop, dam-break-bodies) or a JSON
+/* Loads a built-in scene by name (dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,
+ * fountain) or a JSON
  * scene file (a name ending in .json or containing '/'); an unknown name lists the built-in ones.
  */
 pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out);
