@@ -888,8 +888,9 @@ static void source_root(char *out, size_t size)
 START_TEST(json_docs_examples_load)
 {
     static const char *const examples[] = {
-        "dam-break.json", "drop.json",          "two-columns-tuned.json", "floating-boxes.json",
-        "fountain.json",  "dam-break-sph.json", "obstacles.json",         "mesh-obstacle.json"};
+        "dam-break.json",      "drop.json",          "two-columns-tuned.json",
+        "floating-boxes.json", "fountain.json",      "dam-break-sph.json",
+        "obstacles.json",      "mesh-obstacle.json", "paddle.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
