@@ -10,7 +10,8 @@ const char *const pbfcl_demo_help_lines[] = {
     "space                pause / resume",
     "N                    single step while paused",
     "R                    reset the scene",
-    "1 2 3 4              dam-break, double-dam-break, drop, dam-break-bodies",
+    "1 2 3 4 5 6          dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,",
+    "                     fountain",
     "+ -                  particles x1.5 / /1.5",
     "T                    tilt the box",
     "arrows               turn gravity 10 degrees (up/down about x, left/right about z)",
@@ -123,6 +124,14 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key, Uint16 mod)
     case SDLK_4:
     case SDLK_KP_4:
         in->scene = 4;
+        break;
+    case SDLK_5:
+    case SDLK_KP_5:
+        in->scene = 5;
+        break;
+    case SDLK_6:
+    case SDLK_KP_6:
+        in->scene = 6;
         break;
     case SDLK_PLUS:
     case SDLK_EQUALS:
