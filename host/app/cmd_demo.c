@@ -20,6 +20,8 @@ static void demo_help(FILE *f)
                "offers cl_khr_gl_sharing\n"
                "  --no-vsync            draw as fast as possible\n"
                "  --no-shadows          no shadows of the particles on the floor and fluid\n"
+               "  --paused              start paused (space resumes); with --frames N it times\n"
+               "                        the renderer alone\n"
                "  --render fluid|spheres draw a smoothed fluid surface (default) or the "
                "particles as spheres (key F)\n"
                "  --smooth bilateral|curvature  how the fluid's depth is smoothed: bilateral "
@@ -116,12 +118,13 @@ static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *
     memcpy(name, arg, len);
     name[len] = '\0';
     if (!strcmp(name, "--no-gl-sharing") || !strcmp(name, "--no-vsync") ||
-        !strcmp(name, "--no-shadows") || !strcmp(name, "--force")) {
+        !strcmp(name, "--no-shadows") || !strcmp(name, "--force") || !strcmp(name, "--paused")) {
         if (eq) {
             pbfcl_errorf("%s takes no value (got '%s')", name, arg);
             return -1;
         }
         bool *flag = name[2] == 'f'   ? &o->force
+                     : name[2] == 'p' ? &o->paused
                      : name[5] == 'g' ? &o->no_gl_sharing
                      : name[5] == 's' ? &o->no_shadows
                                       : &o->no_vsync;

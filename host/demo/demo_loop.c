@@ -26,8 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const builtin_scenes[4] = {"dam-break", "double-dam-break", "drop",
-                                              "dam-break-bodies"};
+static const char *const builtin_scenes[6] = {"dam-break",        "double-dam-break", "drop",
+                                              "dam-break-bodies", "soft-ball",        "fountain"};
 
 /* Everything the running demo holds. */
 typedef struct demo {
@@ -49,10 +49,14 @@ typedef struct demo {
     char scene_name[64];
     pbfcl_scene_params scene; /* the scene's own (gravity before tilting and shaking) */
     pbfcl_solver *solver;
-    int substeps; /* of the last step */
+    pbfcl_scene_setup *setup; /* the scene's, kept for its emitters and drains */
+    bool flow;                /* the scene has emitters or drains: run them after each step */
+    int substeps;             /* of the last step */
     pbfcl_demo_interop ip;
-    size_t n;
-    float *density; /* host copy for density colouring, in the caller's particle order */
+    size_t n;        /* active particles */
+    size_t filled;   /* particles at the start of the scene (before emitters and drains) */
+    size_t capacity; /* particles the solver, the GL buffers and density hold (emitters add) */
+    float *density;  /* host copy for density colouring, in the caller's particle order */
     bool paused, tilted, help, dirty, pushing;
     bool stepped;              /* this frame advanced the simulation */
     double shake_until;        /* simulated time at which a shake ends, s */
@@ -67,8 +71,9 @@ typedef struct demo {
     long recorded;             /* frames written to the --record folder */
     pbfcl_demo_color color;
     double fps, sim_ms, render_ms;
-    double first_frame_end, last_frame_end; /* for the --frames summary's frame time */
-    GLuint queries[2];
+    double first_frame_end, last_frame_end;      /* for the --frames summary's frame time */
+    GLuint queries[PBFCL_FLUID_QUERY_FRAMES];    /* render time, a ring as the passes' */
+    GLsync frame_done[PBFCL_FLUID_QUERY_FRAMES]; /* a fence after each frame of the ring */
     long frame;
     char message[200];
 } demo;
@@ -84,7 +89,8 @@ static pbfcl_status create_solver(demo *d, const pbfcl_scene_setup *setup, const
 {
     pbfcl_solver_desc desc;
     pbfcl_solver_desc_defaults(&desc);
-    desc.capacity = n ? n : 1;
+    PBFCL_TRY(pbfcl_scene_setup_capacity(setup, &desc.capacity)); /* the fill and the emitters' */
+    desc.capacity = desc.capacity > n ? desc.capacity : (n ? n : 1);
     PBFCL_TRY(pbfcl_scene_setup_get_params(setup, &desc.scene, &desc.solver));
     if (d->tuned_set) { /* the keys' settings outlive the solver they were made on */
         desc.solver.iterations = d->tuned.iterations;
@@ -104,12 +110,10 @@ static pbfcl_status create_solver(demo *d, const pbfcl_scene_setup *setup, const
 }
 
 /* Gives the renderer the particles' phases once per scene (they do not change while it runs), or
- * none when the scene has no bodies, so that a fluid-only frame reads nothing more than before. */
+ * none when every particle is fluid, so that a fluid-only frame reads nothing more than before. */
 static pbfcl_status upload_phases(demo *d)
 {
-    int bodies = 0;
-    PBFCL_TRY(pbfcl_solver_body_count(d->solver, &bodies));
-    if (bodies == 0 || d->n == 0)
+    if (d->n == 0)
         return pbfcl_demo_renderer_set_phases(&d->ren, NULL, 0);
     int *phases = malloc(d->n * sizeof *phases);
     if (!phases) {
@@ -117,8 +121,11 @@ static pbfcl_status upload_phases(demo *d)
         return PBFCL_ERR_OUT_OF_MEMORY;
     }
     pbfcl_status s = pbfcl_solver_get_phases(d->solver, phases, d->n);
+    bool solids = false; /* bodies or obstacles */
+    for (size_t i = 0; s == PBFCL_OK && i < d->n && !solids; i++)
+        solids = phases[i] != PBFCL_PHASE_FLUID;
     if (s == PBFCL_OK)
-        s = pbfcl_demo_renderer_set_phases(&d->ren, phases, d->n);
+        s = pbfcl_demo_renderer_set_phases(&d->ren, solids ? phases : NULL, d->n);
     free(phases);
     return s;
 }
@@ -134,26 +141,33 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     char name[sizeof d->scene_name];
     PBFCL_TRY(pbfcl_scene_options_build(&d->scene_opt, &setup, &pos, &n));
     pbfcl_status s = create_solver(d, setup, pos, n, &solver, name, sizeof name);
-    pbfcl_scene_setup_destroy(setup);
     pbfcl_free(pos);
-    PBFCL_TRY(s);
-    float *density = malloc((n ? n : 1) * sizeof *density);
+    int emitters = 0, drains = 0;
+    size_t capacity = n;
+    if (s == PBFCL_OK)
+        s = pbfcl_scene_setup_flow_count(setup, &emitters, &drains);
+    if (s == PBFCL_OK)
+        s = pbfcl_scene_setup_capacity(setup, &capacity);
+    float *density = s == PBFCL_OK ? malloc((capacity ? capacity : 1) * sizeof *density) : NULL;
     if (!density) {
         pbfcl_solver_destroy(solver);
-        return PBFCL_ERR_OUT_OF_MEMORY;
+        pbfcl_scene_setup_destroy(setup);
+        return s != PBFCL_OK ? s : PBFCL_ERR_OUT_OF_MEMORY;
     }
     pbfcl_demo_interop_destroy(&d->ip);
     pbfcl_solver_destroy(d->solver);
+    pbfcl_scene_setup_destroy(d->setup);
     free(d->density);
     d->solver = solver, d->n = n, d->density = density;
+    d->setup = setup, d->capacity = capacity, d->flow = emitters + drains > 0, d->filled = n;
     pbfcl_solver_params vp;
     pbfcl_solver_get_params(solver, &d->scene, &vp);
     d->substeps = vp.substeps; /* the HUD's until the first step */
     d->dt = vp.dt;
     snprintf(d->scene_name, sizeof d->scene_name, "%s", name);
-    PBFCL_TRY(pbfcl_demo_renderer_reserve(&d->ren, n));
+    PBFCL_TRY(pbfcl_demo_renderer_reserve(&d->ren, capacity));
     PBFCL_TRY(upload_phases(d));
-    PBFCL_TRY(pbfcl_demo_interop_create(&d->ip, d->ctx, d->sharing, d->ren.position_vbo, n));
+    PBFCL_TRY(pbfcl_demo_interop_create(&d->ip, d->ctx, d->sharing, d->ren.position_vbo, capacity));
     pbfcl_demo_renderer_set_box(&d->ren, d->scene.domain_min, d->scene.domain_max);
     if (refit_camera)
         pbfcl_demo_camera_fit(&d->cam, d->scene.domain_min, d->scene.domain_max);
@@ -174,9 +188,10 @@ static pbfcl_status setup(demo *d)
     PBFCL_TRY(pbfcl_demo_fluid_create(&d->fluid, shader_dir));
     PBFCL_TRY(pbfcl_demo_shadow_create(&d->shadow, shader_dir));
     d->shadow.enabled = d->shadow.enabled && !d->opt->no_shadows;
+    d->paused = d->opt->paused;
     d->fluid.curvature_flow = d->opt->curvature_flow;
     PBFCL_TRY(pbfcl_demo_text_create(&d->text, shader_dir));
-    glGenQueries(2, d->queries);
+    glGenQueries(PBFCL_FLUID_QUERY_FRAMES, d->queries);
     PBFCL_TRY(pbfcl_demo_interop_open_cl(&d->ctx, d->scene_opt.device, !d->opt->no_gl_sharing,
                                          &d->sharing, d->why_copy, sizeof d->why_copy));
     PBFCL_TRY(pbfcl_context_device_name(d->ctx, d->device_full, sizeof d->device_full));
@@ -200,10 +215,14 @@ static void teardown(demo *d)
 {
     pbfcl_demo_interop_destroy(&d->ip);
     pbfcl_solver_destroy(d->solver);
+    pbfcl_scene_setup_destroy(d->setup);
     pbfcl_context_destroy(d->ctx);
     free(d->density);
     if (d->queries[0])
-        glDeleteQueries(2, d->queries);
+        glDeleteQueries(PBFCL_FLUID_QUERY_FRAMES, d->queries);
+    for (int i = 0; i < PBFCL_FLUID_QUERY_FRAMES; i++)
+        if (d->frame_done[i])
+            glDeleteSync(d->frame_done[i]);
     pbfcl_demo_text_destroy(&d->text);
     pbfcl_demo_shadow_destroy(&d->shadow);
     pbfcl_demo_fluid_destroy(&d->fluid);
@@ -227,7 +246,7 @@ static void rebuild(demo *d, const char *scene_name, long long particles, bool r
     d->scene_opt = previous;
     snprintf(d->message, sizeof d->message, "could not build %s with %lld particles (see console)",
              scene_name, particles);
-    if (!d->solver || d->ip.n != d->n) /* the old one is gone too: rebuild it */
+    if (!d->solver || d->ip.n != d->capacity) /* the old one is gone too: rebuild it */
         if (build_scene(d, refit) != PBFCL_OK)
             d->in.quit = true;
 }
@@ -347,6 +366,18 @@ static pbfcl_status update_push(demo *d)
     return pbfcl_solver_set_push(d->solver, origin, dir, push, 0.12f * d->cam.scene_size, strength);
 }
 
+/* The scene's drains and emitters after a step: particles removed and appended, so the count
+ * and (with obstacles or bodies) the phases by index change. */
+static pbfcl_status run_flow(demo *d)
+{
+    size_t removed = 0, added = 0;
+    PBFCL_TRY(pbfcl_scene_setup_flow(d->setup, d->solver, d->time, NULL, &removed, &added));
+    if (removed == 0 && added == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(pbfcl_solver_count(d->solver, &d->n));
+    return upload_phases(d);
+}
+
 /* Advances one step with the gravity and push of this frame; the step's device time (or wall
  * time) goes to the HUD. */
 static pbfcl_status step(demo *d)
@@ -359,6 +390,8 @@ static pbfcl_status step(demo *d)
     d->substeps = timers.substeps;
     d->time += d->dt;
     d->stepped = true;
+    if (d->flow)
+        PBFCL_TRY(run_flow(d));
     double wall = (now_s() - t0) * 1e3;
     double sample = timers.total > 0.0 ? timers.total : wall;
     d->sim_ms = d->sim_ms > 0.0 ? 0.9 * d->sim_ms + 0.1 * sample : sample;
@@ -380,13 +413,15 @@ static pbfcl_status transfer(demo *d)
     return PBFCL_OK;
 }
 
-/* The render time of the previous frame from a GL timer query (no stall: read only when
- * available). */
+/* The render time of the oldest frame in the ring from a GL timer query (no stall: read
+ * only when available). The previous frame's alone is not enough: a driver may still be
+ * drawing it (NVIDIA's, without vsync, never had it ready). The first frame's is left out:
+ * it pays for warm-up, and llvmpipe reports a clock reading instead of its duration. */
 static void read_render_time(demo *d)
 {
-    if (d->frame < 2)
+    if (d->frame <= PBFCL_FLUID_QUERY_FRAMES)
         return;
-    GLuint q = d->queries[(d->frame + 1) % 2];
+    GLuint q = d->queries[d->frame % PBFCL_FLUID_QUERY_FRAMES];
     GLint available = 0;
     glGetQueryObjectiv(q, GL_QUERY_RESULT_AVAILABLE, &available);
     if (!available)
@@ -430,7 +465,7 @@ static pbfcl_status render(demo *d)
     pbfcl_demo_shadow_matrices(v.box_min, v.box_max, light_view, light_proj, v.light);
     v.shadow_soft = 1.5f * v.particle_radius * 0.5f * light_proj[0]; /* 1.5 r in map uv */
     read_render_time(d);
-    glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % 2]);
+    glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % PBFCL_FLUID_QUERY_FRAMES]);
     pbfcl_status s = PBFCL_OK;
     if (fluid) {
         s = pbfcl_demo_fluid_draw(&d->fluid, &d->ren, &d->shadow, &v);
@@ -528,6 +563,9 @@ static void print_summary(const demo *d)
     printf("pbfcl demo: %ld frames, %.2f ms/step (simulation), %.2f ms (render, %s)\n", d->frame,
            d->sim_ms, d->render_ms,
            d->render_mode == PBFCL_DEMO_RENDER_FLUID ? "fluid" : "spheres");
+    if (d->flow)
+        printf("pbfcl demo: %zu particles after %.4f s of emitters and drains (%zu at the start)\n",
+               d->n, d->time, d->filled);
     if (d->frame > 1) /* the first frame pays for warm-up: it is left out */
         printf("pbfcl demo: %.2f ms per frame (frames 2 to %ld, step + transfer + draw + swap), "
                "positions by %s\n",
@@ -585,11 +623,26 @@ static void record_frame(demo *d)
              d->recorded);
 }
 
+/* Keeps at most PBFCL_FLUID_QUERY_FRAMES frames queued on the GPU: waits for the fence of
+ * the frame that used this slot of the ring. A window's swap usually throttles the loop, but
+ * an off-screen surface's (SDL's offscreen driver) does not, and without this a paused demo
+ * would queue frames faster than the GPU draws them. */
+static void wait_frame_slot(demo *d)
+{
+    GLsync *fence = &d->frame_done[d->frame % PBFCL_FLUID_QUERY_FRAMES];
+    if (!*fence)
+        return;
+    glClientWaitSync(*fence, GL_SYNC_FLUSH_COMMANDS_BIT, 5000000000ull); /* at most 5 s */
+    glDeleteSync(*fence);
+    *fence = NULL;
+}
+
 static pbfcl_status run_loop(demo *d)
 {
     double t_fps = now_s();
     long frames_since = 0;
     while (!d->in.quit) {
+        wait_frame_slot(d);
         PBFCL_TRY(frame(d));
         if (d->in.quit || (d->win.minimized && d->opt->frames == 0))
             continue;
@@ -605,6 +658,8 @@ static pbfcl_status run_loop(demo *d)
                    d->win.draw_width, d->win.draw_height, d->frame);
         }
         SDL_GL_SwapWindow(d->win.window);
+        d->frame_done[(d->frame - 1) % PBFCL_FLUID_QUERY_FRAMES] =
+            glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
         d->last_frame_end = now_s();
         if (d->frame == 1)
             d->first_frame_end = d->last_frame_end;
