@@ -7,6 +7,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,4 +197,126 @@ pbfcl_status pbfcl_kinematic_move(pbfcl_kinematic *k, size_t n, float dt, cl_mem
     KIN_ARG(k->path, 7, k->path_buf);
     KIN_ARG(k->path, 8, pred_buf);
     return pbfcl_cl_launch(k->cl, k->path, n, k->wg, prof, stage);
+}
+
+/* ---- checkpoints: the paths and their clock as named sections ---------------------------- */
+
+/* The paths' device buffers, declared once: bytes per path and per entry, in the order
+ * kin_buffers gives them. */
+typedef struct kin_state_buffer {
+    const char *name;
+    size_t per_path, per_entry;
+} kin_state_buffer;
+
+static const kin_state_buffer kin_state_buffers[] = {
+    {"path_entry_ids", 0, 4},
+    {"path_offsets", 0, 16},
+    {"path_motions", 48, 0},
+};
+#define KIN_STATE_COUNT 3
+
+static cl_mem *kin_buffer(pbfcl_kinematic *k, int b)
+{
+    cl_mem *bufs[KIN_STATE_COUNT] = {&k->entry_id_buf, &k->entry_offset_buf, &k->path_buf};
+    return bufs[b];
+}
+
+/* The "paths" section: the counts of the other sections and the clock. */
+typedef struct kin_state_head {
+    uint64_t paths, entries;
+    double time;
+} kin_state_head;
+
+pbfcl_status pbfcl_kinematic_state_save(pbfcl_kinematic *k, pbfcl_state_write_fn put, void *ctx)
+{
+    kin_state_head h = {k ? k->paths : 0, k ? k->entries : 0, k ? k->time : 0.0};
+    PBFCL_TRY(put(ctx, "paths", &h, sizeof h));
+    if (h.entries == 0)
+        return PBFCL_OK;
+    void *tmp = malloc(16 * k->entries + 48 * k->paths);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (int b = 0; b < KIN_STATE_COUNT && st == PBFCL_OK; b++) {
+        const kin_state_buffer *s = &kin_state_buffers[b];
+        size_t bytes = s->per_path * k->paths + s->per_entry * k->entries;
+        cl_int err = clEnqueueReadBuffer(k->cl->queue, *kin_buffer(k, b), CL_TRUE, 0, bytes, tmp, 0,
+                                         NULL, NULL);
+        if (err != CL_SUCCESS) {
+            pbfcl_report_cl(err, "clEnqueueReadBuffer", __FILE__, __LINE__);
+            st = PBFCL_ERR_OPENCL;
+        } else {
+            st = put(ctx, s->name, tmp, bytes);
+        }
+    }
+    free(tmp);
+    return st;
+}
+
+/* Reads the sections of h into data[b] (allocated here) and uploads them. */
+static pbfcl_status kin_state_read(pbfcl_kinematic *k, kin_state_head h, pbfcl_state_read_fn get,
+                                   void *ctx, void **data)
+{
+    size_t bytes[KIN_STATE_COUNT];
+    for (int b = 0; b < KIN_STATE_COUNT; b++) {
+        const kin_state_buffer *s = &kin_state_buffers[b];
+        bytes[b] = s->per_path * (size_t)h.paths + s->per_entry * (size_t)h.entries;
+        if (!(data[b] = malloc(bytes[b])))
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        PBFCL_TRY(get(ctx, s->name, data[b], bytes[b]));
+    }
+    const unsigned *id = data[0];
+    const cl_float4 *offset = data[1];
+    for (size_t e = 0; e < h.entries; e++)
+        if ((e > 0 && id[e] <= id[e - 1]) || offset[e].s[3] < 0.0f ||
+            offset[e].s[3] >= (float)h.paths) {
+            pbfcl_errorf("the saved paths are damaged: particle %zu (id %u) is out of order or on "
+                         "path %g of %llu",
+                         e, id[e], offset[e].s[3], (unsigned long long)h.paths);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    for (int b = 0; b < KIN_STATE_COUNT; b++) {
+        PBFCL_TRY(pbfcl_cl_buffer(k->cl, CL_MEM_READ_ONLY, bytes[b], "kinematic paths",
+                                  kin_buffer(k, b)));
+        PBFCL_CL_CHECK(clEnqueueWriteBuffer(k->cl->queue, *kin_buffer(k, b), CL_TRUE, 0, bytes[b],
+                                            data[b], 0, NULL, NULL));
+    }
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_kinematic_state_count(pbfcl_state_read_fn get, void *ctx, size_t *entries)
+{
+    kin_state_head h;
+    PBFCL_TRY(get(ctx, "paths", &h, sizeof h));
+    *entries = (size_t)h.entries;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_kinematic_state_load(pbfcl_kinematic *k, pbfcl_state_read_fn get, void *ctx)
+{
+    kin_state_head h;
+    PBFCL_TRY(get(ctx, "paths", &h, sizeof h));
+    if ((h.paths == 0) != (h.entries == 0) || h.entries > UINT32_MAX || h.paths > UINT32_MAX) {
+        pbfcl_errorf("the saved paths are damaged: %llu paths of %llu particles",
+                     (unsigned long long)h.paths, (unsigned long long)h.entries);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    PBFCL_CL_CHECK(clFinish(k->cl->queue));
+    kin_release_paths(k);
+    k->time = h.time;
+    if (h.entries == 0)
+        return PBFCL_OK;
+    void *data[KIN_STATE_COUNT] = {0};
+    pbfcl_status st = kin_state_read(k, h, get, ctx, data);
+    if (st == PBFCL_OK) {
+        k->entry_id = data[0];
+        data[0] = NULL;
+        k->paths = (size_t)h.paths;
+        k->entries = (size_t)h.entries;
+    } else {
+        kin_release_paths(k);
+    }
+    for (int b = 0; b < KIN_STATE_COUNT; b++)
+        free(data[b]);
+    return st;
 }
