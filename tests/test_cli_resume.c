@@ -262,7 +262,8 @@ static void splice_scene(const char *into, const char *from, const char *out)
 }
 
 /* Bad input: a checkpoint whose scene description is of another scene, or of the same scene
- * with a body fewer, is refused before the run with what differs; the unspliced one resumes. */
+ * with a body fewer, is refused before the run with what differs (the unspliced one
+ * resumes), and one of an older format with the format and what to do. */
 START_TEST(mismatched_checkpoint_refused)
 {
     if (!have_device())
@@ -309,6 +310,16 @@ START_TEST(mismatched_checkpoint_refused)
     splice_scene(c2, c2, bad); /* the splice itself leaves a good checkpoint good */
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
+    size_t len;
+    char *data = slurp(c2, &len); /* a file of format 2, before bodies were saved */
+    data[8] = 2;
+    reseal(data, len);
+    spit(bad, data, len);
+    free(data);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_contains(r.err, "has format version 2 (written by pbfcl ");
+    ck_assert_contains(r.err, "reads version 3: resume it with the pbfcl that wrote it");
 }
 END_TEST
 

@@ -175,6 +175,10 @@ static void check_checkpoint_resume(pbfcl_cl *cl)
     memory_state m;
     memset(&m, 0, sizeof m);
     ck_assert_int_eq(pbfcl_solver_save_state(a, put_memory, &m), PBFCL_OK);
+    for (int i = 0; i < m.count; i++) /* a load finds each section by its name */
+        for (int j = i + 1; j < m.count; j++)
+            ck_assert_msg(strcmp(m.name[i], m.name[j]) != 0, "two sections are named '%s'",
+                          m.name[i]);
     pbfcl_scene defaults;
     pbfcl_scene_defaults(&defaults); /* other box, gravity, radius: the state brings its own */
     pbfcl_solver *b = api_solver(ctx, &defaults, n);

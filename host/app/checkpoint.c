@@ -209,8 +209,13 @@ static pbfcl_status parse_header(pbfcl_checkpoint *c, ckp_reader *r, pbfcl_check
     if (!take_u32(r, &format))
         return bad_file(c->path, "is cut short");
     if (format != PBFCL_CHECKPOINT_FORMAT) {
-        pbfcl_errorf("checkpoint '%s' has format version %u; this pbfcl (%s) reads version %u",
-                     c->path, format, pbfcl_version_string(), PBFCL_CHECKPOINT_FORMAT);
+        char writer[17] = "another version"; /* formats 1 to 3 all put it here */
+        if (format >= 1 && format <= 3 && take(r, writer, 16))
+            writer[16] = '\0';
+        pbfcl_errorf("checkpoint '%s' has format version %u (written by pbfcl %s); this pbfcl "
+                     "(%s) reads version %u: resume it with the pbfcl that wrote it, or run the "
+                     "scene again with --checkpoint",
+                     c->path, format, writer, pbfcl_version_string(), PBFCL_CHECKPOINT_FORMAT);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     info->format = format;
@@ -244,6 +249,9 @@ static pbfcl_status parse_sections(pbfcl_checkpoint *c, ckp_reader *r)
             !take_u64(r, &bytes) || bytes > (uint64_t)(r->end - r->p))
             return bad_file(c->path, "is cut short or damaged");
         name[len] = '\0';
+        for (size_t k = 0; k < c->count; k++)
+            if (!strcmp(c->sections[k].name, name))
+                return bad_file(c->path, "has two sections of one name (damaged)");
         c->sections[c->count].data = r->p;
         c->sections[c->count].bytes = bytes;
         r->p += bytes;
