@@ -76,10 +76,34 @@ static long ply_vertices(const char *path)
 #define STEPS 8
 #define HALF 4
 
+/* The statistics of the resumed run (a.csv's header, then the rows of steps HALF + 1 ..
+ * STEPS) are the last rows of the straight run's, byte for byte. */
+static void check_stats_tail(const char *a, const char *b)
+{
+    char pa[256], pb[256];
+    snprintf(pa, sizeof pa, "%s.csv", a);
+    snprintf(pb, sizeof pb, "%s.csv", b);
+    size_t la, lb;
+    char *x = slurp(pa, &la), *y = slurp(pb, &lb);
+    const char *rows = strchr(y, '\n'); /* after the header */
+    ck_assert_ptr_nonnull(rows);
+    rows++;
+    char first[32];
+    snprintf(first, sizeof first, "\n%d,", HALF + 1);
+    const char *tail = strstr(x, first);
+    ck_assert_ptr_nonnull(tail);
+    ck_assert_msg(!strcmp(tail + 1, rows), "the statistics after the resume differ:\n%s\n%s",
+                  tail + 1, rows);
+    ck_assert_int_eq(strncmp(x, y, (size_t)(rows - y)), 0); /* the same header */
+    free(x);
+    free(y);
+}
+
 /* Runs scene (with extra options) STEPS steps straight into DIR/a-tag, and HALF steps with a
  * checkpoint then resumed to STEPS into DIR/b-tag; every frame must be byte-identical (the
- * particles' positions, velocities, densities, ids and phases), and bodies.csv too if
- * bodies. Returns the vertex counts of frames 0, HALF and STEPS in counts. */
+ * particles' positions, velocities, densities, ids and phases), the statistics of the
+ * resumed steps, and bodies.csv too if bodies. Returns the vertex counts of frames 0, HALF and
+ * STEPS in counts. */
 static void check_resume(const char *tag, const char *scene, bool bodies, long counts[3])
 {
     char a[128], b[128], ckp[128], args[1024], pa[256], pb[256];
@@ -87,14 +111,16 @@ static void check_resume(const char *tag, const char *scene, bool bodies, long c
     snprintf(b, sizeof b, "%s/b-%s", dir, tag);
     snprintf(ckp, sizeof ckp, "%s/%s.ckp", dir, tag);
     cli_result r;
-    snprintf(args, sizeof args, "run --scene %s --steps %d --export '%s' --quiet", scene, STEPS, a);
+    snprintf(args, sizeof args, "run --scene %s --steps %d --export '%s' --stats '%s.csv' --quiet",
+             scene, STEPS, a, a);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
     snprintf(args, sizeof args, "run --scene %s --steps %d --export '%s' --checkpoint '%s' --quiet",
              scene, HALF, b, ckp);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
-    snprintf(args, sizeof args, "run --resume '%s' --steps %d --export '%s'", ckp, STEPS, b);
+    snprintf(args, sizeof args, "run --resume '%s' --steps %d --export '%s' --stats '%s.csv'", ckp,
+             STEPS, b, b);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
     ck_assert_contains(r.out, "resumed from");
@@ -107,6 +133,7 @@ static void check_resume(const char *tag, const char *scene, bool bodies, long c
         if (step % HALF == 0)
             counts[step / HALF] = ply_vertices(pa);
     }
+    check_stats_tail(a, b);
     snprintf(pa, sizeof pa, "%s/bodies.csv", a);
     snprintf(pb, sizeof pb, "%s/bodies.csv", b);
     ck_assert_int_eq(access(pa, F_OK) == 0, bodies);
