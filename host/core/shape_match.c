@@ -74,14 +74,46 @@ pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_
     return pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 4, "body slots", &sm->slot_buf);
 }
 
-/* The buffers that depend on the bodies. */
+/* The bodies' device buffers, declared once: uploaded by set_bodies, saved and restored by
+ * checkpoints; bytes per body and per entry. The slot table is rebuilt from the ids before
+ * every use and the partial sums (sm_body_buffers' last two) are scratch, so they are not
+ * here. */
+typedef struct sm_state_buffer {
+    const char *name;
+    size_t field; /* offsetof the cl_mem in pbfcl_shape_match */
+    size_t per_body, per_entry;
+} sm_state_buffer;
+
+#define SM_STATE_BUF(name, field, per_body, per_entry)                                             \
+    {                                                                                              \
+        name, offsetof(pbfcl_shape_match, field), per_body, per_entry                              \
+    }
+static const sm_state_buffer sm_state_buffers[] = {
+    SM_STATE_BUF("body_entry_ids", entry_id_buf, 0, 4),
+    SM_STATE_BUF("body_entry_bodies", entry_body_buf, 0, 4),
+    SM_STATE_BUF("body_rest_offsets", rest_buf, 0, 16),
+    SM_STATE_BUF("body_ranges", body_range_buf, 8, 0),
+    SM_STATE_BUF("body_centres", body_com_buf, 16, 0),
+    SM_STATE_BUF("body_rotations", body_rot_buf, 64, 0),
+    SM_STATE_BUF("body_stiffness", body_stiffness_buf, 4, 0),
+    SM_STATE_BUF("body_inertia", body_inertia_buf, 32, 0),
+    SM_STATE_BUF("body_motion", body_motion_buf, 64, 0),
+};
+
+#define SM_UPLOADED ((int)(sizeof sm_state_buffers / sizeof sm_state_buffers[0]))
+
+static size_t sm_state_bytes(const sm_state_buffer *b, size_t bodies, size_t entries)
+{
+    return b->per_body * bodies + b->per_entry * entries;
+}
+
+/* The buffers that depend on the bodies: those of sm_state_buffers, then the partial sums. */
 static cl_mem *sm_body_buffers(pbfcl_shape_match *sm, int k)
 {
-    cl_mem *bufs[] = {&sm->entry_id_buf,       &sm->entry_body_buf,   &sm->rest_buf,
-                      &sm->body_range_buf,     &sm->body_com_buf,     &sm->body_rot_buf,
-                      &sm->body_stiffness_buf, &sm->body_inertia_buf, &sm->body_motion_buf,
-                      &sm->partial_buf,        &sm->sums_buf};
-    return k < (int)(sizeof bufs / sizeof bufs[0]) ? bufs[k] : NULL;
+    if (k < SM_UPLOADED)
+        return (cl_mem *)((char *)sm + sm_state_buffers[k].field);
+    cl_mem *scratch[] = {&sm->partial_buf, &sm->sums_buf};
+    return k < SM_UPLOADED + 2 ? scratch[k - SM_UPLOADED] : NULL;
 }
 
 static void sm_release_bodies(pbfcl_shape_match *sm)
@@ -194,10 +226,6 @@ static void sm_rest_shapes(size_t bodies, size_t entries, const unsigned *entry_
     }
 }
 
-/* The body buffers uploaded from the host (the first of sm_body_buffers); the rest are the
- * reductions' partial sums. */
-#define SM_UPLOADED 9
-
 /* Creates the body buffers (at least one element each) and uploads the host arrays. */
 static pbfcl_status sm_upload(pbfcl_shape_match *sm, const void *const *data, const size_t *bytes)
 {
@@ -241,11 +269,14 @@ pbfcl_status pbfcl_shape_match_set_bodies(pbfcl_shape_match *sm, size_t bodies, 
         sm_rest_shapes(bodies, entries, entry_body, rest3, range, com, rot, rest, inertia);
         sm->bodies = bodies;
         sm->entries = entries;
-        const void *data[SM_UPLOADED] = {entry_id, entry_body, rest,    range, com,
-                                         rot,      stiffness,  inertia, motion};
-        size_t bytes[SM_UPLOADED] = {entries * 4, entries * 4, entries * 16,
-                                     bodies * 8,  bodies * 16, bodies * 64,
-                                     bodies * 4,  bodies * 32, bodies * 64};
+        const void *data[] = {entry_id, entry_body, rest,    range, com,
+                              rot,      stiffness,  inertia, motion}; /* as sm_state_buffers */
+        size_t bytes[sizeof data / sizeof data[0]];
+        _Static_assert(sizeof data / sizeof data[0] ==
+                           sizeof sm_state_buffers / sizeof sm_state_buffers[0],
+                       "one array per entry of sm_state_buffers");
+        for (int k = 0; k < SM_UPLOADED; k++)
+            bytes[k] = sm_state_bytes(&sm_state_buffers[k], bodies, entries);
         st = sm_upload(sm, data, bytes);
     }
     free(inertia);
@@ -425,41 +456,10 @@ pbfcl_status pbfcl_shape_match_read(pbfcl_shape_match *sm, float *com3, float *q
 
 /* ---- checkpoints: the bodies as named sections ------------------------------------------ */
 
-/* The bodies' device buffers that carry from one step to the next, declared once: bytes per
- * body and per entry. The slot table is rebuilt from the ids before every use and the partial
- * sums are scratch, so they are not saved. */
-typedef struct sm_state_buffer {
-    const char *name;
-    size_t field; /* offsetof the cl_mem in pbfcl_shape_match */
-    size_t per_body, per_entry;
-} sm_state_buffer;
-
-#define SM_STATE_BUF(name, field, per_body, per_entry)                                             \
-    {                                                                                              \
-        name, offsetof(pbfcl_shape_match, field), per_body, per_entry                              \
-    }
-/* In the order of sm_body_buffers (sm_upload takes them so). */
-static const sm_state_buffer sm_state_buffers[SM_UPLOADED] = {
-    SM_STATE_BUF("body_entry_ids", entry_id_buf, 0, 4),
-    SM_STATE_BUF("body_entry_bodies", entry_body_buf, 0, 4),
-    SM_STATE_BUF("body_rest_offsets", rest_buf, 0, 16),
-    SM_STATE_BUF("body_ranges", body_range_buf, 8, 0),
-    SM_STATE_BUF("body_centres", body_com_buf, 16, 0),
-    SM_STATE_BUF("body_rotations", body_rot_buf, 64, 0),
-    SM_STATE_BUF("body_stiffness", body_stiffness_buf, 4, 0),
-    SM_STATE_BUF("body_inertia", body_inertia_buf, 32, 0),
-    SM_STATE_BUF("body_motion", body_motion_buf, 64, 0),
-};
-
 /* The "bodies" section: how many bodies and entries the other sections hold. */
 typedef struct sm_state_counts {
     uint64_t bodies, entries;
 } sm_state_counts;
-
-static size_t sm_state_bytes(const sm_state_buffer *b, size_t bodies, size_t entries)
-{
-    return b->per_body * bodies + b->per_entry * entries;
-}
 
 pbfcl_status pbfcl_shape_match_state_save(pbfcl_shape_match *sm, pbfcl_state_write_fn put,
                                           void *ctx)
