@@ -492,11 +492,10 @@ typedef pbfcl_status (*pbfcl_state_write_fn)(void *user, const char *name, const
 typedef pbfcl_status (*pbfcl_state_read_fn)(void *user, const char *name, void *data, size_t bytes);
 
 /* Saves everything that carries from one step to the next (the particle count, the
- * parameters, the phases and the device state in the solver's internal order) as named
- * sections through write, in the order load reads them. A solver with bodies is refused
- * (PBFCL_ERR_UNSUPPORTED: their rest shapes are not saved yet). The sections are opaque: a state
- * loads into a solver of the same library build, and continues bit for bit on the same
- * device. */
+ * parameters, the phases, the device state in the solver's internal order, the bodies' rest
+ * shapes, poses and motions, and the obstacles' paths with their clock) as named sections
+ * through write, in the order load reads them. The sections are opaque: a state loads into a
+ * solver of the same library build, and continues bit for bit on the same device. */
 PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write,
                                                void *user);
 
@@ -505,6 +504,17 @@ PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_writ
  * the solver with an undefined state: load again or destroy it. */
 PBFCL_API pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read,
                                                void *user);
+
+/* Saves what a scene setup carries through a run (the scene itself, so a checkpoint needs no
+ * scene file, and the particles each emitter has emitted) as named sections through write;
+ * they do not clash with the solver's, so both can go to one file. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_save_state(const pbfcl_scene_setup *s,
+                                                    pbfcl_state_write_fn write, void *user);
+
+/* Makes a scene setup from sections saved by pbfcl_scene_setup_save_state (validated like a
+ * loaded scene); destroy it with pbfcl_scene_setup_destroy. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_load_state(pbfcl_state_read_fn read, void *user,
+                                                    pbfcl_scene_setup **out);
 
 /* ---- stepping, timers, statistics, rendering ---------------------------------------------- */
 

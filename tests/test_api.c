@@ -163,9 +163,8 @@ START_TEST(test_bodies_phases)
     ck_assert_int_eq(pbfcl_solver_get_bodies(s, com, quat, 2), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_get_bodies(s, com, quat, 1), PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_msg(com[1] < a[1] + 2 * R, "body 0 did not fall (centre at %g m)", com[1]);
-    ck_assert_int_eq(pbfcl_solver_save_state(s, discard_section, NULL), PBFCL_ERR_UNSUPPORTED);
-    expect_message("the solver has 2 bodies");
-    for (size_t i = 0; i < n; i++) /* all fluid: no bodies left, and a state can be saved */
+    ck_assert_int_eq(pbfcl_solver_save_state(s, discard_section, NULL), PBFCL_OK); /* bodies too */
+    for (size_t i = 0; i < n; i++) /* all fluid: no bodies left */
         phase[i] = PBFCL_PHASE_FLUID;
     ck_assert_int_eq(pbfcl_solver_set_phases(s, phase, n), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_body_count(s, &bodies), PBFCL_OK);
@@ -187,7 +186,7 @@ END_TEST
 /* Static particles by phase: a 3^3 block made static under falling fluid, after 3 frames (the
  * solver's order no longer the caller's), reads back PBFCL_PHASE_STATIC and stays exactly
  * where it was through 20 frames while the fluid lands on it; it cannot be removed, and a
- * state with static particles cannot be saved until they are fluid again. */
+ * state with static particles can be saved. */
 START_TEST(test_static_phases)
 {
     pbfcl_context *ctx = open_context();
@@ -227,8 +226,7 @@ START_TEST(test_static_phases)
     size_t one = 0;
     ck_assert_int_eq(pbfcl_solver_remove(s, &one, 1), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("particles[0] = 0 is static");
-    ck_assert_int_eq(pbfcl_solver_save_state(s, discard_section, NULL), PBFCL_ERR_UNSUPPORTED);
-    expect_message("27 static particles");
+    ck_assert_int_eq(pbfcl_solver_save_state(s, discard_section, NULL), PBFCL_OK);
     for (size_t i = 0; i < n; i++)
         phase[i] = PBFCL_PHASE_FLUID;
     ck_assert_int_eq(pbfcl_solver_set_phases(s, phase, n), PBFCL_OK);
@@ -1168,6 +1166,36 @@ END_TEST
  * count 60 (the capacity is the fill's 27 and 60). The drain x >= 0.8 takes the particles
  * that reach it: each reported index held a fluid particle inside it before the call, none is
  * left inside after it, and the active count is fill + emitted - drained every step. */
+/* A scene setup's state in memory. */
+typedef struct setup_state {
+    char name[4][32];
+    void *data[4];
+    size_t bytes[4];
+    int count;
+} setup_state;
+
+static pbfcl_status put_setup_section(void *user, const char *name, const void *data, size_t bytes)
+{
+    setup_state *m = user;
+    ck_assert_int_lt(m->count, 4);
+    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
+    m->data[m->count] = malloc(bytes);
+    memcpy(m->data[m->count], data, bytes);
+    m->bytes[m->count++] = bytes;
+    return PBFCL_OK;
+}
+
+static pbfcl_status get_setup_section(void *user, const char *name, void *data, size_t bytes)
+{
+    setup_state *m = user;
+    for (int k = 0; k < m->count; k++)
+        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
+            memcpy(data, m->data[k], bytes);
+            return PBFCL_OK;
+        }
+    return PBFCL_ERR_BAD_ARGUMENT;
+}
+
 START_TEST(test_scene_setup_flow)
 {
     char dir[] = "/tmp/pbfcl_api_XXXXXX", path[64];
@@ -1234,6 +1262,33 @@ START_TEST(test_scene_setup_flow)
             ck_assert_msg(after[3 * i] < 0.8f, "step %d: particle %zu left in the drain", step, i);
     }
     ck_assert_msg(drained > 0, "nothing reached the drain in %d steps", steps);
+    ck_assert_uint_eq(emitted, 60u);
+    /* the setup's state: a copy made from it has emitted all 60 too, so it adds nothing more
+     * (a fresh setup would emit them again), and a damaged count is refused */
+    setup_state st;
+    memset(&st, 0, sizeof st);
+    ck_assert_int_eq(pbfcl_scene_setup_save_state(setup, put_setup_section, &st), PBFCL_OK);
+    ck_assert_int_eq(st.count, 2);
+    pbfcl_scene_setup *copy = NULL;
+    ck_assert_int_eq(pbfcl_scene_setup_load_state(get_setup_section, &st, &copy), PBFCL_OK);
+    size_t copy_cap = 0, k = 0, added = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_capacity(copy, &copy_cap), PBFCL_OK);
+    ck_assert_uint_eq(copy_cap, cap);
+    ck_assert_int_eq(pbfcl_scene_setup_flow(copy, s, 10.0, removed, &k, &added), PBFCL_OK);
+    ck_assert_uint_eq(added, 0u);
+    ck_assert_int_eq(pbfcl_scene_setup_destroy(copy), PBFCL_OK);
+    ck_assert_str_eq(st.name[1], "emitted");
+    long long *count = (long long *)st.data[1];
+    count[0] = 61; /* more than the emitter's count */
+    ck_assert_int_eq(pbfcl_scene_setup_load_state(get_setup_section, &st, &copy),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("emitter 0 of scene");
+    ck_assert_ptr_null(copy);
+    ck_assert_int_eq(pbfcl_scene_setup_load_state(NULL, &st, &copy), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_scene_setup_save_state(NULL, put_setup_section, &st),
+                     PBFCL_ERR_INVALID_HANDLE);
+    for (int i = 0; i < st.count; i++)
+        free(st.data[i]);
     free(before);
     free(after);
     free(removed);

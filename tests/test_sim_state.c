@@ -175,6 +175,10 @@ static void check_checkpoint_resume(pbfcl_cl *cl)
     memory_state m;
     memset(&m, 0, sizeof m);
     ck_assert_int_eq(pbfcl_solver_save_state(a, put_memory, &m), PBFCL_OK);
+    for (int i = 0; i < m.count; i++) /* a load finds each section by its name */
+        for (int j = i + 1; j < m.count; j++)
+            ck_assert_msg(strcmp(m.name[i], m.name[j]) != 0, "two sections are named '%s'",
+                          m.name[i]);
     pbfcl_scene defaults;
     pbfcl_scene_defaults(&defaults); /* other box, gravity, radius: the state brings its own */
     pbfcl_solver *b = api_solver(ctx, &defaults, n);
@@ -213,6 +217,74 @@ START_TEST(test_checkpoint_resume)
 }
 END_TEST
 
+/* The same with a body and static particles (set through the public API's phases after 3
+ * frames, so the rest shape is a reordered state's): the restored solver has the body, its
+ * pose and the static particles, and continues bit for bit. Fails if the bodies' or the
+ * host's sections are left out (the body then loses its rest shape, the static particles
+ * their count). */
+static void check_checkpoint_resume_phases(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    size_t n;
+    float *start = small_dam(&s, &n);
+    pbfcl_context_desc cd;
+    pbfcl_context_desc_defaults(&cd);
+    cd.cl_context = cl->context, cd.cl_device = cl->dev.device, cd.cl_queue = cl->queue;
+    pbfcl_context *ctx = NULL;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, &ctx), PBFCL_OK);
+    pbfcl_solver *a = api_solver(ctx, &s, n);
+    ck_assert_int_eq(pbfcl_solver_add(a, start, NULL, n), PBFCL_OK);
+    for (int f = 0; f < 3; f++)
+        ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
+    int *phase = calloc(n, sizeof *phase), *got = calloc(n, sizeof *got);
+    for (size_t i = 0; i < 16; i++) /* ids 0..7 a body, 8..15 static */
+        phase[i] = i < 8 ? PBFCL_PHASE_BODY(0) : PBFCL_PHASE_STATIC;
+    ck_assert_int_eq(pbfcl_solver_set_phases(a, phase, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_set_body(a, 0, 0.5f, 400.0f), PBFCL_OK);
+    for (int f = 0; f < 3; f++)
+        ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
+    memory_state m;
+    memset(&m, 0, sizeof m);
+    ck_assert_int_eq(pbfcl_solver_save_state(a, put_memory, &m), PBFCL_OK);
+    pbfcl_scene defaults;
+    pbfcl_scene_defaults(&defaults);
+    pbfcl_solver *b = api_solver(ctx, &defaults, n);
+    ck_assert_int_eq(pbfcl_solver_load_state(b, get_memory, &m), PBFCL_OK);
+    int bodies = 0;
+    ck_assert_int_eq(pbfcl_solver_body_count(b, &bodies), PBFCL_OK);
+    ck_assert_int_eq(bodies, 1);
+    ck_assert_int_eq(pbfcl_solver_get_phases(b, got, n), PBFCL_OK);
+    ck_assert_int_eq(memcmp(got, phase, n * sizeof *phase), 0);
+    for (int f = 0; f < 4; f++) {
+        ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_step(b, 0.0f, NULL), PBFCL_OK);
+    }
+    size_t la, lb;
+    int ka, kb;
+    unsigned char *sa = snapshot(a, n, &la, &ka), *sb = snapshot(b, n, &lb, &kb);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_msg(memcmp(sa, sb, la) == 0, "the restored solver differs 4 frames later");
+    float ca[3], qa[4], cb[3], qb[4];
+    ck_assert_int_eq(pbfcl_solver_get_bodies(a, ca, qa, 1), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_bodies(b, cb, qb, 1), PBFCL_OK);
+    ck_assert_msg(!memcmp(ca, cb, sizeof ca) && !memcmp(qa, qb, sizeof qa),
+                  "the restored body's pose differs");
+    for (int k = 0; k < m.count; k++)
+        free(m.data[k]);
+    free(sa);
+    free(sb);
+    free(phase);
+    free(got);
+    free(start);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+
+START_TEST(test_checkpoint_resume_phases)
+{
+    test_each_device(check_checkpoint_resume_phases);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_state");
@@ -220,6 +292,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_ids_follow_particles);
     tcase_add_test(tc, test_checkpoint_resume);
+    tcase_add_test(tc, test_checkpoint_resume_phases);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 }

@@ -80,7 +80,16 @@ typedef struct ckp_params {
     pbfcl_solver_params solver;
 } ckp_params;
 
-pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver, const char *name,
+/* The run's sections: the scene setup's, then the frames' ids. */
+static pbfcl_status put_run(ckp_writer *w, const pbfcl_checkpoint_run *run, size_t n)
+{
+    PBFCL_TRY(pbfcl_scene_setup_save_state(run->setup, put_section, w));
+    PBFCL_TRY(put_section(w, "frame_ids", run->ids, n * sizeof *run->ids));
+    return put_section(w, "next_frame_id", &run->next_id, sizeof run->next_id);
+}
+
+pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
+                                    const pbfcl_checkpoint_run *run, const char *name,
                                     long long step, double time)
 {
     size_t n = 0;
@@ -107,6 +116,8 @@ pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver, cons
     put_u32(&w, (uint32_t)sizeof params);
     put_bytes(&w, &params, sizeof params);
     pbfcl_status st = pbfcl_solver_save_state(solver, put_section, &w);
+    if (st == PBFCL_OK)
+        st = put_run(&w, run, n);
     if (st == PBFCL_OK)
         st = put_section(&w, "end", "", 0);
     uint64_t hash = w.hash;
@@ -198,8 +209,13 @@ static pbfcl_status parse_header(pbfcl_checkpoint *c, ckp_reader *r, pbfcl_check
     if (!take_u32(r, &format))
         return bad_file(c->path, "is cut short");
     if (format != PBFCL_CHECKPOINT_FORMAT) {
-        pbfcl_errorf("checkpoint '%s' has format version %u; this pbfcl (%s) reads version %u",
-                     c->path, format, pbfcl_version_string(), PBFCL_CHECKPOINT_FORMAT);
+        char writer[17] = "another version"; /* formats 1 to 3 all put it here */
+        if (format >= 1 && format <= 3 && take(r, writer, 16))
+            writer[16] = '\0';
+        pbfcl_errorf("checkpoint '%s' has format version %u (written by pbfcl %s); this pbfcl "
+                     "(%s) reads version %u: resume it with the pbfcl that wrote it, or run the "
+                     "scene again with --checkpoint",
+                     c->path, format, writer, pbfcl_version_string(), PBFCL_CHECKPOINT_FORMAT);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     info->format = format;
@@ -233,6 +249,9 @@ static pbfcl_status parse_sections(pbfcl_checkpoint *c, ckp_reader *r)
             !take_u64(r, &bytes) || bytes > (uint64_t)(r->end - r->p))
             return bad_file(c->path, "is cut short or damaged");
         name[len] = '\0';
+        for (size_t k = 0; k < c->count; k++)
+            if (!strcmp(c->sections[k].name, name))
+                return bad_file(c->path, "has two sections of one name (damaged)");
         c->sections[c->count].data = r->p;
         c->sections[c->count].bytes = bytes;
         r->p += bytes;
@@ -296,6 +315,54 @@ static pbfcl_status get_section(void *ctx, const char *name, void *data, size_t 
 pbfcl_status pbfcl_checkpoint_restore(pbfcl_checkpoint *c, pbfcl_solver *solver)
 {
     return pbfcl_solver_load_state(solver, get_section, c);
+}
+
+pbfcl_status pbfcl_checkpoint_restore_setup(pbfcl_checkpoint *c, const pbfcl_checkpoint_info *info,
+                                            pbfcl_scene_setup **setup)
+{
+    char name[64];
+    PBFCL_TRY(pbfcl_scene_setup_load_state(get_section, c, setup));
+    PBFCL_TRY(pbfcl_scene_setup_name(*setup, name, sizeof name));
+    if (strcmp(name, info->name) != 0) {
+        pbfcl_errorf("checkpoint '%s' is of scene '%s' but holds the description of scene '%s' "
+                     "(pieced together from two checkpoints?); resume a checkpoint written whole",
+                     c->path, info->name, name);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_checkpoint_check_bodies(const pbfcl_checkpoint *c,
+                                           const pbfcl_scene_setup *setup,
+                                           const pbfcl_solver *solver)
+{
+    int scene_bodies = 0, solver_bodies = 0;
+    char name[64];
+    PBFCL_TRY(pbfcl_scene_setup_body_count(setup, &scene_bodies));
+    PBFCL_TRY(pbfcl_solver_body_count(solver, &solver_bodies));
+    PBFCL_TRY(pbfcl_scene_setup_name(setup, name, sizeof name));
+    if (scene_bodies != solver_bodies) {
+        pbfcl_errorf("checkpoint '%s': its scene '%s' has %d bod%s but its solver state holds %d "
+                     "(pieced together from two checkpoints?); resume a checkpoint written whole",
+                     c->path, name, scene_bodies, scene_bodies == 1 ? "y" : "ies", solver_bodies);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_checkpoint_restore_ids(pbfcl_checkpoint *c, unsigned *ids, size_t n,
+                                          unsigned *next_id)
+{
+    PBFCL_TRY(get_section(c, "frame_ids", ids, n * sizeof *ids));
+    PBFCL_TRY(get_section(c, "next_frame_id", next_id, sizeof *next_id));
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] >= *next_id) {
+            pbfcl_errorf("checkpoint '%s': particle %zu has frame id %u, not below the next id %u; "
+                         "the file is damaged (write a new one with --checkpoint)",
+                         c->path, i, ids[i], *next_id);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    return PBFCL_OK;
 }
 
 void pbfcl_checkpoint_free(pbfcl_checkpoint *c)

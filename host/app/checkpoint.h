@@ -8,14 +8,17 @@
  *   f64 time | char[64] scene name | u32 parameter bytes | pbfcl_scene_params |
  *   pbfcl_solver_params | sections... | "end" section | u64 FNV-1a checksum of every byte
  *   before it
- * where a section is u32 name length | name | u64 bytes | data (pbfcl_solver_save_state's). */
+ * where a section is u32 name length | name | u64 bytes | data: pbfcl_solver_save_state's
+ * (particles, bodies, paths), then pbfcl_scene_setup_save_state's (the scene, the emitters'
+ * progress), then the run's ("frame_ids": the persistent id of each particle in the frames,
+ * "next_frame_id": the id the next emitted particle gets). */
 #ifndef PBFCL_CHECKPOINT_H
 #define PBFCL_CHECKPOINT_H
 
 #include "pbfcl.h"
 
 #define PBFCL_CHECKPOINT_MAGIC "PBFCLCKP"
-#define PBFCL_CHECKPOINT_FORMAT 2u
+#define PBFCL_CHECKPOINT_FORMAT 3u
 
 /* What a checkpoint's header says. */
 typedef struct pbfcl_checkpoint_info {
@@ -32,9 +35,17 @@ typedef struct pbfcl_checkpoint_info {
 /* A checkpoint read into memory and verified. */
 typedef struct pbfcl_checkpoint pbfcl_checkpoint;
 
-/* Writes the state of solver (of the scene called name) after step (simulated time) to
- * path; the file appears whole or not at all. */
-pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver, const char *name,
+/* What a run keeps beside the solver's state. */
+typedef struct pbfcl_checkpoint_run {
+    const pbfcl_scene_setup *setup; /* the scene, with its emitters' progress */
+    const unsigned *ids;            /* the frames' id of each particle, in the caller's order */
+    unsigned next_id;               /* the id of the next emitted particle (never reused) */
+} pbfcl_checkpoint_run;
+
+/* Writes the state of solver and of the run (of the scene called name) after step (simulated
+ * time) to path; the file appears whole or not at all. */
+pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
+                                    const pbfcl_checkpoint_run *run, const char *name,
                                     long long step, double time);
 
 /* Reads and verifies path (magic, format version, size, checksum, sections); on failure says
@@ -44,6 +55,20 @@ pbfcl_status pbfcl_checkpoint_read(const char *path, pbfcl_checkpoint **out,
 
 /* Restores the saved state into solver (empty, with room for the checkpoint's particles). */
 pbfcl_status pbfcl_checkpoint_restore(pbfcl_checkpoint *c, pbfcl_solver *solver);
+
+/* Makes the scene setup saved in the checkpoint (the scene and its emitters' progress), and
+ * checks that it is the scene the header names; a difference is named. */
+pbfcl_status pbfcl_checkpoint_restore_setup(pbfcl_checkpoint *c, const pbfcl_checkpoint_info *info,
+                                            pbfcl_scene_setup **setup);
+
+/* Checks that the restored scene and solver have as many bodies; a difference is named. */
+pbfcl_status pbfcl_checkpoint_check_bodies(const pbfcl_checkpoint *c,
+                                           const pbfcl_scene_setup *setup,
+                                           const pbfcl_solver *solver);
+
+/* Reads the frames' ids of the n particles and the next id. */
+pbfcl_status pbfcl_checkpoint_restore_ids(pbfcl_checkpoint *c, unsigned *ids, size_t n,
+                                          unsigned *next_id);
 
 /* Frees a read checkpoint; accepts NULL. */
 void pbfcl_checkpoint_free(pbfcl_checkpoint *c);

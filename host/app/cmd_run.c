@@ -36,10 +36,11 @@ typedef struct run_state {
     char name[64];            /* the scene's */
     pbfcl_solver_desc desc;   /* capacity n and the parameters */
     float *positions;         /* initial positions (NULL when resuming); pbfcl_free'd */
-    pbfcl_scene_setup *setup; /* the scene, for its bodies (NULL when resuming) */
+    pbfcl_scene_setup *setup; /* the scene (the checkpoint's when resuming) */
     size_t n;                 /* active particles */
     size_t *removed;          /* room for n: the drained particles of a step */
     bool flow;                /* the scene has emitters or drains */
+    unsigned *resume_ids;     /* when resuming: the frames' ids from the checkpoint */
     long long first_step;     /* 0, or the checkpoint's step when resuming */
     pbfcl_checkpoint *checkpoint;
     pbfcl_context *ctx;
@@ -247,6 +248,22 @@ static void run_state_destroy(run_state *r)
     r->setup = NULL;
     free(r->removed);
     r->removed = NULL;
+    free(r->resume_ids);
+    r->resume_ids = NULL;
+}
+
+/* The capacity (the fill and every emitter's particles), whether the scene has emitters or
+ * drains, and room for the drained particles of a step. */
+static pbfcl_status load_flow(run_state *r)
+{
+    int emitters = 0, drains = 0;
+    size_t capacity = 0;
+    PBFCL_TRY(pbfcl_scene_setup_flow_count(r->setup, &emitters, &drains));
+    PBFCL_TRY(pbfcl_scene_setup_capacity(r->setup, &capacity));
+    r->desc.capacity = capacity > r->n ? capacity : r->n;
+    r->flow = emitters > 0 || drains > 0;
+    r->removed = malloc(r->desc.capacity * sizeof *r->removed);
+    return r->removed ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
 }
 
 /* The scene the options name: its name, parameters and initial positions. */
@@ -255,29 +272,9 @@ static pbfcl_status load_scene(run_args *a, run_state *r)
     if (pbfcl_scene_is_file(a->scene.scene))
         a->out.scene_path = a->scene.scene;
     PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
-    int bodies = 0;
     PBFCL_TRY(pbfcl_scene_setup_get_params(r->setup, &r->desc.scene, &r->desc.solver));
     PBFCL_TRY(pbfcl_scene_setup_name(r->setup, r->name, sizeof r->name));
-    PBFCL_TRY(pbfcl_scene_setup_body_count(r->setup, &bodies));
-    int emitters = 0, drains = 0, obstacles = 0;
-    PBFCL_TRY(pbfcl_scene_setup_flow_count(r->setup, &emitters, &drains));
-    PBFCL_TRY(pbfcl_scene_setup_obstacle_count(r->setup, &obstacles));
-    PBFCL_TRY(pbfcl_scene_setup_capacity(r->setup, &r->desc.capacity));
-    r->flow = emitters > 0 || drains > 0;
-    if ((bodies > 0 || obstacles > 0 || r->flow) && a->out.checkpoint_path) {
-        app_errorf("scene '%s' has %s, which checkpoints cannot hold yet (%s); leave out "
-                   "--checkpoint",
-                   r->name,
-                   bodies > 0      ? "bodies"
-                   : obstacles > 0 ? "obstacles"
-                                   : "emitters or drains",
-                   bodies > 0      ? "their rest shapes are not saved"
-                   : obstacles > 0 ? "their static particles are not saved"
-                                   : "their state is not saved");
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    r->removed = malloc(r->desc.capacity * sizeof *r->removed);
-    return r->removed ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    return load_flow(r);
 }
 
 /* The scene, particles and first step: from the scene options, or from the checkpoint. */
@@ -291,9 +288,16 @@ static pbfcl_status load_start(run_args *a, run_state *r)
     snprintf(r->name, sizeof r->name, "%s", info.name);
     r->desc.scene = info.scene;
     r->desc.solver = info.solver;
-    r->desc.capacity = r->n = info.n;
+    r->n = info.n;
     r->first_step = info.step;
     a->out.resume_step = info.step;
+    PBFCL_TRY(pbfcl_checkpoint_restore_setup(r->checkpoint, &info, &r->setup));
+    PBFCL_TRY(load_flow(r));
+    if (!(r->resume_ids = malloc(r->n * sizeof *r->resume_ids)))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    PBFCL_TRY(
+        pbfcl_checkpoint_restore_ids(r->checkpoint, r->resume_ids, r->n, &a->out.resume_next_id));
+    a->out.resume_ids = r->resume_ids;
     if (pbfcl_solver_desc_check(&r->desc) != PBFCL_OK) {
         pbfcl_errorf("checkpoint '%s' holds a scene this pbfcl rejects", a->resume_path);
         return PBFCL_ERR_BAD_ARGUMENT;
@@ -321,12 +325,14 @@ static pbfcl_status run_prepare(run_args *a, run_state *r)
     PBFCL_TRY(pbfcl_solver_create(r->ctx, &r->desc, &r->solver));
     if (r->checkpoint) {
         PBFCL_TRY(pbfcl_checkpoint_restore(r->checkpoint, r->solver));
+        PBFCL_TRY(pbfcl_checkpoint_check_bodies(r->checkpoint, r->setup, r->solver));
     } else {
         PBFCL_TRY(pbfcl_solver_add(r->solver, r->positions, NULL, r->n));
         PBFCL_TRY(pbfcl_scene_setup_apply_bodies(r->setup, r->solver));
         PBFCL_TRY(pbfcl_solver_compute_densities(r->solver)); /* frame 0's real density */
     }
     a->out.scene_name = r->name;
+    a->out.setup = r->setup;
     return run_guard_init(&r->guard, r->solver);
 }
 

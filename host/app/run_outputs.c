@@ -113,7 +113,7 @@ pbfcl_status run_outputs_check(run_outputs *o)
     }
     char bodies[4200];
     snprintf(bodies, sizeof bodies, "%s/%s", o->export_dir, PBFCL_BODY_CSV_NAME);
-    if (!o->force && access(bodies, F_OK) == 0) {
+    if (!o->force && o->resume_step < 0 && access(bodies, F_OK) == 0) {
         pbfcl_errorf("export directory '%s' already holds %s of another run; give an empty or "
                      "new directory, or --force to replace it",
                      o->export_dir, PBFCL_BODY_CSV_NAME);
@@ -173,6 +173,8 @@ static pbfcl_status start_bodies(run_outputs *o, pbfcl_solver *solver)
         return PBFCL_ERR_OUT_OF_MEMORY;
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", o->export_dir, PBFCL_BODY_CSV_NAME);
+    if (o->resume_step >= 0) /* the rows up to the checkpoint's step stay */
+        return pbfcl_body_csv_resume(&o->body_csv, path, o->resume_step);
     return pbfcl_body_csv_open(&o->body_csv, path, o->force);
 }
 
@@ -183,18 +185,24 @@ pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, s
     o->next_id = (unsigned)n;
     if (capacity < n)
         capacity = n;
+    o->ids = malloc((capacity ? capacity : 1) * sizeof *o->ids); /* checkpoints keep them */
+    if (!o->ids)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < n; i++) /* frames list the particles in the caller's order */
+        o->ids[i] = (unsigned)i;
+    if (o->resume_ids) { /* the ids where the checkpoint left them */
+        memcpy(o->ids, o->resume_ids, n * sizeof *o->ids);
+        o->next_id = o->resume_next_id;
+    }
     if (o->export_dir) {
         o->pos = malloc((capacity ? capacity : 1) * 3 * sizeof *o->pos);
         o->vel = malloc((capacity ? capacity : 1) * 3 * sizeof *o->vel);
         o->density = malloc((capacity ? capacity : 1) * sizeof *o->density);
-        o->ids = malloc((capacity ? capacity : 1) * sizeof *o->ids);
         o->phases = malloc((capacity ? capacity : 1) * sizeof *o->phases);
-        if (!o->pos || !o->vel || !o->density || !o->ids || !o->phases) {
+        if (!o->pos || !o->vel || !o->density || !o->phases) {
             pbfcl_errorf("out of host memory for the export buffers of %zu particles", n);
             return PBFCL_ERR_OUT_OF_MEMORY;
         }
-        for (size_t i = 0; i < n; i++) /* frames list the particles in the caller's order */
-            o->ids[i] = (unsigned)i;
         for_each_frame(o->export_dir, remove_replaced, o, NULL, 0);
         if (o->resume_step >= 0)
             for_each_frame(o->export_dir, collect_kept, o, NULL, 0);
@@ -229,10 +237,6 @@ static pbfcl_status add_to_collection(run_outputs *o, long long step, double tim
 
 void run_outputs_flow(run_outputs *o, const size_t *removed, size_t drained, size_t added)
 {
-    if (!o->ids) {
-        o->n = o->n - drained + added;
-        return;
-    }
     size_t kept = 0, r = 0;
     for (size_t i = 0; i < o->n; i++) {
         if (r < drained && removed[r] == i) {
@@ -291,7 +295,8 @@ pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_solver *solver, long l
     if (!o->checkpoint_path)
         return PBFCL_OK;
     bool due = final || (o->checkpoint_every > 0 && step % o->checkpoint_every == 0);
-    return due ? pbfcl_checkpoint_write(o->checkpoint_path, solver, o->scene_name, step, time)
+    pbfcl_checkpoint_run run = {o->setup, o->ids, o->next_id};
+    return due ? pbfcl_checkpoint_write(o->checkpoint_path, solver, &run, o->scene_name, step, time)
                : PBFCL_OK;
 }
 

@@ -19,13 +19,16 @@ typedef struct run_outputs {
     pbfcl_export_format format;
     bool z_up;
     long long every;
-    bool force;                  /* replace existing frames / statistics / other files */
-    const char *stats_path;      /* NULL: no statistics */
-    const char *checkpoint_path; /* NULL: no checkpoints */
-    long long checkpoint_every;  /* 0: only at the end (and when stopped) */
-    const char *scene_path;      /* the scene file (never to be overwritten), or NULL */
-    const char *scene_name;      /* the scene's name, for the checkpoints */
-    long long resume_step;       /* the checkpoint's step when resuming, else -1 */
+    bool force;                     /* replace existing frames / statistics / other files */
+    const char *stats_path;         /* NULL: no statistics */
+    const char *checkpoint_path;    /* NULL: no checkpoints */
+    long long checkpoint_every;     /* 0: only at the end (and when stopped) */
+    const char *scene_path;         /* the scene file (never to be overwritten), or NULL */
+    const char *scene_name;         /* the scene's name, for the checkpoints */
+    long long resume_step;          /* the checkpoint's step when resuming, else -1 */
+    const unsigned *resume_ids;     /* when resuming: the checkpoint's frame ids, else NULL */
+    unsigned resume_next_id;        /* when resuming: the checkpoint's next frame id */
+    const pbfcl_scene_setup *setup; /* the scene (with its emitters), for the checkpoints */
 
     pbfcl_stats_csv csv;
     pbfcl_pvd_entry *pvd;
@@ -49,7 +52,8 @@ pbfcl_status run_outputs_check(run_outputs *o);
 
 /* Starts the outputs once the simulation exists (n particles): allocates the export buffers,
  * reads the phases, removes the frames being replaced, creates the statistics file and, for a
- * solver with bodies, the body motion file (DIR/bodies.csv). */
+ * solver with bodies, the body motion file (DIR/bodies.csv; when resuming, the rows up to the
+ * checkpoint's step are kept and the rest of the interrupted run's are cut off). */
 pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, size_t capacity,
                                double dt);
 

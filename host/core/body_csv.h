@@ -35,6 +35,11 @@ typedef struct pbfcl_body_csv {
  * if it cannot. */
 pbfcl_status pbfcl_body_csv_open(pbfcl_body_csv *c, const char *path, bool replace);
 
+/* Opens path to continue a run resumed after step: keeps the header and the rows of steps up
+ * to step and cuts off the rest (the interrupted run's later frames); creates the file if it
+ * is missing; refuses a file that is not a body motion file. */
+pbfcl_status pbfcl_body_csv_resume(pbfcl_body_csv *c, const char *path, long long step);
+
 /* Appends the rows of one frame (count bodies); z_up writes vectors as (x, -z, y) and rotates
  * the quaternion to match, like the frames of --up z. */
 pbfcl_status pbfcl_body_csv_frame(pbfcl_body_csv *c, long long step, double time,

@@ -7,6 +7,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,11 +40,46 @@ pbfcl_status pbfcl_kinematic_create(pbfcl_kinematic *k, pbfcl_cl *cl)
     return pbfcl_cl_check_launch(cl, k->path, "kinematic_path", k->wg, 0);
 }
 
+/* The paths' device buffers, declared once: uploaded by pbfcl_kinematic_set, saved and
+ * restored by checkpoints; bytes per path and per entry (kin_buffer gives each one's
+ * handle). */
+typedef struct kin_state_buffer {
+    const char *name;
+    size_t per_path, per_entry;
+} kin_state_buffer;
+
+static const kin_state_buffer kin_state_buffers[] = {
+    {"path_entry_ids", 0, 4},
+    {"path_offsets", 0, 16},
+    {"path_motions", 48, 0},
+};
+#define KIN_STATE_COUNT ((int)(sizeof kin_state_buffers / sizeof kin_state_buffers[0]))
+
+static size_t kin_state_bytes(const kin_state_buffer *s, size_t paths, size_t entries)
+{
+    return s->per_path * paths + s->per_entry * entries;
+}
+
+static cl_mem *kin_buffer(pbfcl_kinematic *k, int b)
+{
+    cl_mem *bufs[] = {&k->entry_id_buf, &k->entry_offset_buf, &k->path_buf};
+    _Static_assert(sizeof bufs / sizeof bufs[0] == KIN_STATE_COUNT, "a handle per buffer");
+    return bufs[b];
+}
+
+/* Creates buffer b of kin_state_buffers and fills it with bytes of data. */
+static pbfcl_status kin_upload(pbfcl_kinematic *k, int b, const void *data, size_t bytes)
+{
+    PBFCL_TRY(pbfcl_cl_buffer(k->cl, CL_MEM_READ_ONLY, bytes, "kinematic paths", kin_buffer(k, b)));
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(k->cl->queue, *kin_buffer(k, b), CL_TRUE, 0, bytes, data, 0,
+                                        NULL, NULL));
+    return PBFCL_OK;
+}
+
 static void kin_release_paths(pbfcl_kinematic *k)
 {
-    pbfcl_cl_release_buffer(&k->entry_id_buf);
-    pbfcl_cl_release_buffer(&k->entry_offset_buf);
-    pbfcl_cl_release_buffer(&k->path_buf);
+    for (int b = 0; b < KIN_STATE_COUNT; b++)
+        pbfcl_cl_release_buffer(kin_buffer(k, b));
     free(k->entry_id);
     k->entry_id = NULL;
     k->paths = k->entries = 0;
@@ -146,17 +182,9 @@ pbfcl_status pbfcl_kinematic_set(pbfcl_kinematic *k, size_t paths, const pbfcl_k
         p[3 * q + 2] = (cl_float4){
             {a->angular_velocity[0], a->angular_velocity[1], a->angular_velocity[2], 0.0f}};
     }
-    cl_mem *bufs[] = {&k->entry_id_buf, &k->entry_offset_buf, &k->path_buf};
-    const void *data[] = {k->entry_id, offset, p};
-    size_t bytes[] = {entries * 4, entries * 16, paths * 48};
-    for (int b = 0; b < 3 && st == PBFCL_OK; b++) {
-        st = pbfcl_cl_buffer(k->cl, CL_MEM_READ_ONLY, bytes[b], "kinematic paths", bufs[b]);
-        if (st == PBFCL_OK && clEnqueueWriteBuffer(k->cl->queue, *bufs[b], CL_TRUE, 0, bytes[b],
-                                                   data[b], 0, NULL, NULL) != CL_SUCCESS) {
-            pbfcl_errorf("cannot upload the kinematic paths (%zu bytes)", bytes[b]);
-            st = PBFCL_ERR_OPENCL;
-        }
-    }
+    const void *data[] = {k->entry_id, offset, p}; /* as kin_state_buffers */
+    for (int b = 0; b < KIN_STATE_COUNT && st == PBFCL_OK; b++)
+        st = kin_upload(k, b, data[b], kin_state_bytes(&kin_state_buffers[b], paths, entries));
     k->paths = paths;
     k->entries = entries;
     free(offset);
@@ -196,4 +224,102 @@ pbfcl_status pbfcl_kinematic_move(pbfcl_kinematic *k, size_t n, float dt, cl_mem
     KIN_ARG(k->path, 7, k->path_buf);
     KIN_ARG(k->path, 8, pred_buf);
     return pbfcl_cl_launch(k->cl, k->path, n, k->wg, prof, stage);
+}
+
+/* ---- checkpoints: the paths and their clock as named sections ---------------------------- */
+
+/* The "paths" section: the counts of the other sections and the clock. */
+typedef struct kin_state_head {
+    uint64_t paths, entries;
+    double time;
+} kin_state_head;
+
+pbfcl_status pbfcl_kinematic_state_save(pbfcl_kinematic *k, pbfcl_state_write_fn put, void *ctx)
+{
+    kin_state_head h = {k ? k->paths : 0, k ? k->entries : 0, k ? k->time : 0.0};
+    PBFCL_TRY(put(ctx, "paths", &h, sizeof h));
+    if (h.entries == 0)
+        return PBFCL_OK;
+    void *tmp = malloc(16 * k->entries + 48 * k->paths);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (int b = 0; b < KIN_STATE_COUNT && st == PBFCL_OK; b++) {
+        const kin_state_buffer *s = &kin_state_buffers[b];
+        size_t bytes = kin_state_bytes(s, k->paths, k->entries);
+        cl_int err = clEnqueueReadBuffer(k->cl->queue, *kin_buffer(k, b), CL_TRUE, 0, bytes, tmp, 0,
+                                         NULL, NULL);
+        if (err != CL_SUCCESS) {
+            pbfcl_report_cl(err, "clEnqueueReadBuffer", __FILE__, __LINE__);
+            st = PBFCL_ERR_OPENCL;
+        } else {
+            st = put(ctx, s->name, tmp, bytes);
+        }
+    }
+    free(tmp);
+    return st;
+}
+
+/* Reads the sections of h into data[b] (allocated here) and uploads them. */
+static pbfcl_status kin_state_read(pbfcl_kinematic *k, kin_state_head h, pbfcl_state_read_fn get,
+                                   void *ctx, void **data)
+{
+    size_t bytes[KIN_STATE_COUNT];
+    for (int b = 0; b < KIN_STATE_COUNT; b++) {
+        const kin_state_buffer *s = &kin_state_buffers[b];
+        bytes[b] = kin_state_bytes(s, (size_t)h.paths, (size_t)h.entries);
+        if (!(data[b] = malloc(bytes[b])))
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        PBFCL_TRY(get(ctx, s->name, data[b], bytes[b]));
+    }
+    const unsigned *id = data[0];
+    const cl_float4 *offset = data[1];
+    for (size_t e = 0; e < h.entries; e++)
+        if ((e > 0 && id[e] <= id[e - 1]) || offset[e].s[3] < 0.0f ||
+            offset[e].s[3] >= (float)h.paths) {
+            pbfcl_errorf("the saved paths are damaged: particle %zu (id %u) is out of order or on "
+                         "path %g of %llu",
+                         e, id[e], offset[e].s[3], (unsigned long long)h.paths);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    for (int b = 0; b < KIN_STATE_COUNT; b++)
+        PBFCL_TRY(kin_upload(k, b, data[b], bytes[b]));
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_kinematic_state_count(pbfcl_state_read_fn get, void *ctx, size_t *entries)
+{
+    kin_state_head h;
+    PBFCL_TRY(get(ctx, "paths", &h, sizeof h));
+    *entries = (size_t)h.entries;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_kinematic_state_load(pbfcl_kinematic *k, pbfcl_state_read_fn get, void *ctx)
+{
+    kin_state_head h;
+    PBFCL_TRY(get(ctx, "paths", &h, sizeof h));
+    if ((h.paths == 0) != (h.entries == 0) || h.entries > UINT32_MAX || h.paths > UINT32_MAX) {
+        pbfcl_errorf("the saved paths are damaged: %llu paths of %llu particles",
+                     (unsigned long long)h.paths, (unsigned long long)h.entries);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    PBFCL_CL_CHECK(clFinish(k->cl->queue));
+    kin_release_paths(k);
+    k->time = h.time;
+    if (h.entries == 0)
+        return PBFCL_OK;
+    void *data[KIN_STATE_COUNT] = {0};
+    pbfcl_status st = kin_state_read(k, h, get, ctx, data);
+    if (st == PBFCL_OK) {
+        k->entry_id = data[0];
+        data[0] = NULL;
+        k->paths = (size_t)h.paths;
+        k->entries = (size_t)h.entries;
+    } else {
+        kin_release_paths(k);
+    }
+    for (int b = 0; b < KIN_STATE_COUNT; b++)
+        free(data[b]);
+    return st;
 }

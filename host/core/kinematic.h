@@ -55,4 +55,14 @@ pbfcl_status pbfcl_kinematic_move(pbfcl_kinematic *k, size_t n, float dt, cl_mem
                                   cl_mem id_buf, cl_mem pred_buf, pbfcl_profile *prof,
                                   pbfcl_stage stage);
 
+/* Saves the paths (k may be NULL: none) and their clock as named sections through put:
+ * "paths" (counts and clock), then their particles, offsets and motions. */
+pbfcl_status pbfcl_kinematic_state_save(pbfcl_kinematic *k, pbfcl_state_write_fn put, void *ctx);
+
+/* The number of path particles a saved state holds (from its "paths" section). */
+pbfcl_status pbfcl_kinematic_state_count(pbfcl_state_read_fn get, void *ctx, size_t *entries);
+
+/* Replaces the paths and the clock by the ones saved in the sections. */
+pbfcl_status pbfcl_kinematic_state_load(pbfcl_kinematic *k, pbfcl_state_read_fn get, void *ctx);
+
 #endif

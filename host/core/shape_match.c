@@ -7,6 +7,8 @@
 #include "programs.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,14 +74,46 @@ pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_
     return pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 4, "body slots", &sm->slot_buf);
 }
 
-/* The buffers that depend on the bodies. */
+/* The bodies' device buffers, declared once: uploaded by set_bodies, saved and restored by
+ * checkpoints; bytes per body and per entry. The slot table is rebuilt from the ids before
+ * every use and the partial sums (sm_body_buffers' last two) are scratch, so they are not
+ * here. */
+typedef struct sm_state_buffer {
+    const char *name;
+    size_t field; /* offsetof the cl_mem in pbfcl_shape_match */
+    size_t per_body, per_entry;
+} sm_state_buffer;
+
+#define SM_STATE_BUF(name, field, per_body, per_entry)                                             \
+    {                                                                                              \
+        name, offsetof(pbfcl_shape_match, field), per_body, per_entry                              \
+    }
+static const sm_state_buffer sm_state_buffers[] = {
+    SM_STATE_BUF("body_entry_ids", entry_id_buf, 0, 4),
+    SM_STATE_BUF("body_entry_bodies", entry_body_buf, 0, 4),
+    SM_STATE_BUF("body_rest_offsets", rest_buf, 0, 16),
+    SM_STATE_BUF("body_ranges", body_range_buf, 8, 0),
+    SM_STATE_BUF("body_centres", body_com_buf, 16, 0),
+    SM_STATE_BUF("body_rotations", body_rot_buf, 64, 0),
+    SM_STATE_BUF("body_stiffness", body_stiffness_buf, 4, 0),
+    SM_STATE_BUF("body_inertia", body_inertia_buf, 32, 0),
+    SM_STATE_BUF("body_motion", body_motion_buf, 64, 0),
+};
+
+#define SM_UPLOADED ((int)(sizeof sm_state_buffers / sizeof sm_state_buffers[0]))
+
+static size_t sm_state_bytes(const sm_state_buffer *b, size_t bodies, size_t entries)
+{
+    return b->per_body * bodies + b->per_entry * entries;
+}
+
+/* The buffers that depend on the bodies: those of sm_state_buffers, then the partial sums. */
 static cl_mem *sm_body_buffers(pbfcl_shape_match *sm, int k)
 {
-    cl_mem *bufs[] = {&sm->entry_id_buf,       &sm->entry_body_buf,   &sm->rest_buf,
-                      &sm->body_range_buf,     &sm->body_com_buf,     &sm->body_rot_buf,
-                      &sm->body_stiffness_buf, &sm->body_inertia_buf, &sm->body_motion_buf,
-                      &sm->partial_buf,        &sm->sums_buf};
-    return k < (int)(sizeof bufs / sizeof bufs[0]) ? bufs[k] : NULL;
+    if (k < SM_UPLOADED)
+        return (cl_mem *)((char *)sm + sm_state_buffers[k].field);
+    cl_mem *scratch[] = {&sm->partial_buf, &sm->sums_buf};
+    return k < SM_UPLOADED + 2 ? scratch[k - SM_UPLOADED] : NULL;
 }
 
 static void sm_release_bodies(pbfcl_shape_match *sm)
@@ -192,10 +226,6 @@ static void sm_rest_shapes(size_t bodies, size_t entries, const unsigned *entry_
     }
 }
 
-/* The body buffers uploaded from the host (the first of sm_body_buffers); the rest are the
- * reductions' partial sums. */
-#define SM_UPLOADED 9
-
 /* Creates the body buffers (at least one element each) and uploads the host arrays. */
 static pbfcl_status sm_upload(pbfcl_shape_match *sm, const void *const *data, const size_t *bytes)
 {
@@ -239,11 +269,14 @@ pbfcl_status pbfcl_shape_match_set_bodies(pbfcl_shape_match *sm, size_t bodies, 
         sm_rest_shapes(bodies, entries, entry_body, rest3, range, com, rot, rest, inertia);
         sm->bodies = bodies;
         sm->entries = entries;
-        const void *data[SM_UPLOADED] = {entry_id, entry_body, rest,    range, com,
-                                         rot,      stiffness,  inertia, motion};
-        size_t bytes[SM_UPLOADED] = {entries * 4, entries * 4, entries * 16,
-                                     bodies * 8,  bodies * 16, bodies * 64,
-                                     bodies * 4,  bodies * 32, bodies * 64};
+        const void *data[] = {entry_id, entry_body, rest,    range, com,
+                              rot,      stiffness,  inertia, motion}; /* as sm_state_buffers */
+        size_t bytes[sizeof data / sizeof data[0]];
+        _Static_assert(sizeof data / sizeof data[0] ==
+                           sizeof sm_state_buffers / sizeof sm_state_buffers[0],
+                       "one array per entry of sm_state_buffers");
+        for (int k = 0; k < SM_UPLOADED; k++)
+            bytes[k] = sm_state_bytes(&sm_state_buffers[k], bodies, entries);
         st = sm_upload(sm, data, bytes);
     }
     free(inertia);
@@ -419,4 +452,92 @@ pbfcl_status pbfcl_shape_match_read(pbfcl_shape_match *sm, float *com3, float *q
         return PBFCL_ERR_OPENCL;
     }
     return PBFCL_OK;
+}
+
+/* ---- checkpoints: the bodies as named sections ------------------------------------------ */
+
+/* The "bodies" section: how many bodies and entries the other sections hold. */
+typedef struct sm_state_counts {
+    uint64_t bodies, entries;
+} sm_state_counts;
+
+pbfcl_status pbfcl_shape_match_state_save(pbfcl_shape_match *sm, pbfcl_state_write_fn put,
+                                          void *ctx)
+{
+    sm_state_counts c = {sm ? sm->bodies : 0, sm ? sm->entries : 0};
+    PBFCL_TRY(put(ctx, "bodies", &c, sizeof c));
+    if (c.bodies == 0)
+        return PBFCL_OK;
+    void *tmp = malloc(64 * sm->bodies + 16 * sm->entries);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (int k = 0; k < SM_UPLOADED && st == PBFCL_OK; k++) {
+        const sm_state_buffer *b = &sm_state_buffers[k];
+        size_t bytes = sm_state_bytes(b, sm->bodies, sm->entries);
+        cl_mem buf = *(cl_mem *)((char *)sm + b->field);
+        cl_int err = clEnqueueReadBuffer(sm->cl->queue, buf, CL_TRUE, 0, bytes, tmp, 0, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            pbfcl_report_cl(err, "clEnqueueReadBuffer", __FILE__, __LINE__);
+            st = PBFCL_ERR_OPENCL;
+        } else {
+            st = put(ctx, b->name, tmp, bytes);
+        }
+    }
+    free(tmp);
+    return st;
+}
+
+/* Reads the sections of counts c into data[k] (allocated here) and checks the entries. */
+static pbfcl_status sm_state_read(pbfcl_shape_match *sm, sm_state_counts c, pbfcl_state_read_fn get,
+                                  void *ctx, void **data, size_t *bytes)
+{
+    if (c.bodies > c.entries || c.entries > sm->capacity) {
+        pbfcl_errorf("the saved state has %llu bodies of %llu particles, more than the %zu "
+                     "particles this solver holds",
+                     (unsigned long long)c.bodies, (unsigned long long)c.entries, sm->capacity);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    for (int k = 0; k < SM_UPLOADED; k++) {
+        bytes[k] = sm_state_bytes(&sm_state_buffers[k], (size_t)c.bodies, (size_t)c.entries);
+        if (!(data[k] = malloc(bytes[k])))
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        PBFCL_TRY(get(ctx, sm_state_buffers[k].name, data[k], bytes[k]));
+    }
+    return sm_check(sm, (size_t)c.bodies, (size_t)c.entries, data[0], data[1], data[6]);
+}
+
+pbfcl_status pbfcl_shape_match_state_count(pbfcl_state_read_fn get, void *ctx, size_t *bodies)
+{
+    sm_state_counts c;
+    PBFCL_TRY(get(ctx, "bodies", &c, sizeof c));
+    *bodies = (size_t)c.bodies;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_shape_match_state_load(pbfcl_shape_match *sm, pbfcl_state_read_fn get, void *ctx)
+{
+    sm_state_counts c;
+    PBFCL_TRY(get(ctx, "bodies", &c, sizeof c));
+    void *data[SM_UPLOADED] = {0};
+    size_t bytes[SM_UPLOADED] = {0};
+    pbfcl_status st = sm_state_read(sm, c, get, ctx, data, bytes);
+    if (st == PBFCL_OK && clFinish(sm->cl->queue) != CL_SUCCESS)
+        st = PBFCL_ERR_OPENCL;
+    if (st == PBFCL_OK) {
+        sm_release_bodies(sm);
+        sm->entry_id = malloc((size_t)c.entries * sizeof *sm->entry_id + 1);
+        st = sm->entry_id ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    if (st == PBFCL_OK && c.bodies > 0) {
+        memcpy(sm->entry_id, data[0], bytes[0]);
+        sm->bodies = (size_t)c.bodies;
+        sm->entries = (size_t)c.entries;
+        st = sm_upload(sm, (const void *const *)data, bytes);
+    }
+    if (st != PBFCL_OK || c.bodies == 0)
+        sm_release_bodies(sm);
+    for (int k = 0; k < SM_UPLOADED; k++)
+        free(data[k]);
+    return st;
 }

@@ -84,4 +84,16 @@ pbfcl_status pbfcl_shape_match_velocity(pbfcl_shape_match *sm, float dt, cl_mem 
  * projection: com3 and quat4 hold bodies entries; either may be NULL. */
 pbfcl_status pbfcl_shape_match_read(pbfcl_shape_match *sm, float *com3, float *quat4);
 
+/* Saves the bodies (sm may be NULL: none) as named sections through put: "bodies" (their
+ * counts), then their entries, rest shapes, poses, stiffnesses and motions. */
+pbfcl_status pbfcl_shape_match_state_save(pbfcl_shape_match *sm, pbfcl_state_write_fn put,
+                                          void *ctx);
+
+/* The number of bodies a saved state holds (from its "bodies" section). */
+pbfcl_status pbfcl_shape_match_state_count(pbfcl_state_read_fn get, void *ctx, size_t *bodies);
+
+/* Replaces the bodies by the ones saved in the sections (none if the state has none). */
+pbfcl_status pbfcl_shape_match_state_load(pbfcl_shape_match *sm, pbfcl_state_read_fn get,
+                                          void *ctx);
+
 #endif

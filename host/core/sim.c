@@ -1299,6 +1299,40 @@ const pbfcl_solver_method *pbfcl_solver_method_of(int method)
     return method == PBFCL_METHOD_SPH ? pbfcl_solver_sph() : pbfcl_solver_pbf();
 }
 
+/* ---- bodies and paths: made at their first use ------------------------------------------ */
+
+/* Builds the shape matching of the bodies if the simulation has none yet. */
+static pbfcl_status sim_bodies_make(pbfcl_sim *sim)
+{
+    if (sim->bodies)
+        return PBFCL_OK;
+    if (!(sim->bodies = calloc(1, sizeof *sim->bodies)))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = pbfcl_shape_match_create(sim->bodies, sim->cl, sim->capacity);
+    if (st != PBFCL_OK) {
+        pbfcl_shape_match_destroy(sim->bodies);
+        free(sim->bodies);
+        sim->bodies = NULL;
+    }
+    return st;
+}
+
+/* Builds the kinematic paths if the simulation has none yet. */
+static pbfcl_status sim_paths_make(pbfcl_sim *sim)
+{
+    if (sim->paths)
+        return PBFCL_OK;
+    if (!(sim->paths = calloc(1, sizeof *sim->paths)))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = pbfcl_kinematic_create(sim->paths, sim->cl);
+    if (st != PBFCL_OK) {
+        pbfcl_kinematic_destroy(sim->paths);
+        free(sim->paths);
+        sim->paths = NULL;
+    }
+    return st;
+}
+
 /* ---- checkpoints: the state that carries from one frame to the next -------------------- */
 
 /* Every device buffer whose contents carry across frames, declared once: a solver buffer
@@ -1338,7 +1372,8 @@ typedef struct sim_host_state {
     pbfcl_pbf_params params; /* dt and viscosity follow the last frame's substeps */
     cl_float4 gravity, push_origin, push_dir, push;
     cl_int substeps; /* substeps of the last frame */
-    cl_int pad[3];
+    cl_int pad;
+    cl_ulong statics; /* particles of inverse mass 0 */
 } sim_host_state;
 
 static cl_mem *state_buffer(pbfcl_sim *sim, const sim_state_buffer *b)
@@ -1361,6 +1396,7 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     h.push_dir = sim->push_dir;
     h.push = sim->push;
     h.substeps = sim->substeps;
+    h.statics = sim->statics;
     PBFCL_TRY(put(ctx, "host", &h, sizeof h));
     size_t largest = 16 * sim->n + 16;
     void *tmp = malloc(largest);
@@ -1377,7 +1413,24 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
             st = put(ctx, b->name, tmp, bytes);
     }
     free(tmp);
-    return st;
+    PBFCL_TRY(st);
+    PBFCL_TRY(pbfcl_shape_match_state_save(sim->bodies, put, ctx)); /* rest shapes, poses */
+    return pbfcl_kinematic_state_save(sim->paths, put, ctx);        /* paths and their clock */
+}
+
+/* Restores the bodies and the paths (built first if the state has some). */
+static pbfcl_status sim_state_load_parts(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
+{
+    size_t bodies = 0, path_entries = 0;
+    PBFCL_TRY(pbfcl_shape_match_state_count(get, ctx, &bodies));
+    PBFCL_TRY(pbfcl_kinematic_state_count(get, ctx, &path_entries));
+    if (bodies > 0)
+        PBFCL_TRY(sim_bodies_make(sim));
+    if (path_entries > 0)
+        PBFCL_TRY(sim_paths_make(sim));
+    if (sim->bodies)
+        PBFCL_TRY(pbfcl_shape_match_state_load(sim->bodies, get, ctx));
+    return sim->paths ? pbfcl_kinematic_state_load(sim->paths, get, ctx) : PBFCL_OK;
 }
 
 pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
@@ -1405,6 +1458,8 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
     }
     free(tmp);
     PBFCL_TRY(st);
+    PBFCL_TRY(sim_state_load_parts(sim, get, ctx));
+    sim->statics = (size_t)h.statics;
     sim->params = h.params;
     sim->gravity = h.gravity;
     for (int a = 0; a < 3; a++)
@@ -1495,19 +1550,9 @@ pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
                          inv_mass[b]);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
-    if (!sim->bodies) {
-        if (bodies == 0)
-            return PBFCL_OK;
-        if (!(sim->bodies = calloc(1, sizeof *sim->bodies)))
-            return PBFCL_ERR_OUT_OF_MEMORY;
-        pbfcl_status st = pbfcl_shape_match_create(sim->bodies, sim->cl, sim->capacity);
-        if (st != PBFCL_OK) {
-            pbfcl_shape_match_destroy(sim->bodies);
-            free(sim->bodies);
-            sim->bodies = NULL;
-            return st;
-        }
-    }
+    if (!sim->bodies && bodies == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(sim_bodies_make(sim));
     PBFCL_TRY(pbfcl_shape_match_set_bodies(sim->bodies, bodies, entries, entry_id, entry_body,
                                            rest3, stiffness));
     return write_body_phases(sim, entries, entry_id, entry_body, inv_mass);
@@ -1613,19 +1658,9 @@ pbfcl_status pbfcl_sim_set_paths(pbfcl_sim *sim, size_t paths, const pbfcl_kinem
             pbfcl_errorf("path particle %zu is particle %u of %zu", e, entry_id[e], sim->n);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
-    if (!sim->paths) {
-        if (paths == 0 || entries == 0)
-            return PBFCL_OK;
-        if (!(sim->paths = calloc(1, sizeof *sim->paths)))
-            return PBFCL_ERR_OUT_OF_MEMORY;
-        pbfcl_status st = pbfcl_kinematic_create(sim->paths, sim->cl);
-        if (st != PBFCL_OK) {
-            pbfcl_kinematic_destroy(sim->paths);
-            free(sim->paths);
-            sim->paths = NULL;
-            return st;
-        }
-    }
+    if (!sim->paths && (paths == 0 || entries == 0))
+        return PBFCL_OK;
+    PBFCL_TRY(sim_paths_make(sim));
     return pbfcl_kinematic_set(sim->paths, paths, path, entries, entry_id, entry_path, offset3);
 }
 

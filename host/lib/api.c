@@ -986,26 +986,35 @@ pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write
 {
     CHECK_SOLVER("pbfcl_solver_save_state", s);
     CHECK_ARG("pbfcl_solver_save_state", write, "write is NULL");
-    if (pbfcl_sim_body_count(s->sim) > 0) {
-        pbfcl_errorf("pbfcl_solver_save_state: the solver has %zu bodies, and a state does not "
-                     "hold their rest shapes yet; make them fluid first or keep them yourself",
-                     pbfcl_sim_body_count(s->sim));
-        return PBFCL_ERR_UNSUPPORTED;
-    }
-    if (pbfcl_sim_static_count(s->sim) > 0) {
-        pbfcl_errorf("pbfcl_solver_save_state: the solver has %zu static particles, which a "
-                     "state does not hold yet; make them fluid first or keep them yourself",
-                     pbfcl_sim_static_count(s->sim));
-        return PBFCL_ERR_UNSUPPORTED;
-    }
     uint64_t count = pbfcl_sim_count(s->sim);
     state_params p;
     memset(&p, 0, sizeof p);
     pbfcl_api_params_from_scene(&s->scene, &p.scene, &p.solver);
     PBFCL_TRY(write(user, "count", &count, sizeof count));
     PBFCL_TRY(write(user, "params", &p, sizeof p));
-    PBFCL_TRY(write(user, "phases", s->phases, (size_t)count * sizeof *s->phases));
+    PBFCL_TRY(write(user, "particle_phases", s->phases, (size_t)count * sizeof *s->phases));
     return pbfcl_sim_state_save(s->sim, write, user);
+}
+
+/* Checks that the loaded phases name the loaded bodies and static particles: a state whose
+ * sections disagree (pieced together from two states) is refused. */
+static pbfcl_status check_loaded_phases(pbfcl_solver *s, size_t count)
+{
+    size_t statics = 0, bodies = pbfcl_sim_body_count(s->sim);
+    int highest = PBFCL_PHASE_FLUID;
+    for (size_t i = 0; i < count; i++) {
+        statics += s->phases[i] == PBFCL_PHASE_STATIC;
+        if (s->phases[i] > highest)
+            highest = s->phases[i];
+    }
+    if ((size_t)highest != bodies || statics != pbfcl_sim_static_count(s->sim)) {
+        pbfcl_errorf("pbfcl_solver_load_state: the state's phases name %d bodies and %zu static "
+                     "particles, but it holds %zu bodies and %zu static particles (sections of "
+                     "different states?); load a state saved whole",
+                     highest, statics, bodies, pbfcl_sim_static_count(s->sim));
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    return PBFCL_OK;
 }
 
 pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, void *user)
@@ -1024,9 +1033,6 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
     state_params p;
     PBFCL_TRY(read(user, "params", &p, sizeof p));
     PBFCL_TRY(pbfcl_solver_set_params(s, &p.scene, &p.solver));
-    if (pbfcl_sim_body_count(s->sim) > 0 ||
-        pbfcl_sim_static_count(s->sim) > 0) /* a state has none */
-        PBFCL_TRY(pbfcl_sim_set_bodies(s->sim, 0, 0, NULL, NULL, NULL, NULL, NULL));
     if (n == 0 && count > 0) { /* room for the saved particles; their state is loaded below */
         float *zeros = calloc((size_t)count * 3, sizeof *zeros);
         if (!zeros)
@@ -1035,6 +1041,7 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
         free(zeros);
         PBFCL_TRY(st);
     }
-    PBFCL_TRY(read(user, "phases", s->phases, (size_t)count * sizeof *s->phases));
-    return pbfcl_sim_state_load(s->sim, read, user);
+    PBFCL_TRY(read(user, "particle_phases", s->phases, (size_t)count * sizeof *s->phases));
+    PBFCL_TRY(pbfcl_sim_state_load(s->sim, read, user));
+    return check_loaded_phases(s, (size_t)count);
 }

@@ -340,3 +340,62 @@ pbfcl_status pbfcl_scene_setup_flow(pbfcl_scene_setup *s, pbfcl_solver *solver, 
         PBFCL_TRY(emit(s, e, solver, time, added));
     return PBFCL_OK;
 }
+
+/* ---- state: the scene and its emitters' progress, for checkpoints --------------------------- */
+
+pbfcl_status pbfcl_scene_setup_save_state(const pbfcl_scene_setup *s, pbfcl_state_write_fn write,
+                                          void *user)
+{
+    CHECK_SETUP("pbfcl_scene_setup_save_state", s);
+    if (!write) {
+        pbfcl_errorf("pbfcl_scene_setup_save_state: write is NULL");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    PBFCL_TRY(write(user, "scene", &s->scene, sizeof s->scene));
+    return write(user, "emitted", s->emitted, sizeof s->emitted);
+}
+
+/* Checks that the emitted counts fit the scene's emitters. */
+static pbfcl_status check_emitted(const pbfcl_scene_setup *s)
+{
+    for (int e = 0; e < PBFCL_MAX_EMITTERS; e++) {
+        long long most = e < s->scene.emitter_count ? s->scene.emitters[e].count : 0;
+        if (s->emitted[e] < 0 || s->emitted[e] > most) {
+            pbfcl_errorf("pbfcl_scene_setup_load_state: emitter %d of scene '%s' has emitted %lld "
+                         "particles of its %lld; the state is damaged (save it again)",
+                         e, s->scene.name, s->emitted[e], most);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    }
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_scene_setup_load_state(pbfcl_state_read_fn read, void *user,
+                                          pbfcl_scene_setup **out)
+{
+    if (!read || !out) {
+        pbfcl_errorf("pbfcl_scene_setup_load_state: %s is NULL", !read ? "read" : "out");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    *out = NULL;
+    pbfcl_scene_setup *s = calloc(1, sizeof *s);
+    if (!s)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = read(user, "scene", &s->scene, sizeof s->scene);
+    if (st == PBFCL_OK) {
+        s->scene.name[sizeof s->scene.name - 1] = '\0';
+        st = pbfcl_scene_validate(&s->scene);
+    }
+    if (st == PBFCL_OK)
+        st = read(user, "emitted", s->emitted, sizeof s->emitted);
+    if (st == PBFCL_OK)
+        st = check_emitted(s);
+    if (st == PBFCL_OK && !pbfcl_api_live_add(s, HANDLE_SCENE))
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    if (st != PBFCL_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return PBFCL_OK;
+}

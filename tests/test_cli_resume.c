@@ -1,0 +1,367 @@
+/* `pbfcl run --checkpoint` and `--resume` for scenes beyond plain fluid, from the outside: a
+ * run of bodies, of still and moving obstacles, or of an emitter and a drain, stopped at a
+ * checkpoint and resumed, writes the frames (and bodies.csv) byte for byte as the run that
+ * was never stopped does (same device); a checkpoint pieced together from two is refused with
+ * what differs. */
+#include "cli_util.h"
+
+#include <stdint.h>
+
+static char dir[64];
+
+static void setup(void)
+{
+    cli_tmp_dir(dir, sizeof dir);
+}
+
+static void teardown(void)
+{
+    cli_remove_tree(dir);
+}
+
+static bool have_device(void)
+{
+    if (test_device_count() > 0)
+        return true;
+    printf("SKIP: no OpenCL device, this run is not tested\n");
+    return false;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "missing %s", path);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)size + 1);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
+    buf[size] = '\0';
+    fclose(f);
+    *len = (size_t)size;
+    return buf;
+}
+
+static void spit(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* Asserts that files a and b (what names them in the message) hold the same bytes. */
+static void assert_same(const char *a, const char *b, const char *what)
+{
+    size_t la, lb;
+    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    ck_assert_msg(la == lb && memcmp(x, y, la) == 0, "%s differs after the resume (%s, %s)", what,
+                  a, b);
+    free(x);
+    free(y);
+}
+
+/* The vertex count in a PLY frame's header. */
+static long ply_vertices(const char *path)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    const char *v = strstr(text, "element vertex ");
+    ck_assert_ptr_nonnull(v);
+    long n = strtol(v + strlen("element vertex "), NULL, 10);
+    free(text);
+    return n;
+}
+
+#define STEPS 8
+#define HALF 4
+
+/* The statistics of the resumed run (a.csv's header, then the rows of steps HALF + 1 ..
+ * STEPS) are the last rows of the straight run's, byte for byte. */
+static void check_stats_tail(const char *a, const char *b)
+{
+    char pa[256], pb[256];
+    snprintf(pa, sizeof pa, "%s.csv", a);
+    snprintf(pb, sizeof pb, "%s.csv", b);
+    size_t la, lb;
+    char *x = slurp(pa, &la), *y = slurp(pb, &lb);
+    const char *rows = strchr(y, '\n'); /* after the header */
+    ck_assert_ptr_nonnull(rows);
+    rows++;
+    char first[32];
+    snprintf(first, sizeof first, "\n%d,", HALF + 1);
+    const char *tail = strstr(x, first);
+    ck_assert_ptr_nonnull(tail);
+    ck_assert_msg(!strcmp(tail + 1, rows), "the statistics after the resume differ:\n%s\n%s",
+                  tail + 1, rows);
+    ck_assert_int_eq(strncmp(x, y, (size_t)(rows - y)), 0); /* the same header */
+    free(x);
+    free(y);
+}
+
+/* Runs scene (with extra options) STEPS steps straight into DIR/a-tag, and HALF steps with a
+ * checkpoint then resumed to STEPS into DIR/b-tag; every frame must be byte-identical (the
+ * particles' positions, velocities, densities, ids and phases), the statistics of the
+ * resumed steps, and bodies.csv too if bodies. Returns the vertex counts of frames 0, HALF and
+ * STEPS in counts. */
+static void check_resume(const char *tag, const char *scene, bool bodies, long counts[3])
+{
+    char a[128], b[128], ckp[128], args[1024], pa[256], pb[256];
+    snprintf(a, sizeof a, "%s/a-%s", dir, tag);
+    snprintf(b, sizeof b, "%s/b-%s", dir, tag);
+    snprintf(ckp, sizeof ckp, "%s/%s.ckp", dir, tag);
+    cli_result r;
+    snprintf(args, sizeof args, "run --scene %s --steps %d --export '%s' --stats '%s.csv' --quiet",
+             scene, STEPS, a, a);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    snprintf(args, sizeof args, "run --scene %s --steps %d --export '%s' --checkpoint '%s' --quiet",
+             scene, HALF, b, ckp);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    snprintf(args, sizeof args, "run --resume '%s' --steps %d --export '%s' --stats '%s.csv'", ckp,
+             STEPS, b, b);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_contains(r.out, "resumed from");
+    for (int step = 0; step <= STEPS; step++) {
+        char what[64];
+        snprintf(pa, sizeof pa, "%s/frame_%05d.ply", a, step);
+        snprintf(pb, sizeof pb, "%s/frame_%05d.ply", b, step);
+        snprintf(what, sizeof what, "%s: frame %d", tag, step);
+        assert_same(pa, pb, what);
+        if (step % HALF == 0)
+            counts[step / HALF] = ply_vertices(pa);
+    }
+    check_stats_tail(a, b);
+    snprintf(pa, sizeof pa, "%s/bodies.csv", a);
+    snprintf(pb, sizeof pb, "%s/bodies.csv", b);
+    ck_assert_int_eq(access(pa, F_OK) == 0, bodies);
+    if (bodies)
+        assert_same(pa, pb, "bodies.csv");
+}
+
+/* Rigid bodies tumbling in a dam break: their rest shapes, poses, motions and stiffnesses
+ * carry across the checkpoint. The bodies' row count of bodies.csv is checked by comparing
+ * with the straight run's (no row repeated or missing). */
+START_TEST(resume_with_bodies)
+{
+    if (!have_device())
+        return;
+    long counts[3];
+    check_resume("bodies", "dam-break-bodies --particles 3000", true, counts);
+}
+END_TEST
+
+/* A soft body (stiffness below 1): its goal pull and pose carry across too. */
+START_TEST(resume_with_soft_body)
+{
+    if (!have_device())
+        return;
+    long counts[3];
+    check_resume("soft", "soft-ball --particles 3000", true, counts);
+}
+END_TEST
+
+/* A still box and a sphere moving down and turning (a kinematic path that stops at 0.2 s,
+ * after the checkpoint at 0.067 s): the path's clock and particles carry across. */
+START_TEST(resume_with_obstacles)
+{
+    if (!have_device())
+        return;
+    char scene[128];
+    snprintf(scene, sizeof scene, "%s/obstacles.json", dir);
+    cli_write_file(
+        scene,
+        "{\"name\": \"obstacles-resume\", \"particle_radius\": 0.01,\n"
+        " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.2]},\n"
+        " \"fluid\": [{\"min\": [0, 0, 0], \"max\": [0.2, 0.15, 0.2]}],\n"
+        " \"obstacles\": [{\"box\": {\"min\": [0.25, 0, 0.05], \"max\": [0.3, 0.1, 0.15]}},\n"
+        "  {\"sphere\": {\"center\": [0.1, 0.3, 0.1], \"radius\": 0.03}, \"velocity\": [0, -0.5, "
+        "0],\n"
+        "   \"angular_velocity\": [0, 0, 3], \"until\": 0.2}]}\n");
+    long counts[3];
+    check_resume("obstacles", scene, false, counts);
+}
+END_TEST
+
+/* An emitter and a drain: the fluid block falls into the drain while the nozzle emits 1.5
+ * layers a step, so particles leave and arrive on both sides of the checkpoint; the emitted
+ * counts and the frames' ids (never reused) carry across. */
+START_TEST(resume_with_flow)
+{
+    if (!have_device())
+        return;
+    char scene[128];
+    snprintf(scene, sizeof scene, "%s/flow.json", dir);
+    cli_write_file(
+        scene, "{\"name\": \"flow-resume\", \"particle_radius\": 0.01,\n"
+               " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.2]},\n"
+               " \"fluid\": [{\"min\": [0.2, 0.1, 0], \"max\": [0.4, 0.2, 0.2]}],\n"
+               " \"emitters\": [{\"center\": [0.1, 0.3, 0.1], \"radius\": 0.03,\n"
+               "   \"velocity\": [2, 0, 0], \"rate\": 800, \"count\": 400}],\n"
+               " \"drains\": [{\"box\": {\"min\": [0.3, 0, 0], \"max\": [0.4, 0.15, 0.2]}}]}\n");
+    long counts[3];
+    check_resume("flow", scene, false, counts);
+    /* the flow is real: the count changed before and after the checkpoint */
+    ck_assert_int_ne(counts[0], counts[1]);
+    ck_assert_int_ne(counts[1], counts[2]);
+}
+END_TEST
+
+/* A run resumed twice from one checkpoint: the second resume cuts the rows the first wrote
+ * after the checkpoint's step from bodies.csv, so the file holds each exported step once. */
+START_TEST(resume_twice_cuts_bodies_csv)
+{
+    if (!have_device())
+        return;
+    char a[128], b[128], ckp[128], args[1024], pa[256], pb[256];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    snprintf(ckp, sizeof ckp, "%s/twice.ckp", dir);
+    cli_result r;
+    const char *scene = "dam-break-bodies --particles 2000";
+    snprintf(args, sizeof args, "run --scene %s --steps 6 --export '%s' --quiet", scene, a);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    snprintf(args, sizeof args, "run --scene %s --steps 2 --export '%s' --checkpoint '%s' --quiet",
+             scene, b, ckp);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    snprintf(args, sizeof args, "run --resume '%s' --steps 4 --export '%s' --quiet", ckp, b);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    snprintf(args, sizeof args, "run --resume '%s' --steps 6 --export '%s' --quiet", ckp, b);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    snprintf(pa, sizeof pa, "%s/bodies.csv", a);
+    snprintf(pb, sizeof pb, "%s/bodies.csv", b);
+    assert_same(pa, pb, "bodies.csv resumed twice");
+}
+END_TEST
+
+/* The offset and size of section name in checkpoint data (format in host/app/checkpoint.h). */
+static size_t find_section(const char *data, size_t len, const char *name, size_t *bytes)
+{
+    size_t at = 8 + 4 + 16 + 8 + 8 + 8 + 64, want = strlen(name);
+    uint32_t u32;
+    uint64_t u64;
+    memcpy(&u32, data + at, 4);
+    at += 4 + u32;
+    while (at + 12 <= len) {
+        memcpy(&u32, data + at, 4);
+        memcpy(&u64, data + at + 4 + u32, 8);
+        size_t payload = at + 4 + u32 + 8;
+        if (u32 == want && !memcmp(data + at + 4, name, want)) {
+            *bytes = (size_t)u64;
+            return payload;
+        }
+        at = payload + (size_t)u64;
+    }
+    ck_abort_msg("no section '%s'", name);
+    return 0;
+}
+
+/* Gives data (len bytes) its checksum again: FNV-1a of all but the last 8 bytes. */
+static void reseal(char *data, size_t len)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < len - 8; i++) {
+        h ^= (unsigned char)data[i];
+        h *= 1099511628211ull;
+    }
+    for (int k = 0; k < 8; k++)
+        data[len - 8 + k] = (char)(h >> (8 * k));
+}
+
+/* Writes DIR/out.ckp: checkpoint into with its "scene" section taken from checkpoint from. */
+static void splice_scene(const char *into, const char *from, const char *out)
+{
+    size_t li, lf, bi, bf;
+    char *di = slurp(into, &li), *df = slurp(from, &lf);
+    size_t oi = find_section(di, li, "scene", &bi), of = find_section(df, lf, "scene", &bf);
+    ck_assert_uint_eq(bi, bf);
+    memcpy(di + oi, df + of, bi);
+    reseal(di, li);
+    spit(out, di, li);
+    free(di);
+    free(df);
+}
+
+/* Bad input: a checkpoint whose scene description is of another scene, or of the same scene
+ * with a body fewer, is refused before the run with what differs (the unspliced one
+ * resumes), and one of an older format with the format and what to do. */
+START_TEST(mismatched_checkpoint_refused)
+{
+    if (!have_device())
+        return;
+    char two[128], one[128], c2[128], c1[128], cs[128], bad[128], args[1024];
+    const char *body = "{\"box\": {\"min\": [%s, 0.02, 0.02], \"max\": [%s, 0.08, 0.08]}, "
+                       "\"density\": 500}";
+    char b0[160], b1[160];
+    snprintf(b0, sizeof b0, body, "0.02", "0.08");
+    snprintf(b1, sizeof b1, body, "0.12", "0.18");
+    char text[1024];
+    const char *head = "{\"name\": \"bodies-resume\", \"particle_radius\": 0.01,\n"
+                       " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.1]},\n"
+                       " \"fluid\": [{\"min\": [0, 0.1, 0], \"max\": [0.2, 0.15, 0.1]}],\n";
+    snprintf(two, sizeof two, "%s/two.json", dir);
+    snprintf(one, sizeof one, "%s/one.json", dir);
+    snprintf(text, sizeof text, "%s \"bodies\": [%s, %s]}\n", head, b0, b1);
+    cli_write_file(two, text);
+    snprintf(text, sizeof text, "%s \"bodies\": [%s]}\n", head, b0);
+    cli_write_file(one, text);
+    snprintf(c2, sizeof c2, "%s/two.ckp", dir);
+    snprintf(c1, sizeof c1, "%s/one.ckp", dir);
+    snprintf(cs, sizeof cs, "%s/soft.ckp", dir);
+    snprintf(bad, sizeof bad, "%s/bad.ckp", dir);
+    cli_result r;
+    const char *files[3][2] = {{two, c2}, {one, c1}, {"soft-ball --particles 2000", cs}};
+    for (int k = 0; k < 3; k++) {
+        snprintf(args, sizeof args, "run --scene %s --steps 1 --checkpoint '%s' --quiet",
+                 files[k][0], files[k][1]);
+        cli_run(&r, args);
+        ck_assert_int_eq(r.code, 0);
+    }
+    splice_scene(c2, c1, bad); /* the same scene with body 1 left out */
+    snprintf(args, sizeof args, "run --resume '%s' --steps 2", bad);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_contains(r.err, "its scene 'bodies-resume' has 1 body but its solver state holds 2");
+    ck_assert_contains(r.err, "resume a checkpoint written whole");
+    splice_scene(c2, cs, bad); /* another scene altogether */
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_contains(r.err, "is of scene 'bodies-resume' but holds the description of scene "
+                              "'soft-ball'");
+    splice_scene(c2, c2, bad); /* the splice itself leaves a good checkpoint good */
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    size_t len;
+    char *data = slurp(c2, &len); /* a file of format 2, before bodies were saved */
+    data[8] = 2;
+    reseal(data, len);
+    spit(bad, data, len);
+    free(data);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_contains(r.err, "has format version 2 (written by pbfcl ");
+    ck_assert_contains(r.err, "reads version 3: resume it with the pbfcl that wrote it");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cli_resume");
+    TCase *t = tcase_create("resume");
+    tcase_set_timeout(t, 300);
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, resume_with_bodies);
+    tcase_add_test(t, resume_with_soft_body);
+    tcase_add_test(t, resume_with_obstacles);
+    tcase_add_test(t, resume_with_flow);
+    tcase_add_test(t, resume_twice_cuts_bodies_csv);
+    tcase_add_test(t, mismatched_checkpoint_refused);
+    suite_add_tcase(s, t);
+    return test_run_suite(s, false);
+}
