@@ -91,7 +91,7 @@ diffuse_potentials(__constant pbfcl_diffuse_params *dp,    /* in: constants */
                      (dp->k_ta * pbfcl_diffuse_phi(v_diff, dp->ta_min, dp->ta_max) +
                       dp->k_wc * pbfcl_diffuse_phi(kappa, dp->wc_min, dp->wc_max)) *
                      dp->dt;
-    potential[i] = (float4)(v_diff, kappa, e, nd);
+    vstore4((float4)(v_diff, kappa, e, nd), i, (__global float *)potential);
     const float count = floor(nd + pbfcl_diffuse_random(dp->frame, i, 0u));
     flags[offset + i] = count > 0.0f ? (uint)fmin(count, (float)PBFCL_DIFFUSE_MAX_EMIT) : 0u;
 }
@@ -129,18 +129,22 @@ diffuse_advect(__constant pbfcl_diffuse_params *dp,      /* in: constants */
     float4 p = dpos[i], v = dvel[i];
     const float h = dp->h, h2 = h * h;
     const int top = (1 << gp->grid_bits) - 1;
-    const float3 origin = (float3)(gp->origin[0], gp->origin[1], gp->origin[2]);
-    const int3 cell = clamp(convert_int3(floor((p.xyz - origin) * gp->inv_cell_size)), 0, top);
+    /* its cell, clamped into the grid (as the hash clamps the fluid's), axis by axis */
+    int cell[3];
+    for (int a = 0; a < 3; a++) {
+        const float x = a == 0 ? p.x : (a == 1 ? p.y : p.z);
+        const int c = (int)floor((x - gp->origin[a]) * gp->inv_cell_size);
+        cell[a] = c < 0 ? 0 : (c > top ? top : c);
+    }
     uint neighbours = 0;
     float3 vsum = (float3)(0.0f);
     float ksum = 0.0f;
-    for (int dz = -1; dz <= 1; dz++)
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++) {
-                const int3 c = cell + (int3)(dx, dy, dz);
-                if (any(c < 0) || any(c > top))
+    for (int z = cell[2] - 1; z <= cell[2] + 1; z++)
+        for (int y = cell[1] - 1; y <= cell[1] + 1; y++)
+            for (int x = cell[0] - 1; x <= cell[0] + 1; x++) {
+                if (x < 0 || y < 0 || z < 0 || x > top || y > top || z > top)
                     continue;
-                const uint code = pbfcl_morton_code((uint)c.x, (uint)c.y, (uint)c.z);
+                const uint code = pbfcl_morton_code((uint)x, (uint)y, (uint)z);
                 const uint end = cell_end[code];
                 for (uint j = cell_start[code]; j < end; j++) {
                     const float3 e = fpos[j].xyz - p.xyz;
@@ -239,9 +243,8 @@ diffuse_compact(__constant pbfcl_diffuse_params *dp,    /* in: constants */
     }
     const uint j = i - count;
     const float3 xj = fpos[j].xyz, vj = fvel[j].xyz;
-    const uint room = at < dp->capacity ? dp->capacity - at : 0u;
-    const uint emit = min(f, room);
-    for (uint k = 0; k < emit; k++) {
+    /* (a loop bound, not capacity - at: a saturating subtraction Oclgrind does not know) */
+    for (uint k = 0; k < f && at + k < dp->capacity; k++) {
         float4 p, v;
         diffuse_emit_one(dp, xj, vj, nb_count[j] + 1u, j, k, &p, &v);
         out_pos[at + k] = p;

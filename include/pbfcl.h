@@ -194,13 +194,13 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
       "diffuse: wave-crest curvature where emission starts")                                       \
     X(float, diffuse_wc_max, "--diffuse-wc-max", 2, 0, 1e6, 0, "",                                 \
       "diffuse: wave-crest curvature of full emission")                                            \
-    X(float, diffuse_ke_min, "--diffuse-ke-min", 1, 0, 1e6, 0, "J/kg",                             \
+    X(float, diffuse_ke_min, "--diffuse-ke-min", 0.5, 0, 1e6, 0, "J/kg",                           \
       "diffuse: kinetic energy per unit mass below which a fluid particle emits nothing")          \
     X(float, diffuse_ke_max, "--diffuse-ke-max", 5, 0, 1e6, 0, "J/kg",                             \
       "diffuse: kinetic energy per unit mass of full emission")                                    \
-    X(float, diffuse_k_ta, "--diffuse-k-ta", 20, 0, 1e6, 0, "1/s",                                 \
+    X(float, diffuse_k_ta, "--diffuse-k-ta", 40, 0, 1e6, 0, "1/s",                                 \
       "diffuse: particles a fluid particle emits per second at full trapped-air potential")        \
-    X(float, diffuse_k_wc, "--diffuse-k-wc", 20, 0, 1e6, 0, "1/s",                                 \
+    X(float, diffuse_k_wc, "--diffuse-k-wc", 40, 0, 1e6, 0, "1/s",                                 \
       "diffuse: particles a fluid particle emits per second at full wave-crest potential")         \
     X(float, diffuse_lifetime, "--diffuse-lifetime", 2, 0, 1000, PBFCL_PARAM_LO_OPEN, "s",         \
       "diffuse: the life of a new diffuse particle; foam loses it, spray and bubbles keep it")     \
