@@ -610,10 +610,12 @@ END_TEST
 
 /* ---- physics through the public API ----------------------------------------------------- */
 
+/* A context on the device the kernel tests use ($PBFCL_DEVICE), with their kernels. */
 static pbfcl_context *api_context(void)
 {
     pbfcl_context_desc cd;
     pbfcl_context_desc_defaults(&cd);
+    cd.kernel_dir = getenv("PBFCL_KERNEL_DIR"); /* as test_each_device builds them */
     char idx[16];
     int sel = test_selected_device();
     if (sel >= 0) {
