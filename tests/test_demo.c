@@ -548,6 +548,36 @@ START_TEST(test_demo_record)
 }
 END_TEST
 
+/* --paused: the simulation does not step, so frame 2 and frame 12 show the same particles
+ * (below the HUD, whose frame rate changes), where an unpaused run moves them. */
+START_TEST(test_demo_paused)
+{
+    char out[16384], args[256], path[2][128];
+    image im[2];
+    const int frames[2] = {2, 12};
+    for (int paused = 1; paused >= 0; paused--) {
+        for (int k = 0; k < 2; k++) {
+            snprintf(path[k], sizeof path[k], "/tmp/pbfcl_paused_%d_%d.png", (int)getpid(), k);
+            snprintf(args, sizeof args, "%s --frames %d --screenshot %s", paused ? "--paused" : "",
+                     frames[k], path[k]);
+            int rc = run_small_demo(args, out, sizeof out);
+            ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+            im[k] = read_png(path[k]);
+            unlink(path[k]);
+        }
+        double rmse = image_rmse(&im[0], &im[1], 160);
+        printf("%s: rmse between frames 2 and 12 below the HUD: %.3f\n",
+               paused ? "paused" : "running", rmse);
+        if (paused)
+            ck_assert_msg(rmse == 0.0, "paused frames 2 and 12 differ (rmse %.3f)", rmse);
+        else
+            ck_assert_msg(rmse > 0.5, "running frames 2 and 12 look the same (rmse %.3f)", rmse);
+        free(im[0].rgb);
+        free(im[1].rgb);
+    }
+}
+END_TEST
+
 /* A write that fails during a recording stops the recording with a message and exit status
  * 1; the frames written before are whole PNGs, with no temporary file beside them. The
  * failure: once frame 1 is there, folders take the names of the frames after it, so renaming
@@ -863,6 +893,7 @@ static int run_screenshot_suite(void)
     tcase_add_test(record, test_demo_record_stops);
     tcase_add_test(record, test_demo_shadows);
     tcase_add_test(record, test_demo_diffuse);
+    tcase_add_test(record, test_demo_paused);
     suite_add_tcase(s, record);
     return test_run_suite(s, true);
 #else

@@ -353,6 +353,30 @@ START_TEST(test_demo_sharing_path)
 }
 END_TEST
 
+/* The same through an EGL context (SDL's offscreen driver, as on a headless GPU): the demo
+ * names the EGL context and display to OpenCL, the layer checks that they are the current
+ * ones, and the frame is the copy path's (which ran through GLX). */
+START_TEST(test_demo_sharing_path_egl)
+{
+    static char out[65536];
+    char png[128];
+    temp_png(png, sizeof png, "shared_egl");
+    run_demo("SDL_VIDEODRIVER=offscreen", "", png, out, sizeof out);
+    ck_assert_msg(strstr(out, "positions reach OpenGL by CL/GL sharing\n"),
+                  "the demo did not take the sharing path through EGL:\n%s", out);
+    ck_assert_msg(!strstr(out, "pbfcl: warning"), "the demo warned:\n%s", out);
+    ck_assert_msg(strstr(out, " 30 acquires, 30 releases") && strstr(out, " 0 violations"),
+                  "the layer did not see 30 clean acquire/release pairs:\n%s", out);
+    image shared = read_png(png), copy = copy_image();
+    unlink(png);
+    double rmse = image_rmse(&shared, &copy, HUD_ROWS);
+    printf("pixel RMSE below the HUD, EGL sharing vs GLX copy at frame 30: %.4f (bound %.1f)\n",
+           rmse, RMSE_MAX);
+    ck_assert_msg(rmse < RMSE_MAX, "the EGL sharing path renders another image: RMSE %.3f", rmse);
+    free(shared.rgb);
+}
+END_TEST
+
 /* Each driver failure: one warning naming it, the copy path, the copy path's image. */
 static const struct {
     const char *fail, *warning;
@@ -440,6 +464,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_layer_misuse);
 #ifdef PBFCL_HAVE_PNG
     tcase_add_test(tc, test_demo_sharing_path);
+    tcase_add_test(tc, test_demo_sharing_path_egl);
     tcase_add_loop_test(tc, test_demo_fallbacks, 0, (int)(sizeof failures / sizeof failures[0]));
 #endif
     suite_add_tcase(s, tc);

@@ -71,8 +71,9 @@ typedef struct demo {
     long recorded;             /* frames written to the --record folder */
     pbfcl_demo_color color;
     double fps, sim_ms, render_ms;
-    double first_frame_end, last_frame_end; /* for the --frames summary's frame time */
-    GLuint queries[2];
+    double first_frame_end, last_frame_end;      /* for the --frames summary's frame time */
+    GLuint queries[PBFCL_FLUID_QUERY_FRAMES];    /* render time, a ring as the passes' */
+    GLsync frame_done[PBFCL_FLUID_QUERY_FRAMES]; /* a fence after each frame of the ring */
     long frame;
     char message[200];
 } demo;
@@ -197,9 +198,10 @@ static pbfcl_status setup(demo *d)
     PBFCL_TRY(pbfcl_demo_shadow_create(&d->shadow, shader_dir));
     PBFCL_TRY(pbfcl_demo_diffuse_create(&d->diffuse, shader_dir));
     d->shadow.enabled = d->shadow.enabled && !d->opt->no_shadows;
+    d->paused = d->opt->paused;
     d->fluid.curvature_flow = d->opt->curvature_flow;
     PBFCL_TRY(pbfcl_demo_text_create(&d->text, shader_dir));
-    glGenQueries(2, d->queries);
+    glGenQueries(PBFCL_FLUID_QUERY_FRAMES, d->queries);
     PBFCL_TRY(pbfcl_demo_interop_open_cl(&d->ctx, d->scene_opt.device, !d->opt->no_gl_sharing,
                                          &d->sharing, d->why_copy, sizeof d->why_copy));
     PBFCL_TRY(pbfcl_context_device_name(d->ctx, d->device_full, sizeof d->device_full));
@@ -226,7 +228,10 @@ static void teardown(demo *d)
     pbfcl_context_destroy(d->ctx);
     free(d->density);
     if (d->queries[0])
-        glDeleteQueries(2, d->queries);
+        glDeleteQueries(PBFCL_FLUID_QUERY_FRAMES, d->queries);
+    for (int i = 0; i < PBFCL_FLUID_QUERY_FRAMES; i++)
+        if (d->frame_done[i])
+            glDeleteSync(d->frame_done[i]);
     pbfcl_demo_text_destroy(&d->text);
     pbfcl_demo_shadow_destroy(&d->shadow);
     pbfcl_demo_diffuse_destroy(&d->diffuse);
@@ -415,13 +420,15 @@ static pbfcl_status transfer(demo *d)
     return PBFCL_OK;
 }
 
-/* The render time of the previous frame from a GL timer query (no stall: read only when
- * available). */
+/* The render time of the oldest frame in the ring from a GL timer query (no stall: read
+ * only when available). The previous frame's alone is not enough: a driver may still be
+ * drawing it (NVIDIA's, without vsync, never had it ready). The first frame's is left out:
+ * it pays for warm-up, and llvmpipe reports a clock reading instead of its duration. */
 static void read_render_time(demo *d)
 {
-    if (d->frame < 2)
+    if (d->frame <= PBFCL_FLUID_QUERY_FRAMES)
         return;
-    GLuint q = d->queries[(d->frame + 1) % 2];
+    GLuint q = d->queries[d->frame % PBFCL_FLUID_QUERY_FRAMES];
     GLint available = 0;
     glGetQueryObjectiv(q, GL_QUERY_RESULT_AVAILABLE, &available);
     if (!available)
@@ -465,7 +472,7 @@ static pbfcl_status render(demo *d)
     pbfcl_demo_shadow_matrices(v.box_min, v.box_max, light_view, light_proj, v.light);
     v.shadow_soft = 1.5f * v.particle_radius * 0.5f * light_proj[0]; /* 1.5 r in map uv */
     read_render_time(d);
-    glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % 2]);
+    glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % PBFCL_FLUID_QUERY_FRAMES]);
     pbfcl_status s = PBFCL_OK;
     if (fluid) {
         s = pbfcl_demo_fluid_draw(&d->fluid, &d->ren, &d->shadow, &v);
@@ -635,11 +642,26 @@ static void record_frame(demo *d)
              d->recorded);
 }
 
+/* Keeps at most PBFCL_FLUID_QUERY_FRAMES frames queued on the GPU: waits for the fence of
+ * the frame that used this slot of the ring. A window's swap usually throttles the loop, but
+ * an off-screen surface's (SDL's offscreen driver) does not, and without this a paused demo
+ * would queue frames faster than the GPU draws them. */
+static void wait_frame_slot(demo *d)
+{
+    GLsync *fence = &d->frame_done[d->frame % PBFCL_FLUID_QUERY_FRAMES];
+    if (!*fence)
+        return;
+    glClientWaitSync(*fence, GL_SYNC_FLUSH_COMMANDS_BIT, 5000000000ull); /* at most 5 s */
+    glDeleteSync(*fence);
+    *fence = NULL;
+}
+
 static pbfcl_status run_loop(demo *d)
 {
     double t_fps = now_s();
     long frames_since = 0;
     while (!d->in.quit) {
+        wait_frame_slot(d);
         PBFCL_TRY(frame(d));
         if (d->in.quit || (d->win.minimized && d->opt->frames == 0))
             continue;
@@ -655,6 +677,8 @@ static pbfcl_status run_loop(demo *d)
                    d->win.draw_width, d->win.draw_height, d->frame);
         }
         SDL_GL_SwapWindow(d->win.window);
+        d->frame_done[(d->frame - 1) % PBFCL_FLUID_QUERY_FRAMES] =
+            glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
         d->last_frame_end = now_s();
         if (d->frame == 1)
             d->first_frame_end = d->last_frame_end;

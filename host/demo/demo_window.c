@@ -101,6 +101,11 @@ static pbfcl_status start_glew(void)
     glewExperimental = GL_TRUE; /* core profiles need it for GLEW to load every entry point */
     GLenum err = glewInit();
     glGetError(); /* glewInit may leave GL_INVALID_ENUM behind on core profiles */
+    /* A GLEW built for GLX loads the OpenGL entry points first and then fails on the GLX
+     * extensions when the context is EGL's (SDL's offscreen driver on a headless GPU, or
+     * Wayland): OpenGL itself is loaded, and the demo uses no GLX extension. */
+    if (err == 4 /* GLEW_ERROR_NO_GLX_DISPLAY */ && GLEW_VERSION_3_3)
+        err = GLEW_OK;
     if (err != GLEW_OK) {
         const char *driver = SDL_GetCurrentVideoDriver();
         pbfcl_errorf("GLEW could not load OpenGL through SDL's '%s' video driver: %s (GLEW "

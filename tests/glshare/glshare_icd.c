@@ -72,7 +72,7 @@ typedef cl_int(CL_API_CALL *get_platforms_fn)(cl_uint, cl_platform_id *, cl_uint
 /* A CL context made with GL properties. */
 typedef struct gl_context {
     cl_context context;
-    GLXContext glx;
+    void *glx; /* the GL context: a GLXContext, or an EGLContext */
 } gl_context;
 
 /* A buffer made by clCreateFromGLBuffer. */
@@ -393,16 +393,52 @@ static bool is_gl_property(cl_context_properties p)
            p == CL_WGL_HDC_KHR || p == CL_CGL_SHAREGROUP_KHR;
 }
 
+/* The current GL context, GLX's or else EGL's (from the libEGL the application loaded, as
+ * SDL's offscreen and Wayland drivers do), and in *display the display it is current on and
+ * in *display_property the property that must name that display. NULL if there is none. */
+static void *current_gl_context(void **display, cl_context_properties *display_property)
+{
+    typedef void *(*egl_get_fn)(void);
+    *display = glXGetCurrentDisplay();
+    *display_property = CL_GLX_DISPLAY_KHR;
+    void *ctx = glXGetCurrentContext();
+    if (ctx)
+        return ctx;
+    *display = NULL;
+    *display_property = CL_EGL_DISPLAY_KHR;
+    void *egl = dlopen("libEGL.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!egl)
+        return NULL;
+    egl_get_fn get_context = (egl_get_fn)dlsym(egl, "eglGetCurrentContext");
+    egl_get_fn get_display = (egl_get_fn)dlsym(egl, "eglGetCurrentDisplay");
+    ctx = get_context && get_display ? get_context() : NULL;
+    *display = ctx ? get_display() : NULL;
+    dlclose(egl);
+    return ctx;
+}
+
+static void *gl_current(void)
+{
+    void *display;
+    cl_context_properties property;
+    return current_gl_context(&display, &property);
+}
+
 /* Copies props without the GL ones into out (room for 64); *glx gets CL_GL_CONTEXT_KHR's
- * value (NULL if absent). Returns false if there are too many. */
+ * value (NULL if absent), *glx_display CL_GLX_DISPLAY_KHR's and *egl_display
+ * CL_EGL_DISPLAY_KHR's. Returns false if there are too many. */
 static bool split_properties(const cl_context_properties *props, cl_context_properties *out,
-                             GLXContext *glx)
+                             void **glx, void **glx_display, void **egl_display)
 {
     int n = 0;
-    *glx = NULL;
+    *glx = *glx_display = *egl_display = NULL;
     for (int i = 0; props && props[i]; i += 2) {
         if (props[i] == CL_GL_CONTEXT_KHR)
-            *glx = (GLXContext)props[i + 1];
+            *glx = (void *)props[i + 1];
+        if (props[i] == CL_GLX_DISPLAY_KHR)
+            *glx_display = (void *)props[i + 1];
+        if (props[i] == CL_EGL_DISPLAY_KHR)
+            *egl_display = (void *)props[i + 1];
         if (is_gl_property(props[i]))
             continue;
         if (n >= 62)
@@ -414,18 +450,28 @@ static bool split_properties(const cl_context_properties *props, cl_context_prop
     return true;
 }
 
-/* The checks a driver makes before sharing with GL context glx. */
-static cl_int check_gl_context(GLXContext glx)
+/* The checks a driver makes before sharing with GL context glx: it is the current one, and
+ * the display property of its window system (GLX or EGL) names the display it is current on. */
+static cl_int check_gl_context(void *glx, void *glx_display, void *egl_display)
 {
     if (!sees_gl_finish()) {
         say("error", "the layer must be LD_PRELOADed as well as registered as an ICD, so "
                      "that it sees glFinish");
         return CL_INVALID_OPERATION;
     }
-    if (glx != glXGetCurrentContext() || !load_gl())
+    void *display;
+    cl_context_properties property;
+    void *current = current_gl_context(&display, &property);
+    if (glx != current || !load_gl())
         return violation(CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR,
-                         "CL_GL_CONTEXT_KHR %p is not the current GL context (%p)", (void *)glx,
-                         (void *)glXGetCurrentContext());
+                         "CL_GL_CONTEXT_KHR %p is not the current GL context (%p)", glx, current);
+    bool glx_side = property == CL_GLX_DISPLAY_KHR;
+    void *named = glx_side ? glx_display : egl_display;
+    if (named != display || (glx_side ? egl_display : glx_display))
+        return violation(CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR,
+                         "the GL context is current on %s display %p, but the properties name "
+                         "CL_GLX_DISPLAY_KHR %p and CL_EGL_DISPLAY_KHR %p",
+                         glx_side ? "GLX" : "EGL", display, glx_display, egl_display);
     return CL_SUCCESS;
 }
 
@@ -436,11 +482,14 @@ static cl_context CL_API_CALL create_context(const cl_context_properties *props,
                                              void *user, cl_int *err_ret)
 {
     cl_context_properties plain[64];
-    GLXContext glx;
-    cl_int err = split_properties(props, plain, &glx) ? CL_SUCCESS : CL_INVALID_PROPERTY;
+    void *glx, *glx_display, *egl_display;
+    cl_int err = split_properties(props, plain, &glx, &glx_display, &egl_display)
+                     ? CL_SUCCESS
+                     : CL_INVALID_PROPERTY;
     pthread_mutex_lock(&lock);
     if (err == CL_SUCCESS && glx)
-        err = inject("context") ? CL_INVALID_OPERATION : check_gl_context(glx);
+        err = inject("context") ? CL_INVALID_OPERATION
+                                : check_gl_context(glx, glx_display, egl_display);
     gl_context *slot = NULL;
     for (int i = 0; err == CL_SUCCESS && glx && i < MAX_CONTEXTS && !slot; i++)
         slot = contexts[i].context ? NULL : &contexts[i];
@@ -469,8 +518,8 @@ create_context_from_type(const cl_context_properties *props, cl_device_type type
                          void *user, cl_int *err_ret)
 {
     cl_context_properties plain[64];
-    GLXContext glx;
-    if (!split_properties(props, plain, &glx) ||
+    void *glx, *glx_display, *egl_display;
+    if (!split_properties(props, plain, &glx, &glx_display, &egl_display) ||
         glx) { /* GL sharing only through clCreateContext */
         if (err_ret)
             *err_ret = glx ? CL_INVALID_OPERATION : CL_INVALID_PROPERTY;
@@ -498,8 +547,8 @@ static cl_int CL_API_CALL gl_context_info(const cl_context_properties *props,
                                           size_t *size_ret)
 {
     cl_context_properties plain[64];
-    GLXContext glx;
-    if (!split_properties(props, plain, &glx) || !glx)
+    void *glx, *glx_display, *egl_display;
+    if (!split_properties(props, plain, &glx, &glx_display, &egl_display) || !glx)
         return CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR;
     if (what != CL_CURRENT_DEVICE_FOR_GL_CONTEXT_KHR && what != CL_DEVICES_FOR_GL_CONTEXT_KHR)
         return CL_INVALID_VALUE;
@@ -531,7 +580,7 @@ static cl_mem create_gl_buffer(cl_context c, cl_mem_flags flags, GLuint vbo, cl_
                                              "CL_GL_CONTEXT_KHR");
         return NULL;
     }
-    if (g->glx != glXGetCurrentContext()) {
+    if (g->glx != gl_current()) {
         *err = violation(CL_INVALID_CONTEXT, "clCreateFromGLBuffer with another GL context "
                                              "current than the CL context's");
         return NULL;
@@ -652,7 +701,7 @@ static cl_int check_acquire(const gl_object *o)
                          "GL buffer %u acquired without a glFinish since it was created or last "
                          "released (GL may still be using it)",
                          o->vbo);
-    if (o->ctx->glx != glXGetCurrentContext())
+    if (o->ctx->glx != gl_current())
         return violation(CL_INVALID_OPERATION, "acquire with another GL context current");
     long size = gl_buffer_size(o->vbo);
     if (size != (long)o->size)
@@ -763,7 +812,7 @@ static cl_int complete_releases(cl_command_queue q)
                             "a command wrote past the end of GL buffer %u (%zu bytes): up to "
                             "%zu bytes beyond it",
                             o->vbo, o->size, bad);
-        if (o->ctx->glx != glXGetCurrentContext())
+        if (o->ctx->glx != gl_current())
             err = violation(CL_INVALID_OPERATION, "clFinish of a release with another GL "
                                                   "context current");
         else
