@@ -10,6 +10,8 @@
 
 #define DIFFUSE_ARG(k, i, v) PBFCL_CL_CHECK(clSetKernelArg((k), (i), sizeof(v), &(v)))
 
+static pbfcl_status diffuse_wait_params(pbfcl_diffuse *d);
+
 void pbfcl_diffuse_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg)
 {
     size_t wg = 1; /* the largest power of two the device allows, up to DIFFUSE_WG_MAX */
@@ -96,6 +98,7 @@ void pbfcl_diffuse_destroy(pbfcl_diffuse *d)
 {
     if (!d)
         return;
+    diffuse_wait_params(d); /* the write reads d->written: finish it before d goes */
     pbfcl_scan_destroy(&d->scan);
     cl_mem *bufs[] = {&d->params_buf, &d->pos_buf[0], &d->pos_buf[1],    &d->vel_buf[0],
                       &d->vel_buf[1], &d->normal_buf, &d->potential_buf, &d->flags_buf,
@@ -136,12 +139,32 @@ void pbfcl_diffuse_params_from_scene(const pbfcl_scene *scene, float dt, const f
     out->frame = frame;
 }
 
-/* Writes the constants of the next kernel (blocking: the caller may change d->params next). */
+/* Waits for the last write of the constants (its host copy may be reused after). */
+static pbfcl_status diffuse_wait_params(pbfcl_diffuse *d)
+{
+    if (!d->written_event)
+        return PBFCL_OK;
+    cl_int err = clWaitForEvents(1, &d->written_event);
+    clReleaseEvent(d->written_event);
+    d->written_event = NULL;
+    PBFCL_CL_CHECK(err);
+    return PBFCL_OK;
+}
+
+/* Makes params_buf hold d->params before the next kernel: written only when they changed (once
+ * per update), without waiting, from a copy kept until the write is done; so the stage does
+ * not stall the queue behind the step it follows. */
 static pbfcl_status diffuse_write_params(pbfcl_diffuse *d)
 {
     d->params.capacity = (pbfcl_uint)d->capacity;
-    PBFCL_CL_CHECK(clEnqueueWriteBuffer(d->cl->queue, d->params_buf, CL_TRUE, 0, sizeof d->params,
-                                        &d->params, 0, NULL, NULL));
+    if (d->written_valid && memcmp(&d->written, &d->params, sizeof d->params) == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(diffuse_wait_params(d));
+    d->written = d->params;
+    d->written_valid = false;
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(d->cl->queue, d->params_buf, CL_FALSE, 0, sizeof d->written,
+                                        &d->written, 0, NULL, &d->written_event));
+    d->written_valid = true;
     return PBFCL_OK;
 }
 

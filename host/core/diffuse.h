@@ -13,6 +13,7 @@
 #include "scene.h"
 
 #include <math.h> /* diffuse.h's Phi uses fmin */
+#include <stdbool.h>
 
 #include "../../cl/diffuse.h"
 
@@ -33,11 +34,14 @@ typedef struct pbfcl_diffuse {
     cl_kernel normals, potentials, advect, compact;
     pbfcl_scan scan;
     size_t wg;
-    size_t capacity;             /* diffuse particles */
-    size_t fluid_capacity;       /* fluid particles the scratch holds */
-    size_t count;                /* diffuse particles now */
-    unsigned long long dropped;  /* emissions that did not fit, since creation */
-    pbfcl_diffuse_params params; /* of the next update (host copy, written before it) */
+    size_t capacity;              /* diffuse particles */
+    size_t fluid_capacity;        /* fluid particles the scratch holds */
+    size_t count;                 /* diffuse particles now */
+    unsigned long long dropped;   /* emissions that did not fit, since creation */
+    pbfcl_diffuse_params params;  /* of the next kernel (set by the caller) */
+    pbfcl_diffuse_params written; /* what params_buf holds or is being written from */
+    cl_event written_event;       /* that write, until it is known to be done; or NULL */
+    bool written_valid;           /* params_buf holds `written` */
     cl_mem params_buf;
     cl_mem pos_buf[2], vel_buf[2]; /* [cur]: the particles; the other: compact's target */
     int cur;
