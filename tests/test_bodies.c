@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define R 0.01f /* particle radius, m */
 
@@ -641,6 +642,115 @@ START_TEST(test_bodies_static_obstacle)
 }
 END_TEST
 
+/* The wedge of the mesh test: a prism along z over the whole depth of the box, its slope from
+ * (0.18, 0) up to (0.32, 0.12) in x, y facing the fluid, its back wall at x = 0.32. */
+static const char wedge_obj[] = "v 0.18 0 0\nv 0.32 0 0\nv 0.32 0.12 0\n"
+                                "v 0.18 0 0.2\nv 0.32 0 0.2\nv 0.32 0.12 0.2\n"
+                                "f 1 3 2\nf 4 5 6\nf 1 2 5 4\nf 2 3 6 5\nf 3 1 4 6\n";
+
+/* How deep p lies inside the wedge, by its five planes (negative outside). */
+static double wedge_depth(const float *p)
+{
+    double slope = (0.12 * (p[0] - 0.18) - 0.14 * p[1]) / sqrt(0.12 * 0.12 + 0.14 * 0.14);
+    double d = fmin(0.32 - p[0], fmin((double)p[1], slope));
+    return fmin(d, fmin((double)p[2], 0.2 - p[2]));
+}
+
+/* A dam break against a static mesh obstacle for 2 s: the scene file (a block of fluid 0.12 x
+ * 0.24 x 0.2 m at the left of a 0.4 x 0.4 x 0.2 m box, the wedge above from an OBJ file) is
+ * loaded, filled and given to the solver as the program does. Every frame each static
+ * particle is where it started, bit for bit, no fluid centre lies deeper inside the wedge
+ * (by its planes, computed here) than 2 sqrt(3) r, nor within r of a static particle (the
+ * reasons of run_obstacle above), and the fluid went over the wedge (some particle beyond
+ * its back wall). */
+static void run_mesh_obstacle(pbfcl_cl *cl)
+{
+    char dir[] = "/tmp/pbfcl_wedge_XXXXXX", obj[64], json[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(obj, sizeof obj, "%s/wedge.obj", dir);
+    snprintf(json, sizeof json, "%s/scene.json", dir);
+    FILE *f = fopen(obj, "w");
+    fputs(wedge_obj, f);
+    fclose(f);
+    f = fopen(json, "w");
+    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [0.4,0.4,0.2]}, \"particle_radius\": 0.01, "
+          "\"fluid\": [{\"min\": [0,0,0], \"max\": [0.12,0.24,0.2]}], "
+          "\"obstacles\": [{\"mesh\": {\"file\": \"wedge.obj\"}}]}",
+          f);
+    fclose(f);
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load(json, &s), PBFCL_OK);
+    remove(obj);
+    remove(json);
+    rmdir(dir);
+    float *pos = NULL;
+    size_t total = 0;
+    ck_assert_int_eq(pbfcl_scene_fill(&s, &pos, &total), PBFCL_OK);
+    int *phase = malloc(total * sizeof *phase);
+    ck_assert_int_eq(pbfcl_scene_phases(&s, phase, total), PBFCL_OK);
+    size_t fluid = 0;
+    while (fluid < total && phase[fluid] == 0)
+        fluid++;
+    size_t statics = total - fluid;
+    ck_assert_uint_eq(fluid, 6u * 12u * 10u);
+    ck_assert_uint_gt(statics, 100u);
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, total), PBFCL_OK);
+    unsigned *ids = malloc(statics * 4);
+    for (size_t k = 0; k < statics; k++)
+        ids[k] = (unsigned)(fluid + k);
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, statics, ids), PBFCL_OK);
+    float *now = malloc(total * 12), *vel = malloc(total * 12);
+    double deepest = -1.0, nearest = 1.0, farthest = 0.0, bound = 2.0 * sqrt(3.0) * R;
+    int frames = test_small() ? 3 : 120;
+    for (int fr = 0; fr < frames; fr++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        read_by_id(sim, now, vel);
+        for (size_t i = fluid; i < total; i++)
+            expect(memcmp(now + 3 * i, pos + 3 * i, 12) == 0,
+                   "frame %d: static particle %zu moved from (%g, %g, %g) to (%g, %g, %g)", fr, i,
+                   pos[3 * i], pos[3 * i + 1], pos[3 * i + 2], now[3 * i], now[3 * i + 1],
+                   now[3 * i + 2]);
+        for (size_t i = 0; i < fluid; i++) {
+            const float *q = now + 3 * i;
+            double depth = wedge_depth(q);
+            deepest = fmax(deepest, depth);
+            farthest = fmax(farthest, q[0]);
+            expect(depth < bound,
+                   "frame %d: fluid particle %zu at (%.4f, %.4f, %.4f) is %.4f m inside the wedge "
+                   "(bound %.4f m)",
+                   fr, i, q[0], q[1], q[2], depth, bound);
+            if (depth < -2.0 * R)
+                continue;
+            for (size_t j = fluid; j < total; j++) {
+                double e = dist(q, pos + 3 * j);
+                nearest = fmin(nearest, e);
+                expect(e >= R, "frame %d: fluid particle %zu is %.4f m from static particle %zu",
+                       fr, i, e, j);
+            }
+        }
+    }
+    fprintf(stderr,
+            "    mesh obstacle: %zu static particles; deepest fluid centre %.4f m inside the "
+            "wedge (bound %.4f), nearest %.4f m from a static one, farthest x %.3f\n",
+            statics, deepest, bound, nearest, farthest);
+    if (!test_small())
+        ck_assert_msg(farthest > 0.33, "the fluid never went over the wedge (farthest x %.3f)",
+                      farthest);
+    pbfcl_sim_destroy(sim);
+    free(pos);
+    free(phase);
+    free(ids);
+    free(now);
+    free(vel);
+}
+
+START_TEST(test_bodies_mesh_obstacle)
+{
+    test_each_device(run_mesh_obstacle);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bodies");
@@ -653,6 +763,7 @@ int main(void)
     tcase_add_test(tc, test_bodies_archimedes);
     tcase_add_test(tc, test_bodies_friction);
     tcase_add_test(tc, test_bodies_static_obstacle);
+    tcase_add_test(tc, test_bodies_mesh_obstacle);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 }

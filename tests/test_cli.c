@@ -92,6 +92,8 @@ START_TEST(unknown_scene_lists_builtins)
     ck_assert_contains(r.err, "double-dam-break");
     ck_assert_contains(r.err, "drop");
     ck_assert_contains(r.err, "dam-break-bodies");
+    ck_assert_contains(r.err, "soft-ball");
+    ck_assert_contains(r.err, "fountain");
 }
 END_TEST
 

@@ -282,6 +282,119 @@ START_TEST(test_demo_bodies)
 }
 END_TEST
 
+/* The obstacles' green, lit (shaders/particle.vert): green well above red and blue. Water, the
+ * speed and density scales, the bodies' warm colours, the floor, the box and the background
+ * are none of them. */
+static bool is_obstacle_colour(const unsigned char *p)
+{
+    return p[1] >= 90 && p[1] - p[0] >= 45 && p[1] - p[2] >= 45;
+}
+
+static long obstacle_pixels(const image *im)
+{
+    return lround(fraction(im, 0, im->w, DEMO_HUD_BOTTOM, im->h, is_obstacle_colour) * im->w *
+                  (im->h - DEMO_HUD_BOTTOM));
+}
+
+/* The static particles of obstacles (docs/scenes/obstacles.json: a sphere and a capsule in
+ * the wave's path, a box at the far wall) are drawn as green spheres in both render modes and
+ * the fluid surface leaves them out: at frame 2 the wave has not reached them, so their
+ * pixels look the same in fluid mode as in spheres mode (had they been part of the surface,
+ * the translucent blue surface would be drawn over them). The fluid-only dam break has no
+ * obstacle-coloured pixels. */
+START_TEST(test_demo_obstacles)
+{
+    char scene[96];
+    snprintf(scene, sizeof scene, "/tmp/pbfcl_demo_%d_obstacles.json", (int)getpid());
+    FILE *f = fopen(scene, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"name\": \"obstacles\", \"domain\": {\"min\": [0, 0, 0], \"max\": [1.2, 0.8, 0.4]}, "
+          "\"particle_radius\": 0.01, \"fluid\": [{\"min\": [0, 0, 0], \"max\": [0.35, 0.6, "
+          "0.4]}], \"obstacles\": [{\"sphere\": {\"center\": [0.7, 0.12, 0.2], \"radius\": "
+          "0.1}}, {\"capsule\": {\"a\": [0.95, 0.3, 0.05], \"b\": [0.95, 0.3, 0.35], "
+          "\"radius\": 0.04}}, {\"box\": {\"min\": [1.1, 0, 0], \"max\": [1.2, 0.15, 0.4]}}]}",
+          f);
+    fclose(f);
+    const char *modes[2] = {"fluid", "spheres"};
+    image shots[2];
+    long fluid_only[2];
+    for (int m = 0; m < 2; m++) {
+        char path[96];
+        snprintf(path, sizeof path, "/tmp/pbfcl_demo_%d_obstacles_%s.png", (int)getpid(), modes[m]);
+        render_scene(scene, 2, modes[m], path);
+        shots[m] = read_png(path);
+        render_scene("dam-break", 2, modes[m], path);
+        image b = read_png(path);
+        fluid_only[m] = obstacle_pixels(&b);
+        free(b.rgb);
+        unlink(path);
+        printf("%s: %ld obstacle-coloured pixels with obstacles, %ld without\n", modes[m],
+               obstacle_pixels(&shots[m]), fluid_only[m]);
+    }
+    unlink(scene);
+    long shown = obstacle_pixels(&shots[1]), same = 0, total = 0;
+    for (int y = DEMO_HUD_BOTTOM; y < shots[1].h; y++)
+        for (int x = 0; x < shots[1].w; x++) {
+            size_t i = ((size_t)y * (size_t)shots[1].w + (size_t)x) * 3;
+            const unsigned char *p = shots[1].rgb + i, *q = shots[0].rgb + i;
+            if (!is_obstacle_colour(p))
+                continue;
+            total++;
+            same += abs(p[0] - q[0]) <= 8 && abs(p[1] - q[1]) <= 8 && abs(p[2] - q[2]) <= 8;
+        }
+    double frac = total ? (double)same / (double)total : 0.0;
+    printf("%.1f%% of the obstacle pixels of spheres mode are the same in fluid mode\n",
+           100 * frac);
+    ck_assert_msg(shown > 2000, "spheres mode shows only %ld obstacle-coloured pixels", shown);
+    ck_assert_msg(frac > 0.95,
+                  "only %.1f%% of the obstacle pixels look the same in fluid mode: the fluid "
+                  "surface covers the obstacles",
+                  100 * frac);
+    ck_assert_msg(fluid_only[0] == 0 && fluid_only[1] == 0,
+                  "the fluid-only scene has obstacle-coloured pixels (%ld fluid, %ld spheres)",
+                  fluid_only[0], fluid_only[1]);
+    free(shots[0].rgb);
+    free(shots[1].rgb);
+}
+END_TEST
+
+/* The demo runs a scene's emitters (and drains) after each step: the built-in fountain's four
+ * nozzles emit 500 particles/s each in layers of 5 (a disc of radius 2 cm at spacing 2 cm:
+ * its centre and 4 neighbours), so after 31 frames of 1/60 s (t = 0.5167 s, between layers,
+ * which come every 0.01 s) each has emitted floor(500 t / 5) * 5 = 255: 1020 more particles
+ * than at the start. */
+START_TEST(test_demo_fountain)
+{
+    char path[96], prefix[128], args[512], cmd[2048], out[16384];
+    snprintf(path, sizeof path, "/tmp/pbfcl_demo_%d_fountain.png", (int)getpid());
+    snprintf(prefix, sizeof prefix, "xvfb-run -a -s '-screen 0 %dx%dx24'", DEMO_W, DEMO_H);
+    snprintf(args, sizeof args, "--scene fountain --render spheres --frames 31 --screenshot %s",
+             path);
+    int rc = run_demo(prefix, args, cmd, sizeof cmd, out, sizeof out);
+    printf("%s", out);
+    ck_assert_msg(rc == 0, "`%s` exited %d; output:\n%s", cmd, rc, out);
+    const char *line = strstr(out, "particles after ");
+    ck_assert_msg(line != NULL, "the demo did not report its emitters:\n%s", out);
+    line--; /* the space before "particles", then the count's digits */
+    while (line > out && line[-1] >= '0' && line[-1] <= '9')
+        line--;
+    size_t end = 0, start = 0;
+    double t = 0.0;
+    ck_assert_int_eq(
+        sscanf(line, "%zu particles after %lf s of emitters and drains (%zu", &end, &t, &start), 3);
+    size_t per_nozzle = (size_t)floor(500.0 * (31.0 / 60.0) / 5.0) * 5;
+    ck_assert_msg(fabs(t - 31.0 / 60.0) < 1e-3, "the demo reached t = %g s", t);
+    ck_assert_msg(end == start + 4 * per_nozzle,
+                  "%zu particles at the end, %zu at the start: %zu "
+                  "emitted, expected 4 x %zu",
+                  end, start, end - start, per_nozzle);
+    image im = read_png(path); /* the frame was drawn and written */
+    unlink(path);
+    ck_assert_int_eq(im.w, DEMO_W);
+    free(im.rgb);
+}
+END_TEST
+
 static bool pixel_is_fluid(const image *im, int x, int y)
 {
     return is_fluid(im->rgb + ((size_t)y * (size_t)im->w + (size_t)x) * 3);
@@ -882,6 +995,8 @@ static int run_screenshot_suite(void)
     TCase *bodies = tcase_create("bodies");
     tcase_set_timeout(bodies, 600);
     tcase_add_test(bodies, test_demo_bodies);
+    tcase_add_test(bodies, test_demo_obstacles);
+    tcase_add_test(bodies, test_demo_fountain);
     suite_add_tcase(s, bodies);
     TCase *artefacts = tcase_create("artefacts");
     tcase_set_timeout(artefacts, 600);

@@ -44,8 +44,8 @@ static const char *capture_end(void)
 
 /* --- built-in scenes ----------------------------------------------------------------- */
 
-static const char *const builtin_names[] = {"dam-break", "double-dam-break", "drop",
-                                            "dam-break-bodies"};
+static const char *const builtin_names[] = {"dam-break",        "double-dam-break", "drop",
+                                            "dam-break-bodies", "soft-ball",        "fountain"};
 
 /* Every particle lies in the domain at least r from the walls, none closer than 2r to
  * another, and each has a neighbour at exactly 2r (the lattice) when n > 1. */
@@ -135,6 +135,41 @@ START_TEST(builtin_bodies_count)
 END_TEST
 
 /* Overlapping shapes: a lattice point inside two shapes is one particle. */
+/* soft-ball at r = 1 cm (lattice centres at odd centimetres): the pool y <= 0.25 holds
+ * 50 x 13 x 50 = 32500; the ball (radius 0.12 at (0.5, 0.6, 0.5), above the pool) holds the
+ * lattice points within 0.12 of its centre, counted here, all of body 0 (soft, 600 kg/m^3,
+ * thrown down at 1.5 m/s). fountain: the basin y <= 0.06 holds 50 x 3 x 50 = 7500 less the
+ * pillar's 8 x 3 x 8 = 192 (x, z 0.43 .. 0.57); the pillar, static, 8 x 15 x 8 = 960 (y up to
+ * 0.29); four nozzles of 5 particles a layer (radius 2 cm at spacing 2 cm: the centre and 4
+ * neighbours) that emit 5000 each, so the solver needs room for 8268 + 20000. */
+START_TEST(builtin_soft_ball_and_fountain)
+{
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load("soft-ball", &s), PBFCL_OK);
+    size_t ball = 0;
+    for (int a = 0; a < 50; a++)
+        for (int b = 0; b < 50; b++)
+            for (int c = 0; c < 50; c++) {
+                double x = 0.01 + 0.02 * a - 0.5, y = 0.01 + 0.02 * b - 0.6,
+                       z = 0.01 + 0.02 * c - 0.5;
+                ball += x * x + y * y + z * z <= 0.12 * 0.12 * (1 + 1e-6);
+            }
+    ck_assert_int_eq(s.body_count, 1);
+    ck_assert_float_eq(s.bodies[0].stiffness, 0.2f);
+    ck_assert_float_eq(s.bodies[0].velocity[1], -1.5f);
+    ck_assert_uint_eq(pbfcl_scene_body_walk(&s, 0, NULL), ball);
+    ck_assert_uint_eq(pbfcl_scene_count(&s), 32500u + ball);
+    ck_assert_int_eq(pbfcl_scene_load("fountain", &s), PBFCL_OK);
+    ck_assert_int_eq(s.obstacle_count, 1);
+    ck_assert_int_eq(s.emitter_count, 4);
+    ck_assert_uint_eq(pbfcl_scene_obstacle_walk(&s, 0, NULL), 960u);
+    ck_assert_uint_eq(pbfcl_scene_count(&s), 7500u - 192u + 960u);
+    for (int e = 0; e < 4; e++)
+        ck_assert_uint_eq(pbfcl_scene_emitter_layer(&s, e, NULL), 5u);
+    ck_assert_uint_eq(pbfcl_scene_capacity(&s), 8268u + 20000u);
+}
+END_TEST
+
 START_TEST(overlapping_shapes_counted_once)
 {
     pbfcl_scene s;
@@ -155,12 +190,13 @@ START_TEST(unknown_name_lists_builtins)
     const char *msg = capture_end();
     ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_contains(msg, "dam-brake");
-    for (size_t k = 0; k < 4; k++)
+    size_t count = sizeof builtin_names / sizeof builtin_names[0];
+    for (size_t k = 0; k < count; k++)
         ck_assert_contains(msg, builtin_names[k]);
     const char *const *names = pbfcl_scene_builtin_names();
-    for (size_t k = 0; k < 4; k++)
+    for (size_t k = 0; k < count; k++)
         ck_assert_str_eq(names[k], builtin_names[k]);
-    ck_assert_ptr_null(names[4]);
+    ck_assert_ptr_null(names[count]);
 }
 END_TEST
 
@@ -689,6 +725,32 @@ static const struct {
     {"{" VALID_BASE ", \"obstacles\": {}}", "obstacles", "expected an array"},
     {"{" VALID_BASE ", \"obstacles\": [" OBSTACLE_BOX "], \"solver\": {\"method\": \"sph\"}}",
      "obstacles need solver.method pbf", "the scene sets sph"},
+    /* moving obstacles: the box x, z 0.2..0.4, y 0.3..0.6 */
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"velocity\": "
+                    "[1,0,0]}"),
+     "obstacles[0].velocity would carry it out of the domain", "give obstacles[0].until"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"velocity\": "
+                    "[1,0,0], \"until\": 0.7}"),
+     "obstacles[0] leaves the domain: at t = 0.7 s it spans 0.9..1.1 along x",
+     "stop it sooner (until)"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, "
+                    "\"angular_velocity\": [0,0,1], \"until\": 2}, {\"box\": {\"min\": "
+                    "[0.6,0.6,0.6], \"max\": [0.99,0.99,0.99]}, \"angular_velocity\": [1,0,0]}"),
+     "obstacles[1] leaves the domain: at t = 0 s the sphere it turns in spans",
+     "make the domain larger"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"until\": 1}"),
+     "obstacles[0].until is given but the obstacle does not move", "remove until"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"velocity\": "
+                    "[0.1,0,0], \"until\": -1}"),
+     "obstacles[0].until", "above 0 s"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, "
+                    "\"angular_velocity\": [0,0,1000]}"),
+     "obstacles[0] moves its particles at up to", "blow-up limit"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, "
+                    "\"angular_velocity\": [0,1]}"),
+     "obstacles[0].angular_velocity", "array of 3 numbers"},
+    {OBSTACLE_SCENE("{\"velocity\": [0.1,0,0], \"until\": 1}"), "obstacles[0]",
+     "give exactly one shape"},
 };
 
 START_TEST(json_bad_obstacles_named)
@@ -826,8 +888,9 @@ static void source_root(char *out, size_t size)
 START_TEST(json_docs_examples_load)
 {
     static const char *const examples[] = {
-        "dam-break.json", "drop.json",          "two-columns-tuned.json", "floating-boxes.json",
-        "fountain.json",  "dam-break-sph.json", "obstacles.json"};
+        "dam-break.json",      "drop.json",          "two-columns-tuned.json",
+        "floating-boxes.json", "fountain.json",      "dam-break-sph.json",
+        "obstacles.json",      "mesh-obstacle.json", "paddle.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
@@ -884,6 +947,7 @@ static Suite *scene_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_loop_test(t, builtin_loads_and_fills, 0, 3); /* fluid only: any particle count */
     tcase_add_test(t, builtin_bodies_count);
+    tcase_add_test(t, builtin_soft_ball_and_fountain);
     tcase_add_test(t, builtin_default_count);
     tcase_add_test(t, overlapping_shapes_counted_once);
     tcase_add_test(t, unknown_name_lists_builtins);

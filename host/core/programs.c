@@ -18,6 +18,7 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
     [PBFCL_PROGRAM_SHAPE_MATCH] = {"shape_match", {"pbfcl_shared.h", "shape_match.cl"}, 2},
     /* sph.cl calls pbf.cl's kernel functions and walls */
     [PBFCL_PROGRAM_SPH] = {"sph", {"pbfcl_shared.h", "pbf.cl", "sph.cl"}, 3},
+    [PBFCL_PROGRAM_KINEMATIC] = {"kinematic", {"pbfcl_shared.h", "kinematic.cl"}, 2},
     [PBFCL_PROGRAM_DIFFUSE] = {"diffuse",
                                {"pbfcl_shared.h", "morton.h", "diffuse.h", "diffuse.cl"},
                                4},

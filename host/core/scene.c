@@ -1,6 +1,6 @@
-/* Scenes: the built-in scenes (dam-break, double-dam-break, drop, dam-break-bodies), the checks
- * that reject values that make no sense, the lattice that fills the fluid shapes with particles,
- * and the particle radius that gives a requested particle count. */
+/* Scenes: the built-in scenes (dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,
+ * fountain), the checks that reject values that make no sense, the lattice that fills the fluid
+ * shapes with particles, and the particle radius that gives a requested particle count. */
 #include "scene.h"
 #include "params.h"
 
@@ -86,16 +86,61 @@ static void builtin_dam_break_bodies(pbfcl_scene *s)
                  2000.0f);
 }
 
+/* A soft ball dropped into a pool: the drop's 1 m cube with a 0.25 m deep pool, and a soft
+ * sphere (stiffness 0.2, 600 kg/m^3: it floats) of radius 0.12 m centred 0.6 m up, thrown
+ * down at 1.5 m/s. */
+static void builtin_soft_ball(pbfcl_scene *s)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, 1.0f, 1.0f, 1.0f);
+    s->particle_radius = 0.01f;
+    add_box(s, 0.0f, 0.0f, 0.0f, 1.0f, 0.25f, 1.0f);
+    pbfcl_body_shape *b = &s->bodies[s->body_count++];
+    memset(b, 0, sizeof *b);
+    b->shape.kind = PBFCL_SHAPE_SPHERE;
+    set3(b->shape.center, 0.5f, 0.6f, 0.5f);
+    b->shape.radius = 0.12f;
+    b->density = 600.0f;
+    b->stiffness = 0.2f;
+    set3(b->velocity, 0.0f, -1.5f, 0.0f);
+}
+
+/* A fountain filling a basin around an obstacle: a 1 m cube with a 6 cm deep basin, a pillar
+ * (a static box 0.16 m square and 0.3 m high) in its middle, and four nozzles of radius 2 cm
+ * on the pillar's top that spray up and outwards (0.7 m/s out, 2.2 m/s up), each 500
+ * particles/s, 5000 in all (10 s). */
+static void builtin_fountain(pbfcl_scene *s)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, 1.0f, 1.0f, 1.0f);
+    s->particle_radius = 0.01f;
+    add_box(s, 0.0f, 0.0f, 0.0f, 1.0f, 0.06f, 1.0f);
+    pbfcl_fluid_shape *o = &s->obstacles[s->obstacle_count++];
+    memset(o, 0, sizeof *o);
+    o->kind = PBFCL_SHAPE_BOX;
+    set3(o->min, 0.42f, 0.0f, 0.42f);
+    set3(o->max, 0.58f, 0.3f, 0.58f);
+    static const float out[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}}; /* x, z */
+    for (int k = 0; k < 4; k++) {
+        pbfcl_emitter *e = &s->emitters[s->emitter_count++];
+        memset(e, 0, sizeof *e);
+        set3(e->center, 0.5f + 0.05f * out[k][0], 0.34f, 0.5f + 0.05f * out[k][1]);
+        set3(e->velocity, 0.7f * out[k][0], 2.2f, 0.7f * out[k][1]);
+        e->radius = 0.02f;
+        e->rate = 500.0f;
+        e->count = 5000;
+    }
+}
+
 typedef struct builtin_scene {
     const char *name;
     void (*build)(pbfcl_scene *s);
 } builtin_scene;
 
 static const builtin_scene builtins[] = {
-    {"dam-break", builtin_dam_break},
-    {"double-dam-break", builtin_double_dam_break},
-    {"drop", builtin_drop},
-    {"dam-break-bodies", builtin_dam_break_bodies},
+    {"dam-break", builtin_dam_break}, {"double-dam-break", builtin_double_dam_break},
+    {"drop", builtin_drop},           {"dam-break-bodies", builtin_dam_break_bodies},
+    {"soft-ball", builtin_soft_ball}, {"fountain", builtin_fountain},
 };
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])
@@ -308,6 +353,8 @@ bool pbfcl_scene_check_shape(const pbfcl_scene *s, const char *where, const pbfc
         pbfcl_scene_shape_bounds(f, lo, hi);
         return check_inside(s, where, lo, hi);
     }
+    if (f->kind == PBFCL_SHAPE_MESH)
+        return pbfcl_scene_check_mesh(s, where, f) && check_inside(s, where, f->min, f->max);
     if (f->kind != PBFCL_SHAPE_SPHERE)
         return bad(s, "%s has an unknown shape kind %d", where, (int)f->kind);
     snprintf(key, sizeof key, "%s.sphere.center", where);
@@ -410,8 +457,11 @@ pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
 
 /* --- the lattice ------------------------------------------------------------------- */
 
-bool pbfcl_scene_inside(const pbfcl_fluid_shape *f, const double p[3], double tol)
+bool pbfcl_scene_inside(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
+                        double tol)
 {
+    if (f->kind == PBFCL_SHAPE_MESH)
+        return pbfcl_scene_mesh_inside(s, f, p, tol);
     if (f->kind == PBFCL_SHAPE_BOX) {
         for (int k = 0; k < 3; k++)
             if (p[k] < f->min[k] - tol || p[k] > f->max[k] + tol)
@@ -440,7 +490,7 @@ bool pbfcl_scene_inside(const pbfcl_fluid_shape *f, const double p[3], double to
 void pbfcl_scene_shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[3])
 {
     for (int k = 0; k < 3; k++) {
-        if (f->kind == PBFCL_SHAPE_BOX) {
+        if (f->kind == PBFCL_SHAPE_BOX || f->kind == PBFCL_SHAPE_MESH) {
             lo[k] = f->min[k];
             hi[k] = f->max[k];
         } else if (f->kind == PBFCL_SHAPE_CAPSULE) {
@@ -472,10 +522,10 @@ static void shape_index_range(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
 static bool in_body(const pbfcl_scene *s, const double p[3], double tol)
 {
     for (int b = 0; b < s->body_count; b++)
-        if (pbfcl_scene_inside(&s->bodies[b].shape, p, tol))
+        if (pbfcl_scene_inside(s, &s->bodies[b].shape, p, tol))
             return true;
     for (int o = 0; o < s->obstacle_count; o++)
-        if (pbfcl_scene_inside(&s->obstacles[o], p, tol))
+        if (pbfcl_scene_inside(s, &s->obstacles[o], p, tol))
             return true;
     return false;
 }
@@ -496,7 +546,7 @@ static size_t shape_walk(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
             for (long long c = lo[2]; c <= hi[2]; c++) {
                 double p[3] = {origin[0] + spacing * a, origin[1] + spacing * b,
                                origin[2] + spacing * c};
-                if (!pbfcl_scene_inside(f, p, tol) || (skip && skip(s, f, p, tol)))
+                if (!pbfcl_scene_inside(s, f, p, tol) || (skip && skip(s, f, p, tol)))
                     continue;
                 if (out)
                     for (int k = 0; k < 3; k++)
@@ -511,7 +561,7 @@ static bool fluid_skip(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const d
                        double tol)
 {
     for (const pbfcl_fluid_shape *g = s->fluid; g < f; g++)
-        if (pbfcl_scene_inside(g, p, tol))
+        if (pbfcl_scene_inside(s, g, p, tol))
             return true;
     return in_body(s, p, tol);
 }
@@ -526,7 +576,7 @@ static bool obstacle_skip(const pbfcl_scene *s, const pbfcl_fluid_shape *f, cons
                           double tol)
 {
     for (const pbfcl_fluid_shape *g = s->obstacles; g < f; g++)
-        if (pbfcl_scene_inside(g, p, tol))
+        if (pbfcl_scene_inside(s, g, p, tol))
             return true;
     return false;
 }

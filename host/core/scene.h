@@ -13,17 +13,34 @@
 typedef enum pbfcl_shape_kind {
     PBFCL_SHAPE_BOX,
     PBFCL_SHAPE_SPHERE,
-    PBFCL_SHAPE_CAPSULE
+    PBFCL_SHAPE_CAPSULE,
+    PBFCL_SHAPE_MESH
 } pbfcl_shape_kind;
 
-/* One block of fluid: an axis-aligned box or a sphere (an obstacle may also be a capsule). */
+/* One block of fluid: an axis-aligned box or a sphere (an obstacle may also be a capsule or a
+ * closed triangle mesh). */
 typedef struct pbfcl_fluid_shape {
     pbfcl_shape_kind kind;
-    float min[3], max[3]; /* box */
+    float min[3], max[3]; /* box; a mesh's bounds */
     float center[3];      /* sphere */
     float radius;         /* sphere, capsule */
     float a[3], b[3];     /* capsule: the ends of its axis */
+    int mesh_first;       /* mesh: its triangles in the scene's pbfcl_scene_meshes */
+    int mesh_count;
 } pbfcl_fluid_shape;
+
+/* The most vertices and triangles of all the meshes of a scene together. */
+#define PBFCL_MAX_MESH_VERTICES 2048
+#define PBFCL_MAX_MESH_TRIANGLES 4096
+
+/* The triangle meshes of a scene's shapes, in scene coordinates (scaled, rotated and moved
+ * as the scene file says); a shape of kind PBFCL_SHAPE_MESH uses triangles [mesh_first,
+ * mesh_first + mesh_count). Held in the scene, so a scene is copied with its meshes. */
+typedef struct pbfcl_scene_meshes {
+    int vertex_count, triangle_count;
+    float vertices[PBFCL_MAX_MESH_VERTICES][3];
+    int triangles[PBFCL_MAX_MESH_TRIANGLES][3];
+} pbfcl_scene_meshes;
 
 /* The largest kernel radius ratio h / r: the rest lattice (spacing 2r) then has 32 neighbours
  * within h, two thirds of the solver's neighbour lists (64, host/core/sim.c); at 2 sqrt(5)
@@ -58,6 +75,15 @@ typedef struct pbfcl_body_shape {
     float velocity[3];
 } pbfcl_body_shape;
 
+/* How an obstacle moves (kinematic): at time t (t' = min(t, until)) each of its particles is
+ * at c + velocity t' + R(angular_velocity t') (x0 - c), c the centre of the obstacle's bounds
+ * and x0 where the particle started. until 0: it never stops. All zero: it never moves. */
+typedef struct pbfcl_obstacle_motion {
+    float velocity[3];         /* m/s */
+    float angular_velocity[3]; /* rad/s, about c */
+    float until;               /* s; 0: never */
+} pbfcl_obstacle_motion;
+
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list
  * PBFCL_SOLVER_PARAM_LIST (include/pbfcl.h), which gives each one's default, range and unit. */
 typedef pbfcl_solver_params pbfcl_solver_settings;
@@ -78,7 +104,9 @@ typedef struct pbfcl_scene {
     pbfcl_fluid_shape drains[PBFCL_MAX_DRAINS]; /* boxes that remove the fluid entering them */
     int drain_count;
     pbfcl_fluid_shape obstacles[PBFCL_MAX_OBSTACLES]; /* static: sampled as boundary particles */
+    pbfcl_obstacle_motion obstacle_motion[PBFCL_MAX_OBSTACLES];
     int obstacle_count;
+    pbfcl_scene_meshes meshes;
     pbfcl_solver_settings solver;
 } pbfcl_scene;
 
@@ -86,7 +114,8 @@ typedef struct pbfcl_scene {
  * y, rest density 1000, r = 1 cm, a unit box, no fluid. */
 void pbfcl_scene_defaults(pbfcl_scene *s);
 
-/* Loads a built-in scene by name (dam-break, double-dam-break, drop, dam-break-bodies) or a JSON
+/* Loads a built-in scene by name (dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,
+ * fountain) or a JSON
  * scene file (a name ending in .json or containing '/'); an unknown name lists the built-in ones.
  */
 pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out);
@@ -148,8 +177,9 @@ size_t pbfcl_scene_count(const pbfcl_scene *s);
 
 /* --- bodies (host/core/scene_bodies.c) --- */
 
-/* Whether lattice point p lies in body shape f (tol: a small margin, m). */
-bool pbfcl_scene_inside(const pbfcl_fluid_shape *f, const double p[3], double tol);
+/* Whether lattice point p lies in shape f of scene s (tol: a small margin, m). */
+bool pbfcl_scene_inside(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
+                        double tol);
 
 /* Checks a fluid or body shape (where names it in messages: "fluid[0]", "bodies[1].box") is
  * finite, not empty and inside the domain. */
@@ -180,9 +210,27 @@ bool pbfcl_scene_check_obstacles(const pbfcl_scene *s);
  * shares one with a body. */
 bool pbfcl_scene_check_obstacle_sampling(const pbfcl_scene *s);
 
+/* Whether obstacle o moves (a velocity or an angular velocity). */
+bool pbfcl_scene_obstacle_moves(const pbfcl_scene *s, int o);
+
+/* The centre obstacle o moves about: the centre of its bounds at the start. */
+void pbfcl_scene_obstacle_center(const pbfcl_scene *s, int o, float c[3]);
+
 /* The lattice points of obstacle o not already in an earlier obstacle (in the order
  * pbfcl_scene_fill writes them) into out if not NULL; returns their count. */
 size_t pbfcl_scene_obstacle_walk(const pbfcl_scene *s, int o, float *out);
+
+/* --- meshes (host/core/scene_mesh.c) --- */
+
+/* Whether point p lies in mesh shape f of s or within tol of its surface: inside by the
+ * parity of the surface crossings of a ray along +x (exact in integer coordinates, with a
+ * symbolic perturbation for rays through edges and vertices). */
+bool pbfcl_scene_mesh_inside(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
+                             double tol);
+
+/* Checks mesh shape f of s (where names it): its triangles lie in the scene's meshes and its
+ * vertices are finite. */
+bool pbfcl_scene_check_mesh(const pbfcl_scene *s, const char *where, const pbfcl_fluid_shape *f);
 
 /* --- emitters and drains (host/core/scene_flow.c) --- */
 

@@ -7,10 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The body's shape as its key names it: "bodies[i].box" or "bodies[i]" (+ ".sphere..."). */
+/* The body's shape as its key names it: "bodies[i].box", ".mesh" or "bodies[i]" (+ ".sphere...").
+ */
 static void shape_key(int i, const pbfcl_body_shape *b, char *key, size_t size)
 {
-    snprintf(key, size, "bodies[%d]%s", i, b->shape.kind == PBFCL_SHAPE_BOX ? ".box" : "");
+    snprintf(key, size, "bodies[%d]%s", i,
+             b->shape.kind == PBFCL_SHAPE_BOX    ? ".box"
+             : b->shape.kind == PBFCL_SHAPE_MESH ? ".mesh"
+                                                 : "");
 }
 
 static bool check_body(const pbfcl_scene *s, int i)
@@ -89,7 +93,7 @@ static bool check_shared(const pbfcl_scene *s, int i, const float *p, size_t n)
             continue;
         for (size_t e = 0; e < n; e++) {
             double q[3] = {p[3 * e], p[3 * e + 1], p[3 * e + 2]};
-            if (pbfcl_scene_inside(&s->bodies[j].shape, q, tol)) {
+            if (pbfcl_scene_inside(s, &s->bodies[j].shape, q, tol)) {
                 pbfcl_errorf("scene '%s': bodies[%d] and bodies[%d] overlap (both hold the "
                              "particle at %g, %g, %g); move them apart or make them smaller",
                              s->name, j, i, q[0], q[1], q[2]);

@@ -31,11 +31,11 @@ pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out)
 
 #else
 
+#include "obj_mesh.h"
+#include "scene_mesh.h"
+#include "input_file.h"
+
 #include <cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -246,18 +246,91 @@ static pbfcl_status parse_fluid(const char *path, const cJSON *item, pbfcl_scene
     return PBFCL_OK;
 }
 
-/* The shape of bodies[i]: {"box": {"min": [..], "max": [..]}} or {"sphere": {...}}. */
+/* A mesh's file name relative to the scene file at path (an absolute name as it is) into out;
+ * false if it does not fit. */
+static bool mesh_path(const char *path, const char *file, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    int dir = file[0] == '/' || !slash ? 0 : (int)(slash - path + 1);
+    int len = snprintf(out, size, "%.*s%s", dir, path, file);
+    return len >= 0 && (size_t)len < size;
+}
+
+/* "scale": a number or [sx, sy, sz], each above 0. */
+static pbfcl_status get_scale(const char *path, const char *key, const cJSON *item, float out[3])
+{
+    if (cJSON_IsNumber(item)) {
+        PBFCL_TRY(get_number(path, key, item, &out[0]));
+        out[1] = out[2] = out[0];
+    } else if (cJSON_IsArray(item)) {
+        PBFCL_TRY(get_vec3(path, key, item, out));
+    } else {
+        return key_error(path, key, "expected a number or an array of 3 numbers, got %s",
+                         type_name(item));
+    }
+    for (int k = 0; k < 3; k++)
+        if (!(out[k] > 0.0f))
+            return key_error(path, key, "must be above 0 (got %g); mirror a mesh in the OBJ file",
+                             out[k]);
+    return PBFCL_OK;
+}
+
+/* where.mesh: {"file": "x.obj", "scale": S, "rotate": [..], "translate": [..]}: the OBJ file
+ * (relative to the scene file) read, checked and placed in s's meshes as shape f. */
+static pbfcl_status parse_mesh(const char *path, const char *where, const cJSON *item,
+                               pbfcl_scene *s, pbfcl_fluid_shape *f)
+{
+    static const char *const keys[] = {"file", "scale", "rotate", "translate", NULL};
+    char key[128], file[4096];
+    const cJSON *v;
+    pbfcl_mesh_placement pl = {{1.0f, 1.0f, 1.0f}, {0}, {0}};
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(need(path, where, item, "file", &v));
+    snprintf(key, sizeof key, "%s.file", where);
+    if (!cJSON_IsString(v) || !v->valuestring[0])
+        return key_error(path, key, "expected the name of an OBJ file, got %s", type_name(v));
+    if (!mesh_path(path, v->valuestring, file, sizeof file))
+        return key_error(path, key, "the file name is too long");
+    snprintf(key, sizeof key, "%s.scale", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "scale")))
+        PBFCL_TRY(get_scale(path, key, v, pl.scale));
+    snprintf(key, sizeof key, "%s.rotate", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "rotate")))
+        PBFCL_TRY(get_vec3(path, key, v, pl.rotate));
+    snprintf(key, sizeof key, "%s.translate", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "translate")))
+        PBFCL_TRY(get_vec3(path, key, v, pl.translate));
+    pbfcl_obj m;
+    pbfcl_status st = pbfcl_obj_load(file, &m);
+    if (st != PBFCL_OK) {
+        pbfcl_errorf("(%s: %s.file)", path, where);
+        return st;
+    }
+    st = pbfcl_scene_add_mesh(s, path, where, file, &m, &pl, f);
+    pbfcl_obj_free(&m);
+    return st;
+}
+
+/* The shape of bodies[i] or obstacles[i]: {"box": {"min": [..], "max": [..]}}, {"sphere":
+ * {...}} or {"mesh": {...}}. */
 static pbfcl_status parse_body_shape(const char *path, const char *where, const cJSON *item,
-                                     pbfcl_fluid_shape *f)
+                                     pbfcl_scene *s, pbfcl_fluid_shape *f)
 {
     static const char *const box_keys[] = {"min", "max", NULL};
     const cJSON *box = cJSON_GetObjectItemCaseSensitive(item, "box");
     const cJSON *sphere = cJSON_GetObjectItemCaseSensitive(item, "sphere");
+    const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(item, "mesh");
     char key[96];
-    if (!box == !sphere)
+    if ((box != NULL) + (sphere != NULL) + (mesh != NULL) != 1)
         return key_error(path, where,
-                         "give exactly one shape: \"box\": {\"min\": [..], \"max\": [..]} or "
-                         "\"sphere\": {\"center\": [..], \"radius\": R}");
+                         "give exactly one shape: \"box\": {\"min\": [..], \"max\": [..]}, "
+                         "\"sphere\": {\"center\": [..], \"radius\": R} or \"mesh\": "
+                         "{\"file\": \"x.obj\"}");
+    if (mesh) {
+        snprintf(key, sizeof key, "%s.mesh", where);
+        return parse_mesh(path, key, mesh, s, f);
+    }
     if (sphere) {
         snprintf(key, sizeof key, "%s.sphere", where);
         return parse_sphere(path, key, sphere, f);
@@ -275,22 +348,55 @@ static pbfcl_status parse_body_shape(const char *path, const char *where, const 
     return get_vec3(path, key, max, f->max);
 }
 
-/* obstacles[i]: exactly one of {"box": {"min", "max"}}, {"sphere": {"center", "radius"}} or
- * {"capsule": {"a", "b", "radius"}}. */
-static pbfcl_status parse_obstacle(const char *path, int i, const cJSON *item, pbfcl_fluid_shape *f)
+/* An obstacle's motion: "velocity" and "angular_velocity" ([x, y, z], default 0) and "until"
+ * (s, above 0; default: never stops). */
+static pbfcl_status parse_motion(const char *path, const char *where, const cJSON *item,
+                                 pbfcl_obstacle_motion *m)
 {
-    static const char *const keys[] = {"box", "sphere", "capsule", NULL};
+    char key[96];
+    const cJSON *v;
+    memset(m, 0, sizeof *m);
+    snprintf(key, sizeof key, "%s.velocity", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "velocity")))
+        PBFCL_TRY(get_vec3(path, key, v, m->velocity));
+    snprintf(key, sizeof key, "%s.angular_velocity", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "angular_velocity")))
+        PBFCL_TRY(get_vec3(path, key, v, m->angular_velocity));
+    snprintf(key, sizeof key, "%s.until", where);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "until"))) {
+        PBFCL_TRY(get_number(path, key, v, &m->until));
+        if (!(m->until > 0.0f))
+            return key_error(path, key,
+                             "must be a time above 0 s (got %g); leave it out for an "
+                             "obstacle that never stops",
+                             m->until);
+    }
+    return PBFCL_OK;
+}
+
+/* obstacles[i]: exactly one of {"box": {"min", "max"}}, {"sphere": {"center", "radius"}},
+ * {"capsule": {"a", "b", "radius"}} or {"mesh": {"file", ...}}. */
+static pbfcl_status parse_obstacle(const char *path, int i, const cJSON *item, pbfcl_scene *s,
+                                   pbfcl_fluid_shape *f)
+{
+    static const char *const keys[] = {"box",      "sphere",           "capsule", "mesh",
+                                       "velocity", "angular_velocity", "until",   NULL};
     static const char *const capsule_keys[] = {"a", "b", "radius", NULL};
     char where[48], key[96];
     snprintf(where, sizeof where, "obstacles[%d]", i);
     memset(f, 0, sizeof *f);
     PBFCL_TRY(need_object(path, where, item));
     PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(parse_motion(path, where, item, &s->obstacle_motion[i]));
     const cJSON *capsule = cJSON_GetObjectItemCaseSensitive(item, "capsule");
-    if (capsule && cJSON_GetArraySize(item) != 1)
-        return key_error(path, where, "give exactly one shape: \"box\", \"sphere\" or \"capsule\"");
+    int shapes = 0;
+    for (int k = 0; k < 4; k++)
+        shapes += cJSON_GetObjectItemCaseSensitive(item, keys[k]) != NULL;
+    if (capsule && shapes != 1)
+        return key_error(path, where,
+                         "give exactly one shape: \"box\", \"sphere\", \"capsule\" or \"mesh\"");
     if (!capsule)
-        return parse_body_shape(path, where, item, f);
+        return parse_body_shape(path, where, item, s, f);
     const cJSON *a, *b, *radius;
     snprintf(key, sizeof key, "%s.capsule", where);
     PBFCL_TRY(need_object(path, key, capsule));
@@ -318,15 +424,17 @@ static pbfcl_status parse_obstacles(const char *path, const cJSON *item, pbfcl_s
                          PBFCL_MAX_OBSTACLES, count);
     int i = 0;
     for (const cJSON *c = item->child; c; c = c->next, i++)
-        PBFCL_TRY(parse_obstacle(path, i, c, &s->obstacles[i]));
+        PBFCL_TRY(parse_obstacle(path, i, c, s, &s->obstacles[i]));
     s->obstacle_count = count;
     return PBFCL_OK;
 }
 
 /* One body: its shape, density (required), stiffness (1) and velocity (0). */
-static pbfcl_status parse_body(const char *path, int i, const cJSON *item, pbfcl_body_shape *b)
+static pbfcl_status parse_body(const char *path, int i, const cJSON *item, pbfcl_scene *s,
+                               pbfcl_body_shape *b)
 {
-    static const char *const keys[] = {"box", "sphere", "density", "stiffness", "velocity", NULL};
+    static const char *const keys[] = {"box",       "sphere",   "mesh", "density",
+                                       "stiffness", "velocity", NULL};
     char where[48], key[96];
     const cJSON *v;
     snprintf(where, sizeof where, "bodies[%d]", i);
@@ -334,7 +442,7 @@ static pbfcl_status parse_body(const char *path, int i, const cJSON *item, pbfcl
     b->stiffness = 1.0f;
     PBFCL_TRY(need_object(path, where, item));
     PBFCL_TRY(check_keys(path, where, item, keys));
-    PBFCL_TRY(parse_body_shape(path, where, item, &b->shape));
+    PBFCL_TRY(parse_body_shape(path, where, item, s, &b->shape));
     PBFCL_TRY(need(path, where, item, "density", &v));
     snprintf(key, sizeof key, "%s.density", where);
     PBFCL_TRY(get_number(path, key, v, &b->density));
@@ -357,7 +465,7 @@ static pbfcl_status parse_bodies(const char *path, const cJSON *item, pbfcl_scen
                          count);
     int i = 0;
     for (const cJSON *c = item->child; c; c = c->next, i++)
-        PBFCL_TRY(parse_body(path, i, c, &s->bodies[i]));
+        PBFCL_TRY(parse_body(path, i, c, s, &s->bodies[i]));
     s->body_count = count;
     return PBFCL_OK;
 }
@@ -468,66 +576,11 @@ static pbfcl_status parse_solver(const char *path, const cJSON *item, pbfcl_solv
     return PBFCL_OK;
 }
 
-/* What a file that is not a regular file is, for messages. */
-static const char *file_kind(mode_t mode)
-{
-    return S_ISDIR(mode)    ? "a directory"
-           : S_ISFIFO(mode) ? "a FIFO (named pipe)"
-           : S_ISCHR(mode)  ? "a character device"
-           : S_ISBLK(mode)  ? "a block device"
-           : S_ISSOCK(mode) ? "a socket"
-                            : "not a regular file";
-}
-
-/* Opens path for reading if it is a regular file: opened without blocking (a FIFO with no
- * writer would otherwise wait forever), then checked with fstat. */
-static FILE *open_regular(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0) {
-        pbfcl_errorf("cannot open scene file '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        pbfcl_errorf("scene file '%s' is %s; give a JSON scene file (see docs/SCENES.md)", path,
-                     file_kind(st.st_mode));
-        close(fd);
-        return NULL;
-    }
-    int flags = fcntl(fd, F_GETFL);
-    if (flags >= 0)
-        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        pbfcl_errorf("cannot open scene file '%s': %s", path, strerror(errno));
-        close(fd);
-    }
-    return f;
-}
-
 /* Reads the whole file into a NUL-terminated malloc'ed buffer. */
 static pbfcl_status read_text(const char *path, char **out)
 {
-    *out = NULL;
-    FILE *f = open_regular(path);
-    if (!f)
-        return PBFCL_ERR_IO;
-    char *buf = malloc(SCENE_FILE_MAX_BYTES + 1);
-    size_t len = buf ? fread(buf, 1, SCENE_FILE_MAX_BYTES + 1, f) : 0;
-    bool failed = !buf || ferror(f);
-    fclose(f);
-    if (failed || len > SCENE_FILE_MAX_BYTES) {
-        free(buf);
-        pbfcl_errorf("cannot read scene file '%s': %s", path,
-                     !buf     ? "out of memory"
-                     : failed ? strerror(errno)
-                              : "larger than 16 MiB; scene files are small");
-        return PBFCL_ERR_IO;
-    }
-    buf[len] = '\0';
-    *out = buf;
-    return PBFCL_OK;
+    return pbfcl_read_input_file(path, "scene file", "give a JSON scene file (see docs/SCENES.md)",
+                                 SCENE_FILE_MAX_BYTES, out);
 }
 
 /* The deepest nesting of arrays and objects in text (outside strings), up to its end. */

@@ -73,6 +73,7 @@ struct pbfcl_sim {
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
     size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
     pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
+    pbfcl_kinematic *paths;    /* static particles on paths (kinematic.h); NULL until set */
     cl_mem moved_buf;          /* 1 uint: a particle moved half the contact skin since the search */
     cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
     int lists_fresh;           /* neighbours ran and no lambda since: lambda records x* */
@@ -538,6 +539,8 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         sim->method->destroy(sim);
     pbfcl_shape_match_destroy(sim->bodies);
     free(sim->bodies);
+    pbfcl_kinematic_destroy(sim->paths);
+    free(sim->paths);
     pbfcl_grid_destroy(&sim->grid);
     free(sim);
 }
@@ -862,6 +865,7 @@ static pbfcl_status sim_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     const pbfcl_solver_settings *s = &sim->scene.solver;
     PBFCL_TRY(pbfcl_sim_predict(sim, prof));      /* apply forces, predict x*, confine to box */
+    PBFCL_TRY(pbfcl_sim_kinematic(sim, prof));    /* obstacles on paths: x* on the path */
     PBFCL_TRY(pbfcl_sim_body_predict(sim, prof)); /* bodies: x* of their rigid motion */
     PBFCL_TRY(pbfcl_sim_neighbours(sim, prof));   /* hash, sort, reorder, cells, neighbours */
     PBFCL_TRY(pbfcl_sim_body_slots(sim, prof));   /* where the bodies' particles are now */
@@ -1585,7 +1589,42 @@ size_t pbfcl_sim_static_count(const pbfcl_sim *sim)
 
 pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id)
 {
+    if (sim->paths)
+        PBFCL_TRY(pbfcl_kinematic_remap_ids(sim->paths, new_id));
     return sim->bodies ? pbfcl_shape_match_remap_ids(sim->bodies, new_id) : PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_set_paths(pbfcl_sim *sim, size_t paths, const pbfcl_kinematic_path *path,
+                                 size_t entries, const unsigned *entry_id,
+                                 const unsigned *entry_path, const float *offset3)
+{
+    for (size_t e = 0; e < entries; e++)
+        if (entry_id[e] >= sim->n) {
+            pbfcl_errorf("path particle %zu is particle %u of %zu", e, entry_id[e], sim->n);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    if (!sim->paths) {
+        if (paths == 0 || entries == 0)
+            return PBFCL_OK;
+        if (!(sim->paths = calloc(1, sizeof *sim->paths)))
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        pbfcl_status st = pbfcl_kinematic_create(sim->paths, sim->cl);
+        if (st != PBFCL_OK) {
+            pbfcl_kinematic_destroy(sim->paths);
+            free(sim->paths);
+            sim->paths = NULL;
+            return st;
+        }
+    }
+    return pbfcl_kinematic_set(sim->paths, paths, path, entries, entry_id, entry_path, offset3);
+}
+
+pbfcl_status pbfcl_sim_kinematic(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    if (!sim->paths)
+        return PBFCL_OK;
+    return pbfcl_kinematic_move(sim->paths, sim->n, sim->params.dt, sim->phase_buf, sim->id_buf,
+                                sim->pred_buf, prof, PBFCL_STAGE_PREDICT);
 }
 
 pbfcl_status pbfcl_sim_read_bodies(pbfcl_sim *sim, float *com3, float *quat4)

@@ -7,6 +7,7 @@
 #include "build_options.h"
 #include "clrt.h"
 #include "grid.h"
+#include "kinematic.h"
 #include "scene.h"
 
 #include <stdint.h>
@@ -122,6 +123,17 @@ size_t pbfcl_sim_static_count(const pbfcl_sim *sim);
 
 /* After pbfcl_sim_compact: the bodies' particle with id k becomes new_id[k]. */
 pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id);
+
+/* Kinematic obstacles (kinematic.h): replaces the paths; entry e makes the particle with id
+ * entry_id[e] follow path entry_path[e] from its rest offset offset3[e] (xyz) from the path's
+ * centre, while it is static. The paths' clock restarts at 0. paths = 0: none. */
+pbfcl_status pbfcl_sim_set_paths(pbfcl_sim *sim, size_t paths, const pbfcl_kinematic_path *path,
+                                 size_t entries, const unsigned *entry_id,
+                                 const unsigned *entry_path, const float *offset3);
+
+/* The stage kinematic_path of a substep (after predict): x* of the static particles on paths
+ * where their paths are at the end of the substep; nothing without paths. */
+pbfcl_status pbfcl_sim_kinematic(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* Reads each body's centre of mass (xyz) and rotation from its rest pose (quaternion x, y, z,
  * w) as of the last shape matching; either pointer may be NULL. */

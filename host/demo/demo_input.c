@@ -10,7 +10,8 @@ const char *const pbfcl_demo_help_lines[] = {
     "space                pause / resume",
     "N                    single step while paused",
     "R                    reset the scene",
-    "1 2 3 4              dam-break, double-dam-break, drop, dam-break-bodies",
+    "1 2 3 4 5 6          dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,",
+    "                     fountain",
     "+ -                  particles x1.5 / /1.5",
     "T                    tilt the box",
     "arrows               turn gravity 10 degrees (up/down about x, left/right about z)",
@@ -41,24 +42,26 @@ void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in)
     in->push_dx = in->push_dy = 0.0f;
 }
 
-/* A key that changes a solver parameter: up one notch, or down with shift. */
-static void on_tune_key(pbfcl_demo_input *in, pbfcl_demo_tune which)
+/* A key that changes a solver parameter: up one notch, or down with shift held when the key
+ * went down (the event's own modifiers: SDL_GetModState() is the state after the whole queue
+ * of the frame, so a quick shift+I read as I). */
+static void on_tune_key(pbfcl_demo_input *in, pbfcl_demo_tune which, Uint16 mod)
 {
     in->tune = which;
-    in->tune_notch = (SDL_GetModState() & KMOD_SHIFT) ? -1 : 1;
+    in->tune_notch = (mod & KMOD_SHIFT) ? -1 : 1;
 }
 
-static void on_key(pbfcl_demo_input *in, SDL_Keycode key)
+static void on_key(pbfcl_demo_input *in, SDL_Keycode key, Uint16 mod)
 {
     switch (key) {
     case SDLK_i:
-        on_tune_key(in, PBFCL_DEMO_TUNE_ITERATIONS);
+        on_tune_key(in, PBFCL_DEMO_TUNE_ITERATIONS, mod);
         break;
     case SDLK_v:
-        on_tune_key(in, PBFCL_DEMO_TUNE_VISCOSITY);
+        on_tune_key(in, PBFCL_DEMO_TUNE_VISCOSITY, mod);
         break;
     case SDLK_o:
-        on_tune_key(in, PBFCL_DEMO_TUNE_VORTICITY);
+        on_tune_key(in, PBFCL_DEMO_TUNE_VORTICITY, mod);
         break;
     case SDLK_UP:
     case SDLK_DOWN:
@@ -126,6 +129,14 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key)
     case SDLK_KP_4:
         in->scene = 4;
         break;
+    case SDLK_5:
+    case SDLK_KP_5:
+        in->scene = 5;
+        break;
+    case SDLK_6:
+    case SDLK_KP_6:
+        in->scene = 6;
+        break;
     case SDLK_PLUS:
     case SDLK_EQUALS:
     case SDLK_KP_PLUS:
@@ -177,7 +188,7 @@ void pbfcl_demo_input_poll(pbfcl_demo_input *in, pbfcl_demo_camera *cam, pbfcl_d
             in->quit = true;
             break;
         case SDL_KEYDOWN:
-            on_key(in, e.key.keysym.sym);
+            on_key(in, e.key.keysym.sym, e.key.keysym.mod);
             break;
         case SDL_MOUSEBUTTONDOWN:
             on_button(in, &e.button, true);

@@ -282,7 +282,11 @@ static pbfcl_status update_shared(pbfcl_demo_interop *ip, pbfcl_solver *solver)
 
 static pbfcl_status update_copy(pbfcl_demo_interop *ip, pbfcl_solver *solver)
 {
-    size_t bytes = ip->n * 4 * sizeof(float);
+    size_t count = 0; /* the active particles, at most the buffer's n */
+    PBFCL_TRY(pbfcl_solver_count(solver, &count));
+    size_t bytes = (count < ip->n ? count : ip->n) * 4 * sizeof(float);
+    if (bytes == 0)
+        return PBFCL_OK;
     PBFCL_TRY(pbfcl_solver_copy_positions(solver, ip->staging_buf));
     PBFCL_CL_CHECK(clEnqueueReadBuffer(ip->queue, ip->staging_buf, CL_TRUE, 0, bytes, ip->pinned, 0,
                                        NULL, NULL));

@@ -32,8 +32,9 @@ pbfcl_status pbfcl_demo_interop_open_cl(pbfcl_context **ctx, const char *device_
                                         bool want_sharing, bool *sharing, char *why,
                                         size_t why_size);
 
-/* Prepares the transfer of n positions into vbo (which holds n float4); uses sharing when
- * ctx shares with GL, else (or if wrapping vbo fails, with a warning) the copy. */
+/* Prepares the transfer of up to n positions (the solver's active particles) into vbo (which
+ * holds n float4); uses sharing when ctx shares with GL, else (or if wrapping vbo fails, with
+ * a warning) the copy. */
 pbfcl_status pbfcl_demo_interop_create(pbfcl_demo_interop *ip, pbfcl_context *ctx, bool sharing,
                                        GLuint vbo, size_t n);
 

@@ -27,8 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const builtin_scenes[4] = {"dam-break", "double-dam-break", "drop",
-                                              "dam-break-bodies"};
+static const char *const builtin_scenes[6] = {"dam-break",        "double-dam-break", "drop",
+                                              "dam-break-bodies", "soft-ball",        "fountain"};
 
 /* Everything the running demo holds. */
 typedef struct demo {
@@ -53,10 +53,14 @@ typedef struct demo {
     char scene_name[64];
     pbfcl_scene_params scene; /* the scene's own (gravity before tilting and shaking) */
     pbfcl_solver *solver;
-    int substeps; /* of the last step */
+    pbfcl_scene_setup *setup; /* the scene's, kept for its emitters and drains */
+    bool flow;                /* the scene has emitters or drains: run them after each step */
+    int substeps;             /* of the last step */
     pbfcl_demo_interop ip;
-    size_t n;
-    float *density; /* host copy for density colouring, in the caller's particle order */
+    size_t n;        /* active particles */
+    size_t filled;   /* particles at the start of the scene (before emitters and drains) */
+    size_t capacity; /* particles the solver, the GL buffers and density hold (emitters add) */
+    float *density;  /* host copy for density colouring, in the caller's particle order */
     bool paused, tilted, help, dirty, pushing;
     bool stepped;              /* this frame advanced the simulation */
     double shake_until;        /* simulated time at which a shake ends, s */
@@ -89,7 +93,8 @@ static pbfcl_status create_solver(demo *d, const pbfcl_scene_setup *setup, const
 {
     pbfcl_solver_desc desc;
     pbfcl_solver_desc_defaults(&desc);
-    desc.capacity = n ? n : 1;
+    PBFCL_TRY(pbfcl_scene_setup_capacity(setup, &desc.capacity)); /* the fill and the emitters' */
+    desc.capacity = desc.capacity > n ? desc.capacity : (n ? n : 1);
     PBFCL_TRY(pbfcl_scene_setup_get_params(setup, &desc.scene, &desc.solver));
     if (d->tuned_set) { /* the keys' settings outlive the solver they were made on */
         desc.solver.iterations = d->tuned.iterations;
@@ -123,12 +128,10 @@ static pbfcl_status apply_diffuse(demo *d, pbfcl_solver *solver, size_t n)
 }
 
 /* Gives the renderer the particles' phases once per scene (they do not change while it runs), or
- * none when the scene has no bodies, so that a fluid-only frame reads nothing more than before. */
+ * none when every particle is fluid, so that a fluid-only frame reads nothing more than before. */
 static pbfcl_status upload_phases(demo *d)
 {
-    int bodies = 0;
-    PBFCL_TRY(pbfcl_solver_body_count(d->solver, &bodies));
-    if (bodies == 0 || d->n == 0)
+    if (d->n == 0)
         return pbfcl_demo_renderer_set_phases(&d->ren, NULL, 0);
     int *phases = malloc(d->n * sizeof *phases);
     if (!phases) {
@@ -136,8 +139,11 @@ static pbfcl_status upload_phases(demo *d)
         return PBFCL_ERR_OUT_OF_MEMORY;
     }
     pbfcl_status s = pbfcl_solver_get_phases(d->solver, phases, d->n);
+    bool solids = false; /* bodies or obstacles */
+    for (size_t i = 0; s == PBFCL_OK && i < d->n && !solids; i++)
+        solids = phases[i] != PBFCL_PHASE_FLUID;
     if (s == PBFCL_OK)
-        s = pbfcl_demo_renderer_set_phases(&d->ren, phases, d->n);
+        s = pbfcl_demo_renderer_set_phases(&d->ren, solids ? phases : NULL, d->n);
     free(phases);
     return s;
 }
@@ -153,30 +159,35 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     char name[sizeof d->scene_name];
     PBFCL_TRY(pbfcl_scene_options_build(&d->scene_opt, &setup, &pos, &n));
     pbfcl_status s = create_solver(d, setup, pos, n, &solver, name, sizeof name);
-    pbfcl_scene_setup_destroy(setup);
     pbfcl_free(pos);
-    PBFCL_TRY(s);
-    if ((s = apply_diffuse(d, solver, n)) != PBFCL_OK) {
-        pbfcl_solver_destroy(solver);
-        return s;
-    }
-    float *density = malloc((n ? n : 1) * sizeof *density);
+    int emitters = 0, drains = 0;
+    size_t capacity = n;
+    if (s == PBFCL_OK)
+        s = pbfcl_scene_setup_flow_count(setup, &emitters, &drains);
+    if (s == PBFCL_OK)
+        s = pbfcl_scene_setup_capacity(setup, &capacity);
+    if (s == PBFCL_OK)
+        s = apply_diffuse(d, solver, capacity);
+    float *density = s == PBFCL_OK ? malloc((capacity ? capacity : 1) * sizeof *density) : NULL;
     if (!density) {
         pbfcl_solver_destroy(solver);
-        return PBFCL_ERR_OUT_OF_MEMORY;
+        pbfcl_scene_setup_destroy(setup);
+        return s != PBFCL_OK ? s : PBFCL_ERR_OUT_OF_MEMORY;
     }
     pbfcl_demo_interop_destroy(&d->ip);
     pbfcl_solver_destroy(d->solver);
+    pbfcl_scene_setup_destroy(d->setup);
     free(d->density);
     d->solver = solver, d->n = n, d->density = density;
+    d->setup = setup, d->capacity = capacity, d->flow = emitters + drains > 0, d->filled = n;
     pbfcl_solver_params vp;
     pbfcl_solver_get_params(solver, &d->scene, &vp);
     d->substeps = vp.substeps; /* the HUD's until the first step */
     d->dt = vp.dt;
     snprintf(d->scene_name, sizeof d->scene_name, "%s", name);
-    PBFCL_TRY(pbfcl_demo_renderer_reserve(&d->ren, n));
+    PBFCL_TRY(pbfcl_demo_renderer_reserve(&d->ren, capacity));
     PBFCL_TRY(upload_phases(d));
-    PBFCL_TRY(pbfcl_demo_interop_create(&d->ip, d->ctx, d->sharing, d->ren.position_vbo, n));
+    PBFCL_TRY(pbfcl_demo_interop_create(&d->ip, d->ctx, d->sharing, d->ren.position_vbo, capacity));
     pbfcl_demo_renderer_set_box(&d->ren, d->scene.domain_min, d->scene.domain_max);
     if (refit_camera)
         pbfcl_demo_camera_fit(&d->cam, d->scene.domain_min, d->scene.domain_max);
@@ -225,6 +236,7 @@ static void teardown(demo *d)
 {
     pbfcl_demo_interop_destroy(&d->ip);
     pbfcl_solver_destroy(d->solver);
+    pbfcl_scene_setup_destroy(d->setup);
     pbfcl_context_destroy(d->ctx);
     free(d->density);
     if (d->queries[0])
@@ -256,7 +268,7 @@ static void rebuild(demo *d, const char *scene_name, long long particles, bool r
     d->scene_opt = previous;
     snprintf(d->message, sizeof d->message, "could not build %s with %lld particles (see console)",
              scene_name, particles);
-    if (!d->solver || d->ip.n != d->n) /* the old one is gone too: rebuild it */
+    if (!d->solver || d->ip.n != d->capacity) /* the old one is gone too: rebuild it */
         if (build_scene(d, refit) != PBFCL_OK)
             d->in.quit = true;
 }
@@ -309,7 +321,7 @@ static void handle_actions(demo *d)
         d->fluid.curvature_flow = !d->fluid.curvature_flow;
     if (in->diffuse) {
         d->diffuse_on = !d->diffuse_on;
-        if (apply_diffuse(d, d->solver, d->n) != PBFCL_OK) {
+        if (apply_diffuse(d, d->solver, d->capacity) != PBFCL_OK) {
             d->diffuse_on = false;
             snprintf(d->message, sizeof d->message, "spray, foam and bubbles failed (see console)");
         }
@@ -384,6 +396,18 @@ static pbfcl_status update_push(demo *d)
     return pbfcl_solver_set_push(d->solver, origin, dir, push, 0.12f * d->cam.scene_size, strength);
 }
 
+/* The scene's drains and emitters after a step: particles removed and appended, so the count
+ * and (with obstacles or bodies) the phases by index change. */
+static pbfcl_status run_flow(demo *d)
+{
+    size_t removed = 0, added = 0;
+    PBFCL_TRY(pbfcl_scene_setup_flow(d->setup, d->solver, d->time, NULL, &removed, &added));
+    if (removed == 0 && added == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(pbfcl_solver_count(d->solver, &d->n));
+    return upload_phases(d);
+}
+
 /* Advances one step with the gravity and push of this frame; the step's device time (or wall
  * time) goes to the HUD. */
 static pbfcl_status step(demo *d)
@@ -396,6 +420,8 @@ static pbfcl_status step(demo *d)
     d->substeps = timers.substeps;
     d->time += d->dt;
     d->stepped = true;
+    if (d->flow)
+        PBFCL_TRY(run_flow(d));
     double wall = (now_s() - t0) * 1e3;
     double sample = timers.total > 0.0 ? timers.total : wall;
     d->sim_ms = d->sim_ms > 0.0 ? 0.9 * d->sim_ms + 0.1 * sample : sample;
@@ -578,6 +604,9 @@ static void print_summary(const demo *d)
     printf("pbfcl demo: %ld frames, %.2f ms/step (simulation), %.2f ms (render, %s)\n", d->frame,
            d->sim_ms, d->render_ms,
            d->render_mode == PBFCL_DEMO_RENDER_FLUID ? "fluid" : "spheres");
+    if (d->flow)
+        printf("pbfcl demo: %zu particles after %.4f s of emitters and drains (%zu at the start)\n",
+               d->n, d->time, d->filled);
     if (d->frame > 1) /* the first frame pays for warm-up: it is left out */
         printf("pbfcl demo: %.2f ms per frame (frames 2 to %ld, step + transfer + draw + swap), "
                "positions by %s\n",

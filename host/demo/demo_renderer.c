@@ -67,7 +67,8 @@ pbfcl_status pbfcl_demo_renderer_create(pbfcl_demo_renderer *r, const char *shad
     glBindBuffer(GL_ARRAY_BUFFER, r->density_vbo);
     glEnableVertexAttribArray(1);
     glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, sizeof(float), (void *)0);
-    /* phases (location 2): an array only in scenes with bodies, else the constant 0 (fluid) */
+    /* phases (location 2): an array only in scenes with bodies or obstacles, else the constant 0
+     * (fluid) */
     glBindBuffer(GL_ARRAY_BUFFER, r->phase_vbo);
     glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, sizeof(float), (void *)0);
     glVertexAttrib1f(2, 0.0f);

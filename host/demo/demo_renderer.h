@@ -17,7 +17,7 @@ typedef struct pbfcl_demo_renderer {
     GLuint particle_program, line_program, floor_program;
     GLuint particle_vao, position_vbo, density_vbo, phase_vbo;
     size_t capacity; /* particles the buffers hold */
-    bool bodies;     /* the phase buffer holds the phases of a scene with bodies */
+    bool bodies;     /* the phase buffer holds the phases of a scene with bodies or obstacles */
     GLuint box_vao, box_vbo, floor_vao, floor_vbo;
     GLint u_p_view, u_p_proj, u_p_radius, u_p_point_scale, u_p_mode, u_p_range, u_p_ramp,
         u_p_only_bodies;
@@ -56,13 +56,15 @@ void pbfcl_demo_renderer_set_box(pbfcl_demo_renderer *r, const float lo[3], cons
 /* Uploads n densities (kg/m^3) for density colouring. */
 void pbfcl_demo_renderer_upload_density(pbfcl_demo_renderer *r, const float *density, size_t n);
 
-/* Uploads the phases of n particles (PBFCL_PHASE_FLUID or PBFCL_PHASE_BODY(b), as
- * pbfcl_solver_get_phases gives them), or with phases NULL marks every particle fluid without a
- * buffer (the fluid-only scenes: nothing per particle is read). The fluid surface leaves body
- * particles out; they are drawn as spheres in their body's colour. */
+/* Uploads the phases of n particles (PBFCL_PHASE_FLUID, PBFCL_PHASE_BODY(b) or
+ * PBFCL_PHASE_STATIC, as pbfcl_solver_get_phases gives them), or with phases NULL marks every
+ * particle fluid without a buffer (the fluid-only scenes: nothing per particle is read). The
+ * fluid surface leaves body and obstacle particles out; they are drawn as spheres in their
+ * body's colour or the obstacles' green. */
 pbfcl_status pbfcl_demo_renderer_set_phases(pbfcl_demo_renderer *r, const int *phases, size_t n);
 
-/* Draws the body particles (none without phases) as lit spheres in their bodies' colours. */
+/* Draws the body and obstacle particles (none without phases) as lit spheres in their
+ * colours. */
 void pbfcl_demo_renderer_draw_bodies(pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
 
 /* Clears and draws the floor and the box (what the fluid is seen against). */

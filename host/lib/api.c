@@ -727,6 +727,8 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
         st = pbfcl_sim_set_bodies(s->sim, nb, entries, id, body, rest, ones, ones);
     if (st == PBFCL_OK)
         st = pbfcl_sim_set_static(s->sim, statics, fixed);
+    if (st == PBFCL_OK) /* new phases, no paths: pbfcl_scene_setup_apply_bodies sets them */
+        st = pbfcl_sim_set_paths(s->sim, 0, NULL, 0, NULL, NULL, NULL);
     free(fixed);
     free(id);
     free(body);
@@ -734,6 +736,13 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
     free(ones);
     free(pos);
     return st;
+}
+
+pbfcl_status pbfcl_api_set_paths(pbfcl_solver *s, size_t paths, const pbfcl_kinematic_path *path,
+                                 size_t entries, const unsigned *entry_id,
+                                 const unsigned *entry_path, const float *offset3)
+{
+    return pbfcl_sim_set_paths(s->sim, paths, path, entries, entry_id, entry_path, offset3);
 }
 
 pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count)

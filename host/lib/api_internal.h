@@ -3,6 +3,7 @@
 #ifndef PBFCL_API_INTERNAL_H
 #define PBFCL_API_INTERNAL_H
 
+#include "kinematic.h"
 #include "pbfcl.h"
 #include "scene.h"
 
@@ -30,6 +31,12 @@ void pbfcl_api_params_from_scene(const pbfcl_scene *in, pbfcl_scene_params *scen
 /* A core scene (no fluid shapes, named "api") from the public parameters. */
 void pbfcl_api_scene_from_params(const pbfcl_scene_params *scene, const pbfcl_solver_params *solver,
                                  pbfcl_scene *out);
+
+/* Makes the static particles with ids entry_id follow paths (kinematic.h); the solver must be
+ * live. Setting phases clears them. */
+pbfcl_status pbfcl_api_set_paths(pbfcl_solver *s, size_t paths, const pbfcl_kinematic_path *path,
+                                 size_t entries, const unsigned *entry_id,
+                                 const unsigned *entry_path, const float *offset3);
 
 /* A solver's diffuse particles (spray, foam, bubbles; api_diffuse.c): NULL set while off. */
 typedef struct pbfcl_api_diffuse {

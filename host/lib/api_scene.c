@@ -2,6 +2,7 @@
  * checked handle, adjusted through the public parameter structs, then filled. */
 #include "api_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,47 @@ static pbfcl_status set_body_velocities(const pbfcl_scene *sc, pbfcl_solver *sol
     return st;
 }
 
+/* The paths of the moving obstacles: each one's particles (after the fluid's and the bodies',
+ * obstacle by obstacle, from index first: their ids) with their offsets from its centre. */
+static pbfcl_status set_obstacle_paths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t first)
+{
+    size_t total = 0;
+    for (int o = 0; o < sc->obstacle_count; o++)
+        total += pbfcl_scene_obstacle_walk(sc, o, NULL);
+    pbfcl_kinematic_path path[PBFCL_MAX_OBSTACLES];
+    unsigned *id = malloc((total + 1) * sizeof *id), *which = malloc((total + 1) * sizeof *which);
+    float *pos = malloc((total + 1) * 3 * sizeof *pos);
+    pbfcl_status st = id && which && pos ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    size_t paths = 0, entries = 0;
+    for (int o = 0; st == PBFCL_OK && o < sc->obstacle_count; o++) {
+        size_t c = pbfcl_scene_obstacle_walk(sc, o, pos + 3 * entries);
+        if (pbfcl_scene_obstacle_moves(sc, o)) {
+            const pbfcl_obstacle_motion *m = &sc->obstacle_motion[o];
+            pbfcl_kinematic_path *p = &path[paths];
+            pbfcl_scene_obstacle_center(sc, o, p->center);
+            memcpy(p->velocity, m->velocity, sizeof p->velocity);
+            memcpy(p->angular_velocity, m->angular_velocity, sizeof p->angular_velocity);
+            p->stop = m->until > 0.0f ? m->until : INFINITY;
+            for (size_t e = entries; e < entries + c; e++) {
+                id[e] = (unsigned)(first + e);
+                which[e] = (unsigned)paths;
+                for (int k = 0; k < 3; k++)
+                    pos[3 * e + k] -= p->center[k];
+            }
+            paths++;
+            entries += c;
+        } else { /* a still obstacle: its particles are passed over */
+            first += c;
+        }
+    }
+    if (st == PBFCL_OK)
+        st = pbfcl_api_set_paths(solver, paths, path, entries, id, which, pos);
+    free(id);
+    free(which);
+    free(pos);
+    return st;
+}
+
 pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_solver *solver)
 {
     const char *f = "pbfcl_scene_setup_apply_bodies";
@@ -181,6 +223,11 @@ pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_so
         st = pbfcl_solver_set_body(solver, b, sc->bodies[b].stiffness, sc->bodies[b].density);
     if (st == PBFCL_OK)
         st = set_body_velocities(sc, solver, phases, n);
+    size_t first = 0; /* the first obstacle particle */
+    while (first < n && phases[first] != PBFCL_PHASE_STATIC)
+        first++;
+    if (st == PBFCL_OK)
+        st = set_obstacle_paths(sc, solver, first);
     free(phases);
     return st;
 }

@@ -10,6 +10,7 @@
 #include "particles.h"
 #include "radix_sort.h"
 #include "scan.h"
+#include "kinematic.h"
 #include "shape_match.h"
 #include "sim.h"
 #include "solver_method.h"
@@ -62,6 +63,8 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_split_compress_build_config(&dev, grid_bits, cfg);
     } else if (id == PBFCL_PROGRAM_SHAPE_MATCH) {
         pbfcl_shape_match_build_config(&dev, cfg);
+    } else if (id == PBFCL_PROGRAM_KINEMATIC) {
+        pbfcl_kinematic_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_DIFFUSE) {
         pbfcl_diffuse_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_SPH) {

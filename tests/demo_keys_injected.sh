@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The demo's keys end to end: the demo runs under Xvfb and real keystrokes reach its window
+# through the X server (xdotool, XTEST), as a user's would. Each key whose action the console
+# reports is checked there: I, shift+I, V, shift+V, O (live parameters), 3 (a scene), + and -
+# (particle counts), R (reset), P (a screenshot, which must be a whole PNG in the folder the
+# demo runs in) and Esc (quit before the frame limit, exit status 0). Skipped (77) without
+# xvfb-run or xdotool.
+set -euo pipefail
+pbfcl=${1:?usage: demo_keys_injected.sh PATH/TO/pbfcl}
+for tool in xvfb-run xdotool; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "SKIP: $tool is not installed (apt-get install xvfb xdotool); the keys need a virtual display and a way to type into it"
+    exit 77
+  fi
+done
+pbfcl=$(cd "$(dirname "$pbfcl")" && pwd)/$(basename "$pbfcl")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# Types each key once the window is up and the one before has been handled (a key's action
+# runs at the next frame; a scene change takes longer on a CPU device, hence the pauses).
+cat >drive.sh <<'EOF'
+"$1" demo --particles 2000 --size 640x480 --frames 100000 --render spheres >out.txt 2>&1 &
+pid=$!
+win=$(timeout 120 xdotool search --sync --onlyvisible --name '^pbfcl$' | head -1)
+if [ -z "$win" ]; then
+  echo "no demo window appeared" >>out.txt
+  kill "$pid"
+  exit 1
+fi
+xdotool mousemove --window "$win" 200 200
+sleep 2
+for k in i i shift+i v shift+v o 3 plus minus r p Escape; do
+  xdotool key "$k"
+  case $k in 3 | plus | minus | r) sleep 5 ;; *) sleep 1 ;; esac
+done
+wait "$pid"
+echo "exit=$?" >>out.txt
+EOF
+timeout 600 xvfb-run -a -s "-screen 0 800x600x24" bash drive.sh "$pbfcl" || true
+cat out.txt
+
+fail=0
+expect() { # expect LINE-REGEX WHAT
+  if ! grep -Eq -- "$1" out.txt; then
+    echo "FAIL: $2 (no line matching '$1')"
+    fail=1
+  fi
+}
+# the three iteration changes in order: up, up, down (shift+I)
+its=$(grep -Eo 'pbfcl demo: iterations [0-9]+' out.txt | awk '{print $4}' | tr '\n' ' ')
+if [ "$its" != "5 6 5 " ]; then
+  echo "FAIL: I, I, shift+I gave iterations '$its', expected '5 6 5 '"
+  fail=1
+fi
+visc=$(grep -Eo 'pbfcl demo: viscosity [0-9.e-]+' out.txt | awk '{print $4}' | tr '\n' ' ')
+if [ "$visc" != "0.1 0.05 " ]; then
+  echo "FAIL: V, shift+V gave viscosity '$visc', expected '0.1 0.05 '"
+  fail=1
+fi
+expect '^pbfcl demo: vorticity ' "O changes the vorticity confinement"
+expect '^pbfcl demo: drop, [0-9]+ particles$' "3 switches to the drop scene"
+counts=$(grep -Eo '^pbfcl demo: drop, [0-9]+ particles$' out.txt | awk '{print $4}' | tr '\n' ' ')
+read -r -a c <<<"$counts"
+if [ "${#c[@]}" -ne 4 ] || [ "${c[1]}" -le "${c[0]}" ] || [ "${c[2]}" -ge "${c[1]}" ] ||
+  [ "${c[3]}" -ne "${c[2]}" ]; then
+  echo "FAIL: 3, +, -, R gave drop scenes of '$counts' particles (expected: more after +, fewer after -, the same after R)"
+  fail=1
+fi
+expect '^pbfcl demo: wrote pbfcl-shot-0001.png \(640x480\)$' "P writes a screenshot"
+if ! head -c 8 pbfcl-shot-0001.png 2>/dev/null | od -An -c | grep -q 'P   N   G'; then
+  echo "FAIL: pbfcl-shot-0001.png is missing or not a PNG"
+  fail=1
+fi
+frames=$(grep -Eo '^pbfcl demo: [0-9]+ frames' out.txt | awk '{print $3}')
+if [ -z "$frames" ] || [ "$frames" -ge 100000 ]; then
+  echo "FAIL: Esc did not end the demo before its frame limit (frames '$frames')"
+  fail=1
+fi
+expect '^exit=0$' "the demo exits with status 0 after Esc"
+[ "$fail" -eq 0 ] && echo "ok: every key reached the demo and did what its help says"
+exit "$fail"
