@@ -9,13 +9,16 @@
 
 /* stats: per work-group partial sums and maxima of the step statistics (PBFCL_STATS_*), one
  * row of PBFCL_STATS_FIELDS floats per group. A particle is outside when beyond the walls
- * wall_lo..wall_hi the solver holds particles to; mass and inv_rest_density weigh the energy,
- * momentum and density error. */
+ * wall_lo..wall_hi the solver holds particles to; inv_rest_density scales the density error.
+ * With bodies (phase and inv_mass, read only then): a particle's mass is mass / inv_mass (a
+ * body's particles weigh by its density), static and moving obstacles (inv_mass 0) carry no
+ * energy or momentum, and the density error is the fluid's (phase 0; a body's particle has no
+ * density constraint). Without, every particle is fluid of the given mass. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 particles_stats(uint n, float4 wall_lo, float4 wall_hi, float mass, float inv_rest_density,
                 __global const float4 *pos, __global const float4 *vel,
-                __global const float *density, __global const uint *neighbor_count,
-                __global float *partial)
+                __global const float *density, __global const uint *neighbor_count, uint bodies,
+                __global const uint *phase, __global const float *inv_mass, __global float *partial)
 {
     __local float acc[PBFCL_STATS_FIELDS][WG_SIZE];
     uint i = get_global_id(0), l = get_local_id(0);
@@ -29,18 +32,22 @@ particles_stats(uint n, float4 wall_lo, float4 wall_hi, float mass, float inv_re
         bool out = any(isless(x.xyz, wall_lo.xyz)) || any(isgreater(x.xyz, wall_hi.xyz));
         v[PBFCL_STATS_OUTSIDE] = (finite && out) ? 1.0f : 0.0f;
         if (finite) {
-            float derr = fmax(density[i] * inv_rest_density - 1.0f, 0.0f);
+            bool fluid = !bodies || phase[i] == 0u;
+            float w = bodies ? inv_mass[i] : 1.0f;
+            float m = w > 0.0f ? mass / w : 0.0f;
+            float derr = fluid ? fmax(density[i] * inv_rest_density - 1.0f, 0.0f) : 0.0f;
             float nb = (float)neighbor_count[i];
-            v[PBFCL_STATS_KINETIC] = 0.5f * mass * dot(u.xyz, u.xyz);
+            v[PBFCL_STATS_KINETIC] = 0.5f * m * dot(u.xyz, u.xyz);
             v[PBFCL_STATS_DENSITY_SUM] = derr;
             v[PBFCL_STATS_DENSITY_MAX] = derr;
             v[PBFCL_STATS_SPEED_MAX] = length(u.xyz);
             v[PBFCL_STATS_NEIGHBOR_SUM] = nb;
             v[PBFCL_STATS_NEIGHBOR_MAX] = nb;
-            v[PBFCL_STATS_MOMENTUM + 0] = mass * u.x;
-            v[PBFCL_STATS_MOMENTUM + 1] = mass * u.y;
-            v[PBFCL_STATS_MOMENTUM + 2] = mass * u.z;
+            v[PBFCL_STATS_MOMENTUM + 0] = m * u.x;
+            v[PBFCL_STATS_MOMENTUM + 1] = m * u.y;
+            v[PBFCL_STATS_MOMENTUM + 2] = m * u.z;
             v[PBFCL_STATS_FINITE] = 1.0f;
+            v[PBFCL_STATS_FLUID] = fluid ? 1.0f : 0.0f;
         }
     }
     for (int f = 0; f < PBFCL_STATS_FIELDS; f++)

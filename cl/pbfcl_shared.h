@@ -73,9 +73,9 @@ typedef struct pbfcl_sph_params {
 } pbfcl_sph_params;
 
 /* The per-work-group partial sums of the stats kernel, PBFCL_STATS_FIELDS floats each. */
-#define PBFCL_STATS_FIELDS 12
-#define PBFCL_STATS_KINETIC 0      /* sum 0.5 m v^2 */
-#define PBFCL_STATS_DENSITY_SUM 1  /* sum max(0, rho / rho0 - 1) */
+#define PBFCL_STATS_FIELDS 13
+#define PBFCL_STATS_KINETIC 0      /* sum 0.5 m v^2 (each particle's own mass) */
+#define PBFCL_STATS_DENSITY_SUM 1  /* sum max(0, rho / rho0 - 1) over the fluid's particles */
 #define PBFCL_STATS_DENSITY_MAX 2  /* max of the same */
 #define PBFCL_STATS_SPEED_MAX 3    /* max |v| */
 #define PBFCL_STATS_NEIGHBOR_SUM 4 /* sum of neighbour counts */
@@ -84,6 +84,7 @@ typedef struct pbfcl_sph_params {
 #define PBFCL_STATS_NAN 7          /* particles with a non-finite position or velocity */
 #define PBFCL_STATS_MOMENTUM 8     /* 8, 9, 10: sum m v */
 #define PBFCL_STATS_FINITE 11      /* particles counted in the sums */
+#define PBFCL_STATS_FLUID 12       /* of them, fluid particles (the density error's) */
 
 #ifndef __OPENCL_VERSION__
 _Static_assert(sizeof(pbfcl_pbf_params) == 120, "pbfcl_pbf_params layout");

@@ -564,9 +564,11 @@ PBFCL_API int pbfcl_solver_kernel_times(const pbfcl_solver *s, int index, const 
                                         double *ms, long long *launches);
 
 /* The statistics of the current state (the columns of `pbfcl run --stats`). */
+/* With bodies, each particle counts with its own mass (a body's by its density; static and
+ * moving obstacles carry no energy or momentum) and the density error is the fluid's. */
 typedef struct pbfcl_stats {
     double kinetic_energy;    /* J */
-    double density_error_avg; /* % of rest density, compression only */
+    double density_error_avg; /* % of rest density, compression only, fluid particles */
     double density_error_max; /* % */
     double max_speed;         /* m/s */
     double neighbors_avg;

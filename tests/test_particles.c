@@ -12,12 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The host state of a test: float4 positions and velocities, densities, neighbour counts and
- * a shuffled id per slot. */
+/* The host state of a test: float4 positions and velocities, densities, neighbour counts,
+ * a shuffled id per slot, and phases and relative inverse masses (about 60 % fluid, 30 % of
+ * three bodies of masses 0.25 to 4 times the fluid's, 10 % static: inverse mass 0), which the
+ * stats read when given them (bodies). */
 typedef struct host_state {
     size_t n;
-    float *pos, *vel, *density;
-    cl_uint *count, *id;
+    float *pos, *vel, *density, *inv_mass;
+    cl_uint *count, *id, *phase;
+    bool bodies;
 } host_state;
 
 static const pbfcl_particles_material material = {
@@ -28,6 +31,7 @@ static void make_state(host_state *h, size_t n, uint64_t seed)
     h->n = n;
     h->pos = malloc(n * 16), h->vel = malloc(n * 16), h->density = malloc(n * 4);
     h->count = malloc(n * 4), h->id = malloc(n * 4);
+    h->phase = malloc(n * 4), h->inv_mass = malloc(n * 4), h->bodies = false;
     for (size_t i = 0; i < n; i++) {
         for (int a = 0; a < 3; a++) { /* some beyond the walls (the box is 1 cm larger) */
             float lo = material.wall_lo[a] - 0.01f, hi = material.wall_hi[a] + 0.01f;
@@ -39,6 +43,9 @@ static void make_state(host_state *h, size_t n, uint64_t seed)
         h->density[i] = test_randf(&seed, 900.0f, 1100.0f); /* below rest counts 0 */
         h->count[i] = test_rand(&seed) % 60;
         h->id[i] = (cl_uint)i;
+        unsigned kind = test_rand(&seed) % 10;
+        h->phase[i] = kind < 6 ? 0u : kind < 9 ? 1u + kind % 3 : 0xffffffffu;
+        h->inv_mass[i] = kind < 6 ? 1.0f : kind < 9 ? test_randf(&seed, 0.25f, 4.0f) : 0.0f;
     }
     for (size_t i = n; i > 1; i--) { /* Fisher-Yates: slot i holds particle id[i] */
         size_t j = test_rand(&seed) % i;
@@ -52,6 +59,7 @@ static void make_state(host_state *h, size_t n, uint64_t seed)
 static void free_state(host_state *h)
 {
     free(h->pos), free(h->vel), free(h->density), free(h->count), free(h->id);
+    free(h->phase), free(h->inv_mass);
 }
 
 static cl_mem upload(pbfcl_cl *cl, const void *data, size_t bytes)
@@ -67,7 +75,7 @@ static cl_mem upload(pbfcl_cl *cl, const void *data, size_t bytes)
 static void ref_stats(const host_state *h, pbfcl_stats *r)
 {
     memset(r, 0, sizeof *r);
-    double finite = 0, m = material.mass;
+    double finite = 0, fluid_count = 0;
     for (size_t i = 0; i < h->n; i++) {
         const float *x = h->pos + 4 * i, *v = h->vel + 4 * i;
         bool ok = isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
@@ -81,10 +89,16 @@ static void ref_stats(const host_state *h, pbfcl_stats *r)
             out |= x[a] < material.wall_lo[a] || x[a] > material.wall_hi[a];
         r->outside += out;
         double u2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
-        double derr = fmax((double)h->density[i] / material.rest_density - 1.0, 0.0);
+        /* with bodies: a particle of relative inverse mass w weighs m / w (0: an obstacle,
+         * no momentum), and only the fluid's particles have a density error */
+        bool fluid = !h->bodies || h->phase[i] == 0;
+        double w = h->bodies ? h->inv_mass[i] : 1.0;
+        double m = w > 0 ? material.mass / w : 0.0;
+        double derr = fluid ? fmax((double)h->density[i] / material.rest_density - 1.0, 0.0) : 0;
         r->kinetic_energy += 0.5 * m * u2;
         r->density_error_avg += derr;
         r->density_error_max = fmax(r->density_error_max, 100.0 * derr);
+        fluid_count += fluid;
         r->max_speed = fmax(r->max_speed, sqrt(u2));
         r->neighbors_avg += h->count[i];
         if (h->count[i] > r->neighbors_max)
@@ -93,10 +107,10 @@ static void ref_stats(const host_state *h, pbfcl_stats *r)
             r->momentum[a] += m * v[a];
         finite++;
     }
-    if (finite > 0) {
-        r->density_error_avg *= 100.0 / finite;
+    if (fluid_count > 0)
+        r->density_error_avg *= 100.0 / fluid_count;
+    if (finite > 0)
         r->neighbors_avg /= finite;
-    }
 }
 
 static void check_stats(const host_state *h, const pbfcl_stats *st)
@@ -196,10 +210,21 @@ static void check_n(pbfcl_cl *cl, size_t n)
                               upload(cl, h.vel, n * 16),
                               upload(cl, h.density, n * 4),
                               upload(cl, h.count, n * 4),
-                              upload(cl, h.id, n * 4)};
+                              upload(cl, h.id, n * 4),
+                              NULL,
+                              NULL};
     pbfcl_stats st;
     ck_assert_int_eq(pbfcl_particles_stats(&p, &s, &material, &st), PBFCL_OK);
+    check_stats(&h, &st); /* every particle fluid of the material's mass */
+    pbfcl_particle_state with_bodies = s;
+    with_bodies.phase_buf = upload(cl, h.phase, n * 4);
+    with_bodies.inv_mass_buf = upload(cl, h.inv_mass, n * 4);
+    h.bodies = true;
+    ck_assert_int_eq(pbfcl_particles_stats(&p, &with_bodies, &material, &st), PBFCL_OK);
     check_stats(&h, &st);
+    h.bodies = false;
+    clReleaseMemObject(with_bodies.phase_buf);
+    clReleaseMemObject(with_bodies.inv_mass_buf);
     const float lo[3] = {-0.5f, -0.25f, -1.0f}, hi[3] = {0.5f, 0.75f, 1.0f};
     const float g[3] = {0.6f, -0.78f, 0.16f};
     double len = sqrt(0.6 * 0.6 + 0.78 * 0.78 + 0.16 * 0.16);

@@ -93,7 +93,7 @@ void pbfcl_particles_destroy(pbfcl_particles *p)
 }
 
 /* Adds one work-group row of partial stats into the totals. */
-static void stats_add(pbfcl_stats *o, const float *row, double *finite)
+static void stats_add(pbfcl_stats *o, const float *row, double *finite, double *fluid)
 {
     o->kinetic_energy += row[PBFCL_STATS_KINETIC];
     o->density_error_avg += row[PBFCL_STATS_DENSITY_SUM];
@@ -107,6 +107,7 @@ static void stats_add(pbfcl_stats *o, const float *row, double *finite)
     for (int a = 0; a < 3; a++)
         o->momentum[a] += row[PBFCL_STATS_MOMENTUM + a];
     *finite += row[PBFCL_STATS_FINITE];
+    *fluid += row[PBFCL_STATS_FLUID];
 }
 
 /* Checks that the state fits the buffers made for capacity particles. */
@@ -142,7 +143,13 @@ pbfcl_status pbfcl_particles_stats(pbfcl_particles *p, const pbfcl_particle_stat
     PARTICLES_ARG(k, 6, s->vel_buf);
     PARTICLES_ARG(k, 7, s->density_buf);
     PARTICLES_ARG(k, 8, s->neighbor_count_buf);
-    PARTICLES_ARG(k, 9, p->partial_buf);
+    cl_uint bodies = s->phase_buf && s->inv_mass_buf;
+    cl_mem phase = bodies ? s->phase_buf : s->pos_buf; /* never read without bodies */
+    cl_mem inv_mass = bodies ? s->inv_mass_buf : s->pos_buf;
+    PARTICLES_ARG(k, 9, bodies);
+    PARTICLES_ARG(k, 10, phase);
+    PARTICLES_ARG(k, 11, inv_mass);
+    PARTICLES_ARG(k, 12, p->partial_buf);
     PBFCL_TRY(pbfcl_cl_launch(p->cl, k, s->n, p->wg, NULL, PBFCL_STAGE_OTHER));
     size_t groups = (s->n + p->wg - 1) / p->wg, count = groups * PBFCL_STATS_FIELDS;
     float *rows = malloc(count * sizeof *rows);
@@ -150,13 +157,14 @@ pbfcl_status pbfcl_particles_stats(pbfcl_particles *p, const pbfcl_particle_stat
         return PBFCL_ERR_OUT_OF_MEMORY;
     cl_int err = clEnqueueReadBuffer(p->cl->queue, p->partial_buf, CL_TRUE, 0, count * sizeof *rows,
                                      rows, 0, NULL, NULL);
-    double finite = 0.0;
+    double finite = 0.0, fluid = 0.0;
     for (size_t g = 0; err == CL_SUCCESS && g < groups; g++)
-        stats_add(out, rows + g * PBFCL_STATS_FIELDS, &finite);
+        stats_add(out, rows + g * PBFCL_STATS_FIELDS, &finite, &fluid);
     free(rows);
     PBFCL_CL_CHECK(err);
+    if (fluid > 0)
+        out->density_error_avg *= 100.0 / fluid;
     if (finite > 0) {
-        out->density_error_avg *= 100.0 / finite;
         out->neighbors_avg /= finite;
     }
     out->density_error_max *= 100.0;

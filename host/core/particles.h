@@ -26,6 +26,8 @@ typedef struct pbfcl_particle_state {
     cl_mem density_buf;        /* float, kg/m^3 (stats) */
     cl_mem neighbor_count_buf; /* uint (stats) */
     cl_mem id_buf;             /* uint: each slot's particle id, 0..n-1 (copy_positions) */
+    cl_mem phase_buf;          /* uint phase (0 fluid) and float relative inverse mass, or */
+    cl_mem inv_mass_buf;       /* both NULL: every particle fluid of the material's mass (stats) */
 } pbfcl_particle_state;
 
 /* What stats measures against: the walls the solver holds particles to (a particle beyond

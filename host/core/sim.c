@@ -426,11 +426,21 @@ done:
 }
 
 /* The state the solver-neutral passes (particles.h) read. */
+static cl_uint sim_has_bodies(const pbfcl_sim *sim);
+
+/* The state the solver-neutral passes read; the phases and inverse masses only with bodies or
+ * obstacles (the stats then weigh each particle by its own mass). */
 static pbfcl_particle_state particle_state(const pbfcl_sim *sim)
 {
-    return (pbfcl_particle_state){
-        sim->n,     sim->pos_buf, sim->vel_buf, sim->density_buf, sim->grid.neighbor_count_buf,
-        sim->id_buf};
+    bool bodies = sim_has_bodies(sim);
+    return (pbfcl_particle_state){sim->n,
+                                  sim->pos_buf,
+                                  sim->vel_buf,
+                                  sim->density_buf,
+                                  sim->grid.neighbor_count_buf,
+                                  sim->id_buf,
+                                  bodies ? sim->phase_buf : NULL,
+                                  bodies ? sim->inv_mass_buf : NULL};
 }
 
 /* Enqueues the bounds of the current state (read by choose_substeps). */
