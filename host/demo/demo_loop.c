@@ -325,6 +325,7 @@ static void handle_actions(demo *d)
             d->diffuse_on = false;
             snprintf(d->message, sizeof d->message, "spray, foam and bubbles failed (see console)");
         }
+        printf("pbfcl demo: spray, foam and bubbles %s\n", d->diffuse_on ? "on" : "off");
         d->dirty = true;
     }
     if (in->smooth_change)
