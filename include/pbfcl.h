@@ -185,7 +185,33 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
     X(float, sph_cfl, "--sph-cfl", 0.2, 0, 1, PBFCL_PARAM_LO_OPEN, "",                             \
       "sph: the CFL number: sound at c plus the top speed crosses sph_cfl * h per step")           \
     X(int, sph_max_steps, "--sph-max-steps", 2000, 1, 1000000, 0, "",                              \
-      "sph: the most velocity Verlet steps per frame (a dt needing more is refused)")
+      "sph: the most velocity Verlet steps per frame (a dt needing more is refused)")              \
+    X(float, diffuse_ta_min, "--diffuse-ta-min", 2, 0, 1e6, 0, "m/s",                              \
+      "diffuse: trapped-air potential v_diff where emission starts (Phi's lower threshold)")       \
+    X(float, diffuse_ta_max, "--diffuse-ta-max", 8, 0, 1e6, 0, "m/s",                              \
+      "diffuse: trapped-air potential v_diff of full emission (Phi's upper threshold)")            \
+    X(float, diffuse_wc_min, "--diffuse-wc-min", 0.5, 0, 1e6, 0, "",                               \
+      "diffuse: wave-crest curvature where emission starts")                                       \
+    X(float, diffuse_wc_max, "--diffuse-wc-max", 2, 0, 1e6, 0, "",                                 \
+      "diffuse: wave-crest curvature of full emission")                                            \
+    X(float, diffuse_ke_min, "--diffuse-ke-min", 0.5, 0, 1e6, 0, "J/kg",                           \
+      "diffuse: kinetic energy per unit mass below which a fluid particle emits nothing")          \
+    X(float, diffuse_ke_max, "--diffuse-ke-max", 5, 0, 1e6, 0, "J/kg",                             \
+      "diffuse: kinetic energy per unit mass of full emission")                                    \
+    X(float, diffuse_k_ta, "--diffuse-k-ta", 40, 0, 1e6, 0, "1/s",                                 \
+      "diffuse: particles a fluid particle emits per second at full trapped-air potential")        \
+    X(float, diffuse_k_wc, "--diffuse-k-wc", 40, 0, 1e6, 0, "1/s",                                 \
+      "diffuse: particles a fluid particle emits per second at full wave-crest potential")         \
+    X(float, diffuse_lifetime, "--diffuse-lifetime", 2, 0, 1000, PBFCL_PARAM_LO_OPEN, "s",         \
+      "diffuse: the life of a new diffuse particle; foam loses it, spray and bubbles keep it")     \
+    X(float, diffuse_buoyancy, "--diffuse-buoyancy", 0.5, 0, 100, 0, "",                           \
+      "diffuse: a bubble's buoyancy k_b, a multiple of -g")                                        \
+    X(float, diffuse_drag, "--diffuse-drag", 20, 0, 1e6, 0, "1/s",                                 \
+      "diffuse: a bubble's drag k_d towards the fluid velocity (rise speed k_b |g| / k_d)")        \
+    X(int, diffuse_spray_neighbors, "--diffuse-spray-neighbors", 6, 0, 1000, 0, "",                \
+      "diffuse: a diffuse particle with fewer fluid neighbours is spray")                          \
+    X(int, diffuse_bubble_neighbors, "--diffuse-bubble-neighbors", 20, 0, 1000, 0, "",             \
+      "diffuse: one with more (and not spray) is a bubble; between the two, foam")
 
 /* How the solver advances (SI units): one field per entry of PBFCL_SOLVER_PARAM_LIST. */
 typedef struct pbfcl_solver_params {
@@ -522,6 +548,7 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_load_state(pbfcl_state_read_fn read, vo
 typedef struct pbfcl_timers {
     double predict, hash, sort, reorder, cells, neighbours, solve, vorticity_viscosity;
     double density, force, integrate; /* sph's stages */
+    double diffuse; /* spray, foam and bubbles, when on (pbfcl_solver_set_diffuse) */
     double other;
     double total; /* the sum */
     int substeps; /* substeps the step took */
@@ -586,6 +613,32 @@ PBFCL_API pbfcl_status pbfcl_solver_copy_positions(pbfcl_solver *s, cl_mem dst);
 PBFCL_API pbfcl_status pbfcl_solver_set_push(pbfcl_solver *s, const float origin[3],
                                              const float dir[3], const float push[3], float radius,
                                              float strength);
+
+/* ---- diffuse particles: spray, foam and bubbles ------------------------------------------ */
+
+/* Diffuse particle types (the integer part of a diffuse position's w). */
+#define PBFCL_DIFFUSE_TYPE_SPRAY 0
+#define PBFCL_DIFFUSE_TYPE_FOAM 1
+#define PBFCL_DIFFUSE_TYPE_BUBBLE 2
+
+/* Turns spray, foam and bubbles on with room for capacity of them (Ihmsen et al. 2012; the
+ * solver parameters diffuse_*), or off with capacity 0 (their buffers are released). While on,
+ * each pbfcl_solver_step ends with the "diffuse" stage: fluid particles with trapped air or at
+ * a wave crest, and fast enough, emit them; each is spray, foam or a bubble by its number of
+ * fluid neighbours and moves as that type; they never act on the fluid. New ones beyond the
+ * capacity are dropped and counted. Turning it on again starts with none. */
+PBFCL_API pbfcl_status pbfcl_solver_set_diffuse(pbfcl_solver *s, size_t capacity);
+
+/* The diffuse particles now (0 while off) and the emissions dropped for want of room since they
+ * were turned on; either pointer may be NULL. */
+PBFCL_API pbfcl_status pbfcl_solver_diffuse_count(const pbfcl_solver *s, size_t *count,
+                                                  unsigned long long *dropped);
+
+/* Reads the diffuse particles into arrays of count entries (count must equal
+ * pbfcl_solver_diffuse_count's): pos4 as (x, y, z, type + the fraction of its life left, below
+ * 1) and vel4 as (vx, vy, vz, life in s); either may be NULL. Their order is the solver's. */
+PBFCL_API pbfcl_status pbfcl_solver_get_diffuse(pbfcl_solver *s, float *pos4, float *vel4,
+                                                size_t count);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The demo's keys end to end: the demo runs under Xvfb and real keystrokes reach its window
 # through the X server (xdotool, XTEST), as a user's would. Each key whose action the console
-# reports is checked there: I, shift+I, V, shift+V, O (live parameters), 3 (a scene), + and -
-# (particle counts), R (reset), P (a screenshot, which must be a whole PNG in the folder the
-# demo runs in) and Esc (quit before the frame limit, exit status 0). Skipped (77) without
-# xvfb-run or xdotool.
+# reports is checked there: I, shift+I, V, shift+V, O (live parameters), D twice (spray, foam
+# and bubbles off, then on again), 3 (a scene), + and - (particle counts), R (reset), P (a
+# screenshot, which must be a whole PNG in the folder the demo runs in) and Esc (quit before
+# the frame limit, exit status 0). Skipped (77) without xvfb-run or xdotool.
 set -euo pipefail
 pbfcl=${1:?usage: demo_keys_injected.sh PATH/TO/pbfcl}
 for tool in xvfb-run xdotool; do
@@ -31,7 +31,7 @@ if [ -z "$win" ]; then
 fi
 xdotool mousemove --window "$win" 200 200
 sleep 2
-for k in i i shift+i v shift+v o 3 plus minus r p Escape; do
+for k in i i shift+i v shift+v o d d 3 plus minus r p Escape; do
   xdotool key "$k"
   case $k in 3 | plus | minus | r) sleep 5 ;; *) sleep 1 ;; esac
 done
@@ -60,6 +60,12 @@ if [ "$visc" != "0.1 0.05 " ]; then
   fail=1
 fi
 expect '^pbfcl demo: vorticity ' "O changes the vorticity confinement"
+toggles=$(grep -Eo '^pbfcl demo: spray, foam and bubbles (on|off)$' out.txt | awk '{print $NF}' |
+  tr '\n' ' ')
+if [ "$toggles" != "off on " ]; then
+  echo "FAIL: D, D gave spray, foam and bubbles '$toggles', expected 'off on '"
+  fail=1
+fi
 expect '^pbfcl demo: drop, [0-9]+ particles$' "3 switches to the drop scene"
 counts=$(grep -Eo '^pbfcl demo: drop, [0-9]+ particles$' out.txt | awk '{print $4}' | tr '\n' ' ')
 read -r -a c <<<"$counts"

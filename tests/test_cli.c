@@ -176,6 +176,8 @@ static const struct {
     {"run --bogus", "unknown option '--bogus'"},
     {"run --particles 100 --radius 0.01", "--radius"},
     {"run --scene /nonexistent/pbfcl/scene.json", "/nonexistent/pbfcl/scene.json"},
+    {"bench --diffuse 0", "--diffuse"},
+    {"bench --diffuse 1e3", "--diffuse"},
     {"bench-split --runs 0", "--runs"},
     {"bench-split --particles 0", "--particles"},
     {"bench-split --particles 1000,x", "--particles"},
@@ -358,6 +360,30 @@ START_TEST(bench_split_compares_paths)
 }
 END_TEST
 
+/* bench --diffuse: the diffuse stage has its own row, timed, and the run says how many diffuse
+ * particles it made; without it the row is there and 0 (the stage does not run). */
+START_TEST(bench_diffuse_stage)
+{
+    if (test_device_count() == 0) {
+        printf("SKIP: no OpenCL device, bench --diffuse is not tested\n");
+        return;
+    }
+    cli_result r;
+    cli_run(&r, "bench --particles 2000 --steps 3 --warmup 40 --diffuse 5000");
+    ck_assert_int_eq(r.code, 0);
+    const char *row = strstr(r.out, "\ndiffuse\t");
+    ck_assert_ptr_nonnull(row);
+    ck_assert_msg(atof(row + strlen("\ndiffuse\t")) > 0.0, "%s", r.out);
+    const char *made = strstr(r.out, "capacity 5000; ");
+    ck_assert_ptr_nonnull(made);
+    ck_assert_msg(atoi(made + strlen("capacity 5000; ")) > 0, "no diffuse particles:\n%s", r.out);
+    cli_run(&r, "bench --particles 2000 --steps 2 --warmup 0");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_contains(r.out, "\ndiffuse\t0.0000\t0.0000\n");
+    ck_assert(strstr(r.out, "# diffuse particles") == NULL);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -377,6 +403,7 @@ static Suite *cli_suite(void)
     tcase_add_test(run, run_blow_up_stops);
     tcase_add_test(run, run_scene_with_bodies);
     tcase_add_test(run, bench_split_compares_paths);
+    tcase_add_test(run, bench_diffuse_stage);
     suite_add_tcase(s, run);
     return s;
 }

@@ -90,6 +90,7 @@ START_TEST(test_demo_bad_options)
     expect_failure("", "--color=purple", 2, "--color takes speed or density");
     expect_failure("", "--no-vsync=1", 2, "--no-vsync takes no value");
     expect_failure("", "--no-shadows=no", 2, "--no-shadows takes no value");
+    expect_failure("", "--no-diffuse=1", 2, "--no-diffuse takes no value");
     expect_failure("", "--screenshot=", 2, "--screenshot needs a value");
     expect_failure("", "--particles -5", 2, "--particles");
     /* caught before a window opens, so these need no display */
@@ -856,6 +857,49 @@ START_TEST(test_demo_shadows)
 }
 END_TEST
 
+/* Spray, foam and bubbles: the same dam-break frame drawn as a fluid surface with them (the
+ * default) and with --no-diffuse. They never act on the fluid, so the two frames differ only
+ * where sprites are drawn, and sprites are white over the blue water: many pixels are
+ * brighter with them, hardly any darker, and the run says how many there are; with
+ * --no-diffuse it says they are off. The rows of the HUD's panel are left out: it prints their
+ * count, and its longest line, so its width, differs (at 640x480 it ends above y = 210). */
+START_TEST(test_demo_diffuse)
+{
+    char args[256], cmd[2048], out[16384], on_path[64], off_path[64];
+    snprintf(on_path, sizeof on_path, "/tmp/pbfcl_demo_%d_diffuse.png", (int)getpid());
+    snprintf(off_path, sizeof off_path, "/tmp/pbfcl_demo_%d_nodiffuse.png", (int)getpid());
+    const char *x = "xvfb-run -a -s '-screen 0 640x480x24'";
+    snprintf(args, sizeof args, "--size 640x480 --particles 2000 --frames 40 --screenshot %s",
+             on_path);
+    int rc = run_demo(x, args, cmd, sizeof cmd, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    const char *line = strstr(out, "diffuse particles ");
+    ck_assert_msg(line && atoi(line + strlen("diffuse particles ")) > 20,
+                  "too few diffuse particles:\n%s", out);
+    snprintf(args, sizeof args,
+             "--size 640x480 --particles 2000 --frames 40 --no-diffuse --screenshot %s", off_path);
+    rc = run_demo(x, args, cmd, sizeof cmd, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(strstr(out, "diffuse particles off") != NULL, "%s", out);
+    image a = read_png(on_path), b = read_png(off_path);
+    long darker = 0, brighter = 0;
+    for (int y = 210; y < a.h; y++)
+        for (int x = 0; x < a.w; x++) {
+            size_t o = ((size_t)y * (size_t)a.w + (size_t)x) * 3;
+            int d = surface_luma(a.rgb + o) - surface_luma(b.rgb + o);
+            darker += d < -12;
+            brighter += d > 12;
+        }
+    printf("diffuse: %ld pixels brighter, %ld darker than without\n", brighter, darker);
+    ck_assert_msg(brighter > 100, "only %ld pixels brightened by the sprites", brighter);
+    ck_assert_msg(darker < brighter / 20, "%ld pixels darker with the sprites", darker);
+    free(a.rgb);
+    free(b.rgb);
+    unlink(on_path);
+    unlink(off_path);
+}
+END_TEST
+
 /* A broken shader names the file, the stage and the compiler's log; too old an OpenGL names
  * the version found. */
 START_TEST(test_demo_gl_errors)
@@ -963,6 +1007,7 @@ static int run_screenshot_suite(void)
     tcase_add_test(record, test_demo_record);
     tcase_add_test(record, test_demo_record_stops);
     tcase_add_test(record, test_demo_shadows);
+    tcase_add_test(record, test_demo_diffuse);
     tcase_add_test(record, test_demo_paused);
     suite_add_tcase(s, record);
     return test_run_suite(s, true);

@@ -16,16 +16,18 @@
 #define BENCH_DEFAULT_STEPS 50
 #define BENCH_DEFAULT_WARMUP 5
 #define BENCH_MAX_STEPS 100000LL
+#define BENCH_MAX_DIFFUSE 100000000LL
 
 typedef struct bench_args {
     pbfcl_scene_options scene;
     long long steps, warmup;
+    long long diffuse; /* --diffuse: capacity of spray, foam and bubbles; 0 = off */
 } bench_args;
 
 static void bench_usage(FILE *f)
 {
     fprintf(f, "usage: pbfcl bench [--scene NAME|FILE] [--particles N] [--steps S] [--warmup W] "
-               "[--device D] [solver options]\n\n"
+               "[--diffuse N] [--device D] [solver options]\n\n"
                "Times simulation steps (frames) on the device: per stage and per step, the median "
                "and minimum of the OpenCL profiling-event times over S steps after W warm-up "
                "steps, and particles * steps per second. Output: tab-separated columns; lines "
@@ -33,6 +35,9 @@ static void bench_usage(FILE *f)
     fprintf(f, "  %-24s %s\n", "--steps S", "measured steps (default 50; 1 to 100000)");
     fprintf(f, "  %-24s %s\n", "--warmup W",
             "steps run first, not measured (default 5; 0 to 100000)");
+    fprintf(f, "  %-24s %s\n", "--diffuse N",
+            "also make spray, foam and bubbles, up to N of them (the diffuse stage; default 0: "
+            "off; 1 to 100000000)");
     pbfcl_scene_options_help(f);
 }
 
@@ -53,14 +58,17 @@ static int parse_bench_args(int argc, char **argv, bench_args *a)
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
             return 1;
         bool steps = pbfcl_cli_is(opt, "--steps"), warmup = pbfcl_cli_is(opt, "--warmup");
-        if (!steps && !warmup) {
+        bool diffuse = pbfcl_cli_is(opt, "--diffuse");
+        if (!steps && !warmup && !diffuse) {
             pbfcl_errorf("bench: unknown option '%s' (see `pbfcl bench --help`)", opt);
             return 2;
         }
         const char *val;
-        if (!pbfcl_cli_value(argc, argv, &i, &val) ||
-            !pbfcl_cli_count(steps ? "--steps" : "--warmup", val, steps ? 1 : 0, BENCH_MAX_STEPS,
-                             steps ? &a->steps : &a->warmup))
+        if (!pbfcl_cli_value(argc, argv, &i, &val))
+            return 2;
+        if (diffuse ? !pbfcl_cli_count("--diffuse", val, 1, BENCH_MAX_DIFFUSE, &a->diffuse)
+                    : !pbfcl_cli_count(steps ? "--steps" : "--warmup", val, steps ? 1 : 0,
+                                       BENCH_MAX_STEPS, steps ? &a->steps : &a->warmup))
             return 2;
     }
     return 0;
@@ -177,6 +185,14 @@ static void bench_report(const bench_args *a, const bench_scene *scene, size_t n
            "warm-up; solver %s; substeps >= %d (adaptive); %s; through the API (pbfcl %s)\n",
            device, scene->name, n, t->steps, a->warmup, pbfcl_method_name(v->method), v->substeps,
            method, pbfcl_version_string());
+    if (a->diffuse > 0) {
+        size_t count = 0;
+        unsigned long long dropped = 0;
+        pbfcl_solver_diffuse_count(t->solver, &count, &dropped);
+        printf("# diffuse particles (spray, foam, bubbles): capacity %lld; %zu after the last "
+               "step; %llu emissions dropped for want of room\n",
+               a->diffuse, count, dropped);
+    }
     printf("stage\tmedian_ms\tmin_ms\n");
     for (int k = 0; k <= BENCH_STAGES; k++) {
         double med, min;
@@ -230,7 +246,8 @@ static pbfcl_status bench_open(const bench_args *a, const bench_scene *scene,
     sd.solver = scene->vp;
     PBFCL_TRY(pbfcl_solver_create(*ctx, &sd, solver));
     PBFCL_TRY(pbfcl_solver_add(*solver, pos, NULL, n));
-    return pbfcl_scene_setup_apply_bodies(setup, *solver);
+    PBFCL_TRY(pbfcl_scene_setup_apply_bodies(setup, *solver));
+    return a->diffuse > 0 ? pbfcl_solver_set_diffuse(*solver, (size_t)a->diffuse) : PBFCL_OK;
 }
 
 int cmd_bench(int argc, char **argv)

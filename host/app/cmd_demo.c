@@ -20,6 +20,7 @@ static void demo_help(FILE *f)
                "offers cl_khr_gl_sharing\n"
                "  --no-vsync            draw as fast as possible\n"
                "  --no-shadows          no shadows of the particles on the floor and fluid\n"
+               "  --no-diffuse          no spray, foam and bubbles (D turns them on and off)\n"
                "  --paused              start paused (space resumes); with --frames N it times\n"
                "                        the renderer alone\n"
                "  --render fluid|spheres draw a smoothed fluid surface (default) or the "
@@ -118,7 +119,8 @@ static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *
     memcpy(name, arg, len);
     name[len] = '\0';
     if (!strcmp(name, "--no-gl-sharing") || !strcmp(name, "--no-vsync") ||
-        !strcmp(name, "--no-shadows") || !strcmp(name, "--force") || !strcmp(name, "--paused")) {
+        !strcmp(name, "--no-shadows") || !strcmp(name, "--no-diffuse") ||
+        !strcmp(name, "--force") || !strcmp(name, "--paused")) {
         if (eq) {
             pbfcl_errorf("%s takes no value (got '%s')", name, arg);
             return -1;
@@ -127,6 +129,7 @@ static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *
                      : name[2] == 'p' ? &o->paused
                      : name[5] == 'g' ? &o->no_gl_sharing
                      : name[5] == 's' ? &o->no_shadows
+                     : name[5] == 'd' ? &o->no_diffuse
                                       : &o->no_vsync;
         *flag = true;
         ++*i;

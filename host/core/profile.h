@@ -21,6 +21,7 @@
     X(PBFCL_STAGE_DENSITY, "density")                                                              \
     X(PBFCL_STAGE_FORCE, "force")                                                                  \
     X(PBFCL_STAGE_INTEGRATE, "integrate")                                                          \
+    X(PBFCL_STAGE_DIFFUSE, "diffuse")                                                              \
     X(PBFCL_STAGE_OTHER, "other")
 
 typedef enum pbfcl_stage {

@@ -19,6 +19,9 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
     /* sph.cl calls pbf.cl's kernel functions and walls */
     [PBFCL_PROGRAM_SPH] = {"sph", {"pbfcl_shared.h", "pbf.cl", "sph.cl"}, 3},
     [PBFCL_PROGRAM_KINEMATIC] = {"kinematic", {"pbfcl_shared.h", "kinematic.cl"}, 2},
+    [PBFCL_PROGRAM_DIFFUSE] = {"diffuse",
+                               {"pbfcl_shared.h", "morton.h", "diffuse.h", "diffuse.cl"},
+                               4},
 };
 
 const pbfcl_program_desc *pbfcl_program(pbfcl_program_id id)

@@ -22,6 +22,7 @@ typedef struct pbfcl_demo_options {
     bool no_gl_sharing;        /* --no-gl-sharing: copy positions through the host */
     bool no_vsync;             /* --no-vsync */
     bool no_shadows;           /* --no-shadows: no shadow map (the floor and fluid unshadowed) */
+    bool no_diffuse;           /* --no-diffuse: no spray, foam and bubbles (D turns them on) */
     bool paused;               /* --paused: start paused (space resumes) */
     int frames;                /* --frames: run this many frames and exit; 0 = interactive */
     const char *screenshot;    /* --screenshot: PNG of the last frame (needs frames > 0) */

@@ -87,8 +87,8 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
     snprintf(fps, sizeof fps, h->fps > 0.0 ? "%.1f" : "--", h->fps);
     snprintf(l1, sizeof l1, "FPS %s   SIM %.2f MS/STEP   RENDER %.2f MS", fps, h->sim_ms,
              h->render_ms);
-    snprintf(l2, sizeof l2, "PARTICLES %zu   SOLVER %s   SUBSTEPS %d", h->particles, h->method,
-             h->substeps);
+    snprintf(l2, sizeof l2, "PARTICLES %zu   SOLVER %s   SUBSTEPS %d   %s", h->particles, h->method,
+             h->substeps, h->diffuse ? h->diffuse : "");
     snprintf(l3, sizeof l3, "DEVICE %s", h->device);
     if (h->passes) /* the colour applies to the spheres only */
         snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s, %s", h->path, h->render, h->smoothing);

@@ -26,6 +26,7 @@ typedef struct pbfcl_demo_hud {
     const char *passes2;   /* ... and second line, or NULL */
     const char *settings;  /* the live solver settings, one line */
     const char *gravity;   /* gravity as the keys turned it, one line */
+    const char *diffuse;   /* spray, foam and bubbles: count and ms per step, or off */
     bool paused, tilted, help;
     bool legend;                 /* draw the colour scale's legend (spheres mode) */
     pbfcl_demo_color color_mode; /* its scale */

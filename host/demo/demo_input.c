@@ -18,6 +18,7 @@ const char *const pbfcl_demo_help_lines[] = {
     "S                    shake the box",
     "F                    fluid surface / spheres",
     "G                    fluid smoothing: bilateral / curvature flow",
+    "D                    spray, foam and bubbles on / off",
     "[ ]                  fewer / more smoothing iterations",
     "C                    colour spheres by speed / density",
     "I / shift+I          more / fewer solver iterations",
@@ -32,7 +33,7 @@ const char *const pbfcl_demo_help_lines[] = {
 void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in)
 {
     in->pause = in->step = in->reset = in->help = in->color = in->tilt = in->shake = false;
-    in->render = in->smooth_method = in->shot = false;
+    in->render = in->smooth_method = in->shot = in->diffuse = false;
     in->smooth_change = 0;
     in->scene = 0;
     in->count_change = 0;
@@ -93,6 +94,9 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key, Uint16 mod)
         break;
     case SDLK_g:
         in->smooth_method = true;
+        break;
+    case SDLK_d:
+        in->diffuse = true;
         break;
     case SDLK_LEFTBRACKET:
         in->smooth_change = -1;

@@ -15,6 +15,7 @@ typedef struct pbfcl_demo_input {
     bool quit, pause, step, reset, help, color, tilt, shake;
     bool shot;                /* write a screenshot of this frame */
     bool render;              /* switch between fluid surface and spheres */
+    bool diffuse;             /* turn spray, foam and bubbles on / off */
     bool smooth_method;       /* switch the fluid smoothing: bilateral / curvature flow */
     int smooth_change;        /* +1 more fluid smoothing iterations, -1 fewer, 0 no change */
     int scene;                /* 1..6: switch to that built-in scene; 0: no change */

@@ -5,6 +5,7 @@
 #include "app_env.h"
 #include "demo.h"
 #include "demo_camera.h"
+#include "demo_diffuse.h"
 #include "demo_fluid.h"
 #include "demo_hud.h"
 #include "demo_input.h"
@@ -37,6 +38,9 @@ typedef struct demo {
     pbfcl_demo_renderer ren;
     pbfcl_demo_fluid fluid;
     pbfcl_demo_shadow shadow;
+    pbfcl_demo_diffuse diffuse; /* spray, foam and bubbles */
+    bool diffuse_on;            /* the solver makes them (--no-diffuse, D) */
+    double diffuse_ms;          /* their stage's device time per step, smoothed */
     pbfcl_demo_render render_mode;
     pbfcl_demo_text text;
     pbfcl_demo_camera cam;
@@ -109,6 +113,20 @@ static pbfcl_status create_solver(demo *d, const pbfcl_scene_setup *setup, const
     return s;
 }
 
+/* The diffuse particles a solver of n fluid particles makes room for: a dam break of n makes
+ * well under n at once. */
+static size_t diffuse_capacity(size_t n)
+{
+    return n < 8192 ? 16384 : 2 * n;
+}
+
+/* Turns the solver's spray, foam and bubbles on or off as d->diffuse_on says. */
+static pbfcl_status apply_diffuse(demo *d, pbfcl_solver *solver, size_t n)
+{
+    d->diffuse_ms = 0.0;
+    return pbfcl_solver_set_diffuse(solver, d->diffuse_on ? diffuse_capacity(n) : 0);
+}
+
 /* Gives the renderer the particles' phases once per scene (they do not change while it runs), or
  * none when every particle is fluid, so that a fluid-only frame reads nothing more than before. */
 static pbfcl_status upload_phases(demo *d)
@@ -148,6 +166,8 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
         s = pbfcl_scene_setup_flow_count(setup, &emitters, &drains);
     if (s == PBFCL_OK)
         s = pbfcl_scene_setup_capacity(setup, &capacity);
+    if (s == PBFCL_OK)
+        s = apply_diffuse(d, solver, capacity);
     float *density = s == PBFCL_OK ? malloc((capacity ? capacity : 1) * sizeof *density) : NULL;
     if (!density) {
         pbfcl_solver_destroy(solver);
@@ -187,6 +207,7 @@ static pbfcl_status setup(demo *d)
     PBFCL_TRY(pbfcl_demo_renderer_create(&d->ren, shader_dir));
     PBFCL_TRY(pbfcl_demo_fluid_create(&d->fluid, shader_dir));
     PBFCL_TRY(pbfcl_demo_shadow_create(&d->shadow, shader_dir));
+    PBFCL_TRY(pbfcl_demo_diffuse_create(&d->diffuse, shader_dir));
     d->shadow.enabled = d->shadow.enabled && !d->opt->no_shadows;
     d->paused = d->opt->paused;
     d->fluid.curvature_flow = d->opt->curvature_flow;
@@ -225,6 +246,7 @@ static void teardown(demo *d)
             glDeleteSync(d->frame_done[i]);
     pbfcl_demo_text_destroy(&d->text);
     pbfcl_demo_shadow_destroy(&d->shadow);
+    pbfcl_demo_diffuse_destroy(&d->diffuse);
     pbfcl_demo_fluid_destroy(&d->fluid);
     pbfcl_demo_renderer_destroy(&d->ren);
     pbfcl_demo_window_destroy(&d->win);
@@ -297,6 +319,15 @@ static void handle_actions(demo *d)
     }
     if (in->smooth_method)
         d->fluid.curvature_flow = !d->fluid.curvature_flow;
+    if (in->diffuse) {
+        d->diffuse_on = !d->diffuse_on;
+        if (apply_diffuse(d, d->solver, d->capacity) != PBFCL_OK) {
+            d->diffuse_on = false;
+            snprintf(d->message, sizeof d->message, "spray, foam and bubbles failed (see console)");
+        }
+        printf("pbfcl demo: spray, foam and bubbles %s\n", d->diffuse_on ? "on" : "off");
+        d->dirty = true;
+    }
     if (in->smooth_change)
         pbfcl_demo_fluid_change_smoothing(&d->fluid, in->smooth_change);
     if (in->tilt)
@@ -395,6 +426,8 @@ static pbfcl_status step(demo *d)
     double wall = (now_s() - t0) * 1e3;
     double sample = timers.total > 0.0 ? timers.total : wall;
     d->sim_ms = d->sim_ms > 0.0 ? 0.9 * d->sim_ms + 0.1 * sample : sample;
+    d->diffuse_ms =
+        d->diffuse_ms > 0.0 ? 0.9 * d->diffuse_ms + 0.1 * timers.diffuse : timers.diffuse;
     d->dirty = true;
     return PBFCL_OK;
 }
@@ -405,6 +438,7 @@ static pbfcl_status transfer(demo *d)
     if (!d->dirty)
         return PBFCL_OK;
     PBFCL_TRY(pbfcl_demo_interop_update(&d->ip, d->solver));
+    PBFCL_TRY(pbfcl_demo_diffuse_update(&d->diffuse, d->solver));
     if (d->color == PBFCL_DEMO_COLOR_DENSITY) {
         PBFCL_TRY(pbfcl_solver_get_densities(d->solver, d->density, d->n));
         pbfcl_demo_renderer_upload_density(&d->ren, d->density, d->n);
@@ -469,13 +503,21 @@ static pbfcl_status render(demo *d)
     pbfcl_status s = PBFCL_OK;
     if (fluid) {
         s = pbfcl_demo_fluid_draw(&d->fluid, &d->ren, &d->shadow, &v);
+        if (s == PBFCL_OK && d->diffuse_on)
+            pbfcl_demo_diffuse_draw(&d->diffuse, &v);
     } else {
         pbfcl_demo_shadow_draw(&d->shadow, &d->ren, &v);
         pbfcl_demo_renderer_draw(&d->ren, &v);
     }
     glEndQuery(GL_TIME_ELAPSED);
     PBFCL_TRY(s);
-    char passes[2][120], smoothing[64], settings[160], gravity_line[80];
+    char passes[2][120], smoothing[64], settings[160], gravity_line[80], diffuse_line[120];
+    const pbfcl_demo_diffuse *df = &d->diffuse;
+    if (d->diffuse_on)
+        snprintf(diffuse_line, sizeof diffuse_line, "DIFFUSE %zu %.2f MS", df->count,
+                 d->diffuse_ms);
+    else
+        snprintf(diffuse_line, sizeof diffuse_line, "DIFFUSE OFF (D)");
     int half = PBFCL_FLUID_PASS_COUNT / 2;
     format_passes(d, 0, half, "PASSES", passes[0], sizeof passes[0]);
     format_passes(d, half, PBFCL_FLUID_PASS_COUNT, "      ", passes[1], sizeof passes[1]);
@@ -506,6 +548,7 @@ static pbfcl_status render(demo *d)
         .passes2 = fluid ? passes[1] : NULL,
         .settings = settings,
         .gravity = gravity_line,
+        .diffuse = diffuse_line,
         .legend = !fluid,
         .color_mode = d->color,
         .range = {v.range[0], v.range[1]},
@@ -571,6 +614,13 @@ static void print_summary(const demo *d)
                "positions by %s\n",
                (d->last_frame_end - d->first_frame_end) * 1e3 / (double)(d->frame - 1), d->frame,
                pbfcl_demo_interop_path(&d->ip));
+    const pbfcl_demo_diffuse *df = &d->diffuse;
+    if (d->diffuse_on)
+        printf("pbfcl demo: diffuse particles %zu (spray %zu, foam %zu, bubbles %zu), %.2f ms per "
+               "step\n",
+               df->count, df->by_type[0], df->by_type[1], df->by_type[2], d->diffuse_ms);
+    else
+        printf("pbfcl demo: diffuse particles off\n");
     if (d->render_mode != PBFCL_DEMO_RENDER_FLUID)
         return;
     char smoothing[64];
@@ -716,6 +766,7 @@ int pbfcl_demo_run(const pbfcl_demo_options *o)
         d->scene_opt.scene = PBFCL_DEFAULT_SCENE;
     d->color = o->color;
     d->render_mode = o->render;
+    d->diffuse_on = !o->no_diffuse;
     d->recording = o->record != NULL;
     pbfcl_status s = setup(d);
     if (s == PBFCL_OK)

@@ -23,11 +23,12 @@ struct pbfcl_context {
 struct pbfcl_solver {
     pbfcl_context *ctx;
     pbfcl_sim *sim;
-    pbfcl_scene scene;   /* the parameters in use */
-    int *phases;         /* by particle id, capacity entries */
-    unsigned *ids;       /* scratch: the id of each slot, capacity entries */
-    float *scratch;      /* scratch: capacity xyz triples */
-    pbfcl_profile *prof; /* allocated at the first timed step */
+    pbfcl_scene scene;         /* the parameters in use */
+    int *phases;               /* by particle id, capacity entries */
+    unsigned *ids;             /* scratch: the id of each slot, capacity entries */
+    float *scratch;            /* scratch: capacity xyz triples */
+    pbfcl_profile *prof;       /* allocated at the first timed step */
+    pbfcl_api_diffuse diffuse; /* spray, foam and bubbles; off until set (api_diffuse.c) */
 };
 
 /* ---- live handles: every handle is checked against this list before it is used -------- */
@@ -333,6 +334,7 @@ void pbfcl_solver_desc_defaults(pbfcl_solver_desc *d)
 
 static void solver_free(pbfcl_solver *s)
 {
+    pbfcl_api_diffuse_free(&s->diffuse);
     pbfcl_sim_destroy(s->sim);
     if (s->prof)
         pbfcl_profile_discard(s->prof);
@@ -817,8 +819,9 @@ static double *timer_field(pbfcl_timers *t, int i)
     double *fields[PBFCL_STAGE_COUNT] = {
         &t->predict, &t->hash,       &t->sort,      &t->reorder,
         &t->cells,   &t->neighbours, &t->solve,     &t->vorticity_viscosity,
-        &t->density, &t->force,      &t->integrate, &t->other};
-    _Static_assert(PBFCL_STAGE_COUNT == 12, "pbfcl_timers has one field per stage");
+        &t->density, &t->force,      &t->integrate, &t->diffuse,
+        &t->other};
+    _Static_assert(PBFCL_STAGE_COUNT == 13, "pbfcl_timers has one field per stage");
     return i >= 0 && i < PBFCL_STAGE_COUNT ? fields[i] : NULL;
 }
 
@@ -841,6 +844,8 @@ static pbfcl_status timed_step(pbfcl_solver *s, pbfcl_timers *timers)
     memset(timers, 0, sizeof *timers);
     int before = s->prof->count; /* 0: collect empties it */
     pbfcl_status st = pbfcl_sim_step(s->sim, s->prof);
+    if (st == PBFCL_OK)
+        st = pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, s->prof);
     timers->kernels = s->prof->count - before + s->prof->flushed;
     double ms[PBFCL_STAGE_COUNT] = {0};
     cl_int err = pbfcl_profile_collect(s->prof, ms);
@@ -871,7 +876,20 @@ pbfcl_status pbfcl_solver_step(pbfcl_solver *s, float dt, pbfcl_timers *timers)
     }
     if (timers)
         return timed_step(s, timers);
-    return pbfcl_sim_step(s->sim, NULL);
+    PBFCL_TRY(pbfcl_sim_step(s->sim, NULL));
+    return pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, NULL);
+}
+
+pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver *s,
+                                            pbfcl_sim **sim, const pbfcl_scene **scene)
+{
+    if (!s || !pbfcl_api_live_find(s, HANDLE_SOLVER, false)) {
+        pbfcl_api_bad_handle(func, "solver", s);
+        return NULL;
+    }
+    *sim = s->sim;
+    *scene = &s->scene;
+    return (pbfcl_api_diffuse *)&s->diffuse;
 }
 
 pbfcl_status pbfcl_solver_finish(pbfcl_solver *s)

@@ -38,4 +38,25 @@ pbfcl_status pbfcl_api_set_paths(pbfcl_solver *s, size_t paths, const pbfcl_kine
                                  size_t entries, const unsigned *entry_id,
                                  const unsigned *entry_path, const float *offset3);
 
+/* A solver's diffuse particles (spray, foam, bubbles; api_diffuse.c): NULL set while off. */
+typedef struct pbfcl_api_diffuse {
+    struct pbfcl_diffuse *set;
+    unsigned frame; /* updates run: seeds their random numbers */
+} pbfcl_api_diffuse;
+
+struct pbfcl_sim;
+struct pbfcl_profile;
+
+/* The diffuse stage after a step of sim (nothing while off), events into prof if not NULL. */
+pbfcl_status pbfcl_api_diffuse_step(pbfcl_api_diffuse *a, struct pbfcl_sim *sim,
+                                    const pbfcl_scene *scene, struct pbfcl_profile *prof);
+
+/* The diffuse state, simulation and scene of a live solver handle (checked; NULL, logged as
+ * func's bad handle, for one that is not). */
+pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver *s,
+                                            struct pbfcl_sim **sim, const pbfcl_scene **scene);
+
+/* Releases the diffuse particles; off afterwards. */
+void pbfcl_api_diffuse_free(pbfcl_api_diffuse *a);
+
 #endif

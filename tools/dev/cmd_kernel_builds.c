@@ -5,6 +5,7 @@
 #include "clrt.h"
 #include "dev_commands.h"
 #include "programs.h"
+#include "diffuse.h"
 #include "grid.h"
 #include "particles.h"
 #include "radix_sort.h"
@@ -64,6 +65,8 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_shape_match_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_KINEMATIC) {
         pbfcl_kinematic_build_config(&dev, cfg);
+    } else if (id == PBFCL_PROGRAM_DIFFUSE) {
+        pbfcl_diffuse_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_SPH) {
         pbfcl_solver_sph()->build_config(&dev, cfg);
     } else {
