@@ -87,8 +87,10 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
     snprintf(fps, sizeof fps, h->fps > 0.0 ? "%.1f" : "--", h->fps);
     snprintf(l1, sizeof l1, "FPS %s   SIM %.2f MS/STEP   RENDER %.2f MS", fps, h->sim_ms,
              h->render_ms);
-    snprintf(l2, sizeof l2, "PARTICLES %zu   SOLVER %s   SUBSTEPS %d   %s", h->particles, h->method,
-             h->substeps, h->diffuse ? h->diffuse : "");
+    snprintf(l2, sizeof l2, "PARTICLES %zu   SUBSTEPS %d   %s", h->particles, h->substeps,
+             h->diffuse ? h->diffuse : "");
+    char ls[200]; /* the solver's method beside its live settings */
+    snprintf(ls, sizeof ls, "SOLVER %s  %s", h->method, h->settings ? h->settings : "");
     snprintf(l3, sizeof l3, "DEVICE %s", h->device);
     if (h->passes) /* the colour applies to the spheres only */
         snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s, %s", h->path, h->render, h->smoothing);
@@ -99,7 +101,7 @@ void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int
     const char *lines[LINES];
     const float *colors[LINES];
     int n = 0;
-    const char *all[LINES] = {l0,         l1, h->passes, h->passes2, l2,        h->settings,
+    const char *all[LINES] = {l0,         l1, h->passes, h->passes2, l2,        ls,
                               h->gravity, l3, l4,        l5,         h->message};
     for (int i = 0; i < LINES; i++) {
         if (!all[i])
