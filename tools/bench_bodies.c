@@ -67,6 +67,20 @@ static void time_frames(pbfcl_solver *s, int frames, double *mean, double *best,
     }
 }
 
+/* Per kernel over the timed frames: us per launch, launches per substep and ms per frame, as
+ * comment lines after the case's row (where the bodies' cost goes). */
+static void print_kernels(const pbfcl_solver *s, const char *label, int frames, int substeps)
+{
+    const char *name;
+    double ms;
+    long long launches;
+    int count = pbfcl_solver_kernel_times(s, 0, NULL, NULL, NULL);
+    for (int k = 0; k < count; k++)
+        if (pbfcl_solver_kernel_times(s, k, &name, &ms, &launches) && launches > 0)
+            printf("# %-6s %-28s %10.2f us %8.2f per substep %8.3f ms per frame\n", label, name,
+                   1e3 * ms / (double)launches, (double)launches / substeps, ms / frames);
+}
+
 static void run(pbfcl_context *ctx, size_t fluid, int nb, int size, int frames)
 {
     pbfcl_scene_params sc;
@@ -100,6 +114,7 @@ static void run(pbfcl_context *ctx, size_t fluid, int nb, int size, int frames)
     time_frames(s, frames, &mean, &best, &substeps);
     printf("%-8s %10zu %10zu %6d %10.3f %10.3f %8.2f\n", nb ? "bodies" : "fluid", n_fluid,
            n - n_fluid, nb, mean, best, (double)substeps / frames);
+    print_kernels(s, nb ? "bodies" : "fluid", frames, substeps);
     CHECK(pbfcl_solver_destroy(s));
     free(pos);
     free(phase);
