@@ -1,6 +1,7 @@
 /* The Position Based Fluids solver kernels (Macklin & Mueller 2013), one per stage of seed
- * 001's outline: predict, lambda, delta, collide, update, omega and viscosity in one pass
- * (omega_viscosity), vorticity. apply_delta needs no kernel: delta and collide write x* + dx,
+ * 001's outline: predict, lambda, delta, collide, update, and omega, the vorticity force and
+ * the viscosity in one pass (vorticity_viscosity). apply_delta needs no kernel: delta and
+ * collide write x* + dx,
  * which the host adopts as x* (host/core/sim.c). The statistics, the bounds and the copy for
  * rendering are solver-neutral (cl/particles.cl). */
 #ifndef WG_SIZE
@@ -99,7 +100,8 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
 }
 
 /* predict: v += (gravity + vorticity force + push) dt; x* = x + v dt; then confine to the box:
- * x* and x are clamped to the walls (less r) and the velocity into a wall is removed.
+ * x* and x are clamped to the walls (less r) and the velocity into a wall is removed. v.w (the
+ * particle's V |omega| for the next vorticity_viscosity, see there) is kept.
  * push: xyz the push acceleration, w its radius around the ray push_origin + t push_dir.
  * With bodies, a static particle (an obstacle's: inverse mass 0) stays where it is at rest. */
 __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global float4 *pred,
@@ -137,10 +139,9 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
     x = clamp(x, lo, hi);
     xp = (float4)(xp.xyz, 0.0f);
     x = (float4)(x.xyz, 0.0f);
-    v = (float4)(v.xyz, 0.0f);
     pos[i] = x;
     pred[i] = xp;
-    vel[i] = v;
+    vstore3(v.xyz, 0, (__global float *)(vel + i)); /* xyz: v.w stays */
 }
 
 /* lambda: SPH density (Poly6) of x* plus the walls' (pbf_wall_density), constraint
@@ -426,8 +427,8 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
 }
 
 /* update: v = (x* - x) / dt, x = x*; x.w = m / rho, the particle's volume at the density of
- * the last lambda, which omega_viscosity and vorticity read with the position (one float4 per
- * neighbour instead of a position and a density). predict sets w back to 0. */
+ * the last lambda, which vorticity_viscosity reads with the position (one float4 per
+ * neighbour instead of a position and a density). predict sets x.w back to 0; v.w is kept. */
 __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global const float4 *pred,
                          __global float4 *vel, __global const float *density)
 {
@@ -435,40 +436,55 @@ __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global co
     if (i >= n)
         return;
     float4 xp = pred[i];
-    vel[i] = (float4)((xp.xyz - pos[i].xyz) * p->inv_dt, 0.0f);
+    /* xyz only: v.w stays (written as a float4 that read v.w, this kernel crashed Oclgrind
+     * 21.10's uninitialised-value checker) */
+    vstore3((xp.xyz - pos[i].xyz) * p->inv_dt, 0, (__global float *)(vel + i));
     pos[i] = (float4)(xp.xyz, p->mass / density[i]);
 }
 
-/* One neighbour's terms of omega_viscosity: V_j (v_j - v_i) x grad_j W into *w, and the XSPH
- * blend, share (2 w_i / (w_i + w_j); 1 between fluid particles) times V_ij (v_j - v_i)
- * Poly6, into *dv. */
+/* One neighbour's terms of vorticity_viscosity: V_j (v_j - v_i) x grad_j W into *w, V_j
+ * |omega_j| grad_i W (v_j.w, the last substep's) into *eta, and the XSPH blend, share (2 w_i /
+ * (w_i + w_j); 1 between fluid particles) times V_ij (v_j - v_i) Poly6, into *dv. */
 static void pbf_omega_term(float4 xi, float4 vi, float4 xj, float4 vj, float share, float h,
-                           float h2, float poly6, float spiky, float4 *w, float4 *dv)
+                           float h2, float poly6, float spiky, float4 *w, float4 *eta, float4 *dv)
 {
     float4 d = (float4)(xi.xyz - xj.xyz, 0.0f), u = (float4)(vj.xyz - vi.xyz, 0.0f);
     float r2 = dot(d, d);
-    float4 g = pbf_spiky_grad_k(spiky, h, d, sqrt(r2));
-    *w += xj.w * cross(u, -g); /* cross() leaves w = 0 */
+    float4 g = pbf_spiky_grad_k(spiky, h, d, sqrt(r2)); /* grad_i W, w = 0 */
+    *w += xj.w * cross(u, -g);                          /* cross() leaves w = 0 */
+    *eta += vj.w * g;
     float vol = 2.0f * xi.w * xj.w / (xi.w + xj.w);
     *dv += (share * vol * pbf_poly6_k(poly6, h2, r2)) * u;
 }
 
-/* omega_viscosity: one pass over the neighbours for the vorticity and the XSPH viscosity,
- * both of the velocities after update (seed 001's omega and viscosity stages; vorticity only
- * writes a force, so the viscosity computed here is the one the outline computes after it).
- * With V_j = m / rho_j (pos.w, from update):
+/* vorticity_viscosity: seed 001's omega, f_vorticity and viscosity stages in one pass over the
+ * neighbours, of the velocities after update. With V_j = m / rho_j (pos.w, from update):
  *   omega_i = sum_j V_j (v_j - v_i) x grad_j W(x_i - x_j), Spiky (grad_j W = -grad_i W);
+ *   the confinement force f_i = epsilon (N x omega_i), N = eta / |eta|, an acceleration
+ *   (m/s^2) that the next predict applies, with eta = grad |omega| = sum_j V_j |omega_j|
+ *   grad_i W;
  *   v_i += c sum_j V_ij (v_j - v_i) Poly6(x_i - x_j), the symmetric V_ij = 2 m / (rho_i +
- *   rho_j) so that momentum is conserved (into vel_out).
- * omega.w = V_i |omega_i|, what vorticity sums over the neighbours. With bodies, pairs of two
- * body particles are skipped (XSPH within a rigid body damped its spin; between bodies it is
- * no friction), a fluid-body pair blends by relative inverse masses, 2 w_i / (w_i + w_j) each,
- * so that m_i dv_i = -m_j dv_j, and a body's particle has no vorticity (no confinement force). */
-__kernel void pbf_omega_viscosity(pbf_params p, uint n, __global const float4 *pos,
-                                  __global const float4 *vel, __global const uint *neighbor_count,
-                                  __global const uint *neighbors, __global float4 *omega,
-                                  __global float4 *vel_out, uint bodies, __global const uint *phase,
-                                  __global const float *inv_mass)
+ *   rho_j) so that momentum is conserved (into vel_out), after the force: the viscosity the
+ *   outline computes after vorticity.
+ * eta needs every neighbour's |omega|, which a second pass over the lists gave (pbf_vorticity,
+ * 149 us a substep at 1M particles on an H200). Here it is the last substep's: V_j |omega_j|
+ * rides in v_j.w, which this pass writes, predict, the sort and update keep, and this pass
+ * reads with v_j (no extra load); one substep (a few ms) late in the direction N of a force
+ * that is itself a small correction. 1M-particle dam break on an H200: 26.6 -> 25.2 ms per
+ * frame (this pass 146 -> 167 us, no second pass); its density error and front are unchanged
+ * within their spread (docs/PERFORMANCE.md, "One pass for vorticity and viscosity"). The first
+ * substep of a run, and one after new velocities are set (v.w = 0), has no confinement.
+ * omega.w = V_i |omega_i| too, for reading back. With bodies, pairs of two body particles
+ * are skipped (XSPH within a rigid body damped its spin; between bodies it is no friction), a
+ * fluid-body pair blends by relative inverse masses, 2 w_i / (w_i + w_j) each, so that m_i
+ * dv_i = -m_j dv_j, and a body's particle has no vorticity (no confinement force, V |omega| 0). */
+__kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float4 *pos,
+                                      __global const float4 *vel,
+                                      __global const uint *neighbor_count,
+                                      __global const uint *neighbors, __global float4 *omega,
+                                      __global float4 *vel_out, uint bodies,
+                                      __global const uint *phase, __global const float *inv_mass,
+                                      __global float4 *vort_force)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -478,13 +494,13 @@ __kernel void pbf_omega_viscosity(pbf_params p, uint n, __global const float4 *p
     float w_i = bodies ? inv_mass[i] : 1.0f;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad;
-    float4 w = (float4)(0.0f), dv = (float4)(0.0f);
+    float4 w = (float4)(0.0f), eta = (float4)(0.0f), dv = (float4)(0.0f);
     /* two copies of the loop, the fluid-only one without the bodies' tests (with a run-time
      * test per neighbour this kernel took 191 instead of 148 us at 1M on an H200) */
     if (!bodies) {
         for (uint k = 0; k < count; k++) {
             uint j = neighbors[k * n + i];
-            pbf_omega_term(xi, vi, pos[j], vel[j], 1.0f, h, h2, poly6, spiky, &w, &dv);
+            pbf_omega_term(xi, vi, pos[j], vel[j], 1.0f, h, h2, poly6, spiky, &w, &eta, &dv);
         }
     } else {
         for (uint k = 0; k < count; k++) {
@@ -492,54 +508,17 @@ __kernel void pbf_omega_viscosity(pbf_params p, uint n, __global const float4 *p
             if (phase_i != 0u && phase[j] != 0u)
                 continue; /* no viscosity between or within bodies */
             float share = 2.0f * w_i / (w_i + inv_mass[j]); /* 2 w_i / (w_i + w_j) */
-            pbf_omega_term(xi, vi, pos[j], vel[j], share, h, h2, poly6, spiky, &w, &dv);
+            pbf_omega_term(xi, vi, pos[j], vel[j], share, h, h2, poly6, spiky, &w, &eta, &dv);
         }
     }
     if (phase_i != 0u) /* vorticity is the fluid's: a body's particle takes no confinement */
         w = (float4)(0.0f);
-    omega[i] = (float4)(w.xyz, xi.w * length(w));
-    vel_out[i] = (float4)(vi.xyz, 0.0f) + p->viscosity * dv;
-}
-
-/* One neighbour's term of eta: V_j |omega_j| grad_i W(x_i - x_j) (omega_j.w = V_j |omega_j|). */
-static float4 pbf_eta_term(float4 xi, float4 xj, float4 omega_j, float h, float spiky)
-{
-    float4 d = xi - (float4)(xj.xyz, 0.0f);
-    return omega_j.w * pbf_spiky_grad_k(spiky, h, d, length(d));
-}
-
-/* vorticity: the confinement force f_i = epsilon (N x omega_i), N = eta / |eta|,
- * eta = grad |omega| = sum_j V_j |omega_j| grad_i W (an acceleration, m/s^2; V_j |omega_j| is
- * omega.w from omega_viscosity). */
-__kernel void pbf_vorticity(pbf_params p, uint n, __global const float4 *pos,
-                            __global const float4 *omega, __global const uint *neighbor_count,
-                            __global const uint *neighbors, __global float4 *vort_force)
-{
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    float4 xi = (float4)(pos[i].xyz, 0.0f);
-    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    const float h = p->h, spiky = p->spiky_grad;
-    float4 eta = (float4)(0.0f);
-    uint k = 0;
-    for (; k + PBF_GROUP <= count; k += PBF_GROUP) { /* see PBF_GROUP */
-        uint j0 = neighbors[k * n + i], j1 = neighbors[(k + 1) * n + i];
-        uint j2 = neighbors[(k + 2) * n + i], j3 = neighbors[(k + 3) * n + i];
-        float4 x0 = pos[j0], x1 = pos[j1], x2 = pos[j2], x3 = pos[j3];
-        float4 o0 = omega[j0], o1 = omega[j1], o2 = omega[j2], o3 = omega[j3];
-        eta += pbf_eta_term(xi, x0, o0, h, spiky);
-        eta += pbf_eta_term(xi, x1, o1, h, spiky);
-        eta += pbf_eta_term(xi, x2, o2, h, spiky);
-        eta += pbf_eta_term(xi, x3, o3, h, spiky);
-    }
-    for (; k < count; k++) {
-        uint j = neighbors[k * n + i];
-        eta += pbf_eta_term(xi, pos[j], omega[j], h, spiky);
-    }
-    float len = length(eta);
+    float strength = xi.w * length(w), len = length(eta); /* V_i |omega_i|, |eta| */
     float4 f = (float4)(0.0f);
     if (len > 1e-20f && p->vorticity > 0.0f)
-        f = p->vorticity * cross(eta / len, (float4)(omega[i].xyz, 0.0f));
-    vort_force[i] = f; /* cross() leaves w = 0 */
+        f = p->vorticity * cross(eta / len, w); /* cross() leaves w = 0 */
+    omega[i] = (float4)(w.xyz, strength);
+    vort_force[i] = f;
+    float4 v = vi + p->viscosity * dv;
+    vel_out[i] = (float4)(v.x, v.y, v.z, strength);
 }

@@ -766,6 +766,7 @@ END_TEST
 /* The state the vorticity_viscosity stage starts from, read back, and its reference. */
 typedef struct vstate {
     float *x, *v, *rho;
+    float *strength;          /* V_j |omega_j| of the last stage, which eta is built from */
     double *omega, *eta, *dv; /* reference: omega_i, eta_i = grad |omega|, XSPH increment */
 } vstate;
 
@@ -777,43 +778,39 @@ static double cross_x(const double a[3], const double b[3], int c)
 
 /* omega_i = sum_j V_j (v_j - v_i) x -grad W_ij and the XSPH increment
  * c sum_j 2 V_i V_j / (V_i + V_j) W_ij (v_j - v_i), with V = m / rho, over all j within h;
- * then eta_i = sum_j V_j |omega_j| grad W_ij. */
+ * eta_i = sum_j s_j grad W_ij with s_j = V_j |omega_j| of the stage before (st->strength). */
 static void ref_vorticity_viscosity(vstate *st, size_t n, const pbfcl_pbf_params *p)
 {
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n; i++) {
-            double vi = p->mass / st->rho[i];
-            for (size_t j = 0; j < n; j++) {
-                double d[3], u[3], g[3];
-                double r = dist3(st->x + 3 * i, st->x + 3 * j, d);
-                if (j == i || r >= p->h)
-                    continue;
-                double vj = p->mass / st->rho[j], f = ref_spiky_factor(r, p->h);
-                for (int c = 0; c < 3; c++) {
-                    u[c] = (double)st->v[3 * j + c] - st->v[3 * i + c];
-                    g[c] = -f * d[c]; /* grad_j W */
-                }
-                if (pass == 1) {
-                    const double *w = st->omega + 3 * j;
-                    double len = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-                    for (int c = 0; c < 3; c++)
-                        st->eta[3 * i + c] += vj * len * f * d[c];
-                    continue;
-                }
-                double vol = 2.0 * vi * vj / (vi + vj) * ref_poly6(r, p->h);
-                for (int c = 0; c < 3; c++) {
-                    st->omega[3 * i + c] += vj * cross_x(u, g, c);
-                    st->dv[3 * i + c] += p->viscosity * vol * u[c];
-                }
+    for (size_t i = 0; i < n; i++) {
+        double vi = p->mass / st->rho[i];
+        for (size_t j = 0; j < n; j++) {
+            double d[3], u[3], g[3];
+            double r = dist3(st->x + 3 * i, st->x + 3 * j, d);
+            if (j == i || r >= p->h)
+                continue;
+            double vj = p->mass / st->rho[j], f = ref_spiky_factor(r, p->h);
+            double vol = 2.0 * vi * vj / (vi + vj) * ref_poly6(r, p->h);
+            for (int c = 0; c < 3; c++) {
+                u[c] = (double)st->v[3 * j + c] - st->v[3 * i + c];
+                g[c] = -f * d[c]; /* grad_j W */
+            }
+            for (int c = 0; c < 3; c++) {
+                st->omega[3 * i + c] += vj * cross_x(u, g, c);
+                st->dv[3 * i + c] += p->viscosity * vol * u[c];
+                st->eta[3 * i + c] += st->strength[j] * f * d[c];
             }
         }
+    }
 }
 
-/* omega_viscosity and vorticity: after one frame of an expanding, jittered lattice (a varied
- * velocity field), the stage is run again and its velocities, omegas and confinement forces
- * are checked against the reference. The force's direction N = eta / |eta| is ill-conditioned
- * where eta nearly vanishes: those particles (|eta| below 1 % of the largest) are counted and
- * left out, and must be few. */
+/* vorticity_viscosity: after one frame of an expanding, jittered lattice (a varied velocity
+ * field), the stage is run again and its velocities, omegas and confinement forces are checked
+ * against the reference, eta from the V |omega| the frame's last stage left in the velocities'
+ * w; that V |omega| and the new one it leaves must be V_i |omega_i| of the reference's omega
+ * (m / rho_i its volume). After the frame the force must not be zero: its last substep's eta
+ * came through predict, the sort and update in w. The force's direction N = eta / |eta| is
+ * ill-conditioned where eta nearly vanishes: those particles (|eta| below 1 % of the largest)
+ * are counted and left out, and must be few. */
 static void check_vorticity_viscosity(pbfcl_cl *cl)
 {
     pbfcl_scene s;
@@ -823,22 +820,45 @@ static void check_vorticity_viscosity(pbfcl_cl *cl)
     size_t n = (size_t)nx * nx * nx;
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
     ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
-    vstate st = {malloc(n * 12),   malloc(n * 12),   malloc(n * 4),
+    vstate st = {malloc(n * 12),   malloc(n * 12),   malloc(n * 4),   malloc(n * 4),
                  calloc(n * 3, 8), calloc(n * 3, 8), calloc(n * 3, 8)};
     float *v_out = malloc(n * 12), *w_out = malloc(n * 12), *f_out = malloc(n * 12);
+    float *s_out = malloc(n * 4);
     ck_assert_int_eq(pbfcl_sim_read(sim, st.x, st.v, st.rho), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, w_out, f_out, st.strength), PBFCL_OK);
+    double frame_force = 0;
+    for (size_t i = 0; i < 3 * n; i++)
+        frame_force = fmax(frame_force, fabs(f_out[i]));
+    ck_assert_msg(frame_force > 0, "no vorticity force after a frame: eta lost its V |omega|");
+    for (size_t i = 0; i < n; i++) { /* the frame's last stage left V_i |omega_i| */
+        const float *w = w_out + 3 * i;
+        double want = ref_params_of(sim)->mass / st.rho[i] *
+                      sqrt((double)w[0] * w[0] + (double)w[1] * w[1] + (double)w[2] * w[2]);
+        ck_assert_msg(test_close(st.strength[i], want, 1e-6, 1e-4),
+                      "V |omega| [%zu] carried %g, want %g", i, st.strength[i], want);
+    }
     ck_assert_int_eq(pbfcl_sim_vorticity_viscosity(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read(sim, NULL, v_out, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, w_out, f_out), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, w_out, f_out, s_out), PBFCL_OK);
     const pbfcl_pbf_params *p = ref_params_of(sim);
     ref_vorticity_viscosity(&st, n, p);
-    double wmax = 0, dvmax = 0, etamax = 0, fmax_ = 0;
+    double wmax = 0, dvmax = 0, etamax = 0, fmax_ = 0, smax = 0;
     for (size_t i = 0; i < 3 * n; i++) {
         wmax = fmax(wmax, fabs(st.omega[i]));
         dvmax = fmax(dvmax, fabs(st.dv[i]));
         etamax = fmax(etamax, fabs(st.eta[i]));
         fmax_ = fmax(fmax_, fabs(f_out[i]));
     }
+    double *s_ref = malloc(n * sizeof *s_ref);
+    for (size_t i = 0; i < n; i++) {
+        const double *w = st.omega + 3 * i;
+        s_ref[i] = p->mass / st.rho[i] * sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+        smax = fmax(smax, s_ref[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(test_close(s_out[i], s_ref[i], 1e-4 * smax, 1e-3),
+                      "V |omega| [%zu] left %g, reference %g", i, s_out[i], s_ref[i]);
+    free(s_ref);
     ck_assert_msg(wmax > 0 && dvmax > 0 && fmax_ > 0, "no vorticity or viscosity to check");
     size_t skipped = 0;
     for (size_t i = 0; i < n; i++) {
@@ -866,8 +886,8 @@ static void check_vorticity_viscosity(pbfcl_cl *cl)
     fprintf(stderr, "    vorticity: %zu of %zu forces left out (|eta| < 1 %% of the largest)\n",
             skipped, n);
     ck_assert_msg(skipped * 10 < n, "%zu of %zu forces not checked", skipped, n);
-    free(st.x), free(st.v), free(st.rho), free(st.omega), free(st.eta), free(st.dv);
-    free(v_out), free(w_out), free(f_out), free(pos);
+    free(st.x), free(st.v), free(st.rho), free(st.strength), free(st.omega), free(st.eta);
+    free(st.dv), free(v_out), free(w_out), free(f_out), free(s_out), free(pos);
     pbfcl_sim_destroy(sim);
 }
 

@@ -54,7 +54,7 @@ struct pbfcl_sim {
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
-    cl_kernel predict, lambda, delta, collide, update, omega_viscosity, vorticity;
+    cl_kernel predict, lambda, delta, collide, update, vorticity_viscosity;
     pbfcl_particles particles; /* stats, bounds, copy_positions (cl/particles.cl) */
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
@@ -63,6 +63,7 @@ struct pbfcl_sim {
     cl_mem pos_tmp_buf, pred_tmp_buf, vel_tmp_buf, vort_force_tmp_buf; /* reorder targets */
     cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
     cl_mem omega_buf;        /* float4: vorticity */
+    int vort_force_stale;    /* vort_force_buf may hold a force (zeroed when vorticity is off) */
     cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
     cl_mem density_buf;      /* float */
     cl_mem search_buf;       /* float4: x* at the neighbour search (lambda, first iteration) */
@@ -280,14 +281,13 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     return n * (per_particle + grid_per_particle) + cells * 8 + pbfcl_particles_bytes_needed(n);
 }
 
-static const char *const kernel_names[] = {"pbf_predict",  "pbf_lambda", "pbf_delta",
-                                           "pbf_collide",  "pbf_update", "pbf_omega_viscosity",
-                                           "pbf_vorticity"};
+static const char *const kernel_names[] = {"pbf_predict", "pbf_lambda", "pbf_delta",
+                                           "pbf_collide", "pbf_update", "pbf_vorticity_viscosity"};
 
 static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 {
-    cl_kernel *slots[] = {&sim->predict, &sim->lambda,          &sim->delta,    &sim->collide,
-                          &sim->update,  &sim->omega_viscosity, &sim->vorticity};
+    cl_kernel *slots[] = {&sim->predict, &sim->lambda, &sim->delta,
+                          &sim->collide, &sim->update, &sim->vorticity_viscosity};
     return slots[k];
 }
 
@@ -834,20 +834,28 @@ static pbfcl_status set_field_args(pbfcl_sim *sim, cl_kernel k, cl_mem field_buf
 pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     const pbfcl_stage stage = PBFCL_STAGE_VORTICITY_VISCOSITY;
-    if (sim->params.vorticity <= 0.0f && sim->params.viscosity <= 0.0f)
+    if (sim->params.vorticity <= 0.0f && sim->params.viscosity <= 0.0f) {
+        /* nothing to compute, but a force left from before vorticity was turned off must not
+         * act on (predict applies vort_force every substep) */
+        if (sim->vort_force_stale) {
+            static const cl_float4 zero = {{0.0f, 0.0f, 0.0f, 0.0f}};
+            PBFCL_CL_CHECK(clEnqueueFillBuffer(sim->cl->queue, sim->vort_force_buf, &zero,
+                                               sizeof zero, 0, sim->n * sizeof zero, 0, NULL,
+                                               NULL));
+            sim->vort_force_stale = 0;
+        }
         return PBFCL_OK;
-    cl_kernel k = sim->omega_viscosity; /* omega_i and XSPH, one pass */
+    }
+    cl_kernel k = sim->vorticity_viscosity; /* omega_i, f_vorticity and XSPH, one pass */
     PBFCL_TRY(set_field_args(sim, k, sim->vel_buf, sim->omega_buf));
     SIM_ARG(k, 7, sim->vel_tmp_buf);
     cl_uint bodies = sim_has_bodies(sim);
     SIM_ARG(k, 8, bodies);
     SIM_ARG(k, 9, sim->phase_buf);
     SIM_ARG(k, 10, sim->inv_mass_buf);
+    SIM_ARG(k, 11, sim->vort_force_buf);
     PBFCL_TRY(launch(sim, k, prof, stage));
-    if (sim->params.vorticity > 0.0f) { /* f_vorticity, of the velocities before XSPH */
-        PBFCL_TRY(set_field_args(sim, sim->vorticity, sim->omega_buf, sim->vort_force_buf));
-        PBFCL_TRY(launch(sim, sim->vorticity, prof, stage));
-    }
+    sim->vort_force_stale = 1;
     swap_buf(&sim->vel_buf, &sim->vel_tmp_buf);
     return PBFCL_OK;
 }
@@ -1036,8 +1044,10 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *force3)
+pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *force3, float *strength)
 {
+    if (strength) /* V |omega| for the next substep's eta rides in vel.w */
+        PBFCL_TRY(read_components(sim, sim->vel_buf, 3, 1, strength));
     if (omega3)
         PBFCL_TRY(read_float3(sim, sim->omega_buf, omega3));
     if (force3)
@@ -1468,6 +1478,7 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
     sim->push_dir = h.push_dir;
     sim->push = h.push;
     sim->substeps = h.substeps;
+    sim->vort_force_stale = 1; /* the loaded forces */
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
                                         sizeof sim->params, &sim->params, 0, NULL, NULL));
     return PBFCL_OK;

@@ -240,8 +240,10 @@ pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, 
                                    unsigned *neighbor_count, unsigned *neighbors);
 
 /* Reads the vorticity omega and the vorticity confinement force (acceleration, m/s^2) of the
- * last vorticity_viscosity stage (xyz triples); either pointer may be NULL. */
-pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *force3);
+ * last vorticity_viscosity stage (xyz triples), and the V |omega| per particle that the next
+ * one takes eta from (carried in the velocity's w); any pointer may be NULL. */
+pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *force3,
+                                      float *strength);
 
 /* The neighbour list capacity per particle (MAX_NEIGHBORS). */
 unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim);
