@@ -428,26 +428,17 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
 
 /* update: v = (x* - x) / dt, x = x*; x.w = m / rho, the particle's volume at the density of
  * the last lambda, which vorticity_viscosity reads with the position (one float4 per
- * neighbour instead of a position and a density). predict sets x.w back to 0. A fluid
- * particle's v.w (its V |omega|) is kept; with bodies, a body's or an obstacle's particle gets
- * v.w = -(1 + w), w its relative inverse mass, which vorticity_viscosity reads with v (see
- * there), set here every substep whatever wrote the velocities since. */
+ * neighbour instead of a position and a density). predict sets x.w back to 0; v.w is kept. */
 __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global const float4 *pred,
-                         __global float4 *vel, __global const float *density, uint bodies,
-                         __global const uint *phase, __global const float *inv_mass)
+                         __global float4 *vel, __global const float *density)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     float4 xp = pred[i];
-    float4 v = (float4)((xp.xyz - pos[i].xyz) * p->inv_dt, 0.0f);
-    if (bodies && phase[i] != 0u) {
-        vel[i] = (float4)(v.x, v.y, v.z, -1.0f - inv_mass[i]);
-    } else {
-        /* xyz only: v.w stays (written as a float4 that read v.w, this kernel crashed
-         * Oclgrind 21.10's uninitialised-value checker) */
-        vstore3(v.xyz, 0, (__global float *)(vel + i));
-    }
+    /* xyz only: v.w stays (written as a float4 that read v.w, this kernel crashed Oclgrind
+     * 21.10's uninitialised-value checker) */
+    vstore3((xp.xyz - pos[i].xyz) * p->inv_dt, 0, (__global float *)(vel + i));
     pos[i] = (float4)(xp.xyz, p->mass / density[i]);
 }
 
@@ -486,11 +477,7 @@ static void pbf_omega_term(float4 xi, float4 vi, float4 xj, float4 vj, float sha
  * omega.w = V_i |omega_i| too, for reading back. With bodies, pairs of two body particles
  * are skipped (XSPH within a rigid body damped its spin; between bodies it is no friction), a
  * fluid-body pair blends by relative inverse masses, 2 w_i / (w_i + w_j) each, so that m_i
- * dv_i = -m_j dv_j, and a body's particle has no vorticity (no confinement force). Whether a
- * neighbour is a body's and its w come from its v.w too, which update sets to -(1 + w_j) for
- * the particles of bodies and obstacles (a fluid particle's V |omega| is >= 0): gathering
- * phase[j] and inv_mass[j] per neighbour made this pass 1.65x the fluid-only one at 1M on an
- * H200 (275 against 166 us). A body's particle keeps its tag in the v.w it writes. */
+ * dv_i = -m_j dv_j, and a body's particle has no vorticity (no confinement force, V |omega| 0). */
 __kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float4 *pos,
                                       __global const float4 *vel,
                                       __global const uint *neighbor_count,
@@ -518,14 +505,10 @@ __kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float
     } else {
         for (uint k = 0; k < count; k++) {
             uint j = neighbors[k * n + i];
-            float4 vj = vel[j];
-            bool solid_j = vj.w < 0.0f; /* -(1 + w_j), set by update */
-            if (phase_i != 0u && solid_j)
+            if (phase_i != 0u && phase[j] != 0u)
                 continue; /* no viscosity between or within bodies */
-            float w_j = solid_j ? -1.0f - vj.w : 1.0f;
-            float share = 2.0f * w_i / (w_i + w_j);
-            vj.w = solid_j ? 0.0f : vj.w; /* a body's particle adds nothing to eta */
-            pbf_omega_term(xi, vi, pos[j], vj, share, h, h2, poly6, spiky, &w, &eta, &dv);
+            float share = 2.0f * w_i / (w_i + inv_mass[j]); /* 2 w_i / (w_i + w_j) */
+            pbf_omega_term(xi, vi, pos[j], vel[j], share, h, h2, poly6, spiky, &w, &eta, &dv);
         }
     }
     if (phase_i != 0u) /* vorticity is the fluid's: a body's particle takes no confinement */
@@ -537,5 +520,5 @@ __kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float
     omega[i] = (float4)(w.xyz, strength);
     vort_force[i] = f;
     float4 v = vi + p->viscosity * dv;
-    vel_out[i] = (float4)(v.x, v.y, v.z, phase_i != 0u ? -1.0f - w_i : strength);
+    vel_out[i] = (float4)(v.x, v.y, v.z, strength);
 }

@@ -378,6 +378,5 @@ __kernel void shape_match_velocity(uint entries, float dt, __global const uint *
     omega += sm_quat_log(sm_quat_mul(q, q_pred_inv)) / dt;
     vc += (float4)(c.xyz - c_pred.xyz, 0.0f) / dt;
     float4 d = (float4)(pos[i].xyz - c.xyz, 0.0f);
-    /* xyz only: v.w holds the particle's tag for pbf_vorticity_viscosity (cl/pbf.cl) */
-    vstore3(vc.xyz + cross(omega.xyz, d.xyz), 0, (__global float *)(vel + i));
+    vel[i] = (float4)(vc.xyz + cross(omega.xyz, d.xyz), 0.0f);
 }

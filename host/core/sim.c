@@ -816,10 +816,6 @@ pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 3, sim->pred_buf);
     SIM_ARG(k, 4, sim->vel_buf);
     SIM_ARG(k, 5, sim->density_buf);
-    cl_uint bodies = sim_has_bodies(sim);
-    SIM_ARG(k, 6, bodies);
-    SIM_ARG(k, 7, sim->phase_buf);
-    SIM_ARG(k, 8, sim->inv_mass_buf);
     return launch(sim, k, prof, PBFCL_STAGE_OTHER);
 }
 
