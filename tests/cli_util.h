@@ -77,9 +77,6 @@ static inline void cli_run(cli_result *r, const char *args)
     cli_run_sh(r, "", args);
 }
 
-#define ck_assert_contains(text, part)                                                             \
-    ck_assert_msg(strstr((text), (part)) != NULL, "expected '%s' in: %s", (part), (text))
-
 /* Number of times part occurs in text. */
 static inline int cli_count(const char *text, const char *part)
 {

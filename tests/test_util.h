@@ -1,9 +1,11 @@
 /* Helpers shared by the tests: running a check on every OpenCL device present, small
- * sizes under Oclgrind, a seeded random generator, and float comparison. */
+ * sizes under Oclgrind, a seeded random generator, and float comparison (and, from
+ * test_files.h, temporary files and stderr capture). */
 #ifndef PBFCL_TEST_UTIL_H
 #define PBFCL_TEST_UTIL_H
 
 #include "clrt.h"
+#include "test_files.h"
 
 #include <check.h>
 #include <stdbool.h>
