@@ -96,6 +96,16 @@ uint32_t test_rand(uint64_t *state)
     return (uint32_t)(x >> 32);
 }
 
+void test_shuffle(uint32_t *a, size_t n, uint64_t *state)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = test_rand(state) % i;
+        uint32_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
 float test_randf(uint64_t *state, float lo, float hi)
 {
     return lo + (hi - lo) * (float)(test_rand(state) >> 8) * (1.0f / 16777216.0f);

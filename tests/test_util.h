@@ -49,6 +49,8 @@ bool test_small(void);
 /* A seeded xorshift generator: the same seed gives the same sequence everywhere. */
 uint32_t test_rand(uint64_t *state);
 
+/* Shuffles a[0..n) (Fisher-Yates, with test_rand(state)): the same seed gives the same order. */
+void test_shuffle(uint32_t *a, size_t n, uint64_t *state);
 /* A float uniform in [lo, hi). */
 float test_randf(uint64_t *state, float lo, float hi);
 
