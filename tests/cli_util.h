@@ -77,9 +77,6 @@ static inline void cli_run(cli_result *r, const char *args)
     cli_run_sh(r, "", args);
 }
 
-#define ck_assert_contains(text, part)                                                             \
-    ck_assert_msg(strstr((text), (part)) != NULL, "expected '%s' in: %s", (part), (text))
-
 /* Number of times part occurs in text. */
 static inline int cli_count(const char *text, const char *part)
 {
@@ -114,6 +111,78 @@ static inline void cli_write_file(const char *path, const char *text)
 static inline bool cli_exists(const char *path)
 {
     return access(path, F_OK) == 0;
+}
+
+/* The running test's temporary directory: made by cli_setup and removed by cli_teardown, the
+ * checked fixture of the CLI tests (tcase_add_checked_fixture(t, cli_setup, cli_teardown)). */
+static char cli_dir[64];
+
+static inline void cli_setup(void)
+{
+    cli_tmp_dir(cli_dir, sizeof cli_dir);
+}
+
+static inline void cli_teardown(void)
+{
+    cli_remove_tree(cli_dir);
+}
+
+/* True if an OpenCL device is present; else says the run is skipped. */
+static inline bool cli_have_device(void)
+{
+    if (test_device_count() > 0)
+        return true;
+    printf("SKIP: no OpenCL device, this run is not tested\n");
+    return false;
+}
+
+/* The whole of file path (NUL-terminated; free it), its size in *len; fails the test if the
+ * file is missing. */
+static inline char *cli_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "missing %s", path);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)size + 1);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
+    buf[size] = '\0';
+    fclose(f);
+    *len = (size_t)size;
+    return buf;
+}
+
+/* Writes len bytes of data to path. */
+static inline void cli_spit(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* True if files a and b hold the same bytes. */
+static inline bool cli_same_bytes(const char *a, const char *b)
+{
+    size_t la, lb;
+    char *x = cli_slurp(a, &la), *y = cli_slurp(b, &lb);
+    bool same = la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The number of lines (newlines) in file path. */
+static inline int cli_count_lines(const char *path)
+{
+    size_t len;
+    char *text = cli_slurp(path, &len);
+    int lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    free(text);
+    return lines;
 }
 
 #endif

@@ -5,6 +5,7 @@
  * every misuse answered with its status and a message naming the argument. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
 #include "pbfcl.h"
+#include "test_files.h" /* test helpers that need nothing of pbfcl */
 
 #include <check.h>
 #include <math.h>
@@ -875,6 +876,17 @@ START_TEST(test_scene_setup)
 }
 END_TEST
 
+/* A solver descriptor with setup's scene and solver parameters and room for capacity
+ * particles. */
+static pbfcl_solver_desc setup_desc(const pbfcl_scene_setup *setup, size_t capacity)
+{
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = capacity;
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    return d;
+}
+
 /* A scene file's bodies through the public API, as pbfcl run and the demo use it: fill, add,
  * apply. At r = 0.05 in a unit box the fluid y <= 0.5 (500 lattice points) loses the 8 that
  * the box body (2 x 3 x 2 points) holds, and the sphere at (0.7, 0.7, 0.7) holds the 8 points
@@ -882,18 +894,13 @@ END_TEST
  * on its particles only, and after one step its centre has moved v_x dt along x. */
 START_TEST(test_scene_setup_bodies)
 {
-    char dir[] = "/tmp/pbfcl_api_XXXXXX", path[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/bodies.json", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.05, "
-          "\"gravity\": [0,0,0], \"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.5,1]}], "
-          "\"bodies\": [{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, "
-          "\"density\": 500}, {\"sphere\": {\"center\": [0.7,0.7,0.7], \"radius\": 0.1}, "
-          "\"density\": 2000, \"velocity\": [1, 0, 0]}]}",
-          f);
-    fclose(f);
+    const char *path = test_temp_write(
+        "bodies.json",
+        "{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.05, "
+        "\"gravity\": [0,0,0], \"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.5,1]}], "
+        "\"bodies\": [{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, "
+        "\"density\": 500}, {\"sphere\": {\"center\": [0.7,0.7,0.7], \"radius\": 0.1}, "
+        "\"density\": 2000, \"velocity\": [1, 0, 0]}]}");
     pbfcl_scene_params lp;
     pbfcl_solver_params lv;
     float *lpos = NULL;
@@ -903,8 +910,7 @@ START_TEST(test_scene_setup_bodies)
     ck_assert_ptr_null(lpos);
     pbfcl_scene_setup *setup = NULL;
     ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
-    remove(path);
-    rmdir(dir);
+    test_temp_remove();
     int nb = -1;
     ck_assert_int_eq(pbfcl_scene_setup_body_count(setup, &nb), PBFCL_OK);
     ck_assert_int_eq(nb, 2);
@@ -913,10 +919,7 @@ START_TEST(test_scene_setup_bodies)
     ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
     ck_assert_uint_eq(n, 512u);
     pbfcl_context *ctx = open_context();
-    pbfcl_solver_desc d;
-    pbfcl_solver_desc_defaults(&d);
-    d.capacity = n;
-    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    pbfcl_solver_desc d = setup_desc(setup, n);
     pbfcl_solver *s = NULL;
     ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n - 1), PBFCL_OK);
@@ -965,16 +968,11 @@ END_TEST
  * for bit, and no fluid particle comes within r of one (half the contact distance 2r). */
 START_TEST(test_scene_setup_obstacles)
 {
-    char dir[] = "/tmp/pbfcl_api_XXXXXX", path[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/obstacles.json", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.05, "
-          "\"fluid\": [{\"min\": [0,0,0], \"max\": [0.3,0.8,1]}], "
-          "\"obstacles\": [{\"sphere\": {\"center\": [0.55,0.15,0.55], \"radius\": 0.1}}]}",
-          f);
-    fclose(f);
+    const char *path = test_temp_write(
+        "obstacles.json",
+        "{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.05, "
+        "\"fluid\": [{\"min\": [0,0,0], \"max\": [0.3,0.8,1]}], "
+        "\"obstacles\": [{\"sphere\": {\"center\": [0.55,0.15,0.55], \"radius\": 0.1}}]}");
     pbfcl_scene_params lp;
     pbfcl_solver_params lv;
     float *lpos = NULL;
@@ -983,8 +981,7 @@ START_TEST(test_scene_setup_obstacles)
     expect_message("has obstacles");
     pbfcl_scene_setup *setup = NULL;
     ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
-    remove(path);
-    rmdir(dir);
+    test_temp_remove();
     int no = -1, nb = -1;
     ck_assert_int_eq(pbfcl_scene_setup_obstacle_count(setup, &no), PBFCL_OK);
     ck_assert_int_eq(no, 1);
@@ -996,10 +993,7 @@ START_TEST(test_scene_setup_obstacles)
     ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
     ck_assert_uint_eq(n, 247u);
     pbfcl_context *ctx = open_context();
-    pbfcl_solver_desc d;
-    pbfcl_solver_desc_defaults(&d);
-    d.capacity = n;
-    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    pbfcl_solver_desc d = setup_desc(setup, n);
     pbfcl_solver *s = NULL;
     ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
@@ -1061,31 +1055,22 @@ static void path_at(const float *x0, bool paddle, double t, double out[3])
  * positive from 0.1 s on while the paddle moves. */
 START_TEST(test_scene_setup_moving_obstacles)
 {
-    char dir[] = "/tmp/pbfcl_api_XXXXXX", path[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/paddle.json", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,0.6,0.3]}, \"particle_radius\": 0.02, "
-          "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.2,0.3]}], \"obstacles\": ["
-          "{\"box\": {\"min\": [0.1,0.02,0], \"max\": [0.18,0.26,0.3]}, \"velocity\": [0.5,0,0], "
-          "\"until\": 1},"
-          "{\"box\": {\"min\": [0.75,0.3,0.1], \"max\": [0.85,0.5,0.2]}, "
-          "\"angular_velocity\": [0,0,2]}]}",
-          f);
-    fclose(f);
+    const char *path = test_temp_write(
+        "paddle.json",
+        "{\"domain\": {\"min\": [0,0,0], \"max\": [1,0.6,0.3]}, \"particle_radius\": 0.02, "
+        "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.2,0.3]}], \"obstacles\": ["
+        "{\"box\": {\"min\": [0.1,0.02,0], \"max\": [0.18,0.26,0.3]}, \"velocity\": [0.5,0,0], "
+        "\"until\": 1},"
+        "{\"box\": {\"min\": [0.75,0.3,0.1], \"max\": [0.85,0.5,0.2]}, "
+        "\"angular_velocity\": [0,0,2]}]}");
     pbfcl_scene_setup *setup = NULL;
     ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
-    remove(path);
-    rmdir(dir);
+    test_temp_remove();
     float *pos = NULL;
     size_t n = 0;
     ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
     pbfcl_context *ctx = open_context();
-    pbfcl_solver_desc d;
-    pbfcl_solver_desc_defaults(&d);
-    d.capacity = n;
-    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    pbfcl_solver_desc d = setup_desc(setup, n);
     pbfcl_solver *s = NULL;
     ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
@@ -1198,22 +1183,16 @@ static pbfcl_status get_setup_section(void *user, const char *name, void *data, 
 
 START_TEST(test_scene_setup_flow)
 {
-    char dir[] = "/tmp/pbfcl_api_XXXXXX", path[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/flow.json", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.02, "
-          "\"gravity\": [0,0,0], \"fluid\": [{\"min\": [0,0,0], \"max\": [0.1,0.1,0.1]}], "
-          "\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": [1,0,0], "
-          "\"rate\": 100, \"count\": 60}], "
-          "\"drains\": [{\"box\": {\"min\": [0.8,0,0], \"max\": [1,1,1]}}]}",
-          f);
-    fclose(f);
+    const char *path = test_temp_write(
+        "flow.json",
+        "{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": 0.02, "
+        "\"gravity\": [0,0,0], \"fluid\": [{\"min\": [0,0,0], \"max\": [0.1,0.1,0.1]}], "
+        "\"emitters\": [{\"center\": [0.5,0.5,0.5], \"radius\": 0.05, \"velocity\": [1,0,0], "
+        "\"rate\": 100, \"count\": 60}], "
+        "\"drains\": [{\"box\": {\"min\": [0.8,0,0], \"max\": [1,1,1]}}]}");
     pbfcl_scene_setup *setup = NULL;
     ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
-    remove(path);
-    rmdir(dir);
+    test_temp_remove();
     int ne = 0, nd = 0;
     ck_assert_int_eq(pbfcl_scene_setup_flow_count(setup, &ne, &nd), PBFCL_OK);
     ck_assert_int_eq(ne, 1);
@@ -1225,10 +1204,7 @@ START_TEST(test_scene_setup_flow)
     ck_assert_int_eq(pbfcl_scene_setup_capacity(setup, &cap), PBFCL_OK);
     ck_assert_uint_eq(cap, 27u + 60u);
     pbfcl_context *ctx = open_context();
-    pbfcl_solver_desc d;
-    pbfcl_solver_desc_defaults(&d);
-    d.capacity = cap;
-    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    pbfcl_solver_desc d = setup_desc(setup, cap);
     pbfcl_solver *s = NULL;
     ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);

@@ -245,16 +245,6 @@ static long ply_vertex_count(const char *path)
     return n;
 }
 
-static int count_lines(const char *path)
-{
-    char text[16384];
-    cli_read_text(path, text, sizeof text);
-    int lines = 0;
-    for (const char *p = text; *p; p++)
-        lines += *p == '\n';
-    return lines;
-}
-
 static bool file_exists(const char *dir, const char *name)
 {
     char path[256];
@@ -294,7 +284,7 @@ START_TEST(run_writes_frames_and_stats)
         entries += e->d_name[0] != '.';
     closedir(d);
     ck_assert_int_eq(entries, 3);
-    ck_assert_int_eq(count_lines(csv), 1 + 5);
+    ck_assert_int_eq(cli_count_lines(csv), 1 + 5);
     remove_tmp_dir();
 }
 END_TEST
@@ -323,7 +313,7 @@ START_TEST(run_blow_up_stops)
     ck_assert_contains(r.err, "--iterations");
     ck_assert(file_exists(frames, "frame_00000.ply"));
     ck_assert(!file_exists(frames, "frame_00001.ply"));
-    ck_assert_int_eq(count_lines(csv), 1 + 1);
+    ck_assert_int_eq(cli_count_lines(csv), 1 + 1);
     remove_tmp_dir();
 }
 END_TEST

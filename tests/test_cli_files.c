@@ -11,62 +11,6 @@
 #include <sys/types.h>
 #include <time.h>
 
-static char dir[64];
-
-static void setup(void)
-{
-    cli_tmp_dir(dir, sizeof dir);
-}
-
-static void teardown(void)
-{
-    cli_remove_tree(dir);
-}
-
-static bool have_device(void)
-{
-    if (test_device_count() > 0)
-        return true;
-    printf("SKIP: no OpenCL device, this run is not tested\n");
-    return false;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "missing %s", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)size + 1);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
-    buf[size] = '\0';
-    fclose(f);
-    *len = (size_t)size;
-    return buf;
-}
-
-static bool same_bytes(const char *a, const char *b)
-{
-    size_t la, lb;
-    char *x = slurp(a, &la), *y = slurp(b, &lb);
-    bool same = la == lb && memcmp(x, y, la) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
-static int count_lines(const char *path)
-{
-    size_t len;
-    char *text = slurp(path, &len);
-    int lines = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += text[i] == '\n';
-    free(text);
-    return lines;
-}
-
 /* Defect 1: the statistics file is created only once the run has started, and never
  * replaces an existing file without --force; the scene file is never a target. Before, the
  * file was truncated first and deleted when the device could not be opened. */
@@ -74,21 +18,21 @@ START_TEST(stats_file_never_destroyed)
 {
     char csv[128], scene[128], args[512];
     cli_result r;
-    snprintf(csv, sizeof csv, "%s/old.csv", dir);
+    snprintf(csv, sizeof csv, "%s/old.csv", cli_dir);
     cli_write_file(csv, "keep\n");
     snprintf(args, sizeof args,
              "run --particles 1000 --steps 1 --stats '%s' --device no-such-device", csv);
     cli_run(&r, args); /* the reproduction: old.csv was deleted */
     ck_assert_int_eq(r.code, 1);
     size_t len;
-    char *text = slurp(csv, &len);
+    char *text = cli_slurp(csv, &len);
     ck_assert_str_eq(text, "keep\n");
     free(text);
     snprintf(args, sizeof args,
              "run --particles 1000 --steps 1 --stats '%s' --force --device no-such-device", csv);
     cli_run(&r, args); /* replacing is allowed, but only once the run has started */
     ck_assert_int_eq(r.code, 1);
-    text = slurp(csv, &len);
+    text = cli_slurp(csv, &len);
     ck_assert_str_eq(text, "keep\n");
     free(text);
     snprintf(args, sizeof args, "run --particles 1000 --steps 1 --stats '%s'", csv);
@@ -96,11 +40,11 @@ START_TEST(stats_file_never_destroyed)
     ck_assert_int_ne(r.code, 0);
     ck_assert_contains(r.err, "already exists");
     ck_assert_contains(r.err, "--force");
-    text = slurp(csv, &len);
+    text = cli_slurp(csv, &len);
     ck_assert_str_eq(text, "keep\n");
     free(text);
 #ifdef PBFCL_HAVE_JSON /* the scene file is never a target */
-    snprintf(scene, sizeof scene, "%s/scene.json", dir);
+    snprintf(scene, sizeof scene, "%s/scene.json", cli_dir);
     cli_write_file(scene, "{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": "
                           "0.05, \"fluid\": [{\"min\": [0,0,0], \"max\": [0.5,0.5,0.5]}]}");
     snprintf(args, sizeof args, "run --scene '%s' --steps 1 --stats '%s' --force", scene, scene);
@@ -108,7 +52,7 @@ START_TEST(stats_file_never_destroyed)
     ck_assert_int_eq(r.code, 2);
     ck_assert_contains(r.err, "is the scene file");
     size_t scene_len;
-    text = slurp(scene, &scene_len);
+    text = cli_slurp(scene, &scene_len);
     ck_assert_contains(text, "particle_radius");
     free(text);
 #else
@@ -121,8 +65,8 @@ END_TEST
 START_TEST(failed_run_leaves_no_tree)
 {
     char frames[128], top[128], args[512];
-    snprintf(top, sizeof top, "%s/a", dir);
-    snprintf(frames, sizeof frames, "%s/a/b/frames", dir);
+    snprintf(top, sizeof top, "%s/a", cli_dir);
+    snprintf(frames, sizeof frames, "%s/a/b/frames", cli_dir);
     snprintf(args, sizeof args,
              "run --particles 1000 --steps 1 --export '%s' --device no-such-device", frames);
     cli_result r;
@@ -138,7 +82,7 @@ START_TEST(export_folder_with_frames)
 {
     char frames[128], old[256], args[512];
     cli_result r;
-    snprintf(frames, sizeof frames, "%s/frames", dir);
+    snprintf(frames, sizeof frames, "%s/frames", cli_dir);
     ck_assert_int_eq(mkdir(frames, 0777), 0);
     snprintf(old, sizeof old, "%s/frame_00009.ply", frames);
     cli_write_file(old, "an earlier run's frame\n");
@@ -148,7 +92,7 @@ START_TEST(export_folder_with_frames)
     ck_assert_contains(r.err, "already holds 1 frame file");
     ck_assert_contains(r.err, "--force");
     ck_assert(cli_exists(old));
-    if (!have_device())
+    if (!cli_have_device())
         return;
     snprintf(args, sizeof args, "run --particles 1000 --steps 2 --export '%s' --force", frames);
     cli_run(&r, args);
@@ -181,10 +125,10 @@ static const unsigned char *vtu_array(const char *text, const char *name, uint32
  * and at step 0 the real SPH density (it was 1000 for every particle). */
 START_TEST(vtk_frames_from_a_run)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     char frames[128], args[512], path[256];
-    snprintf(frames, sizeof frames, "%s/vtk", dir);
+    snprintf(frames, sizeof frames, "%s/vtk", cli_dir);
     snprintf(args, sizeof args,
              "run --particles 1500 --steps 4 --every 2 --export '%s' --format vtk --up z", frames);
     cli_result r;
@@ -192,7 +136,7 @@ START_TEST(vtk_frames_from_a_run)
     ck_assert_int_eq(r.code, 0);
     snprintf(path, sizeof path, "%s/frames.pvd", frames);
     size_t len;
-    char *pvd = slurp(path, &len);
+    char *pvd = cli_slurp(path, &len);
     ck_assert_contains(pvd, "timestep=\"0\" group=\"\" part=\"0\" file=\"frame_00000.vtu\"");
     ck_assert_contains(pvd, "file=\"frame_00002.vtu\"");
     ck_assert_contains(pvd, "file=\"frame_00004.vtu\"");
@@ -201,7 +145,7 @@ START_TEST(vtk_frames_from_a_run)
     ck_assert_msg(fabs(t2 - 2.0 / 60.0) < 1e-6, "step 2 at time %g", t2);
     free(pvd);
     snprintf(path, sizeof path, "%s/frame_00000.vtu", frames);
-    char *text = slurp(path, &len);
+    char *text = cli_slurp(path, &len);
     ck_assert_contains(text, ", z up");
     uint32_t bytes;
     const unsigned char *dens = vtu_array(text, "density", &bytes);
@@ -232,9 +176,9 @@ END_TEST
 static void check_resume(const char *method)
 {
     char a[128], b[128], ckp[128], args[768], pa[256], pb[256];
-    snprintf(a, sizeof a, "%s/a-%s", dir, method);
-    snprintf(b, sizeof b, "%s/b-%s", dir, method);
-    snprintf(ckp, sizeof ckp, "%s/run-%s.ckp", dir, method);
+    snprintf(a, sizeof a, "%s/a-%s", cli_dir, method);
+    snprintf(b, sizeof b, "%s/b-%s", cli_dir, method);
+    snprintf(ckp, sizeof ckp, "%s/run-%s.ckp", cli_dir, method);
     cli_result r;
     snprintf(args, sizeof args,
              "run --scene drop --solver %s --particles 3000 --steps 6 --export '%s' --format vtk",
@@ -254,11 +198,12 @@ static void check_resume(const char *method)
     for (int step = 0; step <= 6; step++) {
         snprintf(pa, sizeof pa, "%s/frame_%05d.vtu", a, step);
         snprintf(pb, sizeof pb, "%s/frame_%05d.vtu", b, step);
-        ck_assert_msg(same_bytes(pa, pb), "%s: frame %d differs after the resume", method, step);
+        ck_assert_msg(cli_same_bytes(pa, pb), "%s: frame %d differs after the resume", method,
+                      step);
     }
     snprintf(pa, sizeof pa, "%s/frames.pvd", a);
     snprintf(pb, sizeof pb, "%s/frames.pvd", b);
-    ck_assert_msg(same_bytes(pa, pb), "the collections differ");
+    ck_assert_msg(cli_same_bytes(pa, pb), "the collections differ");
     snprintf(args, sizeof args, "run --resume '%s' --steps 3", ckp);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 2);
@@ -267,7 +212,7 @@ static void check_resume(const char *method)
 
 START_TEST(resume_is_bit_identical)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     check_resume("pbf");
 }
@@ -277,7 +222,7 @@ END_TEST
  * acceleration of the last frame) carries across the checkpoint. */
 START_TEST(resume_is_bit_identical_sph)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     check_resume("sph");
 }
@@ -289,7 +234,7 @@ START_TEST(bad_checkpoints_refused)
 {
     char ckp[128], args[512];
     cli_result r;
-    snprintf(ckp, sizeof ckp, "%s/not.ckp", dir);
+    snprintf(ckp, sizeof ckp, "%s/not.ckp", cli_dir);
     cli_write_file(ckp, "{\"a scene\": true}\n");
     snprintf(args, sizeof args, "run --resume '%s'", ckp);
     cli_run(&r, args);
@@ -299,18 +244,18 @@ START_TEST(bad_checkpoints_refused)
     cli_run(&r, args);
     ck_assert_int_ne(r.code, 0);
     ck_assert_contains(r.err, "is not a pbfcl checkpoint");
-    ck_assert_int_eq(count_lines(ckp), 1);
-    if (!have_device())
+    ck_assert_int_eq(cli_count_lines(ckp), 1);
+    if (!cli_have_device())
         return;
-    snprintf(ckp, sizeof ckp, "%s/good.ckp", dir);
+    snprintf(ckp, sizeof ckp, "%s/good.ckp", cli_dir);
     snprintf(args, sizeof args, "run --particles 500 --steps 1 --checkpoint '%s'", ckp);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
     size_t len;
-    char *data = slurp(ckp, &len);
+    char *data = cli_slurp(ckp, &len);
     data[len / 2] ^= 0x40; /* one bit flipped in the middle */
     char bad[128];
-    snprintf(bad, sizeof bad, "%s/flipped.ckp", dir);
+    snprintf(bad, sizeof bad, "%s/flipped.ckp", cli_dir);
     FILE *f = fopen(bad, "wb");
     fwrite(data, 1, len, f);
     fclose(f);
@@ -338,12 +283,12 @@ START_TEST(signal_stops_cleanly)
 {
     int sig = stop_signals[_i];
     const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
-    if (!have_device())
+    if (!cli_have_device())
         return;
     char ckp[128], csv[128], out[128], cmd[1024];
-    snprintf(ckp, sizeof ckp, "%s/stop.ckp", dir);
-    snprintf(csv, sizeof csv, "%s/stop.csv", dir);
-    snprintf(out, sizeof out, "%s/stop.out", dir);
+    snprintf(ckp, sizeof ckp, "%s/stop.ckp", cli_dir);
+    snprintf(csv, sizeof csv, "%s/stop.csv", cli_dir);
+    snprintf(out, sizeof out, "%s/stop.out", cli_dir);
     fflush(NULL);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
@@ -357,7 +302,7 @@ START_TEST(signal_stops_cleanly)
     }
     for (int tries = 0; tries < 600; tries++) { /* until 3 steps are done, at most 60 s */
         nanosleep(&(struct timespec){0, 100000000}, NULL);
-        if (cli_exists(csv) && count_lines(csv) >= 4)
+        if (cli_exists(csv) && cli_count_lines(csv) >= 4)
             break;
     }
     ck_assert_int_eq(kill(pid, sig), 0);
@@ -373,7 +318,7 @@ START_TEST(signal_stops_cleanly)
     ck_assert_contains(text, said);
     ck_assert_contains(text, "checkpoint written to");
     long long stopped = atoll(strstr(text, said) + strlen(said));
-    ck_assert_int_eq(count_lines(csv), 1 + stopped);
+    ck_assert_int_eq(cli_count_lines(csv), 1 + stopped);
     pbfcl_checkpoint *c = NULL;
     pbfcl_checkpoint_info info;
     ck_assert_int_eq(pbfcl_checkpoint_read(ckp, &c, &info), PBFCL_OK);
@@ -390,10 +335,10 @@ END_TEST
  * the way) is stopped by the density bound after 10 steps; it ran to the end with exit 0. */
 START_TEST(collapse_is_stopped)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     char csv[128], args[512];
-    snprintf(csv, sizeof csv, "%s/collapse.csv", dir);
+    snprintf(csv, sizeof csv, "%s/collapse.csv", cli_dir);
     snprintf(args, sizeof args,
              "run --particles 1000 --steps 40 --vorticity 1e6 --max-speed 1e9 --stats '%s'", csv);
     cli_result r;
@@ -401,14 +346,14 @@ START_TEST(collapse_is_stopped)
     ck_assert_int_eq(r.code, 1);
     ck_assert_contains(r.err, "collapsed at step 10");
     ck_assert_contains(r.err, "--vorticity");
-    ck_assert_int_eq(count_lines(csv), 1 + 10);
+    ck_assert_int_eq(cli_count_lines(csv), 1 + 10);
 }
 END_TEST
 
 /* --quiet prints nothing but warnings and errors. */
 START_TEST(quiet_run)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     cli_result r;
     cli_run(&r, "run --particles 500 --steps 2 --quiet");
@@ -423,7 +368,7 @@ int main(void)
     Suite *s = suite_create("cli_files");
     TCase *t = tcase_create("files");
     tcase_set_timeout(t, 300);
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, cli_setup, cli_teardown);
     tcase_add_test(t, stats_file_never_destroyed);
     tcase_add_test(t, failed_run_leaves_no_tree);
     tcase_add_test(t, export_folder_with_frames);

@@ -6,24 +6,12 @@
 
 #include <sys/types.h>
 
-static char dir[64];
-
-static void setup(void)
-{
-    cli_tmp_dir(dir, sizeof dir);
-}
-
-static void teardown(void)
-{
-    cli_remove_tree(dir);
-}
-
 #ifdef PBFCL_HAVE_JSON
-/* Writes text to dir/name and returns the path (static buffer). */
+/* Writes text to cli_dir/name and returns the path (static buffer). */
 static const char *scene_file(const char *name, const char *text)
 {
     static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", cli_dir, name);
     cli_write_file(path, text);
     return path;
 }
@@ -55,14 +43,14 @@ static void assert_accepted(const cli_result *r)
 START_TEST(scene_not_a_regular_file)
 {
     char fifo[256], args[512];
-    snprintf(fifo, sizeof fifo, "%s/pipe.json", dir);
+    snprintf(fifo, sizeof fifo, "%s/pipe.json", cli_dir);
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
     cli_result r;
     snprintf(args, sizeof args, "run --scene '%s' --steps 1", fifo);
     cli_run_sh(&r, "timeout 20", args);
     assert_refused(&r, "is a FIFO");
     ck_assert_contains(r.err, "give a JSON scene file");
-    snprintf(args, sizeof args, "run --scene '%s/' --steps 1", dir);
+    snprintf(args, sizeof args, "run --scene '%s/' --steps 1", cli_dir);
     cli_run(&r, args);
     assert_refused(&r, "is a directory");
     cli_run(&r, "run --scene /dev/zero --steps 1");
@@ -190,7 +178,7 @@ START_TEST(particles_replace_file_radius)
                                      "\"max\": [0.5,0.5,0.5]}]}"));
     cli_run(&r, args);
     assert_accepted(&r);
-    snprintf(args, sizeof args, "run --device no-such-device --scene '%s/tiny.json'", dir);
+    snprintf(args, sizeof args, "run --device no-such-device --scene '%s/tiny.json'", cli_dir);
     cli_run(&r, args); /* without --particles the radius is the file's, and far too small */
     assert_refused(&r, "particle_radius");
 }
@@ -258,13 +246,13 @@ START_TEST(cli_conventions)
     };
     for (size_t k = 0; k < sizeof accepted / sizeof accepted[0]; k++) {
         char args[512];
-        snprintf(args, sizeof args, accepted[k], dir);
+        snprintf(args, sizeof args, accepted[k], cli_dir);
         cli_run(&r, args);
         ck_assert_msg(r.code == 1 && strstr(r.err, "no-such-device"), "'%s' was not accepted",
                       args);
     }
     char never[128];
-    snprintf(never, sizeof never, "%s/never", dir);
+    snprintf(never, sizeof never, "%s/never", cli_dir);
     ck_assert(!cli_exists(never));
     cli_run(&r, "devices --device=no-such-device");
     ck_assert_int_eq(r.code, 1);
@@ -323,7 +311,7 @@ int main(void)
     Suite *s = suite_create("cli_input");
     TCase *t = tcase_create("input");
     tcase_set_timeout(t, 120);
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, cli_setup, cli_teardown);
 #ifdef PBFCL_HAVE_JSON
     tcase_add_test(t, scene_not_a_regular_file);
     tcase_add_test(t, scene_messages_name_the_problem);

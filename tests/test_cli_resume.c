@@ -7,54 +7,11 @@
 
 #include <stdint.h>
 
-static char dir[64];
-
-static void setup(void)
-{
-    cli_tmp_dir(dir, sizeof dir);
-}
-
-static void teardown(void)
-{
-    cli_remove_tree(dir);
-}
-
-static bool have_device(void)
-{
-    if (test_device_count() > 0)
-        return true;
-    printf("SKIP: no OpenCL device, this run is not tested\n");
-    return false;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "missing %s", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)size + 1);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
-    buf[size] = '\0';
-    fclose(f);
-    *len = (size_t)size;
-    return buf;
-}
-
-static void spit(const char *path, const char *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-    fclose(f);
-}
-
 /* Asserts that files a and b (what names them in the message) hold the same bytes. */
 static void assert_same(const char *a, const char *b, const char *what)
 {
     size_t la, lb;
-    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    char *x = cli_slurp(a, &la), *y = cli_slurp(b, &lb);
     ck_assert_msg(la == lb && memcmp(x, y, la) == 0, "%s differs after the resume (%s, %s)", what,
                   a, b);
     free(x);
@@ -65,7 +22,7 @@ static void assert_same(const char *a, const char *b, const char *what)
 static long ply_vertices(const char *path)
 {
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = cli_slurp(path, &len);
     const char *v = strstr(text, "element vertex ");
     ck_assert_ptr_nonnull(v);
     long n = strtol(v + strlen("element vertex "), NULL, 10);
@@ -84,7 +41,7 @@ static void check_stats_tail(const char *a, const char *b)
     snprintf(pa, sizeof pa, "%s.csv", a);
     snprintf(pb, sizeof pb, "%s.csv", b);
     size_t la, lb;
-    char *x = slurp(pa, &la), *y = slurp(pb, &lb);
+    char *x = cli_slurp(pa, &la), *y = cli_slurp(pb, &lb);
     const char *rows = strchr(y, '\n'); /* after the header */
     ck_assert_ptr_nonnull(rows);
     rows++;
@@ -107,9 +64,9 @@ static void check_stats_tail(const char *a, const char *b)
 static void check_resume(const char *tag, const char *scene, bool bodies, long counts[3])
 {
     char a[128], b[128], ckp[128], args[1024], pa[256], pb[256];
-    snprintf(a, sizeof a, "%s/a-%s", dir, tag);
-    snprintf(b, sizeof b, "%s/b-%s", dir, tag);
-    snprintf(ckp, sizeof ckp, "%s/%s.ckp", dir, tag);
+    snprintf(a, sizeof a, "%s/a-%s", cli_dir, tag);
+    snprintf(b, sizeof b, "%s/b-%s", cli_dir, tag);
+    snprintf(ckp, sizeof ckp, "%s/%s.ckp", cli_dir, tag);
     cli_result r;
     snprintf(args, sizeof args, "run --scene %s --steps %d --export '%s' --stats '%s.csv' --quiet",
              scene, STEPS, a, a);
@@ -146,7 +103,7 @@ static void check_resume(const char *tag, const char *scene, bool bodies, long c
  * with the straight run's (no row repeated or missing). */
 START_TEST(resume_with_bodies)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     long counts[3];
     check_resume("bodies", "dam-break-bodies --particles 3000", true, counts);
@@ -156,7 +113,7 @@ END_TEST
 /* A soft body (stiffness below 1): its goal pull and pose carry across too. */
 START_TEST(resume_with_soft_body)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     long counts[3];
     check_resume("soft", "soft-ball --particles 3000", true, counts);
@@ -167,10 +124,10 @@ END_TEST
  * after the checkpoint at 0.067 s): the path's clock and particles carry across. */
 START_TEST(resume_with_obstacles)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     char scene[128];
-    snprintf(scene, sizeof scene, "%s/obstacles.json", dir);
+    snprintf(scene, sizeof scene, "%s/obstacles.json", cli_dir);
     cli_write_file(
         scene,
         "{\"name\": \"obstacles-resume\", \"particle_radius\": 0.01,\n"
@@ -190,10 +147,10 @@ END_TEST
  * counts and the frames' ids (never reused) carry across. */
 START_TEST(resume_with_flow)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     char scene[128];
-    snprintf(scene, sizeof scene, "%s/flow.json", dir);
+    snprintf(scene, sizeof scene, "%s/flow.json", cli_dir);
     cli_write_file(
         scene, "{\"name\": \"flow-resume\", \"particle_radius\": 0.01,\n"
                " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.2]},\n"
@@ -213,12 +170,12 @@ END_TEST
  * after the checkpoint's step from bodies.csv, so the file holds each exported step once. */
 START_TEST(resume_twice_cuts_bodies_csv)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     char a[128], b[128], ckp[128], args[1024], pa[256], pb[256];
-    snprintf(a, sizeof a, "%s/a", dir);
-    snprintf(b, sizeof b, "%s/b", dir);
-    snprintf(ckp, sizeof ckp, "%s/twice.ckp", dir);
+    snprintf(a, sizeof a, "%s/a", cli_dir);
+    snprintf(b, sizeof b, "%s/b", cli_dir);
+    snprintf(ckp, sizeof ckp, "%s/twice.ckp", cli_dir);
     cli_result r;
     const char *scene = "dam-break-bodies --particles 2000";
     snprintf(args, sizeof args, "run --scene %s --steps 6 --export '%s' --quiet", scene, a);
@@ -278,12 +235,12 @@ static void reseal(char *data, size_t len)
 static void splice_scene(const char *into, const char *from, const char *out)
 {
     size_t li, lf, bi, bf;
-    char *di = slurp(into, &li), *df = slurp(from, &lf);
+    char *di = cli_slurp(into, &li), *df = cli_slurp(from, &lf);
     size_t oi = find_section(di, li, "scene", &bi), of = find_section(df, lf, "scene", &bf);
     ck_assert_uint_eq(bi, bf);
     memcpy(di + oi, df + of, bi);
     reseal(di, li);
-    spit(out, di, li);
+    cli_spit(out, di, li);
     free(di);
     free(df);
 }
@@ -293,7 +250,7 @@ static void splice_scene(const char *into, const char *from, const char *out)
  * resumes), and one of an older format with the format and what to do. */
 START_TEST(mismatched_checkpoint_refused)
 {
-    if (!have_device())
+    if (!cli_have_device())
         return;
     char two[128], one[128], c2[128], c1[128], cs[128], bad[128], args[1024];
     const char *body = "{\"box\": {\"min\": [%s, 0.02, 0.02], \"max\": [%s, 0.08, 0.08]}, "
@@ -305,16 +262,16 @@ START_TEST(mismatched_checkpoint_refused)
     const char *head = "{\"name\": \"bodies-resume\", \"particle_radius\": 0.01,\n"
                        " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.1]},\n"
                        " \"fluid\": [{\"min\": [0, 0.1, 0], \"max\": [0.2, 0.15, 0.1]}],\n";
-    snprintf(two, sizeof two, "%s/two.json", dir);
-    snprintf(one, sizeof one, "%s/one.json", dir);
+    snprintf(two, sizeof two, "%s/two.json", cli_dir);
+    snprintf(one, sizeof one, "%s/one.json", cli_dir);
     snprintf(text, sizeof text, "%s \"bodies\": [%s, %s]}\n", head, b0, b1);
     cli_write_file(two, text);
     snprintf(text, sizeof text, "%s \"bodies\": [%s]}\n", head, b0);
     cli_write_file(one, text);
-    snprintf(c2, sizeof c2, "%s/two.ckp", dir);
-    snprintf(c1, sizeof c1, "%s/one.ckp", dir);
-    snprintf(cs, sizeof cs, "%s/soft.ckp", dir);
-    snprintf(bad, sizeof bad, "%s/bad.ckp", dir);
+    snprintf(c2, sizeof c2, "%s/two.ckp", cli_dir);
+    snprintf(c1, sizeof c1, "%s/one.ckp", cli_dir);
+    snprintf(cs, sizeof cs, "%s/soft.ckp", cli_dir);
+    snprintf(bad, sizeof bad, "%s/bad.ckp", cli_dir);
     cli_result r;
     const char *files[3][2] = {{two, c2}, {one, c1}, {"soft-ball --particles 2000", cs}};
     for (int k = 0; k < 3; k++) {
@@ -338,10 +295,10 @@ START_TEST(mismatched_checkpoint_refused)
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
     size_t len;
-    char *data = slurp(c2, &len); /* a file of format 2, before bodies were saved */
+    char *data = cli_slurp(c2, &len); /* a file of format 2, before bodies were saved */
     data[8] = 2;
     reseal(data, len);
-    spit(bad, data, len);
+    cli_spit(bad, data, len);
     free(data);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 2);
@@ -355,7 +312,7 @@ int main(void)
     Suite *s = suite_create("cli_resume");
     TCase *t = tcase_create("resume");
     tcase_set_timeout(t, 300);
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, cli_setup, cli_teardown);
     tcase_add_test(t, resume_with_bodies);
     tcase_add_test(t, resume_with_soft_body);
     tcase_add_test(t, resume_with_obstacles);

@@ -631,6 +631,74 @@ START_TEST(body_csv_rows)
 }
 END_TEST
 
+/* Writes frames of three bodies until the disk is full; exits 0 if a write failed as it
+ * should. */
+static int fill_bodies(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, PBFCL_BODY_CSV_NAME);
+    pbfcl_body_csv c;
+    if (pbfcl_body_csv_open(&c, path, false) != PBFCL_OK)
+        return 2;
+    pbfcl_body_motion m[3];
+    memset(m, 0, sizeof m);
+    for (int b = 0; b < 3; b++)
+        m[b].pos[0] = 1.0f / 3.0f + (float)b;
+    for (long long step = 1; step < 100000; step++)
+        if (pbfcl_body_csv_frame(&c, step, step / 60.0, m, 3, false) != PBFCL_OK)
+            return pbfcl_body_csv_close(&c) == PBFCL_OK ? 0 : 3;
+    return 4;
+}
+
+/* On a full disk bodies.csv keeps whole frames only: every row whole, and each step's three
+ * rows all there (the half-written frame is cut off again). Fails if frames are written
+ * row by row, with buffered stdio, or not cut back. */
+START_TEST(body_whole_frames_on_full_disk)
+{
+    const char *dir = make_tmp_dir();
+    ck_assert_int_eq(with_file_limit(1000, fill_bodies, dir), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, PBFCL_BODY_CSV_NAME);
+    size_t len;
+    char *text = (char *)read_all(path, &len);
+    ck_assert_uint_gt(len, strlen(PBFCL_BODY_CSV_HEADER) + 1);
+    ck_assert_uint_le(len, 1000);
+    ck_assert_msg(text[len - 1] == '\n', "the file ends in half a row: ...%s", text + len - 20);
+    long long rows = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), rows++)
+        if (rows > 0) {
+            long long st;
+            int body;
+            double t, x;
+            ck_assert_int_eq(sscanf(line, "%lld,%lf,%d,%lf", &st, &t, &body, &x), 4);
+            ck_assert_int_eq(st, (rows - 1) / 3 + 1);
+            ck_assert_int_eq(body, (rows - 1) % 3);
+        }
+    ck_assert_int_ge(rows, 1 + 3);
+    ck_assert_int_eq((rows - 1) % 3, 0);
+    free(text);
+    remove_tree(dir);
+}
+END_TEST
+
+/* A body file header that cannot be written leaves no file (not an empty one). */
+static int open_bodies(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, PBFCL_BODY_CSV_NAME);
+    pbfcl_body_csv c;
+    return pbfcl_body_csv_open(&c, path, false) == PBFCL_ERR_IO ? 0 : 1;
+}
+
+START_TEST(body_header_failure_leaves_no_file)
+{
+    const char *dir = make_tmp_dir();
+    ck_assert_int_eq(with_file_limit(10, open_bodies, dir), 0);
+    ck_assert_int_eq(count_entries(dir), 0);
+    remove_tree(dir);
+}
+END_TEST
+
 static Suite *export_suite(void)
 {
     Suite *s = suite_create("export");
@@ -649,6 +717,8 @@ static Suite *export_suite(void)
     tcase_add_test(t, stats_csv_header_and_rows);
     tcase_add_test(t, body_velocities_rigid_motion);
     tcase_add_test(t, body_csv_rows);
+    tcase_add_test(t, body_whole_frames_on_full_disk);
+    tcase_add_test(t, body_header_failure_leaves_no_file);
     suite_add_tcase(s, t);
     return s;
 }

@@ -64,12 +64,7 @@ static void make_case(kin_case *c, size_t n, uint64_t *rng)
     c->entry_of = malloc((2 * n + 2) * sizeof *c->entry_of); /* room for renamed ids */
     for (size_t i = 0; i < n; i++)
         c->id[i] = (unsigned)i;
-    for (size_t i = n; i > 1; i--) { /* shuffled: the slots are not the ids */
-        size_t j = test_rand(rng) % i;
-        unsigned t = c->id[i - 1];
-        c->id[i - 1] = c->id[j];
-        c->id[j] = t;
-    }
+    test_shuffle(c->id, n, rng); /* shuffled: the slots are not the ids */
     c->entries = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned kind = test_rand(rng) % 4; /* 0, 1: static on a path; 2: static; 3: fluid */

@@ -13,69 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* --- files and messages ------------------------------------------------------------- */
-
-static char dir[64];
-static char path_buf[3][160];
-
-/* Writes text to <tmpdir>/name and returns the path (slot: which of three paths to keep). */
-static const char *write_file(int slot, const char *name, const char *text)
-{
-    if (!dir[0]) {
-        strcpy(dir, "/tmp/pbfcl_mesh_XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(dir));
-    }
-    snprintf(path_buf[slot], sizeof path_buf[slot], "%s/%s", dir, name);
-    FILE *f = fopen(path_buf[slot], "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return path_buf[slot];
-}
-
-static void remove_files(void)
-{
-    const char *names[] = {"scene.json", "mesh.obj", "body.obj", "big.obj"};
-    char p[200];
-    for (size_t k = 0; dir[0] && k < sizeof names / sizeof names[0]; k++) {
-        snprintf(p, sizeof p, "%s/%s", dir, names[k]);
-        remove(p);
-    }
-    if (dir[0])
-        rmdir(dir);
-    dir[0] = '\0';
-}
-
-static FILE *capture_file;
-static int capture_saved_fd = -1;
-static char capture_text[16384];
-
-static void capture_begin(void)
-{
-    fflush(stderr);
-    capture_file = tmpfile();
-    ck_assert_ptr_nonnull(capture_file);
-    capture_saved_fd = dup(fileno(stderr));
-    dup2(fileno(capture_file), fileno(stderr));
-}
-
-/* Restores stderr and returns what was written to it (also echoed, for the test log). */
-static const char *capture_end(void)
-{
-    fflush(stderr);
-    dup2(capture_saved_fd, fileno(stderr));
-    close(capture_saved_fd);
-    rewind(capture_file);
-    size_t len = fread(capture_text, 1, sizeof capture_text - 1, capture_file);
-    capture_text[len] = '\0';
-    fclose(capture_file);
-    fprintf(stderr, "  (message) %s", capture_text);
-    return capture_text;
-}
-
-#define ck_assert_contains(text, part)                                                             \
-    ck_assert_msg(strstr((text), (part)) != NULL, "expected '%s' in: %s", (part), (text))
-
 /* --- the OBJ reader ------------------------------------------------------------------- */
 
 /* Every statement the reader meets: comments, blank lines, vt/vn/o/g/s/usemtl/mtllib/l (all
@@ -147,12 +84,12 @@ static const struct {
 START_TEST(obj_bad_files_named)
 {
     pbfcl_obj m;
-    const char *path = write_file(0, "bad.obj", bad_objs[_i].text);
-    capture_begin();
+    const char *path = test_temp_write("bad.obj", bad_objs[_i].text);
+    test_capture_begin();
     pbfcl_status st = pbfcl_obj_load(path, &m);
-    const char *msg = capture_end();
+    const char *msg = test_capture_end();
     remove(path);
-    remove_files();
+    test_temp_remove();
     ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_ptr_null(m.vertices);
     ck_assert_contains(msg, bad_objs[_i].part1);
@@ -163,14 +100,14 @@ END_TEST
 START_TEST(obj_missing_or_not_a_file)
 {
     pbfcl_obj m;
-    capture_begin();
+    test_capture_begin();
     pbfcl_status st = pbfcl_obj_load("/nonexistent/x.obj", &m);
-    const char *msg = capture_end();
+    const char *msg = test_capture_end();
     ck_assert_int_eq(st, PBFCL_ERR_IO);
     ck_assert_contains(msg, "cannot open OBJ file '/nonexistent/x.obj'");
-    capture_begin();
+    test_capture_begin();
     st = pbfcl_obj_load("/tmp", &m);
-    msg = capture_end();
+    msg = test_capture_end();
     ck_assert_int_eq(st, PBFCL_ERR_IO);
     ck_assert_contains(msg, "is a directory");
 }
@@ -469,9 +406,9 @@ START_TEST(mesh_sampling_matches_closed_form)
     mesh_cases[_i](&c);
     char scene[1024];
     snprintf(scene, sizeof scene, MESH_OBSTACLE("%s"), c.placement);
-    write_file(1, "mesh.obj", c.obj);
+    test_temp_write("mesh.obj", c.obj);
     pbfcl_scene s;
-    ck_assert_int_eq(pbfcl_scene_load(write_file(0, "scene.json", scene), &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", scene), &s), PBFCL_OK);
     ck_assert_int_eq(s.obstacles[0].kind, PBFCL_SHAPE_MESH);
     float *p = NULL;
     size_t n = 0;
@@ -506,7 +443,7 @@ START_TEST(mesh_sampling_matches_closed_form)
     ck_assert_uint_gt(statics, 0);
     free(phase);
     free(p);
-    remove_files();
+    test_temp_remove();
 }
 END_TEST
 
@@ -516,12 +453,12 @@ START_TEST(mesh_body_sampled)
     static mesh_case c;
     memset(&c, 0, sizeof c);
     case_cube(&c);
-    write_file(1, "mesh.obj", c.obj);
+    test_temp_write("mesh.obj", c.obj);
     pbfcl_scene s;
     const char *text =
         MESH_SCENE("\"bodies\": [{\"mesh\": {\"file\": \"mesh.obj\"}, \"density\": 500}]");
-    ck_assert_int_eq(pbfcl_scene_load(write_file(0, "scene.json", text), &s), PBFCL_OK);
-    remove_files();
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
     ck_assert_int_eq(s.bodies[0].shape.kind, PBFCL_SHAPE_MESH);
     ck_assert_uint_eq(pbfcl_scene_body_walk(&s, 0, NULL), 64u);
     size_t n = pbfcl_scene_count(&s);
@@ -579,12 +516,12 @@ static const struct {
 START_TEST(json_bad_meshes_named)
 {
     pbfcl_scene s;
-    write_file(1, "mesh.obj", bad_meshes[_i].obj);
-    const char *path = write_file(0, "scene.json", bad_meshes[_i].scene);
-    capture_begin();
+    test_temp_write("mesh.obj", bad_meshes[_i].obj);
+    const char *path = test_temp_write("scene.json", bad_meshes[_i].scene);
+    test_capture_begin();
     pbfcl_status st = pbfcl_scene_load(path, &s);
-    const char *msg = capture_end();
-    remove_files();
+    const char *msg = test_capture_end();
+    test_temp_remove();
     ck_assert_int_ne(st, PBFCL_OK);
     ck_assert_contains(msg, bad_meshes[_i].part1);
     ck_assert_contains(msg, bad_meshes[_i].part2);
@@ -623,14 +560,14 @@ START_TEST(json_mesh_too_large_named)
             }
         base += (G + 1) * (G + 1);
     }
-    write_file(1, "mesh.obj", obj);
+    test_temp_write("mesh.obj", obj);
     free(obj);
     pbfcl_scene s;
-    const char *path = write_file(0, "scene.json", MESH_OBSTACLE(""));
-    capture_begin();
+    const char *path = test_temp_write("scene.json", MESH_OBSTACLE(""));
+    test_capture_begin();
     pbfcl_status st = pbfcl_scene_load(path, &s);
-    const char *msg = capture_end();
-    remove_files();
+    const char *msg = test_capture_end();
+    test_temp_remove();
     ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_contains(msg, "has 14406 vertices and 27648 triangles");
     ck_assert_contains(msg, "simplify the mesh");

@@ -104,14 +104,6 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, fl
     return over;
 }
 
-static void upload(cl_mem buf, const void *data, size_t bytes)
-{
-    if (bytes)
-        ck_assert_int_eq(
-            clEnqueueWriteBuffer(test_cl->queue, buf, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
-            CL_SUCCESS);
-}
-
 static void fill(cl_mem buf, size_t bytes)
 {
     const pbfcl_uint canary = CANARY;
@@ -119,28 +111,12 @@ static void fill(cl_mem buf, size_t bytes)
                      CL_SUCCESS);
 }
 
-/* Writes every byte of a buffer from the host (value v in each uint). Oclgrind keys its
- * record of initialised global memory by buffer number and does not drop it when a buffer
- * is released: a new buffer that gets a released buffer's number inherits that record,
- * sized for the old buffer, and kernel writes past its end are not recorded, so later
- * reads there are reported as uninitialised ("Controlflow depends on uninitialized value"
- * at the neighbours loop, reading cell_end). A whole-buffer host write replaces the record
- * with one of the right size. Used on every buffer a kernel fills for a later kernel. */
-static void host_init(cl_mem buf, size_t bytes, pbfcl_uint v)
-{
-    pbfcl_uint *data = malloc(bytes + 4);
-    for (size_t k = 0; k < bytes / 4; k++)
-        data[k] = v;
-    upload(buf, data, bytes);
-    free(data);
-}
-
 /* host_init of the grid's cell tables (to EMPTY, as cells_init left them). */
 static void host_init_cells(pbfcl_grid *g)
 {
     size_t bytes = (size_t)4 << (3 * g->params.grid_bits);
-    host_init(g->cell_start_buf, bytes, PBFCL_EMPTY);
-    host_init(g->cell_end_buf, bytes, PBFCL_EMPTY);
+    test_host_init(g->cell_start_buf, bytes, PBFCL_EMPTY);
+    test_host_init(g->cell_end_buf, bytes, PBFCL_EMPTY);
 }
 
 /* Runs cells and neighbours on host-sorted positions and checks the lists; returns the
@@ -156,10 +132,11 @@ static unsigned run_case(const float *pos, size_t n, float radius, float near_ra
     sorted_set s = sort_on_host(pos, n, &test_params);
     cl_mem pos_buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n * 16, "pos", &pos_buf), PBFCL_OK);
-    upload(pos_buf, s.pos, n * 16);
-    upload(g.cell_id_buf, s.ids, n * 4);
+    test_write_buffer(pos_buf, s.pos, n * 16);
+    test_write_buffer(g.cell_id_buf, s.ids, n * 4);
     fill(g.neighbor_count_buf, capacity * 4);
-    host_init(g.neighbor_buf, capacity * max_neighbors * 4, CANARY); /* the kernel reads it back */
+    test_host_init(g.neighbor_buf, capacity * max_neighbors * 4,
+                   CANARY); /* the kernel reads it back */
     ck_assert_int_eq(pbfcl_grid_cells(&g, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_neighbours(&g, pos_buf, n, radius, near_radius, NULL), PBFCL_OK);
     unsigned over = check_lists(&g, &s, radius, near_radius, capacity), reported = 99;
@@ -299,9 +276,9 @@ static void pipeline_step(pbfcl_grid *g, cl_mem pos_buf, cl_mem sorted_buf, cons
                           size_t n)
 {
     pbfcl_cl *cl = test_cl;
-    upload(pos_buf, pos, n * 16);
+    test_write_buffer(pos_buf, pos, n * 16);
     fill(g->neighbor_count_buf, g->capacity * 4);
-    host_init(g->neighbor_buf, g->capacity * g->max_neighbors * 4, CANARY);
+    test_host_init(g->neighbor_buf, g->capacity * g->max_neighbors * 4, CANARY);
     ck_assert_int_eq(pbfcl_grid_hash(g, pos_buf, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_sort(g, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_reorder(g, pos_buf, sorted_buf, n, NULL), PBFCL_OK);
@@ -348,9 +325,9 @@ static void run_pipeline(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n1 * 16, "sorted", &sorted_buf),
                      PBFCL_OK);
     host_init_cells(&g);
-    host_init(sorted_buf, n1 * 16, 0);
-    host_init(g.cell_id_buf, n1 * 4, 0);
-    host_init(g.index_buf, n1 * 4, 0);
+    test_host_init(sorted_buf, n1 * 16, 0);
+    test_host_init(g.cell_id_buf, n1 * 4, 0);
+    test_host_init(g.index_buf, n1 * 4, 0);
     pipeline_step(&g, pos_buf, sorted_buf, pos, n1);
     for (size_t i = 0; i < 4 * n2; i++)
         pos[i] = test_randf(&rng, 1.0f, 2.0f);

@@ -47,11 +47,7 @@ static void make_state(host_state *h, size_t n, uint64_t seed)
         h->phase[i] = kind < 6 ? 0u : kind < 9 ? 1u + kind % 3 : 0xffffffffu;
         h->inv_mass[i] = kind < 6 ? 1.0f : kind < 9 ? test_randf(&seed, 0.25f, 4.0f) : 0.0f;
     }
-    for (size_t i = n; i > 1; i--) { /* Fisher-Yates: slot i holds particle id[i] */
-        size_t j = test_rand(&seed) % i;
-        cl_uint t = h->id[i - 1];
-        h->id[i - 1] = h->id[j], h->id[j] = t;
-    }
+    test_shuffle(h->id, n, &seed); /* slot i holds particle id[i] */
     if (n > 2)
         h->vel[4 * (n / 2) + 1] = NAN; /* one non-finite particle */
 }

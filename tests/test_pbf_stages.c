@@ -6,6 +6,7 @@
  * scene's values, not the product's derived constants. */
 #include "sim.h"
 #include "solver_method.h"
+#include "stages_ref.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -218,18 +219,7 @@ static void check_method_stages(pbfcl_cl *cl)
     random_state(n, 99, x, v);
     pbfcl_sim *sim = NULL;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, x, n), PBFCL_OK);
-    pbfcl_profile *prof = calloc(1, sizeof *prof);
-    double ms[PBFCL_STAGE_COUNT] = {0};
-    ck_assert_int_eq(pbfcl_sim_step(sim, prof), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_profile_collect(prof, ms), CL_SUCCESS);
-    for (int st = 0; st < PBFCL_STAGE_COUNT; st++) {
-        bool declared = false;
-        for (int k = 0; k < m->stage_count; k++)
-            declared |= m->stages[k] == (pbfcl_stage)st;
-        ck_assert_msg(declared == (ms[st] > 0.0), "stage %s: declared %d, recorded %.4f ms",
-                      pbfcl_stage_name((pbfcl_stage)st), declared, ms[st]);
-    }
-    free(prof);
+    check_frame_stages(sim, m);
     free(x);
     free(v);
     pbfcl_sim_destroy(sim);

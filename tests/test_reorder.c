@@ -26,12 +26,7 @@ static void run_reorder(pbfcl_cl *cl)
             for (int a = 0; a < 4; a++)
                 src[4 * i + a] = test_randf(&rng, -10.0f, 10.0f);
         }
-        for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
-            size_t j = test_rand(&rng) % i;
-            pbfcl_uint t = index[i - 1];
-            index[i - 1] = index[j];
-            index[j] = t;
-        }
+        test_shuffle(index, n, &rng);
         if (n) {
             ck_assert_int_eq(clEnqueueWriteBuffer(cl->queue, g.index_buf, CL_TRUE, 0, n * 4, index,
                                                   0, NULL, NULL),
@@ -79,12 +74,7 @@ static void run_reorder_uint(pbfcl_cl *cl)
             index[i] = (pbfcl_uint)i;
             src[i] = test_rand(&rng);
         }
-        for (size_t i = n; i > 1; i--) {
-            size_t j = test_rand(&rng) % i;
-            pbfcl_uint t = index[i - 1];
-            index[i - 1] = index[j];
-            index[j] = t;
-        }
+        test_shuffle(index, n, &rng);
         if (n) {
             ck_assert_int_eq(clEnqueueWriteBuffer(cl->queue, g.index_buf, CL_TRUE, 0, n * 4, index,
                                                   0, NULL, NULL),

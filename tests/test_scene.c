@@ -10,38 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* --- stderr capture: messages are checked, not just status codes --------------------- */
-
-static FILE *capture_file;
-static int capture_saved_fd = -1;
-static char capture_text[16384];
-
-static void capture_begin(void)
-{
-    fflush(stderr);
-    capture_file = tmpfile();
-    ck_assert_ptr_nonnull(capture_file);
-    capture_saved_fd = dup(fileno(stderr));
-    dup2(fileno(capture_file), fileno(stderr));
-}
-
-/* Restores stderr and returns what was written to it (also echoed, for the test log). */
-static const char *capture_end(void)
-{
-    fflush(stderr);
-    dup2(capture_saved_fd, fileno(stderr));
-    close(capture_saved_fd);
-    rewind(capture_file);
-    size_t len = fread(capture_text, 1, sizeof capture_text - 1, capture_file);
-    capture_text[len] = '\0';
-    fclose(capture_file);
-    fprintf(stderr, "  (message) %s", capture_text);
-    return capture_text;
-}
-
-#define ck_assert_contains(text, part)                                                             \
-    ck_assert_msg(strstr((text), (part)) != NULL, "expected '%s' in: %s", (part), (text))
-
 /* --- built-in scenes ----------------------------------------------------------------- */
 
 static const char *const builtin_names[] = {"dam-break",        "double-dam-break", "drop",
@@ -185,9 +153,9 @@ END_TEST
 START_TEST(unknown_name_lists_builtins)
 {
     pbfcl_scene s;
-    capture_begin();
+    test_capture_begin();
     pbfcl_status st = pbfcl_scene_load("dam-brake", &s);
-    const char *msg = capture_end();
+    const char *msg = test_capture_end();
     ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_contains(msg, "dam-brake");
     size_t count = sizeof builtin_names / sizeof builtin_names[0];
@@ -333,9 +301,9 @@ START_TEST(validate_rejects_nonsense)
     ck_assert_int_eq(pbfcl_scene_load("dam-break", &s), PBFCL_OK);
     pbfcl_scene before = s;
     bad_changes[_i].apply(&s);
-    capture_begin();
+    test_capture_begin();
     pbfcl_status st = pbfcl_scene_validate(&s);
-    const char *msg = capture_end();
+    const char *msg = test_capture_end();
     ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_contains(msg, bad_changes[_i].key);
     /* never clamped: validation does not touch the scene */
@@ -343,9 +311,9 @@ START_TEST(validate_rejects_nonsense)
     ck_assert_int_eq(memcmp(&before, &s, sizeof s), 0);
     float *p = (float *)&s;
     size_t n = 7;
-    capture_begin();
+    test_capture_begin();
     st = pbfcl_scene_fill(&s, &p, &n);
-    capture_end();
+    test_capture_end();
     ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_ptr_null(p);
     ck_assert_uint_eq(n, 0);
@@ -356,9 +324,9 @@ START_TEST(particle_count_rejects_zero)
 {
     pbfcl_scene s;
     ck_assert_int_eq(pbfcl_scene_load("drop", &s), PBFCL_OK);
-    capture_begin();
+    test_capture_begin();
     pbfcl_status st = pbfcl_scene_set_particle_count(&s, 0);
-    capture_end();
+    test_capture_end();
     ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
 }
 END_TEST
@@ -378,34 +346,22 @@ END_TEST
 
 /* --- JSON scene files ---------------------------------------------------------------- */
 
-static char json_dir[64];
-static char json_path[128];
-
-/* Writes text to <tmpdir>/scene.json and returns the path. */
-static const char *write_scene_file(const char *text)
-{
-    if (!json_dir[0]) {
-        strcpy(json_dir, "/tmp/pbfcl_scene_XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(json_dir));
-    }
-    snprintf(json_path, sizeof json_path, "%s/scene.json", json_dir);
-    FILE *f = fopen(json_path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return json_path;
-}
-
-static void remove_scene_file(void)
-{
-    if (json_dir[0]) {
-        remove(json_path);
-        rmdir(json_dir);
-        json_dir[0] = '\0';
-    }
-}
-
 #ifdef PBFCL_HAVE_JSON
+
+/* Loads the scene file text and expects it refused as a bad argument, with a message that
+ * names part1 and part2. */
+static void expect_refused(const char *text, const char *part1, const char *part2)
+{
+    pbfcl_scene s;
+    const char *path = test_temp_write("scene.json", text);
+    test_capture_begin();
+    pbfcl_status st = pbfcl_scene_load(path, &s);
+    const char *msg = test_capture_end();
+    test_temp_remove();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, part1);
+    ck_assert_contains(msg, part2);
+}
 
 /* Every key set to a value different from the defaults, and read back exactly. */
 START_TEST(json_round_trip_every_key)
@@ -423,8 +379,8 @@ START_TEST(json_round_trip_every_key)
         "   \"scorr_k\": 0.002, \"scorr_n\": 3, \"scorr_dq\": 0.3, \"vorticity\": 0.05,\n"
         "   \"viscosity\": 0.02, \"max_speed\": 40}}\n";
     pbfcl_scene s;
-    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
-    remove_scene_file();
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
     ck_assert_str_eq(s.name, "every-key");
     const float dmin[3] = {-1, -0.5f, -0.25f}, dmax[3] = {2, 1.5f, 0.75f},
                 g[3] = {0.5f, -4.5f, 1.25f};
@@ -467,8 +423,8 @@ START_TEST(json_minimal_file_uses_defaults)
                        "\"particle_radius\": 0.05, \"fluid\": [{\"min\": [0,0,0], "
                        "\"max\": [0.5,0.5,0.5]}]}";
     pbfcl_scene s, d;
-    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
-    remove_scene_file();
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
     pbfcl_scene_defaults(&d);
     ck_assert_str_eq(s.name, "scene");
     ck_assert_int_eq(memcmp(&s.solver, &d.solver, sizeof d.solver), 0);
@@ -526,15 +482,7 @@ static const bad_file bad_files[] = {
 
 START_TEST(json_malformed_names_key)
 {
-    pbfcl_scene s;
-    const char *path = write_scene_file(bad_files[_i].text);
-    capture_begin();
-    pbfcl_status st = pbfcl_scene_load(path, &s);
-    const char *msg = capture_end();
-    remove_scene_file();
-    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_contains(msg, bad_files[_i].part1);
-    ck_assert_contains(msg, bad_files[_i].part2);
+    expect_refused(bad_files[_i].text, bad_files[_i].part1, bad_files[_i].part2);
 }
 END_TEST
 
@@ -556,8 +504,8 @@ START_TEST(json_bodies_fill_and_phases)
         BODY_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"density\": 500}, "
                    "{\"sphere\": {\"center\": [0.7,0.7,0.7], \"radius\": 0.1}, \"density\": 2000, "
                    "\"stiffness\": 0.5, \"velocity\": [1, -2, 0.5]}");
-    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
-    remove_scene_file();
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
     ck_assert_int_eq(s.body_count, 2);
     ck_assert_int_eq(s.bodies[0].shape.kind, PBFCL_SHAPE_BOX);
     ck_assert_float_eq(s.bodies[0].density, 500.0f);
@@ -625,15 +573,7 @@ static const struct {
 
 START_TEST(json_bad_bodies_named)
 {
-    pbfcl_scene s;
-    const char *path = write_scene_file(bad_bodies[_i].text);
-    capture_begin();
-    pbfcl_status st = pbfcl_scene_load(path, &s);
-    const char *msg = capture_end();
-    remove_scene_file();
-    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_contains(msg, bad_bodies[_i].part1);
-    ck_assert_contains(msg, bad_bodies[_i].part2);
+    expect_refused(bad_bodies[_i].text, bad_bodies[_i].part1, bad_bodies[_i].part2);
 }
 END_TEST
 
@@ -658,8 +598,8 @@ START_TEST(json_obstacles_fill_and_phases)
                        "{\"capsule\": {\"a\": [0.15,0.75,0.15], \"b\": [0.85,0.75,0.15], "
                        "\"radius\": 0.06}}, "
                        "{\"box\": {\"min\": [0.7,0.1,0.7], \"max\": [0.9,0.2,0.9]}}");
-    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
-    remove_scene_file();
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
     ck_assert_int_eq(s.obstacle_count, 3);
     ck_assert_int_eq(s.obstacles[0].kind, PBFCL_SHAPE_SPHERE);
     ck_assert_int_eq(s.obstacles[1].kind, PBFCL_SHAPE_CAPSULE);
@@ -755,15 +695,7 @@ static const struct {
 
 START_TEST(json_bad_obstacles_named)
 {
-    pbfcl_scene s;
-    const char *path = write_scene_file(bad_obstacles[_i].text);
-    capture_begin();
-    pbfcl_status st = pbfcl_scene_load(path, &s);
-    const char *msg = capture_end();
-    remove_scene_file();
-    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_contains(msg, bad_obstacles[_i].part1);
-    ck_assert_contains(msg, bad_obstacles[_i].part2);
+    expect_refused(bad_obstacles[_i].text, bad_obstacles[_i].part1, bad_obstacles[_i].part2);
 }
 END_TEST
 
@@ -788,8 +720,8 @@ START_TEST(json_emitter_layers_and_schedule)
                                                                          "[{\"box\": {\"min\": "
                                                                          "[0.8,0,0], \"max\": "
                                                                          "[1,1,1]}}]");
-    ck_assert_int_eq(pbfcl_scene_load(write_scene_file(text), &s), PBFCL_OK);
-    remove_scene_file();
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
     ck_assert_int_eq(s.emitter_count, 1);
     ck_assert_int_eq(s.drain_count, 1);
     float off[3 * 8];
@@ -846,24 +778,16 @@ static const struct {
 
 START_TEST(json_bad_flow_named)
 {
-    pbfcl_scene s;
-    const char *path = write_scene_file(bad_flow[_i].text);
-    capture_begin();
-    pbfcl_status st = pbfcl_scene_load(path, &s);
-    const char *msg = capture_end();
-    remove_scene_file();
-    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_contains(msg, bad_flow[_i].part1);
-    ck_assert_contains(msg, bad_flow[_i].part2);
+    expect_refused(bad_flow[_i].text, bad_flow[_i].part1, bad_flow[_i].part2);
 }
 END_TEST
 
 START_TEST(json_missing_file)
 {
     pbfcl_scene s;
-    capture_begin();
+    test_capture_begin();
     pbfcl_status st = pbfcl_scene_load("/nonexistent/pbfcl/scene.json", &s);
-    const char *msg = capture_end();
+    const char *msg = test_capture_end();
     ck_assert_int_eq(st, PBFCL_ERR_IO);
     ck_assert_contains(msg, "/nonexistent/pbfcl/scene.json");
 }
@@ -928,11 +852,11 @@ END_TEST
 START_TEST(json_without_cjson_says_so)
 {
     pbfcl_scene s;
-    const char *path = write_scene_file("{}");
-    capture_begin();
+    const char *path = test_temp_write("scene.json", "{}");
+    test_capture_begin();
     pbfcl_status st = pbfcl_scene_load(path, &s);
-    const char *msg = capture_end();
-    remove_scene_file();
+    const char *msg = test_capture_end();
+    test_temp_remove();
     ck_assert_int_eq(st, PBFCL_ERR_UNSUPPORTED);
     ck_assert_contains(msg, "without cJSON");
 }

@@ -79,12 +79,7 @@ static void make_case(sm_case *c, const size_t *sizes, size_t bodies, size_t flu
     c->stiffness = malloc(bodies * 4);
     for (size_t i = 0; i < c->n; i++)
         c->slot_of[i] = (unsigned)i;
-    for (size_t i = c->n; i > 1; i--) {
-        size_t j = test_rand(rng) % i;
-        unsigned t = c->slot_of[i - 1];
-        c->slot_of[i - 1] = c->slot_of[j];
-        c->slot_of[j] = t;
-    }
+    test_shuffle(c->slot_of, c->n, rng);
     for (size_t i = 0; i < c->n; i++)
         for (int a = 0; a < 4; a++)
             c->pred4[4 * i + a] = a < 3 ? test_randf(rng, 0.0f, 1.0f) : 0.0f;

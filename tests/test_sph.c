@@ -7,6 +7,7 @@
 #include "params.h"
 #include "profile.h"
 #include "sph.h"
+#include "stages_ref.h"
 #include "test_util.h"
 #include "wall_ref.h"
 
@@ -472,17 +473,7 @@ static void check_method_stages(pbfcl_cl *cl)
     random_state(n, x, v);
     pbfcl_sim *sim = NULL;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, x, n), PBFCL_OK);
-    pbfcl_profile *prof = calloc(1, sizeof *prof);
-    double ms[PBFCL_STAGE_COUNT] = {0};
-    ck_assert_int_eq(pbfcl_sim_step(sim, prof), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_profile_collect(prof, ms), CL_SUCCESS);
-    for (int st = 0; st < PBFCL_STAGE_COUNT; st++) {
-        bool declared = false;
-        for (int k = 0; k < m->stage_count; k++)
-            declared |= m->stages[k] == (pbfcl_stage)st;
-        ck_assert_msg(declared == (ms[st] > 0.0), "stage %s: declared %d, recorded %.4f ms",
-                      pbfcl_stage_name((pbfcl_stage)st), declared, ms[st]);
-    }
+    check_frame_stages(sim, m);
     pbfcl_scene other = s;
     other.solver.method = PBFCL_METHOD_PBF;
     log_text[0] = '\0';
@@ -490,7 +481,6 @@ static void check_method_stages(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_sim_set_scene(sim, &other), PBFCL_ERR_BAD_ARGUMENT);
     pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
     ck_assert_ptr_nonnull(strstr(log_text, "solver.method cannot change"));
-    free(prof);
     free(x);
     free(v);
     pbfcl_sim_destroy(sim);

@@ -67,34 +67,6 @@ static double reference_density(const sorted_set *s, size_t i, double h, size_t 
     return rho;
 }
 
-static void upload(cl_mem buf, const void *data, size_t bytes)
-{
-    if (bytes)
-        ck_assert_int_eq(
-            clEnqueueWriteBuffer(test_cl->queue, buf, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
-            CL_SUCCESS);
-}
-
-static void download(cl_mem buf, void *data, size_t bytes)
-{
-    if (bytes)
-        ck_assert_int_eq(
-            clEnqueueReadBuffer(test_cl->queue, buf, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
-            CL_SUCCESS);
-}
-
-/* Writes every byte of a buffer from the host (value v in each uint): Oclgrind keeps its
- * record of initialised memory per buffer number across releases, and a kernel's writes into
- * a reused number are not all recorded (docs/ALGORITHM.md, "Oclgrind and reused buffers"). */
-static void host_init(cl_mem buf, size_t bytes, pbfcl_uint v)
-{
-    pbfcl_uint *data = malloc(bytes + 4);
-    for (size_t k = 0; k < bytes / 4; k++)
-        data[k] = v;
-    upload(buf, data, bytes);
-    free(data);
-}
-
 /* The buffers of one case: a grid and split-and-compress for capacity particles. */
 typedef struct split_case {
     pbfcl_grid g;
@@ -121,12 +93,12 @@ static void case_create(split_case *c, size_t capacity, const pbfcl_split_compre
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 4, "count", &c->count_buf),
                      PBFCL_OK);
     size_t cells = (size_t)4 << (3 * test_params.grid_bits);
-    host_init(c->g.cell_start_buf, cells, PBFCL_EMPTY);
-    host_init(c->g.cell_end_buf, cells, PBFCL_EMPTY);
-    host_init(c->sc.blocks_buf, cap * 4, 0);
-    host_init(c->sc.offset_buf, cap * 4, 0);
-    host_init(c->sc.block_list_buf, cap * 16, 0);
-    host_init(c->sc.block_total_buf, 4, 0);
+    test_host_init(c->g.cell_start_buf, cells, PBFCL_EMPTY);
+    test_host_init(c->g.cell_end_buf, cells, PBFCL_EMPTY);
+    test_host_init(c->sc.blocks_buf, cap * 4, 0);
+    test_host_init(c->sc.offset_buf, cap * 4, 0);
+    test_host_init(c->sc.block_list_buf, cap * 16, 0);
+    test_host_init(c->sc.block_total_buf, 4, 0);
 }
 
 static void case_destroy(split_case *c)
@@ -147,7 +119,7 @@ static size_t check_blocks(split_case *c, const sorted_set *s)
     size_t expected = reference_blocks(s, c->sc.block_size, ref);
     ck_assert_msg(blocks == expected, "n=%zu K=%u: %zu blocks, expected %zu", n, c->sc.block_size,
                   blocks, expected);
-    download(c->sc.block_list_buf, got, blocks * 16);
+    test_read_buffer(c->sc.block_list_buf, got, blocks * 16);
     for (size_t b = 0; b < blocks; b++)
         ck_assert_msg(!memcmp(&got[4 * b], &ref[4 * b], 16),
                       "n=%zu K=%u block %zu: (cell %u, first %u, count %u), expected (%u, %u, %u)",
@@ -164,8 +136,8 @@ static void check_density(split_case *c, const sorted_set *s, float h, const cha
     size_t n = s->n;
     float *rho = malloc(n * 4 + 4);
     pbfcl_uint *count = malloc(n * 4 + 4);
-    download(c->density_buf, rho, n * 4);
-    download(c->count_buf, count, n * 4);
+    test_read_buffer(c->density_buf, rho, n * 4);
+    test_read_buffer(c->count_buf, count, n * 4);
     for (size_t i = 0; i < n; i++) {
         size_t sure, maybe;
         double ref = reference_density(s, i, h, &sure, &maybe);
@@ -186,7 +158,7 @@ static void check_count_scan(split_case *c, const sorted_set *s, int stage)
 {
     size_t n = s->n;
     pbfcl_uint k = c->sc.block_size, *got = malloc(n * 4 + 4), expected = 0, sum = 0;
-    download(stage ? c->sc.offset_buf : c->sc.blocks_buf, got, n * 4);
+    test_read_buffer(stage ? c->sc.offset_buf : c->sc.blocks_buf, got, n * 4);
     for (size_t i = 0; i < n; i++) {
         size_t end = i;
         while (end < n && s->ids[end] == s->ids[i])
@@ -208,9 +180,9 @@ static size_t run_case(const float *pos, size_t n, const pbfcl_split_compress_de
     split_case c;
     case_create(&c, n, desc);
     sorted_set s = sort_on_host(pos, n, &test_params);
-    upload(c.pos_buf, s.pos, n * 16);
-    upload(c.g.cell_id_buf, s.ids, n * 4);
-    host_init(c.density_buf, (n ? n : 1) * 4, 0xffffffffu); /* NaN where nothing is written */
+    test_write_buffer(c.pos_buf, s.pos, n * 16);
+    test_write_buffer(c.g.cell_id_buf, s.ids, n * 4);
+    test_host_init(c.density_buf, (n ? n : 1) * 4, 0xffffffffu); /* NaN where nothing is written */
     ck_assert_int_eq(pbfcl_grid_cells(&c.g, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_split_count(&c.sc, &c.g, n, NULL), PBFCL_OK);
     check_count_scan(&c, &s, 0);
@@ -359,11 +331,11 @@ static void run_list_density(pbfcl_cl *cl)
     pbfcl_split_compress_desc d = {0};
     split_case c;
     case_create(&c, n, &d);
-    host_init(c.g.neighbor_count_buf, n * 4, 0);
-    host_init(c.g.neighbor_buf, n * 256 * 4, 0);
+    test_host_init(c.g.neighbor_count_buf, n * 4, 0);
+    test_host_init(c.g.neighbor_buf, n * 256 * 4, 0);
     sorted_set s = sort_on_host(pos, n, &test_params);
-    upload(c.pos_buf, s.pos, n * 16);
-    upload(c.g.cell_id_buf, s.ids, n * 4);
+    test_write_buffer(c.pos_buf, s.pos, n * 16);
+    test_write_buffer(c.g.cell_id_buf, s.ids, n * 4);
     ck_assert_int_eq(pbfcl_grid_cells(&c.g, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_neighbours(&c.g, c.pos_buf, n, 0.25f, 0.0f, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_split_list_density(&c.sc, &c.g, c.pos_buf, n, 0.25f, TEST_MASS,

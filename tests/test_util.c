@@ -1,4 +1,4 @@
-/* Test helpers: device iteration, sizes, randomness and tolerances. */
+/* Test helpers: device iteration, sizes, randomness, tolerances and buffer transfers. */
 #include "test_util.h"
 
 #include <math.h>
@@ -96,6 +96,16 @@ uint32_t test_rand(uint64_t *state)
     return (uint32_t)(x >> 32);
 }
 
+void test_shuffle(uint32_t *a, size_t n, uint64_t *state)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = test_rand(state) % i;
+        uint32_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
 float test_randf(uint64_t *state, float lo, float hi)
 {
     return lo + (hi - lo) * (float)(test_rand(state) >> 8) * (1.0f / 16777216.0f);
@@ -110,4 +120,30 @@ bool test_close(double a, double b, double abs_tol, double rel_tol)
         return true;
     double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
     return d <= rel_tol * m;
+}
+
+void test_write_buffer(cl_mem buf, const void *data, size_t bytes)
+{
+    if (bytes)
+        ck_assert_int_eq(
+            clEnqueueWriteBuffer(test_cl->queue, buf, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
+            CL_SUCCESS);
+}
+
+void test_read_buffer(cl_mem buf, void *data, size_t bytes)
+{
+    if (bytes)
+        ck_assert_int_eq(
+            clEnqueueReadBuffer(test_cl->queue, buf, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
+            CL_SUCCESS);
+}
+
+void test_host_init(cl_mem buf, size_t bytes, uint32_t v)
+{
+    uint32_t *data = malloc(bytes + 4);
+    ck_assert_ptr_nonnull(data);
+    for (size_t k = 0; k < bytes / 4; k++)
+        data[k] = v;
+    test_write_buffer(buf, data, bytes);
+    free(data);
 }

@@ -1,9 +1,11 @@
 /* Helpers shared by the tests: running a check on every OpenCL device present, small
- * sizes under Oclgrind, a seeded random generator, and float comparison. */
+ * sizes under Oclgrind, a seeded random generator, float comparison, and buffer transfers
+ * (and, from test_files.h, temporary files and stderr capture). */
 #ifndef PBFCL_TEST_UTIL_H
 #define PBFCL_TEST_UTIL_H
 
 #include "clrt.h"
+#include "test_files.h"
 
 #include <check.h>
 #include <stdbool.h>
@@ -47,11 +49,26 @@ bool test_small(void);
 /* A seeded xorshift generator: the same seed gives the same sequence everywhere. */
 uint32_t test_rand(uint64_t *state);
 
+/* Shuffles a[0..n) (Fisher-Yates, with test_rand(state)): the same seed gives the same order. */
+void test_shuffle(uint32_t *a, size_t n, uint64_t *state);
 /* A float uniform in [lo, hi). */
 float test_randf(uint64_t *state, float lo, float hi);
 
 /* True if a and b agree: |a - b| <= abs_tol near zero, else relative rel_tol; NaN never
  * agrees with anything. */
 bool test_close(double a, double b, double abs_tol, double rel_tol);
+
+/* Writes bytes bytes of data into buf on test_cl's queue (blocking); nothing when bytes is 0. */
+void test_write_buffer(cl_mem buf, const void *data, size_t bytes);
+/* Reads bytes bytes of buf into data on test_cl's queue (blocking); nothing when bytes is 0. */
+void test_read_buffer(cl_mem buf, void *data, size_t bytes);
+/* Writes every byte of buf from the host (value v in each uint). Oclgrind keys its record of
+ * initialised global memory by buffer number and does not drop it when a buffer is released:
+ * a new buffer that gets a released buffer's number inherits that record, sized for the old
+ * buffer, and kernel writes past its end are not recorded, so later reads there are reported
+ * as uninitialised (docs/ALGORITHM.md, "Oclgrind and reused buffers"). A whole-buffer host
+ * write replaces the record with one of the right size: the kernel tests use this on every
+ * buffer a kernel fills for a later kernel. */
+void test_host_init(cl_mem buf, size_t bytes, uint32_t v);
 
 #endif

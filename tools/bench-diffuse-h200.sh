@@ -9,18 +9,8 @@
 # Everything goes to standard output; paste it into the issue or the document.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-device=()
-if [ $# -gt 0 ]; then
-  [ "$1" = "--device" ] && [ $# -eq 2 ] || { echo "usage: $0 [--device D]" >&2; exit 2; }
-  device=(--device "$2")
-fi
-build=build-bench-diffuse
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPBFCL_WITH_DEMO=OFF -DPBFCL_WITH_JSON=OFF \
-  -DPBFCL_WITH_PNG=OFF -DPBFCL_WITH_TESTS=OFF >/dev/null
-cmake --build "$build" -j >/dev/null
-pbfcl="$build/pbfcl"
-echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $("$pbfcl" --version)"
-"$pbfcl" devices "${device[@]}"
+. tools/bench-core.sh
+bench_core_setup build-bench-diffuse "$@" # sets device and pbfcl
 for n in 256000 1000000 4000000; do
   for run in 1 2; do
     for diffuse in off on; do

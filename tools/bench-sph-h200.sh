@@ -11,18 +11,8 @@
 # Everything goes to standard output; paste it into the issue or the document.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-device=()
-if [ $# -gt 0 ]; then
-  [ "$1" = "--device" ] && [ $# -eq 2 ] || { echo "usage: $0 [--device D]" >&2; exit 2; }
-  device=(--device "$2")
-fi
-build=build-bench-sph
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPBFCL_WITH_DEMO=OFF -DPBFCL_WITH_JSON=OFF \
-  -DPBFCL_WITH_PNG=OFF -DPBFCL_WITH_TESTS=OFF >/dev/null
-cmake --build "$build" -j >/dev/null
-pbfcl="$build/pbfcl"
-echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $("$pbfcl" --version)"
-"$pbfcl" devices "${device[@]}"
+. tools/bench-core.sh
+bench_core_setup build-bench-sph "$@" # sets device and pbfcl
 
 # 1. per frame and per stage. sph takes hundreds of substeps per frame (its time step is the
 # CFL condition of the speed of sound), so it measures fewer frames.

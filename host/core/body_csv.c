@@ -1,6 +1,6 @@
 /* The body motion CSV of `pbfcl run --export` (body_csv.h): the velocities of each body from
- * its particles, and the file, whose frames go out with one write(2) each; a failed or short
- * write is cut back with ftruncate, so the file only ever holds whole frames. */
+ * its particles, and the file, a row file (row_file.h) with one append per frame, so it only
+ * ever holds whole frames. */
 #include "body_csv.h"
 #include "export_ply.h"
 
@@ -12,55 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Writes all of buf at the end of the file or cuts the file back to c->size. */
-static pbfcl_status write_whole(pbfcl_body_csv *c, const char *buf, size_t len)
-{
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(c->fd, buf + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int saved = w < 0 ? errno : ENOSPC;
-            if (ftruncate(c->fd, c->size) != 0 || lseek(c->fd, c->size, SEEK_SET) < 0)
-                pbfcl_warnf("could not cut '%s' back to its whole frames: %s", c->path,
-                            strerror(errno));
-            pbfcl_errorf("cannot write body motion file '%s': %s (it keeps its %lld whole "
-                         "frames)",
-                         c->path, strerror(saved), c->frames);
-            return PBFCL_ERR_IO;
-        }
-        done += (size_t)w;
-    }
-    c->size += (off_t)len;
-    return PBFCL_OK;
-}
+static const pbfcl_row_file_kind body_kind = {
+    "body motion file", "frames", PBFCL_BODY_CSV_HEADER "\n",
+    " (another run's); remove it or pass --force to replace it"};
 
 pbfcl_status pbfcl_body_csv_open(pbfcl_body_csv *c, const char *path, bool replace)
 {
-    memset(c, 0, sizeof *c);
-    c->fd = -1;
-    if (snprintf(c->path, sizeof c->path, "%s", path) >= (int)sizeof c->path) {
-        pbfcl_errorf("body motion file name too long: '%s'", path);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    c->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (replace ? O_TRUNC : O_EXCL), 0666);
-    if (c->fd < 0) {
-        if (errno == EEXIST)
-            pbfcl_errorf("body motion file '%s' already exists (another run's); remove it or "
-                         "pass --force to replace it",
-                         path);
-        else
-            pbfcl_errorf("cannot create body motion file '%s': %s", path, strerror(errno));
-        return PBFCL_ERR_IO;
-    }
-    c->open = true;
-    pbfcl_status st = write_whole(c, PBFCL_BODY_CSV_HEADER "\n", strlen(PBFCL_BODY_CSV_HEADER) + 1);
-    if (st != PBFCL_OK) {
-        pbfcl_body_csv_close(c);
-        remove(path); /* a file without its header is of no use */
-    }
-    return st;
+    return pbfcl_row_file_open(&c->file, &body_kind, path, replace);
 }
 
 /* The bytes of text (size bytes, the header first) to keep when resuming after step: the
@@ -103,8 +61,6 @@ pbfcl_status pbfcl_body_csv_resume(pbfcl_body_csv *c, const char *path, long lon
     if (fd < 0 && errno == ENOENT) /* the interrupted run wrote no frames: start one */
         return pbfcl_body_csv_open(c, path, false);
     memset(c, 0, sizeof *c);
-    c->fd = -1;
-    snprintf(c->path, sizeof c->path, "%s", path);
     char *text = NULL;
     size_t size = 0, head = strlen(PBFCL_BODY_CSV_HEADER);
     if (fd < 0 || !read_all(fd, &text, &size)) {
@@ -129,9 +85,7 @@ pbfcl_status pbfcl_body_csv_resume(pbfcl_body_csv *c, const char *path, long lon
         close(fd);
         return PBFCL_ERR_IO;
     }
-    c->fd = fd;
-    c->open = true;
-    c->size = keep;
+    pbfcl_row_file_adopt(&c->file, &body_kind, path, fd, keep);
     return PBFCL_OK;
 }
 
@@ -173,25 +127,14 @@ pbfcl_status pbfcl_body_csv_frame(pbfcl_body_csv *c, long long step, double time
         }
         len += (size_t)l;
     }
-    pbfcl_status st = write_whole(c, text, len);
+    pbfcl_status st = pbfcl_row_file_append(&c->file, text, len);
     free(text);
-    if (st == PBFCL_OK)
-        c->frames++;
     return st;
 }
 
 pbfcl_status pbfcl_body_csv_close(pbfcl_body_csv *c)
 {
-    pbfcl_status st = PBFCL_OK;
-    if (!c->open)
-        return st;
-    if (close(c->fd) != 0) {
-        pbfcl_errorf("cannot write body motion file '%s': %s", c->path, strerror(errno));
-        st = PBFCL_ERR_IO;
-    }
-    c->open = false;
-    c->fd = -1;
-    return st;
+    return pbfcl_row_file_close(&c->file, false);
 }
 
 /* Solves the symmetric 3x3 system I w = l; a singular I (particles on a line) is made

@@ -5,6 +5,7 @@
 #define PBFCL_BODY_CSV_H
 
 #include "pbfcl_error.h"
+#include "row_file.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,13 +23,9 @@ typedef struct pbfcl_body_motion {
     float pos[3], quat[4], vel[3], omega[3];
 } pbfcl_body_motion;
 
-/* An open body CSV. */
+/* An open body CSV: one append per frame. */
 typedef struct pbfcl_body_csv {
-    int fd; /* -1 when closed */
-    bool open;
-    char path[4200];
-    off_t size;       /* bytes of whole frames written */
-    long long frames; /* frames written */
+    pbfcl_row_file file;
 } pbfcl_body_csv;
 
 /* Creates path (replacing an existing file only if replace) and writes the header; says why

@@ -230,10 +230,7 @@ void pbfcl_range_text(const pbfcl_setting_range *r, char *buf, size_t size)
 
 /* --- validation -------------------------------------------------------------------- */
 
-/* Logs the error "scene 'NAME': <message>" and returns false. */
-static bool bad(const pbfcl_scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool bad(const pbfcl_scene *s, const char *fmt, ...)
+bool pbfcl_scene_error(const pbfcl_scene *s, const char *fmt, ...)
 {
     char text[1024];
     va_list ap;
@@ -250,7 +247,7 @@ static bool check_vec3(const pbfcl_scene *s, const char *key, const float v[3])
 {
     for (int k = 0; k < 3; k++)
         if (!isfinite(v[k]))
-            return bad(s, "%s[%d] (%c) is not a finite number", key, k, axis_name[k]);
+            return pbfcl_scene_error(s, "%s[%d] (%c) is not a finite number", key, k, axis_name[k]);
     return true;
 }
 
@@ -270,13 +267,15 @@ static bool check_domain(const pbfcl_scene *s)
     for (int k = 0; k < 3; k++) {
         float extent = s->domain_max[k] - s->domain_min[k];
         if (!(extent > 0.0f))
-            return bad(s, "domain.max[%d] (%g) must be greater than domain.min[%d] (%g)", k,
-                       s->domain_max[k], k, s->domain_min[k]);
+            return pbfcl_scene_error(s,
+                                     "domain.max[%d] (%g) must be greater than domain.min[%d] (%g)",
+                                     k, s->domain_max[k], k, s->domain_min[k]);
         if (!isfinite(extent))
-            return bad(s,
-                       "the domain spans %g..%g m along %c, wider than single precision holds; "
-                       "use a smaller domain",
-                       s->domain_min[k], s->domain_max[k], axis_name[k]);
+            return pbfcl_scene_error(
+                s,
+                "the domain spans %g..%g m along %c, wider than single precision holds; "
+                "use a smaller domain",
+                s->domain_min[k], s->domain_max[k], axis_name[k]);
     }
     return true;
 }
@@ -290,15 +289,17 @@ static bool check_radius(const pbfcl_scene *s)
     for (int k = 0; k < 3; k++) {
         double extent = (double)s->domain_max[k] - s->domain_min[k];
         if (extent < 2.0 * r)
-            return bad(s,
-                       "the domain is %g m along %c, less than one particle (2 * "
-                       "particle_radius = %g m); use a smaller radius or more particles",
-                       extent, axis_name[k], 2.0 * r);
+            return pbfcl_scene_error(
+                s,
+                "the domain is %g m along %c, less than one particle (2 * "
+                "particle_radius = %g m); use a smaller radius or more particles",
+                extent, axis_name[k], 2.0 * r);
         if (extent / (2.0 * r) > PBFCL_SCENE_MAX_SPACINGS)
-            return bad(s,
-                       "the domain is %.3g particle spacings (2 * particle_radius) along %c, "
-                       "more than %.0g; use a larger radius or a smaller domain",
-                       extent / (2.0 * r), axis_name[k], PBFCL_SCENE_MAX_SPACINGS);
+            return pbfcl_scene_error(
+                s,
+                "the domain is %.3g particle spacings (2 * particle_radius) along %c, "
+                "more than %.0g; use a larger radius or a smaller domain",
+                extent / (2.0 * r), axis_name[k], PBFCL_SCENE_MAX_SPACINGS);
     }
     return true;
 }
@@ -311,10 +312,11 @@ static bool check_inside(const pbfcl_scene *s, const char *where, const float lo
     for (int k = 0; k < 3; k++) {
         float tol = 1e-6f * (s->domain_max[k] - s->domain_min[k]);
         if (lo[k] < s->domain_min[k] - tol || hi[k] > s->domain_max[k] + tol)
-            return bad(s,
-                       "%s spans %g..%g along %c, outside the domain %g..%g; make the domain "
-                       "larger or the shape smaller",
-                       where, lo[k], hi[k], axis_name[k], s->domain_min[k], s->domain_max[k]);
+            return pbfcl_scene_error(
+                s,
+                "%s spans %g..%g along %c, outside the domain %g..%g; make the domain "
+                "larger or the shape smaller",
+                where, lo[k], hi[k], axis_name[k], s->domain_min[k], s->domain_max[k]);
     }
     return true;
 }
@@ -331,8 +333,8 @@ bool pbfcl_scene_check_shape(const pbfcl_scene *s, const char *where, const pbfc
             return false;
         for (int k = 0; k < 3; k++)
             if (!(f->max[k] > f->min[k]))
-                return bad(s, "%s.max[%d] (%g) must be greater than %s.min[%d] (%g)", where, k,
-                           f->max[k], where, k, f->min[k]);
+                return pbfcl_scene_error(s, "%s.max[%d] (%g) must be greater than %s.min[%d] (%g)",
+                                         where, k, f->max[k], where, k, f->min[k]);
         return check_inside(s, where, f->min, f->max);
     }
     if (f->kind == PBFCL_SHAPE_CAPSULE) {
@@ -343,12 +345,14 @@ bool pbfcl_scene_check_shape(const pbfcl_scene *s, const char *where, const pbfc
         if (!check_vec3(s, key, f->b))
             return false;
         if (!isfinite(f->radius) || f->radius <= 0.0f)
-            return bad(s, "%s.capsule.radius must be a number > 0 (got %g)", where, f->radius);
+            return pbfcl_scene_error(s, "%s.capsule.radius must be a number > 0 (got %g)", where,
+                                     f->radius);
         if (f->a[0] == f->b[0] && f->a[1] == f->b[1] && f->a[2] == f->b[2])
-            return bad(s,
-                       "%s.capsule.a and .b are the same point; give an axis of some length "
-                       "or use a sphere",
-                       where);
+            return pbfcl_scene_error(
+                s,
+                "%s.capsule.a and .b are the same point; give an axis of some length "
+                "or use a sphere",
+                where);
         float lo[3], hi[3];
         pbfcl_scene_shape_bounds(f, lo, hi);
         return check_inside(s, where, lo, hi);
@@ -356,12 +360,13 @@ bool pbfcl_scene_check_shape(const pbfcl_scene *s, const char *where, const pbfc
     if (f->kind == PBFCL_SHAPE_MESH)
         return pbfcl_scene_check_mesh(s, where, f) && check_inside(s, where, f->min, f->max);
     if (f->kind != PBFCL_SHAPE_SPHERE)
-        return bad(s, "%s has an unknown shape kind %d", where, (int)f->kind);
+        return pbfcl_scene_error(s, "%s has an unknown shape kind %d", where, (int)f->kind);
     snprintf(key, sizeof key, "%s.sphere.center", where);
     if (!check_vec3(s, key, f->center))
         return false;
     if (!isfinite(f->radius) || f->radius <= 0.0f)
-        return bad(s, "%s.sphere.radius must be a number > 0 (got %g)", where, f->radius);
+        return pbfcl_scene_error(s, "%s.sphere.radius must be a number > 0 (got %g)", where,
+                                 f->radius);
     float lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
         lo[k] = f->center[k] - f->radius;
@@ -386,7 +391,7 @@ static bool check_range(const pbfcl_scene *s, const char *key, double v)
         return true;
     char text[96];
     pbfcl_range_text(r, text, sizeof text);
-    return bad(s, "%s must be %s (got %g)", key, text, v);
+    return pbfcl_scene_error(s, "%s must be %s (got %g)", key, text, v);
 }
 
 static bool check_solver(const pbfcl_scene *s)
@@ -425,8 +430,8 @@ pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s)
     if (!check_domain(s) || !check_solver(s))
         return PBFCL_ERR_BAD_ARGUMENT;
     if (s->fluid_count < 1 || s->fluid_count > PBFCL_MAX_FLUID_SHAPES) {
-        bad(s, "the scene needs 1 to %d fluid shapes (has %d)", PBFCL_MAX_FLUID_SHAPES,
-            s->fluid_count);
+        pbfcl_scene_error(s, "the scene needs 1 to %d fluid shapes (has %d)",
+                          PBFCL_MAX_FLUID_SHAPES, s->fluid_count);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     for (int i = 0; i < s->fluid_count; i++)
@@ -443,7 +448,8 @@ pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
         return PBFCL_ERR_BAD_ARGUMENT;
     double bound = count_bound(s);
     if (bound > (double)PBFCL_SCENE_MAX_PARTICLES) {
-        bad(s,
+        pbfcl_scene_error(
+            s,
             "particle_radius %g m would give up to %.3g particles, more than %llu; use a "
             "larger radius or fewer --particles",
             s->particle_radius, bound, PBFCL_SCENE_MAX_PARTICLES);
@@ -613,7 +619,8 @@ pbfcl_status pbfcl_scene_fill(const pbfcl_scene *s, float **positions, size_t *n
     PBFCL_TRY(pbfcl_scene_validate(s));
     size_t count = lattice_walk(s, NULL);
     if (count == 0) {
-        bad(s,
+        pbfcl_scene_error(
+            s,
             "the fluid shapes hold no particle at particle_radius %g m (spacing %g m); use a "
             "smaller radius or more --particles",
             s->particle_radius, 2.0 * s->particle_radius);
@@ -679,8 +686,8 @@ static size_t count_try(pbfcl_scene *s, count_search *c, double r)
 pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target)
 {
     if (target < 1 || target > PBFCL_SCENE_MAX_PARTICLES) {
-        bad(s, "the particle count must be from 1 to %llu (got %zu)", PBFCL_SCENE_MAX_PARTICLES,
-            target);
+        pbfcl_scene_error(s, "the particle count must be from 1 to %llu (got %zu)",
+                          PBFCL_SCENE_MAX_PARTICLES, target);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     count_search c = {target, 0, 0.0, INFINITY, 0.0, INFINITY};
@@ -695,7 +702,8 @@ pbfcl_status pbfcl_scene_set_particle_count(pbfcl_scene *s, size_t target)
         count_try(s, &c, 0.5 * (c.r_many + c.r_few));
     s->particle_radius = (float)c.best_r;
     if (c.best_n == 0) {
-        bad(s, "found no particle radius that fills the fluid with about %zu particles", target);
+        pbfcl_scene_error(
+            s, "found no particle radius that fills the fluid with about %zu particles", target);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     if (c.best_err > 0.1)

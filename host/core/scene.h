@@ -234,6 +234,11 @@ bool pbfcl_scene_check_mesh(const pbfcl_scene *s, const char *where, const pbfcl
 
 /* --- emitters and drains (host/core/scene_flow.c) --- */
 
+/* Logs the error "scene 'NAME': <message>" (the scene's validation messages) and returns
+ * false. */
+bool pbfcl_scene_error(const pbfcl_scene *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Checks the emitters and drains (inside the domain, rates the nozzle can hold, ...); errors
  * name emitters[i] or drains[i] and the key. Needs the particle radius. */
 bool pbfcl_scene_check_flow(const pbfcl_scene *s);

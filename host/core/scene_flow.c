@@ -3,7 +3,6 @@
 #include "scene.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 /* Two unit vectors perpendicular to v and to each other. */
@@ -72,57 +71,46 @@ size_t pbfcl_scene_capacity(const pbfcl_scene *s)
     return n;
 }
 
-static bool flow_error(const pbfcl_scene *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static bool flow_error(const pbfcl_scene *s, const char *fmt, ...)
-{
-    char text[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    pbfcl_errorf("scene '%s': %s", s->name, text);
-    return false;
-}
-
 static bool check_emitter(const pbfcl_scene *s, int e)
 {
     const pbfcl_emitter *m = &s->emitters[e];
     double v2 = 0.0, r = s->particle_radius;
     for (int k = 0; k < 3; k++) {
         if (!isfinite(m->center[k]) || !isfinite(m->velocity[k]))
-            return flow_error(s, "emitters[%d].%s[%d] is not a finite number", e,
-                              isfinite(m->center[k]) ? "velocity" : "center", k);
+            return pbfcl_scene_error(s, "emitters[%d].%s[%d] is not a finite number", e,
+                                     isfinite(m->center[k]) ? "velocity" : "center", k);
         v2 += (double)m->velocity[k] * m->velocity[k];
         float lo = s->domain_min[k] + (float)r, hi = s->domain_max[k] - (float)r;
         if (m->center[k] - m->radius < lo || m->center[k] + m->radius > hi)
-            return flow_error(s,
-                              "emitters[%d]: the nozzle (center %g, radius %g along %c) reaches "
-                              "outside the domain less the particle radius (%g..%g); move it "
-                              "inside or make it smaller",
-                              e, m->center[k], m->radius, "xyz"[k], lo, hi);
+            return pbfcl_scene_error(
+                s,
+                "emitters[%d]: the nozzle (center %g, radius %g along %c) reaches "
+                "outside the domain less the particle radius (%g..%g); move it "
+                "inside or make it smaller",
+                e, m->center[k], m->radius, "xyz"[k], lo, hi);
     }
     double speed = sqrt(v2), limit = pbfcl_scene_max_speed(s);
     if (!(speed > 0.0) || speed >= limit)
-        return flow_error(s,
-                          "emitters[%d].velocity is %g m/s; give a speed above 0 and below the "
-                          "blow-up limit %g m/s (solver.max_speed)",
-                          e, speed, limit);
+        return pbfcl_scene_error(
+            s,
+            "emitters[%d].velocity is %g m/s; give a speed above 0 and below the "
+            "blow-up limit %g m/s (solver.max_speed)",
+            e, speed, limit);
     if (!(m->radius >= 0.0f) || !isfinite(m->radius))
-        return flow_error(s, "emitters[%d].radius must be a number >= 0 (got %g)", e, m->radius);
+        return pbfcl_scene_error(s, "emitters[%d].radius must be a number >= 0 (got %g)", e,
+                                 m->radius);
     size_t layer = pbfcl_scene_emitter_layer(s, e, NULL);
     double most = (double)layer * speed / (2.0 * r);
     if (!(m->rate > 0.0f) || m->rate > most * (1.0 + 1e-6))
-        return flow_error(s,
-                          "emitters[%d].rate is %g particles/s; the nozzle (%zu particles a "
-                          "layer at spacing %g m) holds at most %g at %g m/s, so its layers "
-                          "do not overlap: give a rate above 0 and at most that, a larger "
-                          "radius or a higher speed",
-                          e, m->rate, layer, 2.0 * r, most, speed);
+        return pbfcl_scene_error(s,
+                                 "emitters[%d].rate is %g particles/s; the nozzle (%zu particles a "
+                                 "layer at spacing %g m) holds at most %g at %g m/s, so its layers "
+                                 "do not overlap: give a rate above 0 and at most that, a larger "
+                                 "radius or a higher speed",
+                                 e, m->rate, layer, 2.0 * r, most, speed);
     if (m->count < 1 || m->count > (long long)PBFCL_SCENE_MAX_PARTICLES)
-        return flow_error(s, "emitters[%d].count must be from 1 to %llu (got %lld)", e,
-                          PBFCL_SCENE_MAX_PARTICLES, m->count);
+        return pbfcl_scene_error(s, "emitters[%d].count must be from 1 to %llu (got %lld)", e,
+                                 PBFCL_SCENE_MAX_PARTICLES, m->count);
     return true;
 }
 
@@ -130,8 +118,8 @@ bool pbfcl_scene_check_flow(const pbfcl_scene *s)
 {
     if (s->emitter_count < 0 || s->emitter_count > PBFCL_MAX_EMITTERS || s->drain_count < 0 ||
         s->drain_count > PBFCL_MAX_DRAINS)
-        return flow_error(s, "a scene has 0 to %d emitters and 0 to %d drains", PBFCL_MAX_EMITTERS,
-                          PBFCL_MAX_DRAINS);
+        return pbfcl_scene_error(s, "a scene has 0 to %d emitters and 0 to %d drains",
+                                 PBFCL_MAX_EMITTERS, PBFCL_MAX_DRAINS);
     for (int e = 0; e < s->emitter_count; e++)
         if (!check_emitter(s, e))
             return false;
@@ -139,15 +127,15 @@ bool pbfcl_scene_check_flow(const pbfcl_scene *s)
         char where[32];
         snprintf(where, sizeof where, "drains[%d].box", d);
         if (s->drains[d].kind != PBFCL_SHAPE_BOX)
-            return flow_error(s, "%s: a drain is a box", where);
+            return pbfcl_scene_error(s, "%s: a drain is a box", where);
         if (!pbfcl_scene_check_shape(s, where, &s->drains[d]))
             return false;
     }
     double total = (double)pbfcl_scene_capacity(s);
     if (total > (double)PBFCL_SCENE_MAX_PARTICLES)
-        return flow_error(s,
-                          "the fill and the emitters' counts make %.0f particles, more than "
-                          "%llu; emit fewer",
-                          total, PBFCL_SCENE_MAX_PARTICLES);
+        return pbfcl_scene_error(s,
+                                 "the fill and the emitters' counts make %.0f particles, more than "
+                                 "%llu; emit fewer",
+                                 total, PBFCL_SCENE_MAX_PARTICLES);
     return true;
 }

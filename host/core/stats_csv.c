@@ -1,10 +1,9 @@
 /* The `pbfcl run --stats` CSV: one header line, one row per step with the columns of
- * PBFCL_STATS_CSV_HEADER. Rows go out with a single write(2) each and a failed or short
- * write is cut back with ftruncate, so the file only ever holds whole rows. */
+ * PBFCL_STATS_CSV_HEADER, written as a row file (row_file.h), so the file only ever holds
+ * whole rows. */
 #include "stats_csv.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,54 +46,13 @@ pbfcl_status pbfcl_stats_csv_check(const char *path, bool replace)
     return PBFCL_OK;
 }
 
-/* Writes all of buf at the end of the file or cuts the file back to c->size. */
-static pbfcl_status write_whole(pbfcl_stats_csv *c, const char *buf, size_t len)
-{
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(c->fd, buf + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int saved = w < 0 ? errno : ENOSPC;
-            if (ftruncate(c->fd, c->size) != 0 || lseek(c->fd, c->size, SEEK_SET) < 0)
-                pbfcl_warnf("could not cut '%s' back to its whole rows: %s", c->path,
-                            strerror(errno));
-            pbfcl_errorf("cannot write statistics file '%s': %s (it keeps its %lld whole rows)",
-                         c->path, strerror(saved), c->rows);
-            return PBFCL_ERR_IO;
-        }
-        done += (size_t)w;
-    }
-    c->size += (off_t)len;
-    return PBFCL_OK;
-}
+static const pbfcl_row_file_kind stats_kind = {
+    "statistics file", "rows", PBFCL_STATS_CSV_HEADER "\n",
+    "; give a new name, remove it, or pass --force to replace it"};
 
 pbfcl_status pbfcl_stats_csv_open(pbfcl_stats_csv *c, const char *path, bool replace)
 {
-    memset(c, 0, sizeof *c);
-    c->fd = -1;
-    if (snprintf(c->path, sizeof c->path, "%s", path) >= (int)sizeof c->path) {
-        pbfcl_errorf("statistics file name too long: '%s'", path);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (replace ? O_TRUNC : O_EXCL);
-    c->fd = open(path, flags, 0666);
-    if (c->fd < 0) {
-        if (errno == EEXIST)
-            pbfcl_errorf("statistics file '%s' already exists; give a new name, remove it, or "
-                         "pass --force to replace it",
-                         path);
-        else
-            pbfcl_errorf("cannot create statistics file '%s': %s", path, strerror(errno));
-        return PBFCL_ERR_IO;
-    }
-    c->open = true;
-    pbfcl_status st =
-        write_whole(c, PBFCL_STATS_CSV_HEADER "\n", strlen(PBFCL_STATS_CSV_HEADER) + 1);
-    if (st != PBFCL_OK)
-        pbfcl_stats_csv_close(c, 1); /* a file without its header is of no use */
-    return st;
+    return pbfcl_row_file_open(&c->file, &stats_kind, path, replace);
 }
 
 pbfcl_status pbfcl_stats_csv_row(pbfcl_stats_csv *c, long long step, double time,
@@ -106,23 +64,10 @@ pbfcl_status pbfcl_stats_csv_row(pbfcl_stats_csv *c, long long step, double time
                        s->max_speed, s->neighbors_avg, s->neighbors_max, s->outside, s->nan);
     if (len < 0 || (size_t)len >= sizeof line)
         return PBFCL_ERR_IO;
-    PBFCL_TRY(write_whole(c, line, (size_t)len));
-    c->rows++;
-    return PBFCL_OK;
+    return pbfcl_row_file_append(&c->file, line, (size_t)len);
 }
 
 pbfcl_status pbfcl_stats_csv_close(pbfcl_stats_csv *c, int remove_file)
 {
-    pbfcl_status st = PBFCL_OK;
-    if (!c->open)
-        return st;
-    if (close(c->fd) != 0) {
-        pbfcl_errorf("cannot write statistics file '%s': %s", c->path, strerror(errno));
-        st = PBFCL_ERR_IO;
-    }
-    if (remove_file)
-        remove(c->path);
-    c->open = false;
-    c->fd = -1;
-    return st;
+    return pbfcl_row_file_close(&c->file, remove_file != 0);
 }

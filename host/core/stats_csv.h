@@ -5,6 +5,7 @@
 #define PBFCL_STATS_CSV_H
 
 #include "pbfcl_error.h"
+#include "row_file.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,11 +18,7 @@
 
 /* An open statistics file. */
 typedef struct pbfcl_stats_csv {
-    int fd;    /* -1 when closed (a zeroed struct counts as closed: see open) */
-    bool open; /* fd is valid */
-    char path[1024];
-    off_t size;     /* bytes of whole lines written */
-    long long rows; /* data rows written */
+    pbfcl_row_file file;
 } pbfcl_stats_csv;
 
 /* Checks, without creating anything, that path could be created: its directory exists and

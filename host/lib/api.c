@@ -100,14 +100,6 @@ pbfcl_status pbfcl_api_bad_handle(const char *func, const char *what, const void
             return pbfcl_api_bad_handle(func, "solver", (s));                                      \
     } while (0)
 
-#define CHECK_ARG(func, cond, ...)                                                                 \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            pbfcl_errorf(func ": " __VA_ARGS__);                                                   \
-            return PBFCL_ERR_BAD_ARGUMENT;                                                         \
-        }                                                                                          \
-    } while (0)
-
 /* ---- version ------------------------------------------------------------------------------ */
 
 int pbfcl_version(void)

@@ -59,4 +59,14 @@ pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver
 /* Releases the diffuse particles; off afterwards. */
 void pbfcl_api_diffuse_free(pbfcl_api_diffuse *a);
 
+/* In a public function func: unless cond, logs "func: <message>" and returns
+ * PBFCL_ERR_BAD_ARGUMENT (func and the message format are string literals). */
+#define CHECK_ARG(func, cond, ...)                                                                 \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            pbfcl_errorf(func ": " __VA_ARGS__);                                                   \
+            return PBFCL_ERR_BAD_ARGUMENT;                                                         \
+        }                                                                                          \
+    } while (0)
+
 #endif

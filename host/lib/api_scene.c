@@ -53,10 +53,7 @@ pbfcl_status pbfcl_scene_setup_destroy(pbfcl_scene_setup *s)
 pbfcl_status pbfcl_scene_setup_name(const pbfcl_scene_setup *s, char *buf, size_t size)
 {
     CHECK_SETUP("pbfcl_scene_setup_name", s);
-    if (!buf || size == 0) {
-        pbfcl_errorf("pbfcl_scene_setup_name: buf is NULL or size is 0");
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
+    CHECK_ARG("pbfcl_scene_setup_name", buf && size > 0, "buf is NULL or size is 0");
     snprintf(buf, size, "%s", s->scene.name);
     return PBFCL_OK;
 }
@@ -73,10 +70,7 @@ pbfcl_status pbfcl_scene_setup_set_params(pbfcl_scene_setup *s, const pbfcl_scen
                                           const pbfcl_solver_params *solver)
 {
     CHECK_SETUP("pbfcl_scene_setup_set_params", s);
-    if (!scene || !solver) {
-        pbfcl_errorf("pbfcl_scene_setup_set_params: scene and solver must not be NULL");
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
+    CHECK_ARG("pbfcl_scene_setup_set_params", scene && solver, "scene and solver must not be NULL");
     pbfcl_scene next = s->scene; /* keeps the name, the fluid shapes and the bodies */
     memcpy(next.domain_min, scene->domain_min, sizeof next.domain_min);
     memcpy(next.domain_max, scene->domain_max, sizeof next.domain_max);
@@ -103,10 +97,7 @@ pbfcl_status pbfcl_scene_setup_set_particle_count(pbfcl_scene_setup *s, size_t t
 pbfcl_status pbfcl_scene_setup_fill(const pbfcl_scene_setup *s, float **positions, size_t *count)
 {
     CHECK_SETUP("pbfcl_scene_setup_fill", s);
-    if (!positions || !count) {
-        pbfcl_errorf("pbfcl_scene_setup_fill: positions and count must not be NULL");
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
+    CHECK_ARG("pbfcl_scene_setup_fill", positions && count, "positions and count must not be NULL");
     PBFCL_TRY(pbfcl_scene_validate(&s->scene));
     return pbfcl_scene_fill(&s->scene, positions, count);
 }
@@ -119,10 +110,7 @@ const pbfcl_scene *pbfcl_api_setup_scene(const pbfcl_scene_setup *s)
 pbfcl_status pbfcl_scene_setup_body_count(const pbfcl_scene_setup *s, int *count)
 {
     CHECK_SETUP("pbfcl_scene_setup_body_count", s);
-    if (!count) {
-        pbfcl_errorf("pbfcl_scene_setup_body_count: count is NULL");
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
+    CHECK_ARG("pbfcl_scene_setup_body_count", count, "count is NULL");
     *count = s->scene.body_count;
     return PBFCL_OK;
 }
@@ -130,10 +118,7 @@ pbfcl_status pbfcl_scene_setup_body_count(const pbfcl_scene_setup *s, int *count
 pbfcl_status pbfcl_scene_setup_obstacle_count(const pbfcl_scene_setup *s, int *count)
 {
     CHECK_SETUP("pbfcl_scene_setup_obstacle_count", s);
-    if (!count) {
-        pbfcl_errorf("pbfcl_scene_setup_obstacle_count: count is NULL");
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
+    CHECK_ARG("pbfcl_scene_setup_obstacle_count", count, "count is NULL");
     *count = s->scene.obstacle_count;
     return PBFCL_OK;
 }
@@ -235,10 +220,7 @@ pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_so
 pbfcl_status pbfcl_scene_setup_capacity(const pbfcl_scene_setup *s, size_t *capacity)
 {
     CHECK_SETUP("pbfcl_scene_setup_capacity", s);
-    if (!capacity) {
-        pbfcl_errorf("pbfcl_scene_setup_capacity: capacity is NULL");
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
+    CHECK_ARG("pbfcl_scene_setup_capacity", capacity, "capacity is NULL");
     PBFCL_TRY(pbfcl_scene_validate(&s->scene));
     *capacity = pbfcl_scene_capacity(&s->scene);
     return PBFCL_OK;
@@ -347,10 +329,7 @@ pbfcl_status pbfcl_scene_setup_save_state(const pbfcl_scene_setup *s, pbfcl_stat
                                           void *user)
 {
     CHECK_SETUP("pbfcl_scene_setup_save_state", s);
-    if (!write) {
-        pbfcl_errorf("pbfcl_scene_setup_save_state: write is NULL");
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
+    CHECK_ARG("pbfcl_scene_setup_save_state", write, "write is NULL");
     PBFCL_TRY(write(user, "scene", &s->scene, sizeof s->scene));
     return write(user, "emitted", s->emitted, sizeof s->emitted);
 }

@@ -1,0 +1,20 @@
+# Sourced by the tools/bench-*-h200.sh scripts (from the source root):
+#   bench_core_setup BUILD_DIR [--device D]
+# takes --device D into the array device (empty: the first GPU), builds the core as the GPU
+# figures are made (Release, no demo, JSON, PNG or tests) into BUILD_DIR, sets pbfcl to its
+# program, and prints the commit, pbfcl's version and the devices.
+bench_core_setup() {
+  local build=$1
+  shift
+  device=()
+  if [ $# -gt 0 ]; then
+    [ "$1" = "--device" ] && [ $# -eq 2 ] || { echo "usage: $0 [--device D]" >&2; exit 2; }
+    device=(--device "$2")
+  fi
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPBFCL_WITH_DEMO=OFF -DPBFCL_WITH_JSON=OFF \
+    -DPBFCL_WITH_PNG=OFF -DPBFCL_WITH_TESTS=OFF >/dev/null
+  cmake --build "$build" -j >/dev/null
+  pbfcl="$build/pbfcl"
+  echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $("$pbfcl" --version)"
+  "$pbfcl" devices "${device[@]}"
+}
