@@ -374,6 +374,57 @@ START_TEST(bench_diffuse_stage)
 }
 END_TEST
 
+/* The particles `pbfcl run` ends with: "pbfcl run: S steps, N particles, ..." in its output. */
+static long run_final_count(const char *args)
+{
+    cli_result r;
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    const char *at = strstr(r.err, " steps, ");
+    if (!at)
+        at = strstr(r.out, " steps, ");
+    ck_assert_msg(at != NULL, "no summary line from `pbfcl %s`", args);
+    return atol(at + strlen(" steps, "));
+}
+
+/* bench runs a scene's emitters and drains after every step as `pbfcl run` does: a fountain
+ * benched 3 steps after 2 warm-up ones ends with the particles of a 5-step run, and what it
+ * says it emitted less drained over the measured steps is what a run gains from step 2 to 5.
+ * Without the flow in bench it would end with the fill alone. */
+START_TEST(bench_runs_emitters_and_drains)
+{
+    if (test_device_count() == 0) {
+        printf("SKIP: no OpenCL device, bench's emitters are not tested\n");
+        return;
+    }
+    const char *scene = "--scene fountain --particles 14000";
+    char args[256];
+    snprintf(args, sizeof args, "run %s --steps 5", scene);
+    long after5 = run_final_count(args);
+    snprintf(args, sizeof args, "run %s --steps 2", scene);
+    long after2 = run_final_count(args);
+    cli_result r;
+    snprintf(args, sizeof args, "bench %s --steps 3 --warmup 2", scene);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    const char *line = strstr(r.out, "# emitters and drains");
+    ck_assert_msg(line != NULL, "no emitters line:\n%s", r.out);
+    long emitted = -1, drained = -1, end = -1;
+    const char *e = strstr(line, "): "), *d = strstr(line, "emitted and "),
+               *a = strstr(line, "after the last step");
+    ck_assert(e && d && a);
+    emitted = atol(e + 3);
+    drained = atol(d + strlen("emitted and "));
+    const char *comma = a;
+    while (comma > line && comma[-1] != ',')
+        comma--;
+    end = atol(comma);
+    ck_assert_msg(emitted > 0, "the fountain emitted nothing in 3 steps:\n%s", line);
+    ck_assert_int_eq(end, after5);
+    ck_assert_int_eq(emitted - drained, after5 - after2);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -394,6 +445,7 @@ static Suite *cli_suite(void)
     tcase_add_test(run, run_scene_with_bodies);
     tcase_add_test(run, bench_split_compares_paths);
     tcase_add_test(run, bench_diffuse_stage);
+    tcase_add_test(run, bench_runs_emitters_and_drains);
     suite_add_tcase(s, run);
     return s;
 }

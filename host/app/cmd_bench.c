@@ -30,8 +30,9 @@ static void bench_usage(FILE *f)
                "[--diffuse N] [--device D] [solver options]\n\n"
                "Times simulation steps (frames) on the device: per stage and per step, the median "
                "and minimum of the OpenCL profiling-event times over S steps after W warm-up "
-               "steps, and particles * steps per second. Output: tab-separated columns; lines "
-               "starting with # are comments.\n\n");
+               "steps, and particles * steps per second. A scene's emitters and drains run after "
+               "every step, as in `pbfcl run`; their host time is reported apart. Output: "
+               "tab-separated columns; lines starting with # are comments.\n\n");
     fprintf(f, "  %-24s %s\n", "--steps S", "measured steps (default 50; 1 to 100000)");
     fprintf(f, "  %-24s %s\n", "--warmup W",
             "steps run first, not measured (default 5; 0 to 100000)");
@@ -85,15 +86,44 @@ typedef struct bench_times {
     double *density_avg;  /* the stats' density_error_avg after each measured step, % */
     double *density_max;  /* density_error_max, % */
     unsigned overflow;    /* neighbour list overflows summed over the measured steps */
+    /* the scene's emitters and drains, run after every step as `pbfcl run` runs them */
+    pbfcl_scene_setup *setup;
+    bool flow;               /* the scene has emitters or drains */
+    double dt;               /* a step's simulated time, s */
+    double *flow_ms;         /* host time of the flow after each measured step */
+    size_t emitted, drained; /* particles, over the measured steps */
+    double active_sum;       /* active particles after each measured step, summed */
+    size_t active_end;       /* after the last step */
 } bench_times;
 
 #define BENCH_STAGES (pbfcl_timer_count())
 #define BENCH_COLS (BENCH_STAGES + 1)
 
+/* After step number `done` (1-based, warm-up included): the drains and emitters at the time
+ * reached, as `pbfcl run` runs them; their host time into *ms (the solver finished). */
+static pbfcl_status bench_flow(bench_times *t, long long done, double *ms, size_t *drained,
+                               size_t *added)
+{
+    *ms = 0.0;
+    *drained = *added = 0;
+    if (!t->flow)
+        return PBFCL_OK;
+    double start = pbfcl_wall_seconds();
+    PBFCL_TRY(
+        pbfcl_scene_setup_flow(t->setup, t->solver, (double)done * t->dt, NULL, drained, added));
+    PBFCL_TRY(pbfcl_solver_finish(t->solver));
+    *ms = 1e3 * (pbfcl_wall_seconds() - start);
+    return PBFCL_OK;
+}
+
 static pbfcl_status bench_steps(pbfcl_solver *solver, const bench_args *a, bench_times *t)
 {
-    for (long long s = 0; s < a->warmup; s++)
+    double flow_ms;
+    size_t drained, added;
+    for (long long s = 0; s < a->warmup; s++) {
         PBFCL_TRY(pbfcl_solver_step(solver, 0.0f, NULL));
+        PBFCL_TRY(bench_flow(t, s + 1, &flow_ms, &drained, &added));
+    }
     PBFCL_TRY(pbfcl_solver_finish(solver)); /* warm-up done before timing */
     double start = pbfcl_wall_seconds();
     for (long long s = 0; s < a->steps; s++) {
@@ -111,6 +141,12 @@ static pbfcl_status bench_steps(pbfcl_solver *solver, const bench_args *a, bench
         t->density_avg[s] = stats.density_error_avg;
         t->density_max[s] = stats.density_error_max;
         t->overflow += stats.neighbor_overflow;
+        /* the flow's host time is reported apart, like the stats it is not in the wall clock */
+        PBFCL_TRY(bench_flow(t, a->warmup + s + 1, &t->flow_ms[s], &drained, &added));
+        t->emitted += added;
+        t->drained += drained;
+        PBFCL_TRY(pbfcl_solver_count(solver, &t->active_end));
+        t->active_sum += (double)t->active_end;
         start += pbfcl_wall_seconds() - stats_start;
     }
     t->wall_s = pbfcl_wall_seconds() - start;
@@ -170,6 +206,8 @@ typedef struct bench_scene {
     pbfcl_solver_params vp;
 } bench_scene;
 
+/* The report; n is the particles at the start (with emitters or drains the particle columns
+ * use the mean active count of the measured steps). */
 static void bench_report(const bench_args *a, const bench_scene *scene, size_t n,
                          const char *device, const bench_times *t)
 {
@@ -192,6 +230,15 @@ static void bench_report(const bench_args *a, const bench_scene *scene, size_t n
         printf("# diffuse particles (spray, foam, bubbles): capacity %lld; %zu after the last "
                "step; %llu emissions dropped for want of room\n",
                a->diffuse, count, dropped);
+    }
+    if (t->flow) {
+        double med_flow = pbfcl_median(t->flow_ms, (int)t->steps);
+        printf("# emitters and drains (after each step, as `pbfcl run` runs them): %zu particles "
+               "emitted and %zu drained over the measured steps; active particles: mean %.0f, "
+               "%zu after the last step (the particle columns below use the mean); their host "
+               "time (not in the device time or the wall clock): median %.4f ms per step\n",
+               t->emitted, t->drained, t->active_sum / (double)t->steps, t->active_end, med_flow);
+        n = (size_t)(t->active_sum / (double)t->steps + 0.5);
     }
     printf("stage\tmedian_ms\tmin_ms\n");
     for (int k = 0; k <= BENCH_STAGES; k++) {
@@ -241,7 +288,9 @@ static pbfcl_status bench_open(const bench_args *a, const bench_scene *scene,
     PBFCL_TRY(pbfcl_context_create(PBFCL_VERSION, &cd, ctx));
     pbfcl_solver_desc sd;
     pbfcl_solver_desc_defaults(&sd);
-    sd.capacity = n;
+    size_t capacity = 0; /* room for every emitter's particles */
+    PBFCL_TRY(pbfcl_scene_setup_capacity(setup, &capacity));
+    sd.capacity = capacity > n ? capacity : n;
     sd.scene = scene->sp;
     sd.solver = scene->vp;
     PBFCL_TRY(pbfcl_solver_create(*ctx, &sd, solver));
@@ -274,13 +323,19 @@ int cmd_bench(int argc, char **argv)
         st = pbfcl_scene_setup_name(setup, scene.name, sizeof scene.name);
     if (st == PBFCL_OK)
         st = bench_open(&a, &scene, setup, pos, n, &ctx, &t.solver);
-    pbfcl_scene_setup_destroy(setup);
+    int emitters = 0, drains = 0;
+    if (st == PBFCL_OK)
+        st = pbfcl_scene_setup_flow_count(setup, &emitters, &drains);
+    t.setup = setup;
+    t.flow = emitters > 0 || drains > 0;
+    t.dt = scene.vp.dt;
     if (st == PBFCL_OK)
         st = pbfcl_context_device_name(ctx, device, sizeof device);
     if (st == PBFCL_OK && (!(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)) ||
                            !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps)) ||
                            !(t.density_avg = calloc((size_t)a.steps, sizeof *t.density_avg)) ||
-                           !(t.density_max = calloc((size_t)a.steps, sizeof *t.density_max))))
+                           !(t.density_max = calloc((size_t)a.steps, sizeof *t.density_max)) ||
+                           !(t.flow_ms = calloc((size_t)a.steps, sizeof *t.flow_ms))))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
         st = bench_steps(t.solver, &a, &t);
@@ -292,7 +347,9 @@ int cmd_bench(int argc, char **argv)
     free(t.substeps);
     free(t.density_avg);
     free(t.density_max);
+    free(t.flow_ms);
     pbfcl_solver_destroy(t.solver);
+    pbfcl_scene_setup_destroy(setup);
     pbfcl_context_destroy(ctx);
     free(pos);
     return st == PBFCL_OK ? 0 : 1;
