@@ -1,9 +1,8 @@
 /* The Position Based Fluids solver kernels (Macklin & Mueller 2013), one per stage of seed
  * 001's outline: predict, lambda, delta, collide, update, and omega, the vorticity force and
  * the viscosity in one pass (vorticity_viscosity). apply_delta needs no kernel: delta and
- * collide write x* + dx,
- * which the host adopts as x* (host/core/sim.c). The statistics, the bounds and the copy for
- * rendering are solver-neutral (cl/particles.cl). */
+ * collide write x* + dx, which the host adopts as x* (host/core/sim.c). The statistics, the bounds
+ * and the copy for rendering are solver-neutral (cl/particles.cl). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
@@ -470,8 +469,8 @@ static void pbf_omega_term(float4 xi, float4 vi, float4 xj, float4 vj, float sha
  * 149 us a substep at 1M particles on an H200). Here it is the last substep's: V_j |omega_j|
  * rides in v_j.w, which this pass writes, predict, the sort and update keep, and this pass
  * reads with v_j (no extra load); one substep (a few ms) late in the direction N of a force
- * that is itself a small correction. 1M-particle dam break on an H200: 26.6 -> 25.2 ms per
- * frame (this pass 146 -> 167 us, no second pass); its density error and front are unchanged
+ * that is itself a small correction. 1M-particle dam break on an H200: 26.70 -> 25.37 ms per
+ * frame (the two passes 150 + 151 us, this one 169 us); its density error and front are unchanged
  * within their spread (docs/PERFORMANCE.md, "One pass for vorticity and viscosity"). The first
  * substep of a run, and one after new velocities are set (v.w = 0), has no confinement.
  * omega.w = V_i |omega_i| too, for reading back. With bodies, pairs of two body particles
