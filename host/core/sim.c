@@ -94,10 +94,18 @@ typedef enum sim_initial {
     SIM_INIT_ONE           /* 1.0f (one float): the fluid's relative inverse mass */
 } sim_initial;
 
+/* Whether a reordered buffer is carried through the sort of every substep (a compaction
+ * carries them all). */
+typedef enum sim_sort {
+    SIM_SORT_CARRY = 0, /* yes */
+    SIM_SORT_SKIP,      /* no: read before the sort and written whole after it each substep */
+    SIM_SORT_SOLIDS     /* only with bodies or static particles (else all alike: 0 or 1) */
+} sim_sort;
+
 /* One per-particle buffer: its name, bytes per particle (16: float4, 4: float or uint), where
  * its handle lives, where its reorder target lives if the reorder carries it (state that
- * outlives a substep), its initial value, and the methods that use it (a bit per
- * pbfcl_method; the others do not allocate it). */
+ * outlives a substep), its initial value, the methods that use it (a bit per pbfcl_method;
+ * the others do not allocate it) and whether each substep's sort carries it. */
 typedef struct sim_buffer {
     const char *name;
     size_t elem;
@@ -105,6 +113,7 @@ typedef struct sim_buffer {
     size_t reorder_tmp; /* offsetof the reorder target, or SIM_NOT_REORDERED */
     sim_initial init;
     unsigned methods; /* SIM_PBF, SIM_SPH or both */
+    sim_sort sort;
 } sim_buffer;
 
 #define SIM_PBF (1u << PBFCL_METHOD_PBF)
@@ -117,25 +126,38 @@ typedef struct sim_buffer {
 /* Every per-particle buffer, once: allocation, the byte estimate, creation and appending,
  * the reorder and destroy all read this table. */
 static const sim_buffer sim_buffers[] = {
-    {"positions", 16, SIM_BUF(pos_buf), SIM_BUF(pos_tmp_buf), SIM_INIT_POSITION, SIM_ALL},
+    {"positions", 16, SIM_BUF(pos_buf), SIM_BUF(pos_tmp_buf), SIM_INIT_POSITION, SIM_ALL,
+     SIM_SORT_CARRY},
     {"predicted positions", 16, SIM_BUF(pred_buf), SIM_BUF(pred_tmp_buf), SIM_INIT_POSITION,
-     SIM_PBF},
-    {"velocities", 16, SIM_BUF(vel_buf), SIM_BUF(vel_tmp_buf), SIM_INIT_VELOCITY, SIM_ALL},
+     SIM_PBF, SIM_SORT_CARRY},
+    {"velocities", 16, SIM_BUF(vel_buf), SIM_BUF(vel_tmp_buf), SIM_INIT_VELOCITY, SIM_ALL,
+     SIM_SORT_CARRY},
+    /* predict reads the force before the sort, vorticity_viscosity writes it after: at 1M
+     * particles on an H200 the sort's copy cost 13 us a substep for nothing */
     {"vorticity forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO,
-     SIM_PBF},
-    {"particle ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID, SIM_ALL},
-    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), SIM_INIT_ZERO, SIM_ALL},
-    {"inverse masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE, SIM_ALL},
-    {"corrected positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
+     SIM_PBF, SIM_SORT_SKIP},
+    {"particle ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID, SIM_ALL, SIM_SORT_CARRY},
+    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), SIM_INIT_ZERO, SIM_ALL,
+     SIM_SORT_SOLIDS},
+    {"inverse masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE, SIM_ALL,
+     SIM_SORT_SOLIDS},
+    {"corrected positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
+     SIM_SORT_CARRY},
     {"corrected positions (collide)", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO,
-     SIM_PBF},
-    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
-    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
-    {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY, SIM_ALL},
-    {"positions at the search", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF},
-    {"accelerations", 16, SIM_BUF(accel_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH},
-    {"half-step velocities", 16, SIM_BUF(vel_half_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH},
-    {"pressure terms", 4, SIM_BUF(pressure_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH},
+     SIM_PBF, SIM_SORT_CARRY},
+    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
+     SIM_SORT_CARRY},
+    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF, SIM_SORT_CARRY},
+    {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY, SIM_ALL,
+     SIM_SORT_CARRY},
+    {"positions at the search", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
+     SIM_SORT_CARRY},
+    {"accelerations", 16, SIM_BUF(accel_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
+     SIM_SORT_CARRY},
+    {"half-step velocities", 16, SIM_BUF(vel_half_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
+     SIM_SORT_CARRY},
+    {"pressure terms", 4, SIM_BUF(pressure_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
+     SIM_SORT_CARRY},
 };
 
 #define SIM_BUFFER_COUNT (sizeof sim_buffers / sizeof sim_buffers[0])
@@ -620,12 +642,16 @@ static void swap_buf(cl_mem *a, cl_mem *b)
     *b = t;
 }
 
-/* reorder: every per-particle buffer that carries state into sorted order. */
-static pbfcl_status sim_reorder(pbfcl_sim *sim, pbfcl_profile *prof)
+/* reorder: every per-particle buffer that carries state into sorted order; for a substep's
+ * sort (sort), those that need it then (sim_sort). */
+static pbfcl_status sim_reorder(pbfcl_sim *sim, bool sort, pbfcl_profile *prof)
 {
     for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
         const sim_buffer *d = &sim_buffers[b];
         if (d->reorder_tmp == SIM_NOT_REORDERED || !buffer_used(sim->scene.solver.method, d))
+            continue;
+        if (sort &&
+            (d->sort == SIM_SORT_SKIP || (d->sort == SIM_SORT_SOLIDS && !sim_has_bodies(sim))))
             continue;
         cl_mem *src = sim_buf(sim, d->field), *dst = sim_buf(sim, d->reorder_tmp);
         if (d->elem == 16)
@@ -645,7 +671,7 @@ static pbfcl_status neighbours_of(pbfcl_sim *sim, size_t field, float near, pbfc
     pbfcl_grid *g = &sim->grid;
     PBFCL_TRY(pbfcl_grid_hash(g, *sim_buf(sim, field), sim->n, prof)); /* Morton cell id */
     PBFCL_TRY(pbfcl_grid_sort(g, sim->n, prof));                       /* by cell id */
-    PBFCL_TRY(sim_reorder(sim, prof));            /* x, x*, v, vorticity force, ids */
+    PBFCL_TRY(sim_reorder(sim, true, prof));      /* x, x*, v, ids (phases with solids) */
     PBFCL_TRY(pbfcl_grid_cells(g, sim->n, prof)); /* cell starts and ends */
     return pbfcl_grid_neighbours(g, *sim_buf(sim, field), sim->n, sim->params.h, near, prof);
 }
@@ -1189,7 +1215,7 @@ pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_
         PBFCL_CL_CHECK(clEnqueueWriteBuffer(q, sim->grid.index_buf, CL_TRUE, 0, m * 4, keep_slots,
                                             0, NULL, NULL));
         sim->n = m;
-        PBFCL_TRY(sim_reorder(sim, NULL)); /* gathers every per-particle state buffer */
+        PBFCL_TRY(sim_reorder(sim, false, NULL)); /* gathers every per-particle state buffer */
         PBFCL_CL_CHECK(
             clEnqueueWriteBuffer(q, sim->id_buf, CL_TRUE, 0, m * 4, new_ids, 0, NULL, NULL));
     }
