@@ -981,6 +981,42 @@ START_TEST(test_vorticity_viscosity_reference)
 }
 END_TEST
 
+/* Turning vorticity and viscosity off between frames: the stage then does not run, and the
+ * confinement force it left must not keep acting (predict adds it every substep). After a frame
+ * with both on the force is not zero; after one with both off it is zero everywhere. */
+static void check_vorticity_off(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const int nx = 5;
+    float *pos = lattice(nx, 0.4f, 0.019f, 0.002f, 5);
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    float *f = malloc(n * 12);
+    ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, NULL, f, NULL), PBFCL_OK);
+    double most = 0;
+    for (size_t i = 0; i < 3 * n; i++)
+        most = fmax(most, fabs(f[i]));
+    ck_assert_msg(most > 0, "no vorticity force with vorticity on");
+    s.solver.vorticity = 0.0f;
+    s.solver.viscosity = 0.0f;
+    ck_assert_int_eq(pbfcl_sim_set_scene(sim, &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, NULL, f, NULL), PBFCL_OK);
+    for (size_t i = 0; i < 3 * n; i++)
+        ck_assert_msg(f[i] == 0.0f, "force [%zu] %g left after vorticity was turned off", i / 3,
+                      f[i]);
+    free(f), free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_vorticity_off_clears_force)
+{
+    test_each_device(check_vorticity_off);
+}
+END_TEST
+
 START_TEST(test_vorticity_viscosity_bodies_reference)
 {
     test_each_device(check_vorticity_viscosity_bodies);
@@ -1050,6 +1086,7 @@ int main(void)
     tcase_add_test(dev, test_delta_chebyshev_reference);
     tcase_add_test(dev, test_vorticity_viscosity_reference);
     tcase_add_test(dev, test_vorticity_viscosity_bodies_reference);
+    tcase_add_test(dev, test_vorticity_off_clears_force);
     tcase_add_test(dev, test_bad_config);
     suite_add_tcase(suite, dev);
     return test_run_suite(suite, true);

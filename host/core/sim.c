@@ -863,11 +863,14 @@ pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof)
     if (sim->params.vorticity <= 0.0f && sim->params.viscosity <= 0.0f) {
         /* nothing to compute, but a force left from before vorticity was turned off must not
          * act on (predict applies vort_force every substep) */
-        if (sim->vort_force_stale) {
-            static const cl_float4 zero = {{0.0f, 0.0f, 0.0f, 0.0f}};
-            PBFCL_CL_CHECK(clEnqueueFillBuffer(sim->cl->queue, sim->vort_force_buf, &zero,
-                                               sizeof zero, 0, sim->n * sizeof zero, 0, NULL,
-                                               NULL));
+        if (sim->vort_force_stale && sim->n > 0) { /* rare: a blocking write of zeros */
+            void *zeros = calloc(sim->n, 16);
+            if (!zeros)
+                return PBFCL_ERR_OUT_OF_MEMORY;
+            cl_int err = clEnqueueWriteBuffer(sim->cl->queue, sim->vort_force_buf, CL_TRUE, 0,
+                                              sim->n * 16, zeros, 0, NULL, NULL);
+            free(zeros);
+            PBFCL_CL_CHECK(err);
             sim->vort_force_stale = 0;
         }
         return PBFCL_OK;
