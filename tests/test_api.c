@@ -1044,6 +1044,93 @@ static void path_at(const float *x0, bool paddle, double t, double out[3])
     out[2] = x0[2];
 }
 
+/* The keyed paddle below at time t: a particle that started at x0 (c its centre), from the
+ * start pose through the keys (0.3 s: shifted 0.2 m along x and turned 1.5 rad about y; 0.6 s:
+ * back at the start after a whole turn), linear in the shift and the angle, every 0.6 s. */
+static void keyed_at(const float *x0, double t, double out[3])
+{
+    const double c[3] = {0.34, 0.14, 0.15}, period = 0.6;
+    double tk = t - period * floor(t / period), shift, angle;
+    if (tk < 0.3) {
+        shift = 0.2 * tk / 0.3;
+        angle = 1.5 * tk / 0.3;
+    } else {
+        shift = 0.2 * (0.6 - tk) / 0.3;
+        angle = 1.5 + (6.283185307 - 1.5) * (tk - 0.3) / 0.3;
+    }
+    double dx = x0[0] - c[0], dz = x0[2] - c[2]; /* about +y: x' = x cos + z sin */
+    out[0] = c[0] + shift + cos(angle) * dx + sin(angle) * dz;
+    out[1] = x0[1];
+    out[2] = c[2] - sin(angle) * dx + cos(angle) * dz;
+}
+
+/* A keyed path through the scene file and the public API: a paddle (x 0.3..0.38, y 0.02..0.26,
+ * z 0.1..0.2) in a pool 0.2 m deep moves out and turns, then comes back turning on, every 0.6 s
+ * (keyed_at, 1.2 s: two rounds). Every frame each of its particles is where the closed form
+ * puts it (within 1e-5 m) with the velocity of its path over the last substep (within 1e-4
+ * m/s), across the keys and the repeat. */
+START_TEST(test_scene_setup_keyed_obstacle)
+{
+    const char *path = test_temp_write(
+        "keyed.json",
+        "{\"domain\": {\"min\": [0,0,0], \"max\": [1,0.6,0.3]}, \"particle_radius\": 0.02, "
+        "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.2,0.3]}], \"obstacles\": ["
+        "{\"box\": {\"min\": [0.3,0.02,0.1], \"max\": [0.38,0.26,0.2]}, \"path\": {\"keys\": ["
+        "{\"time\": 0.3, \"position\": [0.2,0,0], \"rotation\": [0,1.5,0]},"
+        "{\"time\": 0.6, \"rotation\": [0,6.283185307,0]}], \"repeat\": true}}]}");
+    pbfcl_scene_setup *setup = NULL;
+    ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
+    test_temp_remove();
+    float *pos = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver_desc d = setup_desc(setup, n);
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(setup, s), PBFCL_OK);
+    int *phase = malloc(n * sizeof *phase);
+    ck_assert_int_eq(pbfcl_solver_get_phases(s, phase, n), PBFCL_OK);
+    size_t fluid = 0;
+    while (fluid < n && phase[fluid] == PBFCL_PHASE_FLUID)
+        fluid++;
+    ck_assert_uint_eq(n - fluid, 3u * 7u * 3u); /* x 0.30 .. 0.38, y 0.02 .. 0.26, z 0.10 .. 0.18 */
+    float *now = malloc(n * 12), *vel = malloc(n * 12);
+    const double dt = 1.0 / 60.0;
+    double worst = 0.0, worst_v = 0.0;
+    for (int frame = 1; frame <= 72; frame++) {
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, now, n), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_velocities(s, vel, n), PBFCL_OK);
+        pbfcl_stats st;
+        ck_assert_int_eq(pbfcl_solver_stats(s, &st), PBFCL_OK);
+        double t = frame * dt, sub = dt / st.substeps;
+        for (size_t j = fluid; j < n; j++) {
+            double want[3], before[3];
+            keyed_at(pos + 3 * j, t, want);
+            keyed_at(pos + 3 * j, t - sub, before);
+            for (int k = 0; k < 3; k++) {
+                worst = fmax(worst, fabs(now[3 * j + k] - want[k]));
+                worst_v = fmax(worst_v, fabs(vel[3 * j + k] - (want[k] - before[k]) / sub));
+            }
+        }
+        ck_assert_msg(worst <= 1e-5, "frame %d: a paddle particle is %g m off its path", frame,
+                      worst);
+        ck_assert_msg(worst_v <= 1e-4, "frame %d: a paddle particle's velocity is %g m/s off",
+                      frame, worst_v);
+    }
+    printf("keyed obstacle: worst path error %.2g m, velocity %.2g m/s\n", worst, worst_v);
+    free(phase);
+    free(now);
+    free(vel);
+    pbfcl_free(pos);
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+    pbfcl_scene_setup_destroy(setup);
+}
+END_TEST
+
 /* Obstacles on paths through the public API. In a 1 x 0.6 x 0.3 m box with a pool 0.2 m deep
  * at r = 0.02, a paddle (the box x 0.1..0.18, y 0.02..0.26, z 0..0.3) moves at 0.5 m/s along
  * +x until t = 1 s, and a rotor above the water (x 0.75..0.85, y 0.3..0.5, z 0.1..0.2) turns
@@ -1372,6 +1459,7 @@ int main(void)
         tcase_add_test(tc, test_scene_setup_bodies);
         tcase_add_test(tc, test_scene_setup_obstacles);
         tcase_add_test(tc, test_scene_setup_moving_obstacles);
+        tcase_add_test(tc, test_scene_setup_keyed_obstacle);
         tcase_add_test(tc, test_scene_setup_flow);
         tcase_add_test(tc, test_value_helpers);
         tcase_add_test(tc, test_misuse);

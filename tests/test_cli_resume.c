@@ -120,8 +120,9 @@ START_TEST(resume_with_soft_body)
 }
 END_TEST
 
-/* A still box and a sphere moving down and turning (a kinematic path that stops at 0.2 s,
- * after the checkpoint at 0.067 s): the path's clock and particles carry across. */
+/* A still box, a sphere moving down and turning (a kinematic path that stops at 0.2 s, after
+ * the checkpoint at 0.067 s) and a sphere on a keyed path that repeats every 0.1 s: the paths'
+ * clock, keys and particles carry across. */
 START_TEST(resume_with_obstacles)
 {
     if (!cli_have_device())
@@ -136,7 +137,10 @@ START_TEST(resume_with_obstacles)
         " \"obstacles\": [{\"box\": {\"min\": [0.25, 0, 0.05], \"max\": [0.3, 0.1, 0.15]}},\n"
         "  {\"sphere\": {\"center\": [0.1, 0.3, 0.1], \"radius\": 0.03}, \"velocity\": [0, -0.5, "
         "0],\n"
-        "   \"angular_velocity\": [0, 0, 3], \"until\": 0.2}]}\n");
+        "   \"angular_velocity\": [0, 0, 3], \"until\": 0.2},\n"
+        "  {\"sphere\": {\"center\": [0.3, 0.3, 0.1], \"radius\": 0.03}, \"path\": {\"keys\": [\n"
+        "   {\"time\": 0.05, \"position\": [0, -0.05, 0], \"rotation\": [0, 0, 1]},\n"
+        "   {\"time\": 0.1}], \"repeat\": true}}]}\n");
     long counts[3];
     check_resume("obstacles", scene, false, counts);
 }
@@ -303,7 +307,7 @@ START_TEST(mismatched_checkpoint_refused)
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 2);
     ck_assert_contains(r.err, "has format version 2 (written by pbfcl ");
-    ck_assert_contains(r.err, "reads version 3: resume it with the pbfcl that wrote it");
+    ck_assert_contains(r.err, "reads version 4: resume it with the pbfcl that wrote it");
 }
 END_TEST
 

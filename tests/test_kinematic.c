@@ -2,7 +2,9 @@
  * precision (Rodrigues' rotation formula) at awkward sizes (1, work-group size - 1, wg, wg + 1,
  * primes): particles in a shuffled order, some static with a path, some static without one
  * and some fluid with an entry (neither of those moves); paths that translate until a stop
- * time, turn about a tilted axis, or both; the ids renamed after a removal; bad paths refused. */
+ * time, turn about a tilted axis, or both; keyed paths (held after the last key, a single key,
+ * repeating) at times between keys, on a key and past the end; the ids renamed after a
+ * removal; bad paths and keys refused. */
 #include "kinematic.h"
 #include "sim.h"
 #include "test_util.h"
@@ -14,25 +16,81 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PATHS 3
+#define PATHS 6
+#define TWO_PI 6.28318530717958647692f
 
 static const pbfcl_kinematic_path paths[PATHS] = {
-    {{0.5f, 0.25f, -0.5f}, {0.3f, -0.2f, 0.1f}, {0.0f, 0.0f, 0.0f}, 1.0f},
-    {{-0.25f, 0.5f, 0.75f}, {0.0f, 0.0f, 0.0f}, {0.6f, -1.2f, 2.0f}, FLT_MAX},
-    {{0.1f, 0.2f, 0.3f}, {-0.4f, 0.1f, 0.2f}, {3.0f, 0.5f, -1.0f}, 0.75f},
+    {.center = {0.5f, 0.25f, -0.5f}, .velocity = {0.3f, -0.2f, 0.1f}, .stop = 1.0f},
+    {.center = {-0.25f, 0.5f, 0.75f}, .angular_velocity = {0.6f, -1.2f, 2.0f}, .stop = FLT_MAX},
+    {.center = {0.1f, 0.2f, 0.3f},
+     .velocity = {-0.4f, 0.1f, 0.2f},
+     .angular_velocity = {3.0f, 0.5f, -1.0f},
+     .stop = 0.75f},
+    /* keys: a shift, then a turn about z with a shift, then back to the start place turned
+     * about a tilted axis; held from 1.5 s */
+    {.center = {0.3f, -0.1f, 0.2f},
+     .stop = FLT_MAX,
+     .key_count = 3,
+     .keys = {{0.3f, {0.2f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}},
+              {0.8f, {0.2f, 0.1f, -0.1f}, {0.0f, 0.0f, 1.2f}},
+              {1.5f, {0.0f, 0.0f, 0.0f}, {0.5f, -0.5f, 3.0f}}}},
+    /* one key, held from 0.6 s */
+    {.center = {-0.4f, 0.0f, 0.1f},
+     .stop = FLT_MAX,
+     .key_count = 1,
+     .keys = {{0.6f, {-0.3f, 0.05f, 0.2f}, {1.0f, 0.0f, 0.0f}}}},
+    /* repeating every 0.5 s: out and turning about y, back after a whole turn */
+    {.center = {0.0f, 0.4f, -0.3f},
+     .stop = FLT_MAX,
+     .key_count = 2,
+     .repeat = true,
+     .keys = {{0.25f, {0.1f, 0.2f, 0.0f}, {0.0f, 1.0f, 0.0f}},
+              {0.5f, {0.0f, 0.0f, 0.0f}, {0.0f, TWO_PI, 0.0f}}}},
 };
+
+/* Path p's displacement and rotation vector at time t (double precision): rates up to the
+ * stop time, or the keys (from the start key (0, 0, 0) at time 0) interpolated linearly. */
+static void reference_pose(const pbfcl_kinematic_path *p, double t, double shift[3], double rot[3])
+{
+    if (p->key_count == 0) {
+        double te = fmin(t, (double)p->stop);
+        for (int k = 0; k < 3; k++) {
+            shift[k] = p->velocity[k] * te;
+            rot[k] = p->angular_velocity[k] * te;
+        }
+        return;
+    }
+    double period = p->keys[p->key_count - 1].time;
+    if (p->repeat)
+        t -= period * floor(t / period);
+    double t0 = 0.0, p0[3] = {0, 0, 0}, r0[3] = {0, 0, 0};
+    for (int e = 0; e < p->key_count; e++) {
+        const pbfcl_path_key *k1 = &p->keys[e];
+        double s = t >= k1->time ? 1.0 : (t - t0) / (k1->time - t0);
+        for (int k = 0; k < 3; k++) {
+            shift[k] = p0[k] + s * (k1->position[k] - p0[k]);
+            rot[k] = r0[k] + s * (k1->rotation[k] - r0[k]);
+        }
+        if (t < k1->time)
+            return;
+        t0 = k1->time;
+        for (int k = 0; k < 3; k++) {
+            p0[k] = k1->position[k];
+            r0[k] = k1->rotation[k];
+        }
+    }
+}
 
 /* Where a particle of rest offset d on path p is at time t (double precision). */
 static void reference(const pbfcl_kinematic_path *p, const float d[3], double t, double out[3])
 {
-    double te = fmin(t, (double)p->stop), w[3], speed = 0.0, x[3] = {d[0], d[1], d[2]};
-    for (int k = 0; k < 3; k++) {
-        w[k] = p->angular_velocity[k];
+    double shift[3], w[3], speed = 0.0, x[3] = {d[0], d[1], d[2]};
+    reference_pose(p, t, shift, w);
+    for (int k = 0; k < 3; k++)
         speed += w[k] * w[k];
-    }
     speed = sqrt(speed);
     if (speed > 0.0) {
-        double a[3] = {w[0] / speed, w[1] / speed, w[2] / speed}, ang = speed * te;
+        double a[3] = {w[0] / speed, w[1] / speed, w[2] / speed}, ang = speed;
         double c = cos(ang), s = sin(ang), ad = a[0] * x[0] + a[1] * x[1] + a[2] * x[2];
         double cr[3] = {a[1] * x[2] - a[2] * x[1], a[2] * x[0] - a[0] * x[2],
                         a[0] * x[1] - a[1] * x[0]};
@@ -40,7 +98,7 @@ static void reference(const pbfcl_kinematic_path *p, const float d[3], double t,
             x[k] = x[k] * c + cr[k] * s + a[k] * ad * (1.0 - c);
     }
     for (int k = 0; k < 3; k++)
-        out[k] = p->center[k] + p->velocity[k] * te + x[k];
+        out[k] = p->center[k] + shift[k] + x[k];
 }
 
 /* One case of n particles: slot i holds particle id[i] of phase[i] at pred (float4); entries
@@ -154,7 +212,8 @@ static void run_reference(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_kinematic_create(&k, cl), PBFCL_OK);
     size_t wg = k.wg;
     size_t sizes[] = {1, wg - 1, wg, wg + 1, 1009, test_small() ? 2 * wg + 3 : 40009};
-    const double times[] = {0.0, 0.4, 0.9, 2.5};
+    /* between keys, on a key (0.3, 0.8), past the end of every path, and across the repeat */
+    const double times[] = {0.0, 0.3, 0.4, 0.8, 0.9, 1.15, 2.5, 3.7};
     uint64_t rng = 12345;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         if (sizes[s] == 0)
@@ -215,19 +274,32 @@ static void run_bad(pbfcl_cl *cl)
 {
     pbfcl_kinematic k;
     ck_assert_int_eq(pbfcl_kinematic_create(&k, cl), PBFCL_OK);
-    unsigned id[2] = {3, 3}, which[2] = {0, 0}, far[2] = {0, 5};
+    unsigned id[2] = {3, 3}, which[2] = {0, 0}, far[2] = {0, PATHS};
     float off[6] = {0};
     ck_assert_int_eq(pbfcl_kinematic_set(&k, PATHS, paths, 2, id, which, off),
                      PBFCL_ERR_BAD_ARGUMENT); /* one id twice */
     unsigned two[2] = {3, 4};
     ck_assert_int_eq(pbfcl_kinematic_set(&k, PATHS, paths, 2, two, far, off),
-                     PBFCL_ERR_BAD_ARGUMENT); /* path 5 of 3 */
+                     PBFCL_ERR_BAD_ARGUMENT); /* path PATHS of PATHS */
     pbfcl_kinematic_path bad = paths[0];
     bad.velocity[1] = NAN;
     ck_assert_int_eq(pbfcl_kinematic_set(&k, 1, &bad, 2, two, which, off), PBFCL_ERR_BAD_ARGUMENT);
     bad = paths[0];
     bad.stop = 0.0f;
     ck_assert_int_eq(pbfcl_kinematic_set(&k, 1, &bad, 2, two, which, off), PBFCL_ERR_BAD_ARGUMENT);
+    pbfcl_kinematic_path keyed[5] = {paths[3], paths[3], paths[3], paths[5], paths[4]};
+    keyed[0].keys[1].time = keyed[0].keys[0].time; /* not after the key before */
+    keyed[1].keys[2].rotation[0] = INFINITY;
+    keyed[2].velocity[0] = 0.1f;          /* keys and rates */
+    keyed[3].keys[1].position[2] = 0.01f; /* repeats from a pose that is not the start */
+    keyed[4].key_count = PBFCL_MAX_PATH_KEYS + 1;
+    for (int b = 0; b < 5; b++)
+        ck_assert_int_eq(pbfcl_kinematic_set(&k, 1, &keyed[b], 2, two, which, off),
+                         PBFCL_ERR_BAD_ARGUMENT);
+    keyed[0] = paths[3];
+    keyed[0].keys[0].time = 0.0f; /* a key at the start's time */
+    ck_assert_int_eq(pbfcl_kinematic_set(&k, 1, &keyed[0], 2, two, which, off),
+                     PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_int_eq(pbfcl_kinematic_set(&k, PATHS, paths, 2, two, which, off), PBFCL_OK);
     ck_assert_uint_eq(k.entries, 2);
     pbfcl_kinematic_destroy(&k);

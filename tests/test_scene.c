@@ -635,6 +635,10 @@ START_TEST(json_obstacles_fill_and_phases)
 END_TEST
 
 #define OBSTACLE_BOX "{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}}"
+/* The same box on a keyed path: keys (a list of key objects), then more of the path object. */
+#define KEYED(keys, more)                                                                          \
+    "{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"path\": {\"keys\": [" keys      \
+    "]" more "}}"
 
 static const struct {
     const char *text, *part1, *part2;
@@ -691,6 +695,33 @@ static const struct {
      "obstacles[0].angular_velocity", "array of 3 numbers"},
     {OBSTACLE_SCENE("{\"velocity\": [0.1,0,0], \"until\": 1}"), "obstacles[0]",
      "give exactly one shape"},
+    /* keyed paths: the same box, its centre at (0.3, 0.45, 0.3), the sphere it turns in of
+     * radius sqrt(0.1^2 + 0.15^2 + 0.1^2) = 0.206 */
+    {OBSTACLE_SCENE(KEYED("{\"time\": 1, \"position\": [0.7,0,0]}", "")),
+     "obstacles[0] leaves the domain: at t = 1 s it spans 0.9..1.1 along x",
+     "change that key's position"},
+    {OBSTACLE_SCENE(KEYED("{\"time\": 1, \"position\": [0.6,0,0], \"rotation\": [0,0,1]}", "")),
+     "obstacles[0] leaves the domain: at t = 1 s the sphere it turns in spans", "along x"},
+    {OBSTACLE_SCENE(KEYED("{\"time\": 1, \"position\": [0.1,0,0]}, {\"time\": 0.5}", "")),
+     "obstacles[0].path.keys[1].time is 0.5 s", "above 1 s"},
+    {OBSTACLE_SCENE(KEYED("{\"time\": 0, \"position\": [0.1,0,0]}", "")),
+     "obstacles[0].path.keys[0].time is 0 s", "the start: 0 s"},
+    {OBSTACLE_SCENE(KEYED("{\"time\": 0.001, \"rotation\": [0,0,3]}", "")),
+     "obstacles[0] moves its particles at up to", "keys further apart in time"},
+    {OBSTACLE_SCENE(KEYED("{\"time\": 1, \"position\": [0.1,0,0]}", ", \"repeat\": true")),
+     "obstacles[0].path repeats, so its last key (keys[0]) must bring it back", "repeat to false"},
+    {OBSTACLE_SCENE(KEYED("{\"time\": 1, \"rotation\": [0,0,3]}", ", \"repeat\": true")),
+     "obstacles[0].path repeats", "multiple of 2 pi"},
+    {OBSTACLE_SCENE(KEYED("{\"time\": 1, \"position\": [0.1,0,0]}", ", \"repeat\": 1")),
+     "obstacles[0].path.repeat", "expected true or false"},
+    {OBSTACLE_SCENE(KEYED("", "")), "obstacles[0].path.keys: has 0 keys", "give 1 to 32"},
+    {OBSTACLE_SCENE(KEYED("{\"position\": [0.1,0,0]}", "")), "obstacles[0].path.keys[0].time",
+     "missing"},
+    {OBSTACLE_SCENE(KEYED("{\"time\": 1, \"speed\": 2}", "")), "obstacles[0].path.keys[0].speed",
+     "unknown key"},
+    {OBSTACLE_SCENE("{\"box\": {\"min\": [0.2,0.3,0.2], \"max\": [0.4,0.6,0.4]}, \"velocity\": "
+                    "[0.1,0,0], \"until\": 1, \"path\": {\"keys\": [{\"time\": 1}]}}"),
+     "obstacles[0] has a path and a velocity", "give the path alone"},
 };
 
 START_TEST(json_bad_obstacles_named)
@@ -812,9 +843,9 @@ static void source_root(char *out, size_t size)
 START_TEST(json_docs_examples_load)
 {
     static const char *const examples[] = {
-        "dam-break.json",      "drop.json",          "two-columns-tuned.json",
-        "floating-boxes.json", "fountain.json",      "dam-break-sph.json",
-        "obstacles.json",      "mesh-obstacle.json", "paddle.json"};
+        "dam-break.json", "drop.json",          "two-columns-tuned.json", "floating-boxes.json",
+        "fountain.json",  "dam-break-sph.json", "obstacles.json",         "mesh-obstacle.json",
+        "paddle.json",    "keyed-paddle.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {

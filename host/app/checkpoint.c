@@ -209,8 +209,8 @@ static pbfcl_status parse_header(pbfcl_checkpoint *c, ckp_reader *r, pbfcl_check
     if (!take_u32(r, &format))
         return bad_file(c->path, "is cut short");
     if (format != PBFCL_CHECKPOINT_FORMAT) {
-        char writer[17] = "another version"; /* formats 1 to 3 all put it here */
-        if (format >= 1 && format <= 3 && take(r, writer, 16))
+        char writer[17] = "another version"; /* formats 1 to 4 all put it here */
+        if (format >= 1 && format <= PBFCL_CHECKPOINT_FORMAT && take(r, writer, 16))
             writer[16] = '\0';
         pbfcl_errorf("checkpoint '%s' has format version %u (written by pbfcl %s); this pbfcl "
                      "(%s) reads version %u: resume it with the pbfcl that wrote it, or run the "

@@ -18,7 +18,7 @@
 #include "pbfcl.h"
 
 #define PBFCL_CHECKPOINT_MAGIC "PBFCLCKP"
-#define PBFCL_CHECKPOINT_FORMAT 3u
+#define PBFCL_CHECKPOINT_FORMAT 4u
 
 /* What a checkpoint's header says. */
 typedef struct pbfcl_checkpoint_info {

@@ -1,18 +1,26 @@
 /* Kinematic obstacles: static particles moved along prescribed paths (a constant velocity and
- * angular velocity about a centre, until a stop time), by the stage kinematic_path of
- * cl/kinematic.cl. The particles are named by persistent id, as the bodies' are. */
+ * angular velocity about a centre until a stop time, or keys of displacement and rotation at
+ * given times), by the stage kinematic_path of cl/kinematic.cl. The particles are named by
+ * persistent id, as the bodies' are. */
 #ifndef PBFCL_KINEMATIC_H
 #define PBFCL_KINEMATIC_H
 
 #include "build_options.h"
 #include "clrt.h"
 #include "profile.h"
+#include "scene.h"
 
-/* One path: at time t (t' = min(t, stop)) a particle of rest offset d from center is at
- * center + velocity t' + R(angular_velocity t') d. */
+/* One path. A particle of rest offset d from center is at time t at center + p(t) + R(r(t)) d,
+ * R(r) the rotation by |r| about r / |r|. With rates (key_count 0): p = velocity t',
+ * r = angular_velocity t', t' = min(t, stop). With keys (rates 0): p and r interpolated linearly
+ * from (0, 0) at time 0 through the keys; held after the last key, or with repeat taken at t
+ * modulo the last key's time (whose pose must then be the start's). */
 typedef struct pbfcl_kinematic_path {
     float center[3], velocity[3], angular_velocity[3]; /* m, m/s, rad/s */
     float stop;                                        /* s; FLT_MAX: never */
+    int key_count;                                     /* 0 to PBFCL_MAX_PATH_KEYS */
+    bool repeat;
+    pbfcl_path_key keys[PBFCL_MAX_PATH_KEYS]; /* times above 0, increasing */
 } pbfcl_kinematic_path;
 
 typedef struct pbfcl_kinematic {
@@ -24,7 +32,10 @@ typedef struct pbfcl_kinematic {
     unsigned *entry_id;      /* host copy, sorted: the persistent id of each entry */
     cl_mem entry_id_buf;     /* uint per entry, sorted */
     cl_mem entry_offset_buf; /* float4 per entry: rest offset from its path's centre, w path */
-    cl_mem path_buf;         /* 3 float4 per path: (center, stop), (velocity), (angular) */
+    cl_mem path_buf;         /* 4 float4 per path: (center, stop), (velocity), (angular),
+                              * (first key, keys, repeat, period) */
+    cl_mem key_buf;          /* 2 float4 per key, each path's start key first: (time, p), (r) */
+    size_t keys;             /* keys on the device, the start keys included */
     double time;             /* s since the paths were set */
 } pbfcl_kinematic;
 
@@ -56,7 +67,7 @@ pbfcl_status pbfcl_kinematic_move(pbfcl_kinematic *k, size_t n, float dt, cl_mem
                                   pbfcl_stage stage);
 
 /* Saves the paths (k may be NULL: none) and their clock as named sections through put:
- * "paths" (counts and clock), then their particles, offsets and motions. */
+ * "paths" (counts and clock), then their particles, offsets, motions and keys. */
 pbfcl_status pbfcl_kinematic_state_save(pbfcl_kinematic *k, pbfcl_state_write_fn put, void *ctx);
 
 /* The number of path particles a saved state holds (from its "paths" section). */

@@ -75,13 +75,32 @@ typedef struct pbfcl_body_shape {
     float velocity[3];
 } pbfcl_body_shape;
 
-/* How an obstacle moves (kinematic): at time t (t' = min(t, until)) each of its particles is
- * at c + velocity t' + R(angular_velocity t') (x0 - c), c the centre of the obstacle's bounds
- * and x0 where the particle started. until 0: it never stops. All zero: it never moves. */
+#define PBFCL_MAX_PATH_KEYS 32
+
+/* One key of a keyframed path: at `time` the obstacle's centre has moved by `position` from
+ * where it started and the obstacle has turned about it by the rotation vector `rotation`
+ * (axis times angle) from its starting pose. Between keys both are interpolated linearly. */
+typedef struct pbfcl_path_key {
+    float time;        /* s, above 0 */
+    float position[3]; /* m */
+    float rotation[3]; /* rad */
+} pbfcl_path_key;
+
+/* How an obstacle moves (kinematic), in one of two ways. With rates: at time t (t' = min(t,
+ * until)) each of its particles is at c + velocity t' + R(angular_velocity t') (x0 - c), c the
+ * centre of the obstacle's bounds and x0 where the particle started; until 0: it never stops.
+ * With keys (key_count > 0, rates all zero): from an implicit key at time 0 (no displacement,
+ * no rotation) through keys[0..key_count) at increasing times, it is at c + p(t) + R(r(t))
+ * (x0 - c), p and r interpolated linearly between the keys; after the last key it stays there,
+ * or with repeat the path starts again (the last key must then be the starting pose). All
+ * zero: it never moves. */
 typedef struct pbfcl_obstacle_motion {
     float velocity[3];         /* m/s */
     float angular_velocity[3]; /* rad/s, about c */
     float until;               /* s; 0: never */
+    pbfcl_path_key keys[PBFCL_MAX_PATH_KEYS];
+    int key_count;
+    bool repeat;
 } pbfcl_obstacle_motion;
 
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list
@@ -210,8 +229,12 @@ bool pbfcl_scene_check_obstacles(const pbfcl_scene *s);
  * shares one with a body. */
 bool pbfcl_scene_check_obstacle_sampling(const pbfcl_scene *s);
 
-/* Whether obstacle o moves (a velocity or an angular velocity). */
+/* Whether obstacle o moves (a velocity, an angular velocity or keys). */
 bool pbfcl_scene_obstacle_moves(const pbfcl_scene *s, int o);
+
+/* Whether a path key is the starting pose: no displacement (within 1 um) and a rotation by a
+ * whole number of turns (within 1e-4 rad), as the last key of a repeating path must be. */
+bool pbfcl_path_key_is_start(const pbfcl_path_key *k);
 
 /* The centre obstacle o moves about: the centre of its bounds at the start. */
 void pbfcl_scene_obstacle_center(const pbfcl_scene *s, int o, float c[3]);

@@ -374,13 +374,62 @@ static pbfcl_status parse_motion(const char *path, const char *where, const cJSO
     return PBFCL_OK;
 }
 
+/* An obstacle's keyframed path: {"keys": [{"time", "position", "rotation"}, ...], "repeat"}
+ * (position and rotation [x, y, z], default 0; repeat false by default). The values are
+ * checked with the scene (pbfcl_scene_validate). */
+static pbfcl_status parse_path(const char *path, const char *where, const cJSON *item,
+                               pbfcl_obstacle_motion *m)
+{
+    static const char *const path_keys[] = {"keys", "repeat", NULL};
+    static const char *const key_keys[] = {"time", "position", "rotation", NULL};
+    char key[224];
+    const cJSON *keys, *v;
+    snprintf(key, sizeof key, "%s.path", where);
+    PBFCL_TRY(need_object(path, key, item));
+    PBFCL_TRY(check_keys(path, key, item, path_keys));
+    PBFCL_TRY(need(path, key, item, "keys", &keys));
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "repeat"))) {
+        snprintf(key, sizeof key, "%s.path.repeat", where);
+        if (!cJSON_IsBool(v))
+            return key_error(path, key, "expected true or false, got %s", type_name(v));
+        m->repeat = cJSON_IsTrue(v);
+    }
+    snprintf(key, sizeof key, "%s.path.keys", where);
+    if (!cJSON_IsArray(keys))
+        return key_error(path, key,
+                         "expected an array of keys {\"time\", \"position\", \"rotation\"}, got %s",
+                         type_name(keys));
+    int count = cJSON_GetArraySize(keys);
+    if (count < 1 || count > PBFCL_MAX_PATH_KEYS)
+        return key_error(path, key, "has %d keys; give 1 to %d", count, PBFCL_MAX_PATH_KEYS);
+    m->key_count = count;
+    for (int e = 0; e < count; e++) {
+        const cJSON *k = cJSON_GetArrayItem(keys, e), *time;
+        pbfcl_path_key *out = &m->keys[e];
+        char at[160];
+        snprintf(at, sizeof at, "%s.path.keys[%d]", where, e);
+        PBFCL_TRY(need_object(path, at, k));
+        PBFCL_TRY(check_keys(path, at, k, key_keys));
+        PBFCL_TRY(need(path, at, k, "time", &time));
+        snprintf(key, sizeof key, "%s.time", at);
+        PBFCL_TRY(get_number(path, key, time, &out->time));
+        snprintf(key, sizeof key, "%s.position", at);
+        if ((v = cJSON_GetObjectItemCaseSensitive(k, "position")))
+            PBFCL_TRY(get_vec3(path, key, v, out->position));
+        snprintf(key, sizeof key, "%s.rotation", at);
+        if ((v = cJSON_GetObjectItemCaseSensitive(k, "rotation")))
+            PBFCL_TRY(get_vec3(path, key, v, out->rotation));
+    }
+    return PBFCL_OK;
+}
+
 /* obstacles[i]: exactly one of {"box": {"min", "max"}}, {"sphere": {"center", "radius"}},
  * {"capsule": {"a", "b", "radius"}} or {"mesh": {"file", ...}}. */
 static pbfcl_status parse_obstacle(const char *path, int i, const cJSON *item, pbfcl_scene *s,
                                    pbfcl_fluid_shape *f)
 {
-    static const char *const keys[] = {"box",      "sphere",           "capsule", "mesh",
-                                       "velocity", "angular_velocity", "until",   NULL};
+    static const char *const keys[] = {
+        "box", "sphere", "capsule", "mesh", "velocity", "angular_velocity", "until", "path", NULL};
     static const char *const capsule_keys[] = {"a", "b", "radius", NULL};
     char where[48], key[96];
     snprintf(where, sizeof where, "obstacles[%d]", i);
@@ -388,6 +437,9 @@ static pbfcl_status parse_obstacle(const char *path, int i, const cJSON *item, p
     PBFCL_TRY(need_object(path, where, item));
     PBFCL_TRY(check_keys(path, where, item, keys));
     PBFCL_TRY(parse_motion(path, where, item, &s->obstacle_motion[i]));
+    const cJSON *keyed = cJSON_GetObjectItemCaseSensitive(item, "path");
+    if (keyed)
+        PBFCL_TRY(parse_path(path, where, keyed, &s->obstacle_motion[i]));
     const cJSON *capsule = cJSON_GetObjectItemCaseSensitive(item, "capsule");
     int shapes = 0;
     for (int k = 0; k < 4; k++)

@@ -15,7 +15,19 @@ bool pbfcl_scene_obstacle_moves(const pbfcl_scene *s, int o)
     for (int k = 0; k < 3; k++)
         if (m->velocity[k] != 0.0f || m->angular_velocity[k] != 0.0f)
             return true;
-    return false;
+    return m->key_count > 0;
+}
+
+bool pbfcl_path_key_is_start(const pbfcl_path_key *k)
+{
+    double shift = 0.0, angle = 0.0;
+    for (int a = 0; a < 3; a++) {
+        shift += (double)k->position[a] * k->position[a];
+        angle += (double)k->rotation[a] * k->rotation[a];
+    }
+    const double turn = 2.0 * 3.14159265358979323846;
+    angle = sqrt(angle);
+    return sqrt(shift) <= 1e-6 && fabs(angle - turn * floor(angle / turn + 0.5)) <= 1e-4;
 }
 
 void pbfcl_scene_obstacle_center(const pbfcl_scene *s, int o, float c[3])
@@ -66,16 +78,75 @@ static bool check_motion_values(const pbfcl_scene *s, int i, double *v, double *
     return true;
 }
 
+/* Checks obstacle i's keys: no rates or until beside them, finite values, times above 0 and
+ * increasing, and a repeating path's last key at the starting pose. */
+static bool check_keys(const pbfcl_scene *s, int i)
+{
+    const pbfcl_obstacle_motion *m = &s->obstacle_motion[i];
+    if (m->key_count < 0 || m->key_count > PBFCL_MAX_PATH_KEYS) {
+        pbfcl_errorf("scene '%s': obstacles[%d].path has %d keys; give 1 to %d", s->name, i,
+                     m->key_count, PBFCL_MAX_PATH_KEYS);
+        return false;
+    }
+    if (m->key_count == 0) {
+        if (m->repeat)
+            pbfcl_errorf("scene '%s': obstacles[%d].path repeats but has no keys", s->name, i);
+        return !m->repeat;
+    }
+    for (int k = 0; k < 3; k++)
+        if (m->velocity[k] != 0.0f || m->angular_velocity[k] != 0.0f || m->until != 0.0f) {
+            pbfcl_errorf("scene '%s': obstacles[%d] has a path and a velocity, angular_velocity or "
+                         "until; give the path alone (its keys can move and turn it at constant "
+                         "rates) or the rates alone",
+                         s->name, i);
+            return false;
+        }
+    for (int e = 0; e < m->key_count; e++) {
+        const pbfcl_path_key *key = &m->keys[e];
+        float before = e > 0 ? m->keys[e - 1].time : 0.0f;
+        if (!(isfinite(key->time) && key->time > before)) {
+            pbfcl_errorf("scene '%s': obstacles[%d].path.keys[%d].time is %g s; each key's time "
+                         "must be above the one before (the start: 0 s, where the obstacle is "
+                         "as its shape gives it), here above %g s",
+                         s->name, i, e, key->time, before);
+            return false;
+        }
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(key->position[k]) || !isfinite(key->rotation[k])) {
+                pbfcl_errorf("scene '%s': obstacles[%d].path.keys[%d] has a position or rotation "
+                             "that is not a finite number",
+                             s->name, i, e);
+                return false;
+            }
+    }
+    if (m->repeat && !pbfcl_path_key_is_start(&m->keys[m->key_count - 1])) {
+        pbfcl_errorf("scene '%s': obstacles[%d].path repeats, so its last key (keys[%d]) must "
+                     "bring it back to the start: position [0, 0, 0] and a rotation of whole "
+                     "turns (0 or a multiple of 2 pi rad about one axis); add such a key or set "
+                     "repeat to false",
+                     s->name, i, m->key_count - 1);
+        return false;
+    }
+    return true;
+}
+
+/* One pose of a moving obstacle to check: at time t its centre shifted by shift[]. */
+typedef struct motion_pose {
+    double t, shift[3];
+} motion_pose;
+
 /* Checks that moving obstacle i stays in the domain and below the blow-up speed: its bounds
- * (turning: the cube around the sphere it turns in) at the start and where it stops. */
+ * (turning: the cube around the sphere it turns in) at each pose (the start and where it
+ * stops; with keys, every key: a path between two keys lies within their hull), and its
+ * fastest particle (with keys, per segment: |dp| / dt + |dr| / dt times its reach). */
 static bool check_motion(const pbfcl_scene *s, int i)
 {
     double v, w;
-    if (!check_motion_values(s, i, &v, &w))
+    if (!check_keys(s, i) || !check_motion_values(s, i, &v, &w))
         return false;
-    if (v == 0.0 && w == 0.0)
-        return true;
     const pbfcl_obstacle_motion *m = &s->obstacle_motion[i];
+    if (v == 0.0 && w == 0.0 && m->key_count == 0)
+        return true;
     float lo[3], hi[3], c[3];
     pbfcl_scene_shape_bounds(&s->obstacles[i], lo, hi);
     pbfcl_scene_obstacle_center(s, i, c);
@@ -83,29 +154,55 @@ static bool check_motion(const pbfcl_scene *s, int i)
     for (int k = 0; k < 3; k++)
         reach += 0.25 * ((double)hi[k] - lo[k]) * ((double)hi[k] - lo[k]);
     reach = sqrt(reach);
-    for (int end = 0; end < 2; end++) {
-        double t = end ? m->until : 0.0;
+    motion_pose pose[PBFCL_MAX_PATH_KEYS + 1] = {{0.0, {0.0, 0.0, 0.0}}};
+    int poses = 1;
+    bool turns = w > 0.0;
+    double speed = v + w * reach;
+    if (m->key_count == 0) {
+        pose[poses].t = m->until;
+        for (int k = 0; k < 3; k++)
+            pose[poses].shift[k] = (double)m->velocity[k] * m->until;
+        poses++;
+    }
+    for (int e = 0; e < m->key_count; e++, poses++) {
+        const pbfcl_path_key *key = &m->keys[e], *prev = e > 0 ? &m->keys[e - 1] : NULL;
+        double dp = 0.0, dr = 0.0, span = key->time - (prev ? prev->time : 0.0);
+        pose[poses].t = key->time;
         for (int k = 0; k < 3; k++) {
-            double shift = m->velocity[k] * t;
-            double a = (w > 0.0 ? c[k] - reach : lo[k]) + shift;
-            double b = (w > 0.0 ? c[k] + reach : hi[k]) + shift;
+            pose[poses].shift[k] = key->position[k];
+            double a = key->position[k] - (prev ? prev->position[k] : 0.0f);
+            double b = key->rotation[k] - (prev ? prev->rotation[k] : 0.0f);
+            dp += a * a;
+            dr += b * b;
+            turns = turns || key->rotation[k] != 0.0f;
+        }
+        speed = fmax(speed, (sqrt(dp) + sqrt(dr) * reach) / span);
+    }
+    for (int q = 0; q < poses; q++) {
+        for (int k = 0; k < 3; k++) {
+            double shift = pose[q].shift[k];
+            double a = (turns ? c[k] - reach : lo[k]) + shift;
+            double b = (turns ? c[k] + reach : hi[k]) + shift;
             double tol = 1e-6 * ((double)s->domain_max[k] - s->domain_min[k]);
             if (a < s->domain_min[k] - tol || b > s->domain_max[k] + tol) {
                 pbfcl_errorf("scene '%s': obstacles[%d] leaves the domain: at t = %g s %s spans "
-                             "%g..%g along %c, outside the domain %g..%g; make it slower, stop it "
-                             "sooner (until) or make the domain larger",
-                             s->name, i, t, w > 0.0 ? "the sphere it turns in" : "it", a, b,
-                             axis_names[k], s->domain_min[k], s->domain_max[k]);
+                             "%g..%g along %c, outside the domain %g..%g; %s or make the domain "
+                             "larger",
+                             s->name, i, pose[q].t, turns ? "the sphere it turns in" : "it", a, b,
+                             axis_names[k], s->domain_min[k], s->domain_max[k],
+                             m->key_count > 0 ? "change that key's position"
+                                              : "make it slower, stop it sooner (until)");
                 return false;
             }
         }
     }
-    double speed = v + w * reach, limit = pbfcl_scene_max_speed(s);
+    double limit = pbfcl_scene_max_speed(s);
     if (speed >= limit) {
         pbfcl_errorf("scene '%s': obstacles[%d] moves its particles at up to %g m/s, at or above "
-                     "the blow-up limit %g m/s (solver.max_speed); slow it or raise "
+                     "the blow-up limit %g m/s (solver.max_speed); slow it%s or raise "
                      "solver.max_speed",
-                     s->name, i, speed, limit);
+                     s->name, i, speed, limit,
+                     m->key_count > 0 ? " (keys further apart in time)" : "");
         return false;
     }
     return true;

@@ -162,6 +162,9 @@ static pbfcl_status set_obstacle_paths(const pbfcl_scene *sc, pbfcl_solver *solv
             memcpy(p->velocity, m->velocity, sizeof p->velocity);
             memcpy(p->angular_velocity, m->angular_velocity, sizeof p->angular_velocity);
             p->stop = m->until > 0.0f ? m->until : INFINITY;
+            p->key_count = m->key_count;
+            p->repeat = m->repeat;
+            memcpy(p->keys, m->keys, sizeof p->keys);
             for (size_t e = entries; e < entries + c; e++) {
                 id[e] = (unsigned)(first + e);
                 which[e] = (unsigned)paths;
