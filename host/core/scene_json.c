@@ -83,7 +83,7 @@ static pbfcl_status check_keys(const char *path, const char *where, const cJSON 
         bool known = false;
         for (int k = 0; allowed[k] && !known; k++)
             known = !strcmp(c->string, allowed[k]);
-        char key[160];
+        char key[256];
         snprintf(key, sizeof key, "%s%s%s", where, where[0] ? "." : "", c->string);
         if (!known) {
             pbfcl_msg m = {0};
@@ -162,7 +162,7 @@ static pbfcl_status need(const char *path, const char *where, const cJSON *obj, 
     *out = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (*out)
         return PBFCL_OK;
-    char full[160];
+    char full[256];
     snprintf(full, sizeof full, "%s%s%s", where, where[0] ? "." : "", key);
     return key_error(path, full, "missing (required)");
 }
