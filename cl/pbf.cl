@@ -314,17 +314,34 @@ static float4 pbf_friction(pbf_params p, float4 rel, float4 n, float overlap)
     return fmin(p->friction_dynamic * overlap / len, 1.0f) * t;
 }
 
-/* The pair state of collide for particle i: its q, x, phase and inverse mass, the constants,
- * and the sums of the x* correction c, the x correction e and friction f. */
+/* The phase of a static particle (an obstacle's; PBFCL_SIM_PHASE_STATIC, host/core/sim.h). */
+#define PBF_PHASE_STATIC 0xffffffffu
+
+/* The inverse mass of the whole body of a solid particle (phase ph, inverse mass w), in units
+ * of a fluid particle's: w / N_b for a particle of body b (ph = b + 1, b below the shape-matched
+ * bodies; N_b particles, all of one mass, body_range[b] its entries), 0 for a static particle
+ * or a phase without a shape-matched body. */
+static float pbf_body_inv_mass(uint ph, float w, __global const uint2 *body_range, uint bodies)
+{
+    if (ph == 0u || ph > bodies) /* fluid, static (0xffffffff), or no body to match */
+        return 0.0f;
+    uint2 range = body_range[ph - 1u];
+    return w / (float)max(range.y - range.x, 1u);
+}
+
+/* The pair state of collide for particle i: its q, x, phase and inverse mass, whether it is a
+ * shape-matched body's (whose friction with other solids its body takes, pbf_body_contacts),
+ * the constants, and the sums of the x* correction c, the x correction e and friction f. */
 typedef struct pbf_contact {
     float4 qi, xi;
-    uint phase_i, bodies;
+    uint phase_i, bodies, matched_i;
     float w_i, min_dist, min_dist2, deep;
     float4 c, e, f;
 } pbf_contact;
 
 /* One neighbour j (q_j = qj) of collide's particle: skipped within a body; closer than 2r, a
- * share of the overlap into c, of the deep overlap x had into e, friction into f. */
+ * share of the overlap into c, of the deep overlap x had into e, friction into f (none between
+ * a shape-matched body's particle and another solid: pbf_body_contacts). */
 static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
                              __global const float4 *pos_in, __global const float *inv_mass)
 {
@@ -346,7 +363,8 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
         float overlap_x = t->deep - length(dx.xyz);
         t->c += (share * overlap / r) * d;
         t->e += (share * clamp(overlap_x, 0.0f, overlap) / r) * d;
-        if ((t->phase_i | phase_j) != 0u) /* friction where a body takes part */
+        /* friction where a body takes part, but not a shape-matched body's on another solid */
+        if ((t->phase_i | phase_j) != 0u && !(t->matched_i && phase_j != 0u))
             t->f -= share * pbf_friction(p, (t->qi - t->xi) - (qj - xj), d / r, overlap);
     }
 }
@@ -366,7 +384,12 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
  * contact_slop = 1 only x* moves. With bodies (shape matching, host/core/shape_match.c), pairs
  * of one body are skipped (shape matching holds them) and a pair shares the correction by
  * relative inverse masses w = m_fluid / m (inv_mass): particle i takes w_i / (w_i + w_j), of
- * the push and of the friction (pbf_friction) of a pair where a body's particle takes part.
+ * the push and of the friction (pbf_friction) of a pair where a body's particle takes part,
+ * except a body's contacts with other solids: shape matching spreads a particle's correction
+ * over its whole body, so a body resting on a slope below its friction angle crept down it
+ * (3 cm/s at 15 degrees) when each contact particle undid its own slide. Such a pair (i of a
+ * body among the matched ones) gets no friction here: body_contacts gathers it and shape
+ * matching applies Coulomb's law to the body as a whole (sm_friction, cl/shape_match.cl).
  * Rejected: moving x by the whole of c never removes the velocity
  * into a contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
  * pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the unconverged
@@ -383,7 +406,7 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global const uint *neighbors, __global float4 *q_out,
                           __global float4 *pos_out, __global const uint *neighbor_count,
                           __global const uint *moved, uint whole_lists, uint bodies,
-                          __global const uint *phase, __global const float *inv_mass)
+                          __global const uint *phase, __global const float *inv_mass, uint matched)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -394,6 +417,7 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     t.bodies = bodies;
     t.phase_i = bodies ? phase[i] : 0u;
     t.w_i = bodies ? inv_mass[i] : 1.0f;
+    t.matched_i = t.phase_i != 0u && t.phase_i <= matched; /* 0xffffffff (static) is above */
     t.min_dist = p->min_dist;
     t.min_dist2 = t.min_dist * t.min_dist;
     t.deep = t.min_dist * (1.0f - p->contact_slop);
@@ -423,6 +447,55 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     float4 x = clamp(xi + scale * e, pbf_box_min(p), pbf_box_max(p));
     q_out[i] = (float4)(q.xyz, qi.w); /* the phase tag delta wrote (0 without bodies) */
     pos_out[i] = (float4)(x.xyz, 0.0f);
+}
+
+/* body_contacts: for each particle of a shape-matched body (entry k of the entries, at slot
+ * slot[entry_id[k]]; its phase b + 1 in q.w as delta tags it, b below matched), its contacts
+ * closer than 2r with the particles of other bodies and static ones (q = x* + dx of the
+ * substep's first collide pass, the near or whole neighbour lists as collide reads them), for
+ * its body's friction (sm_friction, cl/shape_match.cl): the sums of the body's share
+ * W_i / (W_i + W_j) of each pair's tangential slide over the substep (xyz) and their number
+ * (w), and of how far the pairs closed (the second float4's x), into static_out (2 float4 per
+ * slot). W: the whole bodies' inverse masses (pbf_body_inv_mass, 0 for a static particle). A
+ * contact particle undoing its own slide, as collide does with the fluid's, would be spread
+ * over the whole body by the shape matching after it. Stage: the solve, once a substep
+ * (host/core/sim.c, pbfcl_sim_collide). */
+__kernel void pbf_body_contacts(pbf_params p, uint n, uint entries, __global const uint *entry_id,
+                                __global const uint *slot, __global const float4 *pos_in,
+                                __global const float4 *q_in, __global const uint *near_count,
+                                __global const uint *neighbors, __global const uint *neighbor_count,
+                                __global const uint *moved, uint whole_lists,
+                                __global const float *inv_mass, __global const uint2 *body_range,
+                                uint matched, __global float4 *static_out)
+{
+    uint e = get_global_id(0);
+    if (e >= entries)
+        return;
+    uint i = slot[entry_id[e]];
+    float4 qi = q_in[i], xi = pos_in[i];
+    uint phase_i = pbf_q_phase(qi);
+    float w_body_i = pbf_body_inv_mass(phase_i, inv_mass[i], body_range, matched);
+    bool whole = whole_lists || *moved;
+    uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
+    float4 slides = (float4)(0.0f);
+    float closed = 0.0f, min_dist2 = p->min_dist * p->min_dist;
+    for (uint k = 0; k < count; k++) {
+        uint j = neighbors[k * n + i];
+        float4 qj = q_in[j];
+        uint phase_j = pbf_q_phase(qj);
+        float4 d = qi - qj;
+        float r2 = dot(d.xyz, d.xyz);
+        if (phase_j == 0u || phase_j == phase_i || !(r2 < min_dist2 && r2 > 0.0f))
+            continue;
+        float4 nrm = d / sqrt(r2), rel = (qi - xi) - (qj - pos_in[j]);
+        float along = dot(rel.xyz, nrm.xyz); /* -along: how far the pair closed */
+        float w_j = pbf_body_inv_mass(phase_j, inv_mass[j], body_range, matched);
+        float body_share = w_body_i / (w_body_i + w_j);
+        slides += (float4)(body_share * (rel.xyz - along * nrm.xyz), 1.0f);
+        closed -= body_share * along;
+    }
+    static_out[2u * i] = slides;
+    static_out[2u * i + 1u] = (float4)(closed, 0.0f, 0.0f, 0.0f);
 }
 
 /* update: v = (x* - x) / dt, x = x*; x.w = m / rho, the particle's volume at the density of

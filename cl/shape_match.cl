@@ -20,34 +20,36 @@ __kernel void shape_match_slots(uint n, __global const uint *id, __global uint *
     slot[id[i]] = i;
 }
 
-/* The segmented sum over the work-group of three float4 per entry (v0..v2) of body b (entries of
+/* The rows of a reduction: shape_match_reduce's three rows of A_pq and the centre, then the
+ * static friction of the body's contacts with other solids (slides and their number; how far
+ * they closed); shape_match_momentum uses the first three. */
+#define SM_ROWS 5
+
+/* The segmented sum over the work-group of SM_ROWS float4 per entry (v) of body b (entries of
  * one body are contiguous): an inclusive scan that adds a value only within its body, which
  * leaves each body's sum over the group at its last entry there. That entry writes it to
  * sums[b] if the body lies within the group, else to the group's head (the body of its first
- * entry) or tail (of its last) partial sums, which sm_body_sum adds up. */
-static void sm_segmented_sum(uint entries, uint b, float4 v0, float4 v1, float4 v2,
-                             __global const uint2 *body_range, __local float4 *s0,
-                             __local float4 *s1, __local float4 *s2, __local uint *seg,
-                             __global float4 *partial, __global float4 *sums)
+ * entry) or tail (of its last) partial sums, which sm_body_sum adds up. s: SM_ROWS x WG_SIZE
+ * float4 of local memory. */
+static void sm_segmented_sum(uint entries, uint b, float4 *v, __global const uint2 *body_range,
+                             __local float4 *s, __local uint *seg, __global float4 *partial,
+                             __global float4 *sums)
 {
     uint k = get_global_id(0), l = get_local_id(0), g = get_group_id(0);
     seg[l] = b;
-    s0[l] = v0;
-    s1[l] = v1;
-    s2[l] = v2;
+    for (uint r = 0; r < SM_ROWS; r++)
+        s[r * WG_SIZE + l] = v[r];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint off = 1; off < WG_SIZE; off <<= 1) {
         bool take = l >= off && seg[l - off] == b;
-        float4 a0 = take ? s0[l - off] : (float4)(0.0f);
-        float4 a1 = take ? s1[l - off] : (float4)(0.0f);
-        float4 a2 = take ? s2[l - off] : (float4)(0.0f);
+        float4 a[SM_ROWS];
+        for (uint r = 0; r < SM_ROWS; r++)
+            a[r] = take ? s[r * WG_SIZE + l - off] : (float4)(0.0f);
         barrier(CLK_LOCAL_MEM_FENCE);
-        v0 += a0;
-        v1 += a1;
-        v2 += a2;
-        s0[l] = v0;
-        s1[l] = v1;
-        s2[l] = v2;
+        for (uint r = 0; r < SM_ROWS; r++) {
+            v[r] += a[r];
+            s[r * WG_SIZE + l] = v[r];
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     bool last = k < entries && (l == WG_SIZE - 1 || seg[l + 1] != b);
@@ -55,69 +57,72 @@ static void sm_segmented_sum(uint entries, uint b, float4 v0, float4 v1, float4 
         return;
     uint2 range = body_range[b];
     uint first = g * WG_SIZE;
-    if (range.x >= first && range.y <= first + WG_SIZE) { /* the whole body is in this group */
-        sums[3 * b] = v0;
-        sums[3 * b + 1] = v1;
-        sums[3 * b + 2] = v2;
-    } else { /* head: the body of the group's first entry; tail: of its last */
-        uint o = range.x <= first ? 6 * g : 6 * g + 3;
-        partial[o] = v0;
-        partial[o + 1] = v1;
-        partial[o + 2] = v2;
-    }
+    /* the whole body in this group: its sums; else the head (the body of the group's first
+     * entry) or tail (of its last) partial sums */
+    bool whole = range.x >= first && range.y <= first + WG_SIZE;
+    __global float4 *out =
+        whole ? sums + SM_ROWS * b : partial + 2 * SM_ROWS * g + (range.x <= first ? 0 : SM_ROWS);
+    for (uint r = 0; r < SM_ROWS; r++)
+        out[r] = v[r];
 }
 
-/* Body b's sums of sm_segmented_sum: sums[b], or the partial sums of the groups
- * first / WG_SIZE .. (end - 1) / WG_SIZE it spans (the first group's tail, or its head if the
- * body starts it, and the heads of the others). */
+/* Body b's sums of sm_segmented_sum into a (SM_ROWS float4): sums[b], or the partial sums of
+ * the groups first / WG_SIZE .. (end - 1) / WG_SIZE it spans (the first group's tail, or its
+ * head if the body starts it, and the heads of the others). */
 static void sm_body_sum(uint b, __global const uint2 *body_range, __global const float4 *partial,
-                        __global const float4 *sums, float4 *a0, float4 *a1, float4 *a2)
+                        __global const float4 *sums, float4 *a)
 {
     uint2 range = body_range[b];
     uint g0 = range.x / WG_SIZE, g1 = (range.y - 1) / WG_SIZE;
     if (g0 == g1) {
-        *a0 = sums[3 * b];
-        *a1 = sums[3 * b + 1];
-        *a2 = sums[3 * b + 2];
+        for (uint r = 0; r < SM_ROWS; r++)
+            a[r] = sums[SM_ROWS * b + r];
         return;
     }
-    uint first = range.x == g0 * WG_SIZE ? 6 * g0 : 6 * g0 + 3;
-    *a0 = partial[first];
-    *a1 = partial[first + 1];
-    *a2 = partial[first + 2];
-    for (uint g = g0 + 1; g <= g1; g++) {
-        *a0 += partial[6 * g];
-        *a1 += partial[6 * g + 1];
-        *a2 += partial[6 * g + 2];
-    }
+    uint first = 2 * SM_ROWS * g0 + (range.x == g0 * WG_SIZE ? 0 : SM_ROWS);
+    for (uint r = 0; r < SM_ROWS; r++)
+        a[r] = partial[first + r];
+    for (uint g = g0 + 1; g <= g1; g++)
+        for (uint r = 0; r < SM_ROWS; r++)
+            a[r] += partial[2 * SM_ROWS * g + r];
 }
 
 /* shape_match_reduce: per entry k of body b, with d = x*_k - c_b (c_b the body's centre from
  * the last finish or predict, which keeps the sums well conditioned) and mass fraction
  * f_k = m_k / M_b (rest.w): the three rows f_k d_a (r_k, 1), a = x, y, z, summed per body
- * (sm_segmented_sum); their xyz sum to A_pq / M_b, their w to the shift of the centre. */
+ * (sm_segmented_sum); their xyz sum to A_pq / M_b, their w to the shift of the centre. Rows 3
+ * and 4 are the particle's contacts with other solids from the last collide pass
+ * (static_in, 2 float4 per slot: pbf_collide's static_out), or 0 with use_static 0 (no
+ * collide pass since the last projection). */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 shape_match_reduce(uint entries, __global const uint *entry_id, __global const uint *entry_body,
                    __global const float4 *rest, __global const uint *slot,
                    __global const float4 *pred, __global const float4 *body_com,
                    __global const uint2 *body_range, __global float4 *partial,
-                   __global float4 *sums)
+                   __global float4 *sums, uint use_static, __global const float4 *static_in)
 {
-    __local float4 s0[WG_SIZE], s1[WG_SIZE], s2[WG_SIZE];
+    __local float4 s[SM_ROWS * WG_SIZE];
     __local uint seg[WG_SIZE];
     uint k = get_global_id(0);
     uint b = PBFCL_EMPTY;
-    float4 v0 = (float4)(0.0f), v1 = v0, v2 = v0;
+    float4 v[SM_ROWS];
+    for (uint r = 0; r < SM_ROWS; r++)
+        v[r] = (float4)(0.0f);
     if (k < entries) {
         b = entry_body[k];
-        float4 r = rest[k];
-        float4 d = pred[slot[entry_id[k]]] - body_com[b];
-        float4 fr = r.w * (float4)(r.xyz, 1.0f);
-        v0 = d.x * fr;
-        v1 = d.y * fr;
-        v2 = d.z * fr;
+        uint i = slot[entry_id[k]];
+        float4 rs = rest[k];
+        float4 d = pred[i] - body_com[b];
+        float4 fr = rs.w * (float4)(rs.xyz, 1.0f);
+        v[0] = d.x * fr;
+        v[1] = d.y * fr;
+        v[2] = d.z * fr;
+        if (use_static) {
+            v[3] = static_in[2 * i];
+            v[4] = static_in[2 * i + 1];
+        }
     }
-    sm_segmented_sum(entries, b, v0, v1, v2, body_range, s0, s1, s2, seg, partial, sums);
+    sm_segmented_sum(entries, b, v, body_range, s, seg, partial, sums);
 }
 
 /* shape_match_momentum: per entry k of body b, with d = x_k - c_b and v_k its velocity (after
@@ -130,21 +135,23 @@ shape_match_momentum(uint entries, __global const uint *entry_id, __global const
                      __global const float4 *body_com, __global const uint2 *body_range,
                      __global float4 *partial, __global float4 *sums)
 {
-    __local float4 s0[WG_SIZE], s1[WG_SIZE], s2[WG_SIZE];
+    __local float4 s[SM_ROWS * WG_SIZE];
     __local uint seg[WG_SIZE];
     uint k = get_global_id(0);
     uint b = PBFCL_EMPTY;
-    float4 v0 = (float4)(0.0f), v1 = v0, v2 = v0;
+    float4 v[SM_ROWS];
+    for (uint r = 0; r < SM_ROWS; r++)
+        v[r] = (float4)(0.0f);
     if (k < entries) {
         b = entry_body[k];
         uint i = slot[entry_id[k]];
         float f = rest[k].w;
-        float4 d = (float4)(pos[i].xyz - body_com[b].xyz, 0.0f), v = (float4)(vel[i].xyz, 0.0f);
-        v0 = f * d;
-        v1 = f * v;
-        v2 = f * cross(d, v);
+        float4 d = (float4)(pos[i].xyz - body_com[b].xyz, 0.0f), u = (float4)(vel[i].xyz, 0.0f);
+        v[0] = f * d;
+        v[1] = f * u;
+        v[2] = f * cross(d, u);
     }
-    sm_segmented_sum(entries, b, v0, v1, v2, body_range, s0, s1, s2, seg, partial, sums);
+    sm_segmented_sum(entries, b, v, body_range, s, seg, partial, sums);
 }
 
 /* q1 q2, quaternions as (x, y, z, w). */
@@ -203,21 +210,39 @@ static float4 sm_polar_rotation(float4 a_row0, float4 a_row1, float4 a_row2, flo
     return q;
 }
 
+/* The friction of a body's contacts with other solids (Coulomb, as Macklin et al. 2014 section
+ * 6.1 has it per contact, here for the body as a whole): from the sums over its contacts of
+ * its shares of their slides S (xyz; w the number of contacts) and of how far they closed A,
+ * the move that undoes the mean slide S / n while |S| < mu_s A (static: the body stays put),
+ * else a part mu_k A / |S| of it (dynamic). One contact particle undoing its own slide, as the
+ * fluid's contacts do, would be spread over the whole body by the shape matching after it. */
+static float4 sm_friction(float4 slides, float closed, float mu_s, float mu_k)
+{
+    float len = length(slides.xyz), a = fmax(closed, 0.0f);
+    if (!(slides.w > 0.0f) || !(len > 0.0f))
+        return (float4)(0.0f);
+    float part = len < mu_s * a ? 1.0f : fmin(mu_k * a / len, 1.0f);
+    return (float4)(-part * slides.xyz / slides.w, 0.0f);
+}
+
 /* shape_match_finish: per body, from the sums of shape_match_reduce (sm_body_sum), the new
- * centre c = c_last + sum f d, A = sum f d r^T and its rotation, warm-started from the body's
- * last rotation.
+ * centre c = c_last + sum f d, moved by the friction of its contacts with other solids
+ * (sm_friction; mu_s, mu_k the static and dynamic coefficients), A = sum f d r^T and its
+ * rotation, warm-started from the body's last rotation.
  * body_rot: per body the quaternion (x, y, z, w), then the rows of R. */
 __kernel void shape_match_finish(uint bodies, __global const uint2 *body_range,
                                  __global const float4 *partial, __global const float4 *sums,
-                                 __global float4 *body_com, __global float4 *body_rot)
+                                 __global float4 *body_com, __global float4 *body_rot, float mu_s,
+                                 float mu_k)
 {
     uint b = get_global_id(0);
     if (b >= bodies)
         return;
-    float4 a0, a1, a2;
-    sm_body_sum(b, body_range, partial, sums, &a0, &a1, &a2);
+    float4 a[SM_ROWS];
+    sm_body_sum(b, body_range, partial, sums, a);
+    float4 a0 = a[0], a1 = a[1], a2 = a[2];
     float4 c = body_com[b];
-    c.xyz += (float3)(a0.w, a1.w, a2.w);
+    c.xyz += (float3)(a0.w, a1.w, a2.w) + sm_friction(a[3], a[4].x, mu_s, mu_k).xyz;
     body_com[b] = c;
     float4 q = sm_polar_rotation(a0, a1, a2, body_rot[4 * b]);
     float4 r0, r1, r2;
@@ -304,8 +329,9 @@ __kernel void shape_match_spin(uint bodies, float dt, __global const uint2 *body
     uint b = get_global_id(0);
     if (b >= bodies)
         return;
-    float4 a0, a1, a2;
-    sm_body_sum(b, body_range, partial, sums, &a0, &a1, &a2);
+    float4 a[SM_ROWS];
+    sm_body_sum(b, body_range, partial, sums, a);
+    float4 a0 = a[0], a1 = a[1], a2 = a[2];
     float4 c = (float4)(body_com[b].xyz + a0.xyz, 0.0f), vc = (float4)(a1.xyz, 0.0f);
     float4 l = (float4)(a2.xyz - cross(a0.xyz, vc.xyz), 0.0f);
     float4 q = body_rot[4 * b], r0 = body_rot[4 * b + 1], r1 = body_rot[4 * b + 2],

@@ -1023,6 +1023,113 @@ START_TEST(test_vorticity_viscosity_bodies_reference)
 }
 END_TEST
 
+/* body_contacts, the contacts of bodies with other solids that the substep's first collide pass
+ * measures (static_out, which shape matching turns into each body's friction): in an overlapping
+ * 5^3 lattice (id x + 5 y + 25 z), ids 0-7 are body 0 (w 1), ids 25-32 body 1 (w 0.5) on the layer
+ * above it and ids 50-57 static on the next. For each body particle i, over every particle j of
+ * another body or static closer than 2r (q = x* + dx), with n = (q_i - q_j) / |q_i - q_j| and rel =
+ * (q_i - x_i) - (q_j - x_j): the sum of W_i / (W_i + W_j) (rel - (rel.n) n), the number of such
+ * pairs and the sum of -W_i / (W_i + W_j) rel.n, W the whole bodies' inverse masses (w / 8; 0
+ * static). Pairs with fluid and within a body are not counted. */
+static void check_collide_body_contacts(pbfcl_cl *cl)
+{
+    if (test_small()) { /* Oclgrind */
+        fprintf(stderr,
+                "    collide with bodies is not run under Oclgrind: its check of unwritten "
+                "memory crashes in pbf_collide's solid path; it runs on every real device\n");
+        return;
+    }
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const int nx = 5;
+    float *pos = lattice(nx, 0.011f, 0.017f, 0.003f, 3); /* overlapping, as check_collide's */
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    unsigned entry_id[16], entry_body[16], statics[8];
+    float rest[48], stiffness[2] = {1.0f, 1.0f}, w_body[2] = {1.0f, 0.5f};
+    for (unsigned k = 0; k < 16; k++) {
+        entry_id[k] = k < 8 ? k : 25 + (k - 8);
+        entry_body[k] = k < 8 ? 0 : 1;
+        memcpy(rest + 3 * k, pos + 3 * entry_id[k], 12);
+    }
+    for (unsigned k = 0; k < 8; k++)
+        statics[k] = 50 + k;
+    ck_assert_int_eq(
+        pbfcl_sim_set_bodies(sim, 2, 16, entry_id, entry_body, rest, stiffness, w_body), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, 8, statics), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_body_slots(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    kstate k;
+    kstate_read(sim, &k);
+    float *x = malloc(n * 12), *w = malloc(n * 4), *out = malloc(n * 32);
+    unsigned *id = malloc(n * 4), *phase = malloc(n * 4);
+    ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_ids(sim, id), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_body_contacts(sim, out), PBFCL_OK);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
+    int pairs = 0, with_static = 0, between_bodies = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (phase[i] == 0 || phase[i] == PBFCL_SIM_PHASE_STATIC)
+            continue;
+        double slides[3] = {0, 0, 0}, count = 0.0, closed = 0.0;
+        double w_i = w[i] / 8.0, qi[3];
+        for (int a = 0; a < 3; a++)
+            qi[a] = (double)k.x[3 * i + a] + k.delta[3 * i + a];
+        for (size_t j = 0; j < n; j++) {
+            if (j == i || phase[j] == 0 || phase[j] == phase[i])
+                continue;
+            double d[3], r = 0.0, rel[3], along = 0.0;
+            for (int a = 0; a < 3; a++) {
+                double qj = (double)k.x[3 * j + a] + k.delta[3 * j + a];
+                d[a] = qi[a] - qj;
+                r += d[a] * d[a];
+                rel[a] = (qi[a] - x[3 * i + a]) - (qj - x[3 * j + a]);
+            }
+            r = sqrt(r);
+            if (!(r < p->min_dist && r > 0.0))
+                continue;
+            for (int a = 0; a < 3; a++)
+                along += rel[a] * d[a] / r;
+            double w_j = phase[j] == PBFCL_SIM_PHASE_STATIC ? 0.0 : w[j] / 8.0;
+            double share = w_i / (w_i + w_j);
+            for (int a = 0; a < 3; a++)
+                slides[a] += share * (rel[a] - along * d[a] / r);
+            count += 1.0;
+            closed -= share * along;
+            pairs++;
+            with_static += phase[j] == PBFCL_SIM_PHASE_STATIC;
+            between_bodies += phase[j] != PBFCL_SIM_PHASE_STATIC;
+        }
+        const float *o = out + 8 * i;
+        for (int a = 0; a < 3; a++)
+            ck_assert_msg(test_close(o[a], slides[a], 1e-7, 1e-3),
+                          "particle id %u: slides[%d] %g, reference %g", id[i], a, o[a], slides[a]);
+        ck_assert_msg(o[3] == (float)count, "particle id %u: %g contacts, reference %g", id[i],
+                      o[3], count);
+        ck_assert_msg(test_close(o[4], closed, 1e-7, 1e-3),
+                      "particle id %u: closed %g, reference %g", id[i], o[4], closed);
+    }
+    fprintf(stderr, "    body contacts: %d pairs (%d with static particles, %d between bodies)\n",
+            pairs, with_static, between_bodies);
+    ck_assert(with_static > 0 && between_bodies > 0);
+    free(x), free(w), free(out), free(id), free(phase);
+    kstate_free(&k);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_collide_body_contacts_reference)
+{
+    test_each_device(check_collide_body_contacts);
+}
+END_TEST
+
 /* Solver settings the solver cannot run with are rejected with PBFCL_ERR_BAD_ARGUMENT. */
 static void check_bad_config(pbfcl_cl *cl)
 {
@@ -1083,6 +1190,7 @@ int main(void)
     tcase_add_test(dev, test_walls);
     tcase_add_test(dev, test_collide_reference);
     tcase_add_test(dev, test_collide_after_move);
+    tcase_add_test(dev, test_collide_body_contacts_reference);
     tcase_add_test(dev, test_delta_chebyshev_reference);
     tcase_add_test(dev, test_vorticity_viscosity_reference);
     tcase_add_test(dev, test_vorticity_viscosity_bodies_reference);

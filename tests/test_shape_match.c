@@ -4,11 +4,13 @@
  * polar decomposition and the goal projection (centre of mass, A_pq and its rotation by
  * Higham's iteration R = (R + R^-T) / 2, not the kernels' method); the rigid prediction from
  * the particles' momentum (omega = I^-1 L, rotated by Rodrigues' formula) and the velocity of
- * the body's motion; bad bodies refused. */
+ * the body's motion; the friction of the bodies' contacts with other solids (Coulomb's law
+ * for each body as a whole: held, sliding, none); bad bodies refused. */
 #include "shape_match.h"
 #include "test_util.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,10 +163,67 @@ static void reference_goals(const sm_case *c, size_t first, size_t end, double *
         }
 }
 
+/* The friction coefficients of the contact cases. */
+#define MU_S 0.5
+#define MU_K 0.3
+
+/* Contacts of the case's body particles with other solids, as pbf_collide leaves them (2
+ * float4 per slot: the sum of the contacts' slides and their number; how far they closed): per
+ * body a slide s_b and a closing a_b of 1 mm, each body particle on 0 to 3 contacts, each
+ * sliding s_b plus 10 % noise. Body b % 3 == 0 has none, 1 slides 0.2 a_b (held: static), 2
+ * slides 2 a_b (dynamic). */
+static float *make_contacts(const sm_case *c, uint64_t *rng)
+{
+    float *k = calloc(c->n * 8, sizeof *k);
+    for (size_t e = 0; e < c->entries; e++) {
+        unsigned b = c->entry_body[e], contacts = b % 3 == 0 ? 0 : test_rand(rng) % 4;
+        float *out = k + 8 * c->slot_of[c->entry_id[e]], a = 1e-3f;
+        float slide[3] = {(b % 3 == 1 ? 0.2f : 2.0f) * a, 0.5f * a * (float)(b % 2), 0.0f};
+        for (unsigned q = 0; q < contacts; q++) {
+            for (int x = 0; x < 3; x++)
+                out[x] += slide[x] * (1.0f + test_randf(rng, -0.1f, 0.1f));
+            out[3] += 1.0f;
+            out[4] += a * (1.0f + test_randf(rng, -0.1f, 0.1f));
+        }
+    }
+    return k;
+}
+
+/* The friction move of the body of entries first..end-1 (Coulomb for the whole body, from the
+ * sums of its contacts): -S / n while |S| < mu_s A, else -min(mu_k A / |S|, 1) S / n; branch[0..2]
+ * counts the bodies without contacts, held, sliding. */
+static void reference_friction(const sm_case *c, const float *contacts, size_t first, size_t end,
+                               double move[3], int branch[3])
+{
+    double sum[3] = {0, 0, 0}, n = 0.0, closed = 0.0, len = 0.0;
+    for (size_t e = first; e < end; e++) {
+        const float *k = contacts + 8 * c->slot_of[c->entry_id[e]];
+        for (int a = 0; a < 3; a++)
+            sum[a] += k[a];
+        n += k[3];
+        closed += k[4];
+    }
+    for (int a = 0; a < 3; a++) {
+        len += sum[a] * sum[a];
+        move[a] = 0.0;
+    }
+    len = sqrt(len);
+    if (n == 0.0 || len == 0.0) {
+        branch[0]++;
+        return;
+    }
+    bool held = len < MU_S * fmax(closed, 0.0);
+    double part = held ? 1.0 : fmin(MU_K * fmax(closed, 0.0) / len, 1.0);
+    branch[held ? 1 : 2]++;
+    for (int a = 0; a < 3; a++)
+        move[a] = -part * sum[a] / n;
+}
+
 /* Runs slots and one projection of the case on the device and compares every particle with
- * the reference: body particles at their goals within 2e-5 m (bodies up to 0.3 m), fluid
- * particles untouched. */
-static void check_case(pbfcl_shape_match *sm, const sm_case *c, const char *what)
+ * the reference: body particles at their goals (moved by their body's friction if contacts
+ * is given) within 2e-5 m (bodies up to 0.3 m), fluid particles untouched. */
+static void check_case(pbfcl_shape_match *sm, const sm_case *c, const float *contacts,
+                       const char *what)
 {
     pbfcl_cl *cl = sm->cl;
     cl_mem id_buf, pred_buf;
@@ -183,18 +242,31 @@ static void check_case(pbfcl_shape_match *sm, const sm_case *c, const char *what
                                                   c->entry_body, c->rest, c->stiffness),
                      PBFCL_OK);
     ck_assert_int_eq(pbfcl_shape_match_slots(sm, c->n, id_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_shape_match_project(sm, pred_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    if (contacts) /* the slots of the case: collide wrote them per slot */
+        ck_assert_int_eq(clEnqueueWriteBuffer(cl->queue, sm->static_buf, CL_TRUE, 0, c->n * 32,
+                                              contacts, 0, NULL, NULL),
+                         CL_SUCCESS);
+    ck_assert_int_eq(pbfcl_shape_match_project(sm, pred_buf, contacts ? sm->static_buf : NULL,
+                                               (float)MU_S, (float)MU_K, NULL, PBFCL_STAGE_SOLVE),
+                     PBFCL_OK);
     float *out = malloc(c->n * 16);
     ck_assert_int_eq(
         clEnqueueReadBuffer(cl->queue, pred_buf, CL_TRUE, 0, c->n * 16, out, 0, NULL, NULL),
         CL_SUCCESS);
     double *goal = malloc(c->entries * 3 * sizeof *goal), worst = 0.0;
     size_t first = 0;
+    int branch[3] = {0, 0, 0};
     for (size_t b = 0; b < c->bodies; b++) {
         size_t end = first;
         while (end < c->entries && c->entry_body[end] == b)
             end++;
         reference_goals(c, first, end, goal);
+        double move[3] = {0, 0, 0};
+        if (contacts)
+            reference_friction(c, contacts, first, end, move, branch);
+        for (size_t e = first; e < end; e++)
+            for (int a = 0; a < 3; a++)
+                goal[3 * (e - first) + a] += move[a];
         for (size_t e = first; e < end; e++) {
             const float *x = out + 4 * c->slot_of[c->entry_id[e]];
             for (int a = 0; a < 3; a++) {
@@ -213,6 +285,11 @@ static void check_case(pbfcl_shape_match *sm, const sm_case *c, const char *what
                "%s: fluid particle %zu moved", what, i);
     fprintf(stderr, "    %s: %zu bodies, %zu entries, largest error %.2g m\n", what, c->bodies,
             c->entries, worst);
+    if (contacts) {
+        fprintf(stderr, "      friction: %d bodies without contacts, %d held, %d sliding\n",
+                branch[0], branch[1], branch[2]);
+        ck_assert(branch[0] > 0 && branch[1] > 0 && branch[2] > 0);
+    }
     free(goal);
     free(out);
     free(ids);
@@ -230,17 +307,23 @@ static void run_reference(pbfcl_cl *cl)
     size_t sizes[] = {4, wg - 1, wg, wg + 1, 2, 8, 101, 2 * wg + 3, 5, test_small() ? 61 : 1009};
     sm_case c;
     make_case(&c, sizes, sizeof sizes / sizeof sizes[0], 37, &rng);
-    check_case(&sm, &c, "mixed sizes");
+    check_case(&sm, &c, NULL, "mixed sizes");
+    float *contacts = make_contacts(&c, &rng);
+    check_case(&sm, &c, contacts, "mixed sizes, contacts with friction");
+    free(contacts);
     free_case(&c);
     size_t one[] = {big};
     make_case(&c, one, 1, 1, &rng);
-    check_case(&sm, &c, "one large body");
+    check_case(&sm, &c, NULL, "one large body");
     free_case(&c);
     size_t many[64];
     for (size_t b = 0; b < 64; b++)
         many[b] = 8;
     make_case(&c, many, 64, 0, &rng);
-    check_case(&sm, &c, "64 bodies of 8");
+    check_case(&sm, &c, NULL, "64 bodies of 8");
+    contacts = make_contacts(&c, &rng);
+    check_case(&sm, &c, contacts, "64 bodies of 8, contacts with friction");
+    free(contacts);
     free_case(&c);
     pbfcl_shape_match_destroy(&sm);
 }
@@ -345,7 +428,9 @@ static void check_motion(pbfcl_shape_match *sm, sm_case *c, const char *what, ui
                      PBFCL_OK);
     upload4(cl, pos_buf, c->pred4, c->n);
     ck_assert_int_eq(pbfcl_shape_match_slots(sm, c->n, id_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_shape_match_project(sm, pos_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    ck_assert_int_eq(
+        pbfcl_shape_match_project(sm, pos_buf, NULL, 0.0f, 0.0f, NULL, PBFCL_STAGE_SOLVE),
+        PBFCL_OK);
     float *x = malloc(c->n * 16), *v = calloc(c->n, 16), *out = malloc(c->n * 16);
     download4(cl, pos_buf, x, c->n); /* rigid poses */
     size_t first = 0;
@@ -399,7 +484,9 @@ static void check_motion(pbfcl_shape_match *sm, sm_case *c, const char *what, ui
         }
         first = end;
     }
-    ck_assert_int_eq(pbfcl_shape_match_project(sm, pred_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    ck_assert_int_eq(
+        pbfcl_shape_match_project(sm, pred_buf, NULL, 0.0f, 0.0f, NULL, PBFCL_STAGE_SOLVE),
+        PBFCL_OK);
     download4(cl, pred_buf, out, c->n);
     upload4(cl, pos_buf, out, c->n); /* update: x = x* */
     ck_assert_int_eq(pbfcl_shape_match_velocity(sm, dt, pos_buf, vel_buf, NULL, PBFCL_STAGE_OTHER),

@@ -14,7 +14,9 @@
 
 #define SM_MAX_WG 256u
 /* Local memory per work-item of shape_match_reduce: three float4 sums and a body id. */
-#define SM_LOCAL_PER_ITEM (3 * 16 + 4)
+/* The rows of each reduction (SM_ROWS, cl/shape_match.cl). */
+#define SM_ROWS 5
+#define SM_LOCAL_PER_ITEM (SM_ROWS * 16 + 4)
 
 #define SM_ARG(kernel, idx, v) PBFCL_CL_CHECK(clSetKernelArg((kernel), (idx), sizeof(v), &(v)))
 
@@ -71,6 +73,8 @@ pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_
     sm->cl = cl;
     sm->capacity = capacity;
     PBFCL_TRY(sm_build(sm));
+    PBFCL_TRY(
+        pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 32, "bodies' contacts", &sm->static_buf));
     return pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 4, "body slots", &sm->slot_buf);
 }
 
@@ -131,6 +135,7 @@ void pbfcl_shape_match_destroy(pbfcl_shape_match *sm)
         return;
     sm_release_bodies(sm);
     pbfcl_cl_release_buffer(&sm->slot_buf);
+    pbfcl_cl_release_buffer(&sm->static_buf);
     for (int k = 0; k < SM_KERNEL_COUNT; k++) {
         if (*sm_kernel(sm, k))
             clReleaseKernel(*sm_kernel(sm, k));
@@ -232,8 +237,8 @@ static pbfcl_status sm_upload(pbfcl_shape_match *sm, const void *const *data, co
     size_t groups = (sm->entries + sm->wg - 1) / sm->wg;
     size_t sizes[SM_UPLOADED + 2];
     memcpy(sizes, bytes, SM_UPLOADED * sizeof *sizes);
-    sizes[SM_UPLOADED] = (groups ? groups : 1) * 6 * 16;
-    sizes[SM_UPLOADED + 1] = (sm->bodies ? sm->bodies : 1) * 3 * 16;
+    sizes[SM_UPLOADED] = (groups ? groups : 1) * 2 * SM_ROWS * 16;
+    sizes[SM_UPLOADED + 1] = (sm->bodies ? sm->bodies : 1) * SM_ROWS * 16;
     for (int k = 0; sm_body_buffers(sm, k); k++) {
         PBFCL_TRY(pbfcl_cl_buffer(sm->cl, CL_MEM_READ_WRITE, sizes[k] ? sizes[k] : 4, "body data",
                                   sm_body_buffers(sm, k)));
@@ -326,7 +331,8 @@ pbfcl_status pbfcl_shape_match_slots(pbfcl_shape_match *sm, size_t n, cl_mem id_
     return pbfcl_cl_launch(sm->cl, sm->slots, n, sm->wg, prof, stage);
 }
 
-pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, pbfcl_profile *prof,
+pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, cl_mem static_buf,
+                                       float mu_s, float mu_k, pbfcl_profile *prof,
                                        pbfcl_stage stage)
 {
     if (sm->entries == 0)
@@ -343,6 +349,10 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, p
     SM_ARG(k, 7, sm->body_range_buf);
     SM_ARG(k, 8, sm->partial_buf);
     SM_ARG(k, 9, sm->sums_buf);
+    cl_uint use_static = static_buf != NULL;
+    cl_mem static_in = static_buf ? static_buf : pred_buf; /* read only with use_static */
+    SM_ARG(k, 10, use_static);
+    SM_ARG(k, 11, static_in);
     PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage));
     k = sm->finish;
     SM_ARG(k, 0, bodies);
@@ -351,6 +361,8 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, p
     SM_ARG(k, 3, sm->sums_buf);
     SM_ARG(k, 4, sm->body_com_buf);
     SM_ARG(k, 5, sm->body_rot_buf);
+    SM_ARG(k, 6, mu_s);
+    SM_ARG(k, 7, mu_k);
     PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->bodies, sm->wg, prof, stage));
     k = sm->goal;
     SM_ARG(k, 0, entries);

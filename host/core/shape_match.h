@@ -29,12 +29,15 @@ typedef struct pbfcl_shape_match {
     cl_mem body_stiffness_buf; /* float per body */
     cl_mem body_inertia_buf; /* 2 float4 per body: rest inertia per unit mass, diagonal; xy xz yz */
     cl_mem body_motion_buf;  /* 4 float4 per body: v_c, omega, centre and rotation at the start */
-    cl_mem partial_buf;      /* 6 float4 per work-group: head and tail sums */
-    cl_mem sums_buf;         /* 3 float4 per body: sums of bodies within one work-group */
+    cl_mem partial_buf;      /* 10 float4 per work-group: head and tail sums (5 rows each) */
+    cl_mem sums_buf;         /* 5 float4 per body: sums of bodies within one work-group */
+    cl_mem static_buf;       /* 2 float4 per slot (capacity): a body particle's contacts with other
+                              * solids from pbf_collide (its body's shares of their slides, their
+                              * number in w; of how far they closed) */
 } pbfcl_shape_match;
 
 /* The build options of cl/shape_match.cl on a device (`pbfcl kernel-builds`): a power-of-two
- * work-group size up to 256 whose local memory (52 bytes per item) fits the device. */
+ * work-group size up to 256 whose local memory (84 bytes per item) fits the device. */
 void pbfcl_shape_match_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
 
 /* Builds the kernels for particles with ids below capacity; no bodies yet. */
@@ -63,8 +66,11 @@ pbfcl_status pbfcl_shape_match_slots(pbfcl_shape_match *sm, size_t n, cl_mem id_
                                      pbfcl_profile *prof, pbfcl_stage stage);
 
 /* shape_match_reduce, shape_match_finish, shape_match_goal: moves the bodies' particles in
- * pred_buf (float4 per slot) towards their goals; the slots must be current. */
-pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, pbfcl_profile *prof,
+ * pred_buf (float4 per slot) towards their goals, each body first moved by the friction of its
+ * contacts with other solids in static_buf (pbf_collide's; NULL: none) with the static and
+ * dynamic coefficients mu_s and mu_k; the slots must be current. */
+pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, cl_mem static_buf,
+                                       float mu_s, float mu_k, pbfcl_profile *prof,
                                        pbfcl_stage stage);
 
 /* shape_match_momentum, shape_match_spin, shape_match_predict: each body's velocity and

@@ -54,7 +54,7 @@ struct pbfcl_sim {
     pbfcl_pbf_params params;
     pbfcl_grid grid;
     cl_program program;
-    cl_kernel predict, lambda, delta, collide, update, vorticity_viscosity;
+    cl_kernel predict, lambda, delta, collide, update, vorticity_viscosity, body_contacts;
     pbfcl_particles particles; /* stats, bounds, copy_positions (cl/particles.cl) */
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push;    /* predict's arguments; push.w = radius */
@@ -79,9 +79,14 @@ struct pbfcl_sim {
     cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
     int lists_fresh;           /* neighbours ran and no lambda since: lambda records x* */
     int q_from_delta;          /* q_buf was written by delta (collide may read the near lists) */
-    int substeps;              /* substeps of the last frame (params.dt = dt / substeps) */
-    float wall_scale;          /* lambda and delta: pbfcl_pbf_wall_scale */
-    float omega;               /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
+    /* the bodies' friction with other solids: 1 from the neighbour search to the substep's
+     * first collide pass, before which body_contacts measures each contact over the whole
+     * substep (how far it slid and closed since x); 2 from then to the projection that applies
+     * it; 0 after */
+    int body_friction;
+    int substeps;     /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale; /* lambda and delta: pbfcl_pbf_wall_scale */
+    float omega;      /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
 };
 
 /* What a per-particle buffer holds when a particle is created or appended. */
@@ -303,13 +308,16 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
     return n * (per_particle + grid_per_particle) + cells * 8 + pbfcl_particles_bytes_needed(n);
 }
 
-static const char *const kernel_names[] = {"pbf_predict", "pbf_lambda", "pbf_delta",
-                                           "pbf_collide", "pbf_update", "pbf_vorticity_viscosity"};
+static const char *const kernel_names[] = {"pbf_predict",      "pbf_lambda",
+                                           "pbf_delta",        "pbf_collide",
+                                           "pbf_update",       "pbf_vorticity_viscosity",
+                                           "pbf_body_contacts"};
 
 static cl_kernel *kernel_slot(pbfcl_sim *sim, int k)
 {
-    cl_kernel *slots[] = {&sim->predict, &sim->lambda, &sim->delta,
-                          &sim->collide, &sim->update, &sim->vorticity_viscosity};
+    cl_kernel *slots[] = {&sim->predict,      &sim->lambda, &sim->delta,
+                          &sim->collide,      &sim->update, &sim->vorticity_viscosity,
+                          &sim->body_contacts};
     return slots[k];
 }
 
@@ -687,6 +695,7 @@ pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof)
     float near = sim->params.min_dist + contact_skin(sim);
     near = near < sim->params.h ? near : sim->params.h;
     sim->lists_fresh = 1;
+    sim->body_friction = 1; /* the next collide pass gives the bodies' friction */
     return neighbours_of(sim, SIM_BUF(pred_buf), near, prof);
 }
 
@@ -768,6 +777,31 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
+/* body_contacts: the contacts of the bodies' particles with other solids, for their bodies'
+ * friction in the next shape matching (on the q and x collide is about to read). */
+static pbfcl_status sim_body_contacts(pbfcl_sim *sim, cl_uint whole_lists, pbfcl_profile *prof)
+{
+    pbfcl_shape_match *sm = sim->bodies;
+    cl_kernel k = sim->body_contacts;
+    cl_uint entries = (cl_uint)sm->entries, matched = (cl_uint)sm->bodies;
+    PBFCL_TRY(set_head(sim, k));
+    SIM_ARG(k, 2, entries);
+    SIM_ARG(k, 3, sm->entry_id_buf);
+    SIM_ARG(k, 4, sm->slot_buf);
+    SIM_ARG(k, 5, sim->pos_buf);
+    SIM_ARG(k, 6, sim->q_buf);
+    SIM_ARG(k, 7, sim->grid.neighbor_near_buf);
+    SIM_ARG(k, 8, sim->grid.neighbor_buf);
+    SIM_ARG(k, 9, sim->grid.neighbor_count_buf);
+    SIM_ARG(k, 10, sim->moved_buf);
+    SIM_ARG(k, 11, whole_lists);
+    SIM_ARG(k, 12, sim->inv_mass_buf);
+    SIM_ARG(k, 13, sm->body_range_buf);
+    SIM_ARG(k, 14, matched);
+    SIM_ARG(k, 15, sm->static_buf);
+    return pbfcl_cl_launch(sim->cl, k, sm->entries, sim->wg, prof, PBFCL_STAGE_SOLVE);
+}
+
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->collide;
@@ -789,6 +823,12 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 11, bodies);
     SIM_ARG(k, 12, sim->phase_buf);
     SIM_ARG(k, 13, sim->inv_mass_buf);
+    cl_uint matched = sim_matches_shapes(sim) ? (cl_uint)sim->bodies->bodies : 0;
+    SIM_ARG(k, 14, matched);
+    if (sim->body_friction == 1 && matched) { /* the substep's first pass: the bodies' */
+        PBFCL_TRY(sim_body_contacts(sim, whole_lists, prof));
+        sim->body_friction = 2;
+    }
     PBFCL_TRY(launch(sim, k, prof, PBFCL_STAGE_SOLVE));
     swap_buf(&sim->q_buf, &sim->q_tmp_buf);
     swap_buf(&sim->pos_buf, &sim->pos_tmp_buf);
@@ -831,7 +871,12 @@ pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     if (!sim_matches_shapes(sim))
         return PBFCL_OK;
-    return pbfcl_shape_match_project(sim->bodies, sim->pred_buf, prof, PBFCL_STAGE_SOLVE);
+    /* the static friction of the collide pass since the last projection, if there was one */
+    cl_mem static_buf = sim->body_friction == 2 ? sim->bodies->static_buf : NULL;
+    sim->body_friction = 0;
+    const pbfcl_solver_settings *sv = &sim->scene.solver;
+    return pbfcl_shape_match_project(sim->bodies, sim->pred_buf, static_buf, sv->friction_static,
+                                     sv->friction_dynamic, prof, PBFCL_STAGE_SOLVE);
 }
 
 pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof)
@@ -1176,6 +1221,13 @@ pbfcl_status pbfcl_sim_read_phases(pbfcl_sim *sim, unsigned *phases, float *inv_
     if (inv_mass)
         PBFCL_TRY(read_plain(sim, sim->inv_mass_buf, sim->n * 4, inv_mass));
     return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_read_body_contacts(pbfcl_sim *sim, float *contacts8)
+{
+    if (!sim_matches_shapes(sim))
+        return PBFCL_ERR_UNSUPPORTED;
+    return read_plain(sim, sim->bodies->static_buf, sim->n * 32, contacts8);
 }
 
 pbfcl_status pbfcl_sim_write_phases(pbfcl_sim *sim, const unsigned *phases, const float *inv_mass)

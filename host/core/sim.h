@@ -203,7 +203,9 @@ pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof);
 pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* collide: one stabilisation iteration of the particle-particle and wall constraints; moves
- * x* and, by the part that undoes an overlap x already had, x. */
+ * x* and, by the part that undoes an overlap x already had, x. The first pass after a
+ * neighbour search runs body_contacts first (with shape-matched bodies): their contacts with
+ * other solids, for the bodies' friction in the next shape matching. */
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* apply_delta: x* += delta: adopts the corrected positions q = x* + dx that delta and collide
@@ -238,6 +240,12 @@ double pbfcl_pbf_wall_scale(const pbfcl_pbf_params *p);
  * k < max_neighbors); any pointer may be NULL. */
 pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, float *delta3,
                                    unsigned *neighbor_count, unsigned *neighbors);
+
+/* Reads the contacts of the bodies' particles with other solids that body_contacts measured
+ * before the first collide pass after the last neighbour search (8 floats per slot: the sum of
+ * the body's shares of their slides, their number, of how far they closed, and 3 zeros), or
+ * PBFCL_ERR_UNSUPPORTED without bodies. Slots of other particles hold nothing meaningful. */
+pbfcl_status pbfcl_sim_read_body_contacts(pbfcl_sim *sim, float *contacts8);
 
 /* Reads the vorticity omega and the vorticity confinement force (acceleration, m/s^2) of the
  * last vorticity_viscosity stage (xyz triples), and the V |omega| per particle that the next
