@@ -174,6 +174,19 @@ static pbfcl_status need_object(const char *path, const char *key, const cJSON *
     return PBFCL_OK;
 }
 
+/* An optional [x, y, z] member name of obj into out (left as it is when absent); errors name
+ * where.name. */
+static pbfcl_status get_optional_vec3(const char *path, const char *where, const cJSON *obj,
+                                      const char *name, float out[3])
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!v)
+        return PBFCL_OK;
+    char key[256];
+    snprintf(key, sizeof key, "%s.%s", where, name);
+    return get_vec3(path, key, v, out);
+}
+
 static pbfcl_status parse_domain(const char *path, const cJSON *item, pbfcl_scene *s)
 {
     static const char *const keys[] = {"min", "max", NULL};
@@ -295,12 +308,8 @@ static pbfcl_status parse_mesh(const char *path, const char *where, const cJSON 
     snprintf(key, sizeof key, "%s.scale", where);
     if ((v = cJSON_GetObjectItemCaseSensitive(item, "scale")))
         PBFCL_TRY(get_scale(path, key, v, pl.scale));
-    snprintf(key, sizeof key, "%s.rotate", where);
-    if ((v = cJSON_GetObjectItemCaseSensitive(item, "rotate")))
-        PBFCL_TRY(get_vec3(path, key, v, pl.rotate));
-    snprintf(key, sizeof key, "%s.translate", where);
-    if ((v = cJSON_GetObjectItemCaseSensitive(item, "translate")))
-        PBFCL_TRY(get_vec3(path, key, v, pl.translate));
+    PBFCL_TRY(get_optional_vec3(path, where, item, "rotate", pl.rotate));
+    PBFCL_TRY(get_optional_vec3(path, where, item, "translate", pl.translate));
     pbfcl_obj m;
     pbfcl_status st = pbfcl_obj_load(file, &m);
     if (st != PBFCL_OK) {
@@ -356,12 +365,8 @@ static pbfcl_status parse_motion(const char *path, const char *where, const cJSO
     char key[96];
     const cJSON *v;
     memset(m, 0, sizeof *m);
-    snprintf(key, sizeof key, "%s.velocity", where);
-    if ((v = cJSON_GetObjectItemCaseSensitive(item, "velocity")))
-        PBFCL_TRY(get_vec3(path, key, v, m->velocity));
-    snprintf(key, sizeof key, "%s.angular_velocity", where);
-    if ((v = cJSON_GetObjectItemCaseSensitive(item, "angular_velocity")))
-        PBFCL_TRY(get_vec3(path, key, v, m->angular_velocity));
+    PBFCL_TRY(get_optional_vec3(path, where, item, "velocity", m->velocity));
+    PBFCL_TRY(get_optional_vec3(path, where, item, "angular_velocity", m->angular_velocity));
     snprintf(key, sizeof key, "%s.until", where);
     if ((v = cJSON_GetObjectItemCaseSensitive(item, "until"))) {
         PBFCL_TRY(get_number(path, key, v, &m->until));
@@ -413,12 +418,8 @@ static pbfcl_status parse_path(const char *path, const char *where, const cJSON 
         PBFCL_TRY(need(path, at, k, "time", &time));
         snprintf(key, sizeof key, "%s.time", at);
         PBFCL_TRY(get_number(path, key, time, &out->time));
-        snprintf(key, sizeof key, "%s.position", at);
-        if ((v = cJSON_GetObjectItemCaseSensitive(k, "position")))
-            PBFCL_TRY(get_vec3(path, key, v, out->position));
-        snprintf(key, sizeof key, "%s.rotation", at);
-        if ((v = cJSON_GetObjectItemCaseSensitive(k, "rotation")))
-            PBFCL_TRY(get_vec3(path, key, v, out->rotation));
+        PBFCL_TRY(get_optional_vec3(path, at, k, "position", out->position));
+        PBFCL_TRY(get_optional_vec3(path, at, k, "rotation", out->rotation));
     }
     return PBFCL_OK;
 }
@@ -501,9 +502,7 @@ static pbfcl_status parse_body(const char *path, int i, const cJSON *item, pbfcl
     snprintf(key, sizeof key, "%s.stiffness", where);
     if ((v = cJSON_GetObjectItemCaseSensitive(item, "stiffness")))
         PBFCL_TRY(get_number(path, key, v, &b->stiffness));
-    snprintf(key, sizeof key, "%s.velocity", where);
-    if ((v = cJSON_GetObjectItemCaseSensitive(item, "velocity")))
-        PBFCL_TRY(get_vec3(path, key, v, b->velocity));
+    PBFCL_TRY(get_optional_vec3(path, where, item, "velocity", b->velocity));
     return PBFCL_OK;
 }
 
