@@ -104,39 +104,33 @@ void pbfcl_kinematic_destroy(pbfcl_kinematic *k)
  * repeating path's last key at the start pose (no displacement, a whole number of turns). */
 static bool kin_check_keys(size_t p, const pbfcl_kinematic_path *a)
 {
-    if (a->key_count < 0 || a->key_count > PBFCL_MAX_PATH_KEYS) {
+    int e = 0;
+    switch (pbfcl_path_keys_fault_of(a->keys, a->key_count, a->repeat, &e)) {
+    case PBFCL_PATH_KEYS_OK:
+        break;
+    case PBFCL_PATH_KEYS_COUNT:
         pbfcl_errorf("path %zu has %d keys; give 0 to %d", p, a->key_count, PBFCL_MAX_PATH_KEYS);
         return false;
-    }
-    if (a->key_count == 0) {
-        if (a->repeat)
-            pbfcl_errorf("path %zu repeats but has no keys", p);
-        return !a->repeat;
-    }
-    for (int q = 0; q < 3; q++)
-        if (a->velocity[q] != 0.0f || a->angular_velocity[q] != 0.0f) {
-            pbfcl_errorf("path %zu has keys and rates; give one or the other", p);
-            return false;
-        }
-    for (int e = 0; e < a->key_count; e++) {
-        const pbfcl_path_key *key = &a->keys[e];
-        bool ok = isfinite(key->time) && key->time > (e > 0 ? a->keys[e - 1].time : 0.0f);
-        for (int q = 0; q < 3; q++)
-            ok = ok && isfinite(key->position[q]) && isfinite(key->rotation[q]);
-        if (!ok) {
-            pbfcl_errorf("path %zu, key %d: a value that is not finite, or a time (%g s) not above "
-                         "the key before's (the start: 0 s)",
-                         p, e, key->time);
-            return false;
-        }
-    }
-    const pbfcl_path_key *last = &a->keys[a->key_count - 1];
-    if (a->repeat && !pbfcl_path_key_is_start(last)) {
+    case PBFCL_PATH_KEYS_NO_KEYS:
+        pbfcl_errorf("path %zu repeats but has no keys", p);
+        return false;
+    case PBFCL_PATH_KEYS_TIME:
+    case PBFCL_PATH_KEYS_VALUE:
+        pbfcl_errorf("path %zu, key %d: a value that is not finite, or a time (%g s) not above "
+                     "the key before's (the start: 0 s)",
+                     p, e, a->keys[e].time);
+        return false;
+    case PBFCL_PATH_KEYS_NOT_AT_START:
         pbfcl_errorf("path %zu repeats but its last key is not the starting pose (displacement 0, "
                      "a whole number of turns)",
                      p);
         return false;
     }
+    for (int q = 0; q < 3 && a->key_count > 0; q++)
+        if (a->velocity[q] != 0.0f || a->angular_velocity[q] != 0.0f) {
+            pbfcl_errorf("path %zu has keys and rates; give one or the other", p);
+            return false;
+        }
     return true;
 }
 

@@ -232,9 +232,20 @@ bool pbfcl_scene_check_obstacle_sampling(const pbfcl_scene *s);
 /* Whether obstacle o moves (a velocity, an angular velocity or keys). */
 bool pbfcl_scene_obstacle_moves(const pbfcl_scene *s, int o);
 
-/* Whether a path key is the starting pose: no displacement (within 1 um) and a rotation by a
- * whole number of turns (within 1e-4 rad), as the last key of a repeating path must be. */
-bool pbfcl_path_key_is_start(const pbfcl_path_key *k);
+/* What is wrong with a path's count keys, if anything; the scene's checks and the kinematic
+ * paths' each say it in their own words. */
+typedef enum pbfcl_path_keys_fault {
+    PBFCL_PATH_KEYS_OK,
+    PBFCL_PATH_KEYS_COUNT,       /* count below 0 or above PBFCL_MAX_PATH_KEYS */
+    PBFCL_PATH_KEYS_NO_KEYS,     /* repeat without keys */
+    PBFCL_PATH_KEYS_TIME,        /* *key's time not finite or not above the one before (0) */
+    PBFCL_PATH_KEYS_VALUE,       /* *key's position or rotation not finite */
+    PBFCL_PATH_KEYS_NOT_AT_START /* repeats, but the last key, *key, is not the starting pose:
+                                  * displacement within 1 um of 0, whole turns within 1e-4 rad */
+} pbfcl_path_keys_fault;
+
+pbfcl_path_keys_fault pbfcl_path_keys_fault_of(const pbfcl_path_key *keys, int count, bool repeat,
+                                               int *key);
 
 /* The centre obstacle o moves about: the centre of its bounds at the start. */
 void pbfcl_scene_obstacle_center(const pbfcl_scene *s, int o, float c[3]);

@@ -18,7 +18,8 @@ bool pbfcl_scene_obstacle_moves(const pbfcl_scene *s, int o)
     return m->key_count > 0;
 }
 
-bool pbfcl_path_key_is_start(const pbfcl_path_key *k)
+/* Whether a path key is the starting pose (pbfcl_path_keys_fault_of). */
+static bool key_is_start(const pbfcl_path_key *k)
 {
     double shift = 0.0, angle = 0.0;
     for (int a = 0; a < 3; a++) {
@@ -28,6 +29,27 @@ bool pbfcl_path_key_is_start(const pbfcl_path_key *k)
     const double turn = 2.0 * 3.14159265358979323846;
     angle = sqrt(angle);
     return sqrt(shift) <= 1e-6 && fabs(angle - turn * floor(angle / turn + 0.5)) <= 1e-4;
+}
+
+pbfcl_path_keys_fault pbfcl_path_keys_fault_of(const pbfcl_path_key *keys, int count, bool repeat,
+                                               int *key)
+{
+    *key = 0;
+    if (count < 0 || count > PBFCL_MAX_PATH_KEYS)
+        return PBFCL_PATH_KEYS_COUNT;
+    if (count == 0)
+        return repeat ? PBFCL_PATH_KEYS_NO_KEYS : PBFCL_PATH_KEYS_OK;
+    for (int e = 0; e < count; e++) {
+        const pbfcl_path_key *k = &keys[e];
+        *key = e;
+        if (!(isfinite(k->time) && k->time > (e > 0 ? keys[e - 1].time : 0.0f)))
+            return PBFCL_PATH_KEYS_TIME;
+        for (int a = 0; a < 3; a++)
+            if (!isfinite(k->position[a]) || !isfinite(k->rotation[a]))
+                return PBFCL_PATH_KEYS_VALUE;
+    }
+    return repeat && !key_is_start(&keys[count - 1]) ? PBFCL_PATH_KEYS_NOT_AT_START
+                                                     : PBFCL_PATH_KEYS_OK;
 }
 
 void pbfcl_scene_obstacle_center(const pbfcl_scene *s, int o, float c[3])
@@ -83,16 +105,38 @@ static bool check_motion_values(const pbfcl_scene *s, int i, double *v, double *
 static bool check_keys(const pbfcl_scene *s, int i)
 {
     const pbfcl_obstacle_motion *m = &s->obstacle_motion[i];
-    if (m->key_count < 0 || m->key_count > PBFCL_MAX_PATH_KEYS) {
+    int e = 0;
+    switch (pbfcl_path_keys_fault_of(m->keys, m->key_count, m->repeat, &e)) {
+    case PBFCL_PATH_KEYS_OK:
+        break;
+    case PBFCL_PATH_KEYS_COUNT:
         pbfcl_errorf("scene '%s': obstacles[%d].path has %d keys; give 1 to %d", s->name, i,
                      m->key_count, PBFCL_MAX_PATH_KEYS);
         return false;
+    case PBFCL_PATH_KEYS_NO_KEYS:
+        pbfcl_errorf("scene '%s': obstacles[%d].path repeats but has no keys", s->name, i);
+        return false;
+    case PBFCL_PATH_KEYS_TIME:
+        pbfcl_errorf("scene '%s': obstacles[%d].path.keys[%d].time is %g s; each key's time "
+                     "must be above the one before (the start: 0 s, where the obstacle is as its "
+                     "shape gives it), here above %g s",
+                     s->name, i, e, m->keys[e].time, e > 0 ? m->keys[e - 1].time : 0.0f);
+        return false;
+    case PBFCL_PATH_KEYS_VALUE:
+        pbfcl_errorf("scene '%s': obstacles[%d].path.keys[%d] has a position or rotation that is "
+                     "not a finite number",
+                     s->name, i, e);
+        return false;
+    case PBFCL_PATH_KEYS_NOT_AT_START:
+        pbfcl_errorf("scene '%s': obstacles[%d].path repeats, so its last key (keys[%d]) must "
+                     "bring it back to the start: position [0, 0, 0] and a rotation of whole "
+                     "turns (0 or a multiple of 2 pi rad about one axis); add such a key or set "
+                     "repeat to false",
+                     s->name, i, e);
+        return false;
     }
-    if (m->key_count == 0) {
-        if (m->repeat)
-            pbfcl_errorf("scene '%s': obstacles[%d].path repeats but has no keys", s->name, i);
-        return !m->repeat;
-    }
+    if (m->key_count == 0)
+        return true;
     for (int k = 0; k < 3; k++)
         if (m->velocity[k] != 0.0f || m->angular_velocity[k] != 0.0f || m->until != 0.0f) {
             pbfcl_errorf("scene '%s': obstacles[%d] has a path and a velocity, angular_velocity or "
@@ -101,32 +145,6 @@ static bool check_keys(const pbfcl_scene *s, int i)
                          s->name, i);
             return false;
         }
-    for (int e = 0; e < m->key_count; e++) {
-        const pbfcl_path_key *key = &m->keys[e];
-        float before = e > 0 ? m->keys[e - 1].time : 0.0f;
-        if (!(isfinite(key->time) && key->time > before)) {
-            pbfcl_errorf("scene '%s': obstacles[%d].path.keys[%d].time is %g s; each key's time "
-                         "must be above the one before (the start: 0 s, where the obstacle is "
-                         "as its shape gives it), here above %g s",
-                         s->name, i, e, key->time, before);
-            return false;
-        }
-        for (int k = 0; k < 3; k++)
-            if (!isfinite(key->position[k]) || !isfinite(key->rotation[k])) {
-                pbfcl_errorf("scene '%s': obstacles[%d].path.keys[%d] has a position or rotation "
-                             "that is not a finite number",
-                             s->name, i, e);
-                return false;
-            }
-    }
-    if (m->repeat && !pbfcl_path_key_is_start(&m->keys[m->key_count - 1])) {
-        pbfcl_errorf("scene '%s': obstacles[%d].path repeats, so its last key (keys[%d]) must "
-                     "bring it back to the start: position [0, 0, 0] and a rotation of whole "
-                     "turns (0 or a multiple of 2 pi rad about one axis); add such a key or set "
-                     "repeat to false",
-                     s->name, i, m->key_count - 1);
-        return false;
-    }
     return true;
 }
 
