@@ -314,9 +314,6 @@ static float4 pbf_friction(pbf_params p, float4 rel, float4 n, float overlap)
     return fmin(p->friction_dynamic * overlap / len, 1.0f) * t;
 }
 
-/* The phase of a static particle (an obstacle's; PBFCL_SIM_PHASE_STATIC, host/core/sim.h). */
-#define PBF_PHASE_STATIC 0xffffffffu
-
 /* The inverse mass of the whole body of a solid particle (phase ph, inverse mass w), in units
  * of a fluid particle's: w / N_b for a particle of body b (ph = b + 1, b below the shape-matched
  * bodies; N_b particles, all of one mass, body_range[b] its entries), 0 for a static particle

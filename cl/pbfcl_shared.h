@@ -86,6 +86,11 @@ typedef struct pbfcl_sph_params {
 #define PBFCL_STATS_FINITE 11      /* particles counted in the sums */
 #define PBFCL_STATS_FLUID 12       /* of them, fluid particles (the density error's) */
 
+/* --- Shape matching (cl/shape_match.cl, host/core/shape_match.c) ------------------------
+ * The float4 rows of each segmented reduction per entry: three of A_pq and the centre, then
+ * the body's contacts with other solids (their slides and number; how far they closed). */
+#define PBFCL_SHAPE_MATCH_ROWS 5
+
 #ifndef __OPENCL_VERSION__
 _Static_assert(sizeof(pbfcl_pbf_params) == 120, "pbfcl_pbf_params layout");
 _Static_assert(sizeof(pbfcl_sph_params) == 32, "pbfcl_sph_params layout");

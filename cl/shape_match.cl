@@ -20,10 +20,9 @@ __kernel void shape_match_slots(uint n, __global const uint *id, __global uint *
     slot[id[i]] = i;
 }
 
-/* The rows of a reduction: shape_match_reduce's three rows of A_pq and the centre, then the
- * static friction of the body's contacts with other solids (slides and their number; how far
- * they closed); shape_match_momentum uses the first three. */
-#define SM_ROWS 5
+/* The rows of a reduction (PBFCL_SHAPE_MATCH_ROWS, cl/pbfcl_shared.h); shape_match_momentum
+ * uses the first three. */
+#define SM_ROWS PBFCL_SHAPE_MATCH_ROWS
 
 /* The segmented sum over the work-group of SM_ROWS float4 per entry (v) of body b (entries of
  * one body are contiguous): an inclusive scan that adds a value only within its body, which

@@ -4,6 +4,7 @@
  * in one launch each. */
 #include "shape_match.h"
 
+#include "pbfcl_shared.h"
 #include "programs.h"
 
 #include <math.h>
@@ -13,9 +14,8 @@
 #include <string.h>
 
 #define SM_MAX_WG 256u
-/* Local memory per work-item of shape_match_reduce: three float4 sums and a body id. */
-/* The rows of each reduction (SM_ROWS, cl/shape_match.cl). */
-#define SM_ROWS 5
+/* Local memory per work-item of the reductions: a float4 sum per row and a body id. */
+#define SM_ROWS PBFCL_SHAPE_MATCH_ROWS
 #define SM_LOCAL_PER_ITEM (SM_ROWS * 16 + 4)
 
 #define SM_ARG(kernel, idx, v) PBFCL_CL_CHECK(clSetKernelArg((kernel), (idx), sizeof(v), &(v)))
