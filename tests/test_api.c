@@ -1027,12 +1027,85 @@ START_TEST(test_scene_setup_obstacles)
 }
 END_TEST
 
-/* Where the closed form puts an obstacle particle that started at x0 at time t: the paddle
- * moves at 0.5 m/s along x until t = 1 s; the rotor turns at 2 rad/s about z through (0.8,
- * 0.4, 0.15). */
-static void path_at(const float *x0, bool paddle, double t, double out[3])
+/* A solver running a scene file with obstacles on paths, and the worst errors of their
+ * particles against the paths' closed forms so far. */
+typedef struct path_run {
+    pbfcl_scene_setup *setup;
+    pbfcl_context *ctx;
+    pbfcl_solver *s;
+    float *start, *now, *vel; /* the particles at the start (fill order), now, their velocities */
+    size_t n, fluid;          /* particles; the fluid's come first, then the obstacles' */
+    size_t split;             /* for path_at: the obstacle particles below it are the first's */
+    double worst, worst_v;    /* m off the path; m/s off its velocity */
+} path_run;
+
+/* Writes text to name, loads it as a scene and fills a solver with its particles, bodies and
+ * paths. */
+static void path_run_open(path_run *r, const char *name, const char *text)
 {
-    if (paddle) {
+    memset(r, 0, sizeof *r);
+    const char *file = test_temp_write(name, text);
+    ck_assert_int_eq(pbfcl_scene_setup_load(file, &r->setup), PBFCL_OK);
+    test_temp_remove();
+    ck_assert_int_eq(pbfcl_scene_setup_fill(r->setup, &r->start, &r->n), PBFCL_OK);
+    r->ctx = open_context();
+    pbfcl_solver_desc d = setup_desc(r->setup, r->n);
+    ck_assert_int_eq(pbfcl_solver_create(r->ctx, &d, &r->s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(r->s, r->start, NULL, r->n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(r->setup, r->s), PBFCL_OK);
+    int *phase = malloc(r->n * sizeof *phase);
+    ck_assert_int_eq(pbfcl_solver_get_phases(r->s, phase, r->n), PBFCL_OK);
+    while (r->fluid < r->n && phase[r->fluid] == PBFCL_PHASE_FLUID)
+        r->fluid++;
+    free(phase);
+    r->now = malloc(r->n * 12);
+    r->vel = malloc(r->n * 12);
+}
+
+/* Steps frame (of 1/60 s) and checks every obstacle particle j against the closed form
+ * at(r, j, t, out): where it is, within 1e-5 m (float rounding), and its velocity, the chord of
+ * the last substep, within 1e-4 m/s. */
+static void path_run_frame(path_run *r, int frame,
+                           void (*at)(const path_run *r, size_t j, double t, double out[3]))
+{
+    ck_assert_int_eq(pbfcl_solver_step(r->s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(r->s, r->now, r->n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_velocities(r->s, r->vel, r->n), PBFCL_OK);
+    pbfcl_stats st;
+    ck_assert_int_eq(pbfcl_solver_stats(r->s, &st), PBFCL_OK);
+    double t = frame / 60.0, sub = 1.0 / 60.0 / st.substeps;
+    for (size_t j = r->fluid; j < r->n; j++) {
+        double want[3], before[3];
+        at(r, j, t, want);
+        at(r, j, t - sub, before);
+        for (int k = 0; k < 3; k++) {
+            r->worst = fmax(r->worst, fabs(r->now[3 * j + k] - want[k]));
+            r->worst_v = fmax(r->worst_v, fabs(r->vel[3 * j + k] - (want[k] - before[k]) / sub));
+        }
+    }
+    ck_assert_msg(r->worst <= 1e-5, "frame %d: an obstacle particle is %g m off its path", frame,
+                  r->worst);
+    ck_assert_msg(r->worst_v <= 1e-4, "frame %d: an obstacle particle's velocity is %g m/s off",
+                  frame, r->worst_v);
+}
+
+static void path_run_close(path_run *r)
+{
+    free(r->now);
+    free(r->vel);
+    pbfcl_free(r->start);
+    pbfcl_solver_destroy(r->s);
+    pbfcl_context_destroy(r->ctx);
+    pbfcl_scene_setup_destroy(r->setup);
+}
+
+/* Where the closed form puts obstacle particle j (which started at x0) at time t: the paddle
+ * (the particles below r->split) moves at 0.5 m/s along x until t = 1 s; the rotor turns at 2
+ * rad/s about z through (0.8, 0.4, 0.15). */
+static void path_at(const path_run *r, size_t j, double t, double out[3])
+{
+    const float *x0 = r->start + 3 * j;
+    if (j < r->split) {
         out[0] = x0[0] + 0.5 * fmin(t, 1.0);
         out[1] = x0[1];
         out[2] = x0[2];
@@ -1047,8 +1120,9 @@ static void path_at(const float *x0, bool paddle, double t, double out[3])
 /* The keyed paddle below at time t: a particle that started at x0 (c its centre), from the
  * start pose through the keys (0.3 s: shifted 0.2 m along x and turned 1.5 rad about y; 0.6 s:
  * back at the start after a whole turn), linear in the shift and the angle, every 0.6 s. */
-static void keyed_at(const float *x0, double t, double out[3])
+static void keyed_at(const path_run *r, size_t j, double t, double out[3])
 {
+    const float *x0 = r->start + 3 * j;
     const double c[3] = {0.34, 0.14, 0.15}, period = 0.6;
     double tk = t - period * floor(t / period), shift, angle;
     if (tk < 0.3) {
@@ -1071,63 +1145,20 @@ static void keyed_at(const float *x0, double t, double out[3])
  * m/s), across the keys and the repeat. */
 START_TEST(test_scene_setup_keyed_obstacle)
 {
-    const char *path = test_temp_write(
-        "keyed.json",
+    path_run r;
+    path_run_open(
+        &r, "keyed.json",
         "{\"domain\": {\"min\": [0,0,0], \"max\": [1,0.6,0.3]}, \"particle_radius\": 0.02, "
         "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.2,0.3]}], \"obstacles\": ["
         "{\"box\": {\"min\": [0.3,0.02,0.1], \"max\": [0.38,0.26,0.2]}, \"path\": {\"keys\": ["
         "{\"time\": 0.3, \"position\": [0.2,0,0], \"rotation\": [0,1.5,0]},"
         "{\"time\": 0.6, \"rotation\": [0,6.283185307,0]}], \"repeat\": true}}]}");
-    pbfcl_scene_setup *setup = NULL;
-    ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
-    test_temp_remove();
-    float *pos = NULL;
-    size_t n = 0;
-    ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
-    pbfcl_context *ctx = open_context();
-    pbfcl_solver_desc d = setup_desc(setup, n);
-    pbfcl_solver *s = NULL;
-    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(setup, s), PBFCL_OK);
-    int *phase = malloc(n * sizeof *phase);
-    ck_assert_int_eq(pbfcl_solver_get_phases(s, phase, n), PBFCL_OK);
-    size_t fluid = 0;
-    while (fluid < n && phase[fluid] == PBFCL_PHASE_FLUID)
-        fluid++;
-    ck_assert_uint_eq(n - fluid, 3u * 7u * 3u); /* x 0.30 .. 0.38, y 0.02 .. 0.26, z 0.10 .. 0.18 */
-    float *now = malloc(n * 12), *vel = malloc(n * 12);
-    const double dt = 1.0 / 60.0;
-    double worst = 0.0, worst_v = 0.0;
-    for (int frame = 1; frame <= 72; frame++) {
-        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_positions(s, now, n), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_velocities(s, vel, n), PBFCL_OK);
-        pbfcl_stats st;
-        ck_assert_int_eq(pbfcl_solver_stats(s, &st), PBFCL_OK);
-        double t = frame * dt, sub = dt / st.substeps;
-        for (size_t j = fluid; j < n; j++) {
-            double want[3], before[3];
-            keyed_at(pos + 3 * j, t, want);
-            keyed_at(pos + 3 * j, t - sub, before);
-            for (int k = 0; k < 3; k++) {
-                worst = fmax(worst, fabs(now[3 * j + k] - want[k]));
-                worst_v = fmax(worst_v, fabs(vel[3 * j + k] - (want[k] - before[k]) / sub));
-            }
-        }
-        ck_assert_msg(worst <= 1e-5, "frame %d: a paddle particle is %g m off its path", frame,
-                      worst);
-        ck_assert_msg(worst_v <= 1e-4, "frame %d: a paddle particle's velocity is %g m/s off",
-                      frame, worst_v);
-    }
-    printf("keyed obstacle: worst path error %.2g m, velocity %.2g m/s\n", worst, worst_v);
-    free(phase);
-    free(now);
-    free(vel);
-    pbfcl_free(pos);
-    pbfcl_solver_destroy(s);
-    pbfcl_context_destroy(ctx);
-    pbfcl_scene_setup_destroy(setup);
+    ck_assert_uint_eq(r.n - r.fluid,
+                      3u * 7u * 3u); /* x 0.30 .. 0.38, y 0.02 .. 0.26, z 0.10 .. 0.18 */
+    for (int frame = 1; frame <= 72; frame++)
+        path_run_frame(&r, frame, keyed_at);
+    printf("keyed obstacle: worst path error %.2g m, velocity %.2g m/s\n", r.worst, r.worst_v);
+    path_run_close(&r);
 }
 END_TEST
 
@@ -1142,59 +1173,26 @@ END_TEST
  * positive from 0.1 s on while the paddle moves. */
 START_TEST(test_scene_setup_moving_obstacles)
 {
-    const char *path = test_temp_write(
-        "paddle.json",
+    path_run r;
+    path_run_open(
+        &r, "paddle.json",
         "{\"domain\": {\"min\": [0,0,0], \"max\": [1,0.6,0.3]}, \"particle_radius\": 0.02, "
         "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,0.2,0.3]}], \"obstacles\": ["
         "{\"box\": {\"min\": [0.1,0.02,0], \"max\": [0.18,0.26,0.3]}, \"velocity\": [0.5,0,0], "
         "\"until\": 1},"
         "{\"box\": {\"min\": [0.75,0.3,0.1], \"max\": [0.85,0.5,0.2]}, "
         "\"angular_velocity\": [0,0,2]}]}");
-    pbfcl_scene_setup *setup = NULL;
-    ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
-    test_temp_remove();
-    float *pos = NULL;
-    size_t n = 0;
-    ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
-    pbfcl_context *ctx = open_context();
-    pbfcl_solver_desc d = setup_desc(setup, n);
-    pbfcl_solver *s = NULL;
-    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(setup, s), PBFCL_OK);
-    int *phase = malloc(n * sizeof *phase);
-    ck_assert_int_eq(pbfcl_solver_get_phases(s, phase, n), PBFCL_OK);
-    size_t fluid = 0, paddle = 0;
-    while (fluid < n && phase[fluid] == PBFCL_PHASE_FLUID)
-        fluid++;
+    size_t fluid = r.fluid, n = r.n, paddle = 0;
+    const float *now = r.now, *vel = r.vel;
     for (size_t i = fluid; i < n; i++) /* the paddle's particles come first */
-        paddle += pos[3 * i + 1] < 0.28f;
+        paddle += r.start[3 * i + 1] < 0.28f;
+    r.split = fluid + paddle;
     ck_assert_uint_eq(paddle, 3u * 7u * 7u); /* x 0.10 .. 0.18, y 0.02 .. 0.26, z 0.02 .. 0.26 */
     ck_assert_uint_eq(n - fluid - paddle, 2u * 6u * 3u); /* x 0.78, 0.82; y 0.30 .. 0.50 */
-    float *now = malloc(n * 12), *vel = malloc(n * 12);
-    const double dt = 1.0 / 60.0;
-    double nearest = 1.0, deepest = -1.0, worst = 0.0, worst_v = 0.0;
-    int frames = 72;
-    for (int frame = 1; frame <= frames; frame++) {
-        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_positions(s, now, n), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_velocities(s, vel, n), PBFCL_OK);
-        pbfcl_stats st;
-        ck_assert_int_eq(pbfcl_solver_stats(s, &st), PBFCL_OK);
-        double t = frame * dt, tp = fmin(t, 1.0), sub = dt / st.substeps;
-        for (size_t j = fluid; j < n; j++) {
-            double want[3], before[3];
-            path_at(pos + 3 * j, j < fluid + paddle, t, want);
-            path_at(pos + 3 * j, j < fluid + paddle, t - sub, before);
-            for (int k = 0; k < 3; k++) { /* the velocity of the last substep's chord */
-                worst = fmax(worst, fabs(now[3 * j + k] - want[k]));
-                worst_v = fmax(worst_v, fabs(vel[3 * j + k] - (want[k] - before[k]) / sub));
-            }
-        }
-        ck_assert_msg(worst <= 1e-5, "frame %d: an obstacle particle is %g m off its path", frame,
-                      worst);
-        ck_assert_msg(worst_v <= 1e-4, "frame %d: an obstacle particle's velocity is %g m/s off",
-                      frame, worst_v);
+    double nearest = 1.0, deepest = -1.0;
+    for (int frame = 1; frame <= 72; frame++) {
+        path_run_frame(&r, frame, path_at);
+        double t = frame / 60.0, tp = fmin(t, 1.0);
         double px = 0.0, lo = 0.1 + 0.5 * tp, hi = 0.18 + 0.5 * tp;
         for (size_t i = 0; i < fluid; i++) {
             const float *q = now + 3 * i;
@@ -1221,14 +1219,8 @@ START_TEST(test_scene_setup_moving_obstacles)
                    deepest);
     }
     printf("moving obstacles: worst path error %.2g m, velocity %.2g m/s; nearest fluid %.4f m\n",
-           worst, worst_v, nearest);
-    free(phase);
-    free(now);
-    free(vel);
-    pbfcl_free(pos);
-    pbfcl_solver_destroy(s);
-    pbfcl_context_destroy(ctx);
-    pbfcl_scene_setup_destroy(setup);
+           r.worst, r.worst_v, nearest);
+    path_run_close(&r);
 }
 END_TEST
 
