@@ -449,8 +449,8 @@ END_TEST
  * degrees against the plate's rows: aligned with them its particles sat in the hollows of the
  * plate's and had to climb out of them, a roughness of the particle surfaces that held it at
  * 40 degrees without friction. */
-static void slides(pbfcl_cl *cl, double theta_deg, float mu_s, float mu_k, int times,
-                   const double *t, double *moved)
+static void slides(pbfcl_cl *cl, double theta_deg, float mu_s, float mu_k, bool static_plate,
+                   double settle, int times, const double *t, double *moved)
 {
     int plate_n[3] = {25, 2, 10};
     size_t np = (size_t)plate_n[0] * plate_n[1] * plate_n[2], nc;
@@ -479,8 +479,9 @@ static void slides(pbfcl_cl *cl, double theta_deg, float mu_s, float mu_k, int t
         s.domain_min[a] = 0.0f;
         s.domain_max[a] = size[a];
     }
-    s.gravity[0] = (float)(-9.81 * sin(th));
-    s.gravity[1] = (float)(-9.81 * cos(th));
+    const float tilted[3] = {(float)(-9.81 * sin(th)), (float)(-9.81 * cos(th)), 0.0f};
+    s.gravity[0] = settle > 0.0 ? 0.0f : tilted[0];
+    s.gravity[1] = settle > 0.0 ? -9.81f : tilted[1];
     s.gravity[2] = 0.0f;
     s.solver.friction_static = mu_s;
     s.solver.friction_dynamic = mu_k;
@@ -492,22 +493,39 @@ static void slides(pbfcl_cl *cl, double theta_deg, float mu_s, float mu_k, int t
         id[i] = (unsigned)i;
         body[i] = i < np ? 0 : 1;
     }
-    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 2, n, id, body, pos, one, w), PBFCL_OK);
+    if (static_plate) { /* the cube alone is a body (0); the plate's particles are static */
+        for (size_t i = np; i < n; i++)
+            body[i] = 0;
+        ck_assert_int_eq(
+            pbfcl_sim_set_bodies(sim, 1, nc, id + np, body + np, pos + 3 * np, one, w + 1),
+            PBFCL_OK);
+        ck_assert_int_eq(pbfcl_sim_set_static(sim, np, id), PBFCL_OK);
+    } else {
+        ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 2, n, id, body, pos, one, w), PBFCL_OK);
+    }
     vel = malloc(n * 12);
-    float *now = malloc(n * 12);
+    float *now = malloc(n * 12), *base = malloc(n * 12);
+    memcpy(base, pos, n * 12);
+    if (settle > 0.0) { /* settled on the level plate first, then tilted */
+        for (int frame = 0; frame < (int)lround(settle * 60.0); frame++)
+            ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        read_by_id(sim, base, vel);
+        pbfcl_sim_set_gravity(sim, tilted);
+    }
     for (int k = 0, frame = 0; k < times; k++) {
         for (; frame < (int)lround(t[k] * 60.0); frame++)
             ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
         read_by_id(sim, now, vel);
         double dx = 0.0;
         for (size_t i = np; i < n; i++)
-            dx += (now[3 * i] - pos[3 * i]) / (double)nc;
+            dx += (now[3 * i] - base[3 * i]) / (double)nc;
         moved[k] = -dx;
     }
     pbfcl_sim_destroy(sim);
     free(cube_pos);
     free(pos);
     free(now);
+    free(base);
     free(vel);
     free(id);
     free(body);
@@ -517,7 +535,7 @@ static void slides(pbfcl_cl *cl, double theta_deg, float mu_s, float mu_k, int t
 static double slide(pbfcl_cl *cl, double theta_deg, float mu_s, float mu_k, double t)
 {
     double moved;
-    slides(cl, theta_deg, mu_s, mu_k, 1, &t, &moved);
+    slides(cl, theta_deg, mu_s, mu_k, false, 0.0, 1, &t, &moved);
     return moved;
 }
 
@@ -550,25 +568,38 @@ START_TEST(test_bodies_friction)
 }
 END_TEST
 
-/* Static friction: below the friction angle (atan 0.5 = 26.6 degrees) the cube stays put once
- * it has settled into the plate's rough surface (what it slides while settling: measured 1.1 cm
- * at 15 degrees and 5.9 cm at 20 degrees in the first 0.5 s). From 1 s to 2 s it moves less
- * than 2 mm at 15 and at 20 degrees (measured 0), where without friction it would slide g
- * sin(theta) 1.5 s^2 = 3.8 and 5.0 m. When each contact particle undid its own slide, shape
- * matching spread that over the cube and it crept on: 3.1 and 4.4 cm/s. */
+/* Static friction: below the friction angle (atan 0.5 = 26.6 degrees) the cube stays put.
+ * 1. On a static plate, settled level for 0.5 s and then tilted by 15 and by 20 degrees with
+ *    mu_k only 0.1: in the 2 s after the tilt it moves less than 2 mm (measured 0.2-0.3 mm).
+ *    Without the static limit (the dynamic one alone) it slides off the plate (0.36 m by 2 s),
+ *    as g (sin - 0.1 cos) says.
+ * 2. Dropped onto the heavy plate body already tilted (mu_k 0.3): once it has settled into the
+ *    plate's rough surface (measured 1.1 cm at 15 degrees and 5.9 cm at 20 in the first 0.5 s),
+ *    it moves less than 2 mm from 1 s to 2 s (measured 0). When each contact particle undid its
+ *    own slide, shape matching spread that over the cube and it crept on at 3.1 and 4.4 cm/s. */
 static void run_static_friction(pbfcl_cl *cl)
 {
     if (test_small()) {
-        fprintf(stderr, "    (skipped under Oclgrind: 2 s of 564 particles, twice)\n");
+        fprintf(stderr, "    (skipped under Oclgrind: 2.5 s of 564 particles, four times)\n");
         return;
     }
     const double angle[2] = {15.0, 20.0}, t[3] = {0.5, 1.0, 2.0};
     for (int a = 0; a < 2; a++) {
         double moved[3];
-        slides(cl, angle[a], 0.5f, 0.3f, 3, t, moved);
+        slides(cl, angle[a], 0.5f, 0.1f, true, 0.5, 3, t, moved);
         fprintf(stderr,
-                "    static friction: at %g degrees the cube moved %.4f, %.4f, %.4f m by 0.5, 1, "
-                "2 s\n",
+                "    static friction, static plate: tilted by %g degrees the cube moved %.4f, "
+                "%.4f, %.4f m by 0.5, 1, 2 s\n",
+                angle[a], moved[0], moved[1], moved[2]);
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(fabs(moved[k]) < 0.002,
+                          "tilted by %g degrees, below the friction angle, the cube moved %.4f m "
+                          "in %g s (bound 0.002 m)",
+                          angle[a], moved[k], t[k]);
+        slides(cl, angle[a], 0.5f, 0.3f, false, 0.0, 3, t, moved);
+        fprintf(stderr,
+                "    static friction, plate body: at %g degrees the cube moved %.4f, %.4f, %.4f m "
+                "by 0.5, 1, 2 s\n",
                 angle[a], moved[0], moved[1], moved[2]);
         ck_assert_msg(fabs(moved[2] - moved[1]) < 0.002,
                       "tilted by %g degrees, below the friction angle, the cube moved %.4f m from "
