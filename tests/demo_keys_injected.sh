@@ -75,7 +75,7 @@ if [ "${#c[@]}" -ne 4 ] || [ "${c[1]}" -le "${c[0]}" ] || [ "${c[2]}" -ge "${c[1
   fail=1
 fi
 expect '^pbfcl demo: wrote pbfcl-shot-0001.png \(640x480\)$' "P writes a screenshot"
-if ! head -c 8 pbfcl-shot-0001.png 2>/dev/null | od -An -c | grep -q 'P   N   G'; then
+if ! grep -q 'P   N   G' <<<"$(head -c 8 pbfcl-shot-0001.png 2>/dev/null | od -An -c)"; then
   echo "FAIL: pbfcl-shot-0001.png is missing or not a PNG"
   fail=1
 fi

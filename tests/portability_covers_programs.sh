@@ -31,7 +31,7 @@ while IFS=$'\t' read -r prog files; do
 done <<<"$listed"
 for f in "$cldir"/*.cl "$cldir"/*.h; do
   name=$(basename "$f")
-  if ! cut -f2 <<<"$documented" | tr ',' '\n' | grep -qxF "$name"; then
+  if ! grep -qxF "$name" <<<"$(cut -f2 <<<"$documented" | tr ',' '\n')"; then
     echo "FAIL: cl/$name is in no program of $doc (is it in the program table, host/core/programs.c?): $fix"
     missing=$((missing + 1))
   fi
