@@ -147,7 +147,9 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
  * C = max(0, rho / rho0 - 1) (compression only) and lambda = -C / (sum |grad C|^2 + epsilon)
  * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move). The
  * particles of bodies count in a fluid particle's density as fluid of their volume (Macklin
- * et al. 2014, section 7.1) and have no constraint of their own (lambda 0).
+ * et al. 2014, section 7.1) and have no constraint of their own (lambda 0): a solid's density
+ * is the rest density (its volume m / rho0, which vorticity_viscosity reads) and its list,
+ * which holds no particle of its own phase (cl/neighbours.cl), is not read.
  * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4.
  * With record (the first lambda after a neighbour search), x* is also kept in search and the
  * moved flag is cleared: delta sets it when a particle has moved half the contact skin away
@@ -167,7 +169,8 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
         if (i == 0)
             *moved = 0u;
     }
-    uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
+    bool solid = bodies && phase[i] != 0u;
+    uint count = solid ? 0u : min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad * p->volume;
     float w_sum = 0.0f;
     float4 grad_i = (float4)(0.0f);
@@ -187,8 +190,10 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     float c = fmax(rho * p->inv_rest_density - 1.0f, 0.0f);
     grad_i += grad_wall;
     sum_grad2 += dot(grad_i, grad_i);
-    if (bodies && phase[i] != 0u)
-        c = 0.0f; /* a body's particle has no density constraint of its own */
+    if (solid) { /* no density constraint of its own */
+        c = 0.0f;
+        rho = p->rest_density;
+    }
     lambda[i] = (float4)(xi.xyz, -c / (sum_grad2 + p->epsilon));
     density[i] = rho;
 }

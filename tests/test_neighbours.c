@@ -1,6 +1,7 @@
 /* Tests of the neighbours stage: neighbour lists equal as sets to a brute-force O(n^2)
  * search for random, clustered, cell-border and outside-the-grid particles, with the
- * neighbours within the near radius (and only those) at the front of each list; overflow
+ * neighbours within the near radius (and only those) at the front of each list; with phases,
+ * a solid (phase not 0) listing no particle of its own phase and every other; overflow
  * counted without writing past the lists (a canary region guards them); and the whole
  * hash -> sort -> reorder -> cells -> neighbours pipeline. */
 #include "grid.h"
@@ -32,11 +33,18 @@ static float distance2(const float *p, const float *q)
  * found by the last check_lists. */
 static unsigned over_maybe;
 
-/* Reads the lists back and compares them, as sets, with a brute-force search. Returns the
- * number of particles with more than max neighbours (those that certainly have more).
- * Checks the canaries past the lists. */
-static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, float near_radius,
-                            size_t capacity)
+/* Whether j is a candidate neighbour of i: another particle, and not of i's phase where i is a
+ * solid (phase not 0; phase NULL: no phases). */
+static int pair(const pbfcl_uint *phase, size_t i, size_t j)
+{
+    return j != i && !(phase && phase[i] != 0u && phase[j] == phase[i]);
+}
+
+/* Reads the lists back and compares them, as sets, with a brute-force search (phase: per
+ * sorted particle, or NULL). Returns the number of particles with more than max neighbours
+ * (those that certainly have more). Checks the canaries past the lists. */
+static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, const pbfcl_uint *phase,
+                            float radius, float near_radius, size_t capacity)
 {
     pbfcl_cl *cl = test_cl;
     size_t n = s->n, max = g->max_neighbors;
@@ -66,8 +74,8 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, fl
         size_t sure = 0, maybe = 0;
         for (size_t j = 0; j < n; j++) {
             float d2 = distance2(&s->pos[4 * i], &s->pos[4 * j]);
-            sure += j != i && d2 < inner;
-            maybe += j != i && d2 < outer;
+            sure += pair(phase, i, j) && d2 < inner;
+            maybe += pair(phase, i, j) && d2 < outer;
         }
         size_t lo = sure < max ? sure : max, hi = maybe < max ? maybe : max;
         over += sure > max;
@@ -78,6 +86,8 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, fl
         for (size_t k = 0; k < count[i]; k++) {
             pbfcl_uint j = list[k * n + i];
             expect(j < n && j != i && !listed[j], "particle %zu: bad or repeated entry %u", i, j);
+            expect(pair(phase, i, j), "particle %zu (phase %u): %u of its own phase listed", i,
+                   phase ? phase[i] : 0u, j);
             float d2 = distance2(&s->pos[4 * i], &s->pos[4 * j]);
             expect(d2 < outer, "particle %zu: %u listed but not within the radius", i, j);
             if (k < near[i]) /* the near part: within the near radius */
@@ -90,7 +100,8 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, float radius, fl
         }
         if (count[i] < max) /* complete list: every sure neighbour is in it */
             for (size_t j = 0; j < n; j++)
-                expect(j == i || listed[j] || distance2(&s->pos[4 * i], &s->pos[4 * j]) >= inner,
+                expect(!pair(phase, i, j) || listed[j] ||
+                           distance2(&s->pos[4 * i], &s->pos[4 * j]) >= inner,
                        "particle %zu: neighbour %zu missing", i, j);
         for (size_t k = count[i]; k < max; k++)
             expect(list[k * n + i] == CANARY, "particle %zu: entry %zu past count written", i, k);
@@ -119,10 +130,18 @@ static void host_init_cells(pbfcl_grid *g)
     test_host_init(g->cell_end_buf, bytes, PBFCL_EMPTY);
 }
 
-/* Runs cells and neighbours on host-sorted positions and checks the lists; returns the
- * overflow count the grid reported (checked against the reference). */
-static unsigned run_case(const float *pos, size_t n, float radius, float near_radius,
-                         unsigned max_neighbors)
+/* The phase of sorted particle i in the cases with phases: runs of 7 in sorted order (nearby
+ * particles, as a body's are) cycling through fluid, two bodies and the static phase. */
+static pbfcl_uint case_phase(size_t i)
+{
+    static const pbfcl_uint cycle[4] = {0u, 1u, 2u, 0xffffffffu};
+    return cycle[(i / 7) % 4];
+}
+
+/* Runs cells and neighbours on host-sorted positions and checks the lists (with phases: of
+ * case_phase); returns the overflow count the grid reported (checked against the reference). */
+static unsigned run_case_phases(const float *pos, size_t n, float radius, float near_radius,
+                                unsigned max_neighbors, int phases)
 {
     pbfcl_cl *cl = test_cl;
     size_t capacity = n + 37;
@@ -138,8 +157,19 @@ static unsigned run_case(const float *pos, size_t n, float radius, float near_ra
     test_host_init(g.neighbor_buf, capacity * max_neighbors * 4,
                    CANARY); /* the kernel reads it back */
     ck_assert_int_eq(pbfcl_grid_cells(&g, n, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, pos_buf, n, radius, near_radius, NULL), PBFCL_OK);
-    unsigned over = check_lists(&g, &s, radius, near_radius, capacity), reported = 99;
+    pbfcl_uint *phase = NULL;
+    cl_mem phase_buf = NULL;
+    if (phases) {
+        phase = malloc(n * 4);
+        for (size_t i = 0; i < n; i++)
+            phase[i] = case_phase(i);
+        ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n * 4, "phase", &phase_buf),
+                         PBFCL_OK);
+        test_write_buffer(phase_buf, phase, n * 4);
+    }
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, pos_buf, phase_buf, n, radius, near_radius, NULL),
+                     PBFCL_OK);
+    unsigned over = check_lists(&g, &s, phase, radius, near_radius, capacity), reported = 99;
     ck_assert_uint_eq(over > 0, max_neighbors < 8); /* the cases with small lists overflow */
     ck_assert_int_eq(pbfcl_grid_read_overflow(&g, &reported), PBFCL_OK);
     ck_assert_msg(reported >= over && reported <= over_maybe, "overflow %u, expected %u..%u",
@@ -147,10 +177,19 @@ static unsigned run_case(const float *pos, size_t n, float radius, float near_ra
     ck_assert_int_eq(pbfcl_grid_read_overflow(&g, &reported), PBFCL_OK);
     ck_assert_uint_eq(reported, 0); /* reset by the read */
     pbfcl_cl_release_buffer(&pos_buf);
+    if (phases)
+        pbfcl_cl_release_buffer(&phase_buf);
+    free(phase);
     free(s.pos);
     free(s.ids);
     pbfcl_grid_destroy(&g);
     return over;
+}
+
+static unsigned run_case(const float *pos, size_t n, float radius, float near_radius,
+                         unsigned max_neighbors)
+{
+    return run_case_phases(pos, n, radius, near_radius, max_neighbors, 0);
 }
 
 static size_t case_size(void)
@@ -173,6 +212,9 @@ static void run_random(pbfcl_cl *cl)
              64); /* the simulation's capacity: lists staged in local memory */
     run_case(pos, 1, 0.25f, 0.1f, 8);
     run_case(pos, 2, 0.25f, 0.1f, 8);
+    /* with phases: the solids' lists without their own phase, at both capacities */
+    run_case_phases(pos, n, 0.24f, 0.11f, 256, 1);
+    run_case_phases(pos, n, 0.25f, 0.17f, 64, 1);
     free(pos);
 }
 
@@ -190,6 +232,7 @@ static void run_clustered(pbfcl_cl *cl)
         pos[4 * i + 3] = 0.0f;
     }
     run_case(pos, n, 0.25f, 0.06f, 1024);
+    run_case_phases(pos, n, 0.25f, 0.06f, 1024, 1); /* solids among many of their own */
     free(pos);
 }
 
@@ -283,7 +326,7 @@ static void pipeline_step(pbfcl_grid *g, cl_mem pos_buf, cl_mem sorted_buf, cons
     ck_assert_int_eq(pbfcl_grid_sort(g, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_reorder(g, pos_buf, sorted_buf, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_cells(g, n, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_grid_neighbours(g, sorted_buf, n, 0.25f, 0.125f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_grid_neighbours(g, sorted_buf, NULL, n, 0.25f, 0.125f, NULL), PBFCL_OK);
     sorted_set s = sort_on_host(pos, n, &test_params);
     pbfcl_uint *ids = malloc(n * 4 + 4);
     float *sorted = malloc(n * 16 + 16);
@@ -299,7 +342,7 @@ static void pipeline_step(pbfcl_grid *g, cl_mem pos_buf, cl_mem sorted_buf, cons
         expect(ids[i] == s.ids[i], "sorted cell id %zu: %#x, expected %#x", i, ids[i], s.ids[i]);
         expect(memcmp(&sorted[4 * i], &s.pos[4 * i], 16) == 0, "sorted position %zu", i);
     }
-    check_lists(g, &s, 0.25f, 0.125f, g->capacity);
+    check_lists(g, &s, NULL, 0.25f, 0.125f, g->capacity);
     unsigned over = 1;
     ck_assert_int_eq(pbfcl_grid_read_overflow(g, &over), PBFCL_OK);
     ck_assert_uint_eq(over, 0);
@@ -333,14 +376,14 @@ static void run_pipeline(pbfcl_cl *cl)
         pos[i] = test_randf(&rng, 1.0f, 2.0f);
     pipeline_step(&g, pos_buf, sorted_buf, pos, n2);
     pipeline_step(&g, pos_buf, sorted_buf, pos, 0);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.3f, 0.0f, NULL),
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, NULL, 1, 0.3f, 0.0f, NULL),
                      PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.0f, 0.0f, NULL),
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, NULL, 1, 0.0f, 0.0f, NULL),
                      PBFCL_ERR_BAD_ARGUMENT);
     /* a near radius beyond the radius, or negative, is refused */
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.2f, 0.21f, NULL),
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, NULL, 1, 0.2f, 0.21f, NULL),
                      PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, 1, 0.2f, -0.1f, NULL),
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, NULL, 1, 0.2f, -0.1f, NULL),
                      PBFCL_ERR_BAD_ARGUMENT);
     pbfcl_cl_release_buffer(&pos_buf);
     pbfcl_cl_release_buffer(&sorted_buf);

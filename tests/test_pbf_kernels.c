@@ -853,6 +853,110 @@ static void vorticity_solids(pbfcl_sim *sim, size_t n)
     free(id), free(phase), free(w);
 }
 
+/* Reference delta of a solid particle i (phase[i] != 0, relative inverse mass w_i): w_i (m /
+ * rho0) sum_j lambda_j grad Spiky(x*_i - x*_j) over every particle j within h not of its phase
+ * (no lambda of its own, no s_corr), limited, then kept inside the walls. */
+static void ref_delta_solid(const kstate *k, const pbfcl_pbf_params *p, const unsigned *phase,
+                            double w_i, size_t i, double out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    for (size_t j = 0; j < k->n; j++) {
+        double d[3], r = dist3(k->x + 3 * i, k->x + 3 * j, d);
+        if (j == i || r >= p->h || phase[j] == phase[i])
+            continue;
+        double f = k->lambda[j] * ref_spiky_factor(r, p->h) * p->volume;
+        for (int c = 0; c < 3; c++)
+            out[c] += w_i * f * d[c];
+    }
+    ref_limit(out, PBF_MAX_CORRECTION * p->radius);
+    for (int c = 0; c < 3; c++) {
+        double x = k->x[3 * i + c], lo = p->box_min[c] + p->radius, hi = p->box_max[c] - p->radius;
+        out[c] = fmin(fmax(x + out[c], lo), hi) - x;
+    }
+}
+
+/* lambda and delta with solids: in a compressed, jittered lattice (n = 7^3) two bodies'
+ * particles and static ones (vorticity_solids), the lists searched again with their phases. A
+ * solid lists every particle within h except those of its own phase, has lambda 0 and the rest
+ * density (its volume m / rho0), and moves by the reference of ref_delta_solid; a fluid
+ * particle's count, density, lambda and delta are those of the reference over every particle
+ * within h (the solids count as fluid of their volume). */
+static void check_lambda_delta_solids(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    s.solver.scorr_k = 0.01f;
+    const int nx = test_small() ? 5 : 7;
+    float *pos = lattice(nx, 0.4f, 0.019f, 0.002f, 7);
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    vorticity_solids(sim, n);
+    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK); /* with the phases */
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    kstate k;
+    kstate_read(sim, &k);
+    unsigned *phase = malloc(n * 4);
+    float *w = malloc(n * 4), *rho = malloc(n * 4);
+    ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, rho), PBFCL_OK);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
+    double lscale = max_abs(k.lambda, n), dscale = max_abs(k.delta, 3 * n);
+    ck_assert_msg(lscale > 0 && dscale > 0, "a compressed lattice must give lambda and delta");
+    size_t solids = 0, own = 0;
+    double moved = 0;
+    for (size_t i = 0; i < n; i++) {
+        double rr, lambda, dref[3];
+        unsigned nb;
+        ref_lambda(&k, p, i, &rr, &lambda, &nb);
+        if (phase[i] == 0) {
+            ck_assert_uint_eq(k.count[i], nb);
+            ck_assert_msg(test_close(rho[i], rr, 0, 1e-4), "rho[%zu] = %g, reference %g", i, rho[i],
+                          rr);
+            ck_assert_msg(test_close(k.lambda[i], lambda, 1e-4 * lscale, 1e-3),
+                          "lambda[%zu] = %g, reference %g", i, k.lambda[i], lambda);
+            ref_delta(&k, p, i, dref);
+        } else {
+            unsigned same = 0;
+            for (size_t j = 0; j < n; j++) {
+                double d[3];
+                same += j != i && phase[j] == phase[i] && dist3(k.x + 3 * i, k.x + 3 * j, d) < p->h;
+            }
+            for (unsigned m = 0; m < k.count[i]; m++)
+                ck_assert_msg(phase[k.nbr[m * n + i]] != phase[i],
+                              "solid %zu (phase %u) lists %u of its own phase", i, phase[i],
+                              k.nbr[m * n + i]);
+            ck_assert_msg(k.count[i] == nb - same, "solid %zu: %u listed, expected %u - %u", i,
+                          k.count[i], nb, same);
+            ck_assert_msg(k.lambda[i] == 0.0f, "solid %zu: lambda %g", i, k.lambda[i]);
+            ck_assert_msg(rho[i] == p->rest_density, "solid %zu: density %g, expected rho0 %g", i,
+                          rho[i], p->rest_density);
+            ref_delta_solid(&k, p, phase, w[i], i, dref);
+            solids++;
+            own += same;
+            moved += fabs(k.delta[3 * i]) + fabs(k.delta[3 * i + 1]) + fabs(k.delta[3 * i + 2]);
+        }
+        for (int c = 0; c < 3; c++)
+            ck_assert_msg(test_close(k.delta[3 * i + c], dref[c], 1e-4 * dscale, 1e-3),
+                          "delta[%zu][%d] = %g, reference %g (phase %u)", i, c, k.delta[3 * i + c],
+                          dref[c], phase[i]);
+    }
+    fprintf(stderr, "    lambda/delta with solids: %zu solids, %zu pairs of one phase unlisted\n",
+            solids, own);
+    ck_assert_uint_eq(solids, 24);
+    ck_assert_msg(own > 0 && moved > 0, "the solids must have neighbours of their own phase and "
+                                        "be moved by the fluid");
+    kstate_free(&k);
+    free(phase), free(w), free(rho), free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_lambda_delta_solids_reference)
+{
+    test_each_device(check_lambda_delta_solids);
+}
+END_TEST
+
 /* vorticity_viscosity: after one frame of an expanding, jittered lattice (a varied velocity
  * field), the stage is run again and its velocities, omegas and confinement forces are checked
  * against the reference, eta from the V |omega| the frame's last stage left in the velocities'
@@ -1187,6 +1291,7 @@ int main(void)
     tcase_set_timeout(dev, 300);
     tcase_add_test(dev, test_lattice_density);
     tcase_add_test(dev, test_lambda_delta_reference);
+    tcase_add_test(dev, test_lambda_delta_solids_reference);
     tcase_add_test(dev, test_walls);
     tcase_add_test(dev, test_collide_reference);
     tcase_add_test(dev, test_collide_after_move);

@@ -311,8 +311,8 @@ pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof)
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, size_t n, float radius,
-                                   float near_radius, pbfcl_profile *prof)
+pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, cl_mem sorted_phase_buf,
+                                   size_t n, float radius, float near_radius, pbfcl_profile *prof)
 {
     PBFCL_TRY(check_n(g, n, "neighbours"));
     if (!(radius > 0.0f) || radius > g->params.cell_size) {
@@ -328,9 +328,13 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, size_t 
     }
     cl_uint un = (cl_uint)n;
     cl_float r2 = radius * radius, near2 = near_radius * near_radius;
+    cl_uint phases = sorted_phase_buf != NULL;
+    /* without phases the kernel reads none: any buffer stands in */
+    cl_mem phase_buf = phases ? sorted_phase_buf : g->overflow_buf;
     const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
                             sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
-                            sizeof un,      sizeof r2,      sizeof near2};
+                            sizeof un,      sizeof r2,      sizeof near2,   sizeof(cl_mem),
+                            sizeof phases};
     const void *vals[] = {&g->params_buf,
                           &sorted_pos_buf,
                           &g->cell_start_buf,
@@ -341,8 +345,10 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, size_t 
                           &g->overflow_buf,
                           &un,
                           &r2,
-                          &near2};
-    PBFCL_TRY(set_args(g->neighbours, 11, sizes, vals));
+                          &near2,
+                          &phase_buf,
+                          &phases};
+    PBFCL_TRY(set_args(g->neighbours, 13, sizes, vals));
     return launch(g, g->neighbours, "neighbours", n, prof, PBFCL_STAGE_NEIGHBOURS);
 }
 

@@ -681,7 +681,10 @@ static pbfcl_status neighbours_of(pbfcl_sim *sim, size_t field, float near, pbfc
     PBFCL_TRY(pbfcl_grid_sort(g, sim->n, prof));                       /* by cell id */
     PBFCL_TRY(sim_reorder(sim, true, prof));      /* x, x*, v, ids (phases with solids) */
     PBFCL_TRY(pbfcl_grid_cells(g, sim->n, prof)); /* cell starts and ends */
-    return pbfcl_grid_neighbours(g, *sim_buf(sim, field), sim->n, sim->params.h, near, prof);
+    /* a solid lists no particle of its own phase (pbfcl_grid_neighbours) */
+    cl_mem phases = sim_has_bodies(sim) ? sim->phase_buf : NULL;
+    return pbfcl_grid_neighbours(g, *sim_buf(sim, field), phases, sim->n, sim->params.h, near,
+                                 prof);
 }
 
 /* The contact skin of the near lists, m. */
