@@ -22,7 +22,8 @@
  * work-group (MAX_NEIGHBORS 64 at NB_WG_SIZE 64); larger capacities write directly. */
 #define NB_STAGED (MAX_NEIGHBORS * NB_WG_SIZE <= 4096)
 
-/* One work-item per sorted particle. A neighbour cell coordinate outside the grid is skipped
+/* The lists of neighbours and neighbours_solids (solids: drop a solid's own phase). One
+ * work-item per sorted particle. A neighbour cell coordinate outside the grid is skipped
  * (not clamped, which would visit a cell twice); clamping of the particle's own cell keeps
  * the cell distance of any two particles at most their unclamped distance, so every
  * particle within radius <= cell size is still found, and the distance test rejects the
@@ -37,28 +38,22 @@
  * work in the search loop itself (even counting the near ones) cost 50 %. A solid's own phase
  * is dropped from its list in the same way, after the search: a test of the phase in the
  * search loop made the kernel 39 % slower at 1M particles on an H200, even with no phases. */
-__kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid */
-                         __global const float4 *restrict pos,      /* in: sorted positions */
-                         __global const uint *restrict cell_start, /* in: first index per cell */
-                         __global const uint *restrict cell_end,   /* in: one past last per cell */
-                         __global uint *restrict neighbor_count, /* out: entries listed (<= max) */
-                         __global uint *restrict neighbor, /* out: [k * n + i] sorted indices */
-                         __global uint *restrict neighbor_near, /* out: near entries first */
-                         __global uint *overflow,               /* in/out: particles over max */
-                         const uint n, const float radius2,     /* radius squared */
-                         const float near_radius2,              /* near radius squared */
-                         __global const uint *restrict phase,   /* in: sorted phases, if phases */
-                         const uint phases)
+static void nb_lists(__constant pbfcl_grid_params *gp, __global const float4 *restrict pos,
+                     __global const uint *restrict cell_start,
+                     __global const uint *restrict cell_end, __global uint *restrict neighbor_count,
+                     __global uint *restrict neighbor, __global uint *restrict neighbor_near,
+                     __global uint *overflow, const uint n, const float radius2,
+                     const float near_radius2, __global const uint *restrict phase,
+                     const bool solids, __local uint *stage)
 {
 #if NB_STAGED
-    __local uint stage[MAX_NEIGHBORS * NB_WG_SIZE];
     const uint lid = get_local_id(0);
 #endif
     const uint i = get_global_id(0);
     if (i >= n)
         return;
     const float4 p = pos[i];
-    const uint phase_i = phases ? phase[i] : 0u; /* 0: lists every neighbour */
+    const uint phase_i = solids ? phase[i] : 0u; /* 0: lists every neighbour */
     const int4 c = convert_int4(pbfcl_grid_cell(p, gp));
     const int top = (int)GRID_CELLS_PER_AXIS - 1;
     uint count = 0;
@@ -133,4 +128,43 @@ __kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid *
     neighbor_near[i] = near;
     if (count > MAX_NEIGHBORS)
         atomic_inc(overflow);
+}
+
+/* The stage for lists staged in local memory (NB_STAGED; one entry otherwise, unused). */
+#if NB_STAGED
+#define NB_STAGE_ENTRIES (MAX_NEIGHBORS * NB_WG_SIZE)
+#else
+#define NB_STAGE_ENTRIES 1
+#endif
+
+__kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid */
+                         __global const float4 *restrict pos,      /* in: sorted positions */
+                         __global const uint *restrict cell_start, /* in: first index per cell */
+                         __global const uint *restrict cell_end,   /* in: one past last per cell */
+                         __global uint *restrict neighbor_count, /* out: entries listed (<= max) */
+                         __global uint *restrict neighbor, /* out: [k * n + i] sorted indices */
+                         __global uint *restrict neighbor_near, /* out: near entries first */
+                         __global uint *overflow,               /* in/out: particles over max */
+                         const uint n, const float radius2,     /* radius squared */
+                         const float near_radius2)              /* near radius squared */
+{
+    __local uint stage[NB_STAGE_ENTRIES];
+    nb_lists(gp, pos, cell_start, cell_end, neighbor_count, neighbor, neighbor_near, overflow, n,
+             radius2, near_radius2, (__global const uint *)0, false, stage);
+}
+
+/* neighbours_solids: neighbours where a solid (phase not 0) lists no particle of its own
+ * phase. A kernel of its own, so that the fluid's search carries none of it (a run-time flag
+ * made neighbours 6 % slower at 1M fluid particles on an H200). */
+__kernel void
+neighbours_solids(__constant pbfcl_grid_params *gp, __global const float4 *restrict pos,
+                  __global const uint *restrict cell_start, __global const uint *restrict cell_end,
+                  __global uint *restrict neighbor_count, __global uint *restrict neighbor,
+                  __global uint *restrict neighbor_near, __global uint *overflow, const uint n,
+                  const float radius2, const float near_radius2,
+                  __global const uint *restrict phase) /* in: sorted phases */
+{
+    __local uint stage[NB_STAGE_ENTRIES];
+    nb_lists(gp, pos, cell_start, cell_end, neighbor_count, neighbor, neighbor_near, overflow, n,
+             radius2, near_radius2, phase, true, stage);
 }

@@ -87,6 +87,7 @@ static pbfcl_status build_kernels(pbfcl_grid *g)
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells_clear", &g->cells_clear));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells", &g->cells));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "neighbours", &g->neighbours));
+    PBFCL_TRY(pbfcl_cl_kernel(g->program, "neighbours_solids", &g->neighbours_solids));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells_init", &g->cells_init));
     cl_kernel all[] = {g->hash,  g->reorder,    g->reorder_uint,
                        g->cells, g->cells_init, g->cells_clear};
@@ -96,6 +97,8 @@ static pbfcl_status build_kernels(pbfcl_grid *g)
     }
     g->wg = wg;
     size_t nb_max = pbfcl_cl_kernel_max_wg(g->cl, g->neighbours);
+    size_t nb_solids_max = pbfcl_cl_kernel_max_wg(g->cl, g->neighbours_solids);
+    nb_max = nb_solids_max < nb_max ? nb_solids_max : nb_max;
     g->nb_wg = nb_max < nb_wg ? nb_max : nb_wg;
     return PBFCL_OK;
 }
@@ -182,8 +185,9 @@ void pbfcl_grid_destroy(pbfcl_grid *g)
                       &g->neighbor_buf,   &g->overflow_buf, &g->neighbor_near_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         pbfcl_cl_release_buffer(bufs[k]);
-    cl_kernel *kernels[] = {&g->hash,       &g->reorder,    &g->reorder_uint, &g->cells_clear,
-                            &g->neighbours, &g->cells_init, &g->cells};
+    cl_kernel *kernels[] = {&g->hash,        &g->reorder,          &g->reorder_uint,
+                            &g->cells_clear, &g->neighbours,       &g->cells_init,
+                            &g->cells,       &g->neighbours_solids};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         if (*kernels[k])
             clReleaseKernel(*kernels[k]);
@@ -219,7 +223,7 @@ static pbfcl_status launch(pbfcl_grid *g, cl_kernel k, const char *name, size_t 
 {
     if (n == 0)
         return PBFCL_OK;
-    size_t wg = k == g->neighbours ? g->nb_wg : g->wg;
+    size_t wg = k == g->neighbours || k == g->neighbours_solids ? g->nb_wg : g->wg;
     PBFCL_TRY(pbfcl_cl_check_launch(g->cl, k, name, wg, 0));
     return pbfcl_cl_launch(g->cl, k, n, wg, prof, stage);
 }
@@ -328,13 +332,10 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, cl_mem 
     }
     cl_uint un = (cl_uint)n;
     cl_float r2 = radius * radius, near2 = near_radius * near_radius;
-    cl_uint phases = sorted_phase_buf != NULL;
-    /* without phases the kernel reads none: any buffer stands in */
-    cl_mem phase_buf = phases ? sorted_phase_buf : g->overflow_buf;
+    cl_kernel k = sorted_phase_buf ? g->neighbours_solids : g->neighbours;
     const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
                             sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
-                            sizeof un,      sizeof r2,      sizeof near2,   sizeof(cl_mem),
-                            sizeof phases};
+                            sizeof un,      sizeof r2,      sizeof near2,   sizeof(cl_mem)};
     const void *vals[] = {&g->params_buf,
                           &sorted_pos_buf,
                           &g->cell_start_buf,
@@ -346,10 +347,10 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, cl_mem 
                           &un,
                           &r2,
                           &near2,
-                          &phase_buf,
-                          &phases};
-    PBFCL_TRY(set_args(g->neighbours, 13, sizes, vals));
-    return launch(g, g->neighbours, "neighbours", n, prof, PBFCL_STAGE_NEIGHBOURS);
+                          &sorted_phase_buf};
+    PBFCL_TRY(set_args(k, sorted_phase_buf ? 12 : 11, sizes, vals));
+    return launch(g, k, sorted_phase_buf ? "neighbours_solids" : "neighbours", n, prof,
+                  PBFCL_STAGE_NEIGHBOURS);
 }
 
 pbfcl_status pbfcl_grid_read_overflow(pbfcl_grid *g, unsigned *count)

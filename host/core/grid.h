@@ -14,7 +14,7 @@ typedef struct pbfcl_grid {
     pbfcl_cl *cl;
     pbfcl_radix_sort sort;
     cl_program program;
-    cl_kernel hash, reorder, cells_clear, cells, neighbours;
+    cl_kernel hash, reorder, cells_clear, cells, neighbours, neighbours_solids;
     cl_kernel reorder_uint; /* reorder of a uint buffer (particle ids) */
     cl_kernel cells_init;   /* fills the cell tables with EMPTY once, at creation */
     pbfcl_grid_params params;
@@ -86,9 +86,9 @@ pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
  * other particle within radius (radius <= cell size), up to max_neighbors; those within
  * near_radius (0 <= near_radius <= radius) come first, their number in neighbor_near_buf.
  * With sorted_phase_buf (uint per particle, in the same order; NULL: none), a particle of
- * phase p != 0 (a solid) does not list the other particles of phase p (dropped after the
- * search: up to max_neighbors of every phase are found, and a solid with more counts as an
- * overflow). */
+ * phase p != 0 (a solid) does not list the other particles of phase p (neighbours_solids,
+ * which drops them after the search: up to max_neighbors of every phase are found, and a
+ * solid with more counts as an overflow). */
 pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, cl_mem sorted_phase_buf,
                                    size_t n, float radius, float near_radius, pbfcl_profile *prof);
 
