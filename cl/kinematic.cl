@@ -93,5 +93,5 @@ kinematic_path(uint n, float t, __global const uint *phase, __global const uint 
     pred[4u * i] = c.x + px + dx;
     pred[4u * i + 1u] = c.y + py + dy;
     pred[4u * i + 2u] = c.z + pz + dz;
-    pred[4u * i + 3u] = 0.0f;
+    pred[4u * i + 3u] = -1.0f; /* the static phase's tag, as predict wrote it (pbf_phase_tag) */
 }

@@ -3,9 +3,9 @@
  * 000). Lists are stored at [k * n + i] so that reads and writes of one k coalesce. The
  * neighbours closer than a second, near radius come first in each list, and their number is
  * written beside the count: a pass that only needs close pairs (the contact constraint,
- * pbf_collide) reads that front part of the list instead of all of it. With phases, a solid
- * particle (phase not 0: a body's or an obstacle's) does not list the particles of its own
- * phase: no pass has anything to do between them (a solid has no density constraint of its
+ * pbf_collide) reads that front part of the list instead of all of it. In neighbours_solids,
+ * a solid particle (phase not 0: a body's or an obstacle's) does not list the particles of its
+ * own phase: no pass has anything to do between them (a solid has no density constraint of its
  * own, contacts and viscosity skip such pairs, shape matching holds a body together), and at
  * 1M fluid particles with 64 bodies of 2000 those entries were most of the bodies' lists.
  * The fluid's lists keep every solid neighbour. */
@@ -36,15 +36,16 @@
  * particle's own list that measures each listed neighbour's distance again: sorting them
  * there costs 23 % more than the plain search on an H200 at 1M particles, where any extra
  * work in the search loop itself (even counting the near ones) cost 50 %. A solid's own phase
- * is dropped from its list in the same way, after the search: a test of the phase in the
- * search loop made the kernel 39 % slower at 1M particles on an H200, even with no phases. */
+ * is dropped from its list in the same partition, which reads its tag in the w of the same
+ * position: a test of the phase in the search loop made the kernel 39 % slower at 1M
+ * particles on an H200, even with no phases, and a pass of its own over the list, reading a
+ * phase buffer, cost 11 % with the bodies of docs/PERFORMANCE.md. */
 static void nb_lists(__constant pbfcl_grid_params *gp, __global const float4 *restrict pos,
                      __global const uint *restrict cell_start,
                      __global const uint *restrict cell_end, __global uint *restrict neighbor_count,
                      __global uint *restrict neighbor, __global uint *restrict neighbor_near,
                      __global uint *overflow, const uint n, const float radius2,
-                     const float near_radius2, __global const uint *restrict phase,
-                     const bool solids, __local uint *stage)
+                     const float near_radius2, const bool solids, __local uint *stage)
 {
 #if NB_STAGED
     const uint lid = get_local_id(0);
@@ -53,7 +54,7 @@ static void nb_lists(__constant pbfcl_grid_params *gp, __global const float4 *re
     if (i >= n)
         return;
     const float4 p = pos[i];
-    const uint phase_i = solids ? phase[i] : 0u; /* 0: lists every neighbour */
+    const bool solid = solids && p.w != 0.0f; /* drops the neighbours of its own tag */
     const int4 c = convert_int4(pbfcl_grid_cell(p, gp));
     const int top = (int)GRID_CELLS_PER_AXIS - 1;
     uint count = 0;
@@ -97,19 +98,18 @@ static void nb_lists(__constant pbfcl_grid_params *gp, __global const float4 *re
 #else
 #define NB_ENTRY(k) neighbor[(k)*n + i]
 #endif
-    if (phase_i != 0u) { /* a solid: its list without the particles of its own phase */
-        uint kept = 0;
-        for (uint k = 0; k < listed; k++) {
-            const uint j = NB_ENTRY(k);
-            if (phase[j] != phase_i)
-                NB_ENTRY(kept++) = j;
-        }
-        listed = kept;
-    }
-    uint near = 0, rest = listed; /* [0, near): near; [rest, listed): not; between: unseen */
+    /* [0, near): near; [near, rest): unseen; [rest, end): not near; [end, listed): dropped */
+    uint near = 0, rest = listed, end = listed;
     while (near < rest) {
         const uint j = NB_ENTRY(near);
         const float4 q = pos[j];
+        if (solid && q.w == p.w) { /* of its own phase: the last unseen takes its place, the */
+            rest--;                /* last not-near one the place that left, and the end shrinks */
+            NB_ENTRY(near) = NB_ENTRY(rest);
+            end--;
+            NB_ENTRY(rest) = NB_ENTRY(end);
+            continue;
+        }
         const float ex = q.x - p.x, ey = q.y - p.y, ez = q.z - p.z;
         if (ex * ex + ey * ey + ez * ez < near_radius2) {
             near++;
@@ -120,6 +120,7 @@ static void nb_lists(__constant pbfcl_grid_params *gp, __global const float4 *re
         }
     }
 #undef NB_ENTRY
+    listed = end;
 #if NB_STAGED
     for (uint k = 0; k < listed; k++)
         neighbor[k * n + i] = stage[k * NB_WG_SIZE + lid];
@@ -150,21 +151,21 @@ __kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid *
 {
     __local uint stage[NB_STAGE_ENTRIES];
     nb_lists(gp, pos, cell_start, cell_end, neighbor_count, neighbor, neighbor_near, overflow, n,
-             radius2, near_radius2, (__global const uint *)0, false, stage);
+             radius2, near_radius2, false, stage);
 }
 
-/* neighbours_solids: neighbours where a solid (phase not 0) lists no particle of its own
- * phase. A kernel of its own, so that the fluid's search carries none of it (a run-time flag
+/* neighbours_solids: neighbours where the positions' w hold each particle's phase as a float
+ * tag (0 fluid; cl/pbf.cl, pbf_phase_tag) and a solid (tag not 0) lists no particle of its
+ * own tag. A kernel of its own, so that the fluid's search carries none of it (a run-time flag
  * made neighbours 6 % slower at 1M fluid particles on an H200). */
 __kernel void
 neighbours_solids(__constant pbfcl_grid_params *gp, __global const float4 *restrict pos,
                   __global const uint *restrict cell_start, __global const uint *restrict cell_end,
                   __global uint *restrict neighbor_count, __global uint *restrict neighbor,
                   __global uint *restrict neighbor_near, __global uint *overflow, const uint n,
-                  const float radius2, const float near_radius2,
-                  __global const uint *restrict phase) /* in: sorted phases */
+                  const float radius2, const float near_radius2)
 {
     __local uint stage[NB_STAGE_ENTRIES];
     nb_lists(gp, pos, cell_start, cell_end, neighbor_count, neighbor, neighbor_near, overflow, n,
-             radius2, near_radius2, phase, true, stage);
+             radius2, near_radius2, true, stage);
 }

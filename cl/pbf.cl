@@ -98,6 +98,22 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
     return 1.0f - f[0] * f[1] * f[2];
 }
 
+/* With bodies, predict, delta and collide write the particle's phase into x*.w and q.w (as a
+ * float: 0 fluid, b + 1 body b, -1 static; exact; shape_match_predict and kinematic_path write
+ * the same), so that collide finds a neighbour's phase in the float4 it reads anyway instead of
+ * a gather of phase[j] per neighbour (at 1M particles on an H200 the bodies' collide took 177
+ * us against the fluid's 100), and neighbours_solids a solid's own phase in the positions it
+ * searches. Nothing else reads the w: lambda, the walls, shape matching and update use xyz. */
+static float pbf_phase_tag(uint bodies, __global const uint *phase, uint i)
+{
+    return bodies ? (float)(int)phase[i] : 0.0f;
+}
+
+static uint pbf_q_phase(float4 q)
+{
+    return (uint)(int)q.w;
+}
+
 /* predict: v += (gravity + vorticity force + push) dt; x* = x + v dt; then confine to the box:
  * x* and x are clamped to the walls (less r) and the velocity into a wall is removed. v.w (the
  * particle's V |omega| for the next vorticity_viscosity, see there) is kept.
@@ -106,7 +122,7 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
 __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global float4 *pred,
                           __global float4 *vel, __global const float4 *vort_force, float4 gravity,
                           float4 push_origin, float4 push_dir, float4 push, uint bodies,
-                          __global const float *inv_mass)
+                          __global const float *inv_mass, __global const uint *phase)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -114,7 +130,7 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
     float4 x = pos[i];
     if (bodies && inv_mass[i] == 0.0f) {
         x = (float4)(x.xyz, 0.0f);
-        pred[i] = x;
+        pred[i] = (float4)(x.xyz, pbf_phase_tag(bodies, phase, i));
         vel[i] = (float4)(0.0f);
         return;
     }
@@ -136,7 +152,7 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
                (below & isless(v, (float4)(0.0f))) | (above & isgreater(v, (float4)(0.0f))));
     xp = clamp(xp, lo, hi);
     x = clamp(x, lo, hi);
-    xp = (float4)(xp.xyz, 0.0f);
+    xp = (float4)(xp.xyz, pbf_phase_tag(bodies, phase, i));
     x = (float4)(x.xyz, 0.0f);
     pos[i] = x;
     pred[i] = xp;
@@ -196,21 +212,6 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     }
     lambda[i] = (float4)(xi.xyz, -c / (sum_grad2 + p->epsilon));
     density[i] = rho;
-}
-
-/* With bodies, delta and collide write the particle's phase into q.w (as a float: 0 fluid,
- * b + 1 body b, -1 static; exact), so that collide finds a neighbour's phase in the float4 it
- * reads anyway instead of a gather of phase[j] per neighbour (at 1M particles on an H200 the
- * bodies' collide took 177 us against the fluid's 100). Nothing else reads q.w: lambda, the
- * walls, shape matching and update use q.xyz. */
-static float pbf_phase_tag(uint bodies, __global const uint *phase, uint i)
-{
-    return bodies ? (float)(int)phase[i] : 0.0f;
-}
-
-static uint pbf_q_phase(float4 q)
-{
-    return (uint)(int)q.w;
 }
 
 /* The gathers over the neighbour lists of delta, collide and vorticity read their

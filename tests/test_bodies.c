@@ -270,6 +270,32 @@ END_TEST
  * particles (12 cm) of the given density dropped onto it from 2 cm above; after settling for
  * 3 s: *fraction the part of the cube's height below the fluid's level (the top particles of
  * the fluid beyond 4 cm of the cube, plus r), *bottom its lowest particle's height. */
+/* The neighbour lists of the last search after a whole step: no solid (a body's particle or a
+ * static one, phase not 0) lists a particle of its own phase, for which predict,
+ * shape_match_predict and kinematic_path must have tagged x* (cl/pbf.cl, pbf_phase_tag); the
+ * solids do list the fluid beside them, and the fluid lists the solids. */
+static void check_solid_lists(pbfcl_sim *sim)
+{
+    size_t n = pbfcl_sim_count(sim), max = pbfcl_sim_max_neighbors(sim);
+    unsigned *phase = malloc(n * 4), *count = malloc(n * 4), *list = malloc(n * max * 4);
+    float *w = malloc(n * 4);
+    ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, NULL, count, list), PBFCL_OK);
+    size_t solid_fluid = 0, fluid_solid = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < count[i]; k++) {
+            unsigned j = list[k * n + i];
+            expect(phase[i] == 0 || phase[j] != phase[i],
+                   "solid %zu (phase %#x) lists %u of its own phase", i, phase[i], j);
+            solid_fluid += phase[i] != 0 && phase[j] == 0;
+            fluid_solid += phase[i] == 0 && phase[j] != 0;
+        }
+    ck_assert_msg(solid_fluid > 0 && fluid_solid > 0,
+                  "solids and fluid must list each other (%zu, %zu pairs)", solid_fluid,
+                  fluid_solid);
+    free(phase), free(count), free(list), free(w);
+}
+
 static void float_cube(pbfcl_cl *cl, float density, double *fraction, double *bottom)
 {
     int fluid_n[3] = {16, 10, 16}, k = 6;
@@ -303,6 +329,7 @@ static void float_cube(pbfcl_cl *cl, float density, double *fraction, double *bo
     ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 1, nc, id, body, cube_pos, &one, &w), PBFCL_OK);
     for (int f = 0; f < 180; f++)
         ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    check_solid_lists(sim);
     float *vel = malloc(n * 12);
     read_by_id(sim, pos, vel);
     double low = 1.0, cx = 0.0, cz = 0.0;
@@ -694,6 +721,8 @@ static void run_obstacle(pbfcl_cl *cl)
             }
         }
     }
+    if (!test_small()) /* the fluid reaches the sphere */
+        check_solid_lists(sim);
     fprintf(stderr,
             "    obstacle: %zu static particles; closest fluid centre %.4f m from the "
             "centre (radius %.3f, bound %.4f), %.4f m from a static one\n",

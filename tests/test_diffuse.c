@@ -61,7 +61,7 @@ static void fluid_make(fluid *fl, pbfcl_cl *cl, const float *pos4, const float *
     ck_assert_int_eq(pbfcl_grid_reorder(g, fl->raw_pos_buf, fl->pos_buf, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_reorder(g, fl->raw_vel_buf, fl->vel_buf, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_cells(g, n, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_grid_neighbours(g, fl->pos_buf, NULL, n, H, H, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_grid_neighbours(g, fl->pos_buf, false, n, H, H, NULL), PBFCL_OK);
     fl->pos = malloc(n * 16), fl->vel = malloc(n * 16);
     fl->count = malloc(n * 4), fl->list = malloc(n * MAX_NB * 4);
     cl_command_queue q = cl->queue;

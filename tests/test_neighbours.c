@@ -141,8 +141,9 @@ static pbfcl_uint case_phase(size_t i)
     return cycle[(i / 7) % 4];
 }
 
-/* Runs cells and neighbours on host-sorted positions and checks the lists (with phases: of
- * case_phase); returns the overflow count the grid reported (checked against the reference). */
+/* Runs cells and neighbours on host-sorted positions and checks the lists (with phases:
+ * neighbours_solids on the tags of case_phase in w; without, w is whatever pos has); returns the
+ * overflow count the grid reported (checked against the reference). */
 static unsigned run_case_phases(const float *pos, size_t n, float radius, float near_radius,
                                 unsigned max_neighbors, int phases)
 {
@@ -152,6 +153,14 @@ static unsigned run_case_phases(const float *pos, size_t n, float radius, float 
     ck_assert_int_eq(pbfcl_grid_create(&g, cl, &test_params, capacity, max_neighbors), PBFCL_OK);
     host_init_cells(&g);
     sorted_set s = sort_on_host(pos, n, &test_params);
+    pbfcl_uint *phase = NULL;
+    if (phases) { /* the tags in w, as pbf_predict writes them (0, b + 1, -1 static) */
+        phase = malloc(n * 4);
+        for (size_t i = 0; i < n; i++) {
+            phase[i] = case_phase(i);
+            s.pos[4 * i + 3] = (float)(int)phase[i];
+        }
+    }
     cl_mem pos_buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n * 16, "pos", &pos_buf), PBFCL_OK);
     test_write_buffer(pos_buf, s.pos, n * 16);
@@ -160,17 +169,7 @@ static unsigned run_case_phases(const float *pos, size_t n, float radius, float 
     test_host_init(g.neighbor_buf, capacity * max_neighbors * 4,
                    CANARY); /* the kernel reads it back */
     ck_assert_int_eq(pbfcl_grid_cells(&g, n, NULL), PBFCL_OK);
-    pbfcl_uint *phase = NULL;
-    cl_mem phase_buf = NULL;
-    if (phases) {
-        phase = malloc(n * 4);
-        for (size_t i = 0; i < n; i++)
-            phase[i] = case_phase(i);
-        ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n * 4, "phase", &phase_buf),
-                         PBFCL_OK);
-        test_write_buffer(phase_buf, phase, n * 4);
-    }
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, pos_buf, phase_buf, n, radius, near_radius, NULL),
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, pos_buf, phases, n, radius, near_radius, NULL),
                      PBFCL_OK);
     unsigned over = check_lists(&g, &s, phase, radius, near_radius, capacity), reported = 99;
     ck_assert_uint_eq(over > 0, max_neighbors < 8); /* the cases with small lists overflow */
@@ -180,8 +179,6 @@ static unsigned run_case_phases(const float *pos, size_t n, float radius, float 
     ck_assert_int_eq(pbfcl_grid_read_overflow(&g, &reported), PBFCL_OK);
     ck_assert_uint_eq(reported, 0); /* reset by the read */
     pbfcl_cl_release_buffer(&pos_buf);
-    if (phases)
-        pbfcl_cl_release_buffer(&phase_buf);
     free(phase);
     free(s.pos);
     free(s.ids);
@@ -329,7 +326,7 @@ static void pipeline_step(pbfcl_grid *g, cl_mem pos_buf, cl_mem sorted_buf, cons
     ck_assert_int_eq(pbfcl_grid_sort(g, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_reorder(g, pos_buf, sorted_buf, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_cells(g, n, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_grid_neighbours(g, sorted_buf, NULL, n, 0.25f, 0.125f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_grid_neighbours(g, sorted_buf, false, n, 0.25f, 0.125f, NULL), PBFCL_OK);
     sorted_set s = sort_on_host(pos, n, &test_params);
     pbfcl_uint *ids = malloc(n * 4 + 4);
     float *sorted = malloc(n * 16 + 16);
@@ -379,14 +376,14 @@ static void run_pipeline(pbfcl_cl *cl)
         pos[i] = test_randf(&rng, 1.0f, 2.0f);
     pipeline_step(&g, pos_buf, sorted_buf, pos, n2);
     pipeline_step(&g, pos_buf, sorted_buf, pos, 0);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, NULL, 1, 0.3f, 0.0f, NULL),
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, false, 1, 0.3f, 0.0f, NULL),
                      PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, NULL, 1, 0.0f, 0.0f, NULL),
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, false, 1, 0.0f, 0.0f, NULL),
                      PBFCL_ERR_BAD_ARGUMENT);
     /* a near radius beyond the radius, or negative, is refused */
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, NULL, 1, 0.2f, 0.21f, NULL),
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, false, 1, 0.2f, 0.21f, NULL),
                      PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, NULL, 1, 0.2f, -0.1f, NULL),
+    ck_assert_int_eq(pbfcl_grid_neighbours(&g, sorted_buf, false, 1, 0.2f, -0.1f, NULL),
                      PBFCL_ERR_BAD_ARGUMENT);
     pbfcl_cl_release_buffer(&pos_buf);
     pbfcl_cl_release_buffer(&sorted_buf);

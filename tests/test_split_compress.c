@@ -337,7 +337,7 @@ static void run_list_density(pbfcl_cl *cl)
     test_write_buffer(c.pos_buf, s.pos, n * 16);
     test_write_buffer(c.g.cell_id_buf, s.ids, n * 4);
     ck_assert_int_eq(pbfcl_grid_cells(&c.g, n, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_grid_neighbours(&c.g, c.pos_buf, NULL, n, 0.25f, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_grid_neighbours(&c.g, c.pos_buf, false, n, 0.25f, 0.0f, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_split_list_density(&c.sc, &c.g, c.pos_buf, n, 0.25f, TEST_MASS,
                                               c.density_buf, c.count_buf, NULL),
                      PBFCL_OK);

@@ -315,8 +315,8 @@ pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof)
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, cl_mem sorted_phase_buf,
-                                   size_t n, float radius, float near_radius, pbfcl_profile *prof)
+pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, bool solids, size_t n,
+                                   float radius, float near_radius, pbfcl_profile *prof)
 {
     PBFCL_TRY(check_n(g, n, "neighbours"));
     if (!(radius > 0.0f) || radius > g->params.cell_size) {
@@ -332,10 +332,10 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, cl_mem 
     }
     cl_uint un = (cl_uint)n;
     cl_float r2 = radius * radius, near2 = near_radius * near_radius;
-    cl_kernel k = sorted_phase_buf ? g->neighbours_solids : g->neighbours;
+    cl_kernel k = solids ? g->neighbours_solids : g->neighbours;
     const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
                             sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
-                            sizeof un,      sizeof r2,      sizeof near2,   sizeof(cl_mem)};
+                            sizeof un,      sizeof r2,      sizeof near2};
     const void *vals[] = {&g->params_buf,
                           &sorted_pos_buf,
                           &g->cell_start_buf,
@@ -346,10 +346,9 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, cl_mem 
                           &g->overflow_buf,
                           &un,
                           &r2,
-                          &near2,
-                          &sorted_phase_buf};
-    PBFCL_TRY(set_args(k, sorted_phase_buf ? 12 : 11, sizes, vals));
-    return launch(g, k, sorted_phase_buf ? "neighbours_solids" : "neighbours", n, prof,
+                          &near2};
+    PBFCL_TRY(set_args(k, 11, sizes, vals));
+    return launch(g, k, solids ? "neighbours_solids" : "neighbours", n, prof,
                   PBFCL_STAGE_NEIGHBOURS);
 }
 

@@ -645,6 +645,7 @@ pbfcl_status pbfcl_sim_predict(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_uint bodies = sim_has_bodies(sim);
     SIM_ARG(k, 10, bodies);
     SIM_ARG(k, 11, sim->inv_mass_buf);
+    SIM_ARG(k, 12, sim->phase_buf);
     return launch(sim, k, prof, PBFCL_STAGE_PREDICT);
 }
 
@@ -687,9 +688,9 @@ static pbfcl_status neighbours_of(pbfcl_sim *sim, size_t field, float near, pbfc
     PBFCL_TRY(pbfcl_grid_sort(g, sim->n, prof));                       /* by cell id */
     PBFCL_TRY(sim_reorder(sim, true, prof));      /* x, x*, v, ids (phases with solids) */
     PBFCL_TRY(pbfcl_grid_cells(g, sim->n, prof)); /* cell starts and ends */
-    /* a solid lists no particle of its own phase (pbfcl_grid_neighbours) */
-    cl_mem phases = sim_has_bodies(sim) ? sim->phase_buf : NULL;
-    return pbfcl_grid_neighbours(g, *sim_buf(sim, field), phases, sim->n, sim->params.h, near,
+    /* a solid lists no particle of its own phase: x* carries the phases' tags (pbf_predict) */
+    bool solids = sim_has_bodies(sim) && field == SIM_BUF(pred_buf);
+    return pbfcl_grid_neighbours(g, *sim_buf(sim, field), solids, sim->n, sim->params.h, near,
                                  prof);
 }
 

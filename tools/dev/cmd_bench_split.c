@@ -230,7 +230,7 @@ static pbfcl_status bench_split_repeat(bench_split_set *s, pbfcl_profile *prof, 
     PBFCL_TRY(bench_split_collect(prof, &ms[BS_REORDER]));
     PBFCL_TRY(pbfcl_grid_cells(g, n, prof));
     PBFCL_TRY(bench_split_collect(prof, &ms[BS_CELLS]));
-    PBFCL_TRY(pbfcl_grid_neighbours(g, s->sorted_buf, NULL, n, s->h, 0.0f, prof));
+    PBFCL_TRY(pbfcl_grid_neighbours(g, s->sorted_buf, false, n, s->h, 0.0f, prof));
     PBFCL_TRY(bench_split_collect(prof, &ms[BS_NEIGHBOURS]));
     PBFCL_TRY(pbfcl_split_list_density(&s->sc, g, s->sorted_buf, n, s->h, s->mass, s->list_rho_buf,
                                        s->list_count_buf, prof));
