@@ -3,9 +3,9 @@
  * 000). Lists are stored at [k * n + i] so that reads and writes of one k coalesce. The
  * neighbours closer than a second, near radius come first in each list, and their number is
  * written beside the count: a pass that only needs close pairs (the contact constraint,
- * pbf_collide) reads that front part of the list instead of all of it. In neighbours_solids,
- * a solid particle (phase not 0: a body's or an obstacle's) does not list the particles of its
- * own phase: no pass has anything to do between them (a solid has no density constraint of its
+ * pbf_collide) reads that front part of the list instead of all of it. neighbours_solids then
+ * drops from a solid's list (a body's or an obstacle's particle) the particles of its own
+ * phase: no pass has anything to do between them (a solid has no density constraint of its
  * own, contacts and viscosity skip such pairs, shape matching holds a body together), and at
  * 1M fluid particles with 64 bodies of 2000 those entries were most of the bodies' lists.
  * The fluid's lists keep every solid neighbour. */
@@ -22,8 +22,7 @@
  * work-group (MAX_NEIGHBORS 64 at NB_WG_SIZE 64); larger capacities write directly. */
 #define NB_STAGED (MAX_NEIGHBORS * NB_WG_SIZE <= 4096)
 
-/* The lists of neighbours and neighbours_solids (solids: drop a solid's own phase). One
- * work-item per sorted particle. A neighbour cell coordinate outside the grid is skipped
+/* One work-item per sorted particle. A neighbour cell coordinate outside the grid is skipped
  * (not clamped, which would visit a cell twice); clamping of the particle's own cell keeps
  * the cell distance of any two particles at most their unclamped distance, so every
  * particle within radius <= cell size is still found, and the distance test rejects the
@@ -35,26 +34,26 @@
  * The near neighbours are moved to the front after the search, by a partition of the
  * particle's own list that measures each listed neighbour's distance again: sorting them
  * there costs 23 % more than the plain search on an H200 at 1M particles, where any extra
- * work in the search loop itself (even counting the near ones) cost 50 %. A solid's own phase
- * is dropped from its list in the same partition, which reads its tag in the w of the same
- * position: a test of the phase in the search loop made the kernel 39 % slower at 1M
- * particles on an H200, even with no phases, and a pass of its own over the list, reading a
- * phase buffer, cost 11 % with the bodies of docs/PERFORMANCE.md. */
-static void nb_lists(__constant pbfcl_grid_params *gp, __global const float4 *restrict pos,
-                     __global const uint *restrict cell_start,
-                     __global const uint *restrict cell_end, __global uint *restrict neighbor_count,
-                     __global uint *restrict neighbor, __global uint *restrict neighbor_near,
-                     __global uint *overflow, const uint n, const float radius2,
-                     const float near_radius2, const bool solids, __local uint *stage)
+ * work in the search loop itself (even counting the near ones) cost 50 %. */
+__kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid */
+                         __global const float4 *restrict pos,      /* in: sorted positions */
+                         __global const uint *restrict cell_start, /* in: first index per cell */
+                         __global const uint *restrict cell_end,   /* in: one past last per cell */
+                         __global uint *restrict neighbor_count, /* out: entries listed (<= max) */
+                         __global uint *restrict neighbor, /* out: [k * n + i] sorted indices */
+                         __global uint *restrict neighbor_near, /* out: near entries first */
+                         __global uint *overflow,               /* in/out: particles over max */
+                         const uint n, const float radius2,     /* radius squared */
+                         const float near_radius2)              /* near radius squared */
 {
 #if NB_STAGED
+    __local uint stage[MAX_NEIGHBORS * NB_WG_SIZE];
     const uint lid = get_local_id(0);
 #endif
     const uint i = get_global_id(0);
     if (i >= n)
         return;
     const float4 p = pos[i];
-    const bool solid = solids && p.w != 0.0f; /* drops the neighbours of its own tag */
     const int4 c = convert_int4(pbfcl_grid_cell(p, gp));
     const int top = (int)GRID_CELLS_PER_AXIS - 1;
     uint count = 0;
@@ -92,24 +91,16 @@ static void nb_lists(__constant pbfcl_grid_params *gp, __global const float4 *re
             }
         }
     }
-    uint listed = min(count, (uint)MAX_NEIGHBORS);
+    const uint listed = min(count, (uint)MAX_NEIGHBORS);
 #if NB_STAGED
 #define NB_ENTRY(k) stage[(k)*NB_WG_SIZE + lid]
 #else
 #define NB_ENTRY(k) neighbor[(k)*n + i]
 #endif
-    /* [0, near): near; [near, rest): unseen; [rest, end): not near; [end, listed): dropped */
-    uint near = 0, rest = listed, end = listed;
+    uint near = 0, rest = listed; /* [0, near): near; [rest, listed): not; between: unseen */
     while (near < rest) {
         const uint j = NB_ENTRY(near);
         const float4 q = pos[j];
-        if (solid && q.w == p.w) { /* of its own phase: the last unseen takes its place, the */
-            rest--;                /* last not-near one the place that left, and the end shrinks */
-            NB_ENTRY(near) = NB_ENTRY(rest);
-            end--;
-            NB_ENTRY(rest) = NB_ENTRY(end);
-            continue;
-        }
         const float ex = q.x - p.x, ey = q.y - p.y, ez = q.z - p.z;
         if (ex * ex + ey * ey + ez * ez < near_radius2) {
             near++;
@@ -120,7 +111,6 @@ static void nb_lists(__constant pbfcl_grid_params *gp, __global const float4 *re
         }
     }
 #undef NB_ENTRY
-    listed = end;
 #if NB_STAGED
     for (uint k = 0; k < listed; k++)
         neighbor[k * n + i] = stage[k * NB_WG_SIZE + lid];
@@ -131,41 +121,37 @@ static void nb_lists(__constant pbfcl_grid_params *gp, __global const float4 *re
         atomic_inc(overflow);
 }
 
-/* The stage for lists staged in local memory (NB_STAGED; one entry otherwise, unused). */
-#if NB_STAGED
-#define NB_STAGE_ENTRIES (MAX_NEIGHBORS * NB_WG_SIZE)
-#else
-#define NB_STAGE_ENTRIES 1
-#endif
-
-__kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid */
-                         __global const float4 *restrict pos,      /* in: sorted positions */
-                         __global const uint *restrict cell_start, /* in: first index per cell */
-                         __global const uint *restrict cell_end,   /* in: one past last per cell */
-                         __global uint *restrict neighbor_count, /* out: entries listed (<= max) */
-                         __global uint *restrict neighbor, /* out: [k * n + i] sorted indices */
-                         __global uint *restrict neighbor_near, /* out: near entries first */
-                         __global uint *overflow,               /* in/out: particles over max */
-                         const uint n, const float radius2,     /* radius squared */
-                         const float near_radius2)              /* near radius squared */
+/* neighbours_solids: after neighbours, on positions whose w hold each particle's phase as a
+ * float tag (0 fluid, b + 1 body b, -1 static; cl/pbf.cl, pbf_phase_tag), drops from the list
+ * of every solid (tag not 0) the particles of its own tag, keeping the near ones first (their
+ * number is updated). A pass of its own over the lists: the same test in the search loop made
+ * neighbours 39 % slower at 1M particles on an H200, even for the fluid alone, and in the
+ * near partition after the search (a kernel of its own, for the fluid's to stay as it is) 12 %
+ * slower with the bodies of docs/PERFORMANCE.md. Entries past the new count are left as they
+ * were; nothing reads them. */
+__kernel void neighbours_solids(__global const float4 *restrict pos,    /* in: sorted, tags in w */
+                                __global uint *restrict neighbor_count, /* in/out */
+                                __global uint *restrict neighbor,       /* in/out: [k * n + i] */
+                                __global uint *restrict neighbor_near,  /* in/out */
+                                const uint n)
 {
-    __local uint stage[NB_STAGE_ENTRIES];
-    nb_lists(gp, pos, cell_start, cell_end, neighbor_count, neighbor, neighbor_near, overflow, n,
-             radius2, near_radius2, false, stage);
-}
-
-/* neighbours_solids: neighbours where the positions' w hold each particle's phase as a float
- * tag (0 fluid; cl/pbf.cl, pbf_phase_tag) and a solid (tag not 0) lists no particle of its
- * own tag. A kernel of its own, so that the fluid's search carries none of it (a run-time flag
- * made neighbours 6 % slower at 1M fluid particles on an H200). */
-__kernel void
-neighbours_solids(__constant pbfcl_grid_params *gp, __global const float4 *restrict pos,
-                  __global const uint *restrict cell_start, __global const uint *restrict cell_end,
-                  __global uint *restrict neighbor_count, __global uint *restrict neighbor,
-                  __global uint *restrict neighbor_near, __global uint *overflow, const uint n,
-                  const float radius2, const float near_radius2)
-{
-    __local uint stage[NB_STAGE_ENTRIES];
-    nb_lists(gp, pos, cell_start, cell_end, neighbor_count, neighbor, neighbor_near, overflow, n,
-             radius2, near_radius2, true, stage);
+    const uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    const float tag = pos[i].w;
+    if (tag == 0.0f)
+        return; /* the fluid's list keeps every neighbour */
+    const uint listed = min(neighbor_count[i], (uint)MAX_NEIGHBORS), near = neighbor_near[i];
+    uint kept = 0, kept_near = 0;
+    for (uint k = 0; k < listed; k++) {
+        const uint j = neighbor[k * n + i];
+        if (pos[j].w != tag) {
+            neighbor[kept * n + i] = j;
+            kept++;
+        }
+        if (k + 1u == near)
+            kept_near = kept;
+    }
+    neighbor_count[i] = kept;
+    neighbor_near[i] = kept_near;
 }

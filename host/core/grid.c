@@ -89,16 +89,14 @@ static pbfcl_status build_kernels(pbfcl_grid *g)
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "neighbours", &g->neighbours));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "neighbours_solids", &g->neighbours_solids));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells_init", &g->cells_init));
-    cl_kernel all[] = {g->hash,  g->reorder,    g->reorder_uint,
-                       g->cells, g->cells_init, g->cells_clear};
+    cl_kernel all[] = {g->hash,       g->reorder,     g->reorder_uint,     g->cells,
+                       g->cells_init, g->cells_clear, g->neighbours_solids};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         size_t max = pbfcl_cl_kernel_max_wg(g->cl, all[k]);
         wg = max < wg ? max : wg;
     }
     g->wg = wg;
     size_t nb_max = pbfcl_cl_kernel_max_wg(g->cl, g->neighbours);
-    size_t nb_solids_max = pbfcl_cl_kernel_max_wg(g->cl, g->neighbours_solids);
-    nb_max = nb_solids_max < nb_max ? nb_solids_max : nb_max;
     g->nb_wg = nb_max < nb_wg ? nb_max : nb_wg;
     return PBFCL_OK;
 }
@@ -223,7 +221,7 @@ static pbfcl_status launch(pbfcl_grid *g, cl_kernel k, const char *name, size_t 
 {
     if (n == 0)
         return PBFCL_OK;
-    size_t wg = k == g->neighbours || k == g->neighbours_solids ? g->nb_wg : g->wg;
+    size_t wg = k == g->neighbours ? g->nb_wg : g->wg;
     PBFCL_TRY(pbfcl_cl_check_launch(g->cl, k, name, wg, 0));
     return pbfcl_cl_launch(g->cl, k, n, wg, prof, stage);
 }
@@ -332,7 +330,7 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, bool so
     }
     cl_uint un = (cl_uint)n;
     cl_float r2 = radius * radius, near2 = near_radius * near_radius;
-    cl_kernel k = solids ? g->neighbours_solids : g->neighbours;
+    cl_kernel k = g->neighbours;
     const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
                             sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
                             sizeof un,      sizeof r2,      sizeof near2};
@@ -348,8 +346,16 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, bool so
                           &r2,
                           &near2};
     PBFCL_TRY(set_args(k, 11, sizes, vals));
-    return launch(g, k, solids ? "neighbours_solids" : "neighbours", n, prof,
-                  PBFCL_STAGE_NEIGHBOURS);
+    PBFCL_TRY(launch(g, k, "neighbours", n, prof, PBFCL_STAGE_NEIGHBOURS));
+    if (!solids)
+        return PBFCL_OK;
+    k = g->neighbours_solids;
+    const size_t solid_sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                                  sizeof un};
+    const void *solid_vals[] = {&sorted_pos_buf, &g->neighbor_count_buf, &g->neighbor_buf,
+                                &g->neighbor_near_buf, &un};
+    PBFCL_TRY(set_args(k, 5, solid_sizes, solid_vals));
+    return launch(g, k, "neighbours_solids", n, prof, PBFCL_STAGE_NEIGHBOURS);
 }
 
 pbfcl_status pbfcl_grid_read_overflow(pbfcl_grid *g, unsigned *count)

@@ -87,8 +87,9 @@ pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
  * near_radius (0 <= near_radius <= radius) come first, their number in neighbor_near_buf.
  * With solids, the positions' w hold each particle's phase as a float tag (0 fluid, as
  * cl/pbf.cl's pbf_phase_tag writes it), and a particle of tag t != 0 (a solid) does not list
- * the other particles of tag t (neighbours_solids, which drops them after the search: up to
- * max_neighbors of every phase are found, and a solid with more counts as an overflow). */
+ * the other particles of tag t (neighbours_solids, a pass after the search that drops them:
+ * up to max_neighbors of every phase are found, and a solid with more counts as an
+ * overflow). */
 pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, bool solids, size_t n,
                                    float radius, float near_radius, pbfcl_profile *prof);
 
