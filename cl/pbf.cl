@@ -503,9 +503,7 @@ __kernel void pbf_body_contacts(pbf_params p, uint n, uint entries, __global con
 
 /* update: v = (x* - x) / dt, x = x*; x.w = m / rho, the particle's volume at the density of
  * the last lambda, which vorticity_viscosity reads with the position (one float4 per
- * neighbour instead of a position and a density), negative for a solid (x*.w holds its phase
- * tag, pbf_phase_tag), so that vorticity_viscosity tells a solid neighbour from the float4 it
- * reads anyway. predict sets x.w back to 0; v.w is kept. */
+ * neighbour instead of a position and a density). predict sets x.w back to 0; v.w is kept. */
 __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global const float4 *pred,
                          __global float4 *vel, __global const float *density)
 {
@@ -516,7 +514,7 @@ __kernel void pbf_update(pbf_params p, uint n, __global float4 *pos, __global co
     /* xyz only: v.w stays (written as a float4 that read v.w, this kernel crashed Oclgrind
      * 21.10's uninitialised-value checker) */
     vstore3((xp.xyz - pos[i].xyz) * p->inv_dt, 0, (__global float *)(vel + i));
-    pos[i] = (float4)(xp.xyz, (xp.w != 0.0f ? -p->mass : p->mass) / density[i]);
+    pos[i] = (float4)(xp.xyz, p->mass / density[i]);
 }
 
 /* One neighbour's terms of vorticity_viscosity: V_j (v_j - v_i) x grad_j W into *w, V_j
@@ -567,7 +565,6 @@ __kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float
     if (i >= n)
         return;
     float4 xi = pos[i], vi = vel[i];
-    xi.w = fabs(xi.w); /* the volume; update made a solid's negative */
     uint phase_i = bodies ? phase[i] : 0u;
     float w_i = bodies ? inv_mass[i] : 1.0f;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
@@ -581,21 +578,12 @@ __kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float
             pbf_omega_term(xi, vi, pos[j], vel[j], 1.0f, h, h2, poly6, spiky, &w, &eta, &dv);
         }
     } else {
-        /* a solid neighbour by the sign of its volume (update): no gather of phase[j], and
-         * inv_mass[j] only for a solid's (274 against 259 us at 1M with the bodies of
-         * docs/PERFORMANCE.md on an H200, both gathered per neighbour) */
-        bool solid_i = phase_i != 0u;
         for (uint k = 0; k < count; k++) {
             uint j = neighbors[k * n + i];
-            float4 xj = pos[j];
-            bool solid_j = xj.w < 0.0f;
-            if (solid_i && solid_j)
+            if (phase_i != 0u && phase[j] != 0u)
                 continue; /* no viscosity between or within bodies */
-            /* 2 w_i / (w_i + w_j), 1 between two fluid particles */
-            float share =
-                solid_i || solid_j ? 2.0f * w_i / (w_i + (solid_j ? inv_mass[j] : 1.0f)) : 1.0f;
-            xj.w = fabs(xj.w);
-            pbf_omega_term(xi, vi, xj, vel[j], share, h, h2, poly6, spiky, &w, &eta, &dv);
+            float share = 2.0f * w_i / (w_i + inv_mass[j]); /* 2 w_i / (w_i + w_j) */
+            pbf_omega_term(xi, vi, pos[j], vel[j], share, h, h2, poly6, spiky, &w, &eta, &dv);
         }
     }
     if (phase_i != 0u) /* vorticity is the fluid's: a body's particle takes no confinement */
