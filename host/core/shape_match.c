@@ -42,10 +42,11 @@ static cl_kernel *sm_kernel(pbfcl_shape_match *sm, int k)
     return slots[k];
 }
 
-/* Whether kernel k is one of the segmented reductions (local memory). */
+/* Whether kernel k uses local memory: the segmented reductions and the per-body sums of
+ * finish and spin. */
 static int sm_kernel_reduces(int k)
 {
-    return k == 1 || k == 4;
+    return k == 1 || k == 4 || k == 2 || k == 5;
 }
 
 static pbfcl_status sm_build(pbfcl_shape_match *sm)
@@ -363,7 +364,8 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, c
     SM_ARG(k, 5, sm->body_rot_buf);
     SM_ARG(k, 6, mu_s);
     SM_ARG(k, 7, mu_k);
-    PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->bodies, sm->wg, prof, stage));
+    PBFCL_TRY(
+        pbfcl_cl_launch(sm->cl, k, sm->bodies * sm->wg, sm->wg, prof, stage)); /* a group a body */
     k = sm->goal;
     SM_ARG(k, 0, entries);
     SM_ARG(k, 1, sm->entry_id_buf);
@@ -415,7 +417,8 @@ pbfcl_status pbfcl_shape_match_predict(pbfcl_shape_match *sm, float dt, cl_mem p
     SM_ARG(k, 1, dt);
     for (cl_uint a = 0; a < sizeof spin_args / sizeof spin_args[0]; a++)
         SM_ARG(k, a + 2, spin_args[a]);
-    PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->bodies, sm->wg, prof, stage));
+    PBFCL_TRY(
+        pbfcl_cl_launch(sm->cl, k, sm->bodies * sm->wg, sm->wg, prof, stage)); /* a group a body */
     k = sm->predict;
     PBFCL_TRY(sm_entry_args(sm, k, dt));
     SM_ARG(k, 7, pos_buf);
