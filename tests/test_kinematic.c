@@ -52,6 +52,8 @@ static const pbfcl_kinematic_path paths[PATHS] = {
  * stop time, or the keys (from the start key (0, 0, 0) at time 0) interpolated linearly. */
 static void reference_pose(const pbfcl_kinematic_path *p, double t, double shift[3], double rot[3])
 {
+    for (int k = 0; k < 3; k++) /* the start key's, until a key is reached */
+        shift[k] = rot[k] = 0.0;
     if (p->key_count == 0) {
         double te = fmin(t, (double)p->stop);
         for (int k = 0; k < 3; k++) {
