@@ -128,12 +128,18 @@ __kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid *
  * neighbours 39 % slower at 1M particles on an H200, even for the fluid alone, and in the
  * near partition after the search (a kernel of its own, for the fluid's to stay as it is) 12 %
  * slower with the bodies of docs/PERFORMANCE.md. Entries past the new count are left as they
- * were; nothing reads them. */
-__kernel void neighbours_solids(__global const float4 *restrict pos,    /* in: sorted, tags in w */
-                                __global uint *restrict neighbor_count, /* in/out */
-                                __global uint *restrict neighbor,       /* in/out: [k * n + i] */
-                                __global uint *restrict neighbor_near,  /* in/out */
-                                const uint n)
+ * were; nothing reads them. Each fluid particle a solid keeps in its list gets near_solid[j] =
+ * stamp (a number new with each search, so that nothing has to clear the marks of the last):
+ * with symmetric lists, the fluid particles that list a solid. collide and vorticity_viscosity
+ * take the bodies' path for those and the solids only (cl/pbf.cl). */
+__kernel void
+neighbours_solids(__global const float4 *restrict pos,    /* in: sorted, tags in w */
+                  __global uint *restrict neighbor_count, /* in/out */
+                  __global uint *restrict neighbor,       /* in/out: [k * n + i] */
+                  __global uint *restrict neighbor_near,  /* in/out */
+                  const uint n,
+                  __global uint *restrict near_solid, /* out: stamp, fluid by a solid */
+                  const uint stamp)
 {
     const uint i = get_global_id(0);
     if (i >= n)
@@ -145,9 +151,12 @@ __kernel void neighbours_solids(__global const float4 *restrict pos,    /* in: s
     uint kept = 0, kept_near = 0;
     for (uint k = 0; k < listed; k++) {
         const uint j = neighbor[k * n + i];
-        if (pos[j].w != tag) {
+        const float tag_j = pos[j].w;
+        if (tag_j != tag) {
             neighbor[kept * n + i] = j;
             kept++;
+            if (tag_j == 0.0f)
+                near_solid[j] = stamp; /* the same value from every solid that lists it */
         }
         if (k + 1u == near)
             kept_near = kept;

@@ -222,6 +222,34 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
  * nothing and read one at a time). */
 #define PBF_GROUP 4
 
+/* The moved flag's bits (delta sets them, lambda clears them): a fluid particle, or a solid,
+ * moved half the contact skin since the neighbour search. */
+#define PBF_MOVED_FLUID 1u
+#define PBF_MOVED_SOLID 2u
+
+/* Whether particle i may have a solid among its neighbours: a solid, or a fluid particle that a
+ * solid listed at the last search (near_solid[i] == stamp, cl/neighbours.cl, neighbours_solids;
+ * with symmetric lists exactly those). Only these take the bodies' paths of collide and
+ * vorticity_viscosity; for the others they give the fluid's result. */
+static bool pbf_near_solid(uint bodies, uint phase_i, __global const uint *near_solid, uint stamp,
+                           uint i)
+{
+    return bodies && (phase_i != 0u || near_solid[i] == stamp);
+}
+
+/* Whether collide (or body_contacts) must read particle i's whole list instead of its near part
+ * (the neighbours within 2r + skin at the search): after another collide pass (whole_lists),
+ * when a fluid particle moved half the skin (a pair of any two particles may have closed from
+ * beyond it), or when only solids did and i may have a solid neighbour (near_i): a pair that
+ * closed from beyond the near part moved the skin between its two, so one of them moved half
+ * of it, and a pair of two fluid particles needs a fluid particle's move. Where only the bodies
+ * moved, the fluid away from them keeps its near lists (at 1M particles with 64 bodies on an
+ * H200 the bodies tripped the flag in most passes). */
+static bool pbf_whole_lists(uint whole_lists, uint moved, bool near_i)
+{
+    return whole_lists || (moved & PBF_MOVED_FLUID) || ((moved & PBF_MOVED_SOLID) && near_i);
+}
+
 /* One neighbour's share of delta's sum: (lambda_i + lambda_j + s_corr) grad Spiky(x*_i -
  * x*_j), into *dx; xj = (x*_j, lambda_j). */
 static void pbf_delta_term(float4 xi, float li, float4 xj, float h, float h2, float spiky,
@@ -301,8 +329,8 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     if (record_step) /* the density step D_k taken, walls included (Chebyshev only) */
         step[i] = (float4)(q.xyz - xi.xyz, 0.0f);
     float4 since = (float4)(q.xyz - search[i].xyz, 0.0f); /* moved since the neighbour search */
-    if (dot(since, since) > moved_limit2)
-        atomic_or(moved, 1u); /* a contact may have come from beyond the near lists */
+    if (dot(since, since) > moved_limit2) /* a contact may have come from beyond the near lists */
+        atomic_or(moved, solid ? PBF_MOVED_SOLID : PBF_MOVED_FLUID);
 }
 
 /* The part of the relative displacement rel (of i against j over the substep) that friction
@@ -403,13 +431,17 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
  * while no particle has moved half the skin since the search (*moved == 0, kept by delta):
  * then no pair outside the near part can be closer than 2r. At h = 4r that part is a quarter
  * to a half of the list, and the pass takes half the time. Otherwise, and with whole_lists
- * (q from an earlier collide pass, whose moves delta has not checked), the whole lists. */
+ * (q from an earlier collide pass, whose moves delta has not checked), the whole lists; where
+ * only solids moved, only for the solids and the fluid beside them (pbf_whole_lists). The
+ * fluid away from the solids (pbf_near_solid) takes the fluid's path, which gives the same
+ * sums without reading phases or inverse masses. */
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global const float4 *q_in, __global const uint *near_count,
                           __global const uint *neighbors, __global float4 *q_out,
                           __global float4 *pos_out, __global const uint *neighbor_count,
                           __global const uint *moved, uint whole_lists, uint bodies,
-                          __global const uint *phase, __global const float *inv_mass, uint matched)
+                          __global const uint *phase, __global const float *inv_mass, uint matched,
+                          __global const uint *near_solid, uint stamp)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -417,15 +449,15 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     pbf_contact t;
     t.qi = q_in[i];
     t.xi = pos_in[i];
-    t.bodies = bodies;
     t.phase_i = bodies ? phase[i] : 0u;
+    t.bodies = pbf_near_solid(bodies, t.phase_i, near_solid, stamp, i); /* else the fluid's sums */
     t.w_i = bodies ? inv_mass[i] : 1.0f;
     t.matched_i = t.phase_i != 0u && t.phase_i <= matched; /* 0xffffffff (static) is above */
     t.min_dist = p->min_dist;
     t.min_dist2 = t.min_dist * t.min_dist;
     t.deep = t.min_dist * (1.0f - p->contact_slop);
     t.c = t.e = t.f = (float4)(0.0f);
-    bool whole = whole_lists || *moved;
+    bool whole = pbf_whole_lists(whole_lists, *moved, t.bodies);
     uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
     uint k = 0;
     for (; k + PBF_GROUP <= count; k += PBF_GROUP) { /* see PBF_GROUP */
@@ -478,7 +510,7 @@ __kernel void pbf_body_contacts(pbf_params p, uint n, uint entries, __global con
     float4 qi = q_in[i], xi = pos_in[i];
     uint phase_i = pbf_q_phase(qi);
     float w_body_i = pbf_body_inv_mass(phase_i, inv_mass[i], body_range, matched);
-    bool whole = whole_lists || *moved;
+    bool whole = pbf_whole_lists(whole_lists, *moved, true); /* a solid's */
     uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
     float4 slides = (float4)(0.0f);
     float closed = 0.0f, min_dist2 = p->min_dist * p->min_dist;
@@ -559,7 +591,8 @@ __kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float
                                       __global const uint *neighbors, __global float4 *omega,
                                       __global float4 *vel_out, uint bodies,
                                       __global const uint *phase, __global const float *inv_mass,
-                                      __global float4 *vort_force)
+                                      __global float4 *vort_force, __global const uint *near_solid,
+                                      uint stamp)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -572,7 +605,7 @@ __kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float
     float4 w = (float4)(0.0f), eta = (float4)(0.0f), dv = (float4)(0.0f);
     /* two copies of the loop, the fluid-only one without the bodies' tests (with a run-time
      * test per neighbour this kernel took 191 instead of 148 us at 1M on an H200) */
-    if (!bodies) {
+    if (!pbf_near_solid(bodies, phase_i, near_solid, stamp, i)) { /* no solid neighbour */
         for (uint k = 0; k < count; k++) {
             uint j = neighbors[k * n + i];
             pbf_omega_term(xi, vi, pos[j], vel[j], 1.0f, h, h2, poly6, spiky, &w, &eta, &dv);

@@ -133,6 +133,38 @@ static void host_init_cells(pbfcl_grid *g)
     test_host_init(g->cell_end_buf, bytes, PBFCL_EMPTY);
 }
 
+/* The marks of neighbours_solids: a fluid particle with a solid within the radius carries the
+ * search's stamp, one with none within the radius (and its rounding) does not. */
+static void check_near_solid(pbfcl_grid *g, const sorted_set *s, const pbfcl_uint *phase,
+                             float radius)
+{
+    size_t n = s->n, marked = 0;
+    pbfcl_uint *mark = malloc(n * 4);
+    ck_assert_uint_gt(g->solid_stamp, 0);
+    ck_assert_int_eq(clEnqueueReadBuffer(test_cl->queue, g->near_solid_buf, CL_TRUE, 0, n * 4, mark,
+                                         0, NULL, NULL),
+                     CL_SUCCESS);
+    const float r2 = radius * radius, inner = r2 * (1.0f - BORDER_TOL),
+                outer = r2 * (1.0f + BORDER_TOL);
+    for (size_t i = 0; i < n; i++) {
+        if (phase[i] != 0u)
+            continue;
+        int sure = 0, maybe = 0;
+        for (size_t j = 0; j < n; j++) {
+            float d2 = distance2(&s->pos[4 * i], &s->pos[4 * j]);
+            sure |= phase[j] != 0u && d2 < inner;
+            maybe |= phase[j] != 0u && d2 < outer;
+        }
+        bool is = mark[i] == g->solid_stamp;
+        marked += is;
+        expect(!sure || is, "fluid %zu has a solid neighbour but no mark (%u, stamp %u)", i,
+               mark[i], g->solid_stamp);
+        expect(maybe || !is, "fluid %zu has no solid neighbour but the mark", i);
+    }
+    ck_assert_msg(marked > 0, "no fluid particle next to a solid");
+    free(mark);
+}
+
 /* The phase of sorted particle i in the cases with phases: runs of 7 in sorted order (nearby
  * particles, as a body's are) cycling through fluid, two bodies and the static phase. */
 static pbfcl_uint case_phase(size_t i)
@@ -165,13 +197,32 @@ static unsigned run_case_phases(const float *pos, size_t n, float radius, float 
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, n * 16, "pos", &pos_buf), PBFCL_OK);
     test_write_buffer(pos_buf, s.pos, n * 16);
     test_write_buffer(g.cell_id_buf, s.ids, n * 4);
-    fill(g.neighbor_count_buf, capacity * 4);
+    /* from the host, not filled: neighbours_solids reads what neighbours wrote there, and
+     * Oclgrind records a host write only (docs/ALGORITHM.md, "Oclgrind and reused buffers") */
+    test_host_init(g.neighbor_count_buf, capacity * 4, CANARY);
+    test_host_init(g.neighbor_near_buf, capacity * 4, 0);
     test_host_init(g.neighbor_buf, capacity * max_neighbors * 4,
                    CANARY); /* the kernel reads it back */
     ck_assert_int_eq(pbfcl_grid_cells(&g, n, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_grid_neighbours(&g, pos_buf, phases, n, radius, near_radius, NULL),
                      PBFCL_OK);
     unsigned over = check_lists(&g, &s, phase, radius, near_radius, capacity), reported = 99;
+    if (phases) {
+        check_near_solid(&g, &s, phase, radius);
+        /* the same particles, all fluid now: the last search's marks do not count */
+        float *fluid = malloc(n * 16);
+        memcpy(fluid, s.pos, n * 16);
+        for (size_t i = 0; i < n; i++)
+            fluid[4 * i + 3] = 0.0f;
+        test_write_buffer(pos_buf, fluid, n * 16);
+        ck_assert_int_eq(pbfcl_grid_neighbours(&g, pos_buf, true, n, radius, near_radius, NULL),
+                         PBFCL_OK);
+        pbfcl_uint *mark = malloc(n * 4);
+        test_read_buffer(g.near_solid_buf, mark, n * 4);
+        for (size_t i = 0; i < n; i++)
+            expect(mark[i] != g.solid_stamp, "particle %zu marked with no solid left", i);
+        free(mark), free(fluid);
+    }
     ck_assert_uint_eq(over > 0, max_neighbors < 8); /* the cases with small lists overflow */
     ck_assert_int_eq(pbfcl_grid_read_overflow(&g, &reported), PBFCL_OK);
     ck_assert_msg(reported >= over && reported <= over_maybe, "overflow %u, expected %u..%u",

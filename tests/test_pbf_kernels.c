@@ -665,6 +665,65 @@ static void check_collide_after_move(pbfcl_cl *cl)
     pbfcl_sim_destroy(sim);
 }
 
+/* The same with a static particle moved into contact and the fluid one where it was: only a
+ * solid reported a move (delta's solid bit), so only the solids and the fluid beside them (here
+ * the fluid particle, which the static one lists) read their whole lists, and the fluid one
+ * takes the whole push (the static one has inverse mass 0): it must move by the per-pass limit.
+ * Reading only its near part it would not move at all. */
+static void check_collide_after_solid_move(pbfcl_cl *cl)
+{
+    if (test_small()) { /* Oclgrind */
+        fprintf(stderr, "    collide after a solid's move is not run under Oclgrind: its check of "
+                        "unwritten memory crashes in pbf_collide's solid path (as with vorticity "
+                        "and bodies below); it runs on every real device\n");
+        return;
+    }
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const float r = s.particle_radius, c = 0.5f * (s.domain_min[0] + s.domain_max[0]);
+    const float y = 0.5f * (s.domain_min[1] + s.domain_max[1]);
+    const float z = 0.5f * (s.domain_min[2] + s.domain_max[2]);
+    const float far = 3.3f * r; /* beyond 2r + 0.75r, within h = 4r */
+    float pos[6] = {c - 0.5f * far, y, z, c + 0.5f * far, y, z};
+    pbfcl_sim *sim = make_sim(cl, &s, pos, 2);
+    const unsigned static_id = 1;
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, 1, &static_id), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK); /* the phases' tags into x* */
+    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK); /* records x* at the search */
+    float x[6], w[2];
+    unsigned phase[2];
+    ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
+    int st = phase[0] != 0 ? 0 : 1, fl = 1 - st;
+    ck_assert_uint_eq(phase[fl], 0);
+    const float gap = 1.2f * r; /* the static one into contact: 1.2r apart, 0.8r overlap */
+    x[3 * st] = x[3 * fl] + (x[3 * st] > x[3 * fl] ? gap : -gap);
+    ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    float before[6], after[6];
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, before, NULL, NULL), PBFCL_OK);
+    ck_assert_msg(fabsf(before[3 * fl]) < 0.01f * r && before[3 * st] == 0.0f,
+                  "delta moved the pair (%g, %g r): the fluid one must not report a move",
+                  before[3 * fl] / r, before[3 * st] / r);
+    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, after, NULL, NULL), PBFCL_OK);
+    double d_before = fabs((double)(x[3] + before[3]) - (x[0] + before[0]));
+    double d_after = fabs((double)(x[3] + after[3]) - (x[0] + after[0]));
+    double want = d_before + 0.5 * r; /* the fluid one moves the limit, 0.5r; the static not */
+    ck_assert_msg(fabs(d_after - want) < 1e-3 * r && after[3 * st] == 0.0f,
+                  "after collide the pair is %g r apart, not %g r (static moved %g)", d_after / r,
+                  want / r, after[3 * st]);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_collide_after_solid_move)
+{
+    test_each_device(check_collide_after_solid_move);
+}
+END_TEST
+
 START_TEST(test_collide_after_move)
 {
     test_each_device(check_collide_after_move);
@@ -1297,6 +1356,7 @@ int main(void)
     tcase_add_test(dev, test_walls);
     tcase_add_test(dev, test_collide_reference);
     tcase_add_test(dev, test_collide_after_move);
+    tcase_add_test(dev, test_collide_after_solid_move);
     tcase_add_test(dev, test_collide_body_contacts_reference);
     tcase_add_test(dev, test_delta_chebyshev_reference);
     tcase_add_test(dev, test_vorticity_viscosity_reference);

@@ -124,6 +124,8 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
     PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 4, "near neighbour counts",
                               &g->neighbor_near_buf));
     PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, 4, "neighbour overflow", &g->overflow_buf));
+    PBFCL_TRY(
+        pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 4, "near solid stamps", &g->near_solid_buf));
     const pbfcl_uint zero = 0;
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, g->params_buf, CL_TRUE, 0, sizeof g->params,
                                         &g->params, 0, NULL, NULL));
@@ -137,6 +139,9 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
                                       0, NULL, NULL);
     if (err == CL_SUCCESS)
         err = clEnqueueWriteBuffer(cl->queue, g->neighbor_near_buf, CL_TRUE, 0, cap * 4, zeros, 0,
+                                   NULL, NULL);
+    if (err == CL_SUCCESS) /* stamp 0: never a search's */
+        err = clEnqueueWriteBuffer(cl->queue, g->near_solid_buf, CL_TRUE, 0, cap * 4, zeros, 0,
                                    NULL, NULL);
     free(zeros);
     PBFCL_CL_CHECK(err);
@@ -180,7 +185,8 @@ void pbfcl_grid_destroy(pbfcl_grid *g)
     pbfcl_radix_sort_destroy(&g->sort);
     cl_mem *bufs[] = {&g->params_buf,     &g->cell_id_buf,  &g->index_buf,
                       &g->cell_start_buf, &g->cell_end_buf, &g->neighbor_count_buf,
-                      &g->neighbor_buf,   &g->overflow_buf, &g->neighbor_near_buf};
+                      &g->neighbor_buf,   &g->overflow_buf, &g->neighbor_near_buf,
+                      &g->near_solid_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         pbfcl_cl_release_buffer(bufs[k]);
     cl_kernel *kernels[] = {&g->hash,        &g->reorder,          &g->reorder_uint,
@@ -350,11 +356,18 @@ pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, bool so
     if (!solids)
         return PBFCL_OK;
     k = g->neighbours_solids;
+    g->solid_stamp = g->solid_stamp == UINT32_MAX ? 1u : g->solid_stamp + 1u;
+    cl_uint stamp = g->solid_stamp;
     const size_t solid_sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
-                                  sizeof un};
-    const void *solid_vals[] = {&sorted_pos_buf, &g->neighbor_count_buf, &g->neighbor_buf,
-                                &g->neighbor_near_buf, &un};
-    PBFCL_TRY(set_args(k, 5, solid_sizes, solid_vals));
+                                  sizeof un,      sizeof(cl_mem), sizeof stamp};
+    const void *solid_vals[] = {&sorted_pos_buf,
+                                &g->neighbor_count_buf,
+                                &g->neighbor_buf,
+                                &g->neighbor_near_buf,
+                                &un,
+                                &g->near_solid_buf,
+                                &stamp};
+    PBFCL_TRY(set_args(k, 7, solid_sizes, solid_vals));
     return launch(g, k, "neighbours_solids", n, prof, PBFCL_STAGE_NEIGHBOURS);
 }
 

@@ -31,7 +31,12 @@ typedef struct pbfcl_grid {
     cl_mem neighbor_buf;       /* neighbour k of particle i at [k * n + i] (sorted indices) */
     cl_mem neighbor_near_buf;  /* per particle: the first entries, those within near radius */
     cl_mem overflow_buf;       /* one uint: particles that had more than max neighbours */
-    size_t last_n;             /* particles whose cells are in the cell table (to clear) */
+    /* per particle (sorted order of the last search with solids): the search's solid_stamp
+     * for a fluid particle that a solid lists (a solid may be among its neighbours); anything
+     * else for the others (pbfcl_grid_neighbours with solids) */
+    cl_mem near_solid_buf;
+    cl_uint solid_stamp; /* the last search with solids' number (from 1; 0 marks nothing) */
+    size_t last_n;       /* particles whose cells are in the cell table (to clear) */
 } pbfcl_grid;
 
 /* Morton code of integer cell coordinates (each below 1024): bits interleaved x, y, z with
@@ -89,7 +94,8 @@ pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
  * cl/pbf.cl's pbf_phase_tag writes it), and a particle of tag t != 0 (a solid) does not list
  * the other particles of tag t (neighbours_solids, a pass after the search that drops them:
  * up to max_neighbors of every phase are found, and a solid with more counts as an
- * overflow). */
+ * overflow), and the fluid particles a solid lists are marked with a new solid_stamp in
+ * near_solid_buf. */
 pbfcl_status pbfcl_grid_neighbours(pbfcl_grid *g, cl_mem sorted_pos_buf, bool solids, size_t n,
                                    float radius, float near_radius, pbfcl_profile *prof);
 

@@ -835,6 +835,8 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 13, sim->inv_mass_buf);
     cl_uint matched = sim_matches_shapes(sim) ? (cl_uint)sim->bodies->bodies : 0;
     SIM_ARG(k, 14, matched);
+    SIM_ARG(k, 15, sim->grid.near_solid_buf); /* fluid beside a solid: the last search's stamp */
+    SIM_ARG(k, 16, sim->grid.solid_stamp);
     if (sim->body_friction == 1 && matched) { /* the substep's first pass: the bodies' */
         PBFCL_TRY(sim_body_contacts(sim, whole_lists, prof));
         sim->body_friction = 2;
@@ -941,6 +943,8 @@ pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 9, sim->phase_buf);
     SIM_ARG(k, 10, sim->inv_mass_buf);
     SIM_ARG(k, 11, sim->vort_force_buf);
+    SIM_ARG(k, 12, sim->grid.near_solid_buf);
+    SIM_ARG(k, 13, sim->grid.solid_stamp);
     PBFCL_TRY(launch(sim, k, prof, stage));
     sim->vort_force_stale = 1;
     swap_buf(&sim->vel_buf, &sim->vel_tmp_buf);
