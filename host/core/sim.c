@@ -75,9 +75,11 @@ struct pbfcl_sim {
     size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
     pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
     pbfcl_kinematic *paths;    /* static particles on paths (kinematic.h); NULL until set */
-    cl_mem moved_buf;          /* 1 uint: a particle moved half the contact skin since the search */
-    cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
-    int lists_fresh;           /* neighbours ran and no lambda since: lambda records x* */
+    /* 1 uint: bits, a fluid particle (1) or a solid (2) moved half the contact skin since the
+     * search (cl/pbf.cl, PBF_MOVED_FLUID and PBF_MOVED_SOLID) */
+    cl_mem moved_buf;
+    cl_mem accel_max_buf; /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    int lists_fresh;      /* neighbours ran and no lambda since: lambda records x* */
     /* the bodies' slots (shape_match_slots) are those of the particles' order now: set by
      * body_slots, cleared by every reorder or change of ids, and at the start of a step; the
      * next substep's body_predict then needs no second slots launch (16.7 us a substep with
