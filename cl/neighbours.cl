@@ -11,8 +11,7 @@
  * The fluid's lists keep every solid neighbour. */
 
 #ifndef MAX_NEIGHBORS
-#error                                                                                             \
-    "MAX_NEIGHBORS (neighbour list capacity per particle) must be defined with -DMAX_NEIGHBORS=..."
+#error "MAX_NEIGHBORS (neighbour list capacity per particle) must be defined with -DMAX_NEIGHBORS=..."
 #endif
 #ifndef NB_WG_SIZE
 #error "NB_WG_SIZE (work-group size of the neighbours kernel) must be defined with -DNB_WG_SIZE=..."
