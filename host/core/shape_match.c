@@ -44,9 +44,9 @@ static cl_kernel *sm_kernel(pbfcl_shape_match *sm, int k)
 
 /* Whether kernel k uses local memory: the segmented reductions and the per-body sums of
  * finish and spin. */
-static int sm_kernel_reduces(int k)
+static int sm_kernel_uses_local(int k)
 {
-    return k == 1 || k == 4 || k == 2 || k == 5;
+    return k == 1 || k == 2 || k == 4 || k == 5; /* reduce, finish, momentum, spin */
 }
 
 static pbfcl_status sm_build(pbfcl_shape_match *sm)
@@ -62,7 +62,7 @@ static pbfcl_status sm_build(pbfcl_shape_match *sm)
     for (int k = 0; k < SM_KERNEL_COUNT; k++) {
         cl_kernel *slot = sm_kernel(sm, k);
         PBFCL_TRY(pbfcl_cl_kernel(sm->program, sm_kernel_names[k], slot));
-        size_t local = sm_kernel_reduces(k) ? sm->wg * SM_LOCAL_PER_ITEM : 0;
+        size_t local = sm_kernel_uses_local(k) ? sm->wg * SM_LOCAL_PER_ITEM : 0;
         PBFCL_TRY(pbfcl_cl_check_launch(sm->cl, *slot, sm_kernel_names[k], sm->wg, local));
     }
     return PBFCL_OK;
