@@ -1252,7 +1252,6 @@ pbfcl_status pbfcl_sim_read_body_contacts(pbfcl_sim *sim, float *contacts8)
 
 pbfcl_status pbfcl_sim_write_phases(pbfcl_sim *sim, const unsigned *phases, const float *inv_mass)
 {
-    sim->slots_current = 0;
     cl_command_queue q = sim->cl->queue;
     size_t bytes = sim->n * 4;
     if (phases && bytes)
@@ -1271,7 +1270,6 @@ size_t pbfcl_sim_capacity(const pbfcl_sim *sim)
 
 pbfcl_status pbfcl_sim_append(pbfcl_sim *sim, const float *pos3, const float *vel3, size_t k)
 {
-    sim->slots_current = 0;
     if (k > sim->capacity - sim->n) {
         pbfcl_errorf("adding %zu particles to %zu exceeds the capacity of %zu", k, sim->n,
                      sim->capacity);
@@ -1285,7 +1283,6 @@ pbfcl_status pbfcl_sim_append(pbfcl_sim *sim, const float *pos3, const float *ve
 pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_t m,
                                const unsigned *new_ids)
 {
-    sim->slots_current = 0;
     if (m > sim->n)
         return PBFCL_ERR_BAD_ARGUMENT;
     cl_command_queue q = sim->cl->queue;
@@ -1303,7 +1300,6 @@ pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_
 
 pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel3)
 {
-    sim->slots_current = 0;
     size_t n = sim->n;
     if (n == 0)
         return PBFCL_OK;
@@ -1650,7 +1646,6 @@ pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
                                   const unsigned *entry_id, const unsigned *entry_body,
                                   const float *rest3, const float *stiffness, const float *inv_mass)
 {
-    sim->slots_current = 0;
     if (bodies > 0 && sim->scene.solver.method != PBFCL_METHOD_PBF) { /* shape matching is pbf's */
         pbfcl_errorf("bodies need solver.method pbf (this solver runs %s); create the solver with "
                      "solver.method pbf, or keep every particle fluid",
