@@ -44,13 +44,21 @@ static pbfcl_status check_params(const pbfcl_grid_params *p, size_t capacity,
     return PBFCL_OK;
 }
 
+unsigned long long pbfcl_grid_bytes_needed(size_t capacity, unsigned max_neighbors,
+                                           unsigned grid_bits)
+{
+    const unsigned long long own = 5, sort = 4; /* uints per particle, lists aside */
+    return capacity * 4ull * (own + sort + max_neighbors) + (8ull << (3 * grid_bits));
+}
+
 /* Checks that the cell tables and per-particle buffers fit before allocating anything. */
 static pbfcl_status check_grid_memory(const pbfcl_grid *g)
 {
     unsigned long long cells = 1ull << (3 * g->params.grid_bits);
     unsigned long long table = cells * sizeof(pbfcl_uint);
     unsigned long long lists = (unsigned long long)g->capacity * g->max_neighbors * 4;
-    unsigned long long total = 2 * table + lists + (unsigned long long)g->capacity * 16;
+    unsigned long long total =
+        pbfcl_grid_bytes_needed(g->capacity, g->max_neighbors, g->params.grid_bits);
     char what[160];
     snprintf(what, sizeof what,
              "the neighbour grid (grid bits %u: 2 cell tables of %llu bytes, %llu bytes in all)",

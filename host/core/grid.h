@@ -56,6 +56,13 @@ pbfcl_status pbfcl_grid_params_fit(const float lo[3], const float hi[3], float c
 void pbfcl_grid_build_config(const pbfcl_device_info *dev, unsigned grid_bits,
                              unsigned max_neighbors, pbfcl_build_config *cfg);
 
+/* The device memory a grid of capacity particles, max_neighbors list entries each and
+ * 2^(3 grid_bits) cells takes: its per-particle buffers (cell ids, sort index, neighbour counts,
+ * near counts, near-solid stamps, the lists), the radix sort's ping-pong keys and values, and
+ * the cell tables (the sort's histogram table is left out: a few words per tile). */
+unsigned long long pbfcl_grid_bytes_needed(size_t capacity, unsigned max_neighbors,
+                                           unsigned grid_bits);
+
 /* Builds the kernels and allocates buffers for up to capacity particles, checking device
  * memory first. */
 pbfcl_status pbfcl_grid_create(pbfcl_grid *g, pbfcl_cl *cl, const pbfcl_grid_params *params,

@@ -302,17 +302,17 @@ unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
 {
     pbfcl_pbf_params p;
     pbfcl_grid_params g;
-    unsigned long long cells = 0;
+    unsigned grid_bits = 0;
     if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
         grid_params_for(scene, &p, &g) == PBFCL_OK)
-        cells = 1ull << (3 * g.grid_bits);
+        grid_bits = g.grid_bits;
     unsigned long long per_particle = 0;
     for (size_t b = 0; b < SIM_BUFFER_COUNT; b++)
         if (buffer_used(scene->solver.method, &sim_buffers[b]))
             per_particle +=
                 sim_buffers[b].elem * (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED ? 2 : 1);
-    unsigned long long grid_per_particle = 4 * (7 + PBFCL_SIM_MAX_NEIGHBORS);
-    return n * (per_particle + grid_per_particle) + cells * 8 + pbfcl_particles_bytes_needed(n);
+    return n * per_particle + pbfcl_grid_bytes_needed(n, PBFCL_SIM_MAX_NEIGHBORS, grid_bits) +
+           pbfcl_particles_bytes_needed(n);
 }
 
 static const char *const kernel_names[] = {"pbf_predict",      "pbf_lambda",
