@@ -627,16 +627,25 @@ static void check_collide(pbfcl_cl *cl)
  * iterations would move them): delta reports the move and collide separates the pair from
  * the whole lists. Without the report it would read the empty near part and leave the
  * overlap. */
-static void check_collide_after_move(pbfcl_cl *cl)
+/* A simulation of two particles 3.3r apart along x about the box's centre c (beyond the near
+ * radius 2r + 0.75r, within h = 4r), after predict and the neighbour search; r and c out. */
+static pbfcl_sim *far_pair(pbfcl_cl *cl, float *r, float *c)
 {
     pbfcl_scene s;
     kernel_scene(&s);
-    const float r = s.particle_radius, c = 0.5f * (s.domain_min[0] + s.domain_max[0]);
+    *r = s.particle_radius;
+    *c = 0.5f * (s.domain_min[0] + s.domain_max[0]);
     const float y = 0.5f * (s.domain_min[1] + s.domain_max[1]);
     const float z = 0.5f * (s.domain_min[2] + s.domain_max[2]);
-    const float far = 3.3f * r; /* beyond 2r + 0.75r, within h = 4r */
-    float pos[6] = {c - 0.5f * far, y, z, c + 0.5f * far, y, z};
-    pbfcl_sim *sim = make_sim(cl, &s, pos, 2);
+    const float far = 3.3f * *r;
+    float pos[6] = {*c - 0.5f * far, y, z, *c + 0.5f * far, y, z};
+    return make_sim(cl, &s, pos, 2);
+}
+
+static void check_collide_after_move(pbfcl_cl *cl)
+{
+    float r, c;
+    pbfcl_sim *sim = far_pair(cl, &r, &c);
     kstate k;
     kstate_read(sim, &k);
     ck_assert_uint_eq(k.count[0], 1); /* listed, but not near (test_neighbours checks that) */
@@ -678,14 +687,8 @@ static void check_collide_after_solid_move(pbfcl_cl *cl)
                         "and bodies below); it runs on every real device\n");
         return;
     }
-    pbfcl_scene s;
-    kernel_scene(&s);
-    const float r = s.particle_radius, c = 0.5f * (s.domain_min[0] + s.domain_max[0]);
-    const float y = 0.5f * (s.domain_min[1] + s.domain_max[1]);
-    const float z = 0.5f * (s.domain_min[2] + s.domain_max[2]);
-    const float far = 3.3f * r; /* beyond 2r + 0.75r, within h = 4r */
-    float pos[6] = {c - 0.5f * far, y, z, c + 0.5f * far, y, z};
-    pbfcl_sim *sim = make_sim(cl, &s, pos, 2);
+    float r, c;
+    pbfcl_sim *sim = far_pair(cl, &r, &c);
     const unsigned static_id = 1;
     ck_assert_int_eq(pbfcl_sim_set_static(sim, 1, &static_id), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK); /* the phases' tags into x* */
