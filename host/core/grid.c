@@ -92,13 +92,14 @@ static pbfcl_status build_kernels(pbfcl_grid *g)
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "hash", &g->hash));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "reorder", &g->reorder));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "reorder_uint", &g->reorder_uint));
+    PBFCL_TRY(pbfcl_cl_kernel(g->program, "reorder_solids", &g->reorder_solids));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells_clear", &g->cells_clear));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells", &g->cells));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "neighbours", &g->neighbours));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "neighbours_solids", &g->neighbours_solids));
     PBFCL_TRY(pbfcl_cl_kernel(g->program, "cells_init", &g->cells_init));
-    cl_kernel all[] = {g->hash,       g->reorder,     g->reorder_uint,     g->cells,
-                       g->cells_init, g->cells_clear, g->neighbours_solids};
+    cl_kernel all[] = {g->hash,       g->reorder,     g->reorder_uint,   g->cells,
+                       g->cells_init, g->cells_clear, g->reorder_solids, g->neighbours_solids};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         size_t max = pbfcl_cl_kernel_max_wg(g->cl, all[k]);
         wg = max < wg ? max : wg;
@@ -197,9 +198,9 @@ void pbfcl_grid_destroy(pbfcl_grid *g)
                       &g->near_solid_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         pbfcl_cl_release_buffer(bufs[k]);
-    cl_kernel *kernels[] = {&g->hash,        &g->reorder,          &g->reorder_uint,
-                            &g->cells_clear, &g->neighbours,       &g->cells_init,
-                            &g->cells,       &g->neighbours_solids};
+    cl_kernel *kernels[] = {&g->hash,        &g->reorder,           &g->reorder_uint,
+                            &g->cells_clear, &g->neighbours,        &g->cells_init,
+                            &g->cells,       &g->neighbours_solids, &g->reorder_solids};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         if (*kernels[k])
             clReleaseKernel(*kernels[k]);
@@ -308,6 +309,27 @@ pbfcl_status pbfcl_grid_reorder_uint(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_b
     const void *vals[] = {&g->index_buf, &src_buf, &dst_buf, &un};
     PBFCL_TRY(set_args(g->reorder_uint, 4, sizes, vals));
     return launch(g, g->reorder_uint, "reorder_uint", n, prof, PBFCL_STAGE_REORDER);
+}
+
+pbfcl_status pbfcl_grid_reorder_solids(pbfcl_grid *g, const cl_mem src[3], const cl_mem dst[3],
+                                       cl_mem slot_buf, size_t n, pbfcl_profile *prof)
+{
+    PBFCL_TRY(check_n(g, n, "reorder_solids"));
+    for (int k = 0; k < 3; k++)
+        if (src[k] == dst[k]) {
+            pbfcl_errorf("grid reorder_solids: source and destination %d are the same buffer; "
+                         "reorder into a second buffer",
+                         k);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    cl_uint un = (cl_uint)n, write_slots = slot_buf != NULL;
+    cl_mem slot = slot_buf ? slot_buf : dst[0]; /* not written without write_slots */
+    const size_t m = sizeof(cl_mem);
+    const size_t sizes[] = {m, m, m, m, m, m, m, m, sizeof write_slots, sizeof un};
+    const void *vals[] = {&g->index_buf, &src[0], &dst[0], &src[1],      &dst[1],
+                          &src[2],       &dst[2], &slot,   &write_slots, &un};
+    PBFCL_TRY(set_args(g->reorder_solids, 10, sizes, vals));
+    return launch(g, g->reorder_solids, "reorder_solids", n, prof, PBFCL_STAGE_REORDER);
 }
 
 pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof)

@@ -15,8 +15,9 @@ typedef struct pbfcl_grid {
     pbfcl_radix_sort sort;
     cl_program program;
     cl_kernel hash, reorder, cells_clear, cells, neighbours, neighbours_solids;
-    cl_kernel reorder_uint; /* reorder of a uint buffer (particle ids) */
-    cl_kernel cells_init;   /* fills the cell tables with EMPTY once, at creation */
+    cl_kernel reorder_uint;   /* reorder of a uint buffer (particle ids) */
+    cl_kernel reorder_solids; /* ids, phases and inverse masses at once, and the bodies' slots */
+    cl_kernel cells_init;     /* fills the cell tables with EMPTY once, at creation */
     pbfcl_grid_params params;
     size_t wg;                 /* work-group size of every kernel but neighbours */
     size_t nb_wg;              /* work-group size of neighbours (<= its -DNB_WG_SIZE) */
@@ -85,6 +86,12 @@ pbfcl_status pbfcl_grid_reorder(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, s
 /* reorder_uint: dst[i] = src[index[i]] for a uint buffer (e.g. the particles' ids). */
 pbfcl_status pbfcl_grid_reorder_uint(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_buf, size_t n,
                                      pbfcl_profile *prof);
+
+/* The three words a particle carries with solids, reordered by one gather: dst[i] = src[index[i]]
+ * for its id, phase and inverse mass (src[0..2] into dst[0..2]); with slot_buf (not NULL) also
+ * slot[id] = i for every sorted particle i, the bodies' slot table (shape_match_slots). */
+pbfcl_status pbfcl_grid_reorder_solids(pbfcl_grid *g, const cl_mem src[3], const cl_mem dst[3],
+                                       cl_mem slot_buf, size_t n, pbfcl_profile *prof);
 
 /* Sets the cell table entries the last pbfcl_grid_cells wrote back to EMPTY, reading the
  * sorted cell ids still in cell_id_buf; pbfcl_grid_hash calls it before overwriting them. */

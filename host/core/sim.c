@@ -80,10 +80,11 @@ struct pbfcl_sim {
     cl_mem moved_buf;
     cl_mem accel_max_buf; /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
     int lists_fresh;      /* neighbours ran and no lambda since: lambda records x* */
-    /* the bodies' slots (shape_match_slots) are those of the particles' order now: set by
-     * body_slots, cleared by every reorder or change of ids, and at the start of a step; the
-     * next substep's body_predict then needs no second slots launch (16.7 us a substep with
-     * 1.128M particles on an H200) */
+    /* the bodies' slots are those of the particles' order now: set by the sort's
+     * reorder_solids (which writes them) and body_slots, cleared by every other reorder or
+     * change of ids, and at the start of a step; body_slots and the next substep's
+     * body_predict then launch no shape_match_slots (15.9 us each with 1.128M particles on an
+     * H200) */
     int slots_current;
     int q_from_delta; /* q_buf was written by delta (collide may read the near lists) */
     /* the bodies' friction with other solids: 1 from the neighbour search to the substep's
@@ -658,11 +659,35 @@ static void swap_buf(cl_mem *a, cl_mem *b)
     *b = t;
 }
 
+/* The three words a particle carries with solids, its id, phase and inverse mass: a substep's
+ * sort reorders them in one launch (reorder_solid_words). */
+static bool is_solid_word(const sim_buffer *d)
+{
+    return d->field == SIM_BUF(id_buf) || d->field == SIM_BUF(phase_buf) ||
+           d->field == SIM_BUF(inv_mass_buf);
+}
+
+/* The sort's reorder of the solids' words (is_solid_word) by reorder_solids, which with
+ * shape-matched bodies also writes their slots: they are then current. */
+static pbfcl_status reorder_solid_words(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    cl_mem *src[3] = {&sim->id_buf, &sim->phase_buf, &sim->inv_mass_buf};
+    cl_mem *dst[3] = {&sim->id_tmp_buf, &sim->phase_tmp_buf, &sim->inv_mass_tmp_buf};
+    cl_mem from[3] = {*src[0], *src[1], *src[2]}, to[3] = {*dst[0], *dst[1], *dst[2]};
+    cl_mem slot = sim_matches_shapes(sim) ? sim->bodies->slot_buf : NULL;
+    PBFCL_TRY(pbfcl_grid_reorder_solids(&sim->grid, from, to, slot, sim->n, prof));
+    for (int k = 0; k < 3; k++)
+        swap_buf(src[k], dst[k]);
+    sim->slots_current = slot != NULL;
+    return PBFCL_OK;
+}
+
 /* reorder: every per-particle buffer that carries state into sorted order; for a substep's
- * sort (sort), those that need it then (sim_sort). */
+ * sort (sort), those that need it then (sim_sort), the solids' words in one launch. */
 static pbfcl_status sim_reorder(pbfcl_sim *sim, bool sort, pbfcl_profile *prof)
 {
     sim->slots_current = 0;
+    bool solids = sort && sim_has_bodies(sim);
     for (size_t b = 0; b < SIM_BUFFER_COUNT; b++) {
         const sim_buffer *d = &sim_buffers[b];
         if (d->reorder_tmp == SIM_NOT_REORDERED || !buffer_used(sim->scene.solver.method, d))
@@ -670,6 +695,8 @@ static pbfcl_status sim_reorder(pbfcl_sim *sim, bool sort, pbfcl_profile *prof)
         if (sort &&
             (d->sort == SIM_SORT_SKIP || (d->sort == SIM_SORT_SOLIDS && !sim_has_bodies(sim))))
             continue;
+        if (solids && is_solid_word(d))
+            continue; /* reorder_solid_words */
         cl_mem *src = sim_buf(sim, d->field), *dst = sim_buf(sim, d->reorder_tmp);
         if (d->elem == 16)
             PBFCL_TRY(pbfcl_grid_reorder(&sim->grid, *src, *dst, sim->n, prof));
@@ -677,7 +704,7 @@ static pbfcl_status sim_reorder(pbfcl_sim *sim, bool sort, pbfcl_profile *prof)
             PBFCL_TRY(pbfcl_grid_reorder_uint(&sim->grid, *src, *dst, sim->n, prof));
         swap_buf(src, dst);
     }
-    return PBFCL_OK;
+    return solids ? reorder_solid_words(sim, prof) : PBFCL_OK;
 }
 
 /* hash, sort, reorder, cells and neighbour lists of the positions in the buffer at offset
@@ -858,7 +885,7 @@ pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof)
 
 pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    if (!sim_matches_shapes(sim))
+    if (!sim_matches_shapes(sim) || sim->slots_current) /* the sort's reorder_solids wrote them */
         return PBFCL_OK;
     PBFCL_TRY(pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, PBFCL_STAGE_SOLVE));
     sim->slots_current = 1;
