@@ -168,13 +168,14 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
  * which holds no particle of its own phase (cl/neighbours.cl), is not read.
  * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4.
  * With record (the first lambda after a neighbour search), x* is also kept in search and the
- * moved flag is cleared: delta sets it when a particle has moved half the contact skin away
- * from there, and collide then reads the whole lists instead of their near part. */
+ * moved flags (moved_regions of them, one per region of the grid, PBFCL_MOVED_LEVEL) are cleared:
+ * delta sets a region's when a particle beside it has moved half the contact skin away from
+ * there, and collide then reads the whole lists there instead of their near part. */
 __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global const uint *neighbor_count, __global const uint *neighbors,
                          __global float4 *lambda, __global float *density, float wall_scale,
                          __global float4 *search, __global uint *moved, uint record, uint bodies,
-                         __global const uint *phase)
+                         __global const uint *phase, uint moved_regions)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -182,8 +183,8 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     float4 xi = pred[i];
     if (record) {
         search[i] = xi;
-        if (i == 0)
-            *moved = 0u;
+        for (uint c = i; c < moved_regions; c += n)
+            moved[c] = 0u;
     }
     bool solid = bodies && phase[i] != 0u;
     uint count = solid ? 0u : min(neighbor_count[i], (uint)MAX_NEIGHBORS);
@@ -222,10 +223,38 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
  * nothing and read one at a time). */
 #define PBF_GROUP 4
 
-/* The moved flag's bits (delta sets them, lambda clears them): a fluid particle, or a solid,
+/* The moved flags' bits (delta sets them, lambda clears them): a fluid particle, or a solid,
  * moved half the contact skin since the neighbour search. */
 #define PBF_MOVED_FLUID 1u
 #define PBF_MOVED_SOLID 2u
+
+/* The moved flags are kept per region of the grid (PBFCL_MOVED_LEVEL: 4^3 cells, some 500
+ * particles at h = 4r), so that a move makes only the particles near it read their whole lists
+ * (a dam break of 1M particles on an H200 read them in most collide passes: a single flag for
+ * all particles was set by any one of them). */
+#define PBF_MOVED_SHIFT (3u * PBFCL_MOVED_LEVEL)
+
+/* delta's report of particle i's move (bit): into the flag of every region that holds one of
+ * the 27 cells around its cell at the search (cell, a Morton code of a grid of 2^grid_bits
+ * cells per axis): the particles that may list it lie in those cells, and each reads the flag
+ * of its own cell's region only (pbf_whole_lists). At most 8 regions, as a region spans at
+ * least 2 cells along each axis. */
+static void pbf_report_move(__global uint *moved, uint cell, uint grid_bits, uint bit)
+{
+    uint top = (1u << grid_bits) - 1u;
+    uint x = pbfcl_morton_compact(cell), y = pbfcl_morton_compact(cell >> 1),
+         z = pbfcl_morton_compact(cell >> 2);
+    uint x0 = (x > 0u ? x - 1u : 0u) >> PBFCL_MOVED_LEVEL,
+         x1 = min(x + 1u, top) >> PBFCL_MOVED_LEVEL;
+    uint y0 = (y > 0u ? y - 1u : 0u) >> PBFCL_MOVED_LEVEL,
+         y1 = min(y + 1u, top) >> PBFCL_MOVED_LEVEL;
+    uint z0 = (z > 0u ? z - 1u : 0u) >> PBFCL_MOVED_LEVEL,
+         z1 = min(z + 1u, top) >> PBFCL_MOVED_LEVEL;
+    for (uint cz = z0; cz <= z1; cz++)
+        for (uint cy = y0; cy <= y1; cy++)
+            for (uint cx = x0; cx <= x1; cx++)
+                atomic_or(moved + pbfcl_morton_code(cx, cy, cz), bit);
+}
 
 /* Whether particle i may have a solid among its neighbours: a solid, or a fluid particle that a
  * solid listed at the last search (near_solid[i] == stamp, cl/neighbours.cl, neighbours_solids;
@@ -239,15 +268,20 @@ static bool pbf_near_solid(uint bodies, uint phase_i, __global const uint *near_
 
 /* Whether collide (or body_contacts) must read particle i's whole list instead of its near part
  * (the neighbours within 2r + skin at the search): after another collide pass (whole_lists),
- * when a fluid particle moved half the skin (a pair of any two particles may have closed from
- * beyond it), or when only solids did and i may have a solid neighbour (near_i): a pair that
- * closed from beyond the near part moved the skin between its two, so one of them moved half
- * of it, and a pair of two fluid particles needs a fluid particle's move. Where only the bodies
- * moved, the fluid away from them keeps its near lists (at 1M particles with 64 bodies on an
- * H200 the bodies tripped the flag in most passes). */
-static bool pbf_whole_lists(uint whole_lists, uint moved, bool near_i)
+ * when a fluid particle near i moved half the skin (a pair of any two particles may have closed
+ * from beyond it), or when only solids near it did and i may have a solid neighbour (near_i):
+ * a pair that closed from beyond the near part moved the skin between its two, so one of them
+ * moved half of it, and a pair of two fluid particles needs a fluid particle's move. Near i: in
+ * the cells around i's cell at the search (cell_id[i]), whose moves the flag of i's region holds
+ * (pbf_report_move). Where only the bodies moved, the fluid away from them keeps its near lists
+ * (at 1M particles with 64 bodies on an H200 the bodies tripped the flag in most passes). */
+static bool pbf_whole_lists(uint whole_lists, __global const uint *moved,
+                            __global const uint *cell_id, uint i, bool near_i)
 {
-    return whole_lists || (moved & PBF_MOVED_FLUID) || ((moved & PBF_MOVED_SOLID) && near_i);
+    if (whole_lists)
+        return true;
+    uint bits = moved[cell_id[i] >> PBF_MOVED_SHIFT];
+    return (bits & PBF_MOVED_FLUID) || ((bits & PBF_MOVED_SOLID) && near_i);
 }
 
 /* One neighbour's share of delta's sum: (lambda_i + lambda_j + s_corr) grad Spiky(x*_i -
@@ -289,7 +323,8 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         __global float4 *q_out, float wall_scale, __global float4 *step,
                         float omega, uint record_step, __global const float4 *search,
                         __global uint *moved, float moved_limit2, uint bodies,
-                        __global const uint *phase, __global const float *inv_mass)
+                        __global const uint *phase, __global const float *inv_mass,
+                        __global const uint *cell_id, uint grid_bits)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -330,7 +365,7 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
         step[i] = (float4)(q.xyz - xi.xyz, 0.0f);
     float4 since = (float4)(q.xyz - search[i].xyz, 0.0f); /* moved since the neighbour search */
     if (dot(since, since) > moved_limit2) /* a contact may have come from beyond the near lists */
-        atomic_or(moved, solid ? PBF_MOVED_SOLID : PBF_MOVED_FLUID);
+        pbf_report_move(moved, cell_id[i], grid_bits, solid ? PBF_MOVED_SOLID : PBF_MOVED_FLUID);
 }
 
 /* The part of the relative displacement rel (of i against j over the substep) that friction
@@ -428,9 +463,10 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
  * q and x are double-buffered: q_in and pos_in are read, q_out and pos_out written.
  * Only the near part of each neighbour list is visited (near_count entries: the neighbours
  * within 2r plus a skin at the neighbour search, host/core/sim.c PBFCL_SIM_CONTACT_SKIN)
- * while no particle has moved half the skin since the search (*moved == 0, kept by delta):
- * then no pair outside the near part can be closer than 2r. At h = 4r that part is a quarter
- * to a half of the list, and the pass takes half the time. Otherwise, and with whole_lists
+ * while no particle near it has moved half the skin since the search (the moved flag of its
+ * region of the grid, kept by delta; cell_id: each particle's cell at the search): then no pair
+ * outside the near part can be closer than 2r. At h = 4r that part is a quarter to a half of
+ * the list, and the pass takes half the time. Otherwise, and with whole_lists
  * (q from an earlier collide pass, whose moves delta has not checked), the whole lists; where
  * only solids moved, only for the solids and the fluid beside them (pbf_whole_lists). The
  * fluid away from the solids (pbf_near_solid) takes the fluid's path, which gives the same
@@ -441,7 +477,7 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global float4 *pos_out, __global const uint *neighbor_count,
                           __global const uint *moved, uint whole_lists, uint bodies,
                           __global const uint *phase, __global const float *inv_mass, uint matched,
-                          __global const uint *near_solid, uint stamp)
+                          __global const uint *near_solid, uint stamp, __global const uint *cell_id)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -457,7 +493,7 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     t.min_dist2 = t.min_dist * t.min_dist;
     t.deep = t.min_dist * (1.0f - p->contact_slop);
     t.c = t.e = t.f = (float4)(0.0f);
-    bool whole = pbf_whole_lists(whole_lists, *moved, t.bodies);
+    bool whole = pbf_whole_lists(whole_lists, moved, cell_id, i, t.bodies);
     uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
     uint k = 0;
     for (; k + PBF_GROUP <= count; k += PBF_GROUP) { /* see PBF_GROUP */
@@ -501,7 +537,8 @@ __kernel void pbf_body_contacts(pbf_params p, uint n, uint entries, __global con
                                 __global const uint *neighbors, __global const uint *neighbor_count,
                                 __global const uint *moved, uint whole_lists,
                                 __global const float *inv_mass, __global const uint2 *body_range,
-                                uint matched, __global float4 *static_out)
+                                uint matched, __global float4 *static_out,
+                                __global const uint *cell_id)
 {
     uint e = get_global_id(0);
     if (e >= entries)
@@ -510,7 +547,7 @@ __kernel void pbf_body_contacts(pbf_params p, uint n, uint entries, __global con
     float4 qi = q_in[i], xi = pos_in[i];
     uint phase_i = pbf_q_phase(qi);
     float w_body_i = pbf_body_inv_mass(phase_i, inv_mass[i], body_range, matched);
-    bool whole = pbf_whole_lists(whole_lists, *moved, true); /* a solid's */
+    bool whole = pbf_whole_lists(whole_lists, moved, cell_id, i, true); /* a solid's */
     uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
     float4 slides = (float4)(0.0f);
     float closed = 0.0f, min_dist2 = p->min_dist * p->min_dist;

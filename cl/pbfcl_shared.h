@@ -24,6 +24,11 @@ typedef struct pbfcl_grid_params {
 /* The empty-cell marker of the cell range table and the cell id of no particle. */
 #define PBFCL_EMPTY 0xffffffffu
 
+/* The regions of the grid that keep the solver's moved flags (cl/pbf.cl, pbf_report_move):
+ * 2^PBFCL_MOVED_LEVEL cells along each axis, a region's index its cells' Morton codes shifted
+ * right by 3 PBFCL_MOVED_LEVEL. */
+#define PBFCL_MOVED_LEVEL 2u
+
 #ifndef __OPENCL_VERSION__
 _Static_assert(sizeof(pbfcl_grid_params) == 32, "pbfcl_grid_params layout");
 #endif

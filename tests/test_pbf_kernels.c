@@ -2,7 +2,9 @@
  * integrals and lattice sums, and the lambda, delta, collide and vorticity_viscosity stages
  * (with the walls' density) against a plain C reference on small particle sets; bad
  * configurations fail. */
+#include "grid.h"
 #include "sim.h"
+#include "solver_method.h"
 #include "test_util.h"
 #include "wall_ref.h"
 
@@ -721,6 +723,173 @@ static void check_collide_after_solid_move(pbfcl_cl *cl)
     pbfcl_sim_destroy(sim);
 }
 
+/* The grid of a simulation (its cell ids and moved flags). */
+static pbfcl_grid *grid_of(pbfcl_sim *sim)
+{
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(sim, &v);
+    return v.grid;
+}
+
+/* The region (cl/pbfcl_shared.h, PBFCL_MOVED_LEVEL) of each of the n sorted particles' cells at
+ * the last search, into region (n uints). */
+static void read_regions(pbfcl_sim *sim, size_t n, unsigned *region)
+{
+    pbfcl_grid *g = grid_of(sim);
+    ck_assert_int_eq(
+        clEnqueueReadBuffer(g->cl->queue, g->cell_id_buf, CL_TRUE, 0, n * 4, region, 0, NULL, NULL),
+        CL_SUCCESS);
+    for (size_t i = 0; i < n; i++)
+        region[i] >>= 3 * PBFCL_MOVED_LEVEL;
+}
+
+/* One particle moved into contact with a still one that lists it beyond its near part, the two
+ * in cells of two regions of the grid: the mover's report must reach the still one's region
+ * (delta flags the regions of all cells around the mover's), so both read their whole lists
+ * and both are pushed, each by the per-pass limit. With the report in the mover's region only,
+ * the still one would read its near part and stay. */
+static void check_collide_after_one_moves(pbfcl_cl *cl)
+{
+    float r, c;
+    pbfcl_sim *sim = far_pair(cl, &r, &c); /* for the grid: the pair goes to a region border */
+    const pbfcl_grid_params *gp = &grid_of(sim)->params;
+    float edge = gp->cell_size * (float)(1u << PBFCL_MOVED_LEVEL);
+    float border = gp->origin[0] + edge * roundf((c - gp->origin[0]) / edge);
+    pbfcl_sim_destroy(sim);
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const float y = 0.5f * (s.domain_min[1] + s.domain_max[1]);
+    const float z = 0.5f * (s.domain_min[2] + s.domain_max[2]);
+    float pos[6] = {border - 1.65f * r, y, z, border + 1.65f * r, y, z}; /* 3.3r apart */
+    sim = make_sim(cl, &s, pos, 2);
+    unsigned region[2];
+    read_regions(sim, 2, region);
+    ck_assert_msg(region[0] != region[1], "the pair lies in one region (%u): the test needs two",
+                  region[0]);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK); /* records x* at the search */
+    float x[6];
+    ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
+    int mover = x[0] < x[3] ? 0 : 1, still = 1 - mover; /* the left one moves right */
+    x[3 * mover] = x[3 * still] - 1.2f * r;             /* 1.2r apart: 0.8r overlap */
+    ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    float before[6], after[6];
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, before, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, after, NULL, NULL), PBFCL_OK);
+    double d_before = fabs((double)(x[3] + before[3]) - (x[0] + before[0]));
+    double d_after = fabs((double)(x[3] + after[3]) - (x[0] + after[0]));
+    ck_assert_msg(d_before < 2.0 * r, "delta separated the pair already (%g r)", d_before / r);
+    double want = fmin(2.0 * r, d_before + 2.0 * 0.5 * r); /* both move, by at most 0.5r each */
+    ck_assert_msg(fabs(d_after - want) < 1e-3 * r,
+                  "after collide the pair is %g r apart, not %g r (the still one moved %g r)",
+                  d_after / r, want / r, (after[3 * still] - before[3 * still]) / r);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_collide_after_one_moves)
+{
+    test_each_device(check_collide_after_one_moves);
+}
+END_TEST
+
+/* delta's moved flags against a reference: a lattice at rest, a few of its particles (fluid
+ * ones at awkward indices, and static ones) moved by r after the search; the flags of exactly
+ * the regions that hold a cell next to (or at) the cell of a particle whose q is more than half
+ * the contact skin from where it was at the search carry its kind's bit (fluid 1, solid 2),
+ * computed from the cell ids and the positions read back. The lattice spans region borders. */
+static void check_moved_flags(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const int nx = 12; /* 0.3 .. 0.52 m: cells of 4 cm, regions of 16 cm */
+    const size_t n = (size_t)nx * nx * nx;
+    float *pos = lattice(nx, 0.3f, 0.02f, 0.0f, 3);
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    const unsigned statics[] = {5, 700, 1100, 1727};
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, 4, statics), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK); /* the phases' tags */
+    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK); /* records x*, clears the flags */
+    float *search = malloc(n * 12), *x = malloc(n * 12), *dq = malloc(n * 12);
+    unsigned *phase = malloc(n * 4), *cell = malloc(n * 4);
+    float *w = malloc(n * 4);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, search, NULL, NULL, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
+    memcpy(x, search, n * 12);
+    const float r = s.particle_radius;
+    for (size_t i = 0; i < n; i += 97) /* every 97th */
+        x[3 * i + i % 3] += (i % 2 ? 1.0f : -1.0f) * r;
+    for (size_t i = 0; i < n; i++)
+        if (phase[i] != 0) /* and every static particle */
+            x[3 * i + 1] += r;
+    ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, x, NULL, dq, NULL, NULL), PBFCL_OK);
+    pbfcl_grid *g = grid_of(sim);
+    ck_assert_int_eq(
+        clEnqueueReadBuffer(g->cl->queue, g->cell_id_buf, CL_TRUE, 0, n * 4, cell, 0, NULL, NULL),
+        CL_SUCCESS);
+    size_t regions = g->moved_regions;
+    unsigned *got = malloc(regions * 4), *want = calloc(regions, 4);
+    ck_assert_int_eq(clEnqueueReadBuffer(g->cl->queue, g->moved_buf, CL_TRUE, 0, regions * 4, got,
+                                         0, NULL, NULL),
+                     CL_SUCCESS);
+    const double half_skin = 0.5 * 0.75 * s.solver.contact_interval * r;
+    const unsigned top = (1u << g->params.grid_bits) - 1u, level = PBFCL_MOVED_LEVEL;
+    size_t movers = 0, solid_movers = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d2 = 0.0;
+        for (int a = 0; a < 3; a++) {
+            double d = (double)x[3 * i + a] + dq[3 * i + a] - search[3 * i + a];
+            d2 += d * d;
+        }
+        ck_assert_msg(fabs(sqrt(d2) - half_skin) > 0.01 * half_skin,
+                      "particle %zu moved %g r, too close to half the skin to tell", i,
+                      sqrt(d2) / r);
+        if (!(d2 > half_skin * half_skin))
+            continue;
+        movers++;
+        solid_movers += phase[i] != 0;
+        unsigned cx, cy, cz, bit = phase[i] != 0 ? 2u : 1u;
+        pbfcl_morton_decode(cell[i], &cx, &cy, &cz);
+        unsigned lo[3] = {cx ? cx - 1 : 0, cy ? cy - 1 : 0, cz ? cz - 1 : 0};
+        unsigned hi[3] = {cx < top ? cx + 1 : top, cy < top ? cy + 1 : top,
+                          cz < top ? cz + 1 : top};
+        for (unsigned rz = lo[2] >> level; rz <= hi[2] >> level; rz++)
+            for (unsigned ry = lo[1] >> level; ry <= hi[1] >> level; ry++)
+                for (unsigned rx = lo[0] >> level; rx <= hi[0] >> level; rx++)
+                    want[pbfcl_morton_encode(rx, ry, rz)] |= bit;
+    }
+    size_t flagged = 0;
+    for (size_t k = 0; k < regions; k++) {
+        ck_assert_msg(got[k] == want[k], "region %zu: flags %u, the reference %u", k, got[k],
+                      want[k]);
+        flagged += want[k] != 0;
+    }
+    fprintf(stderr, "    moved flags: %zu movers (%zu static), %zu of %zu regions flagged\n",
+            movers, solid_movers, flagged, regions);
+    ck_assert(movers >= 15 && solid_movers == 4 && flagged < regions / 2);
+    free(pos);
+    free(search);
+    free(x);
+    free(dq);
+    free(phase);
+    free(cell);
+    free(w);
+    free(got);
+    free(want);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_moved_flags_reference)
+{
+    test_each_device(check_moved_flags);
+}
+END_TEST
+
 START_TEST(test_collide_after_solid_move)
 {
     test_each_device(check_collide_after_solid_move);
@@ -1360,6 +1529,8 @@ int main(void)
     tcase_add_test(dev, test_collide_reference);
     tcase_add_test(dev, test_collide_after_move);
     tcase_add_test(dev, test_collide_after_solid_move);
+    tcase_add_test(dev, test_collide_after_one_moves);
+    tcase_add_test(dev, test_moved_flags_reference);
     tcase_add_test(dev, test_collide_body_contacts_reference);
     tcase_add_test(dev, test_delta_chebyshev_reference);
     tcase_add_test(dev, test_vorticity_viscosity_reference);

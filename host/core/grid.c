@@ -48,7 +48,14 @@ unsigned long long pbfcl_grid_bytes_needed(size_t capacity, unsigned max_neighbo
                                            unsigned grid_bits)
 {
     const unsigned long long own = 5, sort = 4; /* uints per particle, lists aside */
-    return capacity * 4ull * (own + sort + max_neighbors) + (8ull << (3 * grid_bits));
+    return capacity * 4ull * (own + sort + max_neighbors) + (8ull << (3 * grid_bits)) +
+           4ull * pbfcl_grid_moved_regions(grid_bits);
+}
+
+size_t pbfcl_grid_moved_regions(unsigned grid_bits)
+{
+    unsigned level = grid_bits > PBFCL_MOVED_LEVEL ? grid_bits - PBFCL_MOVED_LEVEL : 0;
+    return (size_t)1 << (3 * level);
 }
 
 /* Checks that the cell tables and per-particle buffers fit before allocating anything. */
@@ -135,6 +142,14 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
     PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, 4, "neighbour overflow", &g->overflow_buf));
     PBFCL_TRY(
         pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 4, "near solid stamps", &g->near_solid_buf));
+    g->moved_regions = pbfcl_grid_moved_regions(g->params.grid_bits);
+    PBFCL_TRY(
+        pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, g->moved_regions * 4, "moved flags", &g->moved_buf));
+    /* every region moved: the contacts read the whole lists until a search and its first lambda
+     * (which clears the flags) */
+    const pbfcl_uint all_moved = 0xffffffffu;
+    PBFCL_CL_CHECK(clEnqueueFillBuffer(cl->queue, g->moved_buf, &all_moved, sizeof all_moved, 0,
+                                       g->moved_regions * 4, 0, NULL, NULL));
     const pbfcl_uint zero = 0;
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, g->params_buf, CL_TRUE, 0, sizeof g->params,
                                         &g->params, 0, NULL, NULL));
@@ -149,6 +164,9 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
     if (err == CL_SUCCESS)
         err = clEnqueueWriteBuffer(cl->queue, g->neighbor_near_buf, CL_TRUE, 0, cap * 4, zeros, 0,
                                    NULL, NULL);
+    if (err == CL_SUCCESS) /* cell 0 (in the grid) before the first search: the moved flags */
+        err = clEnqueueWriteBuffer(cl->queue, g->cell_id_buf, CL_TRUE, 0, cap * 4, zeros, 0, NULL,
+                                   NULL);
     if (err == CL_SUCCESS) /* stamp 0: never a search's */
         err = clEnqueueWriteBuffer(cl->queue, g->near_solid_buf, CL_TRUE, 0, cap * 4, zeros, 0,
                                    NULL, NULL);
@@ -195,7 +213,7 @@ void pbfcl_grid_destroy(pbfcl_grid *g)
     cl_mem *bufs[] = {&g->params_buf,     &g->cell_id_buf,  &g->index_buf,
                       &g->cell_start_buf, &g->cell_end_buf, &g->neighbor_count_buf,
                       &g->neighbor_buf,   &g->overflow_buf, &g->neighbor_near_buf,
-                      &g->near_solid_buf};
+                      &g->near_solid_buf, &g->moved_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         pbfcl_cl_release_buffer(bufs[k]);
     cl_kernel *kernels[] = {&g->hash,        &g->reorder,           &g->reorder_uint,

@@ -37,7 +37,12 @@ typedef struct pbfcl_grid {
      * else for the others (pbfcl_grid_neighbours with solids) */
     cl_mem near_solid_buf;
     cl_uint solid_stamp; /* the last search with solids' number (from 1; 0 marks nothing) */
-    size_t last_n;       /* particles whose cells are in the cell table (to clear) */
+    /* per region of the grid (pbfcl_grid_moved_regions): the solver's moved flags, bits that a
+     * particle near it moved since the search (cl/pbf.cl, pbf_report_move); all set at
+     * creation */
+    cl_mem moved_buf;
+    size_t moved_regions;
+    size_t last_n; /* particles whose cells are in the cell table (to clear) */
 } pbfcl_grid;
 
 /* Morton code of integer cell coordinates (each below 1024): bits interleaved x, y, z with
@@ -59,10 +64,15 @@ void pbfcl_grid_build_config(const pbfcl_device_info *dev, unsigned grid_bits,
 
 /* The device memory a grid of capacity particles, max_neighbors list entries each and
  * 2^(3 grid_bits) cells takes: its per-particle buffers (cell ids, sort index, neighbour counts,
- * near counts, near-solid stamps, the lists), the radix sort's ping-pong keys and values, and
- * the cell tables (the sort's histogram table is left out: a few words per tile). */
+ * near counts, near-solid stamps, the lists), the radix sort's ping-pong keys and values, the
+ * cell tables and the moved flags (the sort's histogram table is left out: a few words per
+ * tile). */
 unsigned long long pbfcl_grid_bytes_needed(size_t capacity, unsigned max_neighbors,
                                            unsigned grid_bits);
+
+/* The regions of 2^PBFCL_MOVED_LEVEL cells along each axis in a grid of 2^grid_bits (at least
+ * one): the moved flags' (moved_buf). */
+size_t pbfcl_grid_moved_regions(unsigned grid_bits);
 
 /* Builds the kernels and allocates buffers for up to capacity particles, checking device
  * memory first. */

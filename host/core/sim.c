@@ -33,8 +33,9 @@
  * the neighbours within the contact distance 2r plus a skin at the neighbour search (on x*,
  * after predict): this many r per solver iteration between collision passes
  * (solver.contact_interval). While no particle has moved half the skin since the search, no
- * pair outside the near part can be in contact; delta reports a larger move (moved_buf) and
- * collide then reads the whole lists, so no contact is ever missed. At h = 4r a skin of 0.75r
+ * pair outside the near part can be in contact; delta reports a larger move in the moved flags
+ * of the grid's regions around the mover (grid.moved_buf) and collide then reads the whole
+ * lists there, so no contact is ever missed. At h = 4r a skin of 0.75r
  * keeps the near part to the 6 face neighbours of the rest lattice (r would add the 12 edge
  * neighbours). Without the report, contacts were missed: 250 pairs in one substep of a
  * 28K-particle dam break with a skin of 0.5r, 2 in 60 frames with 0.75r; the 300-frame 1M run's
@@ -75,11 +76,8 @@ struct pbfcl_sim {
     size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
     pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
     pbfcl_kinematic *paths;    /* static particles on paths (kinematic.h); NULL until set */
-    /* 1 uint: bits, a fluid particle (1) or a solid (2) moved half the contact skin since the
-     * search (cl/pbf.cl, PBF_MOVED_FLUID and PBF_MOVED_SOLID) */
-    cl_mem moved_buf;
-    cl_mem accel_max_buf; /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
-    int lists_fresh;      /* neighbours ran and no lambda since: lambda records x* */
+    cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    int lists_fresh;           /* neighbours ran and no lambda since: lambda records x* */
     /* the bodies' slots are those of the particles' order now: set by the sort's
      * reorder_solids (which writes them) and body_slots, cleared by every other reorder or
      * change of ids, and at the start of a step; body_slots and the next substep's
@@ -382,7 +380,6 @@ static pbfcl_status alloc_buffers(pbfcl_sim *sim)
         const char *what;
     } list[] = {
         {&sim->params_buf, sizeof(pbfcl_pbf_params), "solver parameters"},
-        {&sim->moved_buf, sizeof(cl_uint), "contact list flag"},
         {&sim->accel_max_buf, sizeof(cl_uint), "largest acceleration"},
     };
     for (size_t b = 0; b < sizeof list / sizeof list[0]; b++)
@@ -527,9 +524,6 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
                                         sizeof sim->params, &sim->params, 0, NULL, NULL));
     PBFCL_TRY(upload_particles(sim, 0, sim->n, positions, NULL));
-    const cl_uint moved = 1; /* no search yet: collide reads the whole lists */
-    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->moved_buf, CL_TRUE, 0, sizeof moved,
-                                        &moved, 0, NULL, NULL));
     static const cl_uint zero = 0; /* the max |a| of no step yet */
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->accel_max_buf, CL_TRUE, 0, sizeof zero,
                                         &zero, 0, NULL, NULL));
@@ -580,7 +574,6 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
             pbfcl_cl_release_buffer(sim_buf(sim, sim_buffers[b].reorder_tmp));
     }
     pbfcl_cl_release_buffer(&sim->params_buf);
-    pbfcl_cl_release_buffer(&sim->moved_buf);
     pbfcl_cl_release_buffer(&sim->accel_max_buf);
     pbfcl_particles_destroy(&sim->particles);
     if (sim->method)
@@ -780,13 +773,15 @@ pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 6, sim->density_buf);
     SIM_ARG(k, 7, sim->wall_scale);
     SIM_ARG(k, 8, sim->search_buf);
-    SIM_ARG(k, 9, sim->moved_buf);
+    SIM_ARG(k, 9, sim->grid.moved_buf);
     cl_uint record = (cl_uint)sim->lists_fresh; /* the first after a search records x* */
     SIM_ARG(k, 10, record);
     sim->lists_fresh = 0;
     cl_uint bodies = sim_has_bodies(sim);
     SIM_ARG(k, 11, bodies);
     SIM_ARG(k, 12, sim->phase_buf);
+    cl_uint regions = (cl_uint)sim->grid.moved_regions;
+    SIM_ARG(k, 13, regions);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -804,7 +799,7 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_uint record_step = sim->scene.solver.chebyshev_rho > 0.0f; /* plain Jacobi needs no D */
     SIM_ARG(k, 9, record_step);
     SIM_ARG(k, 10, sim->search_buf);
-    SIM_ARG(k, 11, sim->moved_buf);
+    SIM_ARG(k, 11, sim->grid.moved_buf);
     float half_skin = 0.5f * contact_skin(sim);
     cl_float moved_limit2 = half_skin * half_skin;
     SIM_ARG(k, 12, moved_limit2);
@@ -813,6 +808,9 @@ pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 13, bodies);
     SIM_ARG(k, 14, sim->phase_buf);
     SIM_ARG(k, 15, sim->inv_mass_buf);
+    SIM_ARG(k, 16, sim->grid.cell_id_buf); /* each particle's cell at the search */
+    cl_uint grid_bits = sim->grid.params.grid_bits;
+    SIM_ARG(k, 17, grid_bits);
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -832,20 +830,21 @@ static pbfcl_status sim_body_contacts(pbfcl_sim *sim, cl_uint whole_lists, pbfcl
     SIM_ARG(k, 7, sim->grid.neighbor_near_buf);
     SIM_ARG(k, 8, sim->grid.neighbor_buf);
     SIM_ARG(k, 9, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 10, sim->moved_buf);
+    SIM_ARG(k, 10, sim->grid.moved_buf);
     SIM_ARG(k, 11, whole_lists);
     SIM_ARG(k, 12, sim->inv_mass_buf);
     SIM_ARG(k, 13, sm->body_range_buf);
     SIM_ARG(k, 14, matched);
     SIM_ARG(k, 15, sm->static_buf);
+    SIM_ARG(k, 16, sim->grid.cell_id_buf);
     return pbfcl_cl_launch(sim->cl, k, sm->entries, sim->wg, prof, PBFCL_STAGE_SOLVE);
 }
 
 pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     cl_kernel k = sim->collide;
-    /* the near lists hold every contact only for q from delta, which reports how far it moved
-     * the particles (moved_buf); a pass after another collide pass reads the whole lists */
+    /* the near lists hold every contact only for q from delta, which reports where it moved
+     * particles (grid.moved_buf); a pass after another collide pass reads the whole lists */
     cl_uint whole_lists = !sim->q_from_delta;
     sim->q_from_delta = 0;
     PBFCL_TRY(set_head(sim, k));
@@ -856,7 +855,7 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 6, sim->q_tmp_buf);
     SIM_ARG(k, 7, sim->pos_tmp_buf); /* free between reorders */
     SIM_ARG(k, 8, sim->grid.neighbor_count_buf);
-    SIM_ARG(k, 9, sim->moved_buf);
+    SIM_ARG(k, 9, sim->grid.moved_buf);
     SIM_ARG(k, 10, whole_lists);
     cl_uint bodies = sim_has_bodies(sim);
     SIM_ARG(k, 11, bodies);
@@ -866,6 +865,7 @@ pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     SIM_ARG(k, 14, matched);
     SIM_ARG(k, 15, sim->grid.near_solid_buf); /* fluid beside a solid: the last search's stamp */
     SIM_ARG(k, 16, sim->grid.solid_stamp);
+    SIM_ARG(k, 17, sim->grid.cell_id_buf);    /* each particle's cell at the search */
     if (sim->body_friction == 1 && matched) { /* the substep's first pass: the bodies' */
         PBFCL_TRY(sim_body_contacts(sim, whole_lists, prof));
         sim->body_friction = 2;
