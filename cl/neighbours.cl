@@ -130,7 +130,9 @@ __kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid *
  * were; nothing reads them. Each fluid particle a solid keeps in its list gets near_solid[j] =
  * stamp (a number new with each search, so that nothing has to clear the marks of the last):
  * with symmetric lists, the fluid particles that list a solid. collide and vorticity_viscosity
- * take the bodies' path for those and the solids only (cl/pbf.cl). */
+ * take the bodies' path for those and the solids only (cl/pbf.cl). The entries are read four at
+ * a time, their positions' tags after them (48 against 39 us at 1.128M particles with 64 bodies
+ * on an H200: one at a time, each tag's load waited for its entry's). */
 __kernel void
 neighbours_solids(__global const float4 *restrict pos,    /* in: sorted, tags in w */
                   __global uint *restrict neighbor_count, /* in/out */
@@ -147,15 +149,35 @@ neighbours_solids(__global const float4 *restrict pos,    /* in: sorted, tags in
     if (tag == 0.0f)
         return; /* the fluid's list keeps every neighbour */
     const uint listed = min(neighbor_count[i], (uint)MAX_NEIGHBORS), near = neighbor_near[i];
-    uint kept = 0, kept_near = 0;
-    for (uint k = 0; k < listed; k++) {
+    uint kept = 0, kept_near = 0, k = 0;
+    /* four entries at a time: their loads first, then the kept ones written (to slots below
+     * k + 4, all of them read by then) */
+    for (; k + 4u <= listed; k += 4u) {
+        uint j[4];
+        float tag_j[4];
+        for (uint u = 0; u < 4u; u++)
+            j[u] = neighbor[(k + u) * n + i];
+        for (uint u = 0; u < 4u; u++)
+            tag_j[u] = pos[j[u]].w;
+        for (uint u = 0; u < 4u; u++) {
+            if (tag_j[u] != tag) {
+                neighbor[kept * n + i] = j[u];
+                kept++;
+                if (tag_j[u] == 0.0f)
+                    near_solid[j[u]] = stamp; /* the same value from every solid that lists it */
+            }
+            if (k + u + 1u == near)
+                kept_near = kept;
+        }
+    }
+    for (; k < listed; k++) {
         const uint j = neighbor[k * n + i];
         const float tag_j = pos[j].w;
         if (tag_j != tag) {
             neighbor[kept * n + i] = j;
             kept++;
             if (tag_j == 0.0f)
-                near_solid[j] = stamp; /* the same value from every solid that lists it */
+                near_solid[j] = stamp;
         }
         if (k + 1u == near)
             kept_near = kept;
