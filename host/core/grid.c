@@ -146,10 +146,16 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
     PBFCL_TRY(
         pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, g->moved_regions * 4, "moved flags", &g->moved_buf));
     /* every region moved: the contacts read the whole lists until a search and its first lambda
-     * (which clears the flags) */
-    const pbfcl_uint all_moved = 0xffffffffu;
-    PBFCL_CL_CHECK(clEnqueueFillBuffer(cl->queue, g->moved_buf, &all_moved, sizeof all_moved, 0,
-                                       g->moved_regions * 4, 0, NULL, NULL));
+     * (which clears the flags); a host write, as Oclgrind's uninitialised-value check does not
+     * count a clEnqueueFillBuffer */
+    pbfcl_uint *all_moved = malloc(g->moved_regions * 4);
+    if (!all_moved)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    memset(all_moved, 0xff, g->moved_regions * 4);
+    cl_int werr = clEnqueueWriteBuffer(cl->queue, g->moved_buf, CL_TRUE, 0, g->moved_regions * 4,
+                                       all_moved, 0, NULL, NULL);
+    free(all_moved);
+    PBFCL_CL_CHECK(werr);
     const pbfcl_uint zero = 0;
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, g->params_buf, CL_TRUE, 0, sizeof g->params,
                                         &g->params, 0, NULL, NULL));
