@@ -21,31 +21,36 @@ __kernel void shape_match_slots(uint n, __global const uint *id, __global uint *
 }
 
 /* The rows of a reduction (PBFCL_SHAPE_MATCH_ROWS, cl/pbfcl_shared.h); shape_match_momentum
- * uses the first three. */
+ * uses the first three, and so does shape_match_reduce without contacts (SM_ROWS_POSE). */
 #define SM_ROWS PBFCL_SHAPE_MATCH_ROWS
+#define SM_ROWS_POSE 3u
 
-/* The segmented sum over the work-group of SM_ROWS float4 per entry (v) of body b (entries of
- * one body are contiguous): an inclusive scan that adds a value only within its body, which
- * leaves each body's sum over the group at its last entry there. That entry writes it to
- * sums[b] if the body lies within the group, else to the group's head (the body of its first
- * entry) or tail (of its last) partial sums, which sm_body_sum adds up. s: SM_ROWS x WG_SIZE
- * float4 of local memory. */
-static void sm_segmented_sum(uint entries, uint b, float4 *v, __global const uint2 *body_range,
-                             __local float4 *s, __local uint *seg, __global float4 *partial,
-                             __global float4 *sums)
+/* The segmented sum over the work-group of the first rows (at most SM_ROWS, the same in the
+ * whole group) float4 per entry (v) of body b (entries of one body are contiguous): an
+ * inclusive scan that adds a value only within its body, which leaves each body's sum over the
+ * group at its last entry there. That entry writes it to sums[b] if the body lies within the
+ * group, else to the group's head (the body of its first entry) or tail (of its last) partial
+ * sums, which sm_body_sum adds up. s: SM_ROWS x WG_SIZE float4 of local memory. The scan's
+ * steps cost in proportion to the rows: with 3 rows instead of 5 (no contacts) momentum took
+ * 10.7 against 12.9 us at 1.128M particles with 64 bodies on an H200, reduce 10.8 against
+ * 12.4 on average over a substep's four. rows must be a constant at each call: as a
+ * variable the rows did not stay in registers (reduce 41 us). */
+static void sm_segmented_sum(uint entries, uint b, float4 *v, uint rows,
+                             __global const uint2 *body_range, __local float4 *s, __local uint *seg,
+                             __global float4 *partial, __global float4 *sums)
 {
     uint k = get_global_id(0), l = get_local_id(0), g = get_group_id(0);
     seg[l] = b;
-    for (uint r = 0; r < SM_ROWS; r++)
+    for (uint r = 0; r < rows; r++)
         s[r * WG_SIZE + l] = v[r];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint off = 1; off < WG_SIZE; off <<= 1) {
         bool take = l >= off && seg[l - off] == b;
         float4 a[SM_ROWS];
-        for (uint r = 0; r < SM_ROWS; r++)
+        for (uint r = 0; r < rows; r++)
             a[r] = take ? s[r * WG_SIZE + l - off] : (float4)(0.0f);
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint r = 0; r < SM_ROWS; r++) {
+        for (uint r = 0; r < rows; r++) {
             v[r] += a[r];
             s[r * WG_SIZE + l] = v[r];
         }
@@ -61,19 +66,21 @@ static void sm_segmented_sum(uint entries, uint b, float4 *v, __global const uin
     bool whole = range.x >= first && range.y <= first + WG_SIZE;
     __global float4 *out =
         whole ? sums + SM_ROWS * b : partial + 2 * SM_ROWS * g + (range.x <= first ? 0 : SM_ROWS);
-    for (uint r = 0; r < SM_ROWS; r++)
+    for (uint r = 0; r < rows; r++)
         out[r] = v[r];
 }
 
-/* Body b's sums of sm_segmented_sum into a (SM_ROWS float4), by the work-group of body b
- * (every work-item calls it; the sums are in every work-item's a): sums[b], or the partial
+/* Body b's sums of sm_segmented_sum's first rows into a (SM_ROWS float4; the others 0), by the
+ * work-group of body b (every work-item calls it; the sums are in every work-item's a): sums[b],
+ * or the partial
  * sums of the groups first / WG_SIZE .. (end - 1) / WG_SIZE it spans (the first group's tail,
  * or its head if the body starts it, and the heads of the others), each work-item adding every
  * WG_SIZE-th of them and a tree in local memory s (SM_ROWS x WG_SIZE float4) adding those. One
  * work-item adding them in turn waited on each load: with 2000-particle bodies finish took
  * 15.4 us a launch on an H200. */
-static void sm_body_sum(uint b, __global const uint2 *body_range, __global const float4 *partial,
-                        __global const float4 *sums, __local float4 *s, float4 *a)
+static void sm_body_sum(uint b, uint rows, __global const uint2 *body_range,
+                        __global const float4 *partial, __global const float4 *sums,
+                        __local float4 *s, float4 *a)
 {
     uint l = get_local_id(0);
     uint2 range = body_range[b];
@@ -81,26 +88,26 @@ static void sm_body_sum(uint b, __global const uint2 *body_range, __global const
     for (uint r = 0; r < SM_ROWS; r++)
         a[r] = (float4)(0.0f);
     if (g0 == g1) {
-        for (uint r = 0; r < SM_ROWS; r++)
+        for (uint r = 0; r < rows; r++)
             a[r] = sums[SM_ROWS * b + r];
         return; /* uniform in the group: no barrier is skipped by some */
     }
     uint first = 2 * SM_ROWS * g0 + (range.x == g0 * WG_SIZE ? 0 : SM_ROWS);
     for (uint g = g0 + l; g <= g1; g += WG_SIZE) {
         uint at = g == g0 ? first : 2 * SM_ROWS * g;
-        for (uint r = 0; r < SM_ROWS; r++)
+        for (uint r = 0; r < rows; r++)
             a[r] += partial[at + r];
     }
-    for (uint r = 0; r < SM_ROWS; r++)
+    for (uint r = 0; r < rows; r++)
         s[r * WG_SIZE + l] = a[r];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint width = WG_SIZE / 2; width > 0; width >>= 1) { /* WG_SIZE is a power of 2 */
         if (l < width)
-            for (uint r = 0; r < SM_ROWS; r++)
+            for (uint r = 0; r < rows; r++)
                 s[r * WG_SIZE + l] += s[r * WG_SIZE + l + width];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    for (uint r = 0; r < SM_ROWS; r++)
+    for (uint r = 0; r < rows; r++)
         a[r] = s[r * WG_SIZE];
 }
 
@@ -139,7 +146,10 @@ shape_match_reduce(uint entries, __global const uint *entry_id, __global const u
             v[4] = static_in[2 * i + 1];
         }
     }
-    sm_segmented_sum(entries, b, v, body_range, s, seg, partial, sums);
+    if (use_static) /* two calls with a constant count each (sm_segmented_sum) */
+        sm_segmented_sum(entries, b, v, SM_ROWS, body_range, s, seg, partial, sums);
+    else
+        sm_segmented_sum(entries, b, v, SM_ROWS_POSE, body_range, s, seg, partial, sums);
 }
 
 /* shape_match_momentum: per entry k of body b, with d = x_k - c_b and v_k its velocity (after
@@ -168,7 +178,7 @@ shape_match_momentum(uint entries, __global const uint *entry_id, __global const
         v[1] = f * u;
         v[2] = f * cross(d, u);
     }
-    sm_segmented_sum(entries, b, v, body_range, s, seg, partial, sums);
+    sm_segmented_sum(entries, b, v, 3u, body_range, s, seg, partial, sums);
 }
 
 /* q1 q2, quaternions as (x, y, z, w). */
@@ -245,20 +255,24 @@ static float4 sm_friction(float4 slides, float closed, float mu_s, float mu_k)
 /* shape_match_finish: per body (a work-group each), from the sums of shape_match_reduce
  * (sm_body_sum), the new
  * centre c = c_last + sum f d, moved by the friction of its contacts with other solids
- * (sm_friction; mu_s, mu_k the static and dynamic coefficients), A = sum f d r^T and its
- * rotation, warm-started from the body's last rotation.
+ * (sm_friction; mu_s, mu_k the static and dynamic coefficients; with use_static, as reduce
+ * had it: else there are no contact rows), A = sum f d r^T and its rotation, warm-started from
+ * the body's last rotation.
  * body_rot: per body the quaternion (x, y, z, w), then the rows of R. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 shape_match_finish(uint bodies, __global const uint2 *body_range, __global const float4 *partial,
                    __global const float4 *sums, __global float4 *body_com,
-                   __global float4 *body_rot, float mu_s, float mu_k)
+                   __global float4 *body_rot, float mu_s, float mu_k, uint use_static)
 {
     __local float4 s[SM_ROWS * WG_SIZE];
     uint b = get_group_id(0);
     if (b >= bodies)
         return; /* the whole group */
     float4 a[SM_ROWS];
-    sm_body_sum(b, body_range, partial, sums, s, a);
+    if (use_static) /* constant counts, as in shape_match_reduce */
+        sm_body_sum(b, SM_ROWS, body_range, partial, sums, s, a);
+    else
+        sm_body_sum(b, SM_ROWS_POSE, body_range, partial, sums, s, a);
     if (get_local_id(0) != 0)
         return;
     float4 a0 = a[0], a1 = a[1], a2 = a[2];
@@ -353,7 +367,7 @@ shape_match_spin(uint bodies, float dt, __global const uint2 *body_range,
     if (b >= bodies)
         return; /* the whole group */
     float4 a[SM_ROWS];
-    sm_body_sum(b, body_range, partial, sums, s, a);
+    sm_body_sum(b, 3u, body_range, partial, sums, s, a);
     if (get_local_id(0) != 0)
         return;
     float4 a0 = a[0], a1 = a[1], a2 = a[2];

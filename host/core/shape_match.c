@@ -364,6 +364,7 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, c
     SM_ARG(k, 5, sm->body_rot_buf);
     SM_ARG(k, 6, mu_s);
     SM_ARG(k, 7, mu_k);
+    SM_ARG(k, 8, use_static);
     PBFCL_TRY(
         pbfcl_cl_launch(sm->cl, k, sm->bodies * sm->wg, sm->wg, prof, stage)); /* a group a body */
     k = sm->goal;
