@@ -750,18 +750,21 @@ static void read_regions(pbfcl_sim *sim, size_t n, unsigned *region)
  * the still one would read its near part and stay. */
 static void check_collide_after_one_moves(pbfcl_cl *cl)
 {
-    float r, c;
-    pbfcl_sim *sim = far_pair(cl, &r, &c); /* for the grid: the pair goes to a region border */
-    const pbfcl_grid_params *gp = &grid_of(sim)->params;
-    float edge = gp->cell_size * (float)(1u << PBFCL_MOVED_LEVEL);
-    float border = gp->origin[0] + edge * roundf((c - gp->origin[0]) / edge);
-    pbfcl_sim_destroy(sim);
     pbfcl_scene s;
     kernel_scene(&s);
+    pbfcl_pbf_params p; /* the simulation's grid, for a region border near the box's centre */
+    pbfcl_grid_params gp;
+    ck_assert_int_eq(pbfcl_pbf_params_from_scene(&s, &p), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_grid_params_fit(s.domain_min, s.domain_max, p.h, &gp), PBFCL_OK);
+    const float r = s.particle_radius, c = 0.5f * (s.domain_min[0] + s.domain_max[0]);
+    float edge = gp.cell_size * (float)(1u << PBFCL_MOVED_LEVEL);
+    float border = gp.origin[0] + edge * roundf((c - gp.origin[0]) / edge);
     const float y = 0.5f * (s.domain_min[1] + s.domain_max[1]);
     const float z = 0.5f * (s.domain_min[2] + s.domain_max[2]);
     float pos[6] = {border - 1.65f * r, y, z, border + 1.65f * r, y, z}; /* 3.3r apart */
-    sim = make_sim(cl, &s, pos, 2);
+    pbfcl_sim *sim = make_sim(cl, &s, pos, 2);
+    ck_assert(grid_of(sim)->params.cell_size == gp.cell_size &&
+              grid_of(sim)->params.origin[0] == gp.origin[0]);
     unsigned region[2];
     read_regions(sim, 2, region);
     ck_assert_msg(region[0] != region[1], "the pair lies in one region (%u): the test needs two",
@@ -801,6 +804,13 @@ END_TEST
  * computed from the cell ids and the positions read back. The lattice spans region borders. */
 static void check_moved_flags(pbfcl_cl *cl)
 {
+    if (test_small()) { /* Oclgrind: see docs/ALGORITHM.md, "Oclgrind and reused buffers" */
+        fprintf(stderr, "    the moved flags' reference is not run under Oclgrind: its "
+                        "simulation, larger than the ones before it, inherits their records of "
+                        "initialised bytes and gets false reports in the sort; it runs on every "
+                        "real device (delta's reports run here in the collide tests)\n");
+        return;
+    }
     pbfcl_scene s;
     kernel_scene(&s);
     const int nx = 12; /* 0.3 .. 0.52 m: cells of 4 cm, regions of 16 cm */
