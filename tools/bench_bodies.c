@@ -1,5 +1,6 @@
 /* bench_bodies: ms per frame of a dam break with rigid bodies against the same fluid alone
- * (docs/PERFORMANCE.md, "Bodies"), through the public API only. Built and run by
+ * (docs/PERFORMANCE.md, "Bodies"), over the timed frames and over their first second, with the
+ * ratios per frame and per substep, through the public API only. Built and run by
  * tools/bench-bodies; by hand:
  *   cc -O2 -std=c11 -Iinclude tools/bench_bodies.c build/host/libpbfcl.a -lOpenCL -lm -lpthread
  *   ./a.out [FLUID_PARTICLES [BODIES [BODY_SIZE [FRAMES [DEVICE]]]]]
@@ -50,21 +51,35 @@ static void add_bodies(float **pos, int **phase, size_t *n, int nb, int size, fl
     }
 }
 
-/* Mean and minimum ms per frame of frames timed frames after 10 warm-up frames. */
-static void time_frames(pbfcl_solver *s, int frames, double *mean, double *best, int *substeps)
+/* The frames of the dam break's first second after the warm-up: the bodies fall into the
+ * breaking dam. */
+#define FIRST_SECOND 60
+
+/* What a case's timed frames took: ms per frame (mean over all of them, the least, the mean over
+ * the first FIRST_SECOND) and substeps per frame (all; the first FIRST_SECOND). */
+typedef struct timing {
+    double mean, best, first_mean, substeps, first_substeps;
+} timing;
+
+/* Times frames frames after 10 warm-up frames. */
+static timing time_frames(pbfcl_solver *s, int frames)
 {
     pbfcl_timers t;
     for (int f = 0; f < 10; f++)
         CHECK(pbfcl_solver_step(s, 0.0f, NULL));
-    *mean = 0.0;
-    *best = 1e30;
-    *substeps = 0;
+    timing r = {0.0, 1e30, 0.0, 0.0, 0.0};
+    int first = frames < FIRST_SECOND ? frames : FIRST_SECOND;
     for (int f = 0; f < frames; f++) {
         CHECK(pbfcl_solver_step(s, 0.0f, &t));
-        *mean += t.total / frames;
-        *best = fmin(*best, t.total);
-        *substeps += t.substeps;
+        r.mean += t.total / frames;
+        r.best = fmin(r.best, t.total);
+        r.substeps += (double)t.substeps / frames;
+        if (f < first) {
+            r.first_mean += t.total / first;
+            r.first_substeps += (double)t.substeps / first;
+        }
     }
+    return r;
 }
 
 /* Per kernel over the timed frames: us per launch, launches per substep and ms per frame, as
@@ -81,7 +96,7 @@ static void print_kernels(const pbfcl_solver *s, const char *label, int frames, 
                    1e3 * ms / (double)launches, (double)launches / substeps, ms / frames);
 }
 
-static void run(pbfcl_context *ctx, size_t fluid, int nb, int size, int frames)
+static timing run(pbfcl_context *ctx, size_t fluid, int nb, int size, int frames)
 {
     pbfcl_scene_params sc;
     pbfcl_solver_params sv;
@@ -109,22 +124,21 @@ static void run(pbfcl_context *ctx, size_t fluid, int nb, int size, int frames)
         for (int b = 0; b < nb; b++)
             CHECK(pbfcl_solver_set_body(s, b, 1.0f, 500.0f));
     }
-    double mean, best;
-    int substeps;
-    time_frames(s, frames, &mean, &best, &substeps);
-    printf("%-8s %10zu %10zu %6d %10.3f %10.3f %8.2f\n", nb ? "bodies" : "fluid", n_fluid,
-           n - n_fluid, nb, mean, best, (double)substeps / frames);
-    print_kernels(s, nb ? "bodies" : "fluid", frames, substeps);
+    timing r = time_frames(s, frames);
+    printf("%-8s %10zu %10zu %6d %10.3f %10.3f %8.2f %12.3f %9.2f\n", nb ? "bodies" : "fluid",
+           n_fluid, n - n_fluid, nb, r.mean, r.best, r.substeps, r.first_mean, r.first_substeps);
+    print_kernels(s, nb ? "bodies" : "fluid", frames, (int)lround(r.substeps * frames));
     CHECK(pbfcl_solver_destroy(s));
     free(pos);
     free(phase);
+    return r;
 }
 
 int main(int argc, char **argv)
 {
     size_t fluid = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
     int nb = argc > 2 ? atoi(argv[2]) : 64, size = argc > 3 ? atoi(argv[3]) : 2000;
-    int frames = argc > 4 ? atoi(argv[4]) : 60;
+    int frames = argc > 4 ? atoi(argv[4]) : 300;
     if (fluid < 1000 || nb < 1 || nb > 1024 || size < 8 || frames < 1) {
         fprintf(stderr, "usage: bench_bodies [FLUID_PARTICLES >= 1000 [BODIES 1..1024 [BODY_SIZE "
                         ">= 8 [FRAMES >= 1 [DEVICE]]]]]\n");
@@ -139,10 +153,18 @@ int main(int argc, char **argv)
     CHECK(pbfcl_context_device_name(ctx, name, sizeof name));
     printf("# device: %s; dam-break, %d frames timed after 10, bodies of %d kg/m^3\n", name, frames,
            500);
-    printf("%-8s %10s %10s %6s %10s %10s %8s\n", "run", "fluid", "solid", "bodies", "ms_mean",
-           "ms_min", "substeps");
-    run(ctx, fluid, 0, size, frames);
-    run(ctx, fluid, nb, size, frames);
+    printf("# ms_mean, ms_min, substeps: over the %d timed frames; first_*: over the first %d "
+           "(the first second)\n",
+           frames, frames < FIRST_SECOND ? frames : FIRST_SECOND);
+    printf("%-8s %10s %10s %6s %10s %10s %8s %12s %9s\n", "run", "fluid", "solid", "bodies",
+           "ms_mean", "ms_min", "substeps", "first_ms", "first_sub");
+    timing f = run(ctx, fluid, 0, size, frames), b = run(ctx, fluid, nb, size, frames);
+    printf("# bodies / fluid alone: %.3fx per frame (%.3fx per substep) over the %d frames; "
+           "%.3fx (%.3fx) over the first %d\n",
+           b.mean / f.mean, (b.mean / b.substeps) / (f.mean / f.substeps), frames,
+           b.first_mean / f.first_mean,
+           (b.first_mean / b.first_substeps) / (f.first_mean / f.first_substeps),
+           frames < FIRST_SECOND ? frames : FIRST_SECOND);
     CHECK(pbfcl_context_destroy(ctx));
     return 0;
 }
