@@ -159,6 +159,17 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
     vstore3(v.xyz, 0, (__global float *)(vel + i)); /* xyz: v.w stays */
 }
 
+/* The moved flags' bits (delta sets them, lambda clears them): a fluid particle, or a solid,
+ * moved half the contact skin since the neighbour search. */
+#define PBF_MOVED_FLUID 1u
+#define PBF_MOVED_SOLID 2u
+
+/* The moved flags are kept per region of the grid (PBFCL_MOVED_LEVEL: 4^3 cells, some 500
+ * particles at h = 4r), so that a move makes only the particles near it read their whole lists
+ * (a dam break of 1M particles on an H200 read them in most collide passes: a single flag for
+ * all particles was set by any one of them). */
+#define PBF_MOVED_SHIFT (3u * PBFCL_MOVED_LEVEL)
+
 /* lambda: SPH density (Poly6) of x* plus the walls' (pbf_wall_density), constraint
  * C = max(0, rho / rho0 - 1) (compression only) and lambda = -C / (sum |grad C|^2 + epsilon)
  * with Spiky gradients; the walls' gradient is part of grad_i C (walls do not move). The
@@ -168,14 +179,19 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
  * which holds no particle of its own phase (cl/neighbours.cl), is not read.
  * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4.
  * With record (the first lambda after a neighbour search), x* is also kept in search and the
- * moved flags (moved_regions of them, one per region of the grid, PBFCL_MOVED_LEVEL) are cleared:
- * delta sets a region's when a particle beside it has moved half the contact skin away from
- * there, and collide then reads the whole lists there instead of their near part. */
+ * first particle of each region of the grid (PBFCL_MOVED_LEVEL; cell_id: the cells at the
+ * search, sorted, so a region's particles are a run) clears its moved flag (2 us a substep at 1M
+ * particles on an H200; each particle of the region storing it, 3.6): delta sets a region's flag
+ * when a particle beside it has moved half the contact skin away from there, and collide then reads
+ * the whole lists there instead of their near part. A region that holds no particle keeps what it
+ * had; no one reads it, and a flag left set only sends its next particles to their whole lists. (A
+ * loop over all regions would give each work-item regions / n of them: a serial loop for an
+ * emitter's first particles in a large grid.) */
 __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global const uint *neighbor_count, __global const uint *neighbors,
                          __global float4 *lambda, __global float *density, float wall_scale,
                          __global float4 *search, __global uint *moved, uint record, uint bodies,
-                         __global const uint *phase, uint moved_regions)
+                         __global const uint *phase, __global const uint *cell_id)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -183,8 +199,9 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     float4 xi = pred[i];
     if (record) {
         search[i] = xi;
-        for (uint c = i; c < moved_regions; c += n)
-            moved[c] = 0u;
+        uint region = cell_id[i] >> PBF_MOVED_SHIFT; /* its particles are a run of the order */
+        if (i == 0u || cell_id[i - 1u] >> PBF_MOVED_SHIFT != region)
+            moved[region] = 0u;
     }
     bool solid = bodies && phase[i] != 0u;
     uint count = solid ? 0u : min(neighbor_count[i], (uint)MAX_NEIGHBORS);
@@ -222,17 +239,6 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
  * collide from 109 to 88 and vorticity from 168 to 146 (lambda and omega_viscosity gained
  * nothing and read one at a time); body_contacts from 21.6 to 17.1 with 64 bodies. */
 #define PBF_GROUP 4
-
-/* The moved flags' bits (delta sets them, lambda clears them): a fluid particle, or a solid,
- * moved half the contact skin since the neighbour search. */
-#define PBF_MOVED_FLUID 1u
-#define PBF_MOVED_SOLID 2u
-
-/* The moved flags are kept per region of the grid (PBFCL_MOVED_LEVEL: 4^3 cells, some 500
- * particles at h = 4r), so that a move makes only the particles near it read their whole lists
- * (a dam break of 1M particles on an H200 read them in most collide passes: a single flag for
- * all particles was set by any one of them). */
-#define PBF_MOVED_SHIFT (3u * PBFCL_MOVED_LEVEL)
 
 /* delta's report of particle i's move (bit): into the flag of every region that holds one of
  * the 27 cells around its cell at the search (cell, a Morton code of a grid of 2^grid_bits

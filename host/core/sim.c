@@ -79,10 +79,10 @@ struct pbfcl_sim {
     cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
     int lists_fresh;           /* neighbours ran and no lambda since: lambda records x* */
     /* the bodies' slots are those of the particles' order now: set by the sort's
-     * reorder_solids (which writes them) and body_slots, cleared by every other reorder or
-     * change of ids, and at the start of a step; body_slots and the next substep's
-     * body_predict then launch no shape_match_slots (15.9 us each with 1.128M particles on an
-     * H200) */
+     * reorder_solids (which writes them) and body_slots, cleared by every other reorder, change
+     * of ids (new, appended, renumbered or loaded) or of bodies, and at the start of a step;
+     * body_slots and the next substep's body_predict then launch no shape_match_slots (15.9 us
+     * each with 1.128M particles on an H200) */
     int slots_current;
     int q_from_delta; /* q_buf was written by delta (collide may read the near lists) */
     /* the bodies' friction with other solids: 1 from the neighbour search to the substep's
@@ -780,8 +780,7 @@ pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_uint bodies = sim_has_bodies(sim);
     SIM_ARG(k, 11, bodies);
     SIM_ARG(k, 12, sim->phase_buf);
-    cl_uint regions = (cl_uint)sim->grid.moved_regions;
-    SIM_ARG(k, 13, regions);
+    SIM_ARG(k, 13, sim->grid.cell_id_buf); /* each particle's cell at the search */
     return launch(sim, k, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -1304,6 +1303,7 @@ pbfcl_status pbfcl_sim_append(pbfcl_sim *sim, const float *pos3, const float *ve
     }
     PBFCL_TRY(upload_particles(sim, sim->n, k, pos3, vel3));
     sim->n += k;
+    sim->slots_current = 0; /* the new ids have no slots yet */
     return enqueue_bounds(sim, NULL);
 }
 
@@ -1693,6 +1693,7 @@ pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
     if (!sim->bodies && bodies == 0)
         return PBFCL_OK;
     PBFCL_TRY(sim_bodies_make(sim));
+    sim->slots_current = 0; /* a first set makes the slot table, not written yet */
     PBFCL_TRY(pbfcl_shape_match_set_bodies(sim->bodies, bodies, entries, entry_id, entry_body,
                                            rest3, stiffness));
     return write_body_phases(sim, entries, entry_id, entry_body, inv_mass);
