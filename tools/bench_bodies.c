@@ -3,7 +3,7 @@
  * ratios per frame and per substep, through the public API only. Built and run by
  * tools/bench-bodies; by hand:
  *   cc -O2 -std=c11 -Iinclude tools/bench_bodies.c build/host/libpbfcl.a -lOpenCL -lm -lpthread
- *   ./a.out [FLUID_PARTICLES [BODIES [BODY_SIZE [FRAMES [DEVICE]]]]]
+ *   ./a.out [FLUID_PARTICLES [BODIES [BODY_SIZE [FRAMES [DEVICE [default|accelerated]]]]]]
  * Bodies are boxes of BODY_SIZE particles (about 1:1:2 in x, y, z) of 500 kg/m^3 in the empty
  * part of the dam-break box, in a 4 x 4 x 4 arrangement (more bodies take more layers). */
 #include <pbfcl.h>
@@ -96,13 +96,26 @@ static void print_kernels(const pbfcl_solver *s, const char *label, int frames, 
                    1e3 * ms / (double)launches, (double)launches / substeps, ms / frames);
 }
 
-static timing run(pbfcl_context *ctx, size_t fluid, int nb, int size, int frames)
+/* The solver of a run: the defaults, or with accelerated the accelerated solver of
+ * tools/bench-pbf-h200.sh (--iterations 8 --chebyshev 0.95 --cfl 1 --contact-interval 2). */
+static void solver_settings(pbfcl_solver_params *sv, int accelerated)
+{
+    if (!accelerated)
+        return;
+    sv->iterations = 8;
+    sv->chebyshev_rho = 0.95f;
+    sv->cfl = 1.0f;
+    sv->contact_interval = 2;
+}
+
+static timing run(pbfcl_context *ctx, size_t fluid, int nb, int size, int frames, int accelerated)
 {
     pbfcl_scene_params sc;
     pbfcl_solver_params sv;
     float *pos = NULL;
     size_t n = 0;
     CHECK(pbfcl_load_scene("dam-break", fluid, &sc, &sv, &pos, &n));
+    solver_settings(&sv, accelerated);
     float *copy = malloc(n * 3 * sizeof *copy);
     memcpy(copy, pos, n * 3 * sizeof *copy);
     pbfcl_free(pos);
@@ -139,9 +152,12 @@ int main(int argc, char **argv)
     size_t fluid = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
     int nb = argc > 2 ? atoi(argv[2]) : 64, size = argc > 3 ? atoi(argv[3]) : 2000;
     int frames = argc > 4 ? atoi(argv[4]) : 300;
-    if (fluid < 1000 || nb < 1 || nb > 1024 || size < 8 || frames < 1) {
+    const char *solver = argc > 6 ? argv[6] : "default";
+    int accelerated = strcmp(solver, "accelerated") == 0;
+    if (fluid < 1000 || nb < 1 || nb > 1024 || size < 8 || frames < 1 ||
+        (!accelerated && strcmp(solver, "default") != 0)) {
         fprintf(stderr, "usage: bench_bodies [FLUID_PARTICLES >= 1000 [BODIES 1..1024 [BODY_SIZE "
-                        ">= 8 [FRAMES >= 1 [DEVICE]]]]]\n");
+                        ">= 8 [FRAMES >= 1 [DEVICE [default|accelerated]]]]]]\n");
         return 2;
     }
     pbfcl_context_desc cd;
@@ -151,14 +167,15 @@ int main(int argc, char **argv)
     CHECK(pbfcl_context_create(PBFCL_VERSION, &cd, &ctx));
     char name[256];
     CHECK(pbfcl_context_device_name(ctx, name, sizeof name));
-    printf("# device: %s; dam-break, %d frames timed after 10, bodies of %d kg/m^3\n", name, frames,
-           500);
+    printf("# device: %s; dam-break, %d frames timed after 10, bodies of %d kg/m^3, %s solver\n",
+           name, frames, 500, solver);
     printf("# ms_mean, ms_min, substeps: over the %d timed frames; first_*: over the first %d "
            "(the first second)\n",
            frames, frames < FIRST_SECOND ? frames : FIRST_SECOND);
     printf("%-8s %10s %10s %6s %10s %10s %8s %12s %9s\n", "run", "fluid", "solid", "bodies",
            "ms_mean", "ms_min", "substeps", "first_ms", "first_sub");
-    timing f = run(ctx, fluid, 0, size, frames), b = run(ctx, fluid, nb, size, frames);
+    timing f = run(ctx, fluid, 0, size, frames, accelerated),
+           b = run(ctx, fluid, nb, size, frames, accelerated);
     printf("# bodies / fluid alone: %.3fx per frame (%.3fx per substep) over the %d frames; "
            "%.3fx (%.3fx) over the first %d\n",
            b.mean / f.mean, (b.mean / b.substeps) / (f.mean / f.substeps), frames,
