@@ -240,6 +240,13 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
  * nothing and read one at a time); body_contacts from 21.6 to 17.1 with 64 bodies. */
 #define PBF_GROUP 4
 
+/* The regions along one axis that hold the cells c - 1 .. c + 1 of it (within 0 .. top): the
+ * first and the last. */
+static uint2 pbf_region_span(uint c, uint top)
+{
+    return (uint2)(c > 0u ? c - 1u : 0u, min(c + 1u, top)) >> PBFCL_MOVED_LEVEL;
+}
+
 /* delta's report of particle i's move (bit): into the flag of every region that holds one of
  * the 27 cells around its cell at the search (cell, a Morton code of a grid of 2^grid_bits
  * cells per axis): the particles that may list it lie in those cells, and each reads the flag
@@ -248,17 +255,12 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
 static void pbf_report_move(__global uint *moved, uint cell, uint grid_bits, uint bit)
 {
     uint top = (1u << grid_bits) - 1u;
-    uint x = pbfcl_morton_compact(cell), y = pbfcl_morton_compact(cell >> 1),
-         z = pbfcl_morton_compact(cell >> 2);
-    uint x0 = (x > 0u ? x - 1u : 0u) >> PBFCL_MOVED_LEVEL,
-         x1 = min(x + 1u, top) >> PBFCL_MOVED_LEVEL;
-    uint y0 = (y > 0u ? y - 1u : 0u) >> PBFCL_MOVED_LEVEL,
-         y1 = min(y + 1u, top) >> PBFCL_MOVED_LEVEL;
-    uint z0 = (z > 0u ? z - 1u : 0u) >> PBFCL_MOVED_LEVEL,
-         z1 = min(z + 1u, top) >> PBFCL_MOVED_LEVEL;
-    for (uint cz = z0; cz <= z1; cz++)
-        for (uint cy = y0; cy <= y1; cy++)
-            for (uint cx = x0; cx <= x1; cx++)
+    uint2 x = pbf_region_span(pbfcl_morton_compact(cell), top);
+    uint2 y = pbf_region_span(pbfcl_morton_compact(cell >> 1), top);
+    uint2 z = pbf_region_span(pbfcl_morton_compact(cell >> 2), top);
+    for (uint cz = z.x; cz <= z.y; cz++)
+        for (uint cy = y.x; cy <= y.y; cy++)
+            for (uint cx = x.x; cx <= x.y; cx++)
                 atomic_or(moved + pbfcl_morton_code(cx, cy, cz), bit);
 }
 
