@@ -660,16 +660,24 @@ static bool is_solid_word(const sim_buffer *d)
            d->field == SIM_BUF(inv_mass_buf);
 }
 
-/* The sort's reorder of the solids' words (is_solid_word) by reorder_solids, which with
- * shape-matched bodies also writes their slots: they are then current. */
+/* The sort's reorder of the solids' words (is_solid_word, in sim_buffers' order: the ids first)
+ * by reorder_solids, which with shape-matched bodies also writes their slots: they are then
+ * current. */
 static pbfcl_status reorder_solid_words(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    cl_mem *src[3] = {&sim->id_buf, &sim->phase_buf, &sim->inv_mass_buf};
-    cl_mem *dst[3] = {&sim->id_tmp_buf, &sim->phase_tmp_buf, &sim->inv_mass_tmp_buf};
-    cl_mem from[3] = {*src[0], *src[1], *src[2]}, to[3] = {*dst[0], *dst[1], *dst[2]};
+    cl_mem *src[3], *dst[3], from[3], to[3];
+    int k = 0;
+    for (size_t b = 0; b < SIM_BUFFER_COUNT; b++)
+        if (is_solid_word(&sim_buffers[b])) {
+            src[k] = sim_buf(sim, sim_buffers[b].field);
+            dst[k] = sim_buf(sim, sim_buffers[b].reorder_tmp);
+            from[k] = *src[k];
+            to[k] = *dst[k];
+            k++;
+        }
     cl_mem slot = sim_matches_shapes(sim) ? sim->bodies->slot_buf : NULL;
     PBFCL_TRY(pbfcl_grid_reorder_solids(&sim->grid, from, to, slot, sim->n, prof));
-    for (int k = 0; k < 3; k++)
+    for (k = 0; k < 3; k++)
         swap_buf(src[k], dst[k]);
     sim->slots_current = slot != NULL;
     return PBFCL_OK;
