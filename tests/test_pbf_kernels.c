@@ -644,6 +644,22 @@ static pbfcl_sim *far_pair(pbfcl_cl *cl, float *r, float *c)
     return make_sim(cl, &s, pos, 2);
 }
 
+/* For a pair after its search and the lambda that records it: writes its positions x (as x and
+ * x*), runs lambda, delta and one collide pass, and gives q - x* after delta (before) and after
+ * collide (after, read_solver's delta) and the pair's distance in q after each. */
+static void collide_pair(pbfcl_sim *sim, const float x[6], float before[6], float after[6],
+                         double *d_before, double *d_after)
+{
+    ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, before, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, after, NULL, NULL), PBFCL_OK);
+    *d_before = fabs((double)(x[3] + before[3]) - (x[0] + before[0]));
+    *d_after = fabs((double)(x[3] + after[3]) - (x[0] + after[0]));
+}
+
 static void check_collide_after_move(pbfcl_cl *cl)
 {
     float r, c;
@@ -657,16 +673,9 @@ static void check_collide_after_move(pbfcl_cl *cl)
     const float gap = 1.2f * r; /* into contact: 1.2r apart, 0.8r overlap */
     for (int i = 0; i < 2; i++)
         x[3 * i] = c + (x[3 * i] < c ? -0.5f : 0.5f) * gap;
-    ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
     float before[6], after[6];
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, before, NULL, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, after, NULL, NULL), PBFCL_OK);
-    /* read_solver gives q - x*: the distance of q before and after collide */
-    double d_before = fabs((double)(x[3] + before[3]) - (x[0] + before[0]));
-    double d_after = fabs((double)(x[3] + after[3]) - (x[0] + after[0]));
+    double d_before, d_after;
+    collide_pair(sim, x, before, after, &d_before, &d_after);
     ck_assert_msg(d_before < 2.0 * r, "delta separated the pair already (%g r)", d_before / r);
     double limit = 2.0 * 0.5 * r; /* each moves at most 0.5r per pass */
     double want = fmin(2.0 * r, d_before + limit);
@@ -704,18 +713,12 @@ static void check_collide_after_solid_move(pbfcl_cl *cl)
     ck_assert_uint_eq(phase[fl], 0);
     const float gap = 1.2f * r; /* the static one into contact: 1.2r apart, 0.8r overlap */
     x[3 * st] = x[3 * fl] + (x[3 * st] > x[3 * fl] ? gap : -gap);
-    ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
     float before[6], after[6];
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, before, NULL, NULL), PBFCL_OK);
+    double d_before, d_after;
+    collide_pair(sim, x, before, after, &d_before, &d_after);
     ck_assert_msg(fabsf(before[3 * fl]) < 0.01f * r && before[3 * st] == 0.0f,
                   "delta moved the pair (%g, %g r): the fluid one must not report a move",
                   before[3 * fl] / r, before[3 * st] / r);
-    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, after, NULL, NULL), PBFCL_OK);
-    double d_before = fabs((double)(x[3] + before[3]) - (x[0] + before[0]));
-    double d_after = fabs((double)(x[3] + after[3]) - (x[0] + after[0]));
     double want = d_before + 0.5 * r; /* the fluid one moves the limit, 0.5r; the static not */
     ck_assert_msg(fabs(d_after - want) < 1e-3 * r && after[3 * st] == 0.0f,
                   "after collide the pair is %g r apart, not %g r (static moved %g)", d_after / r,
@@ -788,15 +791,9 @@ static void check_collide_after_one_moves(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
     int mover = x[0] < x[3] ? 0 : 1, still = 1 - mover; /* the left one moves right */
     x[3 * mover] = x[3 * still] - 1.2f * r;             /* 1.2r apart: 0.8r overlap */
-    ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
     float before[6], after[6];
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, before, NULL, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, after, NULL, NULL), PBFCL_OK);
-    double d_before = fabs((double)(x[3] + before[3]) - (x[0] + before[0]));
-    double d_after = fabs((double)(x[3] + after[3]) - (x[0] + after[0]));
+    double d_before, d_after;
+    collide_pair(sim, x, before, after, &d_before, &d_after);
     ck_assert_msg(d_before < 2.0 * r, "delta separated the pair already (%g r)", d_before / r);
     double want = fmin(2.0 * r, d_before + 2.0 * 0.5 * r); /* both move, by at most 0.5r each */
     ck_assert_msg(fabs(d_after - want) < 1e-3 * r,
