@@ -4,14 +4,14 @@
  * velocity v and an angular velocity w until a stop time: p = v t', r = w t', t' = min(t, stop).
  * With keys (times, displacements p and rotation vectors r, from the start key (0, 0, 0)):
  * p and r interpolated linearly between the keys around t, held after the last key, or with
- * repeat taken at t modulo the last key's time. Stage: kinematic_path (host/core/kinematic.c),
+ * repeat taken at t modulo the last key's time. Stage: kinematic_path (host/core/bodies/kinematic.c),
  * run after predict so that x* is where the path is at the end of the substep; update then
  * gives the particle the path's velocity (x* - x) / dt. */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
 
-/* The particle's phase when static (PBFCL_SIM_PHASE_STATIC, host/core/sim.h). */
+/* The particle's phase when static (PBFCL_SIM_PHASE_STATIC, host/core/sim/sim.h). */
 #define KINEMATIC_PHASE_STATIC 0xffffffffu
 
 /* The entry of particle id among the m sorted entry ids, or m if none. */

@@ -1,5 +1,5 @@
 /* Solver-neutral passes over the particle state, for any method behind host/core/
- * solver_method.h (host/core/particles.c): the step statistics, the bounds the adaptive
+ * solver_method.h (host/core/sim/particles.c): the step statistics, the bounds the adaptive
  * substeps read, and the render copy into the caller's particle order. Positions and
  * velocities are float4 (x, y, z, w; w unused here). Needs pbfcl_shared.h (PBFCL_STATS_*). */
 
@@ -69,7 +69,7 @@ particles_stats(uint n, float4 wall_lo, float4 wall_hi, float mass, float inv_re
 }
 
 /* bounds: the fastest particle and the extent of the fluid along gravity, for the adaptive
- * substeps of the next frame (host/core/sim.c, choose_substeps). With d = (x - box centre) .
+ * substeps of the next frame (host/core/sim/sim.c, choose_substeps). With d = (x - box centre) .
  * down and D the diagonal of the box box_lo..box_hi, out[0] = max |v|, out[1] = max (D + d),
  * out[2] = max (D - d), as the bits of non-negative floats (whose order is that of the
  * uints) merged with atomic_max; out must hold zeros before the launch. */

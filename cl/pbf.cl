@@ -1,7 +1,7 @@
 /* The Position Based Fluids solver kernels (Macklin & Mueller 2013), one per stage of seed
  * 001's outline: predict, lambda, delta, collide, update, and omega, the vorticity force and
  * the viscosity in one pass (vorticity_viscosity). apply_delta needs no kernel: delta and
- * collide write x* + dx, which the host adopts as x* (host/core/sim.c). The statistics, the bounds
+ * collide write x* + dx, which the host adopts as x* (host/core/sim/sim.c). The statistics, the bounds
  * and the copy for rendering are solver-neutral (cl/particles.cl). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
@@ -318,7 +318,7 @@ static void pbf_delta_term(float4 xi, float li, float4 xj, float h, float h2, fl
  * on q (one float4 per neighbour instead of x* and dx), and apply_delta adopts q as x*.
  * With record_step (solver.chebyshev_rho > 0) step holds the density step D taken (q - x*,
  * after the walls); plain Jacobi iterations skip that write. With a Chebyshev weight omega
- * != 1 (host/core/sim.c, pbfcl_sim_chebyshev_weight) the step is D_k = omega dx_k + (omega -
+ * != 1 (host/core/sim/sim.c, pbfcl_sim_chebyshev_weight) the step is D_k = omega dx_k + (omega -
  * 1) D_(k-1), D_(k-1) the last iteration's: Wang 2015's semi-iterative acceleration of the
  * Jacobi iterations, x_(k+1) = omega (x_k + dx_k) + (1 - omega) x_(k-1), applied to the
  * density steps alone, so that the collision passes between them are not extrapolated (a
@@ -455,7 +455,7 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
  * leaves the small overlaps of a resting fluid to x* alone: it settles at a slightly
  * compressed spacing, and moving x there lifts its particles every substep for free (a
  * settling block reached 0.16 m/s with no slop; with it, the same as with x* alone). With
- * contact_slop = 1 only x* moves. With bodies (shape matching, host/core/shape_match.c), pairs
+ * contact_slop = 1 only x* moves. With bodies (shape matching, host/core/bodies/shape_match.c), pairs
  * of one body are skipped (shape matching holds them) and a pair shares the correction by
  * relative inverse masses w = m_fluid / m (inv_mass): particle i takes w_i / (w_i + w_j), of
  * the push and of the friction (pbf_friction) of a pair where a body's particle takes part,
@@ -470,7 +470,7 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
  * iterations from x every substep and its approach velocity never (0.43 m/s).
  * q and x are double-buffered: q_in and pos_in are read, q_out and pos_out written.
  * Only the near part of each neighbour list is visited (near_count entries: the neighbours
- * within 2r plus a skin at the neighbour search, host/core/sim.c PBFCL_SIM_CONTACT_SKIN)
+ * within 2r plus a skin at the neighbour search, host/core/sim/sim.c PBFCL_SIM_CONTACT_SKIN)
  * while no particle near it has moved half the skin since the search (the moved flag of its
  * region of the grid, kept by delta; cell_id: each particle's cell at the search): then no pair
  * outside the near part can be closer than 2r. At h = 4r that part is a quarter to a half of
@@ -559,7 +559,7 @@ static void pbf_body_contact_term(float4 qi, float4 xi, uint phase_i, float w_bo
  * slot). W: the whole bodies' inverse masses (pbf_body_inv_mass, 0 for a static particle). A
  * contact particle undoing its own slide, as collide does with the fluid's, would be spread
  * over the whole body by the shape matching after it. Stage: the solve, once a substep
- * (host/core/sim.c, pbfcl_sim_collide). */
+ * (host/core/sim/sim.c, pbfcl_sim_collide). */
 __kernel void pbf_body_contacts(pbf_params p, uint n, uint entries, __global const uint *entry_id,
                                 __global const uint *slot, __global const float4 *pos_in,
                                 __global const float4 *q_in, __global const uint *near_count,

@@ -33,7 +33,7 @@ typedef struct pbfcl_grid_params {
 _Static_assert(sizeof(pbfcl_grid_params) == 32, "pbfcl_grid_params layout");
 #endif
 
-/* --- Position Based Fluids solver (cl/pbf.cl, host/core/sim.c) ---------------------------
+/* --- Position Based Fluids solver (cl/pbf.cl, host/core/sim/sim.c) ---------------------------
  * The solver's constants, derived once from the scene in SI units; __constant in the kernels.
  * Values that change while running (gravity, the push) are kernel arguments instead. */
 typedef struct pbfcl_pbf_params {
@@ -63,7 +63,7 @@ typedef struct pbfcl_pbf_params {
     float friction_dynamic;
 } pbfcl_pbf_params;
 
-/* --- Weakly compressible SPH (cl/sph.cl, host/core/sph.c) ---------------------------------
+/* --- Weakly compressible SPH (cl/sph.cl, host/core/sph/sph.c) ---------------------------------
  * Its constants beside the common ones of pbfcl_pbf_params (box, dt, h, mass, kernels, r). */
 typedef struct pbfcl_sph_params {
     float stiffness;    /* Tait B = rho0 c^2 / gamma, Pa */
@@ -73,7 +73,7 @@ typedef struct pbfcl_sph_params {
     float visc_eps;     /* 0.01 (h/2)^2, m^2: keeps the viscosity finite at r = 0 */
     float wall_density; /* rho0 / L: the walls' density term in units of rho0 (L: the rest
                            lattice's Poly6 density, pbfcl_pbf_lattice_density) */
-    float grad_scale;   /* 1 / M: the gradient normalised on the rest lattice (host/core/sph.c) */
+    float grad_scale;   /* 1 / M: the gradient normalised on the rest lattice (host/core/sph/sph.c) */
     pbfcl_uint pad0;
 } pbfcl_sph_params;
 
@@ -91,7 +91,7 @@ typedef struct pbfcl_sph_params {
 #define PBFCL_STATS_FINITE 11      /* particles counted in the sums */
 #define PBFCL_STATS_FLUID 12       /* of them, fluid particles (the density error's) */
 
-/* --- Shape matching (cl/shape_match.cl, host/core/shape_match.c) ------------------------
+/* --- Shape matching (cl/shape_match.cl, host/core/bodies/shape_match.c) ------------------------
  * The float4 rows of each segmented reduction per entry: three of A_pq and the centre, then
  * the body's contacts with other solids (their slides and number; how far they closed). */
 #define PBFCL_SHAPE_MATCH_ROWS 5

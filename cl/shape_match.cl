@@ -5,7 +5,7 @@
  * naming a particle by persistent id), reduced in one launch for every body at once whatever
  * their sizes: a segmented scan within each work-group, then one pass per body over the
  * partial sums of the groups it spans. Stages: shape_match_slots, shape_match_reduce,
- * shape_match_finish, shape_match_goal (host/core/shape_match.c). */
+ * shape_match_finish, shape_match_goal (host/core/bodies/shape_match.c). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif

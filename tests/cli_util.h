@@ -3,7 +3,7 @@
 #ifndef PBFCL_CLI_UTIL_H
 #define PBFCL_CLI_UTIL_H
 
-#include "profile.h"
+#include "runtime/profile.h"
 #include "test_util.h"
 
 #include <ctype.h>

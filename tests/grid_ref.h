@@ -4,7 +4,7 @@
 #ifndef PBFCL_GRID_REF_H
 #define PBFCL_GRID_REF_H
 
-#include "grid.h"
+#include "grid/grid.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # docs/PORTABILITY.md (written by tools/validate-kernels) must cover every kernel program
 # pbfcl builds: each program of `pbfcl-dev kernel-builds` (the program table,
-# host/core/programs.c) with the same files under "### Programs" and at least one row in the
+# host/core/runtime/programs.c) with the same files under "### Programs" and at least one row in the
 # compile matrix, and every file in cl/ (kernels and headers) in some program. A program added without running
 # tools/validate-kernels again fails here, by name; so does a report with failures in it.
 set -uo pipefail
@@ -32,7 +32,7 @@ done <<<"$listed"
 for f in "$cldir"/*.cl "$cldir"/*.h; do
   name=$(basename "$f")
   if ! grep -qxF "$name" <<<"$(cut -f2 <<<"$documented" | tr ',' '\n')"; then
-    echo "FAIL: cl/$name is in no program of $doc (is it in the program table, host/core/programs.c?): $fix"
+    echo "FAIL: cl/$name is in no program of $doc (is it in the program table, host/core/runtime/programs.c?): $fix"
     missing=$((missing + 1))
   fi
 done

@@ -3,9 +3,9 @@
 #ifndef PBFCL_STAGES_REF_H
 #define PBFCL_STAGES_REF_H
 
-#include "profile.h"
-#include "sim.h"
-#include "solver_method.h"
+#include "runtime/profile.h"
+#include "sim/sim.h"
+#include "sim/solver_method.h"
 #include "test_util.h"
 
 #include <stdbool.h>

@@ -1,8 +1,8 @@
-/* Physics of shape-matched bodies (the solver with bodies, host/core/sim.c and
+/* Physics of shape-matched bodies (the solver with bodies, host/core/sim/sim.c and
  * cl/shape_match.cl) by invariants: a rigid body tumbling in free fall and onto the floor
  * keeps every pairwise distance of its particles, and spinning with gravity off keeps its
  * angular momentum about its centre of mass. */
-#include "sim.h"
+#include "sim/sim.h"
 #include "test_util.h"
 
 #include <math.h>

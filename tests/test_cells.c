@@ -1,7 +1,7 @@
 /* Tests of the cells stage: the start and end of every non-empty cell from sorted cell ids,
  * against a plain C reference at awkward sizes, and the clearing of the previous step's
  * entries when the particle set changes. */
-#include "grid.h"
+#include "grid/grid.h"
 #include "test_util.h"
 
 #include <stdlib.h>

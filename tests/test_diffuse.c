@@ -1,11 +1,11 @@
-/* Tests of the diffuse particles (spray, foam, bubbles; cl/diffuse.cl, host/core/diffuse.c):
- * each kernel of the stage against a plain C reference written from Ihmsen et al.'s
- * definitions at n = 1, the work-group size - 1, + 0, + 1 and primes; the motion of each type
- * against closed forms (spray: the parabola of the integrator; a bubble: its approach to the
- * terminal rise k_b |g| / k_d; foam: carried by a uniform flow, and its life running out); the
+/* Tests of the diffuse particles (spray, foam, bubbles; cl/diffuse.cl,
+ * host/core/diffuse/diffuse.c): each kernel of the stage against a plain C reference written from
+ * Ihmsen et al.'s definitions at n = 1, the work-group size - 1, + 0, + 1 and primes; the motion of
+ * each type against closed forms (spray: the parabola of the integrator; a bubble: its approach to
+ * the terminal rise k_b |g| / k_d; foam: carried by a uniform flow, and its life running out); the
  * capacity never exceeded with the dropped count exact; and through the public API, a dam break
  * that makes spray, foam and bubbles beside a fluid at rest that makes none. */
-#include "diffuse.h"
+#include "diffuse/diffuse.h"
 #include "pbfcl.h"
 #include "test_util.h"
 

@@ -1,7 +1,7 @@
 /* Tests of Morton codes (host encode/decode against a bit-by-bit reference, Z-order
  * properties) and of the hash stage (cell ids against a plain C reference, including
  * positions outside the grid, which are clamped into it). */
-#include "grid.h"
+#include "grid/grid.h"
 #include "test_util.h"
 
 #include <math.h>

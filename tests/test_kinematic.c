@@ -5,8 +5,8 @@
  * time, turn about a tilted axis, or both; keyed paths (held after the last key, a single key,
  * repeating) at times between keys, on a key and past the end; the ids renamed after a
  * removal; bad paths and keys refused. */
-#include "kinematic.h"
-#include "sim.h"
+#include "bodies/kinematic.h"
+#include "sim/sim.h"
 #include "test_util.h"
 
 #include <float.h>

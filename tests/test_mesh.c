@@ -2,8 +2,8 @@
  * line), the closed-surface and volume checks, and mesh shapes sampled on the lattice against
  * the lattice points each shape holds by its closed form (half-spaces of a convex solid, a
  * union of boxes), computed here without the product's ray test. */
-#include "obj_mesh.h"
-#include "scene.h"
+#include "scene/obj_mesh.h"
+#include "scene/scene.h"
 #include "test_util.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
  * a solid (phase not 0) listing no particle of its own phase and every other; overflow
  * counted without writing past the lists (a canary region guards them); and the whole
  * hash -> sort -> reorder -> cells -> neighbours pipeline. */
-#include "grid.h"
+#include "grid/grid.h"
 #include "grid_ref.h"
 #include "test_util.h"
 

@@ -3,7 +3,7 @@
  * references at n = 1, the work-group size - 1, + 0 and + 1, and a prime, with walls, mass and
  * rest density given directly (any solver's), non-finite and outside particles included, and
  * the render copy through a shuffled id order. */
-#include "particles.h"
+#include "sim/particles.h"
 #include "test_util.h"
 
 #include <float.h>

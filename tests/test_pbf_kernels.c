@@ -2,9 +2,9 @@
  * integrals and lattice sums, and the lambda, delta, collide and vorticity_viscosity stages
  * (with the walls' density) against a plain C reference on small particle sets; bad
  * configurations fail. */
-#include "grid.h"
-#include "sim.h"
-#include "solver_method.h"
+#include "grid/grid.h"
+#include "sim/sim.h"
+#include "sim/solver_method.h"
 #include "test_util.h"
 #include "wall_ref.h"
 

@@ -4,8 +4,8 @@
  * then stats, bounds and copy_positions as the solver calls them (the passes themselves are
  * tested in test_particles): the walls, mass and box it gives them. The references use the
  * scene's values, not the product's derived constants. */
-#include "sim.h"
-#include "solver_method.h"
+#include "sim/sim.h"
+#include "sim/solver_method.h"
 #include "stages_ref.h"
 #include "test_util.h"
 

@@ -1,7 +1,7 @@
 /* Physics validation of the PBF solver by invariants and known behaviour: a block at rest
  * density settles, density error falls with solver iterations, a dam break stays bounded
  * and its front advances, momentum is conserved without gravity, runs are deterministic. */
-#include "sim.h"
+#include "sim/sim.h"
 #include "test_util.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* Tests of the stable radix sort of (key, value) pairs: keys sorted, equal keys in input order
  * (values are the input indices) and a permutation of the input, at awkward sizes around the
  * work-group and tile sizes, for random, few-distinct, equal, sorted and reversed keys. */
-#include "radix_sort.h"
+#include "grid/radix_sort.h"
 #include "test_util.h"
 
 #include <stdlib.h>

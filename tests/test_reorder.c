@@ -1,7 +1,7 @@
 /* Tests of the reorder stage: a float4 buffer gathered by a permutation, dst[i] =
  * src[index[i]], a uint buffer, and the solids' three words with the bodies' slots, against a
  * plain C reference at awkward sizes. */
-#include "grid.h"
+#include "grid/grid.h"
 #include "test_util.h"
 
 #include <stdlib.h>

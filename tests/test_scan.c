@@ -1,7 +1,7 @@
 /* Tests of the multi-level exclusive prefix sum against a plain C reference:
  * awkward sizes around the work-group size and the per-group block, several
  * levels, in place, and the error for arrays over capacity. */
-#include "scan.h"
+#include "grid/scan.h"
 #include "test_util.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* Scenes: built-ins load, validate and fill to about the requested count inside the domain
  * on a 2r lattice; values that make no sense are rejected naming the parameter; JSON scene
  * files round-trip every key and each kind of malformed file names the file and the key. */
-#include "scene.h"
+#include "scene/scene.h"
 #include "test_util.h"
 
 #include <math.h>

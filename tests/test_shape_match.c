@@ -6,7 +6,7 @@
  * the particles' momentum (omega = I^-1 L, rotated by Rodrigues' formula) and the velocity of
  * the body's motion; the friction of the bodies' contacts with other solids (Coulomb's law
  * for each body as a whole: held, sliding, none); bad bodies refused. */
-#include "shape_match.h"
+#include "bodies/shape_match.h"
 #include "test_util.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * particle through the spatial sort, and saving and restoring it through the public API
  * (pbfcl_solver_save_state / load_state, what `pbfcl run --checkpoint` writes). */
 #include "api_internal.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "test_util.h"
 
 #include <math.h>

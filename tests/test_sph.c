@@ -1,12 +1,12 @@
-/* Tests of the weakly compressible SPH method (host/core/sph.c, cl/sph.cl): its constants
+/* Tests of the weakly compressible SPH method (host/core/sph/sph.c, cl/sph.cl): its constants
  * against the closed forms of Becker & Teschner 2007 from the scene's values; the density,
  * force and integrate stages against a plain C reference at awkward sizes (n = 1, a prime,
  * the work-group size +- 1), with the walls; the stages a step records; and the bad input
  * each names: a speed of sound too low for the scene, a frame the CFL condition cannot cut
  * into sph_max_steps steps, an unknown method. */
-#include "params.h"
-#include "profile.h"
-#include "sph.h"
+#include "sim/params.h"
+#include "runtime/profile.h"
+#include "sph/sph.h"
 #include "stages_ref.h"
 #include "test_util.h"
 #include "wall_ref.h"

@@ -2,7 +2,7 @@
  * column of water at rest reaches the hydrostatic pressure rho0 g depth and keeps its density
  * within 1 % of rest; without gravity in a closed box the energy (kinetic plus the Tait
  * equation's internal energy) does not grow; a dam break's front advances as PBF's does. */
-#include "sph.h"
+#include "sph/sph.h"
 #include "test_util.h"
 #include "wall_ref.h"
 

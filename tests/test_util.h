@@ -4,7 +4,7 @@
 #ifndef PBFCL_TEST_UTIL_H
 #define PBFCL_TEST_UTIL_H
 
-#include "clrt.h"
+#include "runtime/clrt.h"
 #include "test_files.h"
 
 #include <check.h>

@@ -3,7 +3,7 @@
 #ifndef PBFCL_WALL_REF_H
 #define PBFCL_WALL_REF_H
 
-#include "sim.h"
+#include "sim/sim.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
  *   cc -O2 -std=c11 -DCL_TARGET_OPENCL_VERSION=120 -Iinclude -Ihost/core -Icl \
  *      tools/bench_neighbours.c b/host/libpbfcl.a -lOpenCL -lm -lpthread
  *   PBFCL_KERNEL_DIR=b/cl ./a.out DEVICE N [REPS] */
-#include "grid.h"
+#include "grid/grid.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* The "--name value" / "--name=value" convention of every pbfcl command (cli_args.h). */
 #include "cli_args.h"
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 #include "scene_options.h"
 
 #include <string.h>

@@ -6,8 +6,8 @@
 #include "cli_args.h"
 #include "commands.h"
 #include "pbfcl.h"
-#include "clock.h"
-#include "pbfcl_error.h"
+#include "runtime/clock.h"
+#include "runtime/pbfcl_error.h"
 #include "scene_options.h"
 
 #include <stdlib.h>

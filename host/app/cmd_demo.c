@@ -1,7 +1,7 @@
 /* `pbfcl demo` (and `pbfcl` with no arguments): the interactive SDL2/OpenGL demo. Parses its
  * options here; the demo itself lives in host/demo/ and is built only with SDL2 and GLEW. */
 #include "commands.h"
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 #include "scene_options.h"
 
 #include <stdio.h>

@@ -4,8 +4,8 @@
  * Outputs are checked before the run starts (run_outputs.c). The solver is driven through
  * the public API (include/pbfcl.h) only. */
 #include "app_env.h"
-#include "clock.h"
-#include "pbfcl_error.h"
+#include "runtime/clock.h"
+#include "runtime/pbfcl_error.h"
 #include "checkpoint.h"
 #include "cli_args.h"
 #include "commands.h"

@@ -1,6 +1,6 @@
 /* The blow-up guard (run_guard.h). */
 #include "run_guard.h"
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include "demo_gl.h"
 #include "demo_renderer.h"
 #include "pbfcl.h"
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

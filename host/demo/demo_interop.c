@@ -5,7 +5,7 @@
 #include "demo_interop.h"
 #include "app_env.h"
 #include "demo_glctx.h"
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 
 #include <CL/cl_gl.h>
 #include <stdlib.h>

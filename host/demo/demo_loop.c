@@ -19,7 +19,7 @@
 #include "demo_text.h"
 #include "demo_window.h"
 #include "pbfcl.h"
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 
 #include <math.h>
 #include <stdio.h>

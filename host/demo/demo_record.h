@@ -4,7 +4,7 @@
 #ifndef PBFCL_DEMO_RECORD_H
 #define PBFCL_DEMO_RECORD_H
 
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

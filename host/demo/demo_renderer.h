@@ -7,7 +7,7 @@
 
 #include "demo.h"
 #include "demo_gl.h"
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

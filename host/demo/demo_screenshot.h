@@ -2,7 +2,7 @@
 #ifndef PBFCL_DEMO_SCREENSHOT_H
 #define PBFCL_DEMO_SCREENSHOT_H
 
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 
 /* Writes the current back buffer (width x height pixels) to path as an 8-bit RGB PNG.
  * Without libpng in the build, fails with PBFCL_ERR_UNSUPPORTED and says what to install. */

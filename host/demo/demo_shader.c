@@ -1,7 +1,7 @@
 /* The GLSL loader: finds shaders/ like clrt.c finds cl/, reads the files, compiles and links
  * them, and reports failures with the file, the stage and the whole info log. */
 #include "demo_shader.h"
-#include "data_files.h"
+#include "runtime/data_files.h"
 
 #include <errno.h>
 #include <stdbool.h>

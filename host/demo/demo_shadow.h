@@ -5,7 +5,7 @@
 #define PBFCL_DEMO_SHADOW_H
 
 #include "demo_gl.h"
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 
 #include <stdbool.h>
 

@@ -4,7 +4,7 @@
 #define PBFCL_DEMO_TEXT_H
 
 #include "demo_gl.h"
-#include "pbfcl_error.h"
+#include "runtime/pbfcl_error.h"
 
 #include <stddef.h>
 

@@ -3,10 +3,10 @@
  * solver's sorted order, steps with per-stage timers. Every entry point checks its arguments
  * and logs what was wrong before returning the status. */
 #include "api_internal.h"
-#include "clrt.h"
-#include "profile.h"
-#include "shape_match.h"
-#include "sim.h"
+#include "runtime/clrt.h"
+#include "runtime/profile.h"
+#include "bodies/shape_match.h"
+#include "sim/sim.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -2,9 +2,9 @@
  * reading them, and the stage that pbfcl_solver_step runs after the fluid's step while they are
  * on (host/core/diffuse.c). */
 #include "api_internal.h"
-#include "diffuse.h"
-#include "sim.h"
-#include "solver_method.h"
+#include "diffuse/diffuse.h"
+#include "sim/sim.h"
+#include "sim/solver_method.h"
 
 #include <stdlib.h>
 

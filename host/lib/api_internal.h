@@ -3,9 +3,9 @@
 #ifndef PBFCL_API_INTERNAL_H
 #define PBFCL_API_INTERNAL_H
 
-#include "kinematic.h"
+#include "bodies/kinematic.h"
 #include "pbfcl.h"
-#include "scene.h"
+#include "scene/scene.h"
 
 #include <stdbool.h>
 

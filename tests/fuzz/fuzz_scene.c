@@ -4,7 +4,7 @@
  * `pbfcl run --scene FILE --particles 100` would. Built and run by tools/fuzz-scene (clang,
  * -fsanitize=fuzzer,address,undefined); the seed corpus is tests/fuzz/corpus/. Any crash,
  * sanitizer report, leak or timeout is a bug. */
-#include "scene.h"
+#include "scene/scene.h"
 
 #include <stdint.h>
 #include <stdlib.h>

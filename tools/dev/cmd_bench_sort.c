@@ -1,10 +1,10 @@
 /* `pbfcl-dev bench-sort`: radix sort throughput on random keys, timed with OpenCL profiling
  * events (warm-up excluded), printed as machine-readable columns; every result is verified
  * (sorted, stable, a permutation of the input). */
-#include "clrt.h"
+#include "runtime/clrt.h"
 #include "app_env.h"
 #include "dev_commands.h"
-#include "radix_sort.h"
+#include "grid/radix_sort.h"
 
 #include <errno.h>
 #include <stdint.h>

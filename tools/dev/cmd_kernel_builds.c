@@ -1,20 +1,20 @@
 /* `pbfcl-dev kernel-builds`: every program of the program table with every set of build options
  * pbfcl compiles it with, one line each, so that tools/validate-kernels compiles exactly what
  * the runtime builds (same files, same order, same options string). */
-#include "build_options.h"
-#include "clrt.h"
+#include "runtime/build_options.h"
+#include "runtime/clrt.h"
 #include "dev_commands.h"
-#include "programs.h"
-#include "diffuse.h"
-#include "grid.h"
-#include "particles.h"
-#include "radix_sort.h"
-#include "scan.h"
-#include "kinematic.h"
-#include "shape_match.h"
-#include "sim.h"
-#include "solver_method.h"
-#include "split_compress.h"
+#include "runtime/programs.h"
+#include "diffuse/diffuse.h"
+#include "grid/grid.h"
+#include "sim/particles.h"
+#include "grid/radix_sort.h"
+#include "grid/scan.h"
+#include "bodies/kinematic.h"
+#include "bodies/shape_match.h"
+#include "sim/sim.h"
+#include "sim/solver_method.h"
+#include "grid/split_compress.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #ifndef PBFCL_DEV_COMMANDS_H
 #define PBFCL_DEV_COMMANDS_H
 
-#include "clrt.h"
+#include "runtime/clrt.h"
 
 /* `pbfcl-dev bench-sort`: radix sort throughput in million pairs per second. */
 int cmd_bench_sort(int argc, char **argv);

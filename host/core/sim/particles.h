@@ -1,0 +1,74 @@
+/* Solver-neutral passes over the particle state (cl/particles.cl), used by every method
+ * behind solver_method.h: stats (the step statistics), bounds (what the adaptive substeps
+ * read) and copy_positions (the render hook, in the caller's particle order). */
+#ifndef PBFCL_PARTICLES_H
+#define PBFCL_PARTICLES_H
+
+#include "runtime/build_options.h"
+#include "runtime/clrt.h"
+#include "pbfcl.h"
+
+/* The program, its kernels and the buffers of its reductions. */
+typedef struct pbfcl_particles {
+    pbfcl_cl *cl;
+    cl_program program;
+    cl_kernel stats, bounds, copy_positions;
+    size_t wg;          /* work-group size of every kernel (a power of two, >= 16) */
+    size_t capacity;    /* particles */
+    cl_mem partial_buf; /* stats: PBFCL_STATS_FIELDS floats per work-group */
+    cl_mem bounds_buf;  /* bounds: 3 uints */
+} pbfcl_particles;
+
+/* The state the passes read: n particles in the solver's order. */
+typedef struct pbfcl_particle_state {
+    size_t n;
+    cl_mem pos_buf, vel_buf;   /* float4 (x, y, z, unused w) */
+    cl_mem density_buf;        /* float, kg/m^3 (stats) */
+    cl_mem neighbor_count_buf; /* uint (stats) */
+    cl_mem id_buf;             /* uint: each slot's particle id, 0..n-1 (copy_positions) */
+    cl_mem phase_buf;          /* uint phase (0 fluid) and float relative inverse mass, or */
+    cl_mem inv_mass_buf;       /* both NULL: every particle fluid of the material's mass (stats) */
+} pbfcl_particle_state;
+
+/* What stats measures against: the walls the solver holds particles to (a particle beyond
+ * them is counted outside), the particle mass (kg) and the rest density (kg/m^3). */
+typedef struct pbfcl_particles_material {
+    float wall_lo[3], wall_hi[3];
+    float mass, rest_density;
+} pbfcl_particles_material;
+
+/* The build options of the program on a device with these limits (`kernel-builds`). */
+void pbfcl_particles_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
+
+/* Builds the kernels and allocates the reduction buffers for up to capacity particles. */
+pbfcl_status pbfcl_particles_create(pbfcl_particles *p, pbfcl_cl *cl, size_t capacity);
+
+/* Releases everything; accepts a zeroed or half-built struct. */
+void pbfcl_particles_destroy(pbfcl_particles *p);
+
+/* Bytes of device memory the passes need for capacity particles. */
+unsigned long long pbfcl_particles_bytes_needed(size_t capacity);
+
+/* stats: the statistics of the state (kinetic energy, density error, speed, neighbours,
+ * outside, nan, momentum); the fields a solver knows itself (neighbor_overflow, substeps,
+ * unstable) are left 0. Blocks until read. */
+pbfcl_status pbfcl_particles_stats(pbfcl_particles *p, const pbfcl_particle_state *s,
+                                   const pbfcl_particles_material *m, pbfcl_stats *out);
+
+/* bounds: enqueues the reduction of the state's fastest speed and its reach along down (a
+ * unit vector, or zero) from the centre of the box box_lo..box_hi into bounds_buf; events
+ * under PBFCL_STAGE_OTHER in prof if not NULL. */
+pbfcl_status pbfcl_particles_bounds(pbfcl_particles *p, const pbfcl_particle_state *s,
+                                    const float box_lo[3], const float box_hi[3],
+                                    const float down[3], pbfcl_profile *prof);
+
+/* Reads the last bounds (blocking): out[0] = max |v|, out[1] and out[2] = the reach down and
+ * up along gravity from the box centre, plus the box diagonal D. */
+pbfcl_status pbfcl_particles_read_bounds(pbfcl_particles *p, float out[3]);
+
+/* copy_positions: enqueues dst[id] = (x, y, z, |v|) of every particle: dst holds n float4 in
+ * the caller's order. */
+pbfcl_status pbfcl_particles_copy_positions(pbfcl_particles *p, const pbfcl_particle_state *s,
+                                            cl_mem dst_buf);
+
+#endif

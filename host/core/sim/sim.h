@@ -1,0 +1,285 @@
+/* The simulation: particle buffers on the device, the frame loop of the method solver.method
+ * chooses (solver_method.h: PBF, seed 001's outline, or weakly compressible SPH, sph.h), and
+ * the stages of the PBF method. */
+#ifndef PBFCL_SIM_H
+#define PBFCL_SIM_H
+
+#include "runtime/build_options.h"
+#include "runtime/clrt.h"
+#include "grid/grid.h"
+#include "bodies/kinematic.h"
+#include "scene/scene.h"
+
+#include <stdint.h>
+
+/* Per-step measurements (the columns of `pbfcl run --stats`): the public struct. */
+typedef pbfcl_stats pbfcl_sim_stats;
+
+typedef struct pbfcl_sim pbfcl_sim; /* opaque; defined in sim.c */
+
+/* The build options of the solver's kernels on a device with these limits (max_wg);
+ * `pbfcl kernel-builds` lists them. */
+void pbfcl_sim_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
+
+/* The neighbour list capacity the solver gives its grid (MAX_NEIGHBORS): 26 neighbours at
+ * rest for h = 4r at spacing 2r, up to about 40 in a compressed flow; PBFCL_MAX_H_RATIO
+ * (scene.h) keeps the rest lattice within two thirds of it. */
+#define PBFCL_SIM_MAX_NEIGHBORS 64u
+
+/* Creates a simulation of n particles at positions (x, y, z triples) with zero velocity on
+ * cl's device; checks device memory first. */
+pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                              const float *positions, size_t n);
+
+/* The same with room for capacity particles, n (<= capacity) of them active at first. */
+pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                                       size_t capacity, const float *positions, size_t n);
+
+/* Releases everything; accepts NULL. */
+void pbfcl_sim_destroy(pbfcl_sim *sim);
+
+/* The particles the buffers hold. */
+size_t pbfcl_sim_capacity(const pbfcl_sim *sim);
+
+/* Appends k particles at pos3 with velocities vel3 (NULL: zero), ids n..n+k-1. */
+pbfcl_status pbfcl_sim_append(pbfcl_sim *sim, const float *pos3, const float *vel3, size_t k);
+
+/* Keeps m particles: slot i of the result is slot keep_slots[i] of the current order, with id
+ * new_ids[i]; every per-particle state buffer is gathered. */
+pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_t m,
+                               const unsigned *new_ids);
+
+/* Overwrites the positions and/or velocities (xyz triples in the current order; NULL leaves
+ * one as it is) of the n particles. */
+pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel3);
+
+/* Replaces the scene (every setting; a new box or kernel radius rebuilds the grid); a scene
+ * the solver cannot run leaves the old one in place. */
+pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene);
+
+/* Advances one frame (scene dt) in at least the scene's substeps, more where a CFL condition
+ * asks for them (sim.c, choose_substeps): the fastest particle moves at most h / 2 per
+ * substep. Stage events go to prof if not NULL. */
+pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* Substeps of the last frame (the scene's before the first). */
+int pbfcl_sim_substeps(const pbfcl_sim *sim);
+
+/* Number of particles. */
+size_t pbfcl_sim_count(const pbfcl_sim *sim);
+
+/* The scene the simulation runs (gravity may be changed with pbfcl_sim_set_gravity). */
+const pbfcl_scene *pbfcl_sim_scene(const pbfcl_sim *sim);
+
+/* Reads positions and velocities (xyz triples) and densities (kg/m^3) to host arrays of n
+ * entries; any pointer may be NULL. Order is the simulation's current (sorted) order. */
+pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *density);
+
+/* Reads every particle's persistent id (its index in the positions given to
+ * pbfcl_sim_create; appended particles take the next ids, pbfcl_sim_compact renumbers) to ids
+ * (n entries), in the same current order as pbfcl_sim_read: particle i of a read is particle
+ * ids[i] of the initial state. */
+pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
+
+/* The phase of a fluid particle; a particle of body b has phase b + 1 (PBFCL_PHASE_BODY); a
+ * static particle (an obstacle's, inverse mass 0) PBFCL_SIM_PHASE_STATIC: the kernels treat it
+ * as a body's particle that never moves, and static particles do not collide with each other. */
+#define PBFCL_SIM_PHASE_FLUID 0u
+#define PBFCL_SIM_PHASE_STATIC 0xffffffffu
+
+/* Reads the phases and relative inverse masses w = m_fluid / m (1 for fluid, rho0 / rho for a
+ * body of density rho) in the current order (n entries each); either pointer may be NULL.
+ * New particles are fluid, w = 1. Relative, so that a new radius or rest density leaves them
+ * valid. */
+pbfcl_status pbfcl_sim_read_phases(pbfcl_sim *sim, unsigned *phases, float *inv_mass);
+
+/* Overwrites the phases and/or inverse masses (current order; NULL leaves one as it is). */
+pbfcl_status pbfcl_sim_write_phases(pbfcl_sim *sim, const unsigned *phases, const float *inv_mass);
+
+/* Bodies (shape matching, shape_match.h): replaces them all. entries (sorted by body) name
+ * particles by id, with rest positions rest3 (xyz triples; the body's shape and its pose now);
+ * per body its stiffness in (0, 1] (1: rigid) and relative inverse mass w = rho0 / rho. The
+ * phases and inverse masses of every particle are rewritten. bodies = 0: fluid only. */
+pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
+                                  const unsigned *entry_id, const unsigned *entry_body,
+                                  const float *rest3, const float *stiffness,
+                                  const float *inv_mass);
+
+/* The number of bodies. */
+size_t pbfcl_sim_body_count(const pbfcl_sim *sim);
+
+/* Changes body b's stiffness and relative inverse mass. */
+pbfcl_status pbfcl_sim_set_body(pbfcl_sim *sim, size_t b, float stiffness, float inv_mass);
+
+/* Makes the particles with the given ids static (phase PBFCL_SIM_PHASE_STATIC, inverse mass
+ * 0: predict leaves them where they are, the fluid's constraints and contacts never move them,
+ * and they count in the fluid's density as boundary particles) and every other static
+ * particle fluid again. A body's particle is refused. pbfcl_sim_set_bodies clears them: set
+ * the bodies first. */
+pbfcl_status pbfcl_sim_set_static(pbfcl_sim *sim, size_t count, const unsigned *ids);
+
+/* The number of static particles. */
+size_t pbfcl_sim_static_count(const pbfcl_sim *sim);
+
+/* After pbfcl_sim_compact: the bodies' particle with id k becomes new_id[k]. */
+pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id);
+
+/* Kinematic obstacles (kinematic.h): replaces the paths; entry e makes the particle with id
+ * entry_id[e] follow path entry_path[e] from its rest offset offset3[e] (xyz) from the path's
+ * centre, while it is static. The paths' clock restarts at 0. paths = 0: none. */
+pbfcl_status pbfcl_sim_set_paths(pbfcl_sim *sim, size_t paths, const pbfcl_kinematic_path *path,
+                                 size_t entries, const unsigned *entry_id,
+                                 const unsigned *entry_path, const float *offset3);
+
+/* The stage kinematic_path of a substep (after predict): x* of the static particles on paths
+ * where their paths are at the end of the substep; nothing without paths. */
+pbfcl_status pbfcl_sim_kinematic(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* Reads each body's centre of mass (xyz) and rotation from its rest pose (quaternion x, y, z,
+ * w) as of the last shape matching; either pointer may be NULL. */
+pbfcl_status pbfcl_sim_read_bodies(pbfcl_sim *sim, float *com3, float *quat4);
+
+/* The body stages of a substep (shape_match.h), nothing without bodies: body_predict (after
+ * predict: x* of each body's rigid motion, from the momentum of its particles), body_slots
+ * (after the reorder: where each body particle is), shape_match (after each iteration's
+ * apply_delta: x* of the bodies' particles towards their goal positions) and body_velocity
+ * (after update: v of each body's motion over the substep). */
+pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof);
+pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof);
+pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof);
+pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* Computes the SPH density of the current positions x (read with pbfcl_sim_read) by the
+ * method's own summation (pbf: neighbour lists of x* = x before a step and one lambda pass;
+ * sph: its density stage). Before the first step the densities are otherwise the rest
+ * density, a placeholder. Sorts the particles, as a step does. */
+pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim);
+
+/* Computes the step statistics on the device (reduced on the host). */
+pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out);
+
+/* Enqueues a copy of the positions as float4 (x, y, z, speed) into dst_buf (n float4), e.g.
+ * a buffer shared with OpenGL. */
+pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf);
+
+/* Runs the bounds stage on the current state and reads it: out[0] = max |v|, out[1] and
+ * out[2] = the fluid's reach down and up along gravity from the box centre, plus the box
+ * diagonal D (what choose_substeps reads). */
+pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3]);
+
+/* The weight of Chebyshev iteration `iteration` of a substep (Wang 2015) for the spectral
+ * radius estimate rho, given the weight of the iteration before: 1 for the first
+ * PBFCL_SIM_CHEBYSHEV_DELAY iterations and whenever rho is 0, then 2 / (2 - rho^2), then
+ * 4 / (4 - rho^2 last). */
+double pbfcl_sim_chebyshev_weight(int iteration, double rho, double last);
+
+/* Sets the Chebyshev weight the next pbfcl_sim_delta applies (pbfcl_sim_step sets it per
+ * iteration and leaves 1, plain Jacobi; exposed for the tests). */
+void pbfcl_sim_set_chebyshev_weight(pbfcl_sim *sim, float omega);
+
+/* Changes gravity (e.g. to tilt or shake the box). */
+void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3]);
+
+/* Sets an external push: particles within radius of the ray origin + t * dir get an
+ * acceleration of strength along push (m/s^2); strength 0 turns it off. */
+void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3],
+                        const float push[3], float radius, float strength);
+
+/* The stages of one substep, in the order pbfcl_sim_step calls them (exposed for the tests
+ * and the benchmark; pbfcl_sim_step is the normal way to advance). */
+
+/* predict: apply forces (gravity, vorticity force, push), predict x*, confine to the box. */
+pbfcl_status pbfcl_sim_predict(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* hash, sort, reorder (every particle buffer), cells and neighbour lists of x*. */
+pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* lambda: SPH density and the density constraint's lambda of every particle. */
+pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* delta: the position correction dx from the lambdas, with the tensile term s_corr, written
+ * as the corrected positions q = x* + dx (kept inside the walls); with a Chebyshev weight w
+ * != 1 the step is w dx + (w - 1) times the last delta's step. */
+pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* collide: one stabilisation iteration of the particle-particle and wall constraints; moves
+ * x* and, by the part that undoes an overlap x already had, x. The first pass after a
+ * neighbour search runs body_contacts first (with shape-matched bodies): their contacts with
+ * other solids, for the bodies' friction in the next shape matching. */
+pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* apply_delta: x* += delta: adopts the corrected positions q = x* + dx that delta and collide
+ * wrote (a buffer swap, no kernel). */
+pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* update: v = (x* - x) / dt, x = x* (x.w: the particle's volume m / rho for the next stage). */
+pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* omega and XSPH viscosity (one pass over the neighbours, of the velocities after update),
+ * then the vorticity force; skipped when both vorticity and viscosity are 0. */
+pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* The solver constants derived from the scene. */
+const pbfcl_pbf_params *pbfcl_sim_params(const pbfcl_sim *sim);
+
+/* Fills p with the solver constants of scene (SI units); fails naming a setting the solver
+ * cannot run with. */
+pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *scene, pbfcl_pbf_params *p);
+
+/* The Poly6 density of the rest lattice (spacing 2r) at a particle inside it, in units of
+ * rho0 (1.0098 for h = 4r). */
+double pbfcl_pbf_lattice_density(const pbfcl_pbf_params *p);
+
+/* The calibration of the walls' density (cl/pbf.cl, pbf_wall_phi): the continuum half-space
+ * of fluid beyond a wall is scaled so that a particle of the rest lattice (spacing 2r) at
+ * distance r from the wall has the density of one inside the lattice (0.89 for h = 4r). */
+double pbfcl_pbf_wall_scale(const pbfcl_pbf_params *p);
+
+/* Reads the predicted positions x* (xyz triples), lambdas, the corrections dx = q - x* of the
+ * last delta or collide (xyz triples) and the neighbour lists (count[n], list[k * n + i] for
+ * k < max_neighbors); any pointer may be NULL. */
+pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, float *delta3,
+                                   unsigned *neighbor_count, unsigned *neighbors);
+
+/* Reads the contacts of the bodies' particles with other solids that body_contacts measured
+ * before the first collide pass after the last neighbour search (8 floats per slot: the sum of
+ * the body's shares of their slides, their number, of how far they closed, and 3 zeros), or
+ * PBFCL_ERR_UNSUPPORTED without bodies. Slots of other particles hold nothing meaningful. */
+pbfcl_status pbfcl_sim_read_body_contacts(pbfcl_sim *sim, float *contacts8);
+
+/* Reads the vorticity omega and the vorticity confinement force (acceleration, m/s^2) of the
+ * last vorticity_viscosity stage (xyz triples), and the V |omega| per particle that the next
+ * one takes eta from (carried in the velocity's w); any pointer may be NULL. */
+pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *force3,
+                                      float *strength);
+
+/* The neighbour list capacity per particle (MAX_NEIGHBORS). */
+unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim);
+
+/* Checkpoints: the state that carries from one frame to the next, as named sections (device
+ * buffers in the simulation's current order, and the host's state: solver constants of the
+ * last frame's substeps, gravity, push, substeps). put is called once per section; get must
+ * fill exactly bytes bytes of the named section or fail. A simulation created with the same
+ * scene and particle count and loaded with a saved state continues bit for bit as the saved
+ * one would have (on the same device). */
+typedef pbfcl_state_write_fn pbfcl_state_put; /* the public API's section callbacks */
+typedef pbfcl_state_read_fn pbfcl_state_get;
+
+/* Saves every section of the state through put. */
+pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx);
+
+/* Restores every section of the state through get. */
+pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx);
+
+/* The most particles a simulation takes (2^32 neighbour-list entries of 64 per particle). */
+#define PBFCL_SIM_MAX_PARTICLES (UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS)
+
+/* Checks, without a device, that the solver can run scene with n particles (its constants,
+ * its grid, the particle count), so that a scene it cannot run is refused before a device is
+ * opened; says what to change. */
+pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n);
+
+/* Bytes of device memory a simulation of n particles of scene needs (solver and grid). */
+unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n);
+
+#endif
