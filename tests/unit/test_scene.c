@@ -833,7 +833,7 @@ static void source_root(char *out, size_t size)
         return;
     }
     snprintf(out, size, "%s", __FILE__);
-    char *tests = strstr(out, "tests/test_scene.c");
+    char *tests = strstr(out, "tests/unit/test_scene.c");
     if (tests)
         *tests = '\0';
     else
