@@ -121,6 +121,27 @@ static void report_open(const char *file, const char *where, const char *obj_pat
                      e->line);
 }
 
+/* Whether mesh shape f, placed, lies in s's domain (checked before its volume: a mesh moved
+ * far away loses its volume to rounding, and the message should say where it went). */
+static bool placed_inside(const pbfcl_scene *s, const char *file, const char *where,
+                          const char *obj_path, const pbfcl_fluid_shape *f)
+{
+    for (int k = 0; k < 3; k++) {
+        float lo = s->domain_min[k], hi = s->domain_max[k], tol = 1e-6f * (hi - lo);
+        if (!(hi > lo)) /* a domain with no room: its own check says so */
+            return true;
+        if (f->min[k] < lo - tol || f->max[k] > hi + tol) {
+            pbfcl_errorf("%s: %s: '%s' once placed spans %g..%g along %c, %s the domain %g..%g; "
+                         "change %s.translate or .scale, or make the domain larger",
+                         file, where, obj_path, f->min[k], f->max[k], "xyz"[k],
+                         f -> max[k]<lo || f -> min[k]> hi ? "wholly outside" : "reaching outside",
+                         lo, hi, where);
+            return false;
+        }
+    }
+    return true;
+}
+
 pbfcl_status pbfcl_scene_add_mesh(pbfcl_scene *s, const char *file, const char *where,
                                   const char *obj_path, const pbfcl_obj *m,
                                   const pbfcl_mesh_placement *pl, pbfcl_fluid_shape *f)
@@ -156,6 +177,8 @@ pbfcl_status pbfcl_scene_add_mesh(pbfcl_scene *s, const char *file, const char *
             f->max[k] = fmaxf(f->max[k], out[k]);
         }
     }
+    if (!placed_inside(s, file, where, obj_path, f))
+        return PBFCL_ERR_BAD_ARGUMENT;
     pbfcl_obj placed = {&sm->vertices[sm->vertex_count][0], m->triangles, m->lines, m->vertex_count,
                         m->triangle_count};
     double volume = fabs(pbfcl_obj_volume(&placed)), extent = 0.0;
