@@ -566,7 +566,7 @@ static const char octahedron[] = "v 0.75 0.45 0.45\nv 0.15 0.45 0.45\nv 0.45 0.7
 /* Awkward radii: the lattice through the cube's and the octahedron's corners (0.05), half of
  * it, one that meets nothing, and a fine one. */
 static const double row_radii[] = {0.05, 0.025, 0.0371, 0.0125};
-enum { ROW_RADII = sizeof row_radii / sizeof row_radii[0], ROW_MESHES = 8 };
+enum { ROW_RADII = sizeof row_radii / sizeof row_radii[0], ROW_MESHES = 9 };
 
 /* Mesh i of the row tests as OBJ text (malloc'ed) and its placement keys. */
 static char *row_mesh(int i, const char **placement)
@@ -574,6 +574,18 @@ static char *row_mesh(int i, const char **placement)
     *placement = "";
     if (i == 6)
         return strdup(octahedron);
+    if (i == 8) { /* the lattice-aligned cube shrunk by 0.8e-5: at r = 0.05 its faces pass
+                   * 0.8 tol from lattice points, which count as inside */
+        char *text = malloc(1024);
+        double lo = 0.35 + 0.8e-5, hi = 0.65 - 0.8e-5;
+        size_t len = 0;
+        for (int v = 0; v < 8; v++)
+            len += (size_t)snprintf(text + len, 1024 - len, "v %.9g %.9g %.9g\n",
+                                    (v & 1) ^ ((v >> 1) & 1) ? hi : lo, (v & 2) ? hi : lo,
+                                    (v & 4) ? hi : lo);
+        snprintf(text + len, 1024 - len, CUBE_F_NO_TOP CUBE_TOP);
+        return text;
+    }
     if (i == 7) /* 48 x 43: 4,032 triangles, its poles and equator on lattice rows */
         return uv_sphere(48, 43, (const double[3]){0.45, 0.45, 0.45}, 0.3);
     static mesh_case c;
@@ -609,7 +621,8 @@ static size_t point_by_point(const pbfcl_scene *s, float *out)
 
 /* The row-by-row sampling of a mesh obstacle (what fills a scene) gives exactly the points the
  * point test gives one by one, on every mesh above (lattice-aligned corners and edges, rows
- * through vertices and edges, a self-intersecting mesh, 4,032 triangles) at every radius. */
+ * through vertices and edges, a self-intersecting mesh, 4,032 triangles, faces within tol of
+ * lattice points) at every radius. */
 START_TEST(mesh_rows_match_point_test)
 {
     int mesh = _i / ROW_RADII;
