@@ -2,6 +2,7 @@
  * fountain), the checks that reject values that make no sense, the lattice that fills the fluid
  * shapes with particles, and the particle radius that gives a requested particle count. */
 #include "scene.h"
+#include "clock.h"
 #include "params.h"
 #include "scene_mesh_rows.h"
 
@@ -534,6 +535,7 @@ typedef struct walk {
     pbfcl_lattice_frame l;
     pbfcl_mesh_mask mask[WALK_SLOTS];
     signed char made[WALK_SLOTS]; /* 0 not yet, 1 made, -1 out of memory */
+    double start, last;           /* when the walk began, and its last progress line */
 } walk;
 
 static void walk_begin(walk *w, const pbfcl_scene *s)
@@ -544,6 +546,31 @@ static void walk_begin(walk *w, const pbfcl_scene *s)
                                  2.0 * r,
                                  1e-4 * (2.0 * r)};
     memset(w->made, 0, sizeof w->made);
+    w->start = w->last = pbfcl_wall_seconds();
+}
+
+/* The name of shape f (in slot `slot`, or -1 for a fluid shape) into out. */
+static void walk_name(const walk *w, const pbfcl_fluid_shape *f, int slot, char *out, size_t size)
+{
+    if (slot < 0)
+        snprintf(out, size, "fluid[%d]", (int)(f - w->s->fluid));
+    else if (slot < PBFCL_MAX_BODIES)
+        snprintf(out, size, "bodies[%d]", slot);
+    else
+        snprintf(out, size, "obstacles[%d]", slot - PBFCL_MAX_BODIES);
+}
+
+/* Progress of a long walk: a line after a second, then one a second at most. */
+static void walk_report(walk *w, const pbfcl_fluid_shape *f, int slot, double done)
+{
+    double now = pbfcl_wall_seconds();
+    if (now - w->start < 1.0 || now - w->last < 1.0)
+        return;
+    w->last = now;
+    char name[32];
+    walk_name(w, f, slot, name, sizeof name);
+    pbfcl_infof("setting up: the lattice points of %s: %.0f%% after %.0f s", name, 100.0 * done,
+                now - w->start);
 }
 
 static void walk_end(walk *w)
@@ -564,10 +591,7 @@ static void walk_make_mask(walk *w, const pbfcl_fluid_shape *f, int i)
         hi[k]++;
     }
     char what[32];
-    if (i < PBFCL_MAX_BODIES)
-        snprintf(what, sizeof what, "bodies[%d]", i);
-    else
-        snprintf(what, sizeof what, "obstacles[%d]", i - PBFCL_MAX_BODIES);
+    walk_name(w, f, i, what, sizeof what);
     bool made = pbfcl_mesh_mask_build(w->s, f, what, &w->l, lo, hi, &w->mask[i]) == PBFCL_OK;
     if (!made)
         pbfcl_warnf("%s: out of host memory to sample its mesh row by row; testing it point by "
@@ -614,7 +638,7 @@ static size_t shape_walk(walk *w, const pbfcl_fluid_shape *f, int slot, walk_ski
     const pbfcl_lattice_frame *l = &w->l;
     long long lo[3], hi[3], i[3];
     shape_index_range(w->s, f, l->origin, lo, hi);
-    for (i[0] = lo[0]; i[0] <= hi[0]; i[0]++)
+    for (i[0] = lo[0]; i[0] <= hi[0]; i[0]++) {
         for (i[1] = lo[1]; i[1] <= hi[1]; i[1]++)
             for (i[2] = lo[2]; i[2] <= hi[2]; i[2]++) {
                 double p[3];
@@ -627,6 +651,8 @@ static size_t shape_walk(walk *w, const pbfcl_fluid_shape *f, int slot, walk_ski
                         out[3 * n + k] = (float)p[k];
                 n++;
             }
+        walk_report(w, f, slot, (double)(i[0] - lo[0] + 1) / (double)(hi[0] - lo[0] + 1));
+    }
     return n;
 }
 

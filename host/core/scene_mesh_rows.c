@@ -189,8 +189,8 @@ static void report(row_progress *p, const pbfcl_mesh_mask *m, long long slices_d
     if (now - p->start < 1.0 || now - p->last < 1.0)
         return;
     p->last = now;
-    pbfcl_infof("%s: sampling its mesh (%d triangles) on %lld x %lld lattice rows: %.0f%% after "
-                "%.0f s",
+    pbfcl_infof("setting up: %s's mesh (%d triangles) sampled on %lld x %lld lattice rows: "
+                "%.0f%% after %.0f s",
                 p->what ? p->what : "mesh", p->triangles, m->n[1], m->n[2],
                 100.0 * (double)slices_done / (double)m->n[2], now - p->start);
 }
