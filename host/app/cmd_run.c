@@ -420,6 +420,8 @@ int cmd_run(int argc, char **argv)
         return parsed == 1 ? 0 : 2;
     run_state r;
     memset(&r, 0, sizeof r);
+    if (!a.quiet) /* the library's progress on long set-ups (a mesh sampled) on stderr */
+        pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
     pbfcl_status st = run_prepare(&a, &r);
     bool started = false;
     if (st == PBFCL_OK) {

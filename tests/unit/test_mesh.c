@@ -113,6 +113,28 @@ START_TEST(obj_missing_or_not_a_file)
 }
 END_TEST
 
+/* A NUL byte inside an OBJ file (the text would end there, and the faces after it would be
+ * lost) is an error naming the line, not a shorter mesh. */
+START_TEST(obj_nul_byte_named)
+{
+    static const char text[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 \0 # cut\nv 0 0 1\n";
+    const char *path = test_temp_write("nul.obj", "");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    fclose(f);
+    pbfcl_obj m;
+    test_capture_begin();
+    pbfcl_status st = pbfcl_obj_load(path, &m);
+    const char *msg = test_capture_end();
+    test_temp_remove();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_ptr_null(m.vertices);
+    ck_assert_contains(msg, "nul.obj:4: this line holds a NUL byte");
+    ck_assert_contains(msg, "save the OBJ file as plain text");
+}
+END_TEST
+
 /* --- closed surfaces and volumes ----------------------------------------------------- */
 
 /* The unit cube, outward faces, as quads (12 triangles). */
@@ -392,8 +414,36 @@ static void case_icosphere(mesh_case *c)
     icosphere(c->obj, sizeof c->obj, &c->s);
 }
 
-static void (*const mesh_cases[])(mesh_case *) = {case_cube, case_tetrahedron, case_l_prism,
-                                                  case_placed_box, case_icosphere};
+/* Two closed boxes in one file that overlap, [0.2, 0.6]^3 and [0.4, 0.8] x [0.3, 0.7] x
+ * [0.25, 0.65]: the mesh intersects itself, and the overlap (where the ray's crossings wind
+ * twice) is inside, as in the union of the boxes. */
+static void case_two_boxes(mesh_case *c)
+{
+    c->name = "two overlapping boxes";
+    c->placement = "";
+    c->s.boxes = 2;
+    const double lo[2][3] = {{0.2, 0.2, 0.2}, {0.4, 0.3, 0.25}};
+    const double hi[2][3] = {{0.6, 0.6, 0.6}, {0.8, 0.7, 0.65}};
+    memcpy(c->s.lo, lo, sizeof lo);
+    memcpy(c->s.hi, hi, sizeof hi);
+    size_t len = 0;
+    for (int b = 0; b < 2; b++) {
+        for (int v = 0; v < 8; v++) /* CUBE_V's order: bit 0 x, bit 1 y (1 2 -> 3 4), 4 z */
+            len += (size_t)snprintf(c->obj + len, sizeof c->obj - len, "v %g %g %g\n",
+                                    (v & 1) ^ ((v >> 1) & 1) ? hi[b][0] : lo[b][0],
+                                    (v & 2) ? hi[b][1] : lo[b][1], (v & 4) ? hi[b][2] : lo[b][2]);
+        int o = 8 * b;
+        len += (size_t)snprintf(c->obj + len, sizeof c->obj - len,
+                                "f %d %d %d %d\nf %d %d %d %d\nf %d %d %d %d\nf %d %d %d %d\n"
+                                "f %d %d %d %d\nf %d %d %d %d\n",
+                                o + 1, o + 4, o + 3, o + 2, o + 1, o + 2, o + 6, o + 5, o + 2,
+                                o + 3, o + 7, o + 6, o + 3, o + 4, o + 8, o + 7, o + 4, o + 1,
+                                o + 5, o + 8, o + 5, o + 6, o + 7, o + 8);
+    }
+}
+
+static void (*const mesh_cases[])(mesh_case *) = {
+    case_cube, case_tetrahedron, case_l_prism, case_placed_box, case_icosphere, case_two_boxes};
 
 /* The fill of a scene with the mesh obstacle holds, as static particles, exactly the lattice
  * points the solid holds (margin <= tol, tol 1e-4 spacing as on every shape); no lattice
@@ -473,6 +523,136 @@ START_TEST(mesh_body_sampled)
 }
 END_TEST
 
+/* --- row by row against point by point ------------------------------------------------ */
+
+/* A UV sphere of `segments` x `rings` (2 segments (rings - 1) triangles), centre c, radius
+ * rad, as OBJ text (malloc'ed). */
+static char *uv_sphere(int segments, int rings, const double c[3], double rad)
+{
+    size_t size = 64u * (size_t)(segments * rings + 2) * 3, len = 0;
+    char *text = malloc(size);
+    const double pi = 3.14159265358979323846;
+    len += (size_t)snprintf(text + len, size - len, "v %.9g %.9g %.9g\n", c[0], c[1], c[2] + rad);
+    for (int i = 1; i < rings; i++)
+        for (int j = 0; j < segments; j++) {
+            double th = pi * i / rings, ph = 2.0 * pi * j / segments;
+            len += (size_t)snprintf(text + len, size - len, "v %.9g %.9g %.9g\n",
+                                    c[0] + rad * sin(th) * cos(ph), c[1] + rad * sin(th) * sin(ph),
+                                    c[2] + rad * cos(th));
+        }
+    len += (size_t)snprintf(text + len, size - len, "v %.9g %.9g %.9g\n", c[0], c[1], c[2] - rad);
+    int last = segments * (rings - 1) + 2;
+#define RING(i, j) (2 + ((i)-1) * segments + (j) % segments)
+    for (int j = 0; j < segments; j++)
+        len += (size_t)snprintf(text + len, size - len, "f 1 %d %d\n", RING(1, j), RING(1, j + 1));
+    for (int i = 1; i < rings - 1; i++)
+        for (int j = 0; j < segments; j++)
+            len += (size_t)snprintf(text + len, size - len, "f %d %d %d %d\n", RING(i, j),
+                                    RING(i + 1, j), RING(i + 1, j + 1), RING(i, j + 1));
+    for (int j = 0; j < segments; j++)
+        len += (size_t)snprintf(text + len, size - len, "f %d %d %d\n", last,
+                                RING(rings - 1, j + 1), RING(rings - 1, j));
+#undef RING
+    return text;
+}
+
+/* The octahedron of radius 0.3 about (0.45, 0.45, 0.45): at r = 0.05 its corners are lattice
+ * points and its edges pass through lattice points. */
+static const char octahedron[] = "v 0.75 0.45 0.45\nv 0.15 0.45 0.45\nv 0.45 0.75 0.45\n"
+                                 "v 0.45 0.15 0.45\nv 0.45 0.45 0.75\nv 0.45 0.45 0.15\n"
+                                 "f 1 3 5\nf 3 2 5\nf 2 4 5\nf 4 1 5\n"
+                                 "f 3 1 6\nf 2 3 6\nf 4 2 6\nf 1 4 6\n";
+
+/* Awkward radii: the lattice through the cube's and the octahedron's corners (0.05), half of
+ * it, one that meets nothing, and a fine one. */
+static const double row_radii[] = {0.05, 0.025, 0.0371, 0.0125};
+enum { ROW_RADII = sizeof row_radii / sizeof row_radii[0], ROW_MESHES = 9 };
+
+/* Mesh i of the row tests as OBJ text (malloc'ed) and its placement keys. */
+static char *row_mesh(int i, const char **placement)
+{
+    *placement = "";
+    if (i == 6)
+        return strdup(octahedron);
+    if (i == 8) { /* the lattice-aligned cube shrunk by 0.8e-5: at r = 0.05 its faces pass
+                   * 0.8 tol from lattice points, which count as inside */
+        char *text = malloc(1024);
+        double lo = 0.35 + 0.8e-5, hi = 0.65 - 0.8e-5;
+        size_t len = 0;
+        for (int v = 0; v < 8; v++)
+            len += (size_t)snprintf(text + len, 1024 - len, "v %.9g %.9g %.9g\n",
+                                    (v & 1) ^ ((v >> 1) & 1) ? hi : lo, (v & 2) ? hi : lo,
+                                    (v & 4) ? hi : lo);
+        snprintf(text + len, 1024 - len, CUBE_F_NO_TOP CUBE_TOP);
+        return text;
+    }
+    if (i == 7) /* 48 x 43: 4,032 triangles, its poles and equator on lattice rows */
+        return uv_sphere(48, 43, (const double[3]){0.45, 0.45, 0.45}, 0.3);
+    static mesh_case c;
+    memset(&c, 0, sizeof c);
+    mesh_cases[i](&c);
+    *placement = c.placement;
+    return strdup(c.obj);
+}
+
+/* The lattice points in obstacle 0 of s by the point test (pbfcl_scene_mesh_inside) at every
+ * lattice point of the domain, in the walk's order, into out; returns their count. */
+static size_t point_by_point(const pbfcl_scene *s, float *out)
+{
+    double r = s->particle_radius, spacing = 2.0 * r, tol = 1e-4 * (2.0 * r);
+    double origin[3] = {s->domain_min[0] + r, s->domain_min[1] + r, s->domain_min[2] + r};
+    long long count[3];
+    for (int k = 0; k < 3; k++)
+        count[k] = (long long)floor((s->domain_max[k] - r - origin[k]) / spacing + 1e-4) + 1;
+    size_t n = 0;
+    for (long long a = 0; a < count[0]; a++)
+        for (long long b = 0; b < count[1]; b++)
+            for (long long c = 0; c < count[2]; c++) {
+                double p[3] = {origin[0] + spacing * a, origin[1] + spacing * b,
+                               origin[2] + spacing * c};
+                if (!pbfcl_scene_mesh_inside(s, &s->obstacles[0], p, tol))
+                    continue;
+                for (int k = 0; k < 3; k++)
+                    out[3 * n + k] = (float)p[k];
+                n++;
+            }
+    return n;
+}
+
+/* The row-by-row sampling of a mesh obstacle (what fills a scene) gives exactly the points the
+ * point test gives one by one, on every mesh above (lattice-aligned corners and edges, rows
+ * through vertices and edges, a self-intersecting mesh, 4,032 triangles, faces within tol of
+ * lattice points) at every radius. */
+START_TEST(mesh_rows_match_point_test)
+{
+    int mesh = _i / ROW_RADII;
+    double r = row_radii[_i % ROW_RADII];
+    const char *placement;
+    char *obj = row_mesh(mesh, &placement), scene[1024];
+    snprintf(scene, sizeof scene,
+             "{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]}, \"particle_radius\": %g, "
+             "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,1,1]}], \"obstacles\": [{\"mesh\": "
+             "{\"file\": \"mesh.obj\"%s}}]}",
+             r, placement);
+    test_temp_write("mesh.obj", obj);
+    free(obj);
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", scene), &s), PBFCL_OK);
+    test_temp_remove();
+    size_t cap = 3 * 100 * 100 * 100;
+    float *rows = malloc(cap * sizeof *rows), *points = malloc(cap * sizeof *points);
+    size_t n = pbfcl_scene_obstacle_walk(&s, 0, rows), want = point_by_point(&s, points);
+    printf("mesh %d (%d triangles), r = %g: %zu points row by row, %zu point by point\n", mesh,
+           s.obstacles[0].mesh_count, r, n, want);
+    ck_assert_uint_eq(n, want);
+    ck_assert_uint_gt(n, 0);
+    for (size_t i = 0; i < 3 * n; i++)
+        ck_assert_msg(rows[i] == points[i], "mesh %d, r = %g: point %zu differs", mesh, r, i / 3);
+    free(rows);
+    free(points);
+}
+END_TEST
+
 /* --- bad meshes in scenes --------------------------------------------------------------- */
 
 #define TET "v 0.2 0.2 0.2\nv 0.8 0.2 0.2\nv 0.2 0.8 0.2\nv 0.2 0.2 0.8\n"
@@ -489,7 +669,10 @@ static const struct {
     {MESH_OBSTACLE(""), TET "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 x\n",
      "mesh.obj:8:", "obstacles[0].mesh.file"},
     {MESH_OBSTACLE(", \"translate\": [0.5, 0, 0]"), TET "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
-     "obstacles[0].mesh spans 0.7..1.3 along x", "outside the domain"},
+     "obstacles[0].mesh: ", "spans 0.7..1.3 along x, reaching outside the domain 0..1"},
+    /* moved so far that rounding flattens it: said to be outside, not to enclose no volume */
+    {MESH_OBSTACLE(", \"translate\": [1e9, 0, 0]"), TET "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+     "obstacles[0].mesh: ", "spans 1e+09..1e+09 along x, wholly outside the domain 0..1"},
     {MESH_OBSTACLE(", \"scale\": 0"), TET "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
      "obstacles[0].mesh.scale", "above 0"},
     {MESH_OBSTACLE(", \"scale\": [1, -1, 1]"), TET "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
@@ -581,6 +764,7 @@ int main(void)
     tcase_add_test(t, obj_reads_hand_worked_file);
     tcase_add_loop_test(t, obj_bad_files_named, 0, (int)(sizeof bad_objs / sizeof bad_objs[0]));
     tcase_add_test(t, obj_missing_or_not_a_file);
+    tcase_add_test(t, obj_nul_byte_named);
     tcase_add_test(t, obj_closed_and_volume);
     suite_add_tcase(s, t);
 #ifdef PBFCL_HAVE_JSON
@@ -589,6 +773,7 @@ int main(void)
     tcase_add_loop_test(j, mesh_sampling_matches_closed_form, 0,
                         (int)(sizeof mesh_cases / sizeof mesh_cases[0]));
     tcase_add_test(j, mesh_body_sampled);
+    tcase_add_loop_test(j, mesh_rows_match_point_test, 0, ROW_MESHES * ROW_RADII);
     tcase_add_loop_test(j, json_bad_meshes_named, 0,
                         (int)(sizeof bad_meshes / sizeof bad_meshes[0]));
     tcase_add_test(j, json_mesh_too_large_named);

@@ -813,6 +813,27 @@ START_TEST(json_bad_flow_named)
 }
 END_TEST
 
+/* A raw NUL byte in a scene file (the text would end there, and the keys after it would be
+ * lost) is an error naming the line. */
+START_TEST(json_nul_byte_named)
+{
+    static const char text[] = "{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]},\n"
+                               "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,1,1]}]}\n\0 junk";
+    const char *path = test_temp_write("nul.json", "");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    fclose(f);
+    pbfcl_scene s;
+    test_capture_begin();
+    pbfcl_status st = pbfcl_scene_load(path, &s);
+    const char *msg = test_capture_end();
+    test_temp_remove();
+    ck_assert_int_ne(st, PBFCL_OK);
+    ck_assert_contains(msg, "nul.json:3: this line holds a NUL byte");
+}
+END_TEST
+
 START_TEST(json_missing_file)
 {
     pbfcl_scene s;
@@ -918,6 +939,7 @@ static Suite *scene_suite(void)
     tcase_add_loop_test(j, json_malformed_names_key, 0,
                         (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_test(j, json_missing_file);
+    tcase_add_test(j, json_nul_byte_named);
     tcase_add_test(j, json_bodies_fill_and_phases);
     tcase_add_test(j, json_emitter_layers_and_schedule);
     tcase_add_loop_test(j, json_bad_flow_named, 0, (int)(sizeof bad_flow / sizeof bad_flow[0]));

@@ -1,5 +1,6 @@
 /* Reading a small text file whole: opened without blocking (a FIFO with no writer would
- * otherwise wait forever), checked to be a regular file, read up to a size limit. */
+ * otherwise wait forever), checked to be a regular file, read up to a size limit, and refused
+ * if it holds a NUL byte (the text would end there). */
 #include "scene/input_file.h"
 
 #include <errno.h>
@@ -67,6 +68,17 @@ pbfcl_status pbfcl_read_input_file(const char *path, const char *what, const cha
             pbfcl_errorf("cannot read %s '%s': larger than %zu MiB; %ss are small", what, path,
                          max_bytes >> 20, what);
         return PBFCL_ERR_IO;
+    }
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) { /* the text would end there: refused, not cut short */
+        int line = 1;
+        for (const char *c = buf; c < nul; c++)
+            line += *c == '\n';
+        pbfcl_errorf("%s:%d: this line holds a NUL byte, which a text file may not; save the %s "
+                     "as plain text",
+                     path, line, what);
+        free(buf);
+        return PBFCL_ERR_BAD_ARGUMENT;
     }
     buf[len] = '\0';
     *out = buf;

@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-/* Reads the file at path into *out (malloc'ed, NUL-terminated; free it). what names the kind
+/* Reads the file at path into *out (malloc'ed, NUL-terminated; free it); a NUL byte in the
+ * file is an error naming the line (PBFCL_ERR_BAD_ARGUMENT). what names the kind
  * of file in messages ("scene file"), hint says what to give instead of a file that is not a
  * regular one, and max_bytes is the largest size read (a larger file is an error). */
 pbfcl_status pbfcl_read_input_file(const char *path, const char *what, const char *hint,

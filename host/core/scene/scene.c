@@ -2,6 +2,8 @@
  * fountain), the checks that reject values that make no sense, the lattice that fills the fluid
  * shapes with particles, and the particle radius that gives a requested particle count. */
 #include "scene/scene.h"
+#include "runtime/clock.h"
+#include "scene/scene_mesh_rows.h"
 #include "sim/params.h"
 
 #include <math.h>
@@ -524,72 +526,171 @@ static void shape_index_range(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
     }
 }
 
-/* Whether lattice point p lies in one of the bodies or obstacles. */
-static bool in_body(const pbfcl_scene *s, const double p[3], double tol)
+/* A walk over the lattice: the scene, its lattice, and the masks of its mesh shapes, each
+ * sampled row by row when first asked about (slot: bodies[b] is b, obstacles[o] is
+ * PBFCL_MAX_BODIES + o); a mesh whose mask could not be made is tested point by point. */
+#define WALK_SLOTS (PBFCL_MAX_BODIES + PBFCL_MAX_OBSTACLES)
+typedef struct walk {
+    const pbfcl_scene *s;
+    pbfcl_lattice_frame l;
+    pbfcl_mesh_mask mask[WALK_SLOTS];
+    signed char made[WALK_SLOTS]; /* 0 not yet, 1 made, -1 out of memory */
+    double start, last;           /* when the walk began, and its last progress line */
+} walk;
+
+static void walk_begin(walk *w, const pbfcl_scene *s)
 {
+    double r = s->particle_radius;
+    w->s = s;
+    w->l = (pbfcl_lattice_frame){{s->domain_min[0] + r, s->domain_min[1] + r, s->domain_min[2] + r},
+                                 2.0 * r,
+                                 1e-4 * (2.0 * r)};
+    memset(w->made, 0, sizeof w->made);
+    w->start = w->last = pbfcl_wall_seconds();
+}
+
+/* The name of shape f (in slot `slot`, or -1 for a fluid shape) into out. */
+static void walk_name(const walk *w, const pbfcl_fluid_shape *f, int slot, char *out, size_t size)
+{
+    if (slot < 0)
+        snprintf(out, size, "fluid[%d]", (int)(f - w->s->fluid));
+    else if (slot < PBFCL_MAX_BODIES)
+        snprintf(out, size, "bodies[%d]", slot);
+    else
+        snprintf(out, size, "obstacles[%d]", slot - PBFCL_MAX_BODIES);
+}
+
+/* Progress of a long walk: a line after a second, then one a second at most. */
+static void walk_report(walk *w, const pbfcl_fluid_shape *f, int slot, double done)
+{
+    double now = pbfcl_wall_seconds();
+    if (now - w->start < 1.0 || now - w->last < 1.0)
+        return;
+    w->last = now;
+    char name[32];
+    walk_name(w, f, slot, name, sizeof name);
+    pbfcl_infof("setting up: the lattice points of %s: %.0f%% after %.0f s", name, 100.0 * done,
+                now - w->start);
+}
+
+static void walk_end(walk *w)
+{
+    for (int i = 0; i < WALK_SLOTS; i++)
+        if (w->made[i] == 1)
+            pbfcl_mesh_mask_free(&w->mask[i]);
+}
+
+/* Makes the mask of mesh shape f in slot i: over its lattice index range and one more point
+ * each way. */
+static void walk_make_mask(walk *w, const pbfcl_fluid_shape *f, int i)
+{
+    long long lo[3], hi[3];
+    shape_index_range(w->s, f, w->l.origin, lo, hi);
+    for (int k = 0; k < 3; k++) {
+        lo[k]--;
+        hi[k]++;
+    }
+    char what[32];
+    walk_name(w, f, i, what, sizeof what);
+    bool made = pbfcl_mesh_mask_build(w->s, f, what, &w->l, lo, hi, &w->mask[i]) == PBFCL_OK;
+    if (!made)
+        pbfcl_warnf("%s: out of host memory to sample its mesh row by row; testing it point by "
+                    "point instead (slow)",
+                    what);
+    w->made[i] = made ? 1 : -1;
+}
+
+/* Whether lattice point p, index i, lies in shape f (in slot `slot`, or -1 if it has none). */
+static bool walk_inside(walk *w, const pbfcl_fluid_shape *f, int slot, const long long i[3],
+                        const double p[3])
+{
+    if (f->kind != PBFCL_SHAPE_MESH || slot < 0)
+        return pbfcl_scene_inside(w->s, f, p, w->l.tol);
+    if (w->made[slot] == 0)
+        walk_make_mask(w, f, slot);
+    if (w->made[slot] == 1)
+        return pbfcl_mesh_mask_holds(&w->mask[slot], i[0], i[1], i[2]);
+    return pbfcl_scene_mesh_inside(w->s, f, p, w->l.tol);
+}
+
+/* Whether lattice point p, index i, lies in one of the bodies or obstacles. */
+static bool in_body(walk *w, const long long i[3], const double p[3])
+{
+    const pbfcl_scene *s = w->s;
     for (int b = 0; b < s->body_count; b++)
-        if (pbfcl_scene_inside(s, &s->bodies[b].shape, p, tol))
+        if (walk_inside(w, &s->bodies[b].shape, b, i, p))
             return true;
     for (int o = 0; o < s->obstacle_count; o++)
-        if (pbfcl_scene_inside(s, &s->obstacles[o], p, tol))
+        if (walk_inside(w, &s->obstacles[o], PBFCL_MAX_BODIES + o, i, p))
             return true;
     return false;
 }
 
-/* Visits the lattice points inside shape f, skipping those `skip` claims; writes them to out
- * (from entry n) if not NULL; returns n plus their count. */
-static size_t shape_walk(const pbfcl_scene *s, const pbfcl_fluid_shape *f,
-                         bool (*skip)(const pbfcl_scene *, const pbfcl_fluid_shape *,
-                                      const double[3], double),
-                         float *out, size_t n)
+/* Whether a point of shape f is claimed by another shape. */
+typedef bool (*walk_skip)(walk *w, const pbfcl_fluid_shape *f, const long long i[3],
+                          const double p[3]);
+
+/* Visits the lattice points inside shape f (slot as walk_inside's), skipping those `skip`
+ * claims; writes them to out (from entry n) if not NULL; returns n plus their count. */
+static size_t shape_walk(walk *w, const pbfcl_fluid_shape *f, int slot, walk_skip skip, float *out,
+                         size_t n)
 {
-    double r = s->particle_radius, spacing = 2.0 * r, tol = 1e-4 * spacing;
-    double origin[3] = {s->domain_min[0] + r, s->domain_min[1] + r, s->domain_min[2] + r};
-    long long lo[3], hi[3];
-    shape_index_range(s, f, origin, lo, hi);
-    for (long long a = lo[0]; a <= hi[0]; a++)
-        for (long long b = lo[1]; b <= hi[1]; b++)
-            for (long long c = lo[2]; c <= hi[2]; c++) {
-                double p[3] = {origin[0] + spacing * a, origin[1] + spacing * b,
-                               origin[2] + spacing * c};
-                if (!pbfcl_scene_inside(s, f, p, tol) || (skip && skip(s, f, p, tol)))
+    const pbfcl_lattice_frame *l = &w->l;
+    long long lo[3], hi[3], i[3];
+    shape_index_range(w->s, f, l->origin, lo, hi);
+    for (i[0] = lo[0]; i[0] <= hi[0]; i[0]++) {
+        for (i[1] = lo[1]; i[1] <= hi[1]; i[1]++)
+            for (i[2] = lo[2]; i[2] <= hi[2]; i[2]++) {
+                double p[3];
+                for (int k = 0; k < 3; k++)
+                    p[k] = l->origin[k] + l->spacing * i[k];
+                if (!walk_inside(w, f, slot, i, p) || (skip && skip(w, f, i, p)))
                     continue;
                 if (out)
                     for (int k = 0; k < 3; k++)
                         out[3 * n + k] = (float)p[k];
                 n++;
             }
+        walk_report(w, f, slot, (double)(i[0] - lo[0] + 1) / (double)(hi[0] - lo[0] + 1));
+    }
     return n;
 }
 
 /* A fluid point is claimed by an earlier fluid shape, a body or an obstacle. */
-static bool fluid_skip(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
-                       double tol)
+static bool fluid_skip(walk *w, const pbfcl_fluid_shape *f, const long long i[3], const double p[3])
 {
-    for (const pbfcl_fluid_shape *g = s->fluid; g < f; g++)
-        if (pbfcl_scene_inside(s, g, p, tol))
+    for (const pbfcl_fluid_shape *g = w->s->fluid; g < f; g++)
+        if (pbfcl_scene_inside(w->s, g, p, w->l.tol))
             return true;
-    return in_body(s, p, tol);
+    return in_body(w, i, p);
 }
 
 size_t pbfcl_scene_body_walk(const pbfcl_scene *s, int b, float *out)
 {
-    return shape_walk(s, &s->bodies[b].shape, NULL, out, 0);
+    walk w;
+    walk_begin(&w, s);
+    size_t n = shape_walk(&w, &s->bodies[b].shape, b, NULL, out, 0);
+    walk_end(&w);
+    return n;
 }
 
 /* An obstacle's point is claimed by an earlier obstacle. */
-static bool obstacle_skip(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
-                          double tol)
+static bool obstacle_skip(walk *w, const pbfcl_fluid_shape *f, const long long i[3],
+                          const double p[3])
 {
-    for (const pbfcl_fluid_shape *g = s->obstacles; g < f; g++)
-        if (pbfcl_scene_inside(s, g, p, tol))
+    for (int o = 0; &w->s->obstacles[o] < f; o++)
+        if (walk_inside(w, &w->s->obstacles[o], PBFCL_MAX_BODIES + o, i, p))
             return true;
     return false;
 }
 
 size_t pbfcl_scene_obstacle_walk(const pbfcl_scene *s, int o, float *out)
 {
-    return shape_walk(s, &s->obstacles[o], obstacle_skip, out, 0);
+    walk w;
+    walk_begin(&w, s);
+    size_t n = shape_walk(&w, &s->obstacles[o], PBFCL_MAX_BODIES + o, obstacle_skip, out, 0);
+    walk_end(&w);
+    return n;
 }
 
 /* Visits every lattice point inside the fluid once (the first shape that holds it claims
@@ -597,13 +698,16 @@ size_t pbfcl_scene_obstacle_walk(const pbfcl_scene *s, int o, float *out)
  * obstacle that holds it claims it); writes them to out if not NULL; returns the count. */
 static size_t lattice_walk(const pbfcl_scene *s, float *out)
 {
+    walk w;
+    walk_begin(&w, s);
     size_t n = 0;
     for (int i = 0; i < s->fluid_count; i++)
-        n = shape_walk(s, &s->fluid[i], fluid_skip, out, n);
+        n = shape_walk(&w, &s->fluid[i], -1, fluid_skip, out, n);
     for (int b = 0; b < s->body_count; b++)
-        n = shape_walk(s, &s->bodies[b].shape, NULL, out, n);
+        n = shape_walk(&w, &s->bodies[b].shape, b, NULL, out, n);
     for (int o = 0; o < s->obstacle_count; o++)
-        n = shape_walk(s, &s->obstacles[o], obstacle_skip, out, n);
+        n = shape_walk(&w, &s->obstacles[o], PBFCL_MAX_BODIES + o, obstacle_skip, out, n);
+    walk_end(&w);
     return n;
 }
 

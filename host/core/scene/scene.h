@@ -256,9 +256,11 @@ size_t pbfcl_scene_obstacle_walk(const pbfcl_scene *s, int o, float *out);
 
 /* --- meshes (host/core/scene/scene_mesh.c) --- */
 
-/* Whether point p lies in mesh shape f of s or within tol of its surface: inside by the
- * parity of the surface crossings of a ray along +x (exact in integer coordinates, with a
- * symbolic perturbation for rays through edges and vertices). */
+/* Whether point p lies in mesh shape f of s or within tol of its surface: inside where the
+ * surface winds about p (its crossings with a ray along +x, counted +1 where it faces +x and
+ * -1 where it faces -x, do not sum to 0: exact in integer coordinates, with a symbolic
+ * perturbation for rays through edges and vertices), so that overlapping closed parts of one
+ * mesh give the union of their volumes. Costs one pass over the mesh's triangles. */
 bool pbfcl_scene_mesh_inside(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
                              double tol);
 

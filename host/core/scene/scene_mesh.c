@@ -1,9 +1,11 @@
 /* Triangle-mesh shapes of a scene: an OBJ mesh placed in the scene (scaled, rotated, moved)
- * after the checks that it is closed and holds a volume, and the test of whether a lattice
- * point lies inside it, by the parity of the crossings of a ray along +x. The ray test runs in
- * integer coordinates (exact), and a ray through an edge or a vertex is decided as if the
- * point were moved by (0, e, e^2) for an infinitely small e, so that every crossing is counted
- * once; a point within tol of the surface counts as inside, as on the other shapes. */
+ * after the checks that it is closed, inside the domain and holds a volume, and the test of
+ * whether one point lies inside it: by the winding number of the surface about the point,
+ * counted along a ray along +x (mesh_ray.c: exact, every crossing counted once), so that where
+ * closed parts of one mesh overlap the overlap is inside (the union of their volumes); a point
+ * within tol of the surface counts as inside, as on the other shapes. Sampling a whole lattice
+ * goes row by row instead (scene_mesh_rows.c), with the same tests. */
+#include "scene/mesh_ray.h"
 #include "scene/scene.h"
 #include "scene/scene_mesh.h"
 
@@ -12,121 +14,22 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The grid the ray test snaps to: 2^26 steps across the mesh's largest extent, so that the
- * products of coordinate differences stay far inside 64 bits. */
-#define MESH_GRID_STEPS 67108864.0
-
-/* A mesh's grid: its origin and step. */
-typedef struct mesh_grid {
-    double lo[3], step;
-} mesh_grid;
-
-static int64_t snap(const mesh_grid *g, int k, double x)
-{
-    return (int64_t)llround((x - g->lo[k]) / g->step);
-}
-
-/* The orientation of point p's yz projection against edge u-v (twice the signed area of the
- * triangle u, v, p), with p moved by (0, e, e^2): never 0 unless u and v project to one point. */
-static int edge_side(const int64_t u[3], const int64_t v[3], const int64_t p[3])
-{
-    int64_t o = (v[1] - u[1]) * (p[2] - u[2]) - (v[2] - u[2]) * (p[1] - u[1]);
-    if (o == 0) /* the leading terms of e: -(v_z - u_z) e, then (v_y - u_y) e^2 */
-        o = v[2] != u[2] ? u[2] - v[2] : v[1] - u[1];
-    return (o > 0) - (o < 0);
-}
-
-/* Twice the signed area of the yz projection of u, v, w (no perturbation). */
-static int64_t area2(const int64_t u[3], const int64_t v[3], const int64_t w[3])
-{
-    return (v[1] - u[1]) * (w[2] - u[2]) - (v[2] - u[2]) * (w[1] - u[1]);
-}
-
-/* Whether the ray from p along +x crosses triangle t (snapped corners c). */
-static bool ray_crosses(const int64_t c[3][3], const int64_t p[3])
-{
-    int64_t a = area2(c[0], c[1], c[2]);
-    if (a == 0) /* parallel to the ray: the moved point never lies on it */
-        return false;
-    int s0 = edge_side(c[0], c[1], p), s1 = edge_side(c[1], c[2], p), s2 = edge_side(c[2], c[0], p);
-    if (s0 != s1 || s1 != s2)
-        return false;
-    /* The crossing's x from the barycentric weights (all of a's sign, summing to a). */
-    double w0 = (double)area2(c[1], c[2], p), w1 = (double)area2(c[2], c[0], p),
-           w2 = (double)area2(c[0], c[1], p);
-    double x = (w0 * (double)c[0][0] + w1 * (double)c[1][0] + w2 * (double)c[2][0]) / (double)a;
-    return x > (double)p[0];
-}
-
-/* The squared distance from p to triangle a, b, c (Ericson, Real-Time Collision Detection,
- * 5.1.5: the closest point by the Voronoi regions of the corners and edges). */
-static double distance2(const double p[3], const double a[3], const double b[3], const double c[3])
-{
-    double ab[3], ac[3], ap[3], q[3];
-    for (int k = 0; k < 3; k++) {
-        ab[k] = b[k] - a[k];
-        ac[k] = c[k] - a[k];
-        ap[k] = p[k] - a[k];
-    }
-#define DOT(u, v) ((u)[0] * (v)[0] + (u)[1] * (v)[1] + (u)[2] * (v)[2])
-    double d1 = DOT(ab, ap), d2 = DOT(ac, ap), u = 0.0, v = 0.0;
-    double bp[3] = {p[0] - b[0], p[1] - b[1], p[2] - b[2]};
-    double cp[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
-    double d3 = DOT(ab, bp), d4 = DOT(ac, bp), d5 = DOT(ab, cp), d6 = DOT(ac, cp);
-#undef DOT
-    double va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
-    if (d1 <= 0.0 && d2 <= 0.0) {
-    } else if (d3 >= 0.0 && d4 <= d3) {
-        u = 1.0;
-    } else if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
-        u = d1 / (d1 - d3);
-    } else if (d6 >= 0.0 && d5 <= d6) {
-        v = 1.0;
-    } else if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
-        v = d2 / (d2 - d6);
-    } else if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
-        v = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        u = 1.0 - v;
-    } else {
-        double sum = va + vb + vc;
-        u = vb / sum;
-        v = vc / sum;
-    }
-    double d = 0.0;
-    for (int k = 0; k < 3; k++) {
-        q[k] = a[k] + u * ab[k] + v * ac[k] - p[k];
-        d += q[k] * q[k];
-    }
-    return d;
-}
-
-/* Corner j of triangle t of s's meshes, in double. */
-static void corner(const pbfcl_scene *s, int t, int j, double out[3])
-{
-    const float *v = s->meshes.vertices[s->meshes.triangles[t][j]];
-    for (int k = 0; k < 3; k++)
-        out[k] = v[k];
-}
-
 bool pbfcl_scene_mesh_inside(const pbfcl_scene *s, const pbfcl_fluid_shape *f, const double p[3],
                              double tol)
 {
-    double extent = tol;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3; k++)
         if (p[k] < f->min[k] - tol || p[k] > f->max[k] + tol)
             return false;
-        extent = fmax(extent, (double)f->max[k] - f->min[k]);
-    }
-    mesh_grid g = {{f->min[0], f->min[1], f->min[2]}, extent / MESH_GRID_STEPS};
+    pbfcl_mesh_grid g = pbfcl_mesh_grid_of(f, tol);
     int64_t ps[3];
     for (int k = 0; k < 3; k++)
-        ps[k] = snap(&g, k, p[k]);
+        ps[k] = pbfcl_mesh_snap(&g, k, p[k]);
     double margin = 2.0 * g.step;
-    int crossings = 0;
+    int winding = 0;
     for (int t = f->mesh_first; t < f->mesh_first + f->mesh_count; t++) {
         double c[3][3], lo[3], hi[3];
         for (int j = 0; j < 3; j++)
-            corner(s, t, j, c[j]);
+            pbfcl_mesh_corner(s, t, j, c[j]);
         for (int k = 0; k < 3; k++) {
             lo[k] = fmin(c[0][k], fmin(c[1][k], c[2][k]));
             hi[k] = fmax(c[0][k], fmax(c[1][k], c[2][k]));
@@ -134,7 +37,7 @@ bool pbfcl_scene_mesh_inside(const pbfcl_scene *s, const pbfcl_fluid_shape *f, c
         bool near = true;
         for (int k = 0; k < 3; k++)
             near &= p[k] >= lo[k] - tol && p[k] <= hi[k] + tol;
-        if (near && distance2(p, c[0], c[1], c[2]) <= tol * tol)
+        if (near && pbfcl_mesh_distance2(p, c[0], c[1], c[2]) <= tol * tol)
             return true;
         if (p[1] < lo[1] - margin || p[1] > hi[1] + margin || p[2] < lo[2] - margin ||
             p[2] > hi[2] + margin || p[0] > hi[0] + margin)
@@ -142,10 +45,13 @@ bool pbfcl_scene_mesh_inside(const pbfcl_scene *s, const pbfcl_fluid_shape *f, c
         int64_t cs[3][3];
         for (int j = 0; j < 3; j++)
             for (int k = 0; k < 3; k++)
-                cs[j][k] = snap(&g, k, c[j][k]);
-        crossings += ray_crosses((const int64_t(*)[3])cs, ps);
+                cs[j][k] = pbfcl_mesh_snap(&g, k, c[j][k]);
+        double x;
+        int way = pbfcl_mesh_ray_crossing((const int64_t(*)[3])cs, ps, &x);
+        if (way != 0 && x > (double)ps[0])
+            winding += way;
     }
-    return crossings & 1;
+    return winding != 0;
 }
 
 bool pbfcl_scene_check_mesh(const pbfcl_scene *s, const char *where, const pbfcl_fluid_shape *f)
@@ -215,6 +121,27 @@ static void report_open(const char *file, const char *where, const char *obj_pat
                      e->line);
 }
 
+/* Whether mesh shape f, placed, lies in s's domain (checked before its volume: a mesh moved
+ * far away loses its volume to rounding, and the message should say where it went). */
+static bool placed_inside(const pbfcl_scene *s, const char *file, const char *where,
+                          const char *obj_path, const pbfcl_fluid_shape *f)
+{
+    for (int k = 0; k < 3; k++) {
+        float lo = s->domain_min[k], hi = s->domain_max[k], tol = 1e-6f * (hi - lo);
+        if (!(hi > lo)) /* a domain with no room: its own check says so */
+            return true;
+        if (f->min[k] < lo - tol || f->max[k] > hi + tol) {
+            pbfcl_errorf("%s: %s: '%s' once placed spans %g..%g along %c, %s the domain %g..%g; "
+                         "change %s.translate or .scale, or make the domain larger",
+                         file, where, obj_path, f->min[k], f->max[k], "xyz"[k],
+                         f -> max[k]<lo || f -> min[k]> hi ? "wholly outside" : "reaching outside",
+                         lo, hi, where);
+            return false;
+        }
+    }
+    return true;
+}
+
 pbfcl_status pbfcl_scene_add_mesh(pbfcl_scene *s, const char *file, const char *where,
                                   const char *obj_path, const pbfcl_obj *m,
                                   const pbfcl_mesh_placement *pl, pbfcl_fluid_shape *f)
@@ -250,6 +177,8 @@ pbfcl_status pbfcl_scene_add_mesh(pbfcl_scene *s, const char *file, const char *
             f->max[k] = fmaxf(f->max[k], out[k]);
         }
     }
+    if (!placed_inside(s, file, where, obj_path, f))
+        return PBFCL_ERR_BAD_ARGUMENT;
     pbfcl_obj placed = {&sm->vertices[sm->vertex_count][0], m->triangles, m->lines, m->vertex_count,
                         m->triangle_count};
     double volume = fabs(pbfcl_obj_volume(&placed)), extent = 0.0;

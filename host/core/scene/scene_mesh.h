@@ -13,8 +13,9 @@ typedef struct pbfcl_mesh_placement {
 
 /* Adds mesh m (read from obj_path), placed by pl, to s's meshes and makes *f the shape that
  * uses it. Fails, naming file (the scene file) and where (the key, "obstacles[0].mesh"), if
- * m is not closed and consistently oriented, encloses no volume, or does not fit in the
- * scene's meshes (PBFCL_MAX_MESH_VERTICES, PBFCL_MAX_MESH_TRIANGLES). */
+ * m is not closed and consistently oriented, reaches outside s's domain once placed (s's
+ * domain is read first), encloses no volume, or does not fit in the scene's meshes
+ * (PBFCL_MAX_MESH_VERTICES, PBFCL_MAX_MESH_TRIANGLES). */
 pbfcl_status pbfcl_scene_add_mesh(pbfcl_scene *s, const char *file, const char *where,
                                   const char *obj_path, const pbfcl_obj *m,
                                   const pbfcl_mesh_placement *pl, pbfcl_fluid_shape *f);
