@@ -56,6 +56,12 @@ static int load_scene(pbfcl_py_solver *self, const char *scene, long long partic
     if (apply_overrides(params, &desc->scene, &desc->solver) < 0 ||
         PBFCL_PY_CALL(pbfcl_scene_setup_set_params(self->setup, &desc->scene, &desc->solver)) < 0)
         return -1;
+    if (particles >= 0 && params && params != Py_None &&
+        PyDict_GetItemString(params, "particle_radius")) {
+        PyErr_SetString(PyExc_ValueError, "particles and particle_radius both set the particle "
+                                          "size; give only one");
+        return -1;
+    }
     if (particles >= 0 &&
         PBFCL_PY_CALL(pbfcl_scene_setup_set_particle_count(self->setup, (size_t)particles)) < 0)
         return -1;
