@@ -91,3 +91,16 @@ def test_lossless_conversions_are_taken(sim):
     assert np.array_equal(sim.positions, x)
     sim.set_phases(np.zeros(sim.count, np.int64))
     assert np.array_equal(sim.phases, np.zeros(sim.count, np.int32))
+
+
+def test_scene_from_a_dict_equals_its_file(context):
+    """A dict with a scene file's keys makes the same solver as the file."""
+    import json
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "scenes", "drop.json")
+    with open(path) as f:
+        scene = json.load(f)
+    with pbfcl.Solver(path, particles=400, context=context) as a, \
+            pbfcl.Solver(scene, particles=400, context=context) as b:
+        assert a.params.as_dict() == b.params.as_dict()
+        assert a.positions.tobytes() == b.positions.tobytes()
