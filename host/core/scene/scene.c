@@ -2,7 +2,7 @@
  * fountain), the checks that reject values that make no sense, the lattice that fills the fluid
  * shapes with particles, and the particle radius that gives a requested particle count. */
 #include "scene/scene.h"
-#include "sim/params.h"
+#include "scene/params.h"
 
 #include <math.h>
 #include <stdarg.h>

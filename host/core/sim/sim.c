@@ -210,7 +210,8 @@ static unsigned rest_neighbours(float h_ratio)
     return count;
 }
 
-pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params *p)
+pbfcl_status pbfcl_sim_constants(const pbfcl_scene *s, const pbfcl_solver_method *m,
+                                 pbfcl_pbf_params *p)
 {
     const pbfcl_solver_settings *v = &s->solver;
     if (!(s->particle_radius > 0.0f) || !(s->rest_density > 0.0f)) {
@@ -257,7 +258,6 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
     p->contact_slop = v->contact_slop;
     p->friction_static = v->friction_static;
     p->friction_dynamic = v->friction_dynamic;
-    const pbfcl_solver_method *m = pbfcl_solver_method_of(v->method);
     return m->derive ? m->derive(s, p) : PBFCL_OK; /* the method's own conditions */
 }
 
@@ -297,13 +297,13 @@ static pbfcl_status grid_params_for(const pbfcl_scene *s, const pbfcl_pbf_params
     return pbfcl_grid_params_fit(s->domain_min, s->domain_max, p->h, out);
 }
 
-unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
+unsigned long long pbfcl_sim_bytes_needed_with(const pbfcl_scene *scene,
+                                               const pbfcl_solver_method *m, size_t n)
 {
     pbfcl_pbf_params p;
     pbfcl_grid_params g;
     unsigned grid_bits = 0;
-    if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
-        grid_params_for(scene, &p, &g) == PBFCL_OK)
+    if (pbfcl_sim_constants(scene, m, &p) == PBFCL_OK && grid_params_for(scene, &p, &g) == PBFCL_OK)
         grid_bits = g.grid_bits;
     unsigned long long per_particle = 0;
     for (size_t b = 0; b < SIM_BUFFER_COUNT; b++)
@@ -492,7 +492,7 @@ static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
                                   down, prof);
 }
 
-static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, size_t n)
+static pbfcl_status check_config(const pbfcl_sim *sim, size_t n)
 {
     if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) { /* n: the capacity */
         pbfcl_errorf("a simulation needs 1 to %u particles (got %zu); change the particle count "
@@ -500,17 +500,17 @@ static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, s
                      UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS, n);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    unsigned long long need = pbfcl_sim_bytes_needed(scene, n);
+    unsigned long long need = pbfcl_sim_bytes_needed_with(&sim->scene, sim->method, n);
     unsigned long long largest = (unsigned long long)n * 4 * PBFCL_SIM_MAX_NEIGHBORS;
-    return pbfcl_cl_check_memory(cl, need, largest, "the simulation");
+    return pbfcl_cl_check_memory(sim->cl, need, largest, "the simulation");
 }
 
 static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
 {
     pbfcl_grid_params gp;
-    PBFCL_TRY(pbfcl_pbf_params_from_scene(&sim->scene, &sim->params));
+    PBFCL_TRY(pbfcl_sim_constants(&sim->scene, sim->method, &sim->params));
     sim->wall_scale = (float)pbfcl_pbf_wall_scale(&sim->params);
-    PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->capacity));
+    PBFCL_TRY(check_config(sim, sim->capacity));
     PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
     PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS));
     pbfcl_build_config cfg;
@@ -530,14 +530,9 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     return enqueue_bounds(sim, NULL);
 }
 
-pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
-                              const float *positions, size_t n)
-{
-    return pbfcl_sim_create_capacity(out, cl, scene, n, positions, n);
-}
-
-pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
-                                       size_t capacity, const float *positions, size_t n)
+pbfcl_status pbfcl_sim_create_with(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                                   const pbfcl_solver_method *method, size_t capacity,
+                                   const float *positions, size_t n)
 {
     *out = NULL;
     if (n > capacity) {
@@ -547,7 +542,7 @@ pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfc
     pbfcl_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
         return PBFCL_ERR_OUT_OF_MEMORY;
-    sim->method = pbfcl_solver_method_of(scene->solver.method);
+    sim->method = method;
     sim->cl = cl;
     sim->scene = *scene;
     sim->n = n;
@@ -1378,7 +1373,7 @@ pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene)
                      pbfcl_method_name(scene->solver.method));
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+    PBFCL_TRY(pbfcl_sim_constants(scene, sim->method, &p));
     PBFCL_TRY(grid_params_for(scene, &p, &gp));
     if (!same_grid(&gp, &sim->grid.params)) { /* a new box or kernel radius: a new grid */
         PBFCL_CL_CHECK(clFinish(sim->cl->queue));
@@ -1438,11 +1433,6 @@ static const pbfcl_solver_method pbf_method = {
 const pbfcl_solver_method *pbfcl_solver_pbf(void)
 {
     return &pbf_method;
-}
-
-const pbfcl_solver_method *pbfcl_solver_method_of(int method)
-{
-    return method == PBFCL_METHOD_SPH ? pbfcl_solver_sph() : pbfcl_solver_pbf();
 }
 
 /* ---- bodies and paths: made at their first use ------------------------------------------ */
@@ -1630,7 +1620,8 @@ pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim)
 
 /* ---- checks without a device ----------------------------------------------------------- */
 
-pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n)
+pbfcl_status pbfcl_sim_check_scene_with(const pbfcl_scene *scene, const pbfcl_solver_method *m,
+                                        size_t n)
 {
     pbfcl_pbf_params p;
     pbfcl_grid_params g;
@@ -1640,7 +1631,7 @@ pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n)
                      (unsigned)PBFCL_SIM_MAX_PARTICLES, n);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+    PBFCL_TRY(pbfcl_sim_constants(scene, m, &p));
     return grid_params_for(scene, &p, &g);
 }
 

@@ -39,13 +39,6 @@ typedef struct pbfcl_solver_method {
 /* Position Based Fluids (Macklin & Mueller 2013), host/core/sim/sim.c and cl/pbf.cl. */
 const pbfcl_solver_method *pbfcl_solver_pbf(void);
 
-/* Weakly compressible SPH (Becker & Teschner 2007) with velocity Verlet, host/core/sph/sph.c and
- * cl/sph.cl. */
-const pbfcl_solver_method *pbfcl_solver_sph(void);
-
-/* The method of solver.method (a pbfcl_method). */
-const pbfcl_solver_method *pbfcl_solver_method_of(int method);
-
 /* The common state a method works on, as the core holds it now: buffer handles change with
  * every reorder and swap, so a method reads the view again after pbfcl_sim_neighbours_x. */
 typedef struct pbfcl_sim_view {
