@@ -113,10 +113,19 @@ typedef enum sim_sort {
     SIM_SORT_SOLIDS     /* only with bodies or static particles (else all alike: 0 or 1) */
 } sim_sort;
 
-/* One per-particle buffer: its name, bytes per particle (16: float4, 4: float or uint), where
- * its handle lives, where its reorder target lives if the reorder carries it (state that
- * outlives a substep), its initial value, the methods that use it (a bit per pbfcl_method;
- * the others do not allocate it) and whether each substep's sort carries it. */
+/* Whether checkpoints carry a buffer (pbfcl_sim_state_save / load, a section of its name). */
+typedef enum sim_saved {
+    SIM_SCRATCH = 0, /* no: each substep writes it before reading it */
+    SIM_SAVED        /* yes: what a substep reads first, and what a frame overwrites before
+                      * reading, so that a restored simulation is the saved one whatever the
+                      * stages read first */
+} sim_saved;
+
+/* One per-particle buffer: its name (the only spelling: allocation messages and its section in
+ * a checkpoint), bytes per particle (16: float4, 4: float or uint), where its handle lives,
+ * where its reorder target lives if the reorder carries it (state that outlives a substep),
+ * its initial value, the methods that use it (a bit per pbfcl_method; the others do not
+ * allocate it), whether each substep's sort carries it and whether checkpoints do. */
 typedef struct sim_buffer {
     const char *name;
     size_t elem;
@@ -125,6 +134,7 @@ typedef struct sim_buffer {
     sim_initial init;
     unsigned methods; /* SIM_PBF, SIM_SPH or both */
     sim_sort sort;
+    sim_saved saved;
 } sim_buffer;
 
 #define SIM_PBF (1u << PBFCL_METHOD_PBF)
@@ -138,37 +148,39 @@ typedef struct sim_buffer {
  * the reorder and destroy all read this table. */
 static const sim_buffer sim_buffers[] = {
     {"positions", 16, SIM_BUF(pos_buf), SIM_BUF(pos_tmp_buf), SIM_INIT_POSITION, SIM_ALL,
-     SIM_SORT_CARRY},
-    {"predicted positions", 16, SIM_BUF(pred_buf), SIM_BUF(pred_tmp_buf), SIM_INIT_POSITION,
-     SIM_PBF, SIM_SORT_CARRY},
+     SIM_SORT_CARRY, SIM_SAVED},
+    {"predicted_positions", 16, SIM_BUF(pred_buf), SIM_BUF(pred_tmp_buf), SIM_INIT_POSITION,
+     SIM_PBF, SIM_SORT_CARRY, SIM_SAVED},
     {"velocities", 16, SIM_BUF(vel_buf), SIM_BUF(vel_tmp_buf), SIM_INIT_VELOCITY, SIM_ALL,
-     SIM_SORT_CARRY},
+     SIM_SORT_CARRY, SIM_SAVED},
     /* predict reads the force before the sort, vorticity_viscosity writes it after: at 1M
      * particles on an H200 the sort's copy cost 13 us a substep for nothing */
-    {"vorticity forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO,
-     SIM_PBF, SIM_SORT_SKIP},
-    {"particle ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID, SIM_ALL, SIM_SORT_CARRY},
+    {"vorticity_forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO,
+     SIM_PBF, SIM_SORT_SKIP, SIM_SAVED},
+    {"ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID, SIM_ALL, SIM_SORT_CARRY,
+     SIM_SAVED},
     {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), SIM_INIT_ZERO, SIM_ALL,
-     SIM_SORT_SOLIDS},
-    {"inverse masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE, SIM_ALL,
-     SIM_SORT_SOLIDS},
-    {"corrected positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
-     SIM_SORT_CARRY},
-    {"corrected positions (collide)", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO,
-     SIM_PBF, SIM_SORT_CARRY},
-    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
-     SIM_SORT_CARRY},
-    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF, SIM_SORT_CARRY},
+     SIM_SORT_SOLIDS, SIM_SAVED},
+    {"inverse_masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE, SIM_ALL,
+     SIM_SORT_SOLIDS, SIM_SAVED},
+    {"corrected_positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
+     SIM_SORT_CARRY, SIM_SAVED},
+    {"corrected_positions_collide", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO,
+     SIM_PBF, SIM_SORT_CARRY, SIM_SCRATCH},
+    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF, SIM_SORT_CARRY,
+     SIM_SAVED},
+    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF, SIM_SORT_CARRY,
+     SIM_SAVED},
     {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY, SIM_ALL,
-     SIM_SORT_CARRY},
-    {"positions at the search", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
-     SIM_SORT_CARRY},
+     SIM_SORT_CARRY, SIM_SAVED},
+    {"search_positions", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
+     SIM_SORT_CARRY, SIM_SCRATCH},
     {"accelerations", 16, SIM_BUF(accel_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
-     SIM_SORT_CARRY},
-    {"half-step velocities", 16, SIM_BUF(vel_half_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
-     SIM_SORT_CARRY},
-    {"pressure terms", 4, SIM_BUF(pressure_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
-     SIM_SORT_CARRY},
+     SIM_SORT_CARRY, SIM_SCRATCH},
+    {"half_step_velocities", 16, SIM_BUF(vel_half_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
+     SIM_SORT_CARRY, SIM_SCRATCH},
+    {"pressure_terms", 4, SIM_BUF(pressure_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
+     SIM_SORT_CARRY, SIM_SCRATCH},
 };
 
 #define SIM_BUFFER_COUNT (sizeof sim_buffers / sizeof sim_buffers[0])
@@ -1471,37 +1483,41 @@ static pbfcl_status sim_paths_make(pbfcl_sim *sim)
 
 /* ---- checkpoints: the state that carries from one frame to the next -------------------- */
 
-/* Every device buffer whose contents carry across frames, declared once: a solver buffer
- * added to this table is saved and restored by checkpoints. Buffers are per particle
- * (per_particle bytes each) or of fixed size (fixed bytes). Buffers that a frame overwrites
- * before reading (predicted and corrected positions, lambdas, vorticity) are kept too, so
- * that a restored simulation is the saved one whatever the stages read first. */
-typedef struct sim_state_buffer {
+/* The per-particle buffers a checkpoint carries are those sim_buffers[] marks SIM_SAVED (of
+ * the simulation's method), each a section of its name; beside them, the simulation's buffers
+ * of fixed size whose contents carry across frames. */
+typedef struct sim_fixed_state {
     const char *name;
     size_t offset; /* of the cl_mem in struct pbfcl_sim */
-    size_t per_particle, fixed;
-} sim_state_buffer;
+    size_t bytes;
+} sim_fixed_state;
 
-#define SIM_STATE_BUF(name, field, per, fixed)                                                     \
-    {                                                                                              \
-        name, offsetof(struct pbfcl_sim, field), per, fixed                                        \
-    }
-static const sim_state_buffer sim_state_buffers[] = {
-    SIM_STATE_BUF("positions", pos_buf, 16, 0),
-    SIM_STATE_BUF("predicted_positions", pred_buf, 16, 0),
-    SIM_STATE_BUF("velocities", vel_buf, 16, 0),
-    SIM_STATE_BUF("vorticity_forces", vort_force_buf, 16, 0),
-    SIM_STATE_BUF("vorticity", omega_buf, 16, 0),
-    SIM_STATE_BUF("lambdas", lambda_buf, 16, 0),
-    SIM_STATE_BUF("corrected_positions", q_buf, 16, 0),
-    SIM_STATE_BUF("densities", density_buf, 4, 0),
-    SIM_STATE_BUF("ids", id_buf, 4, 0),
-    SIM_STATE_BUF("phases", phase_buf, 4, 0),
-    SIM_STATE_BUF("inverse_masses", inv_mass_buf, 4, 0),
-    SIM_STATE_BUF("substep_bounds", particles.bounds_buf, 0, 3 * sizeof(cl_uint)),
-    SIM_STATE_BUF("largest_acceleration", accel_max_buf, 0, sizeof(cl_uint)),
+static const sim_fixed_state sim_fixed_states[] = {
+    {"substep_bounds", offsetof(struct pbfcl_sim, particles.bounds_buf), 3 * sizeof(cl_uint)},
+    {"largest_acceleration", offsetof(struct pbfcl_sim, accel_max_buf), sizeof(cl_uint)},
 };
-#define SIM_STATE_BUFFER_COUNT (sizeof sim_state_buffers / sizeof sim_state_buffers[0])
+#define SIM_FIXED_STATE_COUNT (sizeof sim_fixed_states / sizeof sim_fixed_states[0])
+
+/* A section of the saved state: a saved buffer of sim_buffers[] (k < SIM_BUFFER_COUNT) or a
+ * fixed one; false if the simulation's method has no such buffer or does not save it. */
+static bool state_section(const pbfcl_sim *sim, size_t k, const char **name, size_t *offset,
+                          size_t *bytes)
+{
+    if (k >= SIM_BUFFER_COUNT) {
+        const sim_fixed_state *f = &sim_fixed_states[k - SIM_BUFFER_COUNT];
+        *name = f->name;
+        *offset = f->offset;
+        *bytes = f->bytes;
+        return true;
+    }
+    const sim_buffer *d = &sim_buffers[k];
+    *name = d->name;
+    *offset = d->field;
+    *bytes = d->elem * sim->n;
+    return d->saved == SIM_SAVED && buffer_used(sim->scene.solver.method, d);
+}
+
+#define SIM_STATE_SECTION_COUNT (SIM_BUFFER_COUNT + SIM_FIXED_STATE_COUNT)
 
 /* The host-side state that carries across frames (the "host" section). */
 typedef struct sim_host_state {
@@ -1511,16 +1527,6 @@ typedef struct sim_host_state {
     cl_int pad;
     cl_ulong statics; /* particles of inverse mass 0 */
 } sim_host_state;
-
-static cl_mem *state_buffer(pbfcl_sim *sim, const sim_state_buffer *b)
-{
-    return (cl_mem *)((char *)sim + b->offset);
-}
-
-static size_t state_bytes(const pbfcl_sim *sim, const sim_state_buffer *b)
-{
-    return b->per_particle ? b->per_particle * sim->n : b->fixed;
-}
 
 pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx)
 {
@@ -1539,14 +1545,14 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = PBFCL_OK;
-    for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
-        const sim_state_buffer *b = &sim_state_buffers[k];
-        size_t bytes = state_bytes(sim, b);
-        if (!*state_buffer(sim, b))
-            continue; /* a buffer of the other method */
-        st = read_plain(sim, *state_buffer(sim, b), bytes, tmp);
+    for (size_t k = 0; k < SIM_STATE_SECTION_COUNT && st == PBFCL_OK; k++) {
+        const char *name;
+        size_t offset, bytes;
+        if (!state_section(sim, k, &name, &offset, &bytes))
+            continue; /* scratch, or a buffer of the other method */
+        st = read_plain(sim, *sim_buf(sim, offset), bytes, tmp);
         if (st == PBFCL_OK)
-            st = put(ctx, b->name, tmp, bytes);
+            st = put(ctx, name, tmp, bytes);
     }
     free(tmp);
     PBFCL_TRY(st);
@@ -1578,15 +1584,15 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = PBFCL_OK;
-    for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
-        const sim_state_buffer *b = &sim_state_buffers[k];
-        size_t bytes = state_bytes(sim, b);
-        if (!*state_buffer(sim, b))
-            continue; /* a buffer of the other method */
-        st = get(ctx, b->name, tmp, bytes);
+    for (size_t k = 0; k < SIM_STATE_SECTION_COUNT && st == PBFCL_OK; k++) {
+        const char *name;
+        size_t offset, bytes;
+        if (!state_section(sim, k, &name, &offset, &bytes))
+            continue; /* scratch, or a buffer of the other method */
+        st = get(ctx, name, tmp, bytes);
         if (st != PBFCL_OK)
             break;
-        cl_int err = clEnqueueWriteBuffer(sim->cl->queue, *state_buffer(sim, b), CL_TRUE, 0, bytes,
+        cl_int err = clEnqueueWriteBuffer(sim->cl->queue, *sim_buf(sim, offset), CL_TRUE, 0, bytes,
                                           tmp, 0, NULL, NULL);
         if (err != CL_SUCCESS) {
             pbfcl_report_cl(err, "clEnqueueWriteBuffer", __FILE__, __LINE__);
