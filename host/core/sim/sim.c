@@ -62,16 +62,15 @@ struct pbfcl_sim {
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
     cl_mem pos_buf, pred_buf, vel_buf, vort_force_buf; /* float4 per particle */
     cl_mem pos_tmp_buf, pred_tmp_buf, vel_tmp_buf, vort_force_tmp_buf; /* reorder targets */
-    cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
-    cl_mem omega_buf;        /* float4: vorticity */
-    int vort_force_stale;    /* vort_force_buf may hold a force (zeroed when vorticity is off) */
-    cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
-    cl_mem density_buf;      /* float */
-    cl_mem search_buf;       /* float4: x* at the neighbour search (lambda, first iteration) */
-    cl_mem accel_buf, vel_half_buf, pressure_buf; /* sph: a, v + a dt / 2 (float4), p / rho^2 */
-    void *method_state;              /* what the method's create made (sph.c), or NULL */
-    cl_mem id_buf, id_tmp_buf;       /* uint: each particle's persistent id, carried by reorder */
-    cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
+    cl_mem q_buf, q_tmp_buf;   /* float4: x* + dx (delta, collide), ping-pong in collide */
+    cl_mem omega_buf;          /* float4: vorticity */
+    int vort_force_stale;      /* vort_force_buf may hold a force (zeroed when vorticity is off) */
+    cl_mem lambda_buf;         /* float4 (x*, lambda): delta reads both at once */
+    cl_mem density_buf;        /* float */
+    cl_mem search_buf;         /* float4: x* at the neighbour search (lambda, first iteration) */
+    void *method_state;        /* what the method's create made (sph.c), or NULL */
+    cl_mem id_buf, id_tmp_buf; /* uint: each particle's persistent id, carried by reorder */
+    cl_mem phase_buf, phase_tmp_buf;       /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
     size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
     pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
@@ -174,12 +173,6 @@ static const sim_buffer sim_buffers[] = {
     {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY, SIM_ALL,
      SIM_SORT_CARRY, SIM_SAVED},
     {"search_positions", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
-     SIM_SORT_CARRY, SIM_SCRATCH},
-    {"accelerations", 16, SIM_BUF(accel_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
-     SIM_SORT_CARRY, SIM_SCRATCH},
-    {"half_step_velocities", 16, SIM_BUF(vel_half_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
-     SIM_SORT_CARRY, SIM_SCRATCH},
-    {"pressure_terms", 4, SIM_BUF(pressure_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
      SIM_SORT_CARRY, SIM_SCRATCH},
 };
 
@@ -322,6 +315,8 @@ unsigned long long pbfcl_sim_bytes_needed_with(const pbfcl_scene *scene,
         if (buffer_used(scene->solver.method, &sim_buffers[b]))
             per_particle +=
                 sim_buffers[b].elem * (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED ? 2 : 1);
+    for (int b = 0; b < m->buffer_count; b++) /* the method's own */
+        per_particle += m->buffers[b].elem;
     return n * per_particle + pbfcl_grid_bytes_needed(n, PBFCL_SIM_MAX_NEIGHBORS, grid_bits) +
            pbfcl_particles_bytes_needed(n);
 }
@@ -758,6 +753,7 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->scene = &sim->scene;
     v->params = &sim->params;
     v->n = sim->n;
+    v->capacity = sim->capacity;
     v->wg = sim->wg;
     v->substeps = sim->substeps;
     v->gravity = sim->gravity;
@@ -771,9 +767,6 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->pos_buf = sim->pos_buf;
     v->vel_buf = sim->vel_buf;
     v->density_buf = sim->density_buf;
-    v->accel_buf = sim->accel_buf;
-    v->vel_half_buf = sim->vel_half_buf;
-    v->pressure_buf = sim->pressure_buf;
     v->method_state = &sim->method_state;
 }
 
@@ -1413,6 +1406,28 @@ pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3])
 {
     PBFCL_TRY(enqueue_bounds(sim, NULL));
     return pbfcl_particles_read_bounds(&sim->particles, out);
+}
+
+/* ---- the method's own buffers (solver_method.h) ---------------------------------------- */
+
+pbfcl_status pbfcl_sim_method_buffers_make(pbfcl_sim *sim, void *state)
+{
+    for (int b = 0; b < sim->method->buffer_count; b++) {
+        const pbfcl_method_buffer *d = &sim->method->buffers[b];
+        cl_mem *buf = (cl_mem *)((char *)state + d->offset);
+        size_t bytes = sim->capacity * d->elem;
+        PBFCL_TRY(pbfcl_cl_buffer(sim->cl, CL_MEM_READ_WRITE, bytes, d->name, buf));
+        static const cl_uint zero = 0;
+        PBFCL_CL_CHECK(
+            clEnqueueFillBuffer(sim->cl->queue, *buf, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
+    }
+    return PBFCL_OK;
+}
+
+void pbfcl_sim_method_buffers_release(pbfcl_sim *sim, void *state)
+{
+    for (int b = 0; b < sim->method->buffer_count; b++)
+        pbfcl_cl_release_buffer((cl_mem *)((char *)state + sim->method->buffers[b].offset));
 }
 
 /* ---- the PBF method behind the solver interface (solver_method.h) ---------------------- */
