@@ -2,7 +2,7 @@
  * FNV-1a checksum; read whole, verified (magic, format, checksum, section sizes) before any
  * of it is used; the state in them goes through the public API's save and load. */
 #include "checkpoint.h"
-#include "io/atomic_file.h"
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <stdint.h>

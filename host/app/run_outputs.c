@@ -1,7 +1,7 @@
 /* The output files of `pbfcl run` (run_outputs.h): checks before the run, creation once it
  * has started, frames with their collection, statistics rows and checkpoints. */
 #include "run_outputs.h"
-#include "io/atomic_file.h"
+#include "atomic_file.h"
 #include "checkpoint.h"
 
 #include <dirent.h>

@@ -5,10 +5,10 @@
 #ifndef PBFCL_RUN_OUTPUTS_H
 #define PBFCL_RUN_OUTPUTS_H
 
-#include "io/body_csv.h"
-#include "io/export_vtk.h"
+#include "body_csv.h"
+#include "export_vtk.h"
 #include "pbfcl.h"
-#include "io/stats_csv.h"
+#include "stats_csv.h"
 
 /* The name of the VTK collection in the export directory. */
 #define PBFCL_PVD_NAME "frames.pvd"

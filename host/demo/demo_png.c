@@ -1,7 +1,7 @@
 /* PNG files of the demo's screenshots, written with libpng through a temporary file and a
  * rename (atomic_file.h), so that a failed write leaves no cut PNG. No GL here: the tests
  * build this file on its own. */
-#include "io/atomic_file.h"
+#include "atomic_file.h"
 #include "demo_screenshot.h"
 
 #ifdef PBFCL_HAVE_PNG

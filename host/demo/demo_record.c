@@ -1,6 +1,6 @@
 /* The recording folder's checks and the file names of recorded frames and screenshots. */
 #include "demo_record.h"
-#include "io/atomic_file.h"
+#include "atomic_file.h"
 
 #include <dirent.h>
 #include <errno.h>

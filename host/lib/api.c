@@ -7,6 +7,7 @@
 #include "runtime/profile.h"
 #include "bodies/shape_match.h"
 #include "sim/sim.h"
+#include "solver_methods.h"
 
 #include <math.h>
 #include <pthread.h>

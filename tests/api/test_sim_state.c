@@ -3,6 +3,7 @@
  * (pbfcl_solver_save_state / load_state, what `pbfcl run --checkpoint` writes). */
 #include "api_internal.h"
 #include "sim/sim.h"
+#include "solver_methods.h"
 #include "test_util.h"
 
 #include <math.h>

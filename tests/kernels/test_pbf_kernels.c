@@ -4,6 +4,7 @@
  * configurations fail. */
 #include "grid/grid.h"
 #include "sim/sim.h"
+#include "solver_methods.h"
 #include "sim/solver_method.h"
 #include "test_util.h"
 #include "wall_ref.h"

@@ -5,6 +5,7 @@
  * tested in test_particles): the walls, mass and box it gives them. The references use the
  * scene's values, not the product's derived constants. */
 #include "sim/sim.h"
+#include "solver_methods.h"
 #include "sim/solver_method.h"
 #include "stages_ref.h"
 #include "test_util.h"

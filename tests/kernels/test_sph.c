@@ -4,9 +4,10 @@
  * the work-group size +- 1), with the walls; the stages a step records; and the bad input
  * each names: a speed of sound too low for the scene, a frame the CFL condition cannot cut
  * into sph_max_steps steps, an unknown method. */
-#include "sim/params.h"
+#include "scene/params.h"
 #include "runtime/profile.h"
 #include "sph/sph.h"
+#include "solver_methods.h"
 #include "stages_ref.h"
 #include "test_util.h"
 #include "wall_ref.h"

@@ -3,6 +3,7 @@
  * keeps every pairwise distance of its particles, and spinning with gravity off keeps its
  * angular momentum about its centre of mass. */
 #include "sim/sim.h"
+#include "solver_methods.h"
 #include "test_util.h"
 
 #include <math.h>

@@ -2,6 +2,7 @@
  * density settles, density error falls with solver iterations, a dam break stays bounded
  * and its front advances, momentum is conserved without gravity, runs are deterministic. */
 #include "sim/sim.h"
+#include "solver_methods.h"
 #include "test_util.h"
 
 #include <math.h>

@@ -3,6 +3,7 @@
  * within 1 % of rest; without gravity in a closed box the energy (kinetic plus the Tait
  * equation's internal energy) does not grow; a dam break's front advances as PBF's does. */
 #include "sph/sph.h"
+#include "solver_methods.h"
 #include "test_util.h"
 #include "wall_ref.h"
 

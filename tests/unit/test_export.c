@@ -1,10 +1,10 @@
 /* Output files of `pbfcl run`: PLY frames written and parsed back (header text and every
  * float, across the writer's chunk size), frame names, the export directory check, and the
  * statistics CSV header and rows. */
-#include "io/body_csv.h"
-#include "io/export_ply.h"
-#include "io/export_vtk.h"
-#include "io/stats_csv.h"
+#include "body_csv.h"
+#include "export_ply.h"
+#include "export_vtk.h"
+#include "stats_csv.h"
 #include "test_util.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* `pbfcl-dev bench-split`: split-and-compress (host/core/grid/split_compress.c) against the
+/* `pbfcl-dev bench-split`: split-and-compress (tools/dev/split_compress.c) against the
  * neighbour lists on a dam-break particle set: device time per stage from OpenCL profiling events
  * (warm-up excluded, median and minimum of repeats), and how far the two densities differ. */
 #include "app_env.h"
@@ -7,7 +7,7 @@
 #include "scene/scene.h"
 #include "scene_options.h"
 #include "sim/sim.h"
-#include "grid/split_compress.h"
+#include "split_compress.h"
 
 #include <math.h>
 #include <stdlib.h>

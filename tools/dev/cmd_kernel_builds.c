@@ -14,7 +14,8 @@
 #include "bodies/shape_match.h"
 #include "sim/sim.h"
 #include "sim/solver_method.h"
-#include "grid/split_compress.h"
+#include "sph/sph.h"
+#include "split_compress.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  * shapes with particles, and the particle radius that gives a requested particle count. */
 #include "scene/scene.h"
 #include "runtime/clock.h"
+#include "scene/params.h"
 #include "scene/scene_mesh_rows.h"
-#include "sim/params.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
  * type and array length, unknown and duplicate keys are rejected, and each error names the
  * file and the key. Without cJSON in the build, loading a file says so. */
 #include "scene/scene.h"
-#include "sim/params.h"
+#include "scene/params.h"
 
 #include <stdio.h>
 

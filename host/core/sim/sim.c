@@ -62,16 +62,15 @@ struct pbfcl_sim {
     cl_mem params_buf;                                 /* pbfcl_pbf_params, __constant */
     cl_mem pos_buf, pred_buf, vel_buf, vort_force_buf; /* float4 per particle */
     cl_mem pos_tmp_buf, pred_tmp_buf, vel_tmp_buf, vort_force_tmp_buf; /* reorder targets */
-    cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
-    cl_mem omega_buf;        /* float4: vorticity */
-    int vort_force_stale;    /* vort_force_buf may hold a force (zeroed when vorticity is off) */
-    cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
-    cl_mem density_buf;      /* float */
-    cl_mem search_buf;       /* float4: x* at the neighbour search (lambda, first iteration) */
-    cl_mem accel_buf, vel_half_buf, pressure_buf; /* sph: a, v + a dt / 2 (float4), p / rho^2 */
-    void *method_state;              /* what the method's create made (sph.c), or NULL */
-    cl_mem id_buf, id_tmp_buf;       /* uint: each particle's persistent id, carried by reorder */
-    cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
+    cl_mem q_buf, q_tmp_buf;   /* float4: x* + dx (delta, collide), ping-pong in collide */
+    cl_mem omega_buf;          /* float4: vorticity */
+    int vort_force_stale;      /* vort_force_buf may hold a force (zeroed when vorticity is off) */
+    cl_mem lambda_buf;         /* float4 (x*, lambda): delta reads both at once */
+    cl_mem density_buf;        /* float */
+    cl_mem search_buf;         /* float4: x* at the neighbour search (lambda, first iteration) */
+    void *method_state;        /* what the method's create made (sph.c), or NULL */
+    cl_mem id_buf, id_tmp_buf; /* uint: each particle's persistent id, carried by reorder */
+    cl_mem phase_buf, phase_tmp_buf;       /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
     size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
     pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
@@ -113,10 +112,19 @@ typedef enum sim_sort {
     SIM_SORT_SOLIDS     /* only with bodies or static particles (else all alike: 0 or 1) */
 } sim_sort;
 
-/* One per-particle buffer: its name, bytes per particle (16: float4, 4: float or uint), where
- * its handle lives, where its reorder target lives if the reorder carries it (state that
- * outlives a substep), its initial value, the methods that use it (a bit per pbfcl_method;
- * the others do not allocate it) and whether each substep's sort carries it. */
+/* Whether checkpoints carry a buffer (pbfcl_sim_state_save / load, a section of its name). */
+typedef enum sim_saved {
+    SIM_SCRATCH = 0, /* no: each substep writes it before reading it */
+    SIM_SAVED        /* yes: what a substep reads first, and what a frame overwrites before
+                      * reading, so that a restored simulation is the saved one whatever the
+                      * stages read first */
+} sim_saved;
+
+/* One per-particle buffer: its name (the only spelling: allocation messages and its section in
+ * a checkpoint), bytes per particle (16: float4, 4: float or uint), where its handle lives,
+ * where its reorder target lives if the reorder carries it (state that outlives a substep),
+ * its initial value, the methods that use it (a bit per pbfcl_method; the others do not
+ * allocate it), whether each substep's sort carries it and whether checkpoints do. */
 typedef struct sim_buffer {
     const char *name;
     size_t elem;
@@ -125,6 +133,7 @@ typedef struct sim_buffer {
     sim_initial init;
     unsigned methods; /* SIM_PBF, SIM_SPH or both */
     sim_sort sort;
+    sim_saved saved;
 } sim_buffer;
 
 #define SIM_PBF (1u << PBFCL_METHOD_PBF)
@@ -138,37 +147,33 @@ typedef struct sim_buffer {
  * the reorder and destroy all read this table. */
 static const sim_buffer sim_buffers[] = {
     {"positions", 16, SIM_BUF(pos_buf), SIM_BUF(pos_tmp_buf), SIM_INIT_POSITION, SIM_ALL,
-     SIM_SORT_CARRY},
-    {"predicted positions", 16, SIM_BUF(pred_buf), SIM_BUF(pred_tmp_buf), SIM_INIT_POSITION,
-     SIM_PBF, SIM_SORT_CARRY},
+     SIM_SORT_CARRY, SIM_SAVED},
+    {"predicted_positions", 16, SIM_BUF(pred_buf), SIM_BUF(pred_tmp_buf), SIM_INIT_POSITION,
+     SIM_PBF, SIM_SORT_CARRY, SIM_SAVED},
     {"velocities", 16, SIM_BUF(vel_buf), SIM_BUF(vel_tmp_buf), SIM_INIT_VELOCITY, SIM_ALL,
-     SIM_SORT_CARRY},
+     SIM_SORT_CARRY, SIM_SAVED},
     /* predict reads the force before the sort, vorticity_viscosity writes it after: at 1M
      * particles on an H200 the sort's copy cost 13 us a substep for nothing */
-    {"vorticity forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO,
-     SIM_PBF, SIM_SORT_SKIP},
-    {"particle ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID, SIM_ALL, SIM_SORT_CARRY},
+    {"vorticity_forces", 16, SIM_BUF(vort_force_buf), SIM_BUF(vort_force_tmp_buf), SIM_INIT_ZERO,
+     SIM_PBF, SIM_SORT_SKIP, SIM_SAVED},
+    {"ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID, SIM_ALL, SIM_SORT_CARRY,
+     SIM_SAVED},
     {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), SIM_INIT_ZERO, SIM_ALL,
-     SIM_SORT_SOLIDS},
-    {"inverse masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE, SIM_ALL,
-     SIM_SORT_SOLIDS},
-    {"corrected positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
-     SIM_SORT_CARRY},
-    {"corrected positions (collide)", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO,
-     SIM_PBF, SIM_SORT_CARRY},
-    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
-     SIM_SORT_CARRY},
-    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF, SIM_SORT_CARRY},
+     SIM_SORT_SOLIDS, SIM_SAVED},
+    {"inverse_masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE, SIM_ALL,
+     SIM_SORT_SOLIDS, SIM_SAVED},
+    {"corrected_positions", 16, SIM_BUF(q_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
+     SIM_SORT_CARRY, SIM_SAVED},
+    {"corrected_positions_collide", 16, SIM_BUF(q_tmp_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO,
+     SIM_PBF, SIM_SORT_CARRY, SIM_SCRATCH},
+    {"vorticity", 16, SIM_BUF(omega_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF, SIM_SORT_CARRY,
+     SIM_SAVED},
+    {"lambdas", 16, SIM_BUF(lambda_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF, SIM_SORT_CARRY,
+     SIM_SAVED},
     {"densities", 4, SIM_BUF(density_buf), SIM_NOT_REORDERED, SIM_INIT_REST_DENSITY, SIM_ALL,
-     SIM_SORT_CARRY},
-    {"positions at the search", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
-     SIM_SORT_CARRY},
-    {"accelerations", 16, SIM_BUF(accel_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
-     SIM_SORT_CARRY},
-    {"half-step velocities", 16, SIM_BUF(vel_half_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
-     SIM_SORT_CARRY},
-    {"pressure terms", 4, SIM_BUF(pressure_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_SPH,
-     SIM_SORT_CARRY},
+     SIM_SORT_CARRY, SIM_SAVED},
+    {"search_positions", 16, SIM_BUF(search_buf), SIM_NOT_REORDERED, SIM_INIT_ZERO, SIM_PBF,
+     SIM_SORT_CARRY, SIM_SCRATCH},
 };
 
 #define SIM_BUFFER_COUNT (sizeof sim_buffers / sizeof sim_buffers[0])
@@ -210,7 +215,8 @@ static unsigned rest_neighbours(float h_ratio)
     return count;
 }
 
-pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params *p)
+pbfcl_status pbfcl_sim_constants(const pbfcl_scene *s, const pbfcl_solver_method *m,
+                                 pbfcl_pbf_params *p)
 {
     const pbfcl_solver_settings *v = &s->solver;
     if (!(s->particle_radius > 0.0f) || !(s->rest_density > 0.0f)) {
@@ -257,7 +263,6 @@ pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *s, pbfcl_pbf_params 
     p->contact_slop = v->contact_slop;
     p->friction_static = v->friction_static;
     p->friction_dynamic = v->friction_dynamic;
-    const pbfcl_solver_method *m = pbfcl_solver_method_of(v->method);
     return m->derive ? m->derive(s, p) : PBFCL_OK; /* the method's own conditions */
 }
 
@@ -297,19 +302,21 @@ static pbfcl_status grid_params_for(const pbfcl_scene *s, const pbfcl_pbf_params
     return pbfcl_grid_params_fit(s->domain_min, s->domain_max, p->h, out);
 }
 
-unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n)
+unsigned long long pbfcl_sim_bytes_needed_with(const pbfcl_scene *scene,
+                                               const pbfcl_solver_method *m, size_t n)
 {
     pbfcl_pbf_params p;
     pbfcl_grid_params g;
     unsigned grid_bits = 0;
-    if (pbfcl_pbf_params_from_scene(scene, &p) == PBFCL_OK &&
-        grid_params_for(scene, &p, &g) == PBFCL_OK)
+    if (pbfcl_sim_constants(scene, m, &p) == PBFCL_OK && grid_params_for(scene, &p, &g) == PBFCL_OK)
         grid_bits = g.grid_bits;
     unsigned long long per_particle = 0;
     for (size_t b = 0; b < SIM_BUFFER_COUNT; b++)
         if (buffer_used(scene->solver.method, &sim_buffers[b]))
             per_particle +=
                 sim_buffers[b].elem * (sim_buffers[b].reorder_tmp != SIM_NOT_REORDERED ? 2 : 1);
+    for (int b = 0; b < m->buffer_count; b++) /* the method's own */
+        per_particle += m->buffers[b].elem;
     return n * per_particle + pbfcl_grid_bytes_needed(n, PBFCL_SIM_MAX_NEIGHBORS, grid_bits) +
            pbfcl_particles_bytes_needed(n);
 }
@@ -492,7 +499,7 @@ static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
                                   down, prof);
 }
 
-static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, size_t n)
+static pbfcl_status check_config(const pbfcl_sim *sim, size_t n)
 {
     if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) { /* n: the capacity */
         pbfcl_errorf("a simulation needs 1 to %u particles (got %zu); change the particle count "
@@ -500,17 +507,17 @@ static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, s
                      UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS, n);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    unsigned long long need = pbfcl_sim_bytes_needed(scene, n);
+    unsigned long long need = pbfcl_sim_bytes_needed_with(&sim->scene, sim->method, n);
     unsigned long long largest = (unsigned long long)n * 4 * PBFCL_SIM_MAX_NEIGHBORS;
-    return pbfcl_cl_check_memory(cl, need, largest, "the simulation");
+    return pbfcl_cl_check_memory(sim->cl, need, largest, "the simulation");
 }
 
 static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
 {
     pbfcl_grid_params gp;
-    PBFCL_TRY(pbfcl_pbf_params_from_scene(&sim->scene, &sim->params));
+    PBFCL_TRY(pbfcl_sim_constants(&sim->scene, sim->method, &sim->params));
     sim->wall_scale = (float)pbfcl_pbf_wall_scale(&sim->params);
-    PBFCL_TRY(check_config(sim->cl, &sim->scene, sim->capacity));
+    PBFCL_TRY(check_config(sim, sim->capacity));
     PBFCL_TRY(grid_params_for(&sim->scene, &sim->params, &gp));
     PBFCL_TRY(pbfcl_grid_create(&sim->grid, sim->cl, &gp, sim->capacity, PBFCL_SIM_MAX_NEIGHBORS));
     pbfcl_build_config cfg;
@@ -530,14 +537,9 @@ static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
     return enqueue_bounds(sim, NULL);
 }
 
-pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
-                              const float *positions, size_t n)
-{
-    return pbfcl_sim_create_capacity(out, cl, scene, n, positions, n);
-}
-
-pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
-                                       size_t capacity, const float *positions, size_t n)
+pbfcl_status pbfcl_sim_create_with(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                                   const pbfcl_solver_method *method, size_t capacity,
+                                   const float *positions, size_t n)
 {
     *out = NULL;
     if (n > capacity) {
@@ -547,7 +549,7 @@ pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfc
     pbfcl_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
         return PBFCL_ERR_OUT_OF_MEMORY;
-    sim->method = pbfcl_solver_method_of(scene->solver.method);
+    sim->method = method;
     sim->cl = cl;
     sim->scene = *scene;
     sim->n = n;
@@ -751,6 +753,7 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->scene = &sim->scene;
     v->params = &sim->params;
     v->n = sim->n;
+    v->capacity = sim->capacity;
     v->wg = sim->wg;
     v->substeps = sim->substeps;
     v->gravity = sim->gravity;
@@ -764,9 +767,6 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->pos_buf = sim->pos_buf;
     v->vel_buf = sim->vel_buf;
     v->density_buf = sim->density_buf;
-    v->accel_buf = sim->accel_buf;
-    v->vel_half_buf = sim->vel_half_buf;
-    v->pressure_buf = sim->pressure_buf;
     v->method_state = &sim->method_state;
 }
 
@@ -1378,7 +1378,7 @@ pbfcl_status pbfcl_sim_set_scene(pbfcl_sim *sim, const pbfcl_scene *scene)
                      pbfcl_method_name(scene->solver.method));
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+    PBFCL_TRY(pbfcl_sim_constants(scene, sim->method, &p));
     PBFCL_TRY(grid_params_for(scene, &p, &gp));
     if (!same_grid(&gp, &sim->grid.params)) { /* a new box or kernel radius: a new grid */
         PBFCL_CL_CHECK(clFinish(sim->cl->queue));
@@ -1406,6 +1406,28 @@ pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3])
 {
     PBFCL_TRY(enqueue_bounds(sim, NULL));
     return pbfcl_particles_read_bounds(&sim->particles, out);
+}
+
+/* ---- the method's own buffers (solver_method.h) ---------------------------------------- */
+
+pbfcl_status pbfcl_sim_method_buffers_make(pbfcl_sim *sim, void *state)
+{
+    for (int b = 0; b < sim->method->buffer_count; b++) {
+        const pbfcl_method_buffer *d = &sim->method->buffers[b];
+        cl_mem *buf = (cl_mem *)((char *)state + d->offset);
+        size_t bytes = sim->capacity * d->elem;
+        PBFCL_TRY(pbfcl_cl_buffer(sim->cl, CL_MEM_READ_WRITE, bytes, d->name, buf));
+        static const cl_uint zero = 0;
+        PBFCL_CL_CHECK(
+            clEnqueueFillBuffer(sim->cl->queue, *buf, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
+    }
+    return PBFCL_OK;
+}
+
+void pbfcl_sim_method_buffers_release(pbfcl_sim *sim, void *state)
+{
+    for (int b = 0; b < sim->method->buffer_count; b++)
+        pbfcl_cl_release_buffer((cl_mem *)((char *)state + sim->method->buffers[b].offset));
 }
 
 /* ---- the PBF method behind the solver interface (solver_method.h) ---------------------- */
@@ -1438,11 +1460,6 @@ static const pbfcl_solver_method pbf_method = {
 const pbfcl_solver_method *pbfcl_solver_pbf(void)
 {
     return &pbf_method;
-}
-
-const pbfcl_solver_method *pbfcl_solver_method_of(int method)
-{
-    return method == PBFCL_METHOD_SPH ? pbfcl_solver_sph() : pbfcl_solver_pbf();
 }
 
 /* ---- bodies and paths: made at their first use ------------------------------------------ */
@@ -1481,37 +1498,41 @@ static pbfcl_status sim_paths_make(pbfcl_sim *sim)
 
 /* ---- checkpoints: the state that carries from one frame to the next -------------------- */
 
-/* Every device buffer whose contents carry across frames, declared once: a solver buffer
- * added to this table is saved and restored by checkpoints. Buffers are per particle
- * (per_particle bytes each) or of fixed size (fixed bytes). Buffers that a frame overwrites
- * before reading (predicted and corrected positions, lambdas, vorticity) are kept too, so
- * that a restored simulation is the saved one whatever the stages read first. */
-typedef struct sim_state_buffer {
+/* The per-particle buffers a checkpoint carries are those sim_buffers[] marks SIM_SAVED (of
+ * the simulation's method), each a section of its name; beside them, the simulation's buffers
+ * of fixed size whose contents carry across frames. */
+typedef struct sim_fixed_state {
     const char *name;
     size_t offset; /* of the cl_mem in struct pbfcl_sim */
-    size_t per_particle, fixed;
-} sim_state_buffer;
+    size_t bytes;
+} sim_fixed_state;
 
-#define SIM_STATE_BUF(name, field, per, fixed)                                                     \
-    {                                                                                              \
-        name, offsetof(struct pbfcl_sim, field), per, fixed                                        \
-    }
-static const sim_state_buffer sim_state_buffers[] = {
-    SIM_STATE_BUF("positions", pos_buf, 16, 0),
-    SIM_STATE_BUF("predicted_positions", pred_buf, 16, 0),
-    SIM_STATE_BUF("velocities", vel_buf, 16, 0),
-    SIM_STATE_BUF("vorticity_forces", vort_force_buf, 16, 0),
-    SIM_STATE_BUF("vorticity", omega_buf, 16, 0),
-    SIM_STATE_BUF("lambdas", lambda_buf, 16, 0),
-    SIM_STATE_BUF("corrected_positions", q_buf, 16, 0),
-    SIM_STATE_BUF("densities", density_buf, 4, 0),
-    SIM_STATE_BUF("ids", id_buf, 4, 0),
-    SIM_STATE_BUF("phases", phase_buf, 4, 0),
-    SIM_STATE_BUF("inverse_masses", inv_mass_buf, 4, 0),
-    SIM_STATE_BUF("substep_bounds", particles.bounds_buf, 0, 3 * sizeof(cl_uint)),
-    SIM_STATE_BUF("largest_acceleration", accel_max_buf, 0, sizeof(cl_uint)),
+static const sim_fixed_state sim_fixed_states[] = {
+    {"substep_bounds", offsetof(struct pbfcl_sim, particles.bounds_buf), 3 * sizeof(cl_uint)},
+    {"largest_acceleration", offsetof(struct pbfcl_sim, accel_max_buf), sizeof(cl_uint)},
 };
-#define SIM_STATE_BUFFER_COUNT (sizeof sim_state_buffers / sizeof sim_state_buffers[0])
+#define SIM_FIXED_STATE_COUNT (sizeof sim_fixed_states / sizeof sim_fixed_states[0])
+
+/* A section of the saved state: a saved buffer of sim_buffers[] (k < SIM_BUFFER_COUNT) or a
+ * fixed one; false if the simulation's method has no such buffer or does not save it. */
+static bool state_section(const pbfcl_sim *sim, size_t k, const char **name, size_t *offset,
+                          size_t *bytes)
+{
+    if (k >= SIM_BUFFER_COUNT) {
+        const sim_fixed_state *f = &sim_fixed_states[k - SIM_BUFFER_COUNT];
+        *name = f->name;
+        *offset = f->offset;
+        *bytes = f->bytes;
+        return true;
+    }
+    const sim_buffer *d = &sim_buffers[k];
+    *name = d->name;
+    *offset = d->field;
+    *bytes = d->elem * sim->n;
+    return d->saved == SIM_SAVED && buffer_used(sim->scene.solver.method, d);
+}
+
+#define SIM_STATE_SECTION_COUNT (SIM_BUFFER_COUNT + SIM_FIXED_STATE_COUNT)
 
 /* The host-side state that carries across frames (the "host" section). */
 typedef struct sim_host_state {
@@ -1521,16 +1542,6 @@ typedef struct sim_host_state {
     cl_int pad;
     cl_ulong statics; /* particles of inverse mass 0 */
 } sim_host_state;
-
-static cl_mem *state_buffer(pbfcl_sim *sim, const sim_state_buffer *b)
-{
-    return (cl_mem *)((char *)sim + b->offset);
-}
-
-static size_t state_bytes(const pbfcl_sim *sim, const sim_state_buffer *b)
-{
-    return b->per_particle ? b->per_particle * sim->n : b->fixed;
-}
 
 pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx)
 {
@@ -1549,14 +1560,14 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = PBFCL_OK;
-    for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
-        const sim_state_buffer *b = &sim_state_buffers[k];
-        size_t bytes = state_bytes(sim, b);
-        if (!*state_buffer(sim, b))
-            continue; /* a buffer of the other method */
-        st = read_plain(sim, *state_buffer(sim, b), bytes, tmp);
+    for (size_t k = 0; k < SIM_STATE_SECTION_COUNT && st == PBFCL_OK; k++) {
+        const char *name;
+        size_t offset, bytes;
+        if (!state_section(sim, k, &name, &offset, &bytes))
+            continue; /* scratch, or a buffer of the other method */
+        st = read_plain(sim, *sim_buf(sim, offset), bytes, tmp);
         if (st == PBFCL_OK)
-            st = put(ctx, b->name, tmp, bytes);
+            st = put(ctx, name, tmp, bytes);
     }
     free(tmp);
     PBFCL_TRY(st);
@@ -1588,15 +1599,15 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = PBFCL_OK;
-    for (size_t k = 0; k < SIM_STATE_BUFFER_COUNT && st == PBFCL_OK; k++) {
-        const sim_state_buffer *b = &sim_state_buffers[k];
-        size_t bytes = state_bytes(sim, b);
-        if (!*state_buffer(sim, b))
-            continue; /* a buffer of the other method */
-        st = get(ctx, b->name, tmp, bytes);
+    for (size_t k = 0; k < SIM_STATE_SECTION_COUNT && st == PBFCL_OK; k++) {
+        const char *name;
+        size_t offset, bytes;
+        if (!state_section(sim, k, &name, &offset, &bytes))
+            continue; /* scratch, or a buffer of the other method */
+        st = get(ctx, name, tmp, bytes);
         if (st != PBFCL_OK)
             break;
-        cl_int err = clEnqueueWriteBuffer(sim->cl->queue, *state_buffer(sim, b), CL_TRUE, 0, bytes,
+        cl_int err = clEnqueueWriteBuffer(sim->cl->queue, *sim_buf(sim, offset), CL_TRUE, 0, bytes,
                                           tmp, 0, NULL, NULL);
         if (err != CL_SUCCESS) {
             pbfcl_report_cl(err, "clEnqueueWriteBuffer", __FILE__, __LINE__);
@@ -1630,7 +1641,8 @@ pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim)
 
 /* ---- checks without a device ----------------------------------------------------------- */
 
-pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n)
+pbfcl_status pbfcl_sim_check_scene_with(const pbfcl_scene *scene, const pbfcl_solver_method *m,
+                                        size_t n)
 {
     pbfcl_pbf_params p;
     pbfcl_grid_params g;
@@ -1640,7 +1652,7 @@ pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n)
                      (unsigned)PBFCL_SIM_MAX_PARTICLES, n);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+    PBFCL_TRY(pbfcl_sim_constants(scene, m, &p));
     return grid_params_for(scene, &p, &g);
 }
 

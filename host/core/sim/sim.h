@@ -9,6 +9,7 @@
 #include "grid/grid.h"
 #include "bodies/kinematic.h"
 #include "scene/scene.h"
+#include "sim/solver_method.h"
 
 #include <stdint.h>
 
@@ -26,14 +27,13 @@ void pbfcl_sim_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cf
  * (scene.h) keeps the rest lattice within two thirds of it. */
 #define PBFCL_SIM_MAX_NEIGHBORS 64u
 
-/* Creates a simulation of n particles at positions (x, y, z triples) with zero velocity on
- * cl's device; checks device memory first. */
-pbfcl_status pbfcl_sim_create(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
-                              const float *positions, size_t n);
-
-/* The same with room for capacity particles, n (<= capacity) of them active at first. */
-pbfcl_status pbfcl_sim_create_capacity(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
-                                       size_t capacity, const float *positions, size_t n);
+/* Creates a simulation of scene, moved by method (the one of scene->solver.method, which the
+ * layer above chooses: pbfcl_sim_create in host/lib/solver_methods.h), with room for capacity
+ * particles, n (<= capacity) of them active at first, at positions (x, y, z triples) with zero
+ * velocity on cl's device; checks device memory first. */
+pbfcl_status pbfcl_sim_create_with(pbfcl_sim **out, pbfcl_cl *cl, const pbfcl_scene *scene,
+                                   const pbfcl_solver_method *method, size_t capacity,
+                                   const float *positions, size_t n);
 
 /* Releases everything; accepts NULL. */
 void pbfcl_sim_destroy(pbfcl_sim *sim);
@@ -222,9 +222,10 @@ pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof);
 /* The solver constants derived from the scene. */
 const pbfcl_pbf_params *pbfcl_sim_params(const pbfcl_sim *sim);
 
-/* Fills p with the solver constants of scene (SI units); fails naming a setting the solver
- * cannot run with. */
-pbfcl_status pbfcl_pbf_params_from_scene(const pbfcl_scene *scene, pbfcl_pbf_params *p);
+/* Fills p with the solver constants of scene (SI units), with method m's changes (its derive);
+ * fails naming a setting the solver cannot run with. */
+pbfcl_status pbfcl_sim_constants(const pbfcl_scene *scene, const pbfcl_solver_method *m,
+                                 pbfcl_pbf_params *p);
 
 /* The Poly6 density of the rest lattice (spacing 2r) at a particle inside it, in units of
  * rho0 (1.0098 for h = 4r). */
@@ -277,9 +278,11 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
 /* Checks, without a device, that the solver can run scene with n particles (its constants,
  * its grid, the particle count), so that a scene it cannot run is refused before a device is
  * opened; says what to change. */
-pbfcl_status pbfcl_sim_check_scene(const pbfcl_scene *scene, size_t n);
+pbfcl_status pbfcl_sim_check_scene_with(const pbfcl_scene *scene, const pbfcl_solver_method *m,
+                                        size_t n);
 
 /* Bytes of device memory a simulation of n particles of scene needs (solver and grid). */
-unsigned long long pbfcl_sim_bytes_needed(const pbfcl_scene *scene, size_t n);
+unsigned long long pbfcl_sim_bytes_needed_with(const pbfcl_scene *scene,
+                                               const pbfcl_solver_method *m, size_t n);
 
 #endif

@@ -6,6 +6,7 @@
 #include "runtime/programs.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,10 @@
 typedef struct sph_state {
     cl_program program;
     cl_kernel density, force, verlet_x, verlet_v;
-    cl_mem params_buf; /* pbfcl_sph_params, __constant */
+    cl_mem params_buf;   /* pbfcl_sph_params, __constant */
+    cl_mem accel_buf;    /* float4: a of the last force stage */
+    cl_mem vel_half_buf; /* float4: v + a dt / 2 */
+    cl_mem pressure_buf; /* float: p / rho^2 */
     pbfcl_sph_params params;
     int warned_steps; /* the frame needed more steps than sph_max_steps (said once) */
 } sph_state;
@@ -164,7 +168,7 @@ static pbfcl_status sph_create(pbfcl_sim *sim)
                               &st->params_buf));
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(v.cl->queue, st->params_buf, CL_TRUE, 0, sizeof st->params,
                                         &st->params, 0, NULL, NULL));
-    return PBFCL_OK;
+    return pbfcl_sim_method_buffers_make(sim, st);
 }
 
 static void sph_destroy(pbfcl_sim *sim)
@@ -179,6 +183,7 @@ static void sph_destroy(pbfcl_sim *sim)
         if (st->program)
             clReleaseProgram(st->program);
         pbfcl_cl_release_buffer(&st->params_buf);
+        pbfcl_sim_method_buffers_release(sim, st);
         free(st);
         *v.method_state = NULL;
     }
@@ -223,7 +228,7 @@ pbfcl_status pbfcl_sph_density(pbfcl_sim *sim, pbfcl_profile *prof)
     SPH_ARG(k, 4, v.grid->neighbor_count_buf);
     SPH_ARG(k, 5, v.grid->neighbor_buf);
     SPH_ARG(k, 6, v.density_buf);
-    SPH_ARG(k, 7, v.pressure_buf);
+    SPH_ARG(k, 7, st->pressure_buf);
     SPH_ARG(k, 8, v.wall_scale);
     return pbfcl_cl_launch(v.cl, k, v.n, v.wg, prof, PBFCL_STAGE_DENSITY);
 }
@@ -240,10 +245,10 @@ pbfcl_status pbfcl_sph_force(pbfcl_sim *sim, pbfcl_profile *prof)
     SPH_ARG(k, 3, v.pos_buf);
     SPH_ARG(k, 4, v.vel_buf);
     SPH_ARG(k, 5, v.density_buf);
-    SPH_ARG(k, 6, v.pressure_buf);
+    SPH_ARG(k, 6, st->pressure_buf);
     SPH_ARG(k, 7, v.grid->neighbor_count_buf);
     SPH_ARG(k, 8, v.grid->neighbor_buf);
-    SPH_ARG(k, 9, v.accel_buf);
+    SPH_ARG(k, 9, st->accel_buf);
     SPH_ARG(k, 10, v.wall_scale);
     SPH_ARG(k, 11, v.gravity);
     SPH_ARG(k, 12, v.push_origin);
@@ -262,8 +267,8 @@ pbfcl_status pbfcl_sph_verlet_x(pbfcl_sim *sim, pbfcl_profile *prof)
     SPH_ARG(k, 1, n);
     SPH_ARG(k, 2, v.pos_buf);
     SPH_ARG(k, 3, v.vel_buf);
-    SPH_ARG(k, 4, v.vel_half_buf);
-    SPH_ARG(k, 5, v.accel_buf);
+    SPH_ARG(k, 4, st->vel_half_buf);
+    SPH_ARG(k, 5, st->accel_buf);
     return pbfcl_cl_launch(v.cl, k, v.n, v.wg, prof, PBFCL_STAGE_INTEGRATE);
 }
 
@@ -277,8 +282,8 @@ pbfcl_status pbfcl_sph_verlet_v(pbfcl_sim *sim, pbfcl_profile *prof)
     SPH_ARG(k, 1, n);
     SPH_ARG(k, 2, v.pos_buf);
     SPH_ARG(k, 3, v.vel_buf);
-    SPH_ARG(k, 4, v.vel_half_buf);
-    SPH_ARG(k, 5, v.accel_buf);
+    SPH_ARG(k, 4, st->vel_half_buf);
+    SPH_ARG(k, 5, st->accel_buf);
     SPH_ARG(k, 6, v.accel_max_buf);
     return pbfcl_cl_launch(v.cl, k, v.n, v.wg, prof, PBFCL_STAGE_INTEGRATE);
 }
@@ -286,20 +291,20 @@ pbfcl_status pbfcl_sph_verlet_v(pbfcl_sim *sim, pbfcl_profile *prof)
 pbfcl_status pbfcl_sph_read(pbfcl_sim *sim, float *pressure_term, float *accel3)
 {
     pbfcl_sim_view v;
-    pbfcl_sim_view_get(sim, &v);
+    sph_state *st = state_of(sim, &v);
     cl_command_queue q = v.cl->queue;
     if (v.n == 0)
         return PBFCL_OK;
     if (pressure_term)
-        PBFCL_CL_CHECK(clEnqueueReadBuffer(q, v.pressure_buf, CL_TRUE, 0, v.n * sizeof(float),
+        PBFCL_CL_CHECK(clEnqueueReadBuffer(q, st->pressure_buf, CL_TRUE, 0, v.n * sizeof(float),
                                            pressure_term, 0, NULL, NULL));
     if (!accel3)
         return PBFCL_OK;
     float *tmp = malloc(v.n * 4 * sizeof *tmp);
     if (!tmp)
         return PBFCL_ERR_OUT_OF_MEMORY;
-    cl_int err =
-        clEnqueueReadBuffer(q, v.accel_buf, CL_TRUE, 0, v.n * 4 * sizeof *tmp, tmp, 0, NULL, NULL);
+    cl_int err = clEnqueueReadBuffer(q, st->accel_buf, CL_TRUE, 0, v.n * 4 * sizeof *tmp, tmp, 0,
+                                     NULL, NULL);
     for (size_t i = 0; err == CL_SUCCESS && i < v.n; i++)
         memcpy(accel3 + 3 * i, tmp + 4 * i, 3 * sizeof *tmp);
     free(tmp);
@@ -390,6 +395,13 @@ static const pbfcl_stage sph_stages[] = {
     PBFCL_STAGE_CELLS, PBFCL_STAGE_NEIGHBOURS, PBFCL_STAGE_DENSITY,
     PBFCL_STAGE_FORCE, PBFCL_STAGE_INTEGRATE,  PBFCL_STAGE_OTHER};
 
+/* sph's own per-particle buffers, written in a substep before they are read. */
+static const pbfcl_method_buffer sph_buffers[] = {
+    {"accelerations", 16, offsetof(sph_state, accel_buf)},
+    {"half_step_velocities", 16, offsetof(sph_state, vel_half_buf)},
+    {"pressure_terms", 4, offsetof(sph_state, pressure_buf)},
+};
+
 static const pbfcl_solver_method sph_method = {
     .name = "sph",
     .build_config = sph_build_config,
@@ -401,6 +413,8 @@ static const pbfcl_solver_method sph_method = {
     .derive = sph_derive,
     .stages = sph_stages,
     .stage_count = (int)(sizeof sph_stages / sizeof sph_stages[0]),
+    .buffers = sph_buffers,
+    .buffer_count = (int)(sizeof sph_buffers / sizeof sph_buffers[0]),
 };
 
 const pbfcl_solver_method *pbfcl_solver_sph(void)

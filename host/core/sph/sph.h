@@ -7,6 +7,9 @@
 #include "sim/sim.h"
 #include "sim/solver_method.h"
 
+/* Weakly compressible SPH (Becker & Teschner 2007) with velocity Verlet, cl/sph.cl. */
+const pbfcl_solver_method *pbfcl_solver_sph(void);
+
 /* The Tait exponent (Becker & Teschner's gamma). */
 #define PBFCL_SPH_GAMMA 7.0
 

@@ -1,6 +1,6 @@
 /* The row file (row_file.h): whole appends with one write(2) each, cut back with ftruncate
  * when one cannot be written whole. */
-#include "io/row_file.h"
+#include "row_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,8 +2,8 @@
  * layout is VTK's "raw appended" format: the XML header gives each array's offset into the block
  * after <AppendedData>, where each array is an 8-byte byte count followed by its little-endian
  * values. */
-#include "io/export_vtk.h"
-#include "io/atomic_file.h"
+#include "export_vtk.h"
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <stdint.h>

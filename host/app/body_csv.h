@@ -5,7 +5,7 @@
 #define PBFCL_BODY_CSV_H
 
 #include "runtime/pbfcl_error.h"
-#include "io/row_file.h"
+#include "row_file.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* The body motion CSV of `pbfcl run --export` (body_csv.h): the velocities of each body from
  * its particles, and the file, a row file (row_file.h) with one append per frame, so it only
  * ever holds whole frames. */
-#include "io/body_csv.h"
-#include "io/export_ply.h"
+#include "body_csv.h"
+#include "export_ply.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * size from device queries, sizes split_density's local stage from the device's local memory,
  * and wraps the stages split_count, split_scan (host/core/grid/scan), split_write, split_density
  * and the benchmark's reference list_density. */
-#include "grid/split_compress.h"
+#include "split_compress.h"
 
 #include "runtime/programs.h"
 

@@ -1,7 +1,7 @@
 /* The `pbfcl run --stats` CSV: one header line, one row per step with the columns of
  * PBFCL_STATS_CSV_HEADER, written as a row file (row_file.h), so the file only ever holds
  * whole rows. */
-#include "io/stats_csv.h"
+#include "stats_csv.h"
 
 #include <errno.h>
 #include <libgen.h>

@@ -1,6 +1,6 @@
 /* The solver parameters' table, made from PBFCL_SOLVER_PARAM_LIST (include/pbfcl.h): defaults,
  * descriptions and the one validator. */
-#include "sim/params.h"
+#include "scene/params.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* Whole-or-nothing output files (see atomic_file.h) and little-endian array writes. */
-#include "io/atomic_file.h"
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

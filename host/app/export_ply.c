@@ -1,8 +1,8 @@
 /* PLY frames: the standard header with pbfcl's comments, little-endian records written in
  * chunks, a temporary file renamed into place (atomic_file.c), frame names, and the export
  * directory check done before a run. */
-#include "io/export_ply.h"
-#include "io/atomic_file.h"
+#include "export_ply.h"
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <stdint.h>

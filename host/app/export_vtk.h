@@ -5,7 +5,7 @@
 #ifndef PBFCL_EXPORT_VTK_H
 #define PBFCL_EXPORT_VTK_H
 
-#include "io/export_ply.h"
+#include "export_ply.h"
 
 /* Writes the frame as VTK XML UnstructuredGrid with raw appended little-endian data
  * (header_type UInt64). */
