@@ -22,7 +22,8 @@ cd "$work"
 # and two keys of one frame may count once (two I's), so the driver waits for the console line
 # of each key's action before the next, however long a frame takes on this machine (no fixed
 # pauses). stdbuf makes the demo's console reach out.txt line by line. A key whose action
-# never comes is caught by the time limit around the whole run, a hang guard only.
+# never comes is caught by the time limit around the whole run ($PBFCL_KEYS_TIME_LIMIT seconds,
+# a hang guard only).
 cat >drive.sh <<'EOF'
 stdbuf -oL "$1" demo --particles 2000 --size 640x480 --frames 100000 --render spheres \
   >out.txt 2>&1 &
@@ -62,7 +63,7 @@ xdotool key Escape
 wait "$pid"
 echo "exit=$?" >>out.txt
 EOF
-timeout 1500 xvfb-run -a -s "-screen 0 800x600x24" bash drive.sh "$pbfcl" || true
+timeout "${PBFCL_KEYS_TIME_LIMIT:-1800}" xvfb-run -a -s "-screen 0 800x600x24" bash drive.sh "$pbfcl" || true
 cat out.txt
 
 fail=0

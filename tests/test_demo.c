@@ -634,7 +634,7 @@ START_TEST(test_record_folder)
     ck_assert_int_eq(run_capture(cmd, out, sizeof out), 0);
     ck_assert_int_eq(pbfcl_demo_record_prepare(sub, false), PBFCL_ERR_IO);
     ck_assert_int_eq(pbfcl_demo_record_prepare(sub, true), PBFCL_OK);
-    snprintf(cmd, sizeof cmd, "cd %s/new && ls | tr '\\n' ' '", dir);
+    snprintf(cmd, sizeof cmd, "cd %s/new && LC_ALL=C ls | tr '\\n' ' '", dir);
     run_capture(cmd, out, sizeof out);
     ck_assert_str_eq(out, "frame_.png frame_x.png notes.txt ");
     ck_assert_int_eq(pbfcl_demo_record_prepare(sub, false), PBFCL_OK);
@@ -675,7 +675,7 @@ START_TEST(test_demo_record)
     int rc = run_small_demo(args, out, sizeof out);
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
     ck_assert_msg(strstr(out, "recorded 6 frames") != NULL, "%s", out);
-    snprintf(cmd, sizeof cmd, "ls %s | tr '\\n' ' '", dir);
+    snprintf(cmd, sizeof cmd, "LC_ALL=C ls %s | tr '\\n' ' '", dir);
     run_capture(cmd, out, sizeof out);
     ck_assert_str_eq(out, "frame_000000.png frame_000001.png frame_000002.png frame_000003.png "
                           "frame_000004.png frame_000005.png ");
@@ -696,7 +696,7 @@ START_TEST(test_demo_record)
     snprintf(args, sizeof args, "--frames 2 --record %s --force", dir);
     rc = run_small_demo(args, out, sizeof out);
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    snprintf(cmd, sizeof cmd, "ls %s | tr '\\n' ' '", dir);
+    snprintf(cmd, sizeof cmd, "LC_ALL=C ls %s | tr '\\n' ' '", dir);
     run_capture(cmd, out, sizeof out);
     ck_assert_str_eq(out, "frame_000000.png frame_000001.png ");
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -736,15 +736,16 @@ END_TEST
 
 /* A write that fails during a recording stops the recording with a message and exit status
  * 1; the frames written before are whole PNGs, with no temporary file beside them. The
- * failure: once frame 1 is there, folders take the names of the frames after it, so renaming
- * the next finished frame into place fails (as a write fails on a full disk). */
+ * failure: once frame 1 is there (however long the demo takes to start), folders take the
+ * names of the frames after it, so renaming the next finished frame into place fails (as a
+ * write fails on a full disk). */
 START_TEST(test_demo_record_stops)
 {
     char dir[] = "/tmp/pbfcl_rec_XXXXXX", args[640], out[16384];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(args, sizeof args,
-             "--frames 400 --record %s & pid=$!; i=0; while [ ! -e %s/frame_000001.png ] && "
-             "[ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; for k in $(seq 2 60); do "
+             "--frames 400 --record %s & pid=$!; while [ ! -e %s/frame_000001.png ] && "
+             "kill -0 $pid 2>/dev/null; do sleep 0.05; done; for k in $(seq 2 60); do "
              "mkdir %s/$(printf frame_%%06d.png $k) 2>/dev/null; done; wait $pid; "
              "echo \"demo-exit=$?\"; :",
              dir, dir, dir);
