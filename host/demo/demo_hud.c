@@ -1,10 +1,9 @@
-/* The HUD: a translucent panel of status lines in the top-left corner and, on H, a centred
- * panel listing the controls. */
+/* The HUD: a translucent panel of status lines in the top-left corner (their text and width:
+ * demo_hud_layout.c) and, on H, a centred panel listing the controls. */
 #include "demo_hud.h"
 #include "demo_input.h"
 #include "demo_ramp.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static const float panel_rgba[4] = {0.0f, 0.0f, 0.0f, 0.55f};
@@ -25,7 +24,7 @@ static void panel(pbfcl_demo_text *t, float x, float y, float scale, const char 
                   int n, const float *const *colors)
 {
     size_t longest = longest_line(lines, n);
-    float pad = 4.0f * scale, lh = pbfcl_demo_text_line_height(scale);
+    float pad = pbfcl_demo_hud_padding(scale), lh = pbfcl_demo_text_line_height(scale);
     float w = (float)longest * pbfcl_demo_text_advance(scale) + 2.0f * pad;
     pbfcl_demo_text_rect(t, x, y, w, (float)n * lh + 2.0f * pad, panel_rgba);
     for (int i = 0; i < n; i++)
@@ -77,44 +76,17 @@ static void draw_legend(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int height,
 void pbfcl_demo_hud_draw(pbfcl_demo_text *t, const pbfcl_demo_hud *h, int w, int height,
                          float scale)
 {
-    char l0[160], l1[160], l2[160], l3[200], l4[160], l5[160];
-    char rec[32] = "";
-    if (h->recording >= 0)
-        snprintf(rec, sizeof rec, "  [REC %ld]", h->recording);
-    snprintf(l0, sizeof l0, "PBFCL  %s%s%s%s", h->scene, h->paused ? "  [PAUSED]" : "",
-             h->tilted ? "  [TILTED]" : "", rec);
-    char fps[32];
-    snprintf(fps, sizeof fps, h->fps > 0.0 ? "%.1f" : "--", h->fps);
-    snprintf(l1, sizeof l1, "FPS %s   SIM %.2f MS/STEP   RENDER %.2f MS", fps, h->sim_ms,
-             h->render_ms);
-    snprintf(l2, sizeof l2, "PARTICLES %zu   SUBSTEPS %d   %s", h->particles, h->substeps,
-             h->diffuse ? h->diffuse : "");
-    char ls[200]; /* the solver's method beside its live settings */
-    snprintf(ls, sizeof ls, "SOLVER %s  %s", h->method, h->settings ? h->settings : "");
-    snprintf(l3, sizeof l3, "DEVICE %s", h->device);
-    if (h->passes) /* the colour applies to the spheres only */
-        snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s, %s", h->path, h->render, h->smoothing);
-    else
-        snprintf(l4, sizeof l4, "POSITIONS %s   DRAW %s   COLOUR %s", h->path, h->render, h->color);
-    snprintf(l5, sizeof l5, "H: HELP");
-    enum { LINES = 11 };
-    const char *lines[LINES];
-    const float *colors[LINES];
-    int n = 0;
-    const char *all[LINES] = {l0,         l1, h->passes, h->passes2, l2,        ls,
-                              h->gravity, l3, l4,        l5,         h->message};
-    for (int i = 0; i < LINES; i++) {
-        if (!all[i])
-            continue;
-        lines[n] = all[i];
-        colors[n++] = i == 0 || i == LINES - 1 ? accent_rgba : text_rgba;
+    pbfcl_demo_hud_text text;
+    pbfcl_demo_hud_layout(h, &text);
+    const char *lines[PBFCL_DEMO_HUD_LINES];
+    const float *colors[PBFCL_DEMO_HUD_LINES];
+    for (int i = 0; i < text.count; i++) {
+        lines[i] = text.line[i];
+        colors[i] = text.accent[i] ? accent_rgba : text_rgba;
     }
-    float s = 2.0f * scale;                    /* font pixels twice the size of screen points ... */
-    int status_lines = h->message ? n - 1 : n; /* a long message may wrap off the panel */
-    float needed = (float)(longest_line(lines, status_lines) + 4) * pbfcl_demo_text_advance(s);
-    if (needed > (float)w && scale >= 1.0f)
-        s = scale; /* ... unless the window is too narrow for the panel */
-    panel(t, 8.0f * scale, 8.0f * scale, s, lines, n, colors);
+    float s = pbfcl_demo_hud_font_scale(&text, w, scale);
+    float corner = pbfcl_demo_hud_margin(scale);
+    panel(t, corner, corner, s, lines, text.count, colors);
     if (h->legend)
         draw_legend(t, h, height, s);
     if (h->help)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CELL_W 6 /* glyph plus one column of spacing */
-#define CELL_H 9 /* glyph plus two rows of spacing */
+#define CELL_W PBFCL_FONT_CELL_W
+#define CELL_H PBFCL_FONT_CELL_H
 #define SOLID_CELL PBFCL_FONT_GLYPHS
 #define ATLAS_W (CELL_W * (PBFCL_FONT_GLYPHS + 1))
 #define FLOATS_PER_VERTEX 8

@@ -47,7 +47,7 @@ START_TEST(scene_not_a_regular_file)
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
     cli_result r;
     snprintf(args, sizeof args, "run --scene '%s' --steps 1", fifo);
-    cli_run_sh(&r, "timeout 20", args);
+    cli_run_sh(&r, "timeout 300", args); /* a hang guard: the refusal comes at once */
     assert_refused(&r, "is a FIFO");
     ck_assert_contains(r.err, "give a JSON scene file");
     snprintf(args, sizeof args, "run --scene '%s/' --steps 1", cli_dir);
@@ -109,14 +109,16 @@ END_TEST
 
 #endif
 
-/* Defect 8: --particles beyond the solver's limit is refused at once (it took 12.7 s). */
+/* Defect 8: --particles beyond the solver's limit is refused at once (it took 12.7 s): with
+ * the command line, before a device is looked up (no time is measured: a loaded machine may
+ * take seconds to start any program). */
 START_TEST(too_many_particles_refused_fast)
 {
     cli_result r;
     cli_run(&r, "run --particles 1000000000 --device no-such-device");
     assert_refused(&r, "--particles");
     ck_assert_contains(r.err, "67108863");
-    ck_assert_msg(r.seconds < 2.0, "took %.1f s to refuse", r.seconds);
+    ck_assert_msg(strstr(r.err, "no-such-device") == NULL, "the device was looked up first");
 }
 END_TEST
 

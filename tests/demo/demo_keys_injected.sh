@@ -18,27 +18,52 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-# Types each key once the window is up and the one before has been handled (a key's action
-# runs at the next frame; a scene change takes longer on a CPU device, hence the pauses).
+# Types each key once the one before has been handled: a key's action runs at the next frame,
+# and two keys of one frame may count once (two I's), so the driver waits for the console line
+# of each key's action before the next, however long a frame takes on this machine (no fixed
+# pauses). stdbuf makes the demo's console reach out.txt line by line. A key whose action
+# never comes is caught by the time limit around the whole run ($PBFCL_KEYS_TIME_LIMIT seconds,
+# a hang guard only).
 cat >drive.sh <<'EOF'
-"$1" demo --particles 2000 --size 640x480 --frames 100000 --render spheres >out.txt 2>&1 &
+stdbuf -oL "$1" demo --particles 2000 --size 640x480 --frames 100000 --render spheres \
+  >out.txt 2>&1 &
 pid=$!
-win=$(timeout 120 xdotool search --sync --onlyvisible --name '^pbfcl$' | head -1)
-if [ -z "$win" ]; then
-  echo "no demo window appeared" >>out.txt
-  kill "$pid"
+count() { grep -Ec -- "$1" out.txt; }
+# wait_for REGEX N: until out.txt holds N lines matching REGEX; false if the demo ended first
+wait_for() {
+  until [ "$(count "$1")" -ge "$2" ]; do
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.2
+  done
+}
+# the window and its GL context are up once the demo says how positions reach OpenGL
+if ! wait_for '^pbfcl demo: positions reach OpenGL by' 1; then
+  echo "the demo ended before its window was up" >>out.txt
   exit 1
 fi
+win=$(xdotool search --sync --onlyvisible --name '^pbfcl$' | head -1)
 xdotool mousemove --window "$win" 200 200
-sleep 2
-for k in i i shift+i v shift+v o d d 3 plus minus r p Escape; do
+for k in i i shift+i v shift+v o d d 3 plus minus r p; do
+  case $k in
+  i | shift+i) line='^pbfcl demo: iterations ' ;;
+  v | shift+v) line='^pbfcl demo: viscosity ' ;;
+  o) line='^pbfcl demo: vorticity ' ;;
+  d) line='^pbfcl demo: spray, foam and bubbles (on|off)$' ;;
+  3 | plus | minus | r) line='^pbfcl demo: drop, [0-9]+ particles$' ;;
+  p) line='^pbfcl demo: wrote ' ;;
+  esac
+  seen=$(count "$line")
   xdotool key "$k"
-  case $k in 3 | plus | minus | r) sleep 5 ;; *) sleep 1 ;; esac
+  if ! wait_for "$line" $((seen + 1)); then
+    echo "the demo ended before it handled the key $k" >>out.txt
+    exit 1
+  fi
 done
+xdotool key Escape
 wait "$pid"
 echo "exit=$?" >>out.txt
 EOF
-timeout 600 xvfb-run -a -s "-screen 0 800x600x24" bash drive.sh "$pbfcl" || true
+timeout "${PBFCL_KEYS_TIME_LIMIT:-1800}" xvfb-run -a -s "-screen 0 800x600x24" bash drive.sh "$pbfcl" || true
 cat out.txt
 
 fail=0

@@ -4,6 +4,7 @@
  * and whose fluid surface covers the spheres' pixels with far fewer strong edges. */
 #include "test_util.h"
 #ifdef PBFCL_HAVE_PNG
+#include "demo_hud_layout.h"
 #include "demo_params.h"
 #include "demo_ramp.h"
 #include "demo_record.h"
@@ -150,17 +151,27 @@ static bool have_xvfb(void)
 }
 
 /* Renders `frames` frames of a 5000-particle built-in scene under Xvfb into path, drawn as
- * `render` (fluid or spheres). */
-static void render_scene(const char *scene, int frames, const char *render, const char *path)
+ * `render` (fluid or spheres), with `env` (variables, or "") set for the demo; its output
+ * goes to out. */
+static void render_scene_with(const char *env, const char *scene, int frames, const char *render,
+                              const char *path, char *out, size_t out_size)
 {
-    char prefix[128], args[512], cmd[2048], out[16384];
-    snprintf(prefix, sizeof prefix, "xvfb-run -a -s '-screen 0 %dx%dx24'", DEMO_W, DEMO_H);
+    char prefix[640], args[512], cmd[2048];
+    snprintf(prefix, sizeof prefix, "xvfb-run -a -s '-screen 0 %dx%dx24' env %s", DEMO_W, DEMO_H,
+             env);
     snprintf(args, sizeof args,
              "--scene %s --particles 5000 --render %s --frames %d --screenshot %s", scene, render,
              frames, path);
-    int rc = run_demo(prefix, args, cmd, sizeof cmd, out, sizeof out);
+    int rc = run_demo(prefix, args, cmd, sizeof cmd, out, out_size);
     printf("%s", out);
     ck_assert_msg(rc == 0, "`%s` exited %d; output:\n%s", cmd, rc, out);
+}
+
+/* Renders `frames` frames of a 5000-particle built-in scene (see render_scene_with). */
+static void render_scene(const char *scene, int frames, const char *render, const char *path)
+{
+    char out[16384];
+    render_scene_with("", scene, frames, render, path, out, sizeof out);
 }
 
 /* Renders `frames` frames of a 5000-particle dam break (see render_scene). */
@@ -169,13 +180,41 @@ static void render_dam_break(int frames, const char *render, const char *path)
     render_scene("dam-break", frames, render, path);
 }
 
+/* A device name longer than any line of the HUD, after an Intel Xeon's PoCL device
+ * ("pthread-skylake-avx512-Intel(R) Xeon(R) Processor", whose HUD line once reached into the
+ * top-right band). */
+#define LONG_DEVICE_NAME                                                                           \
+    "pthread-sapphirerapids-Intel(R) Xeon(R) Platinum 8480+ Processor with a name far longer "     \
+    "than the HUD is wide"
+
+/* Renders frame `frames` of the 5000-particle dam break as a fluid into path, with every
+ * OpenCL device renamed LONG_DEVICE_NAME (tests/devname/), and checks that the demo saw that
+ * name. */
+static void render_with_long_device_name(int frames, const char *path)
+{
+    const char *layer = getenv("PBFCL_DEVICE_NAME_LAYER");
+    ck_assert_msg(layer && *layer,
+                  "PBFCL_DEVICE_NAME_LAYER (tests/devname's library, built beside the tests) is "
+                  "not set; run this test through ctest");
+    char env[512], out[16384];
+    snprintf(env, sizeof env, "LD_PRELOAD='%s' PBFCL_TEST_DEVICE_NAME='%s'", layer,
+             LONG_DEVICE_NAME);
+    render_scene_with(env, "dam-break", frames, "fluid", path, out, sizeof out);
+    ck_assert_msg(strstr(out, LONG_DEVICE_NAME) != NULL,
+                  "the demo did not run on the renamed device (%s):\n%s", layer, out);
+}
+
+/* The dam break at frames 30 and 60: fluid low in the frame, none in the top fifth, the top
+ * right band empty (the HUD's panel, whatever the device's name, ends left of it: see
+ * test_demo_hud_layout), and motion between the frames. The device is given a very long name
+ * so that the band is checked against the widest panel the HUD can draw. */
 START_TEST(test_demo_screenshot)
 {
     char early[64], late[64];
     snprintf(early, sizeof early, "/tmp/pbfcl_demo_%d_a.png", (int)getpid());
     snprintf(late, sizeof late, "/tmp/pbfcl_demo_%d_b.png", (int)getpid());
-    render_dam_break(30, "fluid", early);
-    render_dam_break(60, "fluid", late);
+    render_with_long_device_name(30, early);
+    render_with_long_device_name(60, late);
     image a = read_png(early), b = read_png(late);
     ck_assert_msg(a.w == DEMO_W && a.h == DEMO_H, "screenshot is %dx%d, window %dx%d", a.w, a.h,
                   DEMO_W, DEMO_H);
@@ -184,7 +223,11 @@ START_TEST(test_demo_screenshot)
 
     double low = fraction(&a, 0, a.w, a.h / 2, a.h, is_fluid);
     double high = fraction(&a, 0, a.w, 0, a.h / 5, is_fluid);
-    double sky = fraction(&a, a.w / 2, a.w, 0, a.h / 8, is_background);
+    /* the band's left edge: the middle, or the right bound of the HUD's panel if wider (the
+     * window has one pixel per screen point under Xvfb) */
+    int band = (int)ceilf(pbfcl_demo_hud_right_bound(1.0f));
+    band = band > a.w / 2 ? band : a.w / 2;
+    double sky = fraction(&a, band, a.w, 0, a.h / 8, is_background);
     printf("fluid pixels: %.1f%% of the lower half, %.2f%% of the top fifth; background %.1f%% "
            "of the top-right band\n",
            100 * low, 100 * high, 100 * sky);
@@ -591,7 +634,7 @@ START_TEST(test_record_folder)
     ck_assert_int_eq(run_capture(cmd, out, sizeof out), 0);
     ck_assert_int_eq(pbfcl_demo_record_prepare(sub, false), PBFCL_ERR_IO);
     ck_assert_int_eq(pbfcl_demo_record_prepare(sub, true), PBFCL_OK);
-    snprintf(cmd, sizeof cmd, "cd %s/new && ls | tr '\\n' ' '", dir);
+    snprintf(cmd, sizeof cmd, "cd %s/new && LC_ALL=C ls | tr '\\n' ' '", dir);
     run_capture(cmd, out, sizeof out);
     ck_assert_str_eq(out, "frame_.png frame_x.png notes.txt ");
     ck_assert_int_eq(pbfcl_demo_record_prepare(sub, false), PBFCL_OK);
@@ -632,7 +675,7 @@ START_TEST(test_demo_record)
     int rc = run_small_demo(args, out, sizeof out);
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
     ck_assert_msg(strstr(out, "recorded 6 frames") != NULL, "%s", out);
-    snprintf(cmd, sizeof cmd, "ls %s | tr '\\n' ' '", dir);
+    snprintf(cmd, sizeof cmd, "LC_ALL=C ls %s | tr '\\n' ' '", dir);
     run_capture(cmd, out, sizeof out);
     ck_assert_str_eq(out, "frame_000000.png frame_000001.png frame_000002.png frame_000003.png "
                           "frame_000004.png frame_000005.png ");
@@ -653,7 +696,7 @@ START_TEST(test_demo_record)
     snprintf(args, sizeof args, "--frames 2 --record %s --force", dir);
     rc = run_small_demo(args, out, sizeof out);
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    snprintf(cmd, sizeof cmd, "ls %s | tr '\\n' ' '", dir);
+    snprintf(cmd, sizeof cmd, "LC_ALL=C ls %s | tr '\\n' ' '", dir);
     run_capture(cmd, out, sizeof out);
     ck_assert_str_eq(out, "frame_000000.png frame_000001.png ");
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -693,15 +736,16 @@ END_TEST
 
 /* A write that fails during a recording stops the recording with a message and exit status
  * 1; the frames written before are whole PNGs, with no temporary file beside them. The
- * failure: once frame 1 is there, folders take the names of the frames after it, so renaming
- * the next finished frame into place fails (as a write fails on a full disk). */
+ * failure: once frame 1 is there (however long the demo takes to start), folders take the
+ * names of the frames after it, so renaming the next finished frame into place fails (as a
+ * write fails on a full disk). */
 START_TEST(test_demo_record_stops)
 {
     char dir[] = "/tmp/pbfcl_rec_XXXXXX", args[640], out[16384];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(args, sizeof args,
-             "--frames 400 --record %s & pid=$!; i=0; while [ ! -e %s/frame_000001.png ] && "
-             "[ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; for k in $(seq 2 60); do "
+             "--frames 400 --record %s & pid=$!; while [ ! -e %s/frame_000001.png ] && "
+             "kill -0 $pid 2>/dev/null; do sleep 0.05; done; for k in $(seq 2 60); do "
              "mkdir %s/$(printf frame_%%06d.png $k) 2>/dev/null; done; wait $pid; "
              "echo \"demo-exit=$?\"; :",
              dir, dir, dir);
@@ -820,6 +864,75 @@ START_TEST(test_demo_ramp)
     pbfcl_demo_ramp_labels(PBFCL_DEMO_COLOR_DENSITY, density, caption, sizeof caption, ticks);
     ck_assert_str_eq(caption, "DENSITY, KG/M3");
     ck_assert(!strcmp(ticks[0], "900") && !strcmp(ticks[1], "1000") && !strcmp(ticks[2], "1100"));
+}
+END_TEST
+
+/* A HUD as the demo fills it, with the given device name and scene name. */
+static pbfcl_demo_hud hud_with_names(const char *device, const char *scene)
+{
+    pbfcl_demo_hud h = {.scene = scene,
+                        .fps = 59.9,
+                        .sim_ms = 123.45,
+                        .render_ms = 12.34,
+                        .particles = 5130,
+                        .substeps = 3,
+                        .method = "PBF",
+                        .device = device,
+                        .path = "HOST COPY",
+                        .color = "SPEED",
+                        .render = "FLUID",
+                        .smoothing = "BILATERAL X2",
+                        .passes = "PASSES SUN 0.1 SCE 0.2 DEP 0.3",
+                        .passes2 = "       THI 0.0 SMO 0.0 SHA 0.0",
+                        .settings = "ITER 4  VISC 0.05  VORT 0.01 M/S",
+                        .gravity = "GRAVITY 0.0 -9.8 0.0 M/S2",
+                        .diffuse = "DIFFUSE 0 1.68 MS",
+                        .recording = -1};
+    return h;
+}
+
+/* The HUD's status panel is as wide whatever the device's name: a short name is shown whole;
+ * one longer than the panel (an Intel Xeon's PoCL device, or longer) keeps its start and its
+ * end with "..." between them, as do a long scene name (the states after it kept) and a long
+ * message; no line is longer than PBFCL_DEMO_HUD_COLUMNS, and at 1280 pixels wide the panel
+ * ends in the window's left half, so the tank and the top-right band stay clear. */
+START_TEST(test_demo_hud_layout)
+{
+    pbfcl_demo_hud_text t;
+    pbfcl_demo_hud h = hud_with_names("pthread-skylake-avx512-AMD EPYC", "dam-break");
+    pbfcl_demo_hud_layout(&h, &t);
+    ck_assert_int_eq(t.count, 10);
+    ck_assert_str_eq(t.line[0], "PBFCL  dam-break");
+    ck_assert_str_eq(t.line[7], "DEVICE pthread-skylake-avx512-AMD EPYC");
+    float short_scale = pbfcl_demo_hud_font_scale(&t, 1280, 1.0f);
+
+    char device[400], scene[300], message[200];
+    snprintf(device, sizeof device, "%s and %0200d", LONG_DEVICE_NAME, 7);
+    snprintf(scene, sizeof scene, "a-scene-named-at-length-%0250d-end", 0);
+    memset(message, 'm', sizeof message - 1);
+    message[sizeof message - 1] = '\0';
+    h = hud_with_names(device, scene);
+    h.paused = true, h.recording = 12, h.message = message;
+    pbfcl_demo_hud_layout(&h, &t);
+    ck_assert_int_eq(t.count, 11);
+    ck_assert_int_eq(t.status_count, 10);
+    for (int i = 0; i < t.count; i++)
+        ck_assert_msg(strlen(t.line[i]) <= PBFCL_DEMO_HUD_COLUMNS, "line %d is %zu long: %s", i,
+                      strlen(t.line[i]), t.line[i]);
+    ck_assert_str_eq(t.line[7], "DEVICE pthread-sapphirer...00000000000000000000007");
+    ck_assert_str_eq(t.line[0], "PBFCL  a-scene-named-at-...end  [PAUSED]  [REC 12]");
+    ck_assert(t.accent[0] && t.accent[10] && !t.accent[7]);
+    ck_assert_float_eq(pbfcl_demo_hud_font_scale(&t, 1280, 1.0f), short_scale);
+    float right = pbfcl_demo_hud_right_bound(1.0f);
+    ck_assert_msg(right <= 640.0f, "the HUD's panel may reach x = %.0f of 1280", right);
+
+    char out[8];
+    pbfcl_demo_hud_elide(out, sizeof out, "ABCDEFGHIJ", 7);
+    ck_assert_str_eq(out, "AB...IJ");
+    pbfcl_demo_hud_elide(out, sizeof out, "ABCDEFG", 7);
+    ck_assert_str_eq(out, "ABCDEFG");
+    pbfcl_demo_hud_elide(out, 4, "ABCDEFGHIJ", 7); /* the buffer bounds it too */
+    ck_assert_str_eq(out, "ABC");
 }
 END_TEST
 
@@ -1037,6 +1150,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_demo_tune);
     tcase_add_test(tc, test_demo_gravity_turn);
     tcase_add_test(tc, test_demo_ramp);
+    tcase_add_test(tc, test_demo_hud_layout);
 #endif
     suite_add_tcase(s, tc);
     return test_run_suite(s, false);
