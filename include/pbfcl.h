@@ -208,10 +208,16 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
       "diffuse: a bubble's buoyancy k_b, a multiple of -g")                                        \
     X(float, diffuse_drag, "--diffuse-drag", 20, 0, 1e6, 0, "1/s",                                 \
       "diffuse: a bubble's drag k_d towards the fluid velocity (rise speed k_b |g| / k_d)")        \
-    X(int, diffuse_spray_neighbors, "--diffuse-spray-neighbors", 6, 0, 1000, 0, "",                \
+    X(int, diffuse_spray_neighbours, "--diffuse-spray-neighbours", 6, 0, 1000, 0, "",              \
       "diffuse: a diffuse particle with fewer fluid neighbours is spray")                          \
-    X(int, diffuse_bubble_neighbors, "--diffuse-bubble-neighbors", 20, 0, 1000, 0, "",             \
+    X(int, diffuse_bubble_neighbours, "--diffuse-bubble-neighbours", 20, 0, 1000, 0, "",           \
       "diffuse: one with more (and not spray) is a bubble; between the two, foam")
+
+/* Former spellings of solver parameters, still accepted as scene-file keys and command-line
+ * flags so that older scene files and scripts keep working: X(key, flag, current key). */
+#define PBFCL_SOLVER_PARAM_FORMER_LIST(X)                                                          \
+    X("diffuse_spray_neighbors", "--diffuse-spray-neighbors", "diffuse_spray_neighbours")          \
+    X("diffuse_bubble_neighbors", "--diffuse-bubble-neighbors", "diffuse_bubble_neighbours")
 
 /* How the solver advances (SI units): one field per entry of PBFCL_SOLVER_PARAM_LIST. */
 typedef struct pbfcl_solver_params {
@@ -581,13 +587,13 @@ typedef struct pbfcl_stats {
     double density_error_avg; /* % of rest density, compression only, fluid particles */
     double density_error_max; /* % */
     double max_speed;         /* m/s */
-    double neighbors_avg;
-    unsigned neighbors_max;
-    unsigned outside;           /* particles beyond the walls the solver confines them to */
-    unsigned nan;               /* particles with a non-finite position or velocity */
-    double momentum[3];         /* kg m/s */
-    unsigned neighbor_overflow; /* particles whose neighbour list was cut short (last step) */
-    int substeps;               /* substeps of the last step */
+    double neighbours_avg;    /* neighbours within h per particle */
+    unsigned neighbours_max;
+    unsigned outside;            /* particles beyond the walls the solver confines them to */
+    unsigned nan;                /* particles with a non-finite position or velocity */
+    double momentum[3];          /* kg m/s */
+    unsigned neighbour_overflow; /* particles whose neighbour list was cut short (last step) */
+    int substeps;                /* substeps of the last step */
     int unstable; /* nonzero if nan > 0 or max_speed exceeds the solver's max_speed (the blow-up
                      guard; a max_speed of 0 means a limit derived from the box and gravity) */
 } pbfcl_stats;
@@ -599,7 +605,7 @@ PBFCL_API pbfcl_status pbfcl_solver_stats(pbfcl_solver *s, pbfcl_stats *out);
 PBFCL_API pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *out);
 
 /* The neighbour list capacity per particle. */
-PBFCL_API pbfcl_status pbfcl_solver_max_neighbors(const pbfcl_solver *s, unsigned *out);
+PBFCL_API pbfcl_status pbfcl_solver_max_neighbours(const pbfcl_solver *s, unsigned *out);
 
 /* The render hook: enqueues a copy of the active particles as float4 (x, y, z, |v|) into dst,
  * a buffer of the solver's context holding at least count * 16 bytes (e.g. shared with

@@ -140,7 +140,7 @@ static pbfcl_status bench_steps(pbfcl_solver *solver, const bench_args *a, bench
         PBFCL_TRY(pbfcl_solver_stats(solver, &stats));
         t->density_avg[s] = stats.density_error_avg;
         t->density_max[s] = stats.density_error_max;
-        t->overflow += stats.neighbor_overflow;
+        t->overflow += stats.neighbour_overflow;
         /* the flow's host time is reported apart, like the stats it is not in the wall clock */
         PBFCL_TRY(bench_flow(t, a->warmup + s + 1, &t->flow_ms[s], &drained, &added));
         t->emitted += added;

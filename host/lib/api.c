@@ -924,10 +924,10 @@ pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *out)
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_solver_max_neighbors(const pbfcl_solver *s, unsigned *out)
+pbfcl_status pbfcl_solver_max_neighbours(const pbfcl_solver *s, unsigned *out)
 {
-    CHECK_SOLVER("pbfcl_solver_max_neighbors", s);
-    CHECK_ARG("pbfcl_solver_max_neighbors", out, "out is NULL");
+    CHECK_SOLVER("pbfcl_solver_max_neighbours", s);
+    CHECK_ARG("pbfcl_solver_max_neighbours", out, "out is NULL");
     *out = pbfcl_sim_max_neighbors(s->sim);
     return PBFCL_OK;
 }

@@ -455,9 +455,9 @@ START_TEST(test_params_mid_run)
     ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, &vp), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_stats(s, &st3), PBFCL_OK);
-    ck_assert_msg(st3.neighbors_avg < 0.85 * st4.neighbors_avg,
-                  "h = 3r gives %.1f neighbours on average, h = 4r gave %.1f", st3.neighbors_avg,
-                  st4.neighbors_avg);
+    ck_assert_msg(st3.neighbours_avg < 0.85 * st4.neighbours_avg,
+                  "h = 3r gives %.1f neighbours on average, h = 4r gave %.1f", st3.neighbours_avg,
+                  st4.neighbours_avg);
     pbfcl_solver_params got;
     ck_assert_int_eq(pbfcl_solver_get_params(s, NULL, &got), PBFCL_OK);
     ck_assert(got.h_ratio == 3.0f);
@@ -635,7 +635,7 @@ START_TEST(test_misuse)
     ck_assert_int_eq(pbfcl_solver_set_params(NULL, &sp, &vp), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_get_params(NULL, &sp, &vp), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_copy_positions(NULL, NULL), PBFCL_ERR_INVALID_HANDLE);
-    ck_assert_int_eq(pbfcl_solver_max_neighbors(NULL, &mn), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_max_neighbours(NULL, &mn), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_set_push(NULL, o, o, o, 0, 0), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_finish(NULL), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_compute_densities(NULL), PBFCL_ERR_INVALID_HANDLE);
