@@ -550,30 +550,37 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_load_state(pbfcl_state_read_fn read, vo
 
 /* ---- stepping, timers, statistics, rendering ---------------------------------------------- */
 
-/* Device time of the last timed step per stage of the outline, ms (NvFlexTimers' model). */
+/* The summary of a timed step (NvFlexTimers' model): device time in ms from OpenCL profiling
+ * events. The time of each stage is read by name from the solver (pbfcl_solver_timer), so
+ * that a new stage adds a name, not a field. */
 typedef struct pbfcl_timers {
-    double predict, hash, sort, reorder, cells, neighbours, solve, vorticity_viscosity;
-    double density, force, integrate; /* sph's stages */
-    double diffuse; /* spray, foam and bubbles, when on (pbfcl_solver_set_diffuse) */
-    double other;
-    double total; /* the sum */
+    double total; /* ms, the sum of the stages */
     int substeps; /* substeps the step took */
     int kernels;  /* kernel launches timed */
 } pbfcl_timers;
 
 /* Advances one frame of dt seconds (dt <= 0: the parameters' dt) in at least the solver's
  * substeps, more where the flow is fast (a CFL condition). If timers is not NULL, the step
- * is timed with OpenCL profiling events and waits for the device. */
+ * is timed with OpenCL profiling events, waits for the device, and keeps the time of each
+ * stage it ran for pbfcl_solver_timer. */
 PBFCL_API pbfcl_status pbfcl_solver_step(pbfcl_solver *s, float dt, pbfcl_timers *timers);
 
 /* Waits until the device has finished the solver's work. */
 PBFCL_API pbfcl_status pbfcl_solver_finish(pbfcl_solver *s);
 
-/* The name of timer stage i (0 .. pbfcl_timer_count() - 1), in pbfcl_timers' field order. */
-PBFCL_API int pbfcl_timer_count(void);
-PBFCL_API const char *pbfcl_timer_name(int i);
-/* The value of stage i in t. */
-PBFCL_API double pbfcl_timer_value(const pbfcl_timers *t, int i);
+/* The number of stages the last timed step ran (0 before one, or for a bad handle): the
+ * stages of the solver's method ("predict", "hash", "sort", ..., "solve" for PBF; "density",
+ * "force", "integrate" for SPH), "diffuse" while spray, foam and bubbles are on, "other". */
+PBFCL_API int pbfcl_solver_timer_count(const pbfcl_solver *s);
+
+/* Stage i (0 .. pbfcl_solver_timer_count - 1, in the order of the outline) of the last timed
+ * step: its name (a static string) and device time in ms; name or ms may be NULL. */
+PBFCL_API pbfcl_status pbfcl_solver_timer(const pbfcl_solver *s, int i, const char **name,
+                                          double *ms);
+
+/* The device time in ms of the stage called name in the last timed step: 0 for a stage that
+ * step did not run; PBFCL_ERR_BAD_ARGUMENT (naming the stages) for a name of no stage. */
+PBFCL_API pbfcl_status pbfcl_solver_timer_ms(const pbfcl_solver *s, const char *name, double *ms);
 
 /* Per-device-kernel totals since the solver was created, over the timed steps only. */
 PBFCL_API int pbfcl_solver_kernel_times(const pbfcl_solver *s, int index, const char **name,
