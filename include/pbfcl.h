@@ -21,7 +21,7 @@ extern "C" {
 /* ---- version and symbols ------------------------------------------------------------------ */
 
 #define PBFCL_VERSION_MAJOR 0
-#define PBFCL_VERSION_MINOR 2
+#define PBFCL_VERSION_MINOR 3
 #define PBFCL_VERSION_PATCH 0
 /* The version this header describes, as one number: major * 10000 + minor * 100 + patch. */
 #define PBFCL_VERSION                                                                              \
