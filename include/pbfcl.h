@@ -21,7 +21,7 @@ extern "C" {
 /* ---- version and symbols ------------------------------------------------------------------ */
 
 #define PBFCL_VERSION_MAJOR 0
-#define PBFCL_VERSION_MINOR 2
+#define PBFCL_VERSION_MINOR 3
 #define PBFCL_VERSION_PATCH 0
 /* The version this header describes, as one number: major * 10000 + minor * 100 + patch. */
 #define PBFCL_VERSION                                                                              \
@@ -208,10 +208,16 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
       "diffuse: a bubble's buoyancy k_b, a multiple of -g")                                        \
     X(float, diffuse_drag, "--diffuse-drag", 20, 0, 1e6, 0, "1/s",                                 \
       "diffuse: a bubble's drag k_d towards the fluid velocity (rise speed k_b |g| / k_d)")        \
-    X(int, diffuse_spray_neighbors, "--diffuse-spray-neighbors", 6, 0, 1000, 0, "",                \
+    X(int, diffuse_spray_neighbours, "--diffuse-spray-neighbours", 6, 0, 1000, 0, "",              \
       "diffuse: a diffuse particle with fewer fluid neighbours is spray")                          \
-    X(int, diffuse_bubble_neighbors, "--diffuse-bubble-neighbors", 20, 0, 1000, 0, "",             \
+    X(int, diffuse_bubble_neighbours, "--diffuse-bubble-neighbours", 20, 0, 1000, 0, "",           \
       "diffuse: one with more (and not spray) is a bubble; between the two, foam")
+
+/* Former spellings of solver parameters, still accepted as scene-file keys and command-line
+ * flags so that older scene files and scripts keep working: X(key, flag, current key). */
+#define PBFCL_SOLVER_PARAM_FORMER_LIST(X)                                                          \
+    X("diffuse_spray_neighbors", "--diffuse-spray-neighbors", "diffuse_spray_neighbours")          \
+    X("diffuse_bubble_neighbors", "--diffuse-bubble-neighbors", "diffuse_bubble_neighbours")
 
 /* How the solver advances (SI units): one field per entry of PBFCL_SOLVER_PARAM_LIST. */
 typedef struct pbfcl_solver_params {
@@ -544,30 +550,37 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_load_state(pbfcl_state_read_fn read, vo
 
 /* ---- stepping, timers, statistics, rendering ---------------------------------------------- */
 
-/* Device time of the last timed step per stage of the outline, ms (NvFlexTimers' model). */
+/* The summary of a timed step (NvFlexTimers' model): device time in ms from OpenCL profiling
+ * events. The time of each stage is read by name from the solver (pbfcl_solver_timer), so
+ * that a new stage adds a name, not a field. */
 typedef struct pbfcl_timers {
-    double predict, hash, sort, reorder, cells, neighbours, solve, vorticity_viscosity;
-    double density, force, integrate; /* sph's stages */
-    double diffuse; /* spray, foam and bubbles, when on (pbfcl_solver_set_diffuse) */
-    double other;
-    double total; /* the sum */
+    double total; /* ms, the sum of the stages */
     int substeps; /* substeps the step took */
     int kernels;  /* kernel launches timed */
 } pbfcl_timers;
 
 /* Advances one frame of dt seconds (dt <= 0: the parameters' dt) in at least the solver's
  * substeps, more where the flow is fast (a CFL condition). If timers is not NULL, the step
- * is timed with OpenCL profiling events and waits for the device. */
+ * is timed with OpenCL profiling events, waits for the device, and keeps the time of each
+ * stage it ran for pbfcl_solver_timer. */
 PBFCL_API pbfcl_status pbfcl_solver_step(pbfcl_solver *s, float dt, pbfcl_timers *timers);
 
 /* Waits until the device has finished the solver's work. */
 PBFCL_API pbfcl_status pbfcl_solver_finish(pbfcl_solver *s);
 
-/* The name of timer stage i (0 .. pbfcl_timer_count() - 1), in pbfcl_timers' field order. */
-PBFCL_API int pbfcl_timer_count(void);
-PBFCL_API const char *pbfcl_timer_name(int i);
-/* The value of stage i in t. */
-PBFCL_API double pbfcl_timer_value(const pbfcl_timers *t, int i);
+/* The number of stages the last timed step ran (0 before one, or for a bad handle): the
+ * stages of the solver's method ("predict", "hash", "sort", ..., "solve" for PBF; "density",
+ * "force", "integrate" for SPH), "diffuse" while spray, foam and bubbles are on, "other". */
+PBFCL_API int pbfcl_solver_timer_count(const pbfcl_solver *s);
+
+/* Stage i (0 .. pbfcl_solver_timer_count - 1, in the order of the outline) of the last timed
+ * step: its name (a static string) and device time in ms; name or ms may be NULL. */
+PBFCL_API pbfcl_status pbfcl_solver_timer(const pbfcl_solver *s, int i, const char **name,
+                                          double *ms);
+
+/* The device time in ms of the stage called name in the last timed step: 0 for a stage that
+ * step did not run; PBFCL_ERR_BAD_ARGUMENT (naming the stages) for a name of no stage. */
+PBFCL_API pbfcl_status pbfcl_solver_timer_ms(const pbfcl_solver *s, const char *name, double *ms);
 
 /* Per-device-kernel totals since the solver was created, over the timed steps only. */
 PBFCL_API int pbfcl_solver_kernel_times(const pbfcl_solver *s, int index, const char **name,
@@ -581,13 +594,13 @@ typedef struct pbfcl_stats {
     double density_error_avg; /* % of rest density, compression only, fluid particles */
     double density_error_max; /* % */
     double max_speed;         /* m/s */
-    double neighbors_avg;
-    unsigned neighbors_max;
-    unsigned outside;           /* particles beyond the walls the solver confines them to */
-    unsigned nan;               /* particles with a non-finite position or velocity */
-    double momentum[3];         /* kg m/s */
-    unsigned neighbor_overflow; /* particles whose neighbour list was cut short (last step) */
-    int substeps;               /* substeps of the last step */
+    double neighbours_avg;    /* neighbours within h per particle */
+    unsigned neighbours_max;
+    unsigned outside;            /* particles beyond the walls the solver confines them to */
+    unsigned nan;                /* particles with a non-finite position or velocity */
+    double momentum[3];          /* kg m/s */
+    unsigned neighbour_overflow; /* particles whose neighbour list was cut short (last step) */
+    int substeps;                /* substeps of the last step */
     int unstable; /* nonzero if nan > 0 or max_speed exceeds the solver's max_speed (the blow-up
                      guard; a max_speed of 0 means a limit derived from the box and gravity) */
 } pbfcl_stats;
@@ -599,7 +612,7 @@ PBFCL_API pbfcl_status pbfcl_solver_stats(pbfcl_solver *s, pbfcl_stats *out);
 PBFCL_API pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *out);
 
 /* The neighbour list capacity per particle. */
-PBFCL_API pbfcl_status pbfcl_solver_max_neighbors(const pbfcl_solver *s, unsigned *out);
+PBFCL_API pbfcl_status pbfcl_solver_max_neighbours(const pbfcl_solver *s, unsigned *out);
 
 /* The render hook: enqueues a copy of the active particles as float4 (x, y, z, |v|) into dst,
  * a buffer of the solver's context holding at least count * 16 bytes (e.g. shared with

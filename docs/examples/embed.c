@@ -70,10 +70,15 @@ int main(int argc, char **argv)
     printf("%zu particles, 60 frames: particle %zu moved from (%.3f, %.3f, %.3f) to (%.3f, "
            "%.3f, %.3f)\n",
            n, top, a[0], a[1], a[2], b[0], b[1], b[2]);
-    printf("last frame: %d substeps, %.3f ms of device time (sort %.3f, solve %.3f); density "
-           "error %.2f %%, max speed %.2f m/s, %u outside, %u NaN\n",
-           timers.substeps, timers.total, timers.sort, timers.solve, st.density_error_avg,
-           st.max_speed, st.outside, st.nan);
+    printf("last frame: %d substeps, %.3f ms of device time:", timers.substeps, timers.total);
+    for (int i = 0; i < pbfcl_solver_timer_count(solver); i++) { /* the stages it ran */
+        const char *stage;
+        double ms;
+        check(pbfcl_solver_timer(solver, i, &stage, &ms), "pbfcl_solver_timer");
+        printf(" %s %.3f", stage, ms);
+    }
+    printf("\ndensity error %.2f %%, max speed %.2f m/s, %u outside, %u NaN\n",
+           st.density_error_avg, st.max_speed, st.outside, st.nan);
     int ok = st.nan == 0 && st.outside == 0 && !st.unstable && b[1] < a[1] - 0.05f;
     free(x);
     pbfcl_free(start);

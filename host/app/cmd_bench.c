@@ -75,10 +75,19 @@ static int parse_bench_args(int argc, char **argv, bench_args *a)
     return 0;
 }
 
-/* The measured times: ms[step * (PBFCL_STAGE_COUNT + 1) + stage], the last column the step;
- * substeps[step] is how many substeps (simulation steps of the outline) the frame took. */
-typedef struct bench_times {
+/* One column of the measured times: a stage the solver reported (pbfcl_solver_timer) and its
+ * ms in each measured step, 0 in a step that did not run it. */
+typedef struct bench_stage {
+    const char *name;
     double *ms;
+} bench_stage;
+
+/* The measured times: a column per stage that ran, in the order first seen, and the step's
+ * total; substeps[step] is how many substeps (simulation steps of the outline) it took. */
+typedef struct bench_times {
+    bench_stage *stages;
+    int stage_count;
+    double *step_ms;
     int *substeps;
     long long steps;
     pbfcl_solver *solver; /* its per-kernel totals cover the measured steps */
@@ -96,8 +105,40 @@ typedef struct bench_times {
     size_t active_end;       /* after the last step */
 } bench_times;
 
-#define BENCH_STAGES (pbfcl_timer_count())
-#define BENCH_COLS (BENCH_STAGES + 1)
+/* The column of the stage called name, a new one (zeros) for a stage not seen before; NULL
+ * when out of memory. */
+static bench_stage *bench_column(bench_times *t, const char *name)
+{
+    for (int k = 0; k < t->stage_count; k++)
+        if (!strcmp(t->stages[k].name, name))
+            return &t->stages[k];
+    bench_stage *grown = realloc(t->stages, (size_t)(t->stage_count + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    t->stages = grown;
+    bench_stage *col = &t->stages[t->stage_count];
+    if (!(col->ms = calloc((size_t)t->steps, sizeof *col->ms)))
+        return NULL;
+    col->name = name;
+    t->stage_count++;
+    return col;
+}
+
+/* The time of each stage measured step `step` ran into the stage's column. */
+static pbfcl_status bench_record_stages(bench_times *t, long long step)
+{
+    int count = pbfcl_solver_timer_count(t->solver);
+    for (int i = 0; i < count; i++) {
+        const char *name;
+        double ms;
+        PBFCL_TRY(pbfcl_solver_timer(t->solver, i, &name, &ms));
+        bench_stage *col = bench_column(t, name);
+        if (!col)
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        col->ms[step] = ms;
+    }
+    return PBFCL_OK;
+}
 
 /* After step number `done` (1-based, warm-up included): the drains and emitters at the time
  * reached, as `pbfcl run` runs them; their host time into *ms (the solver finished). */
@@ -127,20 +168,18 @@ static pbfcl_status bench_steps(pbfcl_solver *solver, const bench_args *a, bench
     PBFCL_TRY(pbfcl_solver_finish(solver)); /* warm-up done before timing */
     double start = pbfcl_wall_seconds();
     for (long long s = 0; s < a->steps; s++) {
-        double *row = t->ms + s * BENCH_COLS;
         pbfcl_timers timers;
         PBFCL_TRY(pbfcl_solver_step(solver, 0.0f, &timers)); /* waits for the device */
         t->substeps[s] = timers.substeps;
-        for (int k = 0; k < BENCH_STAGES; k++)
-            row[k] = pbfcl_timer_value(&timers, k);
-        row[BENCH_STAGES] = timers.total;
+        t->step_ms[s] = timers.total;
+        PBFCL_TRY(bench_record_stages(t, s));
         /* the accuracy of what was timed; its kernel and read are not part of the wall clock */
         double stats_start = pbfcl_wall_seconds();
         pbfcl_stats stats;
         PBFCL_TRY(pbfcl_solver_stats(solver, &stats));
         t->density_avg[s] = stats.density_error_avg;
         t->density_max[s] = stats.density_error_max;
-        t->overflow += stats.neighbor_overflow;
+        t->overflow += stats.neighbour_overflow;
         /* the flow's host time is reported apart, like the stats it is not in the wall clock */
         PBFCL_TRY(bench_flow(t, a->warmup + s + 1, &t->flow_ms[s], &drained, &added));
         t->emitted += added;
@@ -154,15 +193,14 @@ static pbfcl_status bench_steps(pbfcl_solver *solver, const bench_args *a, bench
 }
 
 /* Median and minimum of one column. */
-static void column_stats(const bench_times *t, int col, double *median, double *min)
+static void column_stats(const bench_times *t, const double *col, double *median, double *min)
 {
     double *v = malloc((size_t)t->steps * sizeof *v);
     if (!v) {
         *median = *min = 0.0;
         return;
     }
-    for (long long s = 0; s < t->steps; s++)
-        v[s] = t->ms[s * BENCH_COLS + col];
+    memcpy(v, col, (size_t)t->steps * sizeof *v);
     *median = pbfcl_median(v, (int)t->steps);
     *min = v[0]; /* sorted by pbfcl_median */
     free(v);
@@ -241,19 +279,19 @@ static void bench_report(const bench_args *a, const bench_scene *scene, size_t n
         n = (size_t)(t->active_sum / (double)t->steps + 0.5);
     }
     printf("stage\tmedian_ms\tmin_ms\n");
-    for (int k = 0; k <= BENCH_STAGES; k++) {
-        double med, min;
-        column_stats(t, k, &med, &min);
-        printf("%s\t%.4f\t%.4f\n", k < BENCH_STAGES ? pbfcl_timer_name(k) : "step", med, min);
-    }
     double med, min;
-    column_stats(t, BENCH_STAGES, &med, &min);
+    for (int k = 0; k < t->stage_count; k++) {
+        column_stats(t, t->stages[k].ms, &med, &min);
+        printf("%s\t%.4f\t%.4f\n", t->stages[k].name, med, min);
+    }
+    column_stats(t, t->step_ms, &med, &min);
+    printf("step\t%.4f\t%.4f\n", med, min);
     double *sub_ms = malloc((size_t)t->steps * sizeof *sub_ms);
     long long substeps = 0;
     for (long long s = 0; s < t->steps; s++) {
         substeps += t->substeps[s];
         if (sub_ms)
-            sub_ms[s] = t->ms[s * BENCH_COLS + BENCH_STAGES] / t->substeps[s];
+            sub_ms[s] = t->step_ms[s] / t->substeps[s];
     }
     double med_sub = sub_ms ? pbfcl_median(sub_ms, (int)t->steps) : 0.0;
     free(sub_ms);
@@ -331,7 +369,7 @@ int cmd_bench(int argc, char **argv)
     t.dt = scene.vp.dt;
     if (st == PBFCL_OK)
         st = pbfcl_context_device_name(ctx, device, sizeof device);
-    if (st == PBFCL_OK && (!(t.ms = calloc((size_t)a.steps * BENCH_COLS, sizeof *t.ms)) ||
+    if (st == PBFCL_OK && (!(t.step_ms = calloc((size_t)a.steps, sizeof *t.step_ms)) ||
                            !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps)) ||
                            !(t.density_avg = calloc((size_t)a.steps, sizeof *t.density_avg)) ||
                            !(t.density_max = calloc((size_t)a.steps, sizeof *t.density_max)) ||
@@ -343,7 +381,10 @@ int cmd_bench(int argc, char **argv)
         bench_report(&a, &scene, n, device, &t);
     else
         pbfcl_errorf("bench failed: %s", pbfcl_status_message(st));
-    free(t.ms);
+    for (int k = 0; k < t.stage_count; k++)
+        free(t.stages[k].ms);
+    free(t.stages);
+    free(t.step_ms);
     free(t.substeps);
     free(t.density_avg);
     free(t.density_max);

@@ -26,7 +26,7 @@ pbfcl_status run_guard_init(run_guard *g, const pbfcl_solver *solver)
     memset(g, 0, sizeof *g);
     PBFCL_TRY(pbfcl_solver_get_params(solver, NULL, &g->solver));
     PBFCL_TRY(pbfcl_solver_speed_limit(solver, &g->speed_limit));
-    return pbfcl_solver_max_neighbors(solver, &g->max_neighbors);
+    return pbfcl_solver_max_neighbours(solver, &g->max_neighbors);
 }
 
 bool run_guard_check(run_guard *g, size_t n, const pbfcl_stats *st, long long step)
@@ -46,7 +46,7 @@ bool run_guard_check(run_guard *g, size_t n, const pbfcl_stats *st, long long st
         advise(g, ", or raise --max-speed if such speeds are expected");
         return true;
     }
-    double overflow = 100.0 * st->neighbor_overflow / (double)(n ? n : 1);
+    double overflow = 100.0 * st->neighbour_overflow / (double)(n ? n : 1);
     bool dense = held(&g->dense_steps, st->density_error_avg > RUN_GUARD_DENSITY_PERCENT);
     bool full = held(&g->overflow_steps, overflow > RUN_GUARD_OVERFLOW_PERCENT);
     if (dense || full) {
@@ -60,10 +60,10 @@ bool run_guard_check(run_guard *g, size_t n, const pbfcl_stats *st, long long st
         advise(g, ", or a weaker --gravity or --vorticity");
         return true;
     }
-    if (st->neighbor_overflow > 0 && g->cut_steps++ == 0)
+    if (st->neighbour_overflow > 0 && g->cut_steps++ == 0)
         pbfcl_warnf("step %lld: %u times a particle had more than %u neighbours and its list was "
                     "cut short (the fluid is compressed beyond what the solver resolves); try a "
                     "smaller --dt, more --substeps or more --iterations",
-                    step, st->neighbor_overflow, g->max_neighbors);
+                    step, st->neighbour_overflow, g->max_neighbors);
     return false;
 }

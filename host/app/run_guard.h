@@ -21,7 +21,7 @@
 typedef struct run_guard {
     pbfcl_solver_params solver; /* the settings the advice names */
     float speed_limit;          /* pbfcl_solver_speed_limit, m/s */
-    unsigned max_neighbors;     /* pbfcl_solver_max_neighbors */
+    unsigned max_neighbors;     /* pbfcl_solver_max_neighbours */
     long long dense_steps;      /* consecutive steps above the density bound */
     long long overflow_steps;   /* consecutive steps above the overflow bound */
     long long cut_steps;        /* steps in which any neighbour list was cut short */

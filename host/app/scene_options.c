@@ -169,17 +169,37 @@ static const opt_spec *find_spec(const char *arg, const char **inline_value)
     return NULL;
 }
 
-/* The solver parameter whose flag arg is (either "--flag" or "--flag=value"); -1 if none. */
+/* True if arg is flag, either "--flag" or "--flag=value" (*inline_value: the value or NULL). */
+static bool flag_matches(const char *arg, const char *flag, const char **inline_value)
+{
+    size_t len = strlen(flag);
+    if (strncmp(arg, flag, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+        return false;
+    *inline_value = arg[len] == '=' ? arg + len + 1 : NULL;
+    return true;
+}
+
+/* The solver parameter called key; -1 if none. */
+static int param_by_key(const char *key)
+{
+    for (int k = 0; k < pbfcl_solver_param_count(); k++)
+        if (!strcmp(pbfcl_solver_param(k)->name, key))
+            return k;
+    return -1;
+}
+
+/* The solver parameter whose flag, or former flag (PBFCL_SOLVER_PARAM_FORMER_LIST), arg is;
+ * -1 if none. */
 static int find_param(const char *arg, const char **inline_value)
 {
-    for (int k = 0; k < pbfcl_solver_param_count(); k++) {
-        const char *flag = pbfcl_solver_param(k)->flag;
-        size_t len = strlen(flag);
-        if (strncmp(arg, flag, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
-            continue;
-        *inline_value = arg[len] == '=' ? arg + len + 1 : NULL;
-        return k;
-    }
+    for (int k = 0; k < pbfcl_solver_param_count(); k++)
+        if (flag_matches(arg, pbfcl_solver_param(k)->flag, inline_value))
+            return k;
+#define FORMER_FLAG_(key, flag, current)                                                           \
+    if (flag_matches(arg, flag, inline_value))                                                     \
+        return param_by_key(current);
+    PBFCL_SOLVER_PARAM_FORMER_LIST(FORMER_FLAG_)
+#undef FORMER_FLAG_
     return -1;
 }
 

@@ -61,7 +61,7 @@ pbfcl_status pbfcl_stats_csv_row(pbfcl_stats_csv *c, long long step, double time
     char line[512];
     int len = snprintf(line, sizeof line, "%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u,%u,%u\n", step,
                        time, s->kinetic_energy, s->density_error_avg, s->density_error_max,
-                       s->max_speed, s->neighbors_avg, s->neighbors_max, s->outside, s->nan);
+                       s->max_speed, s->neighbours_avg, s->neighbours_max, s->outside, s->nan);
     if (len < 0 || (size_t)len >= sizeof line)
         return PBFCL_ERR_IO;
     return pbfcl_row_file_append(&c->file, line, (size_t)len);

@@ -426,8 +426,9 @@ static pbfcl_status step(demo *d)
     double wall = (now_s() - t0) * 1e3;
     double sample = timers.total > 0.0 ? timers.total : wall;
     d->sim_ms = d->sim_ms > 0.0 ? 0.9 * d->sim_ms + 0.1 * sample : sample;
-    d->diffuse_ms =
-        d->diffuse_ms > 0.0 ? 0.9 * d->diffuse_ms + 0.1 * timers.diffuse : timers.diffuse;
+    double diffuse = 0.0; /* 0 while off: the stage did not run */
+    PBFCL_TRY(pbfcl_solver_timer_ms(d->solver, "diffuse", &diffuse));
+    d->diffuse_ms = d->diffuse_ms > 0.0 ? 0.9 * d->diffuse_ms + 0.1 * diffuse : diffuse;
     d->dirty = true;
     return PBFCL_OK;
 }

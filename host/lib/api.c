@@ -29,6 +29,7 @@ struct pbfcl_solver {
     unsigned *ids;             /* scratch: the id of each slot, capacity entries */
     float *scratch;            /* scratch: capacity xyz triples */
     pbfcl_profile *prof;       /* allocated at the first timed step */
+    pbfcl_api_timers timers;   /* of the last timed step (api_timers.c) */
     pbfcl_api_diffuse diffuse; /* spray, foam and bubbles; off until set (api_diffuse.c) */
 };
 
@@ -796,34 +797,6 @@ pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t 
 
 /* ---- stepping ----------------------------------------------------------------------------- */
 
-int pbfcl_timer_count(void)
-{
-    return PBFCL_STAGE_COUNT;
-}
-
-const char *pbfcl_timer_name(int i)
-{
-    return i >= 0 && i < PBFCL_STAGE_COUNT ? pbfcl_stage_name((pbfcl_stage)i) : NULL;
-}
-
-/* The field of pbfcl_timers that holds stage i (the fields follow the stage order). */
-static double *timer_field(pbfcl_timers *t, int i)
-{
-    double *fields[PBFCL_STAGE_COUNT] = {
-        &t->predict, &t->hash,       &t->sort,      &t->reorder,
-        &t->cells,   &t->neighbours, &t->solve,     &t->vorticity_viscosity,
-        &t->density, &t->force,      &t->integrate, &t->diffuse,
-        &t->other};
-    _Static_assert(PBFCL_STAGE_COUNT == 13, "pbfcl_timers has one field per stage");
-    return i >= 0 && i < PBFCL_STAGE_COUNT ? fields[i] : NULL;
-}
-
-double pbfcl_timer_value(const pbfcl_timers *t, int i)
-{
-    double *f = t ? timer_field((pbfcl_timers *)t, i) : NULL;
-    return f ? *f : 0.0;
-}
-
 /* The step of dt with the profile collected into timers. */
 static pbfcl_status timed_step(pbfcl_solver *s, pbfcl_timers *timers)
 {
@@ -840,16 +813,11 @@ static pbfcl_status timed_step(pbfcl_solver *s, pbfcl_timers *timers)
     if (st == PBFCL_OK)
         st = pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, s->prof);
     timers->kernels = s->prof->count - before + s->prof->flushed;
-    double ms[PBFCL_STAGE_COUNT] = {0};
-    cl_int err = pbfcl_profile_collect(s->prof, ms);
+    cl_int err = pbfcl_api_timers_collect(&s->timers, s->prof, timers);
     PBFCL_TRY(st);
     if (err != CL_SUCCESS) {
         pbfcl_report_cl(err, "pbfcl_profile_collect", __FILE__, __LINE__);
         return PBFCL_ERR_OPENCL;
-    }
-    for (int i = 0; i < PBFCL_STAGE_COUNT; i++) {
-        *timer_field(timers, i) = ms[i];
-        timers->total += ms[i];
     }
     timers->substeps = pbfcl_sim_substeps(s->sim);
     return PBFCL_OK;
@@ -883,6 +851,15 @@ pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver
     *sim = s->sim;
     *scene = &s->scene;
     return (pbfcl_api_diffuse *)&s->diffuse;
+}
+
+const pbfcl_api_timers *pbfcl_api_solver_timers(const char *func, const pbfcl_solver *s)
+{
+    if (!s || !pbfcl_api_live_find(s, HANDLE_SOLVER, false)) {
+        pbfcl_api_bad_handle(func, "solver", s);
+        return NULL;
+    }
+    return &s->timers;
 }
 
 pbfcl_status pbfcl_solver_finish(pbfcl_solver *s)
@@ -925,10 +902,10 @@ pbfcl_status pbfcl_solver_speed_limit(const pbfcl_solver *s, float *out)
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_solver_max_neighbors(const pbfcl_solver *s, unsigned *out)
+pbfcl_status pbfcl_solver_max_neighbours(const pbfcl_solver *s, unsigned *out)
 {
-    CHECK_SOLVER("pbfcl_solver_max_neighbors", s);
-    CHECK_ARG("pbfcl_solver_max_neighbors", out, "out is NULL");
+    CHECK_SOLVER("pbfcl_solver_max_neighbours", s);
+    CHECK_ARG("pbfcl_solver_max_neighbours", out, "out is NULL");
     *out = pbfcl_sim_max_neighbors(s->sim);
     return PBFCL_OK;
 }

@@ -5,6 +5,7 @@
 
 #include "bodies/kinematic.h"
 #include "pbfcl.h"
+#include "runtime/profile.h"
 #include "scene/scene.h"
 
 #include <stdbool.h>
@@ -58,6 +59,22 @@ pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver
 
 /* Releases the diffuse particles; off afterwards. */
 void pbfcl_api_diffuse_free(pbfcl_api_diffuse *a);
+
+/* The stages the last timed step of a solver ran, in PBFCL_STAGES' order, and their device
+ * time (api_timers.c). */
+typedef struct pbfcl_api_timers {
+    int count;
+    int stage[PBFCL_STAGE_COUNT]; /* a pbfcl_stage */
+    double ms[PBFCL_STAGE_COUNT];
+} pbfcl_api_timers;
+
+/* Collects prof's events into t (the stages that recorded one) and out->total; the error of
+ * reading them, with t left empty. */
+cl_int pbfcl_api_timers_collect(pbfcl_api_timers *t, struct pbfcl_profile *prof, pbfcl_timers *out);
+
+/* The timers of a live solver handle (checked; NULL, logged as func's bad handle, for one that
+ * is not). */
+const pbfcl_api_timers *pbfcl_api_solver_timers(const char *func, const pbfcl_solver *s);
 
 /* In a public function func: unless cond, logs "func: <message>" and returns
  * PBFCL_ERR_BAD_ARGUMENT (func and the message format are string literals). */

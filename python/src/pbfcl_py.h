@@ -105,6 +105,6 @@ PyObject *pbfcl_py_parameters(PyObject *module, PyObject *unused);
 /* ---- timers (timers.c) -------------------------------------------------------------------- */
 
 /* The timers of a step as a dict: each stage's ms by its name, total, substeps, kernels. */
-PyObject *pbfcl_py_timers_dict(const pbfcl_timers *t);
+PyObject *pbfcl_py_timers_dict(const pbfcl_solver *s, const pbfcl_timers *t);
 
 #endif

@@ -218,7 +218,7 @@ static PyObject *solver_step(pbfcl_py_solver *self, PyObject *args, PyObject *kw
         return NULL;
     if (!timed)
         Py_RETURN_NONE;
-    PyObject *d = pbfcl_py_timers_dict(&t);
+    PyObject *d = pbfcl_py_timers_dict(h, &t);
     if (!d)
         return NULL;
     Py_INCREF(d);
@@ -236,9 +236,9 @@ static PyObject *solver_stats(pbfcl_py_solver *self, PyObject *unused)
     return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:I,s:I,s:I,s:(ddd),s:I,s:i,s:O}", "kinetic_energy",
                          s.kinetic_energy, "density_error_avg", s.density_error_avg,
                          "density_error_max", s.density_error_max, "max_speed", s.max_speed,
-                         "neighbors_avg", s.neighbors_avg, "neighbors_max", s.neighbors_max,
+                         "neighbours_avg", s.neighbours_avg, "neighbours_max", s.neighbours_max,
                          "outside", s.outside, "nan", s.nan, "momentum", s.momentum[0],
-                         s.momentum[1], s.momentum[2], "neighbor_overflow", s.neighbor_overflow,
+                         s.momentum[1], s.momentum[2], "neighbour_overflow", s.neighbour_overflow,
                          "substeps", s.substeps, "unstable", s.unstable ? Py_True : Py_False);
 }
 
@@ -333,8 +333,8 @@ static PyMethodDef solver_methods[] = {
      "device) and returns the timers: each stage's ms by name, total, substeps, kernels."},
     {"stats", (PyCFunction)solver_stats, METH_NOARGS,
      "stats() -> dict\n\nThe statistics of the current state: kinetic_energy (J), "
-     "density_error_avg and _max (%), max_speed (m/s), neighbors_avg, neighbors_max, outside, "
-     "nan, momentum (kg m/s), neighbor_overflow, substeps (of the last step), unstable."},
+     "density_error_avg and _max (%), max_speed (m/s), neighbours_avg, neighbours_max, outside, "
+     "nan, momentum (kg m/s), neighbour_overflow, substeps (of the last step), unstable."},
     {"finish", (PyCFunction)solver_finish, METH_NOARGS,
      "finish()\n\nWaits until the device has finished the solver's work."},
     {"destroy", (PyCFunction)solver_destroy, METH_NOARGS,

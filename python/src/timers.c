@@ -1,14 +1,17 @@
-/* A timed step's pbfcl_timers as a dict. The stages are read by name through the library's
- * stage table (stage_values, the one function that knows how), so a change of how the API
- * names its stages touches only that function. */
+/* A timed step's timers as a dict: each stage that ran, by the name the library gives it
+ * (pbfcl_solver_timer), then the step's total, substeps and kernels. */
 #include "pbfcl_py.h"
 
-/* Each stage's ms into d by its name. */
-static int stage_values(const pbfcl_timers *t, PyObject *d)
+/* Each stage that ran in the last timed step: its ms into d by its name. */
+static int stage_values(const pbfcl_solver *s, PyObject *d)
 {
-    for (int i = 0; i < pbfcl_timer_count(); i++) {
-        PyObject *ms = PyFloat_FromDouble(pbfcl_timer_value(t, i));
-        int rc = ms ? PyDict_SetItemString(d, pbfcl_timer_name(i), ms) : -1;
+    for (int i = 0; i < pbfcl_solver_timer_count(s); i++) {
+        const char *name;
+        double value;
+        if (PBFCL_PY_CALL(pbfcl_solver_timer(s, i, &name, &value)) < 0)
+            return -1;
+        PyObject *ms = PyFloat_FromDouble(value);
+        int rc = ms ? PyDict_SetItemString(d, name, ms) : -1;
         Py_XDECREF(ms);
         if (rc < 0)
             return -1;
@@ -16,10 +19,10 @@ static int stage_values(const pbfcl_timers *t, PyObject *d)
     return 0;
 }
 
-PyObject *pbfcl_py_timers_dict(const pbfcl_timers *t)
+PyObject *pbfcl_py_timers_dict(const pbfcl_solver *s, const pbfcl_timers *t)
 {
     PyObject *d = PyDict_New();
-    if (!d || stage_values(t, d) < 0) {
+    if (!d || stage_values(s, d) < 0) {
         Py_XDECREF(d);
         return NULL;
     }

@@ -40,6 +40,26 @@ static void expect_message(const char *text)
                   last_message);
 }
 
+/* True if the last timed step of s ran the stage called name (pbfcl_solver_timer's list). */
+static bool timer_ran(const pbfcl_solver *s, const char *name)
+{
+    for (int i = 0; i < pbfcl_solver_timer_count(s); i++) {
+        const char *stage = NULL;
+        ck_assert_int_eq(pbfcl_solver_timer(s, i, &stage, NULL), PBFCL_OK);
+        if (!strcmp(stage, name))
+            return true;
+    }
+    return false;
+}
+
+/* The device time of the stage called name in the last timed step of s, ms. */
+static double timer_ms(const pbfcl_solver *s, const char *name)
+{
+    double ms = -1.0;
+    ck_assert_int_eq(pbfcl_solver_timer_ms(s, name, &ms), PBFCL_OK);
+    return ms;
+}
+
 static pbfcl_context *open_context(void)
 {
     pbfcl_context_desc d;
@@ -455,9 +475,9 @@ START_TEST(test_params_mid_run)
     ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, &vp), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_stats(s, &st3), PBFCL_OK);
-    ck_assert_msg(st3.neighbors_avg < 0.85 * st4.neighbors_avg,
-                  "h = 3r gives %.1f neighbours on average, h = 4r gave %.1f", st3.neighbors_avg,
-                  st4.neighbors_avg);
+    ck_assert_msg(st3.neighbours_avg < 0.85 * st4.neighbours_avg,
+                  "h = 3r gives %.1f neighbours on average, h = 4r gave %.1f", st3.neighbours_avg,
+                  st4.neighbours_avg);
     pbfcl_solver_params got;
     ck_assert_int_eq(pbfcl_solver_get_params(s, NULL, &got), PBFCL_OK);
     ck_assert(got.h_ratio == 3.0f);
@@ -531,18 +551,35 @@ START_TEST(test_wrap_cl_context)
     float *p = block(nn, lo, &n);
     ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, n), PBFCL_OK);
     pbfcl_timers t;
+    ck_assert_int_eq(pbfcl_solver_timer_count(s), 0); /* no timed step yet */
     ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, &t), PBFCL_OK);
     ck_assert_msg(t.total > 0.0 && t.kernels > 0 && t.substeps >= 3,
                   "timers: total %.4f ms, %d kernels, %d substeps", t.total, t.kernels, t.substeps);
-    double sum = 0.0;
-    for (int i = 0; i < pbfcl_timer_count(); i++) {
-        ck_assert_ptr_nonnull(pbfcl_timer_name(i));
-        sum += pbfcl_timer_value(&t, i);
+    double sum = 0.0, ms;
+    const char *name;
+    for (int i = 0; i < pbfcl_solver_timer_count(s); i++) {
+        name = NULL;
+        ck_assert_int_eq(pbfcl_solver_timer(s, i, &name, &ms), PBFCL_OK);
+        ck_assert_msg(name && ms >= 0.0 && timer_ms(s, name) == ms, "stage %d: %s %g ms", i,
+                      name ? name : "(null)", ms);
+        sum += ms;
     }
     ck_assert_msg(fabs(sum - t.total) <= 1e-9 * t.total + 1e-12, "stages sum to %.6f, total %.6f",
                   sum, t.total);
-    ck_assert_msg(t.sort > 0.0 && t.solve > 0.0, "sort %.4f ms, solve %.4f ms", t.sort, t.solve);
-    ck_assert_ptr_null(pbfcl_timer_name(pbfcl_timer_count()));
+    ck_assert_msg(timer_ms(s, "sort") > 0.0 && timer_ms(s, "solve") > 0.0, "sort %.4f, solve %.4f",
+                  timer_ms(s, "sort"), timer_ms(s, "solve"));
+    /* pbf's stages only: none of sph's, no diffuse while it is off, each named once */
+    ck_assert(timer_ran(s, "predict") && timer_ran(s, "neighbours"));
+    ck_assert(!timer_ran(s, "density") && !timer_ran(s, "diffuse"));
+    ck_assert_msg(timer_ms(s, "diffuse") == 0.0, "a stage that did not run took no time");
+    ck_assert_int_eq(pbfcl_solver_timer(s, pbfcl_solver_timer_count(s), &name, &ms),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_solver_timer_count - 1");
+    ck_assert_int_eq(pbfcl_solver_timer(s, -1, &name, &ms), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_solver_timer_ms(s, "sorting", &ms), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("'sorting' is not a stage; the stages are: predict hash sort");
+    ck_assert_int_eq(pbfcl_solver_timer_ms(s, NULL, &ms), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("name is NULL");
     const char *kname = NULL;
     ck_assert_int_gt(pbfcl_solver_kernel_times(s, 0, &kname, NULL, NULL), 0);
     ck_assert_ptr_nonnull(kname);
@@ -635,7 +672,11 @@ START_TEST(test_misuse)
     ck_assert_int_eq(pbfcl_solver_set_params(NULL, &sp, &vp), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_get_params(NULL, &sp, &vp), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_copy_positions(NULL, NULL), PBFCL_ERR_INVALID_HANDLE);
-    ck_assert_int_eq(pbfcl_solver_max_neighbors(NULL, &mn), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_max_neighbours(NULL, &mn), PBFCL_ERR_INVALID_HANDLE);
+    ck_assert_int_eq(pbfcl_solver_timer_count(NULL), 0);
+    ck_assert_int_eq(pbfcl_solver_timer(NULL, 0, NULL, NULL), PBFCL_ERR_INVALID_HANDLE);
+    double ms;
+    ck_assert_int_eq(pbfcl_solver_timer_ms(NULL, "sort", &ms), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_set_push(NULL, o, o, o, 0, 0), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_finish(NULL), PBFCL_ERR_INVALID_HANDLE);
     ck_assert_int_eq(pbfcl_solver_compute_densities(NULL), PBFCL_ERR_INVALID_HANDLE);
@@ -1388,10 +1429,12 @@ START_TEST(test_sph_method)
     pbfcl_timers t;
     for (int f = 0; f < 5; f++)
         ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, &t), PBFCL_OK);
-    ck_assert_msg(t.density > 0 && t.force > 0 && t.integrate > 0 && t.neighbours > 0,
-                  "sph's stages: density %g, force %g, integrate %g ms", t.density, t.force,
-                  t.integrate);
-    ck_assert_msg(t.predict == 0 && t.solve == 0 && t.vorticity_viscosity == 0,
+    ck_assert_msg(timer_ms(s, "density") > 0 && timer_ms(s, "force") > 0 &&
+                      timer_ms(s, "integrate") > 0 && timer_ms(s, "neighbours") > 0,
+                  "sph's stages: density %g, force %g, integrate %g ms", timer_ms(s, "density"),
+                  timer_ms(s, "force"), timer_ms(s, "integrate"));
+    ck_assert_msg(!timer_ran(s, "predict") && !timer_ran(s, "solve") &&
+                      !timer_ran(s, "vorticity_viscosity"),
                   "pbf's stages timed in an sph step");
     ck_assert_int_eq(pbfcl_solver_get_positions(s, q, n), PBFCL_OK);
     for (size_t i = 0; i < n; i++) /* the block in free fall: all of it moved down, together */

@@ -204,6 +204,10 @@ START_TEST(cli_and_json_share_ranges)
         {"--scorr-dq 1", "\"solver\": {\"scorr_dq\": 1}", false},
         {"--rest-density 2e6", "\"rest_density\": 2e6", false},
         {"--radius 2000", "\"particle_radius\": 2000", false},
+        /* the former spellings of pbfcl 0.2 (PBFCL_SOLVER_PARAM_FORMER_LIST) */
+        {"--diffuse-spray-neighbors 5", "\"solver\": {\"diffuse_spray_neighbors\": 5}", true},
+        {"--diffuse-bubble-neighbors=30", "\"solver\": {\"diffuse_bubble_neighbors\": 30}", true},
+        {"--diffuse-bubble-neighbours 30", "\"solver\": {\"diffuse_bubble_neighbours\": 30}", true},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char args[1024];

@@ -52,7 +52,7 @@ void test_each_device(void (*fn)(pbfcl_cl *cl))
         pbfcl_cl cl;
         ck_assert_msg(pbfcl_cl_create(&cl, &dev, NULL) == PBFCL_OK, "cannot open device %s",
                       dev.device_name);
-        const char *trace = getenv("PBFCL_TRACE_BUILDS"); /* tests/oclgrind_run.sh */
+        const char *trace = getenv("PBFCL_TRACE_BUILDS"); /* tests/portability/oclgrind_run.sh */
         cl.trace_builds = trace && *trace && *trace != '0';
         if (cl.trace_builds)
             pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);

@@ -989,6 +989,8 @@ START_TEST(test_demo_diffuse)
     const char *line = strstr(out, "diffuse particles ");
     ck_assert_msg(line && atoi(line + strlen("diffuse particles ")) > 20,
                   "too few diffuse particles:\n%s", out);
+    const char *ms = strstr(line, "), "); /* the diffuse stage's time, as the HUD shows it */
+    ck_assert_msg(ms && atof(ms + 3) > 0.0, "no device time for the diffuse stage:\n%s", out);
     snprintf(args, sizeof args,
              "--size 640x480 --particles 2000 --frames 40 --no-diffuse --screenshot %s", off_path);
     rc = run_demo(x, args, cmd, sizeof cmd, out, sizeof out);

@@ -1,4 +1,4 @@
-/* The CL/GL sharing path, executed: under Xvfb (Mesa llvmpipe) the test ICD of tests/glshare/
+/* The CL/GL sharing path, executed: under Xvfb (Mesa llvmpipe) the test ICD of tests/demo/glshare/
  * offers cl_khr_gl_sharing on top of PoCL. The demo then takes the sharing path and renders
  * the image the host copy renders; each driver failure the layer fakes (PBFCL_GLSHARE_FAIL)
  * falls back to the copy with one warning; and each misuse of the sharing API that the layer

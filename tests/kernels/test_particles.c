@@ -96,9 +96,9 @@ static void ref_stats(const host_state *h, pbfcl_stats *r)
         r->density_error_max = fmax(r->density_error_max, 100.0 * derr);
         fluid_count += fluid;
         r->max_speed = fmax(r->max_speed, sqrt(u2));
-        r->neighbors_avg += h->count[i];
-        if (h->count[i] > r->neighbors_max)
-            r->neighbors_max = h->count[i];
+        r->neighbours_avg += h->count[i];
+        if (h->count[i] > r->neighbours_max)
+            r->neighbours_max = h->count[i];
         for (int a = 0; a < 3; a++)
             r->momentum[a] += m * v[a];
         finite++;
@@ -106,7 +106,7 @@ static void ref_stats(const host_state *h, pbfcl_stats *r)
     if (fluid_count > 0)
         r->density_error_avg *= 100.0 / fluid_count;
     if (finite > 0)
-        r->neighbors_avg /= finite;
+        r->neighbours_avg /= finite;
 }
 
 static void check_stats(const host_state *h, const pbfcl_stats *st)
@@ -128,10 +128,10 @@ static void check_stats(const host_state *h, const pbfcl_stats *st)
                   r.density_error_max);
     ck_assert_msg(test_close(st->max_speed, r.max_speed, 1e-6, 1e-5),
                   "n %zu: max speed %.7g, reference %.7g", n, st->max_speed, r.max_speed);
-    ck_assert_msg(test_close(st->neighbors_avg, r.neighbors_avg, 1e-9, 1e-6) &&
-                      st->neighbors_max == r.neighbors_max,
-                  "n %zu: neighbours %.7g / %u, reference %.7g / %u", n, st->neighbors_avg,
-                  st->neighbors_max, r.neighbors_avg, r.neighbors_max);
+    ck_assert_msg(test_close(st->neighbours_avg, r.neighbours_avg, 1e-9, 1e-6) &&
+                      st->neighbours_max == r.neighbours_max,
+                  "n %zu: neighbours %.7g / %u, reference %.7g / %u", n, st->neighbours_avg,
+                  st->neighbours_max, r.neighbours_avg, r.neighbours_max);
     for (int a = 0; a < 3; a++)
         ck_assert_msg(test_close(st->momentum[a], r.momentum[a], 1e-7, 1e-4),
                       "n %zu: momentum[%d] %.7g, reference %.7g", n, a, st->momentum[a],

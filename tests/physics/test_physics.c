@@ -66,7 +66,7 @@ static void print_stats(const char *what, const pbfcl_sim_stats *st)
             "    %s: density error avg %.3f %% max %.3f %%, max speed %.4f m/s, KE %.3g J, "
             "neighbours %.1f/%u, outside %u, nan %u, P = (%.3g, %.3g, %.3g)\n",
             what, st->density_error_avg, st->density_error_max, st->max_speed, st->kinetic_energy,
-            st->neighbors_avg, st->neighbors_max, st->outside, st->nan, st->momentum[0],
+            st->neighbours_avg, st->neighbours_max, st->outside, st->nan, st->momentum[0],
             st->momentum[1], st->momentum[2]);
 }
 
@@ -446,7 +446,7 @@ static void fine_column_run(pbfcl_cl *cl, float vorticity, int frames, double *e
         pbfcl_sim_stats st = stats_of(sim);
         err[f - 1] = st.density_error_avg;
         most = st.substeps > most ? st.substeps : most;
-        if (f % 10 == 0 || st.nan || st.outside || st.neighbor_overflow ||
+        if (f % 10 == 0 || st.nan || st.outside || st.neighbour_overflow ||
             st.density_error_avg > 2.0 || st.max_speed >= s.solver.max_speed) {
             char what[80];
             snprintf(what, sizeof what, "fine column (vorticity %g) %.2f s, %d substeps",
@@ -455,7 +455,7 @@ static void fine_column_run(pbfcl_cl *cl, float vorticity, int frames, double *e
         }
         ck_assert_uint_eq(st.nan, 0);
         ck_assert_uint_eq(st.outside, 0);
-        ck_assert_uint_eq(st.neighbor_overflow, 0);
+        ck_assert_uint_eq(st.neighbour_overflow, 0);
         ck_assert_msg(st.max_speed < s.solver.max_speed, "frame %d: max speed %.3g m/s", f,
                       st.max_speed);
         /* XSPH blends c * scene substeps / substeps per substep: the same per frame */

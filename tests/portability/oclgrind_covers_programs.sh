@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every kernel program that `pbfcl-dev kernel-builds` lists (the program table, host/core/runtime/programs.c)
 # must have run under Oclgrind in some *_oclgrind test: the programs each of them built are in
-# DIR/<test>.builds (tests/oclgrind_run.sh). A program added to the table and built by
+# DIR/<test>.builds (tests/portability/oclgrind_run.sh). A program added to the table and built by
 # `pbfcl run` is covered by pbfcl_run_oclgrind without anything more; one that no Oclgrind test
 # builds fails here, by name.
 set -uo pipefail

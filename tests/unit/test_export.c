@@ -430,8 +430,8 @@ START_TEST(stats_csv_header_and_rows)
         s.density_error_avg = 0.25 * step;
         s.density_error_max = 2.0 * step;
         s.max_speed = 1.5 * step;
-        s.neighbors_avg = 30.125;
-        s.neighbors_max = 40u + (unsigned)step;
+        s.neighbours_avg = 30.125;
+        s.neighbours_max = 40u + (unsigned)step;
         s.outside = (unsigned)step - 1;
         s.nan = 0;
         ck_assert_int_eq(pbfcl_stats_csv_row(&c, step, step / 60.0, &s), PBFCL_OK);

@@ -438,6 +438,20 @@ END_TEST
 #define VALID_FLUID "\"fluid\": [{\"min\": [0,0,0], \"max\": [0.5,0.5,0.5]}]"
 #define VALID_BASE VALID_DOMAIN ", \"particle_radius\": 0.05, " VALID_FLUID
 
+/* A scene file of pbfcl 0.2 with the former spellings of the diffuse neighbour counts
+ * (PBFCL_SOLVER_PARAM_FORMER_LIST) loads them into today's parameters. */
+START_TEST(json_former_keys_accepted)
+{
+    const char *text = "{" VALID_BASE ", \"solver\": {\"diffuse_spray_neighbors\": 4, "
+                       "\"diffuse_bubble_neighbors\": 30}}";
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
+    ck_assert_int_eq(s.solver.diffuse_spray_neighbours, 4);
+    ck_assert_int_eq(s.solver.diffuse_bubble_neighbours, 30);
+}
+END_TEST
+
 /* A malformed file and two parts its error message must contain. */
 typedef struct bad_file {
     const char *text;
@@ -461,6 +475,9 @@ static const bad_file bad_files[] = {
     {"{" VALID_BASE ", \"solver\": {\"substeps\": 2.5}}", "solver.substeps", "integer"},
     {"{" VALID_BASE ", \"solver\": {\"iterations\": -1}}", "solver.iterations", ">= 0"},
     {"{" VALID_BASE ", \"solver\": 3}", "solver", "expected an object"},
+    {"{" VALID_BASE
+     ", \"solver\": {\"diffuse_spray_neighbours\": 4, \"diffuse_spray_neighbors\": 5}}",
+     "solver", "its former name diffuse_spray_neighbors are both given"},
     {"{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": {\"min\": [0,0,0]}}", "fluid",
      "array of shapes"},
     {"{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": []}", "fluid", "1 to"},
@@ -936,6 +953,7 @@ static Suite *scene_suite(void)
 #ifdef PBFCL_HAVE_JSON
     tcase_add_test(j, json_round_trip_every_key);
     tcase_add_test(j, json_minimal_file_uses_defaults);
+    tcase_add_test(j, json_former_keys_accepted);
     tcase_add_loop_test(j, json_malformed_names_key, 0,
                         (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_test(j, json_missing_file);

@@ -133,8 +133,8 @@ void pbfcl_diffuse_params_from_scene(const pbfcl_scene *scene, float dt, const f
     out->ke_min = s->diffuse_ke_min, out->ke_max = s->diffuse_ke_max;
     out->k_ta = s->diffuse_k_ta, out->k_wc = s->diffuse_k_wc;
     out->buoyancy = s->diffuse_buoyancy, out->drag = s->diffuse_drag;
-    out->spray_below = (pbfcl_uint)s->diffuse_spray_neighbors;
-    out->bubble_above = (pbfcl_uint)s->diffuse_bubble_neighbors;
+    out->spray_below = (pbfcl_uint)s->diffuse_spray_neighbours;
+    out->bubble_above = (pbfcl_uint)s->diffuse_bubble_neighbours;
     out->capacity = (pbfcl_uint)capacity;
     out->frame = frame;
 }

@@ -439,7 +439,7 @@ pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, 
     *out = NULL;
     char *src = NULL;
     PBFCL_TRY(load_sources(cl->kernel_dir, files, nfiles, &src));
-    if (cl->trace_builds) { /* what tests/kernel_builds_match.sh compares */
+    if (cl->trace_builds) { /* what tests/portability/kernel_builds_match.sh compares */
         pbfcl_msg m = {0};
         pbfcl_msg_addf(&m, "# build\t");
         for (int i = 0; i < nfiles; i++)

@@ -596,26 +596,60 @@ static pbfcl_status parse_flow(const char *path, const char *name, const cJSON *
     return PBFCL_OK;
 }
 
-/* The solver keys are the parameter list's names (PBFCL_SOLVER_PARAM_LIST, include/pbfcl.h). */
+/* The solver keys are the parameter list's names (PBFCL_SOLVER_PARAM_LIST, include/pbfcl.h)
+ * and their former spellings (PBFCL_SOLVER_PARAM_FORMER_LIST). */
 #define SOLVER_KEY_COUNT ((size_t)pbfcl_solver_param_count())
+
+static const char *const former_keys[][2] = {
+#define FORMER_KEY_(key, flag, current) {key, current},
+    PBFCL_SOLVER_PARAM_FORMER_LIST(FORMER_KEY_)
+#undef FORMER_KEY_
+};
+#define FORMER_KEY_COUNT (sizeof former_keys / sizeof former_keys[0])
+
+/* The value of the parameter called name in item, under its name or a former one (*key: the
+ * one used); NULL if neither is there, an error if both are. */
+static pbfcl_status solver_value(const char *path, const cJSON *item, const char *name,
+                                 const char **key, const cJSON **out)
+{
+    *key = name;
+    *out = cJSON_GetObjectItemCaseSensitive(item, name);
+    for (size_t f = 0; f < FORMER_KEY_COUNT; f++) {
+        if (strcmp(former_keys[f][1], name) != 0)
+            continue;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, former_keys[f][0]);
+        if (v && *out)
+            return key_error(path, "solver", "%s and its former name %s are both given; keep %s",
+                             name, former_keys[f][0], name);
+        if (v) {
+            *key = former_keys[f][0];
+            *out = v;
+        }
+    }
+    return PBFCL_OK;
+}
 
 static pbfcl_status parse_solver(const char *path, const cJSON *item, pbfcl_solver_settings *sv)
 {
     const char *names[64];
-    if (SOLVER_KEY_COUNT >= 64)
+    if (SOLVER_KEY_COUNT + FORMER_KEY_COUNT >= 64)
         return PBFCL_ERR_BAD_ARGUMENT; /* the list outgrew this parser */
     for (size_t k = 0; k < SOLVER_KEY_COUNT; k++)
         names[k] = pbfcl_solver_param((int)k)->name;
-    names[SOLVER_KEY_COUNT] = NULL;
+    for (size_t f = 0; f < FORMER_KEY_COUNT; f++)
+        names[SOLVER_KEY_COUNT + f] = former_keys[f][0];
+    names[SOLVER_KEY_COUNT + FORMER_KEY_COUNT] = NULL;
     PBFCL_TRY(need_object(path, "solver", item));
     PBFCL_TRY(check_keys(path, "solver", item, names));
     for (size_t k = 0; k < SOLVER_KEY_COUNT; k++) {
         const pbfcl_param_info *info = pbfcl_solver_param((int)k);
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, info->name);
+        const char *name;
+        const cJSON *v;
+        PBFCL_TRY(solver_value(path, item, info->name, &name, &v));
         if (!v)
             continue;
         char key[64];
-        snprintf(key, sizeof key, "solver.%s", info->name);
+        snprintf(key, sizeof key, "solver.%s", name);
         void *field = (char *)sv + info->offset;
         if (info->flags & PBFCL_PARAM_NAMED)
             PBFCL_TRY(get_method(path, key, v, (int *)field));

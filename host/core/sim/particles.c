@@ -99,9 +99,9 @@ static void stats_add(pbfcl_stats *o, const float *row, double *finite, double *
     o->density_error_avg += row[PBFCL_STATS_DENSITY_SUM];
     o->density_error_max = fmax(o->density_error_max, row[PBFCL_STATS_DENSITY_MAX]);
     o->max_speed = fmax(o->max_speed, row[PBFCL_STATS_SPEED_MAX]);
-    o->neighbors_avg += row[PBFCL_STATS_NEIGHBOR_SUM];
-    if (row[PBFCL_STATS_NEIGHBOR_MAX] > (float)o->neighbors_max)
-        o->neighbors_max = (unsigned)row[PBFCL_STATS_NEIGHBOR_MAX];
+    o->neighbours_avg += row[PBFCL_STATS_NEIGHBOR_SUM];
+    if (row[PBFCL_STATS_NEIGHBOR_MAX] > (float)o->neighbours_max)
+        o->neighbours_max = (unsigned)row[PBFCL_STATS_NEIGHBOR_MAX];
     o->outside += (unsigned)row[PBFCL_STATS_OUTSIDE];
     o->nan += (unsigned)row[PBFCL_STATS_NAN];
     for (int a = 0; a < 3; a++)
@@ -165,7 +165,7 @@ pbfcl_status pbfcl_particles_stats(pbfcl_particles *p, const pbfcl_particle_stat
     if (fluid > 0)
         out->density_error_avg *= 100.0 / fluid;
     if (finite > 0) {
-        out->neighbors_avg /= finite;
+        out->neighbours_avg /= finite;
     }
     out->density_error_max *= 100.0;
     return PBFCL_OK;

@@ -1222,7 +1222,7 @@ pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
     PBFCL_TRY(pbfcl_particles_stats(&sim->particles, &st, &m, out));
     out->substeps = sim->substeps;
     out->unstable = out->nan > 0 || out->max_speed > pbfcl_scene_max_speed(&sim->scene);
-    return pbfcl_grid_read_overflow(&sim->grid, &out->neighbor_overflow);
+    return pbfcl_grid_read_overflow(&sim->grid, &out->neighbour_overflow);
 }
 
 pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf)
