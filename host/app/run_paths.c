@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 long long run_frame_step(const char *name, pbfcl_export_format *format)
 {
@@ -35,11 +36,13 @@ bool run_is_export_name(const char *name)
            !strcmp(name, PBFCL_BODY_CSV_NAME) || !strcmp(name, PBFCL_LINEAGE_NAME);
 }
 
-/* path resolved into out (PATH_MAX): realpath where it exists, else its parent resolved the
- * same way and its last name appended ("." dropped, ".." going up). */
-static void resolve(const char *path, char *out)
+/* path resolved into out (PATH_MAX): realpath where it exists, else a link's target (a
+ * link to a file not yet there) or its parent resolved the same way with its last name
+ * appended ("." dropped, ".." going up); depth bounds a loop of links. */
+static void resolve_at(const char *path, char *out, int depth)
 {
-    char buf[PATH_MAX];
+    char buf[PATH_MAX], link[PATH_MAX];
+    struct stat st;
     if (realpath(path, out))
         return;
     snprintf(buf, sizeof buf, "%s", path);
@@ -48,12 +51,22 @@ static void resolve(const char *path, char *out)
         buf[--len] = '\0';
     char *slash = strrchr(buf, '/');
     const char *base = slash ? slash + 1 : buf;
+    ssize_t n = depth > 0 && lstat(buf, &st) == 0 && S_ISLNK(st.st_mode)
+                    ? readlink(buf, link, sizeof link - 1)
+                    : -1;
+    if (n > 0) { /* a dangling link: where it points */
+        link[n] = '\0';
+        if (link[0] != '/' && slash)
+            snprintf(buf + (slash - buf) + 1, sizeof buf - (size_t)(slash - buf) - 1, "%s", link);
+        resolve_at(link[0] != '/' && slash ? buf : link, out, depth - 1);
+        return;
+    }
     if (slash == buf)
-        resolve("/", out);
+        resolve_at("/", out, depth);
     else {
         if (slash)
             *slash = '\0';
-        resolve(slash ? buf : ".", out);
+        resolve_at(slash ? buf : ".", out, depth);
     }
     char *last = strrchr(out, '/');
     if (!strcmp(base, "..") && last)
@@ -61,6 +74,11 @@ static void resolve(const char *path, char *out)
     else if (base[0] != '\0' && strcmp(base, ".") != 0)
         snprintf(out + strlen(out), PATH_MAX - strlen(out), "%s%s", strcmp(out, "/") ? "/" : "",
                  base);
+}
+
+static void resolve(const char *path, char *out)
+{
+    resolve_at(path, out, 40);
 }
 
 /* One path of the run, resolved. */
