@@ -81,10 +81,10 @@ static void resolve(const char *path, char *out)
     resolve_at(path, out, 40);
 }
 
-/* One path of the run, resolved. */
+/* One role's path, resolved. */
 typedef struct entry {
-    const char *option, *path;
-    bool input, exists;
+    const path_role *role;
+    bool exists;
     struct stat st;
     char resolved[PATH_MAX];
 } entry;
@@ -97,57 +97,73 @@ static bool same_file(const entry *a, const entry *b)
 }
 
 /* Says why a and b (a an output) may not be the same file. */
-static pbfcl_status refuse_same(const entry *a, const entry *b)
+static pbfcl_status refuse_same(const path_role *a, const path_role *b)
 {
     if (b->input)
         pbfcl_errorf("%s '%s' is the %s (%s '%s'); give the output another file name", a->option,
-                     a->path,
-                     strcmp(b->option, "--scene") ? "checkpoint being resumed" : "scene file",
-                     b->option, b->path);
+                     a->path, b->input, b->option, b->path);
     else
         pbfcl_errorf("%s '%s' and %s '%s' are the same file; give each output its own name",
                      a->option, a->path, b->option, b->path);
     return PBFCL_ERR_BAD_ARGUMENT;
 }
 
-/* Refuses e if it lies in the export folder under a name the export writes. */
-static pbfcl_status check_in_export(const entry *e, const entry *dir)
+/* Refuses e if it lies in the folder dir under a name the folder's files take. */
+static pbfcl_status check_in_folder(const entry *e, const entry *dir, const path_folder *folder)
 {
     const char *slash = strrchr(e->resolved, '/');
     size_t parent = slash == e->resolved ? 1 : (size_t)(slash - e->resolved);
     if (strlen(dir->resolved) != parent || strncmp(e->resolved, dir->resolved, parent) != 0 ||
-        !run_is_export_name(slash + 1))
+        !folder->holds(slash + 1))
         return PBFCL_OK;
-    pbfcl_errorf("%s '%s' is a file that --export '%s' writes (frame_NNNNN.ply|vtu, %s, %s); "
-                 "give a name outside that folder or another name",
-                 e->option, e->path, dir->path, PBFCL_PVD_NAME, PBFCL_BODY_CSV_NAME);
+    pbfcl_errorf("%s '%s' is a file that %s '%s' writes (%s); give a name outside that folder "
+                 "or another name",
+                 e->role->option, e->role->path, dir->role->option, dir->role->path, folder->names);
     return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+pbfcl_status paths_check(const path_role *roles, int count, const path_folder *folder)
+{
+    entry e[8];
+    if (count > 8)
+        return PBFCL_ERR_BAD_ARGUMENT;
+    for (int i = 0; i < count; i++) {
+        e[i].role = &roles[i];
+        e[i].exists = roles[i].path && stat(roles[i].path, &e[i].st) == 0;
+        if (roles[i].path)
+            resolve(roles[i].path, e[i].resolved);
+    }
+    for (int i = 0; i < count; i++) {
+        const path_role *a = &roles[i];
+        for (int j = 0; a->path && !a->input && j < count; j++) {
+            const path_role *b = &roles[j];
+            bool allowed = b->input && a->may_be && !strcmp(a->may_be, b->option);
+            if (j != i && b->path && (b->input || j > i) && !allowed && same_file(&e[i], &e[j]))
+                return refuse_same(a, b);
+        }
+    }
+    int d = folder ? folder->role : -1;
+    for (int i = 0; d >= 0 && roles[d].path && i < count; i++)
+        if (roles[i].path && i != d)
+            PBFCL_TRY(check_in_folder(&e[i], &e[d], folder));
+    return PBFCL_OK;
+}
+
+static bool holds_export_name(const char *name)
+{
+    return run_is_export_name(name);
 }
 
 pbfcl_status run_paths_check(const run_paths *p)
 {
-    entry e[5] = {{.option = "--stats", .path = p->stats},
-                  {.option = "--checkpoint", .path = p->checkpoint},
-                  {.option = "--export", .path = p->dir},
-                  {.option = "--scene", .path = p->scene, .input = true},
-                  {.option = "--resume", .path = p->resume, .input = true}};
-    entry *dir = &e[2];
-    for (int i = 0; i < 5; i++)
-        if (e[i].path) {
-            e[i].exists = stat(e[i].path, &e[i].st) == 0;
-            resolve(e[i].path, e[i].resolved);
-        }
-    for (int i = 0; i < 5; i++) {
-        if (!e[i].path || e[i].input)
-            continue;
-        for (int j = i + 1; j < 5; j++) {
-            bool continues = i == 1 && j == 4; /* --checkpoint replacing the one resumed */
-            if (e[j].path && !continues && same_file(&e[i], &e[j]))
-                return refuse_same(&e[i], &e[j]);
-        }
-    }
-    for (int i = 0; dir->path && i < 5; i++)
-        if (e[i].path && &e[i] != dir)
-            PBFCL_TRY(check_in_export(&e[i], dir));
-    return PBFCL_OK;
+    const path_role roles[] = {
+        {"--stats", p->stats, NULL, NULL},
+        {"--checkpoint", p->checkpoint, NULL, "--resume"}, /* continuing it */
+        {"--export", p->dir, NULL, NULL},
+        {"--scene", p->scene, "scene file", NULL},
+        {"--resume", p->resume, "checkpoint being resumed", NULL},
+    };
+    const path_folder frames = {2, holds_export_name,
+                                "frame_NNNNN.ply|vtu, " PBFCL_PVD_NAME ", " PBFCL_BODY_CSV_NAME};
+    return paths_check(roles, 5, &frames);
 }
