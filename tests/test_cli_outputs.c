@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* Asserts that path holds text. */
 static void assert_text(const char *path, const char *text)
@@ -234,6 +235,8 @@ static pid_t spawn_run(const char *const *argv, int out_fd, const char *err, int
     int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (fd < 0 || dup2(out_fd, 1) < 0 || dup2(fd, 2) < 0)
         _exit(126);
+    for (int other = 3; other < 1024; other++) /* e.g. the pipe's read end: not a reader */
+        close(other);
     if (pending) {
         sigset_t set;
         sigemptyset(&set);
@@ -252,7 +255,7 @@ static int exit_status(pid_t pid, const char *err)
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     char text[16384];
     cli_read_text(err, text, sizeof text);
-    printf("stderr: %s", text);
+    printf("stderr:\n%s\n", text);
     ck_assert_msg(WIFEXITED(status), "pbfcl was killed by signal %d", WTERMSIG(status));
     return WEXITSTATUS(status);
 }
@@ -309,6 +312,35 @@ START_TEST(closed_stdout_stops_cleanly)
 }
 END_TEST
 
+/* The reader of standard output goes away during the run (`pbfcl run | head -1`), then
+ * Ctrl-C: the summary cannot be written, yet the run stops as on SIGINT (exit 130, the
+ * checkpoint). Before, the last flush of standard output raised SIGPIPE and killed it. */
+START_TEST(reader_gone_during_run)
+{
+    if (!cli_have_device())
+        return;
+    char ckp[128], csv[128], err[128];
+    snprintf(ckp, sizeof ckp, "%s/gone.ckp", cli_dir);
+    snprintf(csv, sizeof csv, "%s/gone.csv", cli_dir);
+    snprintf(err, sizeof err, "%s/err", cli_dir);
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    const char *const argv[] = {"--particles", "500",     "--steps", "100000", "--checkpoint",
+                                ckp,           "--stats", csv,       NULL};
+    pid_t pid = spawn_run(argv, fds[1], err, 0);
+    close(fds[1]);
+    for (int tries = 0; tries < 600; tries++) { /* until 3 steps are done, at most 60 s */
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+        if (cli_exists(csv) && cli_count_lines(csv) >= 4)
+            break;
+    }
+    close(fds[0]); /* the reader goes */
+    ck_assert_int_eq(kill(pid, SIGINT), 0);
+    ck_assert_int_eq(exit_status(pid, err), 128 + SIGINT);
+    ck_assert(cli_exists(ckp));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_outputs");
@@ -322,6 +354,7 @@ int main(void)
     tcase_add_test(t, stale_temporary_files_removed);
     tcase_add_test(t, early_signal_leaves_nothing);
     tcase_add_test(t, closed_stdout_stops_cleanly);
+    tcase_add_test(t, reader_gone_during_run);
     suite_add_tcase(s, t);
     return test_run_suite(s, false);
 }
