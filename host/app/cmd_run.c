@@ -1,6 +1,7 @@
 /* `pbfcl run`: a headless simulation of a scene for a number of steps, with a progress bar,
  * optional frames (PLY or VTK), a per-step statistics CSV and checkpoints, stopped with a
- * clear message if the simulation blows up, and cleanly (summary, checkpoint) on Ctrl-C.
+ * clear message if the simulation blows up, and cleanly (summary, checkpoint) on Ctrl-C,
+ * SIGTERM, SIGHUP or SIGPIPE (signals.h).
  * Outputs are checked before the run starts (run_outputs.c). The solver is driven through
  * the public API (include/pbfcl.h) only. */
 #include "app_env.h"
@@ -402,7 +403,6 @@ static void print_summary(const run_args *a, const run_state *r, double wall)
            r->last.density_error_max);
 }
 
-/* 0, 1 or 2; 128 + the signal if one stopped the run before its last step. */
 /* The first line: the scene, its size and the device; a closed pipe counts as SIGPIPE. */
 static void print_start(const run_args *a, const run_state *r)
 {
@@ -419,6 +419,7 @@ static void print_start(const run_args *a, const run_state *r)
     pbfcl_signals_check_pipe(stdout);
 }
 
+/* 0, 1 or 2; 128 + the signal if one stopped the run before its last step. */
 static int exit_code(pbfcl_status st, const run_args *a, const run_state *r)
 {
     if (st == PBFCL_OK) {
