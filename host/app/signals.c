@@ -39,8 +39,8 @@ void pbfcl_signals_install(void)
     sigemptyset(&unblock);
     for (size_t k = 0; k < STOP_COUNT; k++) {
         int sig = stop_signals[k];
-        if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN && sig != SIGPIPE)
-            continue; /* e.g. nohup: the run is meant to outlive the terminal */
+        if (sig == SIGHUP && sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue; /* nohup: the run is meant to outlive the terminal */
         sigaction(sig, &sa, NULL);
         sigaddset(&unblock, sig);
     }

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* Installs the handlers and unblocks those signals (a parent may have blocked them); a
- * signal the parent set to be ignored (nohup's SIGHUP) stays ignored, except SIGPIPE. */
+ * SIGHUP the parent set to be ignored (nohup) stays ignored. */
 void pbfcl_signals_install(void);
 
 /* The signal that asked the run to stop, or 0. */
