@@ -1,8 +1,11 @@
 /* Whole-or-nothing output files (see atomic_file.h) and little-endian array writes. */
 #include "atomic_file.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +79,47 @@ void pbfcl_atomic_abort(pbfcl_atomic_file *a)
     fclose(a->file);
     a->file = NULL;
     remove(a->tmp);
+}
+
+/* The process id in a temporary file's name ".NAME.tmpPID.N", with NAME copied to target;
+ * 0 if name is not one. */
+static long stale_writer(const char *name, char *target, size_t size)
+{
+    const char *tmp = NULL;
+    for (const char *p = strstr(name, ".tmp"); p; p = strstr(p + 1, ".tmp"))
+        tmp = p;
+    if (name[0] != '.' || !tmp || tmp == name || (size_t)(tmp - name - 1) >= size)
+        return 0;
+    long pid = 0;
+    unsigned n;
+    int used = 0;
+    if (sscanf(tmp, ".tmp%ld.%u%n", &pid, &n, &used) != 2 || tmp[used] != '\0' || pid <= 0 ||
+        !isdigit((unsigned char)tmp[4]))
+        return 0;
+    memcpy(target, name + 1, (size_t)(tmp - name - 1));
+    target[tmp - name - 1] = '\0';
+    return pid;
+}
+
+int pbfcl_atomic_remove_stale(const char *dir, bool (*is_target)(const char *name, const void *ctx),
+                              const void *ctx)
+{
+    DIR *d = opendir(dir);
+    int removed = 0;
+    if (!d)
+        return 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char target[256], path[4352];
+        long pid = stale_writer(e->d_name, target, sizeof target);
+        if (pid <= 0 || pid == (long)getpid() || !is_target(target, ctx))
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* still running (or not ours to ask): its file may be in use */
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        removed += remove(path) == 0;
+    }
+    closedir(d);
+    return removed;
 }
 
 static bool host_is_little_endian(void)

@@ -28,6 +28,13 @@ pbfcl_status pbfcl_atomic_commit(pbfcl_atomic_file *a);
 /* Closes and removes the temporary file (the target is untouched); accepts a closed one. */
 void pbfcl_atomic_abort(pbfcl_atomic_file *a);
 
+/* Removes the temporary files ".NAME.tmpPID.N" that a writer killed before its commit or
+ * abort (SIGKILL, a crash, a power cut) left in dir, for the targets NAME that is_target
+ * accepts (ctx passed through): only those of a process that no longer runs, never another
+ * running writer's. Returns how many it removed. */
+int pbfcl_atomic_remove_stale(const char *dir, bool (*is_target)(const char *name, const void *ctx),
+                              const void *ctx);
+
 /* Writes count little-endian 32-bit values (floats or uints) from values to f, byte-swapped
  * on big-endian hosts; false on a write error. */
 bool pbfcl_write_le32(FILE *f, const void *values, size_t count);

@@ -1,6 +1,7 @@
 /* `pbfcl run`: a headless simulation of a scene for a number of steps, with a progress bar,
  * optional frames (PLY or VTK), a per-step statistics CSV and checkpoints, stopped with a
- * clear message if the simulation blows up, and cleanly (summary, checkpoint) on Ctrl-C.
+ * clear message if the simulation blows up, and cleanly (summary, checkpoint) on Ctrl-C,
+ * SIGTERM, SIGHUP or SIGPIPE (signals.h).
  * Outputs are checked before the run starts (run_outputs.c). The solver is driven through
  * the public API (include/pbfcl.h) only. */
 #include "app_env.h"
@@ -78,8 +79,10 @@ static void run_usage(FILE *f)
     for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++)
         fprintf(f, "  %-24s %s\n", lines[k][0], lines[k][1]);
     pbfcl_scene_options_help(f);
-    fprintf(f, "\nExit status: 0 done, 1 failed (device, files, blow-up), 2 bad option, scene or "
-               "checkpoint, 130/143 stopped by SIGINT/SIGTERM (after a clean stop).\n");
+    fprintf(f,
+            "\nExit status: 0 done, 1 failed (device, files, blow-up), 2 bad option, scene or "
+            "checkpoint, 128 + N stopped by signal N (after a clean stop: 129 SIGHUP, 130 SIGINT, "
+            "141 SIGPIPE, 143 SIGTERM).\n");
 }
 
 /* Parses one of run's own valued options; false (message printed) if it is not valid. */
@@ -115,7 +118,7 @@ static bool parse_run_value(run_args *a, const char *opt, const char *val)
     else if (!strcmp(opt, "--checkpoint"))
         o->checkpoint_path = val;
     else
-        a->resume_path = val;
+        a->resume_path = o->resume_path = val;
     return true;
 }
 
@@ -386,11 +389,11 @@ static void print_summary(const run_args *a, const run_state *r, double wall)
 {
     long long steps = r->done - r->first_step;
     int sig = pbfcl_signals_caught();
-    if (sig && r->done < a->steps)
-        printf("pbfcl run: stopped by %s after step %lld of %lld%s%s\n",
-               sig == SIGINT ? "SIGINT" : "SIGTERM", r->done, a->steps,
-               a->out.checkpoint_path ? "; checkpoint written to " : "",
-               a->out.checkpoint_path ? a->out.checkpoint_path : "");
+    if (sig && r->done < a->steps) /* SIGPIPE: standard output may be the closed pipe */
+        fprintf(sig == SIGPIPE ? stderr : stdout,
+                "pbfcl run: stopped by %s after step %lld of %lld%s%s\n", pbfcl_signals_name(sig),
+                r->done, a->steps, a->out.checkpoint_path ? "; checkpoint written to " : "",
+                a->out.checkpoint_path ? a->out.checkpoint_path : "");
     if (steps <= 0)
         return;
     printf("pbfcl run: %lld step%s, %zu particles, %.2f s, %.1f steps/s (%.1f substeps each), "
@@ -398,6 +401,22 @@ static void print_summary(const run_args *a, const run_state *r, double wall)
            steps, steps == 1 ? "" : "s", r->n, wall, (double)steps / wall,
            (double)r->substeps / (double)steps, r->last.density_error_avg,
            r->last.density_error_max);
+}
+
+/* The first line: the scene, its size and the device; a closed pipe counts as SIGPIPE. */
+static void print_start(const run_args *a, const run_state *r)
+{
+    if (r->first_step == 0)
+        printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld step%s of %g s on %s\n",
+               r->name, r->n, r->desc.scene.particle_radius, a->steps, a->steps == 1 ? "" : "s",
+               r->desc.solver.dt, r->device);
+    else
+        printf("pbfcl run: scene %s, %zu particles (radius %g m), resumed from %s: steps %lld to "
+               "%lld of %g s on %s\n",
+               r->name, r->n, r->desc.scene.particle_radius, a->resume_path, r->first_step + 1,
+               a->steps, r->desc.solver.dt, r->device);
+    fflush(stdout);
+    pbfcl_signals_check_pipe(stdout);
 }
 
 /* 0, 1 or 2; 128 + the signal if one stopped the run before its last step. */
@@ -420,25 +439,19 @@ int cmd_run(int argc, char **argv)
         return parsed == 1 ? 0 : 2;
     run_state r;
     memset(&r, 0, sizeof r);
+    pbfcl_signals_install(); /* before anything is created: a signal now undoes it */
     if (!a.quiet) /* the library's progress on long set-ups (a mesh sampled) on stderr */
         pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
     pbfcl_status st = run_prepare(&a, &r);
     bool started = false;
-    if (st == PBFCL_OK) {
-        if (!a.quiet) {
-            if (r.first_step == 0)
-                printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld step%s of %g s on "
-                       "%s\n",
-                       r.name, r.n, r.desc.scene.particle_radius, a.steps, a.steps == 1 ? "" : "s",
-                       r.desc.solver.dt, r.device);
-            else
-                printf("pbfcl run: scene %s, %zu particles (radius %g m), resumed from %s: steps "
-                       "%lld to %lld of %g s on %s\n",
-                       r.name, r.n, r.desc.scene.particle_radius, a.resume_path, r.first_step + 1,
-                       a.steps, r.desc.solver.dt, r.device);
-            fflush(stdout);
-        }
-        pbfcl_signals_install();
+    if (st == PBFCL_OK && !a.quiet)
+        print_start(&a, &r);
+    if (st == PBFCL_OK && pbfcl_signals_caught()) { /* stopped before the first step */
+        int sig = pbfcl_signals_caught();
+        fprintf(sig == SIGPIPE ? stderr : stdout,
+                "pbfcl run: stopped by %s before the first step; nothing was written\n",
+                pbfcl_signals_name(sig));
+    } else if (st == PBFCL_OK) {
         started = true;
         double start = pbfcl_wall_seconds();
         st = run_loop(&a, &r);
@@ -456,6 +469,7 @@ int cmd_run(int argc, char **argv)
     if (st != PBFCL_OK && st != PBFCL_ERR_SIMULATION && st != PBFCL_ERR_BAD_ARGUMENT)
         fprintf(stderr, "pbfcl: run failed: %s\n", pbfcl_status_message(st));
     int code = exit_code(st, &a, &r);
+    fflush(stdout); /* with the handlers on: a closed pipe is not fatal */
     pbfcl_signals_restore();
     return code;
 }

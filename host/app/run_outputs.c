@@ -3,6 +3,8 @@
 #include "run_outputs.h"
 #include "atomic_file.h"
 #include "checkpoint.h"
+#include "run_lineage.h"
+#include "run_paths.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,23 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The step of a frame file name "frame_NNNNN.ply|vtu", or -1 if name is not one. */
-static long long frame_step(const char *name, pbfcl_export_format *format)
-{
-    long long step;
-    char ext[8];
-    int used = 0;
-    if (sscanf(name, "frame_%lld.%3s%n", &step, ext, &used) != 2 || name[used] != '\0' || step < 0)
-        return -1;
-    if (!strcmp(ext, "ply"))
-        *format = PBFCL_FORMAT_PLY;
-    else if (!strcmp(ext, "vtu"))
-        *format = PBFCL_FORMAT_VTK;
-    else
-        return -1;
-    return step;
-}
 
 /* Calls fn on every frame file (and the collection) of dir; returns how many there are. */
 static size_t for_each_frame(const char *dir,
@@ -41,7 +26,7 @@ static size_t for_each_frame(const char *dir,
         return 0;
     for (struct dirent *e; (e = readdir(d));) {
         pbfcl_export_format f = PBFCL_FORMAT_PLY;
-        long long step = frame_step(e->d_name, &f);
+        long long step = run_frame_step(e->d_name, &f);
         if (step < 0 && strcmp(e->d_name, PBFCL_PVD_NAME) != 0)
             continue;
         if (count++ == 0 && first)
@@ -53,21 +38,10 @@ static size_t for_each_frame(const char *dir,
     return count;
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 static pbfcl_status check_checkpoint_path(const run_outputs *o)
 {
     const char *path = o->checkpoint_path;
     struct stat st;
-    if (same_file(path, o->scene_path)) {
-        pbfcl_errorf("--checkpoint '%s' is the scene file; give another file name", path);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
     if (stat(path, &st) == 0) {
         char magic[8] = {0};
         FILE *f = S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
@@ -81,6 +55,13 @@ static pbfcl_status check_checkpoint_path(const run_outputs *o)
                          path, S_ISREG(st.st_mode) ? " or --force to replace it" : "");
             return PBFCL_ERR_IO;
         }
+        bool read_only = !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK);
+        if (read_only && !o->force) {
+            pbfcl_errorf("--checkpoint '%s' exists and is read-only; give another file name, "
+                         "make it writable, or --force to replace it",
+                         path);
+            return PBFCL_ERR_IO;
+        }
     }
     pbfcl_atomic_file probe; /* can a file be created beside it? */
     PBFCL_TRY(pbfcl_atomic_open(&probe, path, "checkpoint"));
@@ -88,15 +69,31 @@ static pbfcl_status check_checkpoint_path(const run_outputs *o)
     return PBFCL_OK;
 }
 
+/* A resumed run's export folder: frames (or bodies.csv) there must be of the run that wrote
+ * the checkpoint, or --force; then those after the checkpoint's step are replaced. */
+static pbfcl_status check_resume_folder(const run_outputs *o, size_t frames, const char *first)
+{
+    char bodies[4200];
+    snprintf(bodies, sizeof bodies, "%s/%s", o->export_dir, PBFCL_BODY_CSV_NAME);
+    bool held = frames > 0 || access(bodies, F_OK) == 0;
+    if (!held || o->force || run_lineage_lists(o->export_dir, o->resume_path))
+        return PBFCL_OK;
+    pbfcl_errorf("export directory '%s' holds %s of a run other than the one that wrote "
+                 "checkpoint '%s'; give an empty or new directory, or --force to replace the "
+                 "frames after the checkpoint's step %lld",
+                 o->export_dir, frames > 0 ? first : PBFCL_BODY_CSV_NAME, o->resume_path,
+                 o->resume_step);
+    pbfcl_export_dir_undo();
+    return PBFCL_ERR_IO;
+}
+
 pbfcl_status run_outputs_check(run_outputs *o)
 {
-    if (o->stats_path) {
-        if (same_file(o->stats_path, o->scene_path)) {
-            pbfcl_errorf("--stats '%s' is the scene file; give another file name", o->stats_path);
-            return PBFCL_ERR_BAD_ARGUMENT;
-        }
+    run_paths paths = {o->scene_path, o->resume_path, o->stats_path, o->checkpoint_path,
+                       o->export_dir};
+    PBFCL_TRY(run_paths_check(&paths));
+    if (o->stats_path)
         PBFCL_TRY(pbfcl_stats_csv_check(o->stats_path, o->force));
-    }
     if (o->checkpoint_path)
         PBFCL_TRY(check_checkpoint_path(o));
     if (!o->export_dir)
@@ -104,7 +101,9 @@ pbfcl_status run_outputs_check(run_outputs *o)
     PBFCL_TRY(pbfcl_export_dir_prepare(o->export_dir));
     char first[256] = "";
     size_t count = for_each_frame(o->export_dir, NULL, o, first, sizeof first);
-    if (count > 0 && !o->force && o->resume_step < 0) {
+    if (o->resume_step >= 0)
+        return check_resume_folder(o, count, first);
+    if (count > 0 && !o->force) {
         pbfcl_errorf("export directory '%s' already holds %zu frame file%s of another run (%s); "
                      "give an empty or new directory, or --force to replace them",
                      o->export_dir, count, count == 1 ? "" : "s", first);
@@ -113,7 +112,7 @@ pbfcl_status run_outputs_check(run_outputs *o)
     }
     char bodies[4200];
     snprintf(bodies, sizeof bodies, "%s/%s", o->export_dir, PBFCL_BODY_CSV_NAME);
-    if (!o->force && o->resume_step < 0 && access(bodies, F_OK) == 0) {
+    if (!o->force && access(bodies, F_OK) == 0) {
         pbfcl_errorf("export directory '%s' already holds %s of another run; give an empty or "
                      "new directory, or --force to replace it",
                      o->export_dir, PBFCL_BODY_CSV_NAME);
@@ -124,7 +123,8 @@ pbfcl_status run_outputs_check(run_outputs *o)
 }
 
 /* Removes a frame file that the run replaces: with --force every one of another run; when
- * resuming, those after the checkpoint's step (the interrupted run's, not this one's). */
+ * resuming, those after the checkpoint's step (the interrupted run's, which run_outputs_check
+ * made sure of, or any with --force). */
 static void remove_replaced(run_outputs *o, const char *name, long long step, pbfcl_export_format f)
 {
     (void)f;
@@ -178,6 +178,33 @@ static pbfcl_status start_bodies(run_outputs *o, pbfcl_solver *solver)
     return pbfcl_body_csv_open(&o->body_csv, path, o->force);
 }
 
+static bool is_named(const char *name, const void *base)
+{
+    return !strcmp(name, base);
+}
+
+static bool is_export_name(const char *name, const void *ctx)
+{
+    (void)ctx;
+    return run_is_export_name(name);
+}
+
+/* Removes the temporary files that a killed run left beside the files this run writes. */
+static void remove_stale(const run_outputs *o)
+{
+    if (o->checkpoint_path) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", o->checkpoint_path);
+        char *slash = strrchr(dir, '/');
+        const char *base = slash ? o->checkpoint_path + (slash - dir) + 1 : o->checkpoint_path;
+        if (slash)
+            slash[slash == dir ? 1 : 0] = '\0';
+        pbfcl_atomic_remove_stale(slash ? dir : ".", is_named, base);
+    }
+    if (o->export_dir)
+        pbfcl_atomic_remove_stale(o->export_dir, is_export_name, NULL);
+}
+
 pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, size_t capacity,
                                double dt)
 {
@@ -210,8 +237,11 @@ pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, s
             o->pvd[i].time *= dt;
         if (o->pvd_count > 1)
             qsort(o->pvd, o->pvd_count, sizeof *o->pvd, by_time);
+        if (o->resume_step < 0) /* a new run: its own list of checkpoints */
+            run_lineage_reset(o->export_dir);
         PBFCL_TRY(start_bodies(o, solver));
     }
+    remove_stale(o);
     if (o->stats_path)
         PBFCL_TRY(pbfcl_stats_csv_open(&o->csv, o->stats_path, o->force));
     return PBFCL_OK;
@@ -295,9 +325,11 @@ pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_solver *solver, long l
     if (!o->checkpoint_path)
         return PBFCL_OK;
     bool due = final || (o->checkpoint_every > 0 && step % o->checkpoint_every == 0);
+    if (!due)
+        return PBFCL_OK;
     pbfcl_checkpoint_run run = {o->setup, o->ids, o->next_id};
-    return due ? pbfcl_checkpoint_write(o->checkpoint_path, solver, &run, o->scene_name, step, time)
-               : PBFCL_OK;
+    PBFCL_TRY(pbfcl_checkpoint_write(o->checkpoint_path, solver, &run, o->scene_name, step, time));
+    return o->export_dir ? run_lineage_add(o->export_dir, o->checkpoint_path) : PBFCL_OK;
 }
 
 pbfcl_status run_outputs_finish(run_outputs *o, bool started)

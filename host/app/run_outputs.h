@@ -24,6 +24,7 @@ typedef struct run_outputs {
     const char *checkpoint_path;    /* NULL: no checkpoints */
     long long checkpoint_every;     /* 0: only at the end (and when stopped) */
     const char *scene_path;         /* the scene file (never to be overwritten), or NULL */
+    const char *resume_path;        /* the checkpoint resumed, or NULL */
     const char *scene_name;         /* the scene's name, for the checkpoints */
     long long resume_step;          /* the checkpoint's step when resuming, else -1 */
     const unsigned *resume_ids;     /* when resuming: the checkpoint's frame ids, else NULL */
@@ -44,14 +45,17 @@ typedef struct run_outputs {
     long long frames_written;
 } run_outputs;
 
-/* Checks every output before any work: the export directory (created if missing, refused if
- * it holds frames of another run unless force), the statistics file (its directory; an
- * existing file only with force; never the scene file) and the checkpoint file (an existing
- * file only if it is a checkpoint, or with force). Says what is wrong and how to fix it. */
+/* Checks every output before any work: no two outputs, and no output and input, are the same
+ * file (run_paths.h); the export directory (created if missing, refused if it holds frames
+ * of another run unless force; when resuming, of a run other than the checkpoint's, see
+ * run_lineage.h), the statistics file (its directory; an existing file only with force) and
+ * the checkpoint file (an existing file only if it is a writable checkpoint, or with force).
+ * Says what is wrong and how to fix it. */
 pbfcl_status run_outputs_check(run_outputs *o);
 
 /* Starts the outputs once the simulation exists (n particles): allocates the export buffers,
- * reads the phases, removes the frames being replaced, creates the statistics file and, for a
+ * reads the phases, removes the frames being replaced and the temporary files a killed run
+ * left beside the checkpoint and the frames, creates the statistics file and, for a
  * solver with bodies, the body motion file (DIR/bodies.csv; when resuming, the rows up to the
  * checkpoint's step are kept and the rest of the interrupted run's are cut off). */
 pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, size_t capacity,
@@ -69,7 +73,8 @@ pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long s
 /* Appends the statistics row of step. */
 pbfcl_status run_outputs_stats(run_outputs *o, long long step, double time, const pbfcl_stats *s);
 
-/* Writes a checkpoint after step if one is due (every K steps), or always if final. */
+/* Writes a checkpoint after step if one is due (every K steps), or always if final, and
+ * adds it to the export folder's list of checkpoints. */
 pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_solver *solver, long long step,
                                     double time, bool final);
 

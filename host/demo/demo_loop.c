@@ -20,6 +20,7 @@
 #include "demo_window.h"
 #include "pbfcl.h"
 #include "runtime/pbfcl_error.h"
+#include "run_paths.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -721,11 +722,18 @@ static pbfcl_status run_loop(demo *d)
     return PBFCL_OK;
 }
 
-/* Catches what can be caught before a window opens: no PNG support, an unwritable
- * screenshot or recording folder, a recording folder holding frames, an unknown device, a
- * scene that does not load or validate. */
+/* Catches what can be caught before a window opens: a screenshot that is the scene file or
+ * a recorded frame's file (run_paths.h), no PNG support, an unwritable screenshot or
+ * recording folder, a recording folder holding frames, an unknown device, a scene that does
+ * not load or validate. */
 static pbfcl_status check_before_window(const pbfcl_demo_options *o)
 {
+    const char *scene = pbfcl_scene_is_file(o->scene.scene) ? o->scene.scene : NULL;
+    const path_role roles[] = {{"--screenshot", o->screenshot, NULL, NULL},
+                               {"--record", o->record, NULL, NULL},
+                               {"--scene", scene, "scene file", NULL}};
+    const path_folder frames = {1, pbfcl_demo_record_is_frame_name, "frame_NNNNNN.png"};
+    PBFCL_TRY(paths_check(roles, 3, &frames)); /* before the folder is created */
     const char *png = o->screenshot ? o->screenshot : o->record;
     if (png && !pbfcl_demo_screenshot_supported())
         return pbfcl_demo_screenshot(png, 0, 0);

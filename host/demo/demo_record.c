@@ -9,8 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* True for a name a recording writes: frame_ followed by digits and .png. */
-static bool is_frame_name(const char *name)
+bool pbfcl_demo_record_is_frame_name(const char *name)
 {
     size_t len = strlen(name); /* at least one digit: 6 + 1 + 4 characters */
     if (len < 11 || strncmp(name, "frame_", 6) != 0 || strcmp(name + len - 4, ".png") != 0)
@@ -29,7 +28,7 @@ static long frames_in(const char *dir, bool remove_them, char *first, size_t siz
     if (!d)
         return 0;
     for (struct dirent *e = readdir(d); e; e = readdir(d)) {
-        if (!is_frame_name(e->d_name))
+        if (!pbfcl_demo_record_is_frame_name(e->d_name))
             continue;
         if (count++ == 0)
             snprintf(first, size, "%s", e->d_name);

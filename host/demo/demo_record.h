@@ -18,6 +18,9 @@
  * is wrong and how to fix it. */
 pbfcl_status pbfcl_demo_record_prepare(const char *dir, bool force);
 
+/* True for a name a recording writes in its folder: frame_ followed by digits and .png. */
+bool pbfcl_demo_record_is_frame_name(const char *name);
+
 /* The path of frame `index` of a recording in dir; false if it does not fit in size. */
 bool pbfcl_demo_record_path(char *path, size_t size, const char *dir, long index);
 

@@ -274,15 +274,17 @@ START_TEST(bad_checkpoints_refused)
 }
 END_TEST
 
-/* Ctrl-C (SIGINT; SIGTERM alike) stops the run after the current step: exit 128 + the
- * signal, the summary, a checkpoint that resumes, and a statistics file of whole rows up to
- * that step. Before, the run ended at once with no message. */
-static const int stop_signals[] = {SIGINT, SIGTERM};
+/* Ctrl-C (SIGINT; SIGTERM, SIGHUP of a closed terminal and SIGPIPE of a closed pipe alike)
+ * stops the run after the current step: exit 128 + the signal, the summary, a checkpoint that
+ * resumes, and a statistics file of whole rows up to that step. Before, the run ended at
+ * once with no message (SIGHUP and SIGPIPE until issue 24). */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+static const char *const stop_names[] = {"SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE"};
 
 START_TEST(signal_stops_cleanly)
 {
     int sig = stop_signals[_i];
-    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    const char *name = stop_names[_i];
     if (!cli_have_device())
         return;
     char ckp[128], csv[128], out[128], cmd[1024];
@@ -377,7 +379,7 @@ int main(void)
     tcase_add_test(t, resume_is_bit_identical);
     tcase_add_test(t, resume_is_bit_identical_sph);
     tcase_add_test(t, bad_checkpoints_refused);
-    tcase_add_loop_test(t, signal_stops_cleanly, 0, 2);
+    tcase_add_loop_test(t, signal_stops_cleanly, 0, 4);
     tcase_add_test(t, collapse_is_stopped);
     tcase_add_test(t, quiet_run);
     suite_add_tcase(s, t);

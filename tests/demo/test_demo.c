@@ -111,6 +111,20 @@ START_TEST(test_demo_bad_options)
     expect_failure("", args, 1, "already holds 1 frame file (frame_000007.png)");
     snprintf(cmd, sizeof cmd, "grep -qx old %s/frame_000007.png && rm -rf %s", dir, dir);
     ck_assert_msg(run_capture(cmd, out, sizeof out) == 0, "the old frame in %s was touched", dir);
+    /* a screenshot that a recorded frame or the scene file would be (issue 24): refused
+     * before anything is written */
+    char rec[] = "/tmp/pbfcl_rec_XXXXXX", args2[256];
+    ck_assert_ptr_nonnull(mkdtemp(rec));
+    snprintf(args2, sizeof args2,
+             "--frames 2 --screenshot %s/new/./frame_000001.png --record %s/new", rec, rec);
+    expect_failure("", args2, 1, "is a file that --record");
+    snprintf(cmd, sizeof cmd, "echo '{}' > %s/s.json", rec);
+    ck_assert_int_eq(run_capture(cmd, out, sizeof out), 0);
+    snprintf(args2, sizeof args2, "--frames 2 --screenshot %s/s.json --scene %s/s.json", rec, rec);
+    expect_failure("", args2, 1, "is the scene file");
+    snprintf(cmd, sizeof cmd, "grep -qx '{}' %s/s.json && test ! -e %s/new && rm -rf %s", rec, rec,
+             rec);
+    ck_assert_msg(run_capture(cmd, out, sizeof out) == 0, "a refused demo wrote into %s", rec);
 }
 END_TEST
 #endif
