@@ -4,6 +4,7 @@
  * string, finite, in range) and a bad one is reported with the option and the range. */
 #include "scene_options.h"
 #include "app_env.h"
+#include "cli_args.h"
 
 #include <errno.h>
 #include <math.h>
@@ -199,6 +200,8 @@ static int parse_param(pbfcl_scene_options *o, int k, int argc, char **argv, int
             app_errorf("%s needs a value (%s %s)", info->flag, info->flag, param_arg(info));
             return -1;
         }
+        if (!pbfcl_cli_separate_value(info->flag, (int)strlen(info->flag), argv[*i + 1]))
+            return -1;
         value = argv[++*i];
     }
     double v;
@@ -238,6 +241,8 @@ int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int
             app_errorf("%s needs a value (%s %s)", s->name, s->name, s->arg);
             return -1;
         }
+        if (!pbfcl_cli_separate_value(s->name, (int)strlen(s->name), argv[*i + 1]))
+            return -1;
         value = argv[++*i];
     }
     if (!store_value(s, o, value)) {
