@@ -478,6 +478,16 @@ static pbfcl_particle_state particle_state(const pbfcl_sim *sim)
                                   bodies ? sim->inv_mass_buf : NULL};
 }
 
+/* The walls every stage clamps the particles to (predict, delta, collide, the bodies' goals;
+ * the statistics count a particle beyond them as outside): the box less the radius. */
+static void sim_walls(const pbfcl_sim *sim, float lo[3], float hi[3])
+{
+    for (int a = 0; a < 3; a++) {
+        lo[a] = sim->params.box_min[a] + sim->params.radius;
+        hi[a] = sim->params.box_max[a] - sim->params.radius;
+    }
+}
+
 /* Enqueues the bounds of the current state (read by choose_substeps). */
 static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
 {
@@ -926,6 +936,9 @@ pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_mem static_buf = sim->body_friction == 2 ? sim->bodies->static_buf : NULL;
     sim->body_friction = 0;
     const pbfcl_solver_settings *sv = &sim->scene.solver;
+    float lo[3], hi[3];
+    sim_walls(sim, lo, hi);
+    pbfcl_shape_match_set_walls(sim->bodies, lo, hi);
     return pbfcl_shape_match_project(sim->bodies, sim->pred_buf, static_buf, sv->friction_static,
                                      sv->friction_dynamic, prof, PBFCL_STAGE_SOLVE);
 }
@@ -1212,10 +1225,7 @@ pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, 
 pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
 {
     pbfcl_particles_material m;
-    for (int a = 0; a < 3; a++) { /* the walls predict, delta and collide clamp to */
-        m.wall_lo[a] = sim->params.box_min[a] + sim->params.radius;
-        m.wall_hi[a] = sim->params.box_max[a] - sim->params.radius;
-    }
+    sim_walls(sim, m.wall_lo, m.wall_hi);
     m.mass = sim->params.mass;
     m.rest_density = sim->params.rest_density;
     pbfcl_particle_state st = particle_state(sim);
