@@ -478,11 +478,52 @@ static const bad_file bad_files[] = {
     {"{" VALID_BASE ", \"rest_density\": 1e999}", "rest_density", "finite"},
     {"[1, 2, 3]", "scene.json", "expected an object"},
     {"{" VALID_BASE ", \"name\": 7}", "name", "string"},
+    /* \u0000 made a NUL character that cut the string short: the name "ab" was taken */
+    {"{" VALID_BASE ",\n \"name\": \"ab\\u0000cd\"}", "scene.json:2:13:", "\\u0000"},
+    {"{" VALID_BASE ", \"obstacles\": [{\"mesh\": {\"file\": \"a.obj\\u0000.txt\"}}]}",
+     "a string holds \\u0000", "remove it"},
 };
 
 START_TEST(json_malformed_names_key)
 {
     expect_refused(bad_files[_i].text, bad_files[_i].part1, bad_files[_i].part2);
+}
+END_TEST
+
+/* A NUL byte in a scene file, in a string or after the last brace, is refused naming its line
+ * and column: the parser read up to it, so a string was cut short (a syntax error near its
+ * start) or the rest of the file was dropped without a word. An escaped backslash before
+ * u0000 is plain text. */
+START_TEST(json_nul_byte_named)
+{
+    static const char in_string[] = "{\"name\": \"ab\0cd\", " VALID_BASE "}";
+    static const char after[] = "{" VALID_BASE "}\n\0{\"name\": 7}";
+    const struct {
+        const char *text;
+        size_t len;
+        const char *where;
+    } cases[] = {{in_string, sizeof in_string - 1, "line 1, column 13 (byte 12)"},
+                 {after, sizeof after - 1, "line 2, column 1"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *path = test_temp_write("scene.json", "");
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(cases[k].text, 1, cases[k].len, f), cases[k].len);
+        fclose(f);
+        pbfcl_scene s;
+        test_capture_begin();
+        pbfcl_status st = pbfcl_scene_load(path, &s);
+        const char *msg = test_capture_end();
+        test_temp_remove();
+        ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+        ck_assert_contains(msg, cases[k].where);
+        ck_assert_contains(msg, "is a NUL byte");
+    }
+    pbfcl_scene s;
+    const char *text = "{" VALID_BASE ", \"name\": \"a\\\\u0000b\"}";
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
+    ck_assert_str_eq(s.name, "a\\u0000b");
 }
 END_TEST
 
@@ -918,6 +959,7 @@ static Suite *scene_suite(void)
     tcase_add_loop_test(j, json_malformed_names_key, 0,
                         (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_test(j, json_missing_file);
+    tcase_add_test(j, json_nul_byte_named);
     tcase_add_test(j, json_bodies_fill_and_phases);
     tcase_add_test(j, json_emitter_layers_and_schedule);
     tcase_add_loop_test(j, json_bad_flow_named, 0, (int)(sizeof bad_flow / sizeof bad_flow[0]));

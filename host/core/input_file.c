@@ -47,6 +47,25 @@ static FILE *open_regular(const char *path, const char *what, const char *hint)
     return f;
 }
 
+/* Refuses a NUL byte in the text: the parsers read up to the first one, so the rest of the
+ * file (or of a string) would be dropped without a word. */
+static bool check_no_nul(const char *buf, size_t len, const char *what, const char *path)
+{
+    const char *nul = memchr(buf, '\0', len);
+    if (!nul)
+        return true;
+    size_t line = 1, col = 1;
+    for (const char *p = buf; p < nul; p++, col++)
+        if (*p == '\n') {
+            line++;
+            col = 0;
+        }
+    pbfcl_errorf("%s '%s': line %zu, column %zu (byte %zu) is a NUL byte; a %s is text and "
+                 "holds none (is it the right file, or was it damaged?)",
+                 what, path, line, col, (size_t)(nul - buf), what);
+    return false;
+}
+
 pbfcl_status pbfcl_read_input_file(const char *path, const char *what, const char *hint,
                                    size_t max_bytes, char **out)
 {
@@ -67,6 +86,10 @@ pbfcl_status pbfcl_read_input_file(const char *path, const char *what, const cha
             pbfcl_errorf("cannot read %s '%s': larger than %zu MiB; %ss are small", what, path,
                          max_bytes >> 20, what);
         return PBFCL_ERR_IO;
+    }
+    if (!check_no_nul(buf, len, what, path)) {
+        free(buf);
+        return PBFCL_ERR_BAD_ARGUMENT;
     }
     buf[len] = '\0';
     *out = buf;
