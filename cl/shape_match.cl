@@ -270,7 +270,9 @@ static float4 sm_wall_shift(uint2 range, __global const float4 *rest, float4 c, 
         lo = fmin(lo, g);
         hi = fmax(hi, g);
     }
-    barrier(CLK_LOCAL_MEM_FENCE); /* the sums' last reads of s are done */
+    /* the sums' last reads of s are done, and every work-item's reads of the pose that the
+     * first overwrites */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     s[l] = lo;
     s[WG_SIZE + l] = hi;
     barrier(CLK_LOCAL_MEM_FENCE);
