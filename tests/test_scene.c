@@ -331,6 +331,30 @@ START_TEST(particle_count_rejects_zero)
 }
 END_TEST
 
+/* The documented limit of --particles is a count the scenes accept: the radius found for it
+ * filled some 1 % more than the limit, which validation then refused ("would give up to
+ * 6.72e+07 particles, more than 67108863"). The radius chosen fills at most the limit, and
+ * nearly that many; one more than the limit is refused naming it. */
+START_TEST(particle_count_at_the_limit)
+{
+    static const char *const names[] = {"dam-break", "drop"};
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load(names[_i], &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_set_particle_count(&s, PBFCL_SCENE_MAX_PARTICLES), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_validate(&s), PBFCL_OK);
+    size_t n = pbfcl_scene_count(&s);
+    fprintf(stderr, "    %s at the limit: %zu particles, r = %g m\n", names[_i], n,
+            (double)s.particle_radius);
+    ck_assert_uint_le(n, PBFCL_SCENE_MAX_PARTICLES);
+    ck_assert_uint_ge(n, PBFCL_SCENE_MAX_PARTICLES / 10 * 9);
+    test_capture_begin();
+    pbfcl_status st = pbfcl_scene_set_particle_count(&s, PBFCL_SCENE_MAX_PARTICLES + 1);
+    const char *msg = test_capture_end();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, "from 1 to 67108863");
+}
+END_TEST
+
 START_TEST(max_speed_default_derived)
 {
     pbfcl_scene s;
@@ -950,6 +974,7 @@ static Suite *scene_suite(void)
     tcase_add_loop_test(t, validate_rejects_nonsense, 0,
                         (int)(sizeof bad_changes / sizeof bad_changes[0]));
     tcase_add_test(t, particle_count_rejects_zero);
+    tcase_add_loop_test(t, particle_count_at_the_limit, 0, 2);
     tcase_add_test(t, max_speed_default_derived);
     suite_add_tcase(s, t);
     TCase *j = tcase_create("json");

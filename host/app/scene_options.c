@@ -35,7 +35,8 @@ static const opt_spec opt_specs[] = {
      "dam-break (default), double-dam-break, drop, dam-break-bodies, soft-ball, fountain, or a "
      ".json scene file"},
     {"--particles", "N", OPT_LLONG, "particles", OFF(particles), NO_SET,
-     "about N particles (sets the particle radius); default: the scene's radius"},
+     "about N particles (sets the particle radius; the device must hold them, some 600 bytes "
+     "each); default: the scene's radius"},
     {"--radius", "R", OPT_FLOAT, "particle_radius", OFF(radius), OFF(radius_set),
      "particle radius, m (instead of --particles)"},
     {"--rest-density", "RHO", OPT_FLOAT, "rest_density", OFF(rest_density), OFF(rest_density_set),

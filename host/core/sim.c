@@ -502,17 +502,44 @@ static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
                                   down, prof);
 }
 
+/* The most particles of scene a simulation on cl's device holds: its memory at
+ * pbfcl_sim_bytes_needed's bytes a particle, the largest buffer it allows (the neighbour
+ * lists, 4 * PBFCL_SIM_MAX_NEIGHBORS bytes a particle) and the 2^32 entries the lists' index
+ * addresses. */
+static unsigned long long device_holds(const pbfcl_cl *cl, const pbfcl_scene *scene)
+{
+    unsigned long long fixed = pbfcl_sim_bytes_needed(scene, 0);
+    unsigned long long per = pbfcl_sim_bytes_needed(scene, 1) - fixed;
+    unsigned long long by_memory =
+        cl->dev.global_mem > fixed ? (cl->dev.global_mem - fixed) / per : 0;
+    unsigned long long by_buffer = cl->dev.max_alloc / (4ull * PBFCL_SIM_MAX_NEIGHBORS);
+    unsigned long long most = by_memory < by_buffer ? by_memory : by_buffer;
+    return most < UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS ? most
+                                                       : UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS;
+}
+
 static pbfcl_status check_config(const pbfcl_cl *cl, const pbfcl_scene *scene, size_t n)
 {
     if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) { /* n: the capacity */
-        pbfcl_errorf("a simulation needs 1 to %u particles (got %zu); change the particle count "
-                     "or radius",
-                     UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS, n);
+        pbfcl_errorf("a simulation needs 1 to %u particles (got %zu): the neighbour lists' index "
+                     "addresses 2^32 entries, %u a particle; change the particle count or radius",
+                     UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS, n, PBFCL_SIM_MAX_NEIGHBORS);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     unsigned long long need = pbfcl_sim_bytes_needed(scene, n);
     unsigned long long largest = (unsigned long long)n * 4 * PBFCL_SIM_MAX_NEIGHBORS;
-    return pbfcl_cl_check_memory(cl, need, largest, "the simulation");
+    pbfcl_status st = pbfcl_cl_check_memory(cl, need, largest, "the simulation");
+    if (st != PBFCL_OK) {
+        unsigned long long fixed = pbfcl_sim_bytes_needed(scene, 0);
+        pbfcl_errorf("%s holds at most %llu particles of this scene at this radius: %llu bytes a "
+                     "particle (the "
+                     "neighbour lists %u of them, in one buffer of at most %llu bytes) besides "
+                     "%llu bytes of the grid's cell tables (set by the box and the radius)",
+                     cl->dev.device_name, device_holds(cl, scene),
+                     pbfcl_sim_bytes_needed(scene, 1) - fixed, 4 * PBFCL_SIM_MAX_NEIGHBORS,
+                     (unsigned long long)cl->dev.max_alloc, fixed);
+    }
+    return st;
 }
 
 static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
