@@ -252,17 +252,56 @@ static float4 sm_friction(float4 slides, float closed, float mu_s, float mu_k)
     return (float4)(-part * slides.xyz / slides.w, 0.0f);
 }
 
+/* The shift that moves the goals c + R r_k of a body's entries range (R by its rows r0..r2,
+ * r_k = rest[k]) inside the walls wall_lo..wall_hi: per axis the depth of the deepest goal
+ * beyond the lower wall less that beyond the upper one (0 for a body inside them). The wall
+ * acts on the rigid body as a whole: the fit of a pose to particles that delta and collide
+ * held at a wall puts some of them beyond it again (a heavy body on the floor of a dam break
+ * sat 0.2 mm below the wall), and clamping them alone would bend the body. Called by the
+ * whole work-group; s holds 2 WG_SIZE float4 of scratch. */
+static float4 sm_wall_shift(uint2 range, __global const float4 *rest, float4 c, float4 r0,
+                            float4 r1, float4 r2, float4 wall_lo, float4 wall_hi, __local float4 *s)
+{
+    uint l = get_local_id(0);
+    float4 lo = (float4)(FLT_MAX), hi = (float4)(-FLT_MAX);
+    for (uint k = range.x + l; k < range.y; k += WG_SIZE) {
+        float4 r = (float4)(rest[k].xyz, 0.0f);
+        float4 g = c + (float4)(dot(r0, r), dot(r1, r), dot(r2, r), 0.0f);
+        lo = fmin(lo, g);
+        hi = fmax(hi, g);
+    }
+    /* the sums' last reads of s are done, and every work-item's reads of the pose that the
+     * first overwrites */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    s[l] = lo;
+    s[WG_SIZE + l] = hi;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint width = WG_SIZE / 2; width > 0; width >>= 1) {
+        if (l < width) {
+            s[l] = fmin(s[l], s[l + width]);
+            s[WG_SIZE + l] = fmax(s[WG_SIZE + l], s[WG_SIZE + l + width]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float4 below = fmax(wall_lo - s[0], (float4)(0.0f));
+    float4 above = fmax(s[WG_SIZE] - wall_hi, (float4)(0.0f));
+    return (float4)((below - above).xyz, 0.0f);
+}
+
 /* shape_match_finish: per body (a work-group each), from the sums of shape_match_reduce
  * (sm_body_sum), the new
  * centre c = c_last + sum f d, moved by the friction of its contacts with other solids
  * (sm_friction; mu_s, mu_k the static and dynamic coefficients; with use_static, as reduce
  * had it: else there are no contact rows), A = sum f d r^T and its rotation, warm-started from
- * the body's last rotation.
+ * the body's last rotation; then c is moved so that every goal lies inside the walls
+ * wall_lo..wall_hi (sm_wall_shift; rest: the entries' rest offsets). Every work-item computes
+ * the pose (the same), the first writes it.
  * body_rot: per body the quaternion (x, y, z, w), then the rows of R. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 shape_match_finish(uint bodies, __global const uint2 *body_range, __global const float4 *partial,
                    __global const float4 *sums, __global float4 *body_com,
-                   __global float4 *body_rot, float mu_s, float mu_k, uint use_static)
+                   __global float4 *body_rot, float mu_s, float mu_k, uint use_static,
+                   __global const float4 *rest, float4 wall_lo, float4 wall_hi)
 {
     __local float4 s[SM_ROWS * WG_SIZE];
     uint b = get_group_id(0);
@@ -273,29 +312,35 @@ shape_match_finish(uint bodies, __global const uint2 *body_range, __global const
         sm_body_sum(b, SM_ROWS, body_range, partial, sums, s, a);
     else
         sm_body_sum(b, SM_ROWS_POSE, body_range, partial, sums, s, a);
-    if (get_local_id(0) != 0)
-        return;
     float4 a0 = a[0], a1 = a[1], a2 = a[2];
     float4 c = body_com[b];
     c.xyz += (float3)(a0.w, a1.w, a2.w) + sm_friction(a[3], a[4].x, mu_s, mu_k).xyz;
-    body_com[b] = c;
     float4 q = sm_polar_rotation(a0, a1, a2, body_rot[4 * b]);
     float4 r0, r1, r2;
     sm_quat_matrix(q, &r0, &r1, &r2);
+    float4 row0 = (float4)(r0.x, r1.x, r2.x, 0.0f), row1 = (float4)(r0.y, r1.y, r2.y, 0.0f),
+           row2 = (float4)(r0.z, r1.z, r2.z, 0.0f);
+    c += sm_wall_shift(body_range[b], rest, c, row0, row1, row2, wall_lo, wall_hi, s);
+    if (get_local_id(0) != 0)
+        return;
+    body_com[b] = c;
     body_rot[4 * b] = q;
-    body_rot[4 * b + 1] = (float4)(r0.x, r1.x, r2.x, 0.0f);
-    body_rot[4 * b + 2] = (float4)(r0.y, r1.y, r2.y, 0.0f);
-    body_rot[4 * b + 3] = (float4)(r0.z, r1.z, r2.z, 0.0f);
+    body_rot[4 * b + 1] = row0;
+    body_rot[4 * b + 2] = row1;
+    body_rot[4 * b + 3] = row2;
 }
 
 /* shape_match_goal: per entry k of body b, x*_k += stiffness_b (c_b + R_b r_k - x*_k)
- * (stiffness 1: a rigid body, below 1: soft). Each entry has its own particle, so the
- * writes never meet. body_stiffness: per body, the fraction of the way to the goal. */
+ * (stiffness 1: a rigid body, below 1: soft), clamped to the walls wall_lo..wall_hi: the
+ * pose of shape_match_finish keeps the goals inside them, up to the rounding of c + R r_k. Each
+ * entry has its own particle, so the writes never meet. body_stiffness: per body, the fraction of
+ * the way to the goal. */
 __kernel void shape_match_goal(uint entries, __global const uint *entry_id,
                                __global const uint *entry_body, __global const float4 *rest,
                                __global const uint *slot, __global const float4 *body_com,
                                __global const float4 *body_rot,
-                               __global const float *body_stiffness, __global float4 *pred)
+                               __global const float *body_stiffness, float4 wall_lo, float4 wall_hi,
+                               __global float4 *pred)
 {
     uint k = get_global_id(0);
     if (k >= entries)
@@ -305,7 +350,8 @@ __kernel void shape_match_goal(uint entries, __global const uint *entry_id,
     float4 goal = body_com[b] + (float4)(dot(body_rot[4 * b + 1], r), dot(body_rot[4 * b + 2], r),
                                          dot(body_rot[4 * b + 3], r), 0.0f);
     float4 x = pred[i];
-    pred[i] = (float4)(x.xyz + body_stiffness[b] * (goal.xyz - x.xyz), x.w);
+    float4 moved = (float4)(x.xyz + body_stiffness[b] * (goal.xyz - x.xyz), 0.0f);
+    pred[i] = (float4)(clamp(moved, wall_lo, wall_hi).xyz, x.w);
 }
 
 /* v rotated by the unit quaternion q. */

@@ -450,7 +450,10 @@ PBFCL_API pbfcl_status pbfcl_solver_count(const pbfcl_solver *s, size_t *count);
 PBFCL_API pbfcl_status pbfcl_solver_capacity(const pbfcl_solver *s, size_t *capacity);
 
 /* Appends count particles (an emitter): positions xyz triples, velocities xyz triples or NULL
- * for zero; they become the particles count_before .. count_before + count - 1. */
+ * for zero; they become the particles count_before .. count_before + count - 1. A position
+ * outside the box (domain_min to domain_max) or not finite is refused (PBFCL_ERR_BAD_ARGUMENT,
+ * naming the particle's index and the box; none is added); one within r of a face is moved to
+ * the walls (the box less r) by the next step. */
 PBFCL_API pbfcl_status pbfcl_solver_add(pbfcl_solver *s, const float *positions,
                                         const float *velocities, size_t count);
 
@@ -460,7 +463,8 @@ PBFCL_API pbfcl_status pbfcl_solver_add(pbfcl_solver *s, const float *positions,
 PBFCL_API pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_t count);
 
 /* Overwrites the positions / velocities (xyz triples) of all `count` active particles;
- * count must equal the active count. */
+ * count must equal the active count. Positions are refused as pbfcl_solver_add's are (outside
+ * the box or not finite: PBFCL_ERR_BAD_ARGUMENT, nothing changed). */
 PBFCL_API pbfcl_status pbfcl_solver_set_positions(pbfcl_solver *s, const float *xyz, size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_set_velocities(pbfcl_solver *s, const float *xyz, size_t count);
 
@@ -622,7 +626,9 @@ PBFCL_API pbfcl_status pbfcl_solver_max_neighbours(const pbfcl_solver *s, unsign
 PBFCL_API pbfcl_status pbfcl_solver_copy_positions(pbfcl_solver *s, cl_mem dst);
 
 /* An external push: particles within radius of the ray origin + t dir (t >= 0) accelerate by
- * strength m/s^2 along push; strength 0 turns it off. */
+ * strength m/s^2 along push; strength 0 turns it off. origin, dir and push must be finite, and
+ * while on, dir and push not zero and radius > 0 (else PBFCL_ERR_BAD_ARGUMENT, the push as it
+ * was). */
 PBFCL_API pbfcl_status pbfcl_solver_set_push(pbfcl_solver *s, const float origin[3],
                                              const float dir[3], const float push[3], float radius,
                                              float strength);

@@ -11,6 +11,16 @@ bool pbfcl_cli_is(const char *arg, const char *name)
     return strncmp(arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
 }
 
+bool pbfcl_cli_separate_value(const char *name, int name_len, const char *next)
+{
+    if (strncmp(next, "--", 2) != 0 || next[2] == '\0')
+        return true;
+    pbfcl_errorf("%.*s needs a value but is followed by the option %s; give %.*s its value "
+                 "(one that starts with -- is written %.*s=%s)",
+                 name_len, name, next, name_len, name, name_len, name, next);
+    return false;
+}
+
 bool pbfcl_cli_value(int argc, char **argv, int *i, const char **value)
 {
     const char *arg = argv[*i], *eq = strchr(arg, '=');
@@ -24,6 +34,8 @@ bool pbfcl_cli_value(int argc, char **argv, int *i, const char **value)
                      name_len, arg);
         return false;
     }
+    if (!eq && !pbfcl_cli_separate_value(arg, name_len, *value))
+        return false;
     *i += eq ? 1 : 2;
     return true;
 }

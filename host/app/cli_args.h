@@ -13,6 +13,11 @@ bool pbfcl_cli_is(const char *arg, const char *name);
  * it) when the value is missing or empty. */
 bool pbfcl_cli_value(int argc, char **argv, int *i, const char **value);
 
+/* True if next, the word after the valued option name (its first name_len bytes), can be its
+ * value; false with a message naming both when next is itself an option ("--stats --force"
+ * would take --force as the file name; "--stats=--force" gives such a value on purpose). */
+bool pbfcl_cli_separate_value(const char *name, int name_len, const char *next);
+
 /* Takes the flag at argv[*i] (which must not carry "=value") and advances *i; false with a
  * message if it has a value. */
 bool pbfcl_cli_flag(char **argv, int *i);

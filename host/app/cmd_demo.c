@@ -1,5 +1,6 @@
 /* `pbfcl demo` (and `pbfcl` with no arguments): the interactive SDL2/OpenGL demo. Parses its
  * options here; the demo itself lives in host/demo/ and is built only with SDL2 and GLEW. */
+#include "cli_args.h"
 #include "commands.h"
 #include "runtime/pbfcl_error.h"
 #include "scene_options.h"
@@ -141,6 +142,8 @@ static int parse_demo_option(pbfcl_demo_options *o, int argc, char **argv, int *
     if (!known)
         return 0;
     const char *value = eq ? eq + 1 : *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!eq && value && !pbfcl_cli_separate_value(name, (int)strlen(name), value))
+        return -1;
     *i += eq ? 1 : 2;
     return store_demo_value(o, name, value) ? 1 : -1;
 }

@@ -4,6 +4,7 @@
  * string, finite, in range) and a bad one is reported with the option and the range. */
 #include "scene_options.h"
 #include "app_env.h"
+#include "cli_args.h"
 
 #include <errno.h>
 #include <math.h>
@@ -34,7 +35,8 @@ static const opt_spec opt_specs[] = {
      "dam-break (default), double-dam-break, drop, dam-break-bodies, soft-ball, fountain, or a "
      ".json scene file"},
     {"--particles", "N", OPT_LLONG, "particles", OFF(particles), NO_SET,
-     "about N particles (sets the particle radius); default: the scene's radius"},
+     "about N particles (sets the particle radius; the device must hold them, some 600 bytes "
+     "each); default: the scene's radius"},
     {"--radius", "R", OPT_FLOAT, "particle_radius", OFF(radius), OFF(radius_set),
      "particle radius, m (instead of --particles)"},
     {"--rest-density", "RHO", OPT_FLOAT, "rest_density", OFF(rest_density), OFF(rest_density_set),
@@ -219,6 +221,8 @@ static int parse_param(pbfcl_scene_options *o, int k, int argc, char **argv, int
             app_errorf("%s needs a value (%s %s)", info->flag, info->flag, param_arg(info));
             return -1;
         }
+        if (!pbfcl_cli_separate_value(info->flag, (int)strlen(info->flag), argv[*i + 1]))
+            return -1;
         value = argv[++*i];
     }
     double v;
@@ -258,6 +262,8 @@ int pbfcl_scene_options_parse(pbfcl_scene_options *o, int argc, char **argv, int
             app_errorf("%s needs a value (%s %s)", s->name, s->name, s->arg);
             return -1;
         }
+        if (!pbfcl_cli_separate_value(s->name, (int)strlen(s->name), argv[*i + 1]))
+            return -1;
         value = argv[++*i];
     }
     if (!store_value(s, o, value)) {

@@ -479,6 +479,27 @@ static pbfcl_status check_finite(const char *func, const char *name, const float
     return PBFCL_OK;
 }
 
+/* Refuses a position outside the solver's box (domain_min..domain_max), naming the particle
+ * (its index in xyz) and the box: the next step would move it to the nearest wall without a
+ * word. A position inside the box but within r of a face is moved to the walls (the box less
+ * r) by the next step, as the solver holds every particle. */
+static pbfcl_status check_in_box(const pbfcl_solver *s, const char *func, const float *xyz,
+                                 size_t count)
+{
+    const float *lo = s->scene.domain_min, *hi = s->scene.domain_max;
+    for (size_t i = 0; i < count; i++)
+        for (int a = 0; a < 3; a++)
+            if (!(xyz[3 * i + a] >= lo[a] && xyz[3 * i + a] <= hi[a])) {
+                pbfcl_errorf("%s: particle %zu is at %c = %g, outside the box (%g, %g, %g) to "
+                             "(%g, %g, %g); place particles inside the box (domain_min to "
+                             "domain_max)",
+                             func, i, "xyz"[a], xyz[3 * i + a], lo[0], lo[1], lo[2], hi[0], hi[1],
+                             hi[2]);
+                return PBFCL_ERR_BAD_ARGUMENT;
+            }
+    return PBFCL_OK;
+}
+
 /* Reads the id of every slot into s->ids and checks them (ids are 0..n-1, once each). */
 static pbfcl_status read_ids(pbfcl_solver *s)
 {
@@ -507,6 +528,7 @@ pbfcl_status pbfcl_solver_add(pbfcl_solver *s, const float *positions, const flo
         return PBFCL_OK;
     CHECK_ARG("pbfcl_solver_add", positions, "positions is NULL");
     PBFCL_TRY(check_finite("pbfcl_solver_add", "positions", positions, count));
+    PBFCL_TRY(check_in_box(s, "pbfcl_solver_add", positions, count));
     if (velocities)
         PBFCL_TRY(check_finite("pbfcl_solver_add", "velocities", velocities, count));
     PBFCL_TRY(pbfcl_sim_append(s->sim, positions, velocities, count));
@@ -575,6 +597,8 @@ static pbfcl_status set_by_id(pbfcl_solver *s, const char *func, const float *xy
 {
     PBFCL_TRY(check_array(func, which ? "velocities" : "positions", xyz, s, count));
     PBFCL_TRY(check_finite(func, which ? "velocities" : "positions", xyz, count));
+    if (which == 0)
+        PBFCL_TRY(check_in_box(s, func, xyz, count));
     PBFCL_TRY(read_ids(s));
     for (size_t i = 0; i < count; i++)
         memcpy(s->scratch + 3 * i, xyz + 3 * (size_t)s->ids[i], 3 * sizeof(float));
@@ -941,6 +965,24 @@ pbfcl_status pbfcl_solver_set_push(pbfcl_solver *s, const float origin[3], const
               "origin, dir and push must not be NULL");
     CHECK_ARG("pbfcl_solver_set_push", isfinite(radius) && isfinite(strength),
               "radius and strength must be finite");
+    static const char *const names[3] = {"origin", "dir", "push"};
+    const float *const vectors[3] = {origin, dir, push};
+    for (int k = 0; k < 3; k++) {
+        const float *v = vectors[k];
+        CHECK_ARG("pbfcl_solver_set_push", isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]),
+                  "%s (%g, %g, %g) is not finite", names[k], (double)v[0], (double)v[1],
+                  (double)v[2]);
+    }
+    if (strength != 0.0f) { /* on: a ray, a direction and a reach */
+        CHECK_ARG("pbfcl_solver_set_push", dir[0] != 0.0f || dir[1] != 0.0f || dir[2] != 0.0f,
+                  "dir is (0, 0, 0); give the ray a direction (or strength 0 to turn the push "
+                  "off)");
+        CHECK_ARG("pbfcl_solver_set_push", push[0] != 0.0f || push[1] != 0.0f || push[2] != 0.0f,
+                  "push is (0, 0, 0); give the push a direction (or strength 0 to turn it off)");
+        CHECK_ARG("pbfcl_solver_set_push", radius > 0.0f,
+                  "radius %g is not > 0; give the push a reach (or strength 0 to turn it off)",
+                  (double)radius);
+    }
     pbfcl_sim_set_push(s->sim, origin, dir, push, radius, strength);
     return PBFCL_OK;
 }

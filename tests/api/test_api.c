@@ -641,6 +641,71 @@ END_TEST
 /* ---- misuse ------------------------------------------------------------------------------------
  */
 
+/* The push refuses a direction or a push vector that is not finite (a NaN direction silently
+ * pushed nothing, a NaN push made every pushed particle NaN) and, while it is on (strength not
+ * 0), a zero direction, a zero push or no reach; strength 0 turns it off whatever the rest. */
+START_TEST(test_push_refuses_nonsense)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 10, 1.0f, 1.0f, 1.0f);
+    const float o[3] = {0.5f, 0.5f, 0.5f}, d[3] = {0, -1, 0}, zero[3] = {0, 0, 0};
+    const float nan_dir[3] = {NAN, 0, 1}, inf_dir[3] = {0, INFINITY, 0}, nan_push[3] = {1, NAN, 0};
+    ck_assert_int_eq(pbfcl_solver_set_push(s, o, nan_dir, d, 0.1f, 5.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_solver_set_push: dir (nan, 0, 1) is not finite");
+    ck_assert_int_eq(pbfcl_solver_set_push(s, o, inf_dir, d, 0.1f, 5.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("dir (0, inf, 0) is not finite");
+    ck_assert_int_eq(pbfcl_solver_set_push(s, o, d, nan_push, 0.1f, 5.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("push (1, nan, 0) is not finite");
+    ck_assert_int_eq(pbfcl_solver_set_push(s, nan_dir, d, d, 0.1f, 5.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("origin (nan, 0, 1) is not finite");
+    ck_assert_int_eq(pbfcl_solver_set_push(s, o, zero, d, 0.1f, 5.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("dir is (0, 0, 0); give the ray a direction");
+    ck_assert_int_eq(pbfcl_solver_set_push(s, o, d, zero, 0.1f, 5.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("push is (0, 0, 0)");
+    ck_assert_int_eq(pbfcl_solver_set_push(s, o, d, d, 0.0f, 5.0f), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("radius 0 is not > 0");
+    ck_assert_int_eq(pbfcl_solver_set_push(s, zero, zero, zero, 0.0f, 0.0f), PBFCL_OK); /* off */
+    ck_assert_int_eq(pbfcl_solver_set_push(s, o, d, d, 0.1f, 5.0f), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+END_TEST
+
+/* A particle placed outside the box, by pbfcl_solver_add or pbfcl_solver_set_positions, is
+ * refused naming the particle and the box, and nothing is changed (the next step moved it to
+ * the nearest wall without a word); one on a face of the box is taken and the next step
+ * moves it to the walls (the box less r), as it holds every particle. */
+START_TEST(test_outside_box_refused)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 10, 1.0f, 0.5f, 1.0f);
+    float two[6] = {0.5f, 0.25f, 0.5f, 0.5f, 0.7f, 0.5f}, got[6];
+    size_t count = 9;
+    ck_assert_int_eq(pbfcl_solver_add(s, two, NULL, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_solver_add: particle 1 is at y = 0.7, outside the box (0, 0, 0) to "
+                   "(1, 0.5, 1)");
+    ck_assert_int_eq(pbfcl_solver_count(s, &count), PBFCL_OK);
+    ck_assert_uint_eq(count, 0); /* neither was added */
+    two[4] = 0.5f;               /* on the top face */
+    ck_assert_int_eq(pbfcl_solver_add(s, two, NULL, 2), PBFCL_OK);
+    float moved[6] = {-0.01f, 0.25f, 0.5f, 0.5f, 0.25f, 0.5f};
+    ck_assert_int_eq(pbfcl_solver_set_positions(s, moved, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_solver_set_positions: particle 0 is at x = -0.01, outside the box");
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, got, 2), PBFCL_OK);
+    ck_assert(memcmp(got, two, sizeof got) == 0); /* unchanged */
+    const float up[3] = {0.0f, 0.0f, 0.0f};
+    pbfcl_scene_params sp;
+    ck_assert_int_eq(pbfcl_solver_get_params(s, &sp, NULL), PBFCL_OK);
+    memcpy(sp.gravity, up, sizeof up);
+    ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, got, 2), PBFCL_OK);
+    ck_assert_msg(got[4] <= 0.5f - R, "the particle on the face stayed at y = %g", got[4]);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+END_TEST
+
 /* Every entry point given a NULL handle, a destroyed one, a wrong count or a missing array
  * returns its status (and never crashes); the message names the argument. */
 START_TEST(test_misuse)
@@ -734,13 +799,13 @@ START_TEST(test_misuse)
     ck_assert_int_eq(pbfcl_solver_set_body(s, 0, 1.0f, 1000.0f), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("body 0 does not exist");
     int both[2] = {PBFCL_PHASE_BODY(0), PBFCL_PHASE_BODY(0)};
-    float outside[6] = {0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 1.5f}; /* z beyond the 1 m box */
+    float outside[6] = {0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.9995f}; /* z beyond the walls at 0.99 */
     ck_assert_int_eq(pbfcl_solver_set_positions(s, outside, 2), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_set_phases(s, both, 2), PBFCL_ERR_BAD_ARGUMENT);
-    expect_message("body 0: particle 1 is at z = 1.5, beyond the walls");
+    expect_message("body 0: particle 1 is at z = 0.9995, beyond the walls");
     int fixed[2] = {PBFCL_PHASE_FLUID, PBFCL_PHASE_STATIC};
     ck_assert_int_eq(pbfcl_solver_set_phases(s, fixed, 2), PBFCL_ERR_BAD_ARGUMENT);
-    expect_message("a static particle: particle 1 is at z = 1.5, beyond the walls");
+    expect_message("a static particle: particle 1 is at z = 0.9995, beyond the walls");
     int phases[2] = {7, 7};
     ck_assert_int_eq(pbfcl_solver_get_phases(s, phases, 2), PBFCL_OK);
     ck_assert(phases[0] == PBFCL_PHASE_FLUID && phases[1] == PBFCL_PHASE_FLUID);
@@ -1498,6 +1563,8 @@ int main(void)
         tcase_add_test(tc, test_scene_setup_flow);
         tcase_add_test(tc, test_value_helpers);
         tcase_add_test(tc, test_misuse);
+        tcase_add_test(tc, test_push_refuses_nonsense);
+        tcase_add_test(tc, test_outside_box_refused);
         tcase_add_test(tc, test_bodies_phases);
         tcase_add_test(tc, test_static_phases);
         tcase_add_test(tc, test_kernel_dir);

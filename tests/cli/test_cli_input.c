@@ -122,6 +122,37 @@ START_TEST(too_many_particles_refused_fast)
 }
 END_TEST
 
+/* An option taken as the value of the option before it is refused naming both: `--stats
+ * --force` wrote the statistics to a file named --force and forced nothing. Each parser of
+ * separate values refuses it (the run's own options, the scene's and the solver's, bench's);
+ * a value written with = is taken as it is. */
+START_TEST(option_as_value_refused)
+{
+    static const char *const cases[][2] = {
+        {"run --stats --force --steps 1", "--stats needs a value but is followed by the option "
+                                          "--force; give --stats its value"},
+        {"run --scene --particles 500", "--scene needs a value but is followed by the option "
+                                        "--particles"},
+        {"run --dt --substeps 3", "--dt needs a value but is followed by the option --substeps"},
+        {"bench --steps --warmup 1", "--steps needs a value but is followed by the option "
+                                     "--warmup"},
+    };
+    char args[256];
+    cli_result r;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(args, sizeof args, "%s --device no-such-device", cases[k][0]);
+        cli_run(&r, args);
+        ck_assert_int_eq(r.code, 2);
+        assert_refused(&r, cases[k][1]);
+    }
+    cli_run(&r, "run --scene=--no-such-scene --steps 1 --device no-such-device");
+    ck_assert_contains(r.err, "'--no-such-scene'");
+    ck_assert_msg(strstr(r.err, "followed by the option") == NULL, "--scene=VALUE was refused");
+    cli_run(&r, "run --gravity 0,-9.81,0 --dt 0.01 --device no-such-device");
+    assert_accepted(&r); /* a value starting with one - is a value */
+}
+END_TEST
+
 /* The sph method's bad input, refused before a device is opened, each naming the setting and
  * a value that works: an unknown --solver, a speed of sound too low for the scene, a frame
  * the CFL condition cannot cut into sph_max_steps steps. */
@@ -330,6 +361,7 @@ int main(void)
 #endif
     tcase_add_test(t, too_many_particles_refused_fast);
     tcase_add_test(t, sph_bad_input_refused);
+    tcase_add_test(t, option_as_value_refused);
     tcase_add_test(t, cli_and_json_share_ranges);
     tcase_add_test(t, cli_conventions);
     tcase_add_test(t, stdout_write_errors_fail);

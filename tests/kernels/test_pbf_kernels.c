@@ -1531,12 +1531,23 @@ static void check_bad_config(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, (size_t)1 << 27), PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_ptr_null(sim);
     /* more particles than the device memory holds: refused before anything is allocated
-     * (pos is never read, the check comes first) */
+     * (pos is never read, the check comes first), naming the most it holds: that many fit its
+     * memory and its largest buffer (the neighbour lists), one more does not */
     unsigned long long per = pbfcl_sim_bytes_needed(&s, 2) - pbfcl_sim_bytes_needed(&s, 1);
     size_t too_many = (size_t)(cl->dev.global_mem / per) + 1;
     if (too_many <= (size_t)1 << 26 && pbfcl_sim_bytes_needed(&s, too_many) > cl->dev.global_mem) {
-        ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, too_many), PBFCL_ERR_OUT_OF_MEMORY);
+        test_capture_begin();
+        pbfcl_status st = pbfcl_sim_create(&sim, cl, &s, pos, too_many);
+        const char *msg = test_capture_end();
+        ck_assert_int_eq(st, PBFCL_ERR_OUT_OF_MEMORY);
         ck_assert_ptr_null(sim);
+        const char *at = strstr(msg, "holds at most ");
+        unsigned long long held = 0, lists = 4ull * PBFCL_SIM_MAX_NEIGHBORS;
+        ck_assert_msg(at && sscanf(at + 14, "%llu", &held) == 1, "no count held in: %s", msg);
+        ck_assert(pbfcl_sim_bytes_needed(&s, held) <= cl->dev.global_mem &&
+                  held * lists <= cl->dev.max_alloc);
+        ck_assert(pbfcl_sim_bytes_needed(&s, held + 1) > cl->dev.global_mem ||
+                  (held + 1) * lists > cl->dev.max_alloc);
     }
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, 1), PBFCL_OK);
     pbfcl_sim_destroy(sim);

@@ -130,8 +130,7 @@ START_TEST(obj_nul_byte_named)
     test_temp_remove();
     ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_ptr_null(m.vertices);
-    ck_assert_contains(msg, "nul.obj:4: this line holds a NUL byte");
-    ck_assert_contains(msg, "save the OBJ file as plain text");
+    ck_assert_contains(msg, "nul.obj': line 4, column 9 (byte 32) is a NUL byte");
 }
 END_TEST
 

@@ -331,6 +331,30 @@ START_TEST(particle_count_rejects_zero)
 }
 END_TEST
 
+/* The documented limit of --particles is a count the scenes accept: the radius found for it
+ * filled some 1 % more than the limit, which validation then refused ("would give up to
+ * 6.72e+07 particles, more than 67108863"). The radius chosen fills at most the limit, and
+ * nearly that many; one more than the limit is refused naming it. */
+START_TEST(particle_count_at_the_limit)
+{
+    static const char *const names[] = {"dam-break", "drop"};
+    pbfcl_scene s;
+    ck_assert_int_eq(pbfcl_scene_load(names[_i], &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_set_particle_count(&s, PBFCL_SCENE_MAX_PARTICLES), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_validate(&s), PBFCL_OK);
+    size_t n = pbfcl_scene_count(&s);
+    fprintf(stderr, "    %s at the limit: %zu particles, r = %g m\n", names[_i], n,
+            (double)s.particle_radius);
+    ck_assert_uint_le(n, PBFCL_SCENE_MAX_PARTICLES);
+    ck_assert_uint_ge(n, PBFCL_SCENE_MAX_PARTICLES / 10 * 9);
+    test_capture_begin();
+    pbfcl_status st = pbfcl_scene_set_particle_count(&s, PBFCL_SCENE_MAX_PARTICLES + 1);
+    const char *msg = test_capture_end();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_contains(msg, "from 1 to 67108863");
+}
+END_TEST
+
 START_TEST(max_speed_default_derived)
 {
     pbfcl_scene s;
@@ -495,11 +519,52 @@ static const bad_file bad_files[] = {
     {"{" VALID_BASE ", \"rest_density\": 1e999}", "rest_density", "finite"},
     {"[1, 2, 3]", "scene.json", "expected an object"},
     {"{" VALID_BASE ", \"name\": 7}", "name", "string"},
+    /* \u0000 made a NUL character that cut the string short: the name "ab" was taken */
+    {"{" VALID_BASE ",\n \"name\": \"ab\\u0000cd\"}", "scene.json:2:13:", "\\u0000"},
+    {"{" VALID_BASE ", \"obstacles\": [{\"mesh\": {\"file\": \"a.obj\\u0000.txt\"}}]}",
+     "a string holds \\u0000", "remove it"},
 };
 
 START_TEST(json_malformed_names_key)
 {
     expect_refused(bad_files[_i].text, bad_files[_i].part1, bad_files[_i].part2);
+}
+END_TEST
+
+/* A NUL byte in a scene file, in a string or after the last brace, is refused naming its line
+ * and column: the parser read up to it, so a string was cut short (a syntax error near its
+ * start) or the rest of the file was dropped without a word. An escaped backslash before
+ * u0000 is plain text. */
+START_TEST(json_nul_byte_named)
+{
+    static const char in_string[] = "{\"name\": \"ab\0cd\", " VALID_BASE "}";
+    static const char after[] = "{" VALID_BASE "}\n\0{\"name\": 7}";
+    const struct {
+        const char *text;
+        size_t len;
+        const char *where;
+    } cases[] = {{in_string, sizeof in_string - 1, "line 1, column 13 (byte 12)"},
+                 {after, sizeof after - 1, "line 2, column 1"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *path = test_temp_write("scene.json", "");
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(cases[k].text, 1, cases[k].len, f), cases[k].len);
+        fclose(f);
+        pbfcl_scene s;
+        test_capture_begin();
+        pbfcl_status st = pbfcl_scene_load(path, &s);
+        const char *msg = test_capture_end();
+        test_temp_remove();
+        ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+        ck_assert_contains(msg, cases[k].where);
+        ck_assert_contains(msg, "is a NUL byte");
+    }
+    pbfcl_scene s;
+    const char *text = "{" VALID_BASE ", \"name\": \"a\\\\u0000b\"}";
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
+    ck_assert_str_eq(s.name, "a\\u0000b");
 }
 END_TEST
 
@@ -830,27 +895,6 @@ START_TEST(json_bad_flow_named)
 }
 END_TEST
 
-/* A raw NUL byte in a scene file (the text would end there, and the keys after it would be
- * lost) is an error naming the line. */
-START_TEST(json_nul_byte_named)
-{
-    static const char text[] = "{\"domain\": {\"min\": [0,0,0], \"max\": [1,1,1]},\n"
-                               "\"fluid\": [{\"min\": [0,0,0], \"max\": [1,1,1]}]}\n\0 junk";
-    const char *path = test_temp_write("nul.json", "");
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
-    fclose(f);
-    pbfcl_scene s;
-    test_capture_begin();
-    pbfcl_status st = pbfcl_scene_load(path, &s);
-    const char *msg = test_capture_end();
-    test_temp_remove();
-    ck_assert_int_ne(st, PBFCL_OK);
-    ck_assert_contains(msg, "nul.json:3: this line holds a NUL byte");
-}
-END_TEST
-
 START_TEST(json_missing_file)
 {
     pbfcl_scene s;
@@ -947,6 +991,7 @@ static Suite *scene_suite(void)
     tcase_add_loop_test(t, validate_rejects_nonsense, 0,
                         (int)(sizeof bad_changes / sizeof bad_changes[0]));
     tcase_add_test(t, particle_count_rejects_zero);
+    tcase_add_loop_test(t, particle_count_at_the_limit, 0, 2);
     tcase_add_test(t, max_speed_default_derived);
     suite_add_tcase(s, t);
     TCase *j = tcase_create("json");

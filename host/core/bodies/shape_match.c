@@ -7,6 +7,7 @@
 #include "pbfcl_shared.h"
 #include "runtime/programs.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,10 +74,18 @@ pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_
     memset(sm, 0, sizeof *sm);
     sm->cl = cl;
     sm->capacity = capacity;
+    pbfcl_shape_match_set_walls(sm, (const float[3]){-FLT_MAX, -FLT_MAX, -FLT_MAX},
+                                (const float[3]){FLT_MAX, FLT_MAX, FLT_MAX});
     PBFCL_TRY(sm_build(sm));
     PBFCL_TRY(
         pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 32, "bodies' contacts", &sm->static_buf));
     return pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 4, "body slots", &sm->slot_buf);
+}
+
+void pbfcl_shape_match_set_walls(pbfcl_shape_match *sm, const float lo[3], const float hi[3])
+{
+    sm->wall_lo = (cl_float4){{lo[0], lo[1], lo[2], 0.0f}};
+    sm->wall_hi = (cl_float4){{hi[0], hi[1], hi[2], 0.0f}};
 }
 
 /* The bodies' device buffers, declared once: uploaded by set_bodies, saved and restored by
@@ -365,6 +374,9 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, c
     SM_ARG(k, 6, mu_s);
     SM_ARG(k, 7, mu_k);
     SM_ARG(k, 8, use_static);
+    SM_ARG(k, 9, sm->rest_buf);
+    SM_ARG(k, 10, sm->wall_lo);
+    SM_ARG(k, 11, sm->wall_hi);
     PBFCL_TRY(
         pbfcl_cl_launch(sm->cl, k, sm->bodies * sm->wg, sm->wg, prof, stage)); /* a group a body */
     k = sm->goal;
@@ -376,7 +388,9 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, c
     SM_ARG(k, 5, sm->body_com_buf);
     SM_ARG(k, 6, sm->body_rot_buf);
     SM_ARG(k, 7, sm->body_stiffness_buf);
-    SM_ARG(k, 8, pred_buf);
+    SM_ARG(k, 8, sm->wall_lo);
+    SM_ARG(k, 9, sm->wall_hi);
+    SM_ARG(k, 10, pred_buf);
     return pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage);
 }
 

@@ -34,6 +34,7 @@ typedef struct pbfcl_shape_match {
     cl_mem static_buf;       /* 2 float4 per slot (capacity): a body particle's contacts with other
                               * solids from pbf_collide (its body's shares of their slides, their
                               * number in w; of how far they closed) */
+    cl_float4 wall_lo, wall_hi; /* the walls the bodies are kept inside (none until set) */
 } pbfcl_shape_match;
 
 /* The build options of cl/shape_match.cl on a device (`pbfcl kernel-builds`): a power-of-two
@@ -55,6 +56,11 @@ pbfcl_status pbfcl_shape_match_set_bodies(pbfcl_shape_match *sm, size_t bodies, 
                                           const unsigned *entry_id, const unsigned *entry_body,
                                           const float *rest3, const float *stiffness);
 
+/* Sets the walls lo..hi (the box less the particle radius) that the projection keeps the
+ * bodies inside, as the solver's other stages keep every particle; none (the whole float
+ * range) until set. */
+void pbfcl_shape_match_set_walls(pbfcl_shape_match *sm, const float lo[3], const float hi[3]);
+
 /* Sets body b's stiffness. */
 pbfcl_status pbfcl_shape_match_set_stiffness(pbfcl_shape_match *sm, size_t b, float stiffness);
 
@@ -68,7 +74,8 @@ pbfcl_status pbfcl_shape_match_slots(pbfcl_shape_match *sm, size_t n, cl_mem id_
 /* shape_match_reduce, shape_match_finish, shape_match_goal: moves the bodies' particles in
  * pred_buf (float4 per slot) towards their goals, each body first moved by the friction of its
  * contacts with other solids in static_buf (pbf_collide's; NULL: none) with the static and
- * dynamic coefficients mu_s and mu_k; the slots must be current. */
+ * dynamic coefficients mu_s and mu_k, and then, as a whole, inside the walls (set_walls); the
+ * slots must be current. */
 pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, cl_mem static_buf,
                                        float mu_s, float mu_k, pbfcl_profile *prof,
                                        pbfcl_stage stage);

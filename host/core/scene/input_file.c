@@ -48,6 +48,25 @@ static FILE *open_regular(const char *path, const char *what, const char *hint)
     return f;
 }
 
+/* Refuses a NUL byte in the text: the parsers read up to the first one, so the rest of the
+ * file (or of a string) would be dropped without a word. */
+static bool check_no_nul(const char *buf, size_t len, const char *what, const char *path)
+{
+    const char *nul = memchr(buf, '\0', len);
+    if (!nul)
+        return true;
+    size_t line = 1, col = 1;
+    for (const char *p = buf; p < nul; p++, col++)
+        if (*p == '\n') {
+            line++;
+            col = 0;
+        }
+    pbfcl_errorf("%s '%s': line %zu, column %zu (byte %zu) is a NUL byte; %ss are text and "
+                 "hold none (is it the right file, or was it damaged?)",
+                 what, path, line, col, (size_t)(nul - buf), what);
+    return false;
+}
+
 pbfcl_status pbfcl_read_input_file(const char *path, const char *what, const char *hint,
                                    size_t max_bytes, char **out)
 {
@@ -69,14 +88,7 @@ pbfcl_status pbfcl_read_input_file(const char *path, const char *what, const cha
                          max_bytes >> 20, what);
         return PBFCL_ERR_IO;
     }
-    const char *nul = memchr(buf, '\0', len);
-    if (nul) { /* the text would end there: refused, not cut short */
-        int line = 1;
-        for (const char *c = buf; c < nul; c++)
-            line += *c == '\n';
-        pbfcl_errorf("%s:%d: this line holds a NUL byte, which a text file may not; save the %s "
-                     "as plain text",
-                     path, line, what);
+    if (!check_no_nul(buf, len, what, path)) {
         free(buf);
         return PBFCL_ERR_BAD_ARGUMENT;
     }

@@ -765,17 +765,24 @@ typedef struct count_search {
     double best_r, best_err, r_many, r_few;
 } count_search;
 
-/* Counts the particles at radius r and updates the search; returns the count. */
+/* Counts the particles at radius r and updates the search; returns the count. A radius whose
+ * bound (count_bound) pbfcl_scene_validate refuses counts as too many particles, whatever it
+ * fills, and is never chosen: --particles at the limit chose one 1 % above it and was then
+ * refused for it. */
 static size_t count_try(pbfcl_scene *s, count_search *c, double r)
 {
     s->particle_radius = (float)r;
-    bool too_fine = count_bound(s) > 4.0 * PBFCL_SCENE_MAX_PARTICLES;
+    double bound = count_bound(s);
+    bool too_fine = bound > 4.0 * PBFCL_SCENE_MAX_PARTICLES;
     for (int k = 0; k < 3; k++) /* keeps the lattice indices in range (check_radius) */
         too_fine |=
             !((double)s->domain_max[k] - s->domain_min[k] <= PBFCL_SCENE_MAX_SPACINGS * 2 * r);
     size_t n = too_fine ? 0 : lattice_walk(s, NULL);
+    bool allowed = bound <= (double)PBFCL_SCENE_MAX_PARTICLES;
+    if (!allowed && (double)n < bound) /* too many: the bound, or more than the limit */
+        n = (size_t)fmin(bound, 8.0 * PBFCL_SCENE_MAX_PARTICLES);
     double err = fabs((double)n - (double)c->target) / (double)c->target;
-    if (n > 0 && err < c->best_err) {
+    if (n > 0 && allowed && err < c->best_err) {
         c->best_err = err;
         c->best_r = r;
         c->best_n = n;

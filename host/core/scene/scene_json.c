@@ -690,6 +690,37 @@ static int nesting_depth(const char *text)
     return deepest;
 }
 
+/* The line and column (from 1) of at in text. */
+static void text_position(const char *text, const char *at, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (const char *p = text; p < at && *p; p++, (*col)++)
+        if (*p == '\n') {
+            (*line)++;
+            *col = 0;
+        }
+}
+
+/* The first \u0000 escape inside a string of text, or NULL: cJSON makes it a NUL character,
+ * which ends the string there (a name or a mesh's file name cut short without a word). */
+static const char *nul_escape(const char *text)
+{
+    bool in_string = false;
+    for (const char *p = text; *p; p++) {
+        if (!in_string) {
+            in_string = *p == '"';
+        } else if (*p == '"') {
+            in_string = false;
+        } else if (*p == '\\' && p[1]) {
+            if (p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0)
+                return p;
+            p++;
+        }
+    }
+    return NULL;
+}
+
 /* Reports a JSON syntax error at `at` with its line and column. */
 static void syntax_error(const char *path, const char *text, const char *at)
 {
@@ -701,12 +732,8 @@ static void syntax_error(const char *path, const char *text, const char *at)
     }
     if (!at || at < text)
         at = text;
-    int line = 1, col = 1;
-    for (const char *p = text; p < at && *p; p++, col++)
-        if (*p == '\n') {
-            line++;
-            col = 0;
-        }
+    int line, col;
+    text_position(text, at, &line, &col);
     char near[32];
     snprintf(near, sizeof near, "%.24s", at);
     for (char *p = near; *p; p++)
@@ -828,7 +855,15 @@ pbfcl_status pbfcl_scene_parse_json(const char *path, pbfcl_scene *out)
 
 pbfcl_status pbfcl_scene_parse_json_text(const char *path, const char *text, pbfcl_scene *out)
 {
-    const char *end = NULL;
+    const char *nul = nul_escape(text), *end = NULL;
+    if (nul) {
+        int line, col;
+        text_position(text, nul, &line, &col);
+        pbfcl_errorf("%s:%d:%d: a string holds \\u0000 (a NUL character), which would end the "
+                     "string there; remove it",
+                     path, line, col);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root) {
         syntax_error(path, text, end);

@@ -485,6 +485,16 @@ static pbfcl_particle_state particle_state(const pbfcl_sim *sim)
                                   bodies ? sim->inv_mass_buf : NULL};
 }
 
+/* The walls every stage clamps the particles to (predict, delta, collide, the bodies' goals;
+ * the statistics count a particle beyond them as outside): the box less the radius. */
+static void sim_walls(const pbfcl_sim *sim, float lo[3], float hi[3])
+{
+    for (int a = 0; a < 3; a++) {
+        lo[a] = sim->params.box_min[a] + sim->params.radius;
+        hi[a] = sim->params.box_max[a] - sim->params.radius;
+    }
+}
+
 /* Enqueues the bounds of the current state (read by choose_substeps). */
 static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
 {
@@ -499,17 +509,46 @@ static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
                                   down, prof);
 }
 
+/* The most particles of its scene a simulation holds on its device: its memory at
+ * pbfcl_sim_bytes_needed's bytes a particle, the largest buffer it allows (the neighbour
+ * lists, 4 * PBFCL_SIM_MAX_NEIGHBORS bytes a particle) and the 2^32 entries the lists' index
+ * addresses. */
+static unsigned long long device_holds(const pbfcl_sim *sim)
+{
+    const pbfcl_cl *cl = sim->cl;
+    unsigned long long fixed = pbfcl_sim_bytes_needed_with(&sim->scene, sim->method, 0);
+    unsigned long long per = pbfcl_sim_bytes_needed_with(&sim->scene, sim->method, 1) - fixed;
+    unsigned long long by_memory =
+        cl->dev.global_mem > fixed ? (cl->dev.global_mem - fixed) / per : 0;
+    unsigned long long by_buffer = cl->dev.max_alloc / (4ull * PBFCL_SIM_MAX_NEIGHBORS);
+    unsigned long long most = by_memory < by_buffer ? by_memory : by_buffer;
+    return most < UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS ? most
+                                                       : UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS;
+}
+
 static pbfcl_status check_config(const pbfcl_sim *sim, size_t n)
 {
     if (n == 0 || n > UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS) { /* n: the capacity */
-        pbfcl_errorf("a simulation needs 1 to %u particles (got %zu); change the particle count "
-                     "or radius",
-                     UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS, n);
+        pbfcl_errorf("a simulation needs 1 to %u particles (got %zu): the neighbour lists' index "
+                     "addresses 2^32 entries, %u a particle; change the particle count or radius",
+                     UINT32_MAX / PBFCL_SIM_MAX_NEIGHBORS, n, PBFCL_SIM_MAX_NEIGHBORS);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     unsigned long long need = pbfcl_sim_bytes_needed_with(&sim->scene, sim->method, n);
     unsigned long long largest = (unsigned long long)n * 4 * PBFCL_SIM_MAX_NEIGHBORS;
-    return pbfcl_cl_check_memory(sim->cl, need, largest, "the simulation");
+    pbfcl_status st = pbfcl_cl_check_memory(sim->cl, need, largest, "the simulation");
+    if (st != PBFCL_OK) {
+        unsigned long long fixed = pbfcl_sim_bytes_needed_with(&sim->scene, sim->method, 0);
+        pbfcl_errorf("%s holds at most %llu particles of this scene at this radius: %llu bytes a "
+                     "particle (the "
+                     "neighbour lists %u of them, in one buffer of at most %llu bytes) besides "
+                     "%llu bytes of the grid's cell tables (set by the box and the radius)",
+                     sim->cl->dev.device_name, device_holds(sim),
+                     pbfcl_sim_bytes_needed_with(&sim->scene, sim->method, 1) - fixed,
+                     4 * PBFCL_SIM_MAX_NEIGHBORS, (unsigned long long)sim->cl->dev.max_alloc,
+                     fixed);
+    }
+    return st;
 }
 
 static pbfcl_status sim_init(pbfcl_sim *sim, const float *positions)
@@ -926,6 +965,9 @@ pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_mem static_buf = sim->body_friction == 2 ? sim->bodies->static_buf : NULL;
     sim->body_friction = 0;
     const pbfcl_solver_settings *sv = &sim->scene.solver;
+    float lo[3], hi[3];
+    sim_walls(sim, lo, hi);
+    pbfcl_shape_match_set_walls(sim->bodies, lo, hi);
     return pbfcl_shape_match_project(sim->bodies, sim->pred_buf, static_buf, sv->friction_static,
                                      sv->friction_dynamic, prof, PBFCL_STAGE_SOLVE);
 }
@@ -1212,10 +1254,7 @@ pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, 
 pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out)
 {
     pbfcl_particles_material m;
-    for (int a = 0; a < 3; a++) { /* the walls predict, delta and collide clamp to */
-        m.wall_lo[a] = sim->params.box_min[a] + sim->params.radius;
-        m.wall_hi[a] = sim->params.box_max[a] - sim->params.radius;
-    }
+    sim_walls(sim, m.wall_lo, m.wall_hi);
     m.mass = sim->params.mass;
     m.rest_density = sim->params.rest_density;
     pbfcl_particle_state st = particle_state(sim);
