@@ -1,0 +1,17 @@
+/* The shape-matching constraint of the bodies (shape_match.h): after apply_delta, x* of the
+ * bodies' particles towards their goal positions, with the friction body_contacts measured. */
+#include "pbf/pbf_internal.h"
+
+pbfcl_status pbfcl_pbf_shape_match(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    pbfcl_sim_view v;
+    pbf_state *ps = pbf_view(sim, &v);
+    if (!v.bodies)
+        return PBFCL_OK;
+    /* the static friction of the collide pass since the last projection, if there was one */
+    cl_mem static_buf = ps->body_friction == 2 ? v.bodies->static_buf : NULL;
+    ps->body_friction = 0;
+    const pbfcl_solver_settings *sv = &v.scene->solver;
+    return pbfcl_shape_match_project(v.bodies, *v.pred, static_buf, sv->friction_static,
+                                     sv->friction_dynamic, prof, PBFCL_STAGE_SOLVE);
+}
