@@ -1,12 +1,37 @@
 /* The density constraint (Macklin & Mueller 2013): lambda, then delta, which writes the
  * corrected positions q = x* + dx (Jacobi, Chebyshev-weighted). */
-#include "pbf/pbf_internal.h"
+#include "pbf/constraint.h"
+
+#include <stdlib.h>
+
+typedef struct density_state {
+    cl_kernel lambda, delta;
+} density_state;
+
+static pbfcl_status density_create(const pbfcl_sim_view *v, cl_program program, void **state)
+{
+    density_state *d = calloc(1, sizeof *d);
+    if (!(*state = d))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    PBFCL_TRY(pbf_kernel(v, program, "pbf_lambda", &d->lambda));
+    return pbf_kernel(v, program, "pbf_delta", &d->delta);
+}
+
+static void density_destroy(void *state)
+{
+    density_state *d = state;
+    if (d->lambda)
+        clReleaseKernel(d->lambda);
+    if (d->delta)
+        clReleaseKernel(d->delta);
+    free(d);
+}
 
 pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
-    cl_kernel k = ps->lambda;
+    cl_kernel k = ((density_state *)pbf_constraint_state(ps, &pbf_density_constraint))->lambda;
     PBFCL_TRY(pbf_set_head(&v, k));
     PBF_ARG(k, 2, *v.pred);
     PBF_ARG(k, 3, v.grid->neighbor_count_buf);
@@ -29,7 +54,7 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
-    cl_kernel k = ps->delta;
+    cl_kernel k = ((density_state *)pbf_constraint_state(ps, &pbf_density_constraint))->delta;
     PBFCL_TRY(pbf_set_head(&v, k));
     PBF_ARG(k, 2, ps->lambda_buf);
     PBF_ARG(k, 3, v.grid->neighbor_count_buf);
@@ -54,3 +79,20 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 17, grid_bits);
     return pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE);
 }
+
+/* One projection: the lambdas, then q = x* + dx. */
+static pbfcl_status density_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
+{
+    (void)state;
+    (void)it;
+    PBFCL_TRY(pbfcl_pbf_lambda(sim, prof)); /* density, lambda_i */
+    return pbfcl_pbf_delta(sim, prof);      /* delta x_i with s_corr (Chebyshev-weighted) */
+}
+
+const pbf_constraint_kind pbf_density_constraint = {
+    .name = "density",
+    .pass = PBF_PASS_CORRECTION,
+    .create = density_create,
+    .destroy = density_destroy,
+    .project = density_project,
+};

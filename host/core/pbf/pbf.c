@@ -1,7 +1,7 @@
 /* The PBF method behind the solver interface (solver_method.h): its state, kernels and
  * per-particle buffers, its constants, its substep (seed 001's outline, one call per stage)
  * and its time step. The stages are pbf_stages.c's and the constraint projections'. */
-#include "pbf/pbf_internal.h"
+#include "pbf/constraint.h"
 
 #include "runtime/programs.h"
 
@@ -84,18 +84,14 @@ void pbf_swap(cl_mem *a, cl_mem *b)
 
 /* ---- create and destroy ----------------------------------------------------------------- */
 
-static const char *const kernel_names[] = {"pbf_predict",      "pbf_lambda",
-                                           "pbf_delta",        "pbf_collide",
-                                           "pbf_update",       "pbf_vorticity_viscosity",
-                                           "pbf_body_contacts"};
+/* The kernels of the stages outside the solver iteration (the constraints make theirs). */
+static const char *const kernel_names[] = {"pbf_predict", "pbf_update", "pbf_vorticity_viscosity"};
 
 #define PBF_KERNEL_COUNT ((int)(sizeof kernel_names / sizeof kernel_names[0]))
 
 static cl_kernel *kernel_slot(pbf_state *ps, int k)
 {
-    cl_kernel *slots[] = {&ps->predict,      &ps->lambda, &ps->delta,
-                          &ps->collide,      &ps->update, &ps->vorticity_viscosity,
-                          &ps->body_contacts};
+    cl_kernel *slots[] = {&ps->predict, &ps->update, &ps->vorticity_viscosity};
     return slots[k];
 }
 
@@ -122,10 +118,9 @@ static pbfcl_status pbf_create(pbfcl_sim *sim)
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
         return PBFCL_ERR_BAD_ARGUMENT;
     PBFCL_TRY(pbfcl_cl_build(v.cl, desc->files, desc->nfiles, options, &ps->program));
-    for (int k = 0; k < PBF_KERNEL_COUNT; k++) {
-        PBFCL_TRY(pbfcl_cl_kernel(ps->program, kernel_names[k], kernel_slot(ps, k)));
-        PBFCL_TRY(pbfcl_cl_check_launch(v.cl, *kernel_slot(ps, k), kernel_names[k], v.wg, 0));
-    }
+    for (int k = 0; k < PBF_KERNEL_COUNT; k++)
+        PBFCL_TRY(pbf_kernel(&v, ps->program, kernel_names[k], kernel_slot(ps, k)));
+    PBFCL_TRY(pbf_constraints_create(&v, ps));
     return pbfcl_sim_method_buffers_make(sim, ps);
 }
 
@@ -136,6 +131,7 @@ static void pbf_destroy(pbfcl_sim *sim)
     pbf_state *ps = pbf_view(sim, &v);
     if (!ps)
         return;
+    pbf_constraints_destroy(ps);
     for (int k = 0; k < PBF_KERNEL_COUNT; k++)
         if (*kernel_slot(ps, k))
             clReleaseKernel(*kernel_slot(ps, k));
@@ -189,14 +185,6 @@ void pbfcl_pbf_set_chebyshev_weight(pbfcl_sim *sim, float omega)
     pbf_view(sim, &v)->omega = omega;
 }
 
-/* Whether solver iteration it (of iterations) ends with the collision passes: every
- * contact_interval-th iteration and always the last, so that a substep ends with its contacts
- * resolved. */
-static int contact_iteration(const pbfcl_solver_settings *s, int it)
-{
-    return (it + 1) % s->contact_interval == 0 || it + 1 == s->iterations;
-}
-
 /* One substep of seed 001's outline. */
 static pbfcl_status pbf_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 {
@@ -208,17 +196,14 @@ static pbfcl_status pbf_substep(pbfcl_sim *sim, pbfcl_profile *prof)
     PBFCL_TRY(pbfcl_sim_body_predict(sim, prof)); /* bodies: x* of their rigid motion */
     PBFCL_TRY(pbfcl_pbf_neighbours(sim, prof));   /* hash, sort, reorder, cells, neighbours */
     PBFCL_TRY(pbfcl_sim_body_slots(sim, prof));   /* where the bodies' particles are now */
-    for (int it = 0; it < s->iterations; it++) {
+    for (int it = 0; it < s->iterations; it++) {  /* the constraints (constraint.h) */
         ps->omega = (float)pbfcl_pbf_chebyshev_weight(it, s->chebyshev_rho, ps->omega);
-        PBFCL_TRY(pbfcl_pbf_lambda(sim, prof)); /* density, lambda_i */
-        PBFCL_TRY(pbfcl_pbf_delta(sim, prof));  /* delta x_i with s_corr (Chebyshev-weighted) */
-        for (int st = 0; contact_iteration(s, it) && st < s->stabilization_iterations; st++)
-            PBFCL_TRY(pbfcl_pbf_collide(sim, prof)); /* collisions: x and x* */
-        PBFCL_TRY(pbfcl_pbf_apply_delta(sim, prof)); /* x* += delta x */
-        PBFCL_TRY(pbfcl_pbf_shape_match(sim, prof)); /* bodies: x* towards their goals */
+        PBFCL_TRY(pbf_project(sim, PBF_PASS_CORRECTION, it, prof)); /* density, contacts: q */
+        PBFCL_TRY(pbfcl_pbf_apply_delta(sim, prof));                /* x* += delta x */
+        PBFCL_TRY(pbf_project(sim, PBF_PASS_POSITIONS, it, prof));  /* bodies: x* to goals */
     }
-    if (s->iterations == 0)
-        PBFCL_TRY(pbfcl_pbf_shape_match(sim, prof)); /* bodies keep their shape regardless */
+    if (s->iterations == 0) /* bodies keep their shape regardless */
+        PBFCL_TRY(pbf_project(sim, PBF_PASS_POSITIONS, 0, prof));
     ps->omega = 1.0f;                                /* a delta called on its own is plain */
     PBFCL_TRY(pbfcl_pbf_update(sim, prof));          /* v = (x* - x) / dt, x = x* */
     PBFCL_TRY(pbfcl_sim_body_velocity(sim, prof));   /* bodies: v of their rigid motion */

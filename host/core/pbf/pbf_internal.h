@@ -4,11 +4,16 @@
 
 #include "pbf/pbf.h"
 
-/* What pbf's create makes: its program and kernels, its per-particle buffers (pbf_buffers[],
- * pbf.c) and the flags its stages pass to each other. */
+/* The most constraint kinds (constraint.h) the registry may hold. */
+#define PBF_MAX_CONSTRAINTS 8
+
+/* What pbf's create makes: its program and kernels, its constraint kinds' states, its
+ * per-particle buffers (pbf_buffers[], pbf.c; the constraints' among them) and the flags its
+ * stages pass to each other. */
 typedef struct pbf_state {
     cl_program program;
-    cl_kernel predict, lambda, delta, collide, update, vorticity_viscosity, body_contacts;
+    cl_kernel predict, update, vorticity_viscosity;
+    void *constraint[PBF_MAX_CONSTRAINTS];     /* of pbf_constraints[k] (constraint.h) */
     cl_mem vort_force_buf, vort_force_tmp_buf; /* float4: vorticity force; reorder target */
     cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
     cl_mem omega_buf;        /* float4: vorticity */

@@ -1,6 +1,6 @@
 /* The shape-matching constraint of the bodies (shape_match.h): after apply_delta, x* of the
  * bodies' particles towards their goal positions, with the friction body_contacts measured. */
-#include "pbf/pbf_internal.h"
+#include "pbf/constraint.h"
 
 pbfcl_status pbfcl_pbf_shape_match(pbfcl_sim *sim, pbfcl_profile *prof)
 {
@@ -15,3 +15,16 @@ pbfcl_status pbfcl_pbf_shape_match(pbfcl_sim *sim, pbfcl_profile *prof)
     return pbfcl_shape_match_project(v.bodies, *v.pred, static_buf, sv->friction_static,
                                      sv->friction_dynamic, prof, PBFCL_STAGE_SOLVE);
 }
+
+static pbfcl_status shape_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
+{
+    (void)state;
+    (void)it;
+    return pbfcl_pbf_shape_match(sim, prof); /* bodies: x* towards their goals */
+}
+
+const pbf_constraint_kind pbf_shape_constraint = {
+    .name = "shape_matching",
+    .pass = PBF_PASS_POSITIONS,
+    .project = shape_project,
+};
