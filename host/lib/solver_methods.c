@@ -1,5 +1,6 @@
 /* The particle methods by solver.method (solver_methods.h). */
 #include "solver_methods.h"
+#include "pbf/pbf.h"
 #include "sph/sph.h"
 
 const pbfcl_solver_method *pbfcl_solver_method_of(int method)

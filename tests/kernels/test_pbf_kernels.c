@@ -3,6 +3,7 @@
  * (with the walls' density) against a plain C reference on small particle sets; bad
  * configurations fail. */
 #include "grid/grid.h"
+#include "pbf/pbf.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "sim/solver_method.h"
@@ -219,7 +220,7 @@ static void kstate_read(pbfcl_sim *sim, kstate *k)
     k->delta = malloc(k->n * 3 * sizeof(float));
     k->count = malloc(k->n * sizeof(unsigned));
     k->nbr = malloc(k->n * k->maxnb * sizeof(unsigned));
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, k->x, k->lambda, k->delta, k->count, k->nbr),
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, k->x, k->lambda, k->delta, k->count, k->nbr),
                      PBFCL_OK);
 }
 
@@ -330,8 +331,8 @@ static pbfcl_sim *make_sim(pbfcl_cl *cl, const pbfcl_scene *s, const float *pos,
 {
     pbfcl_sim *sim = NULL;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, s, pos, n), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
     return sim;
 }
 
@@ -343,8 +344,8 @@ static void check_lattice_density(pbfcl_cl *cl)
     float *pos = lattice(nx, 0.3f, 0.02f, 0.0f, 1);
     size_t n = (size_t)nx * nx * nx;
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
     float *rho = malloc(n * sizeof *rho);
     kstate k;
     kstate_read(sim, &k);
@@ -412,8 +413,8 @@ static void check_lambda_delta_n(pbfcl_cl *cl, float scorr_n)
     float *pos = lattice(nx, 0.4f, 0.019f, 0.002f, 7);
     size_t n = (size_t)nx * nx * nx;
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
     kstate k;
     kstate_read(sim, &k);
     const pbfcl_pbf_params *p = ref_params_of(sim);
@@ -487,7 +488,7 @@ static void check_walls(pbfcl_cl *cl)
     float *pos = lattice(nx, r, sp, 0.0f, 1);
     size_t n = (size_t)nx * nx * nx;
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
     float *rho = malloc(n * sizeof *rho);
     kstate k;
     kstate_read(sim, &k);
@@ -513,8 +514,8 @@ static void check_walls(pbfcl_cl *cl)
     pos = lattice(nj, r, 0.019f, 0.002f, 11);
     n = (size_t)nj * nj * nj;
     sim = make_sim(cl, &s, pos, n);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
     kstate_read(sim, &k);
     p = ref_params_of(sim);
     double lscale = max_abs(k.lambda, n), dscale = max_abs(k.delta, 3 * n);
@@ -585,15 +586,15 @@ static void check_collide(pbfcl_cl *cl)
     float *pos = lattice(nx, 0.011f, 0.017f, 0.003f, 3); /* overlapping, touching a wall */
     size_t n = (size_t)nx * nx * nx;
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
     kstate k;
     kstate_read(sim, &k);
     float *x = malloc(n * 3 * sizeof *x), *out = malloc(n * 3 * sizeof *out),
           *x_out = malloc(n * 3 * sizeof *x_out);
     ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_collide(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read(sim, x_out, NULL, NULL), PBFCL_OK);
     const pbfcl_pbf_params *p = ref_params_of(sim);
     int branch[3] = {0, 0, 0};
@@ -652,11 +653,11 @@ static void collide_pair(pbfcl_sim *sim, const float x[6], float before[6], floa
                          double *d_before, double *d_after)
 {
     ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, before, NULL, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, after, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, NULL, NULL, before, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_collide(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, NULL, NULL, after, NULL, NULL), PBFCL_OK);
     *d_before = fabs((double)(x[3] + before[3]) - (x[0] + before[0]));
     *d_after = fabs((double)(x[3] + after[3]) - (x[0] + after[0]));
 }
@@ -668,7 +669,7 @@ static void check_collide_after_move(pbfcl_cl *cl)
     kstate k;
     kstate_read(sim, &k);
     ck_assert_uint_eq(k.count[0], 1); /* listed, but not near (test_neighbours checks that) */
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK); /* records x* at the search */
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK); /* records x* at the search */
     float x[6];
     ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
     const float gap = 1.2f * r; /* into contact: 1.2r apart, 0.8r overlap */
@@ -703,9 +704,9 @@ static void check_collide_after_solid_move(pbfcl_cl *cl)
     pbfcl_sim *sim = far_pair(cl, &r, &c);
     const unsigned static_id = 1;
     ck_assert_int_eq(pbfcl_sim_set_static(sim, 1, &static_id), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK); /* the phases' tags into x* */
-    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK); /* records x* at the search */
+    ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK); /* the phases' tags into x* */
+    ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK); /* records x* at the search */
     float x[6], w[2];
     unsigned phase[2];
     ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
@@ -781,7 +782,7 @@ static void check_collide_after_one_moves(pbfcl_cl *cl)
         CL_SUCCESS);
     ck_assert_msg(near[0] == 0 && near[1] == 0, "the pair is near at the search (%u, %u)", near[0],
                   near[1]);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK); /* records x*, clears the flags */
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK); /* records x*, clears the flags */
     for (int k = 0; k < 2; k++)
         ck_assert_int_eq(clEnqueueReadBuffer(g->cl->queue, g->moved_buf, CL_TRUE, region[k] * 4, 4,
                                              &flags[k], 0, NULL, NULL),
@@ -833,13 +834,13 @@ static void check_moved_flags(pbfcl_cl *cl)
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
     const unsigned statics[] = {5, 700, 1100, 1727};
     ck_assert_int_eq(pbfcl_sim_set_static(sim, 4, statics), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK); /* the phases' tags */
-    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK); /* records x*, clears the flags */
+    ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK); /* the phases' tags */
+    ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK); /* records x*, clears the flags */
     float *search = malloc(n * 12), *x = malloc(n * 12), *dq = malloc(n * 12);
     unsigned *phase = malloc(n * 4), *cell = malloc(n * 4);
     float *w = malloc(n * 4);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, search, NULL, NULL, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, search, NULL, NULL, NULL, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
     memcpy(x, search, n * 12);
     const float r = s.particle_radius;
@@ -849,9 +850,9 @@ static void check_moved_flags(pbfcl_cl *cl)
         if (phase[i] != 0) /* and every static particle */
             x[3 * i + 1] += r;
     ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, x, NULL, dq, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, x, NULL, dq, NULL, NULL), PBFCL_OK);
     pbfcl_grid *g = grid_of(sim);
     ck_assert_int_eq(
         clEnqueueReadBuffer(g->cl->queue, g->cell_id_buf, CL_TRUE, 0, n * 4, cell, 0, NULL, NULL),
@@ -954,8 +955,8 @@ START_TEST(test_chebyshev_weights)
     const double rho = 0.95, limit = 2.0 / (1.0 + sqrt(1.0 - rho * rho));
     double w = 1.0;
     for (int it = 0; it < 200; it++) {
-        double next = pbfcl_sim_chebyshev_weight(it, rho, w);
-        ck_assert_double_eq(pbfcl_sim_chebyshev_weight(it, 0.0, w), 1.0);
+        double next = pbfcl_pbf_chebyshev_weight(it, rho, w);
+        ck_assert_double_eq(pbfcl_pbf_chebyshev_weight(it, 0.0, w), 1.0);
         if (it < 2)
             ck_assert_double_eq(next, 1.0);
         else if (it == 2)
@@ -982,18 +983,18 @@ static void check_delta_chebyshev(pbfcl_cl *cl)
     size_t n = (size_t)nx * nx * nx;
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
     float *d0 = malloc(n * 3 * sizeof *d0), *out = malloc(n * 3 * sizeof *out);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, d0, NULL, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_apply_delta(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, NULL, NULL, d0, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_apply_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
     kstate k;
     kstate_read(sim, &k);
     const float w = 1.7f;
-    pbfcl_sim_set_chebyshev_weight(sim, w);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
-    pbfcl_sim_set_chebyshev_weight(sim, 1.0f);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
+    pbfcl_pbf_set_chebyshev_weight(sim, w);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
+    pbfcl_pbf_set_chebyshev_weight(sim, 1.0f);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
     const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
     double dscale = 1e-6; /* the size of the steps, for the tolerance */
     for (size_t i = 0; i < 3 * n; i++)
@@ -1161,10 +1162,10 @@ static void check_lambda_delta_solids(pbfcl_cl *cl)
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
     vorticity_solids(sim, n);
     /* predict writes the phases' tags into x*, where the neighbour search finds them */
-    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
     kstate k;
     kstate_read(sim, &k);
     unsigned *phase = malloc(n * 4);
@@ -1263,7 +1264,7 @@ static void check_vorticity_viscosity_of(pbfcl_cl *cl, bool bodies)
     float *v_out = malloc(n * 12), *w_out = malloc(n * 12), *f_out = malloc(n * 12);
     float *s_out = malloc(n * 4);
     ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, st.rho), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, w_out, f_out, st.strength), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_vorticity(sim, w_out, f_out, st.strength), PBFCL_OK);
     if (bodies)
         ck_assert_int_eq(pbfcl_sim_read_phases(sim, st.phase, st.inv_mass), PBFCL_OK);
     double frame_force = 0;
@@ -1279,11 +1280,11 @@ static void check_vorticity_viscosity_of(pbfcl_cl *cl, bool bodies)
         solid += st.phase && st.phase[i] != 0;
     }
     ck_assert_int_eq(pbfcl_sim_read(sim, st.x, st.v, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, NULL, st.count, st.list), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, NULL, NULL, NULL, st.count, st.list), PBFCL_OK);
     ck_assert_uint_eq(solid, bodies ? 24 : 0);
-    ck_assert_int_eq(pbfcl_sim_vorticity_viscosity(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_vorticity_viscosity(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read(sim, NULL, v_out, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, w_out, f_out, s_out), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_vorticity(sim, w_out, f_out, s_out), PBFCL_OK);
     ref_vorticity_viscosity(&st, n, p);
     double wmax = 0, dvmax = 0, etamax = 0, fmax_ = 0, smax = 0;
     for (size_t i = 0; i < 3 * n; i++) {
@@ -1369,7 +1370,7 @@ static void check_vorticity_off(pbfcl_cl *cl)
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
     float *f = malloc(n * 12);
     ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, NULL, f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_vorticity(sim, NULL, f, NULL), PBFCL_OK);
     double most = 0;
     for (size_t i = 0; i < 3 * n; i++)
         most = fmax(most, fabs(f[i]));
@@ -1378,7 +1379,7 @@ static void check_vorticity_off(pbfcl_cl *cl)
     s.solver.viscosity = 0.0f;
     ck_assert_int_eq(pbfcl_sim_set_scene(sim, &s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_vorticity(sim, NULL, f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_vorticity(sim, NULL, f, NULL), PBFCL_OK);
     for (size_t i = 0; i < 3 * n; i++)
         ck_assert_msg(f[i] == 0.0f, "force [%zu] %g left after vorticity was turned off", i / 3,
                       f[i]);
@@ -1433,11 +1434,11 @@ static void check_collide_body_contacts(pbfcl_cl *cl)
     ck_assert_int_eq(
         pbfcl_sim_set_bodies(sim, 2, 16, entry_id, entry_body, rest, stiffness, w_body), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_set_static(sim, 8, statics), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_body_slots(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_delta(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
     kstate k;
     kstate_read(sim, &k);
     float *x = malloc(n * 12), *w = malloc(n * 4), *out = malloc(n * 32);
@@ -1445,8 +1446,8 @@ static void check_collide_body_contacts(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read_ids(sim, id), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_collide(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_body_contacts(sim, out), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_collide(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_body_contacts(sim, out), PBFCL_OK);
     const pbfcl_pbf_params *p = ref_params_of(sim);
     int pairs = 0, with_static = 0, between_bodies = 0;
     for (size_t i = 0; i < n; i++) {

@@ -4,6 +4,7 @@
  * then stats, bounds and copy_positions as the solver calls them (the passes themselves are
  * tested in test_particles): the walls, mass and box it gives them. The references use the
  * scene's values, not the product's derived constants. */
+#include "pbf/pbf.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "sim/solver_method.h"
@@ -66,9 +67,9 @@ static void check_stages_n(pbfcl_cl *cl, size_t n)
     ck_assert_int_eq(pbfcl_sim_write(sim, NULL, v), PBFCL_OK);
 
     /* predict (no neighbours: slots stay in the caller's order) */
-    ck_assert_int_eq(pbfcl_sim_predict(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read(sim, got_x, got_v, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, got_p, NULL, NULL, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, got_p, NULL, NULL, NULL, NULL), PBFCL_OK);
     for (size_t i = 0; i < n; i++) {
         double xp[3], vp[3], xc[3];
         ref_predict(&s, x + 3 * i, v + 3 * i, xp, vp, xc);
@@ -87,7 +88,7 @@ static void check_stages_n(pbfcl_cl *cl, size_t n)
     /* update: v = (x* - x) / dt, x = x* */
     float *x_before = malloc(n * 12);
     memcpy(x_before, got_x, n * 12);
-    ck_assert_int_eq(pbfcl_sim_update(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_update(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read(sim, got_x, got_v, rho), PBFCL_OK);
     double dt = (double)s.solver.dt / s.solver.substeps;
     for (size_t i = 0; i < 3 * n; i++) {
@@ -195,7 +196,7 @@ static void check_stages_n(pbfcl_cl *cl, size_t n)
 static void check_stages(pbfcl_cl *cl)
 {
     pbfcl_build_config cfg;
-    pbfcl_sim_build_config(&cl->dev, &cfg);
+    pbfcl_solver_pbf()->build_config(&cl->dev, &cfg);
     size_t wg = cfg.wg_size, sizes[] = {1, wg - 1, wg, wg + 1};
     for (size_t k = 0; k < 4; k++)
         check_stages_n(cl, sizes[k]);

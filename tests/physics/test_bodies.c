@@ -2,6 +2,7 @@
  * cl/shape_match.cl) by invariants: a rigid body tumbling in free fall and onto the floor
  * keeps every pairwise distance of its particles, and spinning with gravity off keeps its
  * angular momentum about its centre of mass. */
+#include "pbf/pbf.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "test_util.h"
@@ -281,7 +282,7 @@ static void check_solid_lists(pbfcl_sim *sim)
     unsigned *phase = malloc(n * 4), *count = malloc(n * 4), *list = malloc(n * max * 4);
     float *w = malloc(n * 4);
     ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_solver(sim, NULL, NULL, NULL, count, list), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, NULL, NULL, NULL, count, list), PBFCL_OK);
     size_t solid_fluid = 0, fluid_solid = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < count[i]; k++) {

@@ -1,6 +1,7 @@
 /* Physics validation of the PBF solver by invariants and known behaviour: a block at rest
  * density settles, density error falls with solver iterations, a dam break stays bounded
  * and its front advances, momentum is conserved without gravity, runs are deterministic. */
+#include "pbf/pbf.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "test_util.h"
@@ -122,7 +123,7 @@ static double error_after_rho(pbfcl_cl *cl, int iterations, float chebyshev_rho)
     float *pos = block(nn, lo, 0.95f, &n);
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
     run_frames(sim, 1);
-    ck_assert_int_eq(pbfcl_sim_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
     pbfcl_sim_stats st = stats_of(sim);
     char what[64];
     snprintf(what, sizeof what, "%d iterations, chebyshev %g", iterations, chebyshev_rho);

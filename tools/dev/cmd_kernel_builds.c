@@ -12,6 +12,7 @@
 #include "grid/scan.h"
 #include "bodies/kinematic.h"
 #include "bodies/shape_match.h"
+#include "pbf/pbf.h"
 #include "sim/sim.h"
 #include "sim/solver_method.h"
 #include "sph/sph.h"
@@ -71,7 +72,7 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
     } else if (id == PBFCL_PROGRAM_SPH) {
         pbfcl_solver_sph()->build_config(&dev, cfg);
     } else {
-        pbfcl_sim_build_config(&dev, cfg);
+        pbfcl_solver_pbf()->build_config(&dev, cfg);
     }
 }
 

@@ -1,6 +1,7 @@
-/* The simulation: particle buffers on the device, the frame loop of the method solver.method
- * chooses (solver_method.h: PBF, seed 001's outline, or weakly compressible SPH, sph.h), and
- * the stages of the PBF method. */
+/* The simulation: the common particle core (particle buffers on the device, the neighbour
+ * search, the particles by id, bodies and paths) and the frame loop of the method
+ * solver.method chooses (solver_method.h: PBF, pbf/pbf.h, seed 001's outline, or weakly
+ * compressible SPH, sph/sph.h). */
 #ifndef PBFCL_SIM_H
 #define PBFCL_SIM_H
 
@@ -17,10 +18,6 @@
 typedef pbfcl_stats pbfcl_sim_stats;
 
 typedef struct pbfcl_sim pbfcl_sim; /* opaque; defined in sim.c */
-
-/* The build options of the solver's kernels on a device with these limits (max_wg);
- * `pbfcl kernel-builds` lists them. */
-void pbfcl_sim_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
 
 /* The neighbour list capacity the solver gives its grid (MAX_NEIGHBORS): 26 neighbours at
  * rest for h = 4r at spacing 2r, up to about 40 in a compressed flow; PBFCL_MAX_H_RATIO
@@ -141,12 +138,11 @@ pbfcl_status pbfcl_sim_read_bodies(pbfcl_sim *sim, float *com3, float *quat4);
 
 /* The body stages of a substep (shape_match.h), nothing without bodies: body_predict (after
  * predict: x* of each body's rigid motion, from the momentum of its particles), body_slots
- * (after the reorder: where each body particle is), shape_match (after each iteration's
- * apply_delta: x* of the bodies' particles towards their goal positions) and body_velocity
- * (after update: v of each body's motion over the substep). */
+ * (after the reorder: where each body particle is) and body_velocity (after update: v of each
+ * body's motion over the substep); the shape-matching projection is PBF's
+ * (pbfcl_pbf_shape_match). */
 pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof);
 pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof);
-pbfcl_status pbfcl_sim_shape_match(pbfcl_sim *sim, pbfcl_profile *prof);
 pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof);
 
 /* Computes the SPH density of the current positions x (read with pbfcl_sim_read) by the
@@ -158,6 +154,10 @@ pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim);
 /* Computes the step statistics on the device (reduced on the host). */
 pbfcl_status pbfcl_sim_stats_compute(pbfcl_sim *sim, pbfcl_sim_stats *out);
 
+/* The walls every stage clamps the particles to (predict, delta, collide, the bodies' goals;
+ * the statistics count a particle beyond them as outside): the box less the radius. */
+void pbfcl_sim_walls(const pbfcl_sim *sim, float lo[3], float hi[3]);
+
 /* Enqueues a copy of the positions as float4 (x, y, z, speed) into dst_buf (n float4), e.g.
  * a buffer shared with OpenGL. */
 pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf);
@@ -167,16 +167,6 @@ pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf);
  * diagonal D (what choose_substeps reads). */
 pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3]);
 
-/* The weight of Chebyshev iteration `iteration` of a substep (Wang 2015) for the spectral
- * radius estimate rho, given the weight of the iteration before: 1 for the first
- * PBFCL_SIM_CHEBYSHEV_DELAY iterations and whenever rho is 0, then 2 / (2 - rho^2), then
- * 4 / (4 - rho^2 last). */
-double pbfcl_sim_chebyshev_weight(int iteration, double rho, double last);
-
-/* Sets the Chebyshev weight the next pbfcl_sim_delta applies (pbfcl_sim_step sets it per
- * iteration and leaves 1, plain Jacobi; exposed for the tests). */
-void pbfcl_sim_set_chebyshev_weight(pbfcl_sim *sim, float omega);
-
 /* Changes gravity (e.g. to tilt or shake the box). */
 void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3]);
 
@@ -185,74 +175,22 @@ void pbfcl_sim_set_gravity(pbfcl_sim *sim, const float g[3]);
 void pbfcl_sim_set_push(pbfcl_sim *sim, const float origin[3], const float dir[3],
                         const float push[3], float radius, float strength);
 
-/* The stages of one substep, in the order pbfcl_sim_step calls them (exposed for the tests
- * and the benchmark; pbfcl_sim_step is the normal way to advance). */
-
-/* predict: apply forces (gravity, vorticity force, push), predict x*, confine to the box. */
-pbfcl_status pbfcl_sim_predict(pbfcl_sim *sim, pbfcl_profile *prof);
-
-/* hash, sort, reorder (every particle buffer), cells and neighbour lists of x*. */
-pbfcl_status pbfcl_sim_neighbours(pbfcl_sim *sim, pbfcl_profile *prof);
-
-/* lambda: SPH density and the density constraint's lambda of every particle. */
-pbfcl_status pbfcl_sim_lambda(pbfcl_sim *sim, pbfcl_profile *prof);
-
-/* delta: the position correction dx from the lambdas, with the tensile term s_corr, written
- * as the corrected positions q = x* + dx (kept inside the walls); with a Chebyshev weight w
- * != 1 the step is w dx + (w - 1) times the last delta's step. */
-pbfcl_status pbfcl_sim_delta(pbfcl_sim *sim, pbfcl_profile *prof);
-
-/* collide: one stabilisation iteration of the particle-particle and wall constraints; moves
- * x* and, by the part that undoes an overlap x already had, x. The first pass after a
- * neighbour search runs body_contacts first (with shape-matched bodies): their contacts with
- * other solids, for the bodies' friction in the next shape matching. */
-pbfcl_status pbfcl_sim_collide(pbfcl_sim *sim, pbfcl_profile *prof);
-
-/* apply_delta: x* += delta: adopts the corrected positions q = x* + dx that delta and collide
- * wrote (a buffer swap, no kernel). */
-pbfcl_status pbfcl_sim_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof);
-
-/* update: v = (x* - x) / dt, x = x* (x.w: the particle's volume m / rho for the next stage). */
-pbfcl_status pbfcl_sim_update(pbfcl_sim *sim, pbfcl_profile *prof);
-
-/* omega and XSPH viscosity (one pass over the neighbours, of the velocities after update),
- * then the vorticity force; skipped when both vorticity and viscosity are 0. */
-pbfcl_status pbfcl_sim_vorticity_viscosity(pbfcl_sim *sim, pbfcl_profile *prof);
-
 /* The solver constants derived from the scene. */
-const pbfcl_pbf_params *pbfcl_sim_params(const pbfcl_sim *sim);
+const pbfcl_constants *pbfcl_sim_params(const pbfcl_sim *sim);
 
 /* Fills p with the solver constants of scene (SI units), with method m's changes (its derive);
  * fails naming a setting the solver cannot run with. */
 pbfcl_status pbfcl_sim_constants(const pbfcl_scene *scene, const pbfcl_solver_method *m,
-                                 pbfcl_pbf_params *p);
+                                 pbfcl_constants *p);
 
 /* The Poly6 density of the rest lattice (spacing 2r) at a particle inside it, in units of
  * rho0 (1.0098 for h = 4r). */
-double pbfcl_pbf_lattice_density(const pbfcl_pbf_params *p);
+double pbfcl_pbf_lattice_density(const pbfcl_constants *p);
 
 /* The calibration of the walls' density (cl/pbf.cl, pbf_wall_phi): the continuum half-space
  * of fluid beyond a wall is scaled so that a particle of the rest lattice (spacing 2r) at
  * distance r from the wall has the density of one inside the lattice (0.89 for h = 4r). */
-double pbfcl_pbf_wall_scale(const pbfcl_pbf_params *p);
-
-/* Reads the predicted positions x* (xyz triples), lambdas, the corrections dx = q - x* of the
- * last delta or collide (xyz triples) and the neighbour lists (count[n], list[k * n + i] for
- * k < max_neighbors); any pointer may be NULL. */
-pbfcl_status pbfcl_sim_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, float *delta3,
-                                   unsigned *neighbor_count, unsigned *neighbors);
-
-/* Reads the contacts of the bodies' particles with other solids that body_contacts measured
- * before the first collide pass after the last neighbour search (8 floats per slot: the sum of
- * the body's shares of their slides, their number, of how far they closed, and 3 zeros), or
- * PBFCL_ERR_UNSUPPORTED without bodies. Slots of other particles hold nothing meaningful. */
-pbfcl_status pbfcl_sim_read_body_contacts(pbfcl_sim *sim, float *contacts8);
-
-/* Reads the vorticity omega and the vorticity confinement force (acceleration, m/s^2) of the
- * last vorticity_viscosity stage (xyz triples), and the V |omega| per particle that the next
- * one takes eta from (carried in the velocity's w); any pointer may be NULL. */
-pbfcl_status pbfcl_sim_read_vorticity(pbfcl_sim *sim, float *omega3, float *force3,
-                                      float *strength);
+double pbfcl_pbf_wall_scale(const pbfcl_constants *p);
 
 /* The neighbour list capacity per particle (MAX_NEIGHBORS). */
 unsigned pbfcl_sim_max_neighbors(const pbfcl_sim *sim);

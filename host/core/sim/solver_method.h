@@ -11,19 +11,68 @@
 #include "grid/grid.h"
 #include "runtime/profile.h"
 #include "scene/scene.h"
+#include "bodies/shape_match.h"
+#include "sim/particles.h"
+
+#include <stdbool.h>
 
 typedef struct pbfcl_sim pbfcl_sim;
 
-/* A per-particle buffer a method owns (one row of its table): capacity elements of elem
- * bytes, zeros at first, whose handle lives at offset in the method's state. The core counts
- * them in the byte estimate; pbfcl_sim_method_buffers_make (from create) makes them and
- * pbfcl_sim_method_buffers_release (from destroy) releases them. Not reordered and not saved:
- * the method writes them in a substep before it reads them. */
-typedef struct pbfcl_method_buffer {
+/* The constants every method's kernels read (`__constant`, cl/pbfcl_shared.h): box, dt of a
+ * substep, h, mass, Poly6, Spiky, radius, rest density (pbfcl_sim_constants), and the fields a
+ * method derives for its own kernels (its derive: PBF's relaxation, s_corr, vorticity,
+ * viscosity, contact slop and friction; SPH's lattice mass). */
+typedef pbfcl_pbf_params pbfcl_constants;
+
+/* What a per-particle buffer holds when a particle is created or appended. */
+typedef enum pbfcl_buffer_init {
+    PBFCL_INIT_UNSET = 0,    /* nothing (zeros at creation): written in a substep before read */
+    PBFCL_INIT_ZERO,         /* zeros */
+    PBFCL_INIT_POSITION,     /* the given position, w = 0 */
+    PBFCL_INIT_VELOCITY,     /* the given velocity (zero if none), w = 0 */
+    PBFCL_INIT_REST_DENSITY, /* the rest density (one float) */
+    PBFCL_INIT_ID,           /* the particle's id (one uint) */
+    PBFCL_INIT_ONE           /* 1.0f (one float): the fluid's relative inverse mass */
+} pbfcl_buffer_init;
+
+/* Whether a reordered buffer is carried through the sort of every substep (a compaction
+ * carries them all). */
+typedef enum pbfcl_buffer_sort {
+    PBFCL_SORT_CARRY = 0, /* yes */
+    PBFCL_SORT_SKIP,      /* no: read before the sort and written whole after it each substep */
+    PBFCL_SORT_SOLIDS     /* only with bodies or static particles (else all alike: 0 or 1) */
+} pbfcl_buffer_sort;
+
+/* Whether checkpoints carry a buffer (pbfcl_sim_state_save / load, a section of its name). */
+typedef enum pbfcl_buffer_saved {
+    PBFCL_SCRATCH = 0, /* no: each substep writes it before reading it */
+    PBFCL_SAVED        /* yes: what a substep reads first, and what a frame overwrites before
+                        * reading, so that a restored simulation is the saved one whatever the
+                        * stages read first */
+} pbfcl_buffer_saved;
+
+#define PBFCL_NOT_REORDERED ((size_t)-1)
+
+/* One per-particle buffer, a row of a table (the core's sim_buffers[], sim_buffers.c, or a
+ * method's `buffers`): its name (the only spelling: allocation messages and its section in a
+ * checkpoint), bytes per particle (16: float4, 4: float or uint), where its handle lives
+ * (offsetof the cl_mem in the table's owner: struct pbfcl_sim, or the method's state), where
+ * its reorder target lives if the reorder carries it (state that outlives a substep), its
+ * initial value, whether each substep's sort carries it and whether checkpoints do. From the
+ * tables follow allocation, the byte estimate, creation and appending, the reorder, the
+ * checkpoint's sections and destroy. */
+typedef struct pbfcl_particle_buffer {
     const char *name;
     size_t elem;
-    size_t offset; /* offsetof(the method's state, the cl_mem) */
-} pbfcl_method_buffer;
+    size_t offset;
+    size_t reorder_tmp; /* or PBFCL_NOT_REORDERED */
+    pbfcl_buffer_init init;
+    pbfcl_buffer_sort sort;
+    pbfcl_buffer_saved saved;
+    bool predicted; /* the core's rows only: made only for a method that predicts x* */
+} pbfcl_particle_buffer;
+
+typedef pbfcl_particle_buffer pbfcl_method_buffer;
 
 typedef struct pbfcl_solver_method {
     const char *name; /* e.g. "pbf" */
@@ -41,17 +90,19 @@ typedef struct pbfcl_solver_method {
     pbfcl_status (*compute_density)(pbfcl_sim *sim);
     /* The method's own conditions on a scene and its changes to the constants derived from it
      * (NULL: none); fails naming the setting and a value that works. */
-    pbfcl_status (*derive)(const pbfcl_scene *scene, pbfcl_pbf_params *p);
+    pbfcl_status (*derive)(const pbfcl_scene *scene, pbfcl_constants *c);
+    /* After a checkpoint was loaded into its buffers (NULL: nothing to do). */
+    void (*loaded)(pbfcl_sim *sim);
     /* The stages its substep records, in order (the timers and bench rows it fills). */
     const pbfcl_stage *stages;
     int stage_count;
-    /* Its own per-particle buffers (NULL, 0: none). */
+    /* Whether it predicts positions x* (the core then keeps predicted_positions, which the
+     * neighbour search of pbfcl_sim_neighbours_pred, the bodies and the paths work on). */
+    bool predicts;
+    /* Its own per-particle buffers (NULL, 0: none), handles in its state (method_state). */
     const pbfcl_method_buffer *buffers;
     int buffer_count;
 } pbfcl_solver_method;
-
-/* Position Based Fluids (Macklin & Mueller 2013), host/core/sim/sim.c and cl/pbf.cl. */
-const pbfcl_solver_method *pbfcl_solver_pbf(void);
 
 /* The common state a method works on, as the core holds it now: buffer handles change with
  * every reorder and swap, so a method reads the view again after pbfcl_sim_neighbours_x. */
@@ -59,19 +110,28 @@ typedef struct pbfcl_sim_view {
     pbfcl_cl *cl;
     pbfcl_grid *grid;
     const pbfcl_scene *scene;
-    const pbfcl_pbf_params *params; /* box, dt of a substep, h, mass, Poly6, Spiky, radius */
-    size_t n, capacity, wg;         /* active particles, room for; work-group size of the kernels */
-    int substeps;                   /* substeps of this frame */
+    const pbfcl_constants *params; /* box, dt of a substep, h, mass, Poly6, Spiky, radius */
+    size_t n, capacity, wg;        /* active particles, room for; work-group size of the kernels */
+    int substeps;                  /* substeps of this frame */
     cl_float4 gravity, push_origin, push_dir, push; /* push.w: radius (0: off) */
     float wall_scale;                               /* pbfcl_pbf_wall_scale */
-    cl_mem params_buf;                              /* pbfcl_pbf_params, __constant */
+    cl_mem params_buf;                              /* pbfcl_constants, __constant */
     cl_mem bounds_buf;    /* 3 uints: max |v|, reach down and up along gravity (particles_bounds) */
     cl_mem accel_max_buf; /* 1 uint: max |a| of the frame's steps, float bits (sph) */
     cl_mem pos_buf, vel_buf, density_buf; /* float4, float4, float */
     void **method_state;                  /* the method's own state */
+    /* Where the common buffers' handles live: a method may swap one with its reorder target,
+     * which is free between reorders (x* with predict's targets; pred, pred_tmp NULL without
+     * prediction). */
+    cl_mem *pos, *pos_tmp, *pred, *pred_tmp, *vel, *vel_tmp;
+    cl_mem id_buf, phase_buf, inv_mass_buf; /* uint, uint, float */
+    cl_uint solids;                         /* bodies or static particles: phases matter */
+    pbfcl_shape_match *bodies;              /* shape-matched bodies, or NULL (none) */
+    pbfcl_particles *particles;             /* stats, bounds (particles.h) */
 } pbfcl_sim_view;
 
-/* Makes the buffers of the method's table in state (capacity particles each, zeros). */
+/* Makes the buffers of the method's table in state (capacity particles each, zeros; reorder
+ * targets too). */
 pbfcl_status pbfcl_sim_method_buffers_make(pbfcl_sim *sim, void *state);
 
 /* Releases them (any not made yet is NULL); accepts a half-made state. */
@@ -80,8 +140,18 @@ void pbfcl_sim_method_buffers_release(pbfcl_sim *sim, void *state);
 /* Fills v from sim. */
 void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v);
 
-/* hash, sort, reorder, cells and neighbour lists of the positions x (pbfcl_sim_neighbours
- * works on x*, the prediction a method without one does not have). */
+/* hash, sort, reorder, cells and neighbour lists of the positions x. */
 pbfcl_status pbfcl_sim_neighbours_x(pbfcl_sim *sim, pbfcl_profile *prof);
+
+/* The same of the predicted positions x*, those within near first (the contact part); a solid
+ * lists no particle of its own phase (x* carries the phases' tags). */
+pbfcl_status pbfcl_sim_neighbours_pred(pbfcl_sim *sim, float near, pbfcl_profile *prof);
+
+/* The Poly6 kernel of constants p at distance r. */
+float pbfcl_poly6_at(const pbfcl_constants *p, float r);
+
+/* The build options of the particle kernels every method's program shares: the largest
+ * power-of-two work-group size up to 256 and the neighbour list capacity. */
+void pbfcl_sim_kernel_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
 
 #endif

@@ -112,7 +112,7 @@ static double cfl_step(const pbfcl_scene *scene, const pbfcl_pbf_params *p, doub
  * fluid filled on it starts without pressure (Poly6 sums it to 1.0098 rho0 with m = rho0
  * (2r)^3 at h = 4r); the speed of sound against the scene's flow speed; the frame against
  * the CFL condition. */
-static pbfcl_status sph_derive(const pbfcl_scene *scene, pbfcl_pbf_params *p)
+static pbfcl_status sph_derive(const pbfcl_scene *scene, pbfcl_constants *p)
 {
     const pbfcl_solver_settings *v = &scene->solver;
     double least, c = pbfcl_sph_sound_speed(scene, &least), lattice = pbfcl_pbf_lattice_density(p);
@@ -384,10 +384,10 @@ static pbfcl_status sph_compute_density(pbfcl_sim *sim)
     return pbfcl_sph_density(sim, NULL);
 }
 
-/* The build options: pbf's (the program includes cl/pbf.cl). */
+/* The build options: the particle kernels' (the program includes cl/pbf.cl). */
 static void sph_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg)
 {
-    pbfcl_solver_pbf()->build_config(dev, cfg);
+    pbfcl_sim_kernel_config(dev, cfg);
 }
 
 static const pbfcl_stage sph_stages[] = {
@@ -397,9 +397,12 @@ static const pbfcl_stage sph_stages[] = {
 
 /* sph's own per-particle buffers, written in a substep before they are read. */
 static const pbfcl_method_buffer sph_buffers[] = {
-    {"accelerations", 16, offsetof(sph_state, accel_buf)},
-    {"half_step_velocities", 16, offsetof(sph_state, vel_half_buf)},
-    {"pressure_terms", 4, offsetof(sph_state, pressure_buf)},
+    {"accelerations", 16, offsetof(sph_state, accel_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_UNSET,
+     PBFCL_SORT_CARRY, PBFCL_SCRATCH, false},
+    {"half_step_velocities", 16, offsetof(sph_state, vel_half_buf), PBFCL_NOT_REORDERED,
+     PBFCL_INIT_UNSET, PBFCL_SORT_CARRY, PBFCL_SCRATCH, false},
+    {"pressure_terms", 4, offsetof(sph_state, pressure_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_UNSET,
+     PBFCL_SORT_CARRY, PBFCL_SCRATCH, false},
 };
 
 static const pbfcl_solver_method sph_method = {

@@ -1,0 +1,50 @@
+/* The constraint projections of PBF's solver iteration: each kind a small table of functions,
+ * in its own file, registered by one line in pbf_constraints[] (constraints.c). An iteration
+ * runs every kind of the correction pass in the registry's order (they write the corrected
+ * positions q = x* + dx, Jacobi), adopts q (apply_delta), then every kind of the positions
+ * pass (they move x* directly, Gauss-Seidel after the Jacobi sweep); a substep without
+ * iterations runs the positions pass once. */
+#ifndef PBFCL_PBF_CONSTRAINT_H
+#define PBFCL_PBF_CONSTRAINT_H
+
+#include "pbf/pbf_internal.h"
+
+typedef enum pbf_pass {
+    PBF_PASS_CORRECTION, /* before apply_delta: on x*, into q (the density, contacts) */
+    PBF_PASS_POSITIONS   /* after apply_delta: x* itself (shape matching) */
+} pbf_pass;
+
+typedef struct pbf_constraint_kind {
+    const char *name;
+    pbf_pass pass;
+    /* Its kernels (of PBF's program, built by pbf's create) and state in *state; NULL: none.
+     * On failure destroy is called with what was made. */
+    pbfcl_status (*create)(const pbfcl_sim_view *v, cl_program program, void **state);
+    /* Releases what create made; accepts NULL and a half-made state. */
+    void (*destroy)(void *state);
+    /* Its projection in solver iteration it of a substep (events into prof if not NULL). */
+    pbfcl_status (*project)(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof);
+} pbf_constraint_kind;
+
+/* The kinds, in the order an iteration projects them. */
+extern const pbf_constraint_kind pbf_density_constraint; /* density.c */
+extern const pbf_constraint_kind pbf_contact_constraint; /* contacts.c */
+extern const pbf_constraint_kind pbf_shape_constraint;   /* shape_matching.c */
+extern const pbf_constraint_kind *const pbf_constraints[];
+extern const int pbf_constraint_count;
+
+/* Makes / releases every kind's state (pbf_state.constraint[k] for pbf_constraints[k]). */
+pbfcl_status pbf_constraints_create(const pbfcl_sim_view *v, pbf_state *ps);
+void pbf_constraints_destroy(pbf_state *ps);
+
+/* The state of kind (NULL if it has none). */
+void *pbf_constraint_state(const pbf_state *ps, const pbf_constraint_kind *kind);
+
+/* Runs the projections of pass in solver iteration it. */
+pbfcl_status pbf_project(pbfcl_sim *sim, pbf_pass pass, int it, pbfcl_profile *prof);
+
+/* Makes kernel name of program and checks that it launches at the kernels' work-group size. */
+pbfcl_status pbf_kernel(const pbfcl_sim_view *v, cl_program program, const char *name,
+                        cl_kernel *out);
+
+#endif

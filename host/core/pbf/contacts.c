@@ -1,0 +1,118 @@
+/* The contact constraint: collide (particle pairs and walls, on q), with the bodies' contacts
+ * with other solids measured before the substep's first pass (body_contacts). */
+#include "pbf/constraint.h"
+
+#include <stdlib.h>
+
+typedef struct contact_state {
+    cl_kernel collide, body_contacts;
+} contact_state;
+
+static pbfcl_status contact_create(const pbfcl_sim_view *v, cl_program program, void **state)
+{
+    contact_state *c = calloc(1, sizeof *c);
+    if (!(*state = c))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    PBFCL_TRY(pbf_kernel(v, program, "pbf_collide", &c->collide));
+    return pbf_kernel(v, program, "pbf_body_contacts", &c->body_contacts);
+}
+
+static void contact_destroy(void *state)
+{
+    contact_state *c = state;
+    if (c->collide)
+        clReleaseKernel(c->collide);
+    if (c->body_contacts)
+        clReleaseKernel(c->body_contacts);
+    free(c);
+}
+
+/* body_contacts: the contacts of the bodies' particles with other solids, for their bodies'
+ * friction in the next shape matching (on the q and x collide is about to read). */
+static pbfcl_status body_contacts(const pbfcl_sim_view *v, pbf_state *ps, cl_kernel k,
+                                  cl_uint whole_lists, pbfcl_profile *prof)
+{
+    pbfcl_shape_match *sm = v->bodies;
+    cl_uint entries = (cl_uint)sm->entries, matched = (cl_uint)sm->bodies;
+    PBFCL_TRY(pbf_set_head(v, k));
+    PBF_ARG(k, 2, entries);
+    PBF_ARG(k, 3, sm->entry_id_buf);
+    PBF_ARG(k, 4, sm->slot_buf);
+    PBF_ARG(k, 5, *v->pos);
+    PBF_ARG(k, 6, ps->q_buf);
+    PBF_ARG(k, 7, v->grid->neighbor_near_buf);
+    PBF_ARG(k, 8, v->grid->neighbor_buf);
+    PBF_ARG(k, 9, v->grid->neighbor_count_buf);
+    PBF_ARG(k, 10, v->grid->moved_buf);
+    PBF_ARG(k, 11, whole_lists);
+    PBF_ARG(k, 12, v->inv_mass_buf);
+    PBF_ARG(k, 13, sm->body_range_buf);
+    PBF_ARG(k, 14, matched);
+    PBF_ARG(k, 15, sm->static_buf);
+    PBF_ARG(k, 16, v->grid->cell_id_buf);
+    return pbfcl_cl_launch(v->cl, k, sm->entries, v->wg, prof, PBFCL_STAGE_SOLVE);
+}
+
+pbfcl_status pbfcl_pbf_collide(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    pbfcl_sim_view v;
+    pbf_state *ps = pbf_view(sim, &v);
+    contact_state *cs = pbf_constraint_state(ps, &pbf_contact_constraint);
+    cl_kernel k = cs->collide;
+    /* the near lists hold every contact only for q from delta, which reports where it moved
+     * particles (grid.moved_buf); a pass after another collide pass reads the whole lists */
+    cl_uint whole_lists = !ps->q_from_delta;
+    ps->q_from_delta = 0;
+    PBFCL_TRY(pbf_set_head(&v, k));
+    PBF_ARG(k, 2, *v.pos);
+    PBF_ARG(k, 3, ps->q_buf);
+    PBF_ARG(k, 4, v.grid->neighbor_near_buf); /* the pairs within contact range come first */
+    PBF_ARG(k, 5, v.grid->neighbor_buf);
+    PBF_ARG(k, 6, ps->q_tmp_buf);
+    PBF_ARG(k, 7, *v.pos_tmp); /* free between reorders */
+    PBF_ARG(k, 8, v.grid->neighbor_count_buf);
+    PBF_ARG(k, 9, v.grid->moved_buf);
+    PBF_ARG(k, 10, whole_lists);
+    PBF_ARG(k, 11, v.solids);
+    PBF_ARG(k, 12, v.phase_buf);
+    PBF_ARG(k, 13, v.inv_mass_buf);
+    cl_uint matched = v.bodies ? (cl_uint)v.bodies->bodies : 0;
+    PBF_ARG(k, 14, matched);
+    PBF_ARG(k, 15, v.grid->near_solid_buf); /* fluid beside a solid: the last search's stamp */
+    PBF_ARG(k, 16, v.grid->solid_stamp);
+    PBF_ARG(k, 17, v.grid->cell_id_buf);     /* each particle's cell at the search */
+    if (ps->body_friction == 1 && matched) { /* the substep's first pass: the bodies' */
+        PBFCL_TRY(body_contacts(&v, ps, cs->body_contacts, whole_lists, prof));
+        ps->body_friction = 2;
+    }
+    PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
+    pbf_swap(&ps->q_buf, &ps->q_tmp_buf);
+    pbf_swap(v.pos, v.pos_tmp);
+    return PBFCL_OK;
+}
+
+/* Whether solver iteration it (of iterations) ends with the collision passes: every
+ * contact_interval-th iteration and always the last, so that a substep ends with its contacts
+ * resolved. */
+static int contact_iteration(const pbfcl_solver_settings *s, int it)
+{
+    return (it + 1) % s->contact_interval == 0 || it + 1 == s->iterations;
+}
+
+/* The stabilisation passes of a contact iteration. */
+static pbfcl_status contact_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
+{
+    (void)state;
+    const pbfcl_solver_settings *s = &pbfcl_sim_scene(sim)->solver;
+    for (int st = 0; contact_iteration(s, it) && st < s->stabilization_iterations; st++)
+        PBFCL_TRY(pbfcl_pbf_collide(sim, prof)); /* collisions: x and x* */
+    return PBFCL_OK;
+}
+
+const pbf_constraint_kind pbf_contact_constraint = {
+    .name = "contacts",
+    .pass = PBF_PASS_CORRECTION,
+    .create = contact_create,
+    .destroy = contact_destroy,
+    .project = contact_project,
+};

@@ -1,0 +1,98 @@
+/* The density constraint (Macklin & Mueller 2013): lambda, then delta, which writes the
+ * corrected positions q = x* + dx (Jacobi, Chebyshev-weighted). */
+#include "pbf/constraint.h"
+
+#include <stdlib.h>
+
+typedef struct density_state {
+    cl_kernel lambda, delta;
+} density_state;
+
+static pbfcl_status density_create(const pbfcl_sim_view *v, cl_program program, void **state)
+{
+    density_state *d = calloc(1, sizeof *d);
+    if (!(*state = d))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    PBFCL_TRY(pbf_kernel(v, program, "pbf_lambda", &d->lambda));
+    return pbf_kernel(v, program, "pbf_delta", &d->delta);
+}
+
+static void density_destroy(void *state)
+{
+    density_state *d = state;
+    if (d->lambda)
+        clReleaseKernel(d->lambda);
+    if (d->delta)
+        clReleaseKernel(d->delta);
+    free(d);
+}
+
+pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    pbfcl_sim_view v;
+    pbf_state *ps = pbf_view(sim, &v);
+    cl_kernel k = ((density_state *)pbf_constraint_state(ps, &pbf_density_constraint))->lambda;
+    PBFCL_TRY(pbf_set_head(&v, k));
+    PBF_ARG(k, 2, *v.pred);
+    PBF_ARG(k, 3, v.grid->neighbor_count_buf);
+    PBF_ARG(k, 4, v.grid->neighbor_buf);
+    PBF_ARG(k, 5, ps->lambda_buf);
+    PBF_ARG(k, 6, v.density_buf);
+    PBF_ARG(k, 7, v.wall_scale);
+    PBF_ARG(k, 8, ps->search_buf);
+    PBF_ARG(k, 9, v.grid->moved_buf);
+    cl_uint record = (cl_uint)ps->lists_fresh; /* the first after a search records x* */
+    PBF_ARG(k, 10, record);
+    ps->lists_fresh = 0;
+    PBF_ARG(k, 11, v.solids);
+    PBF_ARG(k, 12, v.phase_buf);
+    PBF_ARG(k, 13, v.grid->cell_id_buf); /* each particle's cell at the search */
+    return pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE);
+}
+
+pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    pbfcl_sim_view v;
+    pbf_state *ps = pbf_view(sim, &v);
+    cl_kernel k = ((density_state *)pbf_constraint_state(ps, &pbf_density_constraint))->delta;
+    PBFCL_TRY(pbf_set_head(&v, k));
+    PBF_ARG(k, 2, ps->lambda_buf);
+    PBF_ARG(k, 3, v.grid->neighbor_count_buf);
+    PBF_ARG(k, 4, v.grid->neighbor_buf);
+    PBF_ARG(k, 5, ps->q_buf);
+    PBF_ARG(k, 6, v.wall_scale);
+    PBF_ARG(k, 7, *v.pred_tmp); /* the density steps (reorder target, free until then) */
+    PBF_ARG(k, 8, ps->omega);
+    cl_uint record_step = v.scene->solver.chebyshev_rho > 0.0f; /* plain Jacobi needs no D */
+    PBF_ARG(k, 9, record_step);
+    PBF_ARG(k, 10, ps->search_buf);
+    PBF_ARG(k, 11, v.grid->moved_buf);
+    float half_skin = 0.5f * pbf_contact_skin(&v);
+    cl_float moved_limit2 = half_skin * half_skin;
+    PBF_ARG(k, 12, moved_limit2);
+    ps->q_from_delta = 1;
+    PBF_ARG(k, 13, v.solids);
+    PBF_ARG(k, 14, v.phase_buf);
+    PBF_ARG(k, 15, v.inv_mass_buf);
+    PBF_ARG(k, 16, v.grid->cell_id_buf); /* each particle's cell at the search */
+    cl_uint grid_bits = v.grid->params.grid_bits;
+    PBF_ARG(k, 17, grid_bits);
+    return pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE);
+}
+
+/* One projection: the lambdas, then q = x* + dx. */
+static pbfcl_status density_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
+{
+    (void)state;
+    (void)it;
+    PBFCL_TRY(pbfcl_pbf_lambda(sim, prof)); /* density, lambda_i */
+    return pbfcl_pbf_delta(sim, prof);      /* delta x_i with s_corr (Chebyshev-weighted) */
+}
+
+const pbf_constraint_kind pbf_density_constraint = {
+    .name = "density",
+    .pass = PBF_PASS_CORRECTION,
+    .create = density_create,
+    .destroy = density_destroy,
+    .project = density_project,
+};

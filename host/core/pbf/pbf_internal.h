@@ -1,0 +1,51 @@
+/* PBF's own state and the helpers its files share (pbf/ only). */
+#ifndef PBFCL_PBF_INTERNAL_H
+#define PBFCL_PBF_INTERNAL_H
+
+#include "pbf/pbf.h"
+
+/* The most constraint kinds (constraint.h) the registry may hold. */
+#define PBF_MAX_CONSTRAINTS 8
+
+/* What pbf's create makes: its program and kernels, its constraint kinds' states, its
+ * per-particle buffers (pbf_buffers[], pbf.c; the constraints' among them) and the flags its
+ * stages pass to each other. */
+typedef struct pbf_state {
+    cl_program program;
+    cl_kernel predict, update, vorticity_viscosity;
+    void *constraint[PBF_MAX_CONSTRAINTS];     /* of pbf_constraints[k] (constraint.h) */
+    cl_mem vort_force_buf, vort_force_tmp_buf; /* float4: vorticity force; reorder target */
+    cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
+    cl_mem omega_buf;        /* float4: vorticity */
+    cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
+    cl_mem search_buf;       /* float4: x* at the neighbour search (lambda, first iteration) */
+    int vort_force_stale;    /* vort_force_buf may hold a force (zeroed when vorticity is off) */
+    int lists_fresh;         /* neighbours ran and no lambda since: lambda records x* */
+    int q_from_delta;        /* q_buf was written by delta (collide may read the near lists) */
+    /* the bodies' friction with other solids: 1 from the neighbour search to the substep's
+     * first collide pass, before which body_contacts measures each contact over the whole
+     * substep (how far it slid and closed since x); 2 from then to the projection that applies
+     * it; 0 after */
+    int body_friction;
+    float omega; /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
+} pbf_state;
+
+/* The common view of sim and PBF's state. */
+pbf_state *pbf_view(pbfcl_sim *sim, pbfcl_sim_view *v);
+
+/* Sets kernel argument idx to the value v (an lvalue). */
+#define PBF_ARG(kernel, idx, v) PBFCL_CL_CHECK(clSetKernelArg((kernel), (idx), sizeof(v), &(v)))
+
+/* Launches k over the particles. */
+pbfcl_status pbf_launch(const pbfcl_sim_view *v, cl_kernel k, pbfcl_profile *prof,
+                        pbfcl_stage stage);
+
+/* Sets the arguments every neighbour kernel starts with: params, n. */
+pbfcl_status pbf_set_head(const pbfcl_sim_view *v, cl_kernel k);
+
+/* The contact skin of the near lists, m. */
+float pbf_contact_skin(const pbfcl_sim_view *v);
+
+void pbf_swap(cl_mem *a, cl_mem *b);
+
+#endif

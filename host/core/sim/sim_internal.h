@@ -1,0 +1,96 @@
+/* The common particle core's own state, shared by the files of sim/ (sim.c: creation, the
+ * frame loop and access; sim_buffers.c: the per-particle buffer tables; sim_state.c:
+ * checkpoints; constants.c: the constants every method's kernels read). No file outside sim/
+ * includes it: a method works through solver_method.h. */
+#ifndef PBFCL_SIM_INTERNAL_H
+#define PBFCL_SIM_INTERNAL_H
+
+#include "bodies/kinematic.h"
+#include "bodies/shape_match.h"
+#include "sim/particles.h"
+#include "sim/sim.h"
+#include "sim/solver_method.h"
+
+struct pbfcl_sim {
+    const pbfcl_solver_method *method; /* the method that moves the particles */
+    pbfcl_cl *cl;
+    pbfcl_scene scene;
+    size_t n;        /* active particles */
+    size_t capacity; /* particles the buffers hold */
+    pbfcl_constants params;
+    pbfcl_grid grid;
+    pbfcl_particles particles; /* stats, bounds, copy_positions (cl/particles.cl) */
+    size_t wg;
+    cl_float4 gravity, push_origin, push_dir, push; /* the forces' arguments; push.w = radius */
+    cl_mem params_buf;                              /* pbfcl_constants, __constant */
+    cl_mem pos_buf, pred_buf, vel_buf;              /* float4 per particle */
+    cl_mem pos_tmp_buf, pred_tmp_buf, vel_tmp_buf;  /* reorder targets */
+    cl_mem density_buf;                             /* float */
+    void *method_state;                             /* what the method's create made, or NULL */
+    cl_mem id_buf, id_tmp_buf;       /* uint: each particle's persistent id, carried by reorder */
+    cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
+    cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
+    size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
+    pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
+    pbfcl_kinematic *paths;    /* static particles on paths (kinematic.h); NULL until set */
+    cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    /* the bodies' slots are those of the particles' order now: set by the sort's
+     * reorder_solids (which writes them) and body_slots, cleared by every other reorder, change
+     * of ids (new, appended, renumbered or loaded) or of bodies, and at the start of a step;
+     * body_slots and the next substep's body_predict then launch no shape_match_slots (15.9 us
+     * each with 1.128M particles on an H200) */
+    int slots_current;
+    int substeps;     /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale; /* pbfcl_pbf_wall_scale of params */
+};
+
+/* The common per-particle buffers (sim_buffers.c) and the method's (its table), each row
+ * once: allocation, the byte estimate, creation and appending, the reorder, the checkpoint's
+ * sections and destroy all follow from them. */
+extern const pbfcl_particle_buffer sim_buffers[];
+extern const size_t sim_buffer_count;
+
+/* The handle of row d of a table whose handles live in base (the simulation or the method's
+ * state), or of its reorder target (tmp). */
+cl_mem *sim_table_buf(void *base, const pbfcl_particle_buffer *d, bool tmp);
+
+/* Whether the simulation allocates common row d (x* only for a method that predicts). */
+bool sim_buffer_used(const pbfcl_sim *sim, const pbfcl_particle_buffer *d);
+
+/* Makes the common buffers and params_buf, accel_max_buf. */
+pbfcl_status sim_buffers_alloc(pbfcl_sim *sim);
+
+/* Releases the common buffers. */
+void sim_buffers_release(pbfcl_sim *sim);
+
+/* Per-particle bytes of the common and the method's buffers (reorder targets included). */
+unsigned long long sim_buffers_bytes(const pbfcl_solver_method *m);
+
+/* Gives particles first..first+n-1 their initial state in every per-particle buffer (common
+ * and the method's): positions, velocities (NULL: zero), ids, the rest density, zeros. */
+pbfcl_status sim_upload_particles(pbfcl_sim *sim, size_t first, size_t n, const float *positions,
+                                  const float *velocities);
+
+/* reorder: every per-particle buffer that carries state into sorted order; for a substep's
+ * sort (sort), those that need it then, the solids' words in one launch. */
+pbfcl_status sim_reorder(pbfcl_sim *sim, bool sort, pbfcl_profile *prof);
+
+/* Whether the simulation has shape-matched bodies / bodies or static particles. */
+bool sim_matches_shapes(const pbfcl_sim *sim);
+cl_uint sim_has_bodies(const pbfcl_sim *sim);
+
+/* Packs n xyz triples into float4 (x, y, z, 0); all zero if xyz is NULL. */
+void sim_pack_float3(const float *xyz, size_t n, cl_float4 *out);
+
+/* Blocking read of bytes of buf. */
+pbfcl_status sim_read_plain(pbfcl_sim *sim, cl_mem buf, size_t bytes, void *out);
+
+/* The grid over the box with cells of edge h. */
+pbfcl_status sim_grid_params(const pbfcl_scene *s, const pbfcl_constants *p,
+                             pbfcl_grid_params *out);
+
+/* The bodies' shape matching and the paths, made at their first use. */
+pbfcl_status sim_bodies_make(pbfcl_sim *sim);
+pbfcl_status sim_paths_make(pbfcl_sim *sim);
+
+#endif
