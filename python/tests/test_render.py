@@ -23,7 +23,9 @@ def sim(context):
         s.render(width=4, height=4)
     except pbfcl.Error as e:
         s.destroy()
-        pytest.skip(f"render() is not available here: {e}")
+        if "built without rendering" in str(e) or "no EGL display" in str(e):
+            pytest.skip(f"render() is not available here: {e}")
+        raise
     yield s
     s.destroy()
 
