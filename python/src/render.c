@@ -133,7 +133,7 @@ static PyObject *solver_render(pbfcl_py_solver *self, PyObject *args, PyObject *
     PyErr_SetString(pbfcl_py_Error,
                     "this pbfcl module was built without rendering: it needs the demo's "
                     "renderer (SDL2 and GLEW development files) and EGL (Debian: libegl-dev) "
-                    "when it is built; install them (tools/install-deps --python) and rebuild");
+                    "when it is built; install them (tools/install-deps --demo) and rebuild");
     return NULL;
 }
 
