@@ -188,6 +188,11 @@ pbfcl_status pbfcl_demo_egl_use(pbfcl_demo_egl *e, int width, int height)
     return PBFCL_OK;
 }
 
+void pbfcl_demo_egl_release(pbfcl_demo_egl *e)
+{
+    eglMakeCurrent(e->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
 void pbfcl_demo_egl_destroy(pbfcl_demo_egl *e)
 {
     if (!e || !e->display || e->display == EGL_NO_DISPLAY) {

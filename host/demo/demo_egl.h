@@ -27,6 +27,9 @@ pbfcl_status pbfcl_demo_egl_create(pbfcl_demo_egl *e);
  * a size the driver refuses gets a message with its limits. */
 pbfcl_status pbfcl_demo_egl_use(pbfcl_demo_egl *e, int width, int height);
 
+/* Makes no context current on this thread, so that the next use may come from another. */
+void pbfcl_demo_egl_release(pbfcl_demo_egl *e);
+
 /* Releases the context, pbuffer and display; accepts a zeroed or half-built struct. */
 void pbfcl_demo_egl_destroy(pbfcl_demo_egl *e);
 

@@ -284,19 +284,28 @@ pbfcl_status pbfcl_offscreen_render(pbfcl_offscreen *o, pbfcl_solver *solver,
     PBFCL_TRY(pbfcl_demo_egl_use(&o->egl, c->width, c->height));
     while (glGetError() != GL_NO_ERROR)
         ;
-    PBFCL_TRY(upload_particles(o, solver, n));
+    pbfcl_status uploaded = upload_particles(o, solver, n);
+    if (uploaded != PBFCL_OK) {
+        pbfcl_demo_egl_release(&o->egl);
+        return uploaded;
+    }
     pbfcl_demo_renderer_set_box(&o->ren, scene.domain_min, scene.domain_max);
     pbfcl_demo_view v;
     float znear, zfar;
     pbfcl_demo_view_scene(&v, &scene, PBFCL_DEMO_COLOR_SPEED, c->width, c->height, n, &o->shadow);
     camera_matrices(c, &scene, &v, &znear, &zfar);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    pbfcl_status s = PBFCL_OK;
     if (c->spheres) {
         pbfcl_demo_shadow_draw(&o->shadow, &o->ren, &v);
         pbfcl_demo_renderer_draw(&o->ren, &v);
     } else {
-        PBFCL_TRY(pbfcl_demo_fluid_draw(&o->fluid, &o->ren, &o->shadow, &v));
-        pbfcl_demo_diffuse_draw(&o->diffuse, &v);
+        s = pbfcl_demo_fluid_draw(&o->fluid, &o->ren, &o->shadow, &v);
+        if (s == PBFCL_OK)
+            pbfcl_demo_diffuse_draw(&o->diffuse, &v);
     }
-    return read_back(c->width, c->height, znear, zfar, rgb, depth);
+    if (s == PBFCL_OK)
+        s = read_back(c->width, c->height, znear, zfar, rgb, depth);
+    pbfcl_demo_egl_release(&o->egl); /* the next frame may be drawn from another thread */
+    return s;
 }

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -130,6 +131,16 @@ def test_default_camera_is_the_demos_opening_view_and_shows_the_fluid(sim):
 def test_bad_arguments_raise_value_error_naming_them(sim, kwargs, name):
     with pytest.raises(ValueError, match=name):
         sim.render(**kwargs)
+
+
+def test_frames_can_come_from_another_thread(sim):
+    first = sim.render(width=W, height=H)
+    results = []
+    worker = threading.Thread(target=lambda: results.append(sim.render(width=W, height=H)))
+    worker.start()
+    worker.join()
+    assert len(results) == 1 and np.array_equal(results[0], first)
+    assert np.array_equal(sim.render(width=W, height=H), first)  # and back on this one
 
 
 def test_a_destroyed_solver_raises(sim):
