@@ -1,7 +1,9 @@
 """Builds the Python package pbfcl (the extension pbfcl._pbfcl over include/pbfcl.h).
 
-It links pbfcl's static library, so the module needs no libpbfcl.so at run time. The library
-is looked for, in order, in:
+It links pbfcl's static library, so the module needs no libpbfcl.so at run time. With a build
+tree that has the demo's renderer (build/host/libpbfcl_render.a, built when SDL2, GLEW and EGL
+were found), Solver.render() draws through EGL and the shaders go into the package; otherwise
+render() raises an error saying what to install. The library is looked for, in order, in:
   $PBFCL_PREFIX            an installed pbfcl (cmake --install build --prefix P): P/include, P/lib
   $PBFCL_BUILD_DIR or ../build   the build tree of this checkout (tools/build first)
   pkg-config pbfcl         an installed pbfcl that pkg-config knows
@@ -16,6 +18,7 @@ import subprocess
 
 import numpy
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(here)
@@ -75,7 +78,31 @@ def header_version(include):
     return ".".join(parts)
 
 
+def find_renderer(archive):
+    """The renderer's archive beside the library's in a build tree, or None."""
+    render = os.path.join(os.path.dirname(archive), "libpbfcl_render.a")
+    demo = os.path.join(root, "host", "demo")
+    if os.path.exists(render) and os.path.exists(os.path.join(demo, "demo_offscreen.h")):
+        return render
+    return None
+
+
+class build_py_with_shaders(build_py):
+    """Also copies the shaders render() draws with into the package (pbfcl/shaders)."""
+
+    def run(self):
+        super().run()
+        if renderer:
+            self.copy_tree(os.path.join(root, "shaders"),
+                           os.path.join(self.build_lib, "pbfcl", "shaders"))
+
+
 include, archive, libs = find_library()
+renderer = find_renderer(archive)
+render_args = dict(
+    extra_objects=[renderer, archive], libraries=["EGL", "GLEW", "GL"],
+    include_dirs=[os.path.join(root, "host", "demo")], define_macros=[("PBFCL_PY_RENDER", "1")],
+) if renderer else dict(extra_objects=[archive], libraries=[], include_dirs=[], define_macros=[])
 sources = sorted(os.path.join("src", f) for f in os.listdir(os.path.join(here, "src"))
                  if f.endswith(".c"))
 setup(
@@ -87,12 +114,13 @@ setup(
     package_data={"pbfcl": ["*.pyi", "py.typed"]},
     ext_modules=[Extension(
         "pbfcl._pbfcl", sources=sources,
-        include_dirs=[include, numpy.get_include()],
-        define_macros=[("CL_TARGET_OPENCL_VERSION", "120")],
-        extra_objects=[archive],
-        libraries=["OpenCL"] + [l for l in libs if l != "OpenCL"],
+        include_dirs=[include, numpy.get_include()] + render_args["include_dirs"],
+        define_macros=[("CL_TARGET_OPENCL_VERSION", "120")] + render_args["define_macros"],
+        extra_objects=render_args["extra_objects"],
+        libraries=render_args["libraries"] + ["OpenCL"] + [l for l in libs if l != "OpenCL"],
         extra_compile_args=["-std=c11", "-fvisibility=hidden"],
     )],
+    cmdclass={"build_py": build_py_with_shaders},
     python_requires=">=3.9",
     install_requires=["numpy"],
 )

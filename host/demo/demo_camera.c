@@ -96,13 +96,9 @@ void pbfcl_demo_camera_eye(const pbfcl_demo_camera *c, float eye[3])
         eye[k] = c->target[k] + c->distance * back[k];
 }
 
-void pbfcl_demo_camera_matrices(const pbfcl_demo_camera *c, float aspect, float view[16],
-                                float proj[16])
+void pbfcl_demo_view_matrix(const float eye[3], const float right[3], const float up[3],
+                            const float back[3], float view[16])
 {
-    float back[3], right[3], up[3], eye[3];
-    back_dir(c, back);
-    pbfcl_demo_camera_basis(c, right, up);
-    pbfcl_demo_camera_eye(c, eye);
     memset(view, 0, 16 * sizeof *view);
     for (int k = 0; k < 3; k++) {
         view[4 * k + 0] = right[k];
@@ -113,15 +109,30 @@ void pbfcl_demo_camera_matrices(const pbfcl_demo_camera *c, float aspect, float 
     view[13] = -(up[0] * eye[0] + up[1] * eye[1] + up[2] * eye[2]);
     view[14] = -(back[0] * eye[0] + back[1] * eye[1] + back[2] * eye[2]);
     view[15] = 1.0f;
+}
 
-    float znear = 0.01f * c->scene_size, zfar = c->distance + 4.0f * c->scene_size;
-    float f = 1.0f / half_tan(c, aspect);
+void pbfcl_demo_perspective(float tan_half_fovy, float aspect, float znear, float zfar,
+                            float proj[16])
+{
+    float f = 1.0f / tan_half_fovy;
     memset(proj, 0, 16 * sizeof *proj);
     proj[0] = f / (aspect > 0.0f ? aspect : 1.0f);
     proj[5] = f;
     proj[10] = (zfar + znear) / (znear - zfar);
     proj[11] = -1.0f;
     proj[14] = 2.0f * zfar * znear / (znear - zfar);
+}
+
+void pbfcl_demo_camera_matrices(const pbfcl_demo_camera *c, float aspect, float view[16],
+                                float proj[16])
+{
+    float back[3], right[3], up[3], eye[3];
+    back_dir(c, back);
+    pbfcl_demo_camera_basis(c, right, up);
+    pbfcl_demo_camera_eye(c, eye);
+    pbfcl_demo_view_matrix(eye, right, up, back, view);
+    float znear = 0.01f * c->scene_size, zfar = c->distance + 4.0f * c->scene_size;
+    pbfcl_demo_perspective(half_tan(c, aspect), aspect, znear, zfar, proj);
 }
 
 void pbfcl_demo_camera_ray(const pbfcl_demo_camera *c, float x, float y, int w, int h,

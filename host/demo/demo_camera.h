@@ -38,6 +38,16 @@ void pbfcl_demo_camera_matrices(const pbfcl_demo_camera *c, float aspect, float 
 void pbfcl_demo_camera_ray(const pbfcl_demo_camera *c, float x, float y, int w, int h,
                            float origin[3], float dir[3]);
 
+/* The view matrix of an eye with the orthonormal basis right, up, back (back: from the target
+ * towards the eye). */
+void pbfcl_demo_view_matrix(const float eye[3], const float right[3], const float up[3],
+                            const float back[3], float view[16]);
+
+/* An OpenGL perspective projection: tan of half the vertical field of view, width / height,
+ * and the near and far planes' distances. */
+void pbfcl_demo_perspective(float tan_half_fovy, float aspect, float znear, float zfar,
+                            float proj[16]);
+
 /* out = a * b for column-major 4x4 matrices (out may not alias a or b). */
 void pbfcl_demo_mat4_mul(float out[16], const float a[16], const float b[16]);
 

@@ -17,6 +17,7 @@
 #include "demo_shader.h"
 #include "demo_shadow.h"
 #include "demo_text.h"
+#include "demo_view.h"
 #include "demo_window.h"
 #include "pbfcl.h"
 #include "runtime/pbfcl_error.h"
@@ -481,25 +482,10 @@ static void format_passes(const demo *d, int from, int to, const char *head, cha
 static pbfcl_status render(demo *d)
 {
     pbfcl_demo_view v;
-    memset(&v, 0, sizeof v);
-    v.width = d->win.draw_width;
-    v.height = d->win.draw_height;
+    pbfcl_demo_view_scene(&v, &d->scene, d->color, d->win.draw_width, d->win.draw_height, d->n,
+                          &d->shadow);
     pbfcl_demo_camera_matrices(&d->cam, (float)v.width / (float)v.height, v.view, v.proj);
-    v.particle_radius = d->scene.particle_radius;
-    v.count = d->n;
-    memcpy(v.box_min, d->scene.domain_min, sizeof v.box_min);
-    memcpy(v.box_max, d->scene.domain_max, sizeof v.box_max);
-    v.color = d->color;
-    float height = d->scene.domain_max[1] - d->scene.domain_min[1];
-    float g = fabsf(d->scene.gravity[1]) > 0.0f ? fabsf(d->scene.gravity[1]) : 9.81f;
-    v.range[0] = d->color == PBFCL_DEMO_COLOR_SPEED ? 0.0f : 0.9f * d->scene.rest_density;
-    v.range[1] = d->color == PBFCL_DEMO_COLOR_SPEED ? sqrtf(2.0f * g * height)
-                                                    : 1.1f * d->scene.rest_density;
     bool fluid = d->render_mode == PBFCL_DEMO_RENDER_FLUID;
-    v.shadow_tex = d->shadow.enabled ? d->shadow.depth_tex : 0;
-    float light_view[16], light_proj[16];
-    pbfcl_demo_shadow_matrices(v.box_min, v.box_max, light_view, light_proj, v.light);
-    v.shadow_soft = 1.5f * v.particle_radius * 0.5f * light_proj[0]; /* 1.5 r in map uv */
     read_render_time(d);
     glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % PBFCL_FLUID_QUERY_FRAMES]);
     pbfcl_status s = PBFCL_OK;

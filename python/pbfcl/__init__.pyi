@@ -1,6 +1,6 @@
 # Type stubs of the pbfcl package (the extension pbfcl._pbfcl and pbfcl/__init__.py).
 import os
-from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -57,6 +57,8 @@ class Params:
 
 Float3 = npt.NDArray[np.float32]
 SceneArg = Union[str, os.PathLike[str], Mapping[str, Any], None]
+Point = Union[Sequence[float], npt.NDArray[np.floating]]
+RenderMode = Literal["fluid", "spheres"]
 
 class Solver:
     def __init__(self, scene: SceneArg = None, *, particles: Optional[int] = None,
@@ -96,6 +98,19 @@ class Solver:
     def set_body(self, body: int, stiffness: float, density: float) -> None: ...
     def set_diffuse(self, capacity: int) -> None: ...
     def get_diffuse(self) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...
+    @overload
+    def render(self, eye: Optional[Point] = None, target: Optional[Point] = None,
+               up: Point = (0.0, 1.0, 0.0), fov: float = 45.0, width: int = 256,
+               height: int = 256, mode: RenderMode = "fluid",
+               depth: Literal[False] = False) -> npt.NDArray[np.uint8]:
+        """The frame as uint8 RGB (height, width, 3), top row first (docs/PYTHON.md)."""
+    @overload
+    def render(self, eye: Optional[Point] = None, target: Optional[Point] = None,
+               up: Point = (0.0, 1.0, 0.0), fov: float = 45.0, width: int = 256,
+               height: int = 256, mode: RenderMode = "fluid", *,
+               depth: Literal[True]) -> Tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32]]:
+        """(rgb, depth): depth float32 (height, width), metres from the eye's plane, inf where
+        nothing was drawn."""
     def save_state(self) -> bytes: ...
     def load_state(self, data: bytes) -> None: ...
     def save(self, path: Union[str, os.PathLike[str]]) -> None: ...

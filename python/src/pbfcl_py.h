@@ -85,6 +85,7 @@ npy_intp pbfcl_py_solver_count(pbfcl_py_solver *self);
 extern PyMethodDef pbfcl_py_array_methods[];
 extern PyGetSetDef pbfcl_py_array_getset[];
 extern PyMethodDef pbfcl_py_state_methods[];
+extern PyMethodDef pbfcl_py_render_methods[]; /* render.c */
 
 /* Gives the Solver type the methods and properties of every solver file. */
 int pbfcl_py_solver_type_prepare(void);

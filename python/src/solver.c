@@ -383,8 +383,9 @@ int pbfcl_py_solver_type_prepare(void)
     static PyMethodDef all[64];
     static PyGetSetDef getset[32];
     int n = 0, g = 0;
-    PyMethodDef *tables[] = {solver_methods, pbfcl_py_array_methods, pbfcl_py_state_methods};
-    for (int t = 0; t < 3; t++)
+    PyMethodDef *tables[] = {solver_methods, pbfcl_py_array_methods, pbfcl_py_state_methods,
+                             pbfcl_py_render_methods};
+    for (int t = 0; t < 4; t++)
         for (PyMethodDef *m = tables[t]; m->ml_name; m++)
             if (n + 1 < (int)(sizeof all / sizeof all[0]))
                 all[n++] = *m;
