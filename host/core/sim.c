@@ -8,6 +8,7 @@
 #include "particles.h"
 #include "programs.h"
 #include "shape_match.h"
+#include "sim_state.h"
 #include "solver_method.h"
 
 #include <math.h>
@@ -1512,15 +1513,6 @@ static const sim_state_buffer sim_state_buffers[] = {
     SIM_STATE_BUF("largest_acceleration", accel_max_buf, 0, sizeof(cl_uint)),
 };
 #define SIM_STATE_BUFFER_COUNT (sizeof sim_state_buffers / sizeof sim_state_buffers[0])
-
-/* The host-side state that carries across frames (the "host" section). */
-typedef struct sim_host_state {
-    pbfcl_pbf_params params; /* dt and viscosity follow the last frame's substeps */
-    cl_float4 gravity, push_origin, push_dir, push;
-    cl_int substeps; /* substeps of the last frame */
-    cl_int pad;
-    cl_ulong statics; /* particles of inverse mass 0 */
-} sim_host_state;
 
 static cl_mem *state_buffer(pbfcl_sim *sim, const sim_state_buffer *b)
 {
