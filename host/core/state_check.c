@@ -183,21 +183,30 @@ static pbfcl_status check_ids(check *c)
     return st;
 }
 
-/* "particle_phases" (caller's order): fluid, static or a body of 1 to the count's; the bodies
- * they name are numbered without gaps (checked against "bodies" later). */
+/* The "bodies" section: how many bodies and entries the body tables hold. */
+typedef struct check_sm_counts {
+    uint64_t bodies, entries;
+} check_sm_counts;
+
+/* "particle_phases" (caller's order): fluid, static or a body of the "bodies" section's. */
 static pbfcl_status check_particle_phases(check *c)
 {
-    void *data;
+    void *data, *counts;
+    PBFCL_TRY(take(c, "bodies", sizeof(check_sm_counts), &counts));
+    uint64_t bodies = ((const check_sm_counts *)counts)->bodies;
+    if (bodies > c->n)
+        return damaged("bodies", "bodies", -1, "is %llu, more than the %zu particles",
+                       (unsigned long long)bodies, c->n);
+    c->bodies = (size_t)bodies;
     PBFCL_TRY(take(c, "particle_phases", c->n * sizeof(int), &data));
     const int *p = data;
     for (size_t i = 0; i < c->n; i++) {
-        if (p[i] < PBFCL_PHASE_STATIC || (p[i] > 0 && (size_t)p[i] > c->n))
+        if (p[i] < PBFCL_PHASE_STATIC || (p[i] > 0 && (size_t)p[i] > c->bodies))
             return damaged("particle_phases", "phase", (long long)i,
-                           "is %d; a phase is -1 (static), 0 (fluid) or a body's 1 to %zu", p[i],
-                           c->n);
+                           "is %d; a phase is -1 (static), 0 (fluid) or a body's 1 to %zu (the "
+                           "state has %zu bodies)",
+                           p[i], c->bodies, c->bodies);
         c->statics += p[i] == PBFCL_PHASE_STATIC;
-        if (p[i] > 0 && (size_t)p[i] > c->bodies)
-            c->bodies = (size_t)p[i];
     }
     c->phases = p;
     return PBFCL_OK;
@@ -252,11 +261,8 @@ static pbfcl_status check_host(check *c)
     return PBFCL_OK;
 }
 
-/* The "bodies" section and the shape-matching tables: entries by body, each body's range,
- * finite shapes and poses, the phases of the entries' particles. */
-typedef struct check_sm_counts {
-    uint64_t bodies, entries;
-} check_sm_counts;
+/* The shape-matching tables: entries by body, each body's range, finite shapes and poses,
+ * the phases of the entries' particles. */
 
 static pbfcl_status check_entries(check *c, size_t bodies, size_t entries, const unsigned *id,
                                   const unsigned *body, const unsigned *range)
@@ -307,13 +313,24 @@ static pbfcl_status check_bodies(check *c)
     PBFCL_TRY(take(c, "bodies", sizeof(check_sm_counts), &data));
     check_sm_counts k = *(const check_sm_counts *)data;
     size_t in_bodies = 0;
-    for (size_t i = 0; i < c->n; i++)
+    bool *named = calloc(c->bodies + 1, sizeof *named);
+    if (!named)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < c->n; i++) {
         in_bodies += c->phases[i] > 0;
-    if (k.bodies != c->bodies || k.entries != in_bodies)
-        return damaged("bodies", "bodies and entries", -1,
-                       "are %llu and %llu but the phases name %zu bodies of %zu particles",
-                       (unsigned long long)k.bodies, (unsigned long long)k.entries, c->bodies,
-                       in_bodies);
+        named[c->phases[i] > 0 ? c->phases[i] : 0] = true;
+    }
+    size_t unnamed = 1;
+    while (unnamed <= c->bodies && named[unnamed])
+        unnamed++;
+    free(named);
+    if (unnamed <= c->bodies)
+        return damaged("bodies", "bodies", -1, "is %zu but no particle has body %zu's phase %zu",
+                       c->bodies, unnamed - 1, unnamed);
+    if (k.entries != in_bodies)
+        return damaged("bodies", "entries", -1,
+                       "is %llu but the phases put %zu particles in bodies",
+                       (unsigned long long)k.entries, in_bodies);
     if (k.bodies == 0)
         return PBFCL_OK;
     void *t[CHECK_BODY_BUFFERS];
