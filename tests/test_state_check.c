@@ -173,6 +173,9 @@ static const damage damages[] = {
     {"path_entry_ids", 0, 4, 0x7fffffffu, false, "section 'path_entry_ids', id[0] is 2147483647"},
     {"path_offsets", 12, 4, 0x42c60000u, false, "section 'path_offsets', path[0] is 99"},
     {"path_keys", 0, 4, 0x7fc00000u, false, "section 'path_keys', key[0] x is nan"},
+    {"body_rest_offsets", 4, 4, 0x7149f2cau, false,
+     "section 'body_rest_offsets', offset[0] y is "
+     "1e+30 m, farther than"},
 };
 #define DAMAGES ((int)(sizeof damages / sizeof damages[0]))
 

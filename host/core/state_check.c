@@ -74,6 +74,7 @@ typedef enum check_kind {
     CHECK_FINITE,  /* any finite value */
     CHECK_NONNEG,  /* finite and 0 or more */
     CHECK_IN_BOX,  /* x, y, z inside the box and its margin, the rest finite */
+    CHECK_OFFSET,  /* x, y, z an offset within the box and its margins, the rest finite */
     CHECK_POSITIVE /* finite and above 0 */
 } check_kind;
 
@@ -89,6 +90,8 @@ static bool float_ok(const check *c, check_kind kind, float v, int lane)
     case CHECK_IN_BOX:
         return lane > 2 || (v >= c->lim->box_min[lane] - pbfcl_state_margin(c->lim, lane) &&
                             v <= c->lim->box_max[lane] + pbfcl_state_margin(c->lim, lane));
+    case CHECK_OFFSET:
+        return lane > 2 || fabsf(v) <= 3.0f * pbfcl_state_margin(c->lim, lane);
     default:
         return true;
     }
@@ -110,6 +113,10 @@ static pbfcl_status check_floats(const check *c, const char *section, const char
                                "%s is %g m, outside the domain [%g, %g] and its margin of %g m",
                                lane, x, c->lim->box_min[l], c->lim->box_max[l],
                                pbfcl_state_margin(c->lim, l));
+            if (kind == CHECK_OFFSET && isfinite(x) && l < 3)
+                return damaged(section, field, (long long)i,
+                               "%s is %g m, farther than the domain with its margins (%g m)", lane,
+                               x, 3.0f * pbfcl_state_margin(c->lim, l));
             return damaged(section, field, (long long)i, "%s%sis %g; it must be %s", lane,
                            lanes == 4 ? " " : "", x,
                            kind == CHECK_NONNEG     ? "a finite number of 0 or more"
@@ -297,7 +304,7 @@ static pbfcl_status check_entries(check *c, size_t bodies, size_t entries, const
 static const check_buffer check_body_buffers[] = {
     {"body_entry_ids", "id", 0, 4, CHECK_FINITE, 0},
     {"body_entry_bodies", "body", 0, 4, CHECK_FINITE, 0},
-    {"body_rest_offsets", "offset", 0, 16, CHECK_FINITE, 0},
+    {"body_rest_offsets", "offset", 0, 16, CHECK_OFFSET, 0},
     {"body_ranges", "range", 8, 0, CHECK_FINITE, 0},
     {"body_centres", "centre", 16, 0, CHECK_IN_BOX, 0},
     {"body_rotations", "rotation", 64, 0, CHECK_FINITE, 0},
@@ -377,7 +384,7 @@ static pbfcl_status check_path_entries(const check *c, const check_path_head *h,
                                        const float *offset)
 {
     PBFCL_TRY(
-        check_floats(c, "path_offsets", "offset", offset, (size_t)h->entries, 4, CHECK_FINITE));
+        check_floats(c, "path_offsets", "offset", offset, (size_t)h->entries, 4, CHECK_OFFSET));
     for (size_t e = 0; e < h->entries; e++) {
         if (id[e] >= c->n || (e > 0 && id[e] <= id[e - 1]))
             return damaged("path_entry_ids", "id", (long long)e,
