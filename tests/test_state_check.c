@@ -3,6 +3,7 @@
  * PBFCL_ERR_BAD_ARGUMENT and a message naming the section, the field and the index, before
  * any of it is used; the undamaged state loads; and the checks read every section a state
  * has, for both methods, with bodies, static particles and a keyed obstacle. */
+#include "scene.h"
 #include "sim_state.h"
 #include "state_check.h"
 #include "test_files.h"
@@ -213,6 +214,54 @@ START_TEST(load_state_refuses_damage)
 }
 END_TEST
 
+/* ---- a scene setup's saved scene ----------------------------------------------------------- */
+
+/* pbfcl_scene_setup_load_state checks the saved scene's bytes before it reads them as a
+ * scene: a boolean of 2 (undefined behaviour in the keys' check before), a shape kind past
+ * the enum, a count past its array, a triangle naming a vertex that does not exist. No
+ * device is needed. */
+START_TEST(scene_setup_load_state_refuses_damage)
+{
+    pbfcl_scene_setup *setup = NULL, *copy = NULL;
+    ck_assert_int_eq(pbfcl_scene_setup_load(test_temp_write("scene.json", bodies_scene), &setup),
+                     PBFCL_OK);
+    test_temp_remove();
+    memory_state m;
+    memset(&m, 0, sizeof m);
+    ck_assert_int_eq(pbfcl_scene_setup_save_state(setup, put_memory, &m), PBFCL_OK);
+    const damage scene_damages[] = {
+        {"scene", offsetof(pbfcl_scene, obstacle_motion[0].repeat), 1, 2, false,
+         "section 'scene', obstacle_motion.repeat[0] is 2; a boolean is 0 or 1"},
+        {"scene", offsetof(pbfcl_scene, obstacles[0].kind), 4, 9, false,
+         "section 'scene', obstacles[0] kind is 9"},
+        {"scene", offsetof(pbfcl_scene, fluid_count), 4, 1000, false,
+         "section 'scene', fluid_count is 1000; give 0 to 32"},
+        {"scene", offsetof(pbfcl_scene, meshes.triangle_count), 4, 1, false,
+         "section 'scene', meshes.triangles[0] names vertex 0; a triangle's are below"},
+    };
+    pbfcl_set_log(capture_log, NULL, PBFCL_LOG_ERROR);
+    int k = find_memory(&m, "scene");
+    unsigned char *bytes = m.data[k];
+    for (size_t d = 0; d < sizeof scene_damages / sizeof scene_damages[0]; d++) {
+        const damage *x = &scene_damages[d];
+        unsigned char saved[8];
+        memcpy(saved, bytes + x->offset, (size_t)x->size);
+        memcpy(bytes + x->offset, &x->value, (size_t)x->size); /* little-endian hosts */
+        last_error[0] = '\0';
+        pbfcl_status st = pbfcl_scene_setup_load_state(get_memory, &m, &copy);
+        memcpy(bytes + x->offset, saved, (size_t)x->size);
+        ck_assert_msg(st == PBFCL_ERR_BAD_ARGUMENT && strstr(last_error, x->expect),
+                      "damage %zu: status %d, expected '%s', got '%s'", d, (int)st, x->expect,
+                      last_error);
+    }
+    ck_assert_int_eq(pbfcl_scene_setup_load_state(get_memory, &m, &copy), PBFCL_OK);
+    pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
+    pbfcl_scene_setup_destroy(copy);
+    pbfcl_scene_setup_destroy(setup);
+    free_memory(&m);
+}
+END_TEST
+
 /* ---- the checks cover every section ------------------------------------------------------- */
 
 /* pbfcl_state_check reads every section that a state of text's scene has but the two
@@ -256,6 +305,7 @@ int main(void)
     TCase *tc = tcase_create("state_check");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, load_state_refuses_damage);
+    tcase_add_test(tc, scene_setup_load_state_refuses_damage);
     tcase_add_test(tc, state_check_covers_every_section);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
