@@ -76,6 +76,10 @@ static const damage body_damages[] = {
     /* emitted ids would wrap */
     {"next_frame_id", 0, 4, 0xffffffffu, false, "section 'next_frame_id' is 4294967295"},
     {"frame_ids", 4, 4, 0, true, "section 'frame_ids' gives id"},
+    /* the header's parameters and count are the state's */
+    {"params", offsetof(pbfcl_scene_params, gravity), 4, 0x41200000u, false,
+     "its header's parameters differ from section 'params'"},
+    {"count", 0, 4, 5, false, "its header says 2952 particles and section 'count' 5"},
 };
 
 /* Writes DIR/bad.ckp: good with damage d, its checksum recomputed. */

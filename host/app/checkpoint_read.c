@@ -198,14 +198,24 @@ static pbfcl_status parse_sections(pbfcl_checkpoint *c, ckp_reader *r)
     }
 }
 
-/* The header's particle count is the solver state's ("count"). */
-static pbfcl_status check_count(pbfcl_checkpoint *c, const pbfcl_checkpoint_info *info)
+/* The header's particle count and parameters are the solver state's ("count", "params"). */
+static pbfcl_status check_header_agrees(pbfcl_checkpoint *c, const pbfcl_checkpoint_info *info)
 {
     uint64_t count;
+    ckp_params params, header;
     PBFCL_TRY(pbfcl_checkpoint_section(c, "count", &count, sizeof count));
     if (count != info->n)
-        return bad_file(c->path, "says %zu particles in its header and %llu in section 'count'",
+        return bad_file(c->path,
+                        "is damaged: its header says %zu particles and section 'count' %llu",
                         info->n, (unsigned long long)count);
+    PBFCL_TRY(pbfcl_checkpoint_section(c, "params", &params, sizeof params));
+    memset(&header, 0, sizeof header);
+    header.scene = info->scene;
+    header.solver = info->solver;
+    if (memcmp(&params.scene, &header.scene, sizeof header.scene) != 0 ||
+        memcmp(&params.solver, &header.solver, sizeof header.solver) != 0)
+        return bad_file(c->path,
+                        "is damaged: its header's parameters differ from section 'params'");
     return PBFCL_OK;
 }
 
@@ -223,7 +233,7 @@ static pbfcl_status parse_loaded(pbfcl_checkpoint *c, pbfcl_checkpoint_info *inf
     if (got != want)
         return bad_file(c->path, "fails its checksum (damaged or cut short)");
     PBFCL_TRY(parse_sections(c, &r));
-    return check_count(c, info);
+    return check_header_agrees(c, info);
 }
 
 /* Reads the regular file path into c->data: its header's prefix first (check_prefix), the
