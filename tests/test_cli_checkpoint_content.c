@@ -174,7 +174,8 @@ END_TEST
  * checkpoint"), or a checkpoint's magic and format followed by zeros (a particle count the
  * size cannot hold). The run is limited to 4 GB of address space: a reader that allocated
  * the file's size or read it whole would fail with "out of memory" instead. (Not under
- * ASan, which reserves terabytes of address space for its shadow memory.) */
+ * ASan, which reserves terabytes of address space for its shadow memory.) A FIFO is refused
+ * without being opened (the open would wait for a writer). */
 #if defined(__SANITIZE_ADDRESS__)
 static const char *const address_limit = "";
 #else
@@ -203,6 +204,17 @@ START_TEST(huge_file_refused_by_its_start)
         ck_assert_contains(r.err, expect[k]);
         remove(path);
     }
+    /* a FIFO is refused without being opened, which would wait for a writer */
+    snprintf(cmd, sizeof cmd, "mkfifo '%s'", path);
+    ck_assert_int_eq(system(cmd), 0);
+    char args[256];
+    cli_result r;
+    snprintf(args, sizeof args, "run --resume '%s' --steps 3", path);
+    cli_run_sh(&r, "timeout 60", args);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_contains(r.err, "cannot read checkpoint");
+    ck_assert_contains(r.err, "not a regular file");
+    remove(path);
 }
 END_TEST
 

@@ -241,10 +241,12 @@ static pbfcl_status parse_loaded(pbfcl_checkpoint *c, pbfcl_checkpoint_info *inf
 static pbfcl_status load_bytes(const char *path, pbfcl_checkpoint *c)
 {
     struct stat st;
-    FILE *f = fopen(path, "rb");
-    if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    FILE *f = NULL; /* opened only once it is known to be a regular file: a FIFO would block */
+    errno = 0;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")) ||
+        fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         pbfcl_errorf("cannot read checkpoint '%s': %s", path,
-                     !f && errno ? strerror(errno) : "not a regular file");
+                     errno ? strerror(errno) : "not a regular file");
         if (f)
             fclose(f);
         return PBFCL_ERR_IO;
