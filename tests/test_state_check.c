@@ -203,6 +203,20 @@ static void check_damaged_refused(pbfcl_cl *cl)
         ck_assert_msg(strstr(last_error, x->expect) && strstr(last_error, "damaged"),
                       "damage %d: expected '%s', got '%s'", d, x->expect, last_error);
     }
+    /* a fluid particle's inverse mass other than 1 (the slot of one in the solver's order) */
+    const unsigned *phase = r.m.data[find_memory(&r.m, "phases")];
+    float *w = r.m.data[find_memory(&r.m, "inverse_masses")];
+    size_t fluid = 0;
+    while (fluid < r.n && phase[fluid] != 0)
+        fluid++;
+    ck_assert_uint_lt(fluid, r.n);
+    w[fluid] = 0.5f;
+    ck_assert_int_eq(load_into_new(&r), PBFCL_ERR_BAD_ARGUMENT);
+    char expect[128];
+    snprintf(expect, sizeof expect,
+             "section 'inverse_masses', inverse mass[%zu] is 0.5 but the particle is fluid", fluid);
+    ck_assert_msg(strstr(last_error, expect), "expected '%s', got '%s'", expect, last_error);
+    w[fluid] = 1.0f;
     ck_assert_int_eq(load_into_new(&r), PBFCL_OK); /* every damage undone */
     pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
     close_run(&r);

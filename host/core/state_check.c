@@ -204,6 +204,11 @@ static pbfcl_status check_particle_phases(check *c)
     if (bodies > c->n)
         return damaged("bodies", "bodies", -1, "is %llu, more than the %zu particles",
                        (unsigned long long)bodies, c->n);
+    if (bodies > 0 && c->lim->method != PBFCL_METHOD_PBF)
+        return damaged("bodies", "bodies", -1,
+                       "is %llu but the state's method is %s; bodies "
+                       "need pbf",
+                       (unsigned long long)bodies, pbfcl_method_name(c->lim->method));
     c->bodies = (size_t)bodies;
     PBFCL_TRY(take(c, "particle_phases", c->n * sizeof(int), &data));
     const int *p = data;
@@ -222,9 +227,11 @@ static pbfcl_status check_particle_phases(check *c)
 /* "phases" (the solver's order) says what "particle_phases" says of the same particle. */
 static pbfcl_status check_device_phases(check *c)
 {
-    void *data;
+    void *data, *masses;
     PBFCL_TRY(take(c, "phases", c->n * 4, &data));
+    PBFCL_TRY(take(c, "inverse_masses", c->n * 4, &masses));
     const unsigned *d = data;
+    const float *w = masses;
     for (size_t i = 0; i < c->n; i++) {
         int p = c->phases[c->ids[i]];
         unsigned want = p == PBFCL_PHASE_STATIC ? PBFCL_SIM_PHASE_STATIC : (unsigned)p;
@@ -232,6 +239,16 @@ static pbfcl_status check_device_phases(check *c)
             return damaged("phases", "phase", (long long)i,
                            "is %u but particle %u's phase in 'particle_phases' is %d", d[i],
                            c->ids[i], p);
+        /* static particles do not move (0), the fluid's is 1, a body's its own above 0 */
+        if (p == PBFCL_PHASE_STATIC ? w[i] != 0.0f : p == 0 ? w[i] != 1.0f : !(w[i] > 0.0f))
+            return damaged("inverse_masses", "inverse mass", (long long)i,
+                           "is %g but the particle is %s (inverse mass %s)", w[i],
+                           p < 0    ? "static"
+                           : p == 0 ? "fluid"
+                                    : "in a body",
+                           p < 0    ? "0"
+                           : p == 0 ? "1"
+                                    : "above 0");
     }
     return PBFCL_OK;
 }
