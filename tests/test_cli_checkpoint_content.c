@@ -135,6 +135,40 @@ START_TEST(damaged_content_refused)
 }
 END_TEST
 
+/* The header's step and time: a negative step or a NaN time is refused before the rest. */
+START_TEST(damaged_header_refused)
+{
+    if (!cli_have_device())
+        return;
+    char good[128], bad[128], args[512];
+    snprintf(good, sizeof good, "%s/small.ckp", cli_dir);
+    snprintf(bad, sizeof bad, "%s/bad.ckp", cli_dir);
+    cli_result r;
+    snprintf(args, sizeof args, "run --particles 500 --steps 1 --checkpoint '%s' --quiet", good);
+    cli_run(&r, args);
+    ck_assert_int_eq(r.code, 0);
+    const size_t step_at = 8 + 4 + 16 + 8, time_at = step_at + 8; /* checkpoint.h's header */
+    const struct {
+        size_t at;
+        uint64_t value;
+        const char *expect;
+    } cases[] = {{step_at, (uint64_t)-5, "has step -5 at time"},
+                 {time_at, 0x7ff8000000000000ull, "at time nan s in its header"}};
+    for (int k = 0; k < 2; k++) {
+        size_t len;
+        char *data = cli_slurp(good, &len);
+        memcpy(data + cases[k].at, &cases[k].value, 8);
+        reseal(data, len);
+        cli_spit(bad, data, len);
+        free(data);
+        snprintf(args, sizeof args, "run --resume '%s' --steps 3", bad);
+        cli_run(&r, args);
+        ck_assert_int_eq(r.code, 2);
+        ck_assert_contains(r.err, cases[k].expect);
+    }
+}
+END_TEST
+
 /* A boolean of the saved scene that is neither 0 nor 1 (undefined behaviour when read as
  * one, at host/core/scene_obstacles.c's check of the keys before), and a shape kind past the
  * enum, on a checkpoint of a scene with a keyed, repeating obstacle. */
@@ -226,6 +260,7 @@ int main(void)
     tcase_add_checked_fixture(t, cli_setup, cli_teardown);
     tcase_add_loop_test(t, damaged_content_refused, 0,
                         (int)(sizeof body_damages / sizeof body_damages[0]));
+    tcase_add_test(t, damaged_header_refused);
     tcase_add_test(t, damaged_scene_refused);
     tcase_add_test(t, huge_file_refused_by_its_start);
     suite_add_tcase(s, t);

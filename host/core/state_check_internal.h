@@ -11,6 +11,7 @@
 
 #define CHECK_MAX_OWNED 32
 
+/* A check in progress: how it reads sections, what it checks against, what it read. */
 typedef struct state_check_ctx {
     pbfcl_state_read_fn get;
     void *ctx;
@@ -20,7 +21,7 @@ typedef struct state_check_ctx {
     int owned_count;
     const unsigned *ids;    /* "ids": the caller's index of each particle, in the solver's order */
     const int *phases;      /* "particle_phases", in the caller's order */
-    size_t statics, bodies; /* particles of phase PBFCL_PHASE_STATIC; bodies the phases name */
+    size_t statics, bodies; /* particles of phase PBFCL_PHASE_STATIC; the "bodies" count */
 } state_check_ctx;
 
 /* What a float field may hold. */
