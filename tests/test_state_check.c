@@ -168,6 +168,8 @@ static const damage damages[] = {
     {"positions", 0, 4, 0x7149f2cau, false, "section 'positions', position[0] x is 1e+30 m"},
     {"predicted_positions", 8, 4, 0xff800000u, false, "position[0] z is -inf"},
     {"host", offsetof(sim_host_state, substeps), 4, 0, false, "section 'host', substeps is 0"},
+    {"host", offsetof(sim_host_state, params.scorr_n), 4, 0x80000000u, false,
+     "section 'host', scorr_n is 2147483648; give 1 to 16"},
     {"host", offsetof(sim_host_state, statics), 8, 1, false, "section 'host', statics is 1 but"},
     {"paths", 0, 8, 1ull << 33, false, "section 'paths', paths, entries and keys are 8589934592"},
     {"paths", 24, 8, 0x7ff8000000000000ull, false, "section 'paths', time is nan"},
@@ -214,7 +216,9 @@ static void check_damaged_refused(pbfcl_cl *cl)
     ck_assert_int_eq(load_into_new(&r), PBFCL_ERR_BAD_ARGUMENT);
     char expect[128];
     snprintf(expect, sizeof expect,
-             "section 'inverse_masses', inverse mass[%zu] is 0.5 but the particle is fluid", fluid);
+             "section 'inverse_masses', inverse mass[%zu] is 0.5 but the particle is fluid "
+             "(inverse mass 1)",
+             fluid);
     ck_assert_msg(strstr(last_error, expect), "expected '%s', got '%s'", expect, last_error);
     w[fluid] = 1.0f;
     ck_assert_int_eq(load_into_new(&r), PBFCL_OK); /* every damage undone */

@@ -168,8 +168,7 @@ static pbfcl_status check_particle_phases(state_check_ctx *c)
                                    (unsigned long long)bodies, c->n);
     if (bodies > 0 && c->lim->method != PBFCL_METHOD_PBF)
         return state_check_damaged("bodies", "bodies", -1,
-                                   "is %llu but the state's method is %s; bodies "
-                                   "need pbf",
+                                   "is %llu but the state's method is %s; bodies need pbf",
                                    (unsigned long long)bodies, pbfcl_method_name(c->lim->method));
     c->bodies = (size_t)bodies;
     PBFCL_TRY(state_check_take(c, "particle_phases", c->n * sizeof(int), &data));
@@ -203,15 +202,12 @@ static pbfcl_status check_device_phases(state_check_ctx *c)
                                        "is %u but particle %u's phase in 'particle_phases' is %d",
                                        d[i], c->ids[i], p);
         /* static particles do not move (0), the fluid's is 1, a body's its own above 0 */
-        if (p == PBFCL_PHASE_STATIC ? w[i] != 0.0f : p == 0 ? w[i] != 1.0f : !(w[i] > 0.0f))
+        static const char *const what[3] = {"static (inverse mass 0)", "fluid (inverse mass 1)",
+                                            "in a body (inverse mass above 0)"};
+        int kind = p < 0 ? 0 : p == 0 ? 1 : 2;
+        if (kind == 0 ? w[i] != 0.0f : kind == 1 ? w[i] != 1.0f : !(w[i] > 0.0f))
             return state_check_damaged("inverse_masses", "inverse mass", (long long)i,
-                                       "is %g but the particle is %s (inverse mass %s)", w[i],
-                                       p < 0    ? "static"
-                                       : p == 0 ? "fluid"
-                                                : "in a body",
-                                       p < 0    ? "0"
-                                       : p == 0 ? "1"
-                                                : "above 0");
+                                       "is %g but the particle is %s", w[i], what[kind]);
     }
     return PBFCL_OK;
 }
@@ -235,9 +231,10 @@ static pbfcl_status check_host(state_check_ctx *c)
                 p->box_min[a], p->box_max[a], c->lim->box_min[a], c->lim->box_max[a]);
     if (!(p->dt > 0.0f && p->h > 0.0f && p->mass > 0.0f && p->radius > 0.0f))
         return state_check_damaged("host", "dt, h, mass and radius", -1,
-                                   "are %g, %g, %g, %g; each must be "
-                                   "above 0",
-                                   p->dt, p->h, p->mass, p->radius);
+                                   "are %g, %g, %g, %g; each must be above 0", p->dt, p->h, p->mass,
+                                   p->radius);
+    if (p->scorr_n < 1 || p->scorr_n > 16) /* the range of solver.scorr_n: a loop's count */
+        return state_check_damaged("host", "scorr_n", -1, "is %u; give 1 to 16", p->scorr_n);
     const cl_float4 *v[] = {&h->gravity, &h->push_origin, &h->push_dir, &h->push};
     static const char *const names[] = {"gravity", "push_origin", "push_dir", "push"};
     for (int k = 0; k < 4; k++)
