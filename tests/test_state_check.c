@@ -170,6 +170,9 @@ static const damage damages[] = {
     {"host", offsetof(sim_host_state, substeps), 4, 0, false, "section 'host', substeps is 0"},
     {"host", offsetof(sim_host_state, params.scorr_n), 4, 0x80000000u, false,
      "section 'host', scorr_n is 2147483648; give 1 to 16"},
+    /* a kernel radius other than the parameters' (the grid is built for theirs) */
+    {"host", offsetof(sim_host_state, params.h), 4, 0x3f800000u, false,
+     "section 'host', solver constant[10] has bits 3f800000 but the parameters give"},
     {"host", offsetof(sim_host_state, statics), 8, 1, false, "section 'host', statics is 1 but"},
     {"paths", 0, 8, 1ull << 33, false, "section 'paths', paths, entries and keys are 8589934592"},
     {"paths", 24, 8, 0x7ff8000000000000ull, false, "section 'paths', time is nan"},
@@ -289,7 +292,7 @@ static void check_covers(pbfcl_cl *cl, const char *text)
 {
     scene_run r;
     run_and_save(cl, text, &r);
-    pbfcl_state_limits lim = {r.n, r.desc.solver.method, {0}, {0}};
+    pbfcl_state_limits lim = {r.n, r.desc.solver.method, {0}, {0}, NULL};
     memcpy(lim.box_min, r.desc.scene.domain_min, sizeof lim.box_min);
     memcpy(lim.box_max, r.desc.scene.domain_max, sizeof lim.box_max);
     ck_assert_int_eq(pbfcl_state_check(get_memory, &r.m, &lim), PBFCL_OK);

@@ -212,6 +212,27 @@ static pbfcl_status check_device_phases(state_check_ctx *c)
     return PBFCL_OK;
 }
 
+/* The host's solver constants are those the parameters derive, but for the ones that follow
+ * the last frame's substeps. */
+static pbfcl_status check_constants(const state_check_ctx *c, const pbfcl_pbf_params *saved)
+{
+    if (!c->lim->constants)
+        return PBFCL_OK;
+    pbfcl_pbf_params want = *c->lim->constants;
+    want.dt = saved->dt;
+    want.inv_dt = saved->inv_dt;
+    want.viscosity = saved->viscosity;
+    for (size_t k = 0; k < sizeof want / 4; k++) {
+        uint32_t a, b; /* the bits, copied: the fields are floats and one uint */
+        memcpy(&a, (const char *)saved + 4 * k, 4);
+        memcpy(&b, (const char *)&want + 4 * k, 4);
+        if (a != b)
+            return state_check_damaged("host", "solver constant", (long long)k,
+                                       "has bits %08x but the parameters give %08x", a, b);
+    }
+    return PBFCL_OK;
+}
+
 /* "host": the solver's constants, gravity, push, substeps and static count. */
 static pbfcl_status check_host(state_check_ctx *c)
 {
@@ -235,6 +256,7 @@ static pbfcl_status check_host(state_check_ctx *c)
                                    p->radius);
     if (p->scorr_n < 1 || p->scorr_n > 16) /* the range of solver.scorr_n: a loop's count */
         return state_check_damaged("host", "scorr_n", -1, "is %u; give 1 to 16", p->scorr_n);
+    PBFCL_TRY(check_constants(c, p));
     const cl_float4 *v[] = {&h->gravity, &h->push_origin, &h->push_dir, &h->push};
     static const char *const names[] = {"gravity", "push_origin", "push_dir", "push"};
     for (int k = 0; k < 4; k++)

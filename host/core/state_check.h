@@ -8,16 +8,19 @@
 #define PBFCL_STATE_CHECK_H
 
 #include "pbfcl_error.h"
+#include "pbfcl_shared.h"
 
 #include <stddef.h>
 
 /* What a state is checked against: its particle count (the "count" section, already within
- * the solver's capacity), its method (which sections it has) and the domain of its
- * parameters (already validated). */
+ * the solver's capacity), its method (which sections it has), the domain of its parameters
+ * (already validated) and the solver constants they derive, which the "host" section must
+ * hold but for the substep's dt, 1 / dt and viscosity (NULL: not compared). */
 typedef struct pbfcl_state_limits {
     size_t count;
     int method; /* pbfcl_method */
     float box_min[3], box_max[3];
+    const pbfcl_pbf_params *constants;
 } pbfcl_state_limits;
 
 /* The margin around the box that saved positions may lie in, m: one box size along each
