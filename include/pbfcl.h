@@ -536,8 +536,13 @@ PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_writ
                                                void *user);
 
 /* Restores a saved state, parameters included, into a solver whose capacity holds its
- * particles; the solver must be empty (count 0) or hold the saved count. A failed load leaves
- * the solver with an undefined state: load again or destroy it. */
+ * particles; the solver must be empty (count 0) or hold the saved count. Every field of every
+ * section is checked before any of it is used (ids unique and below the count, phases, body
+ * and path tables that agree, finite values, positions inside the domain with a margin of one
+ * box size): a bad one is refused with PBFCL_ERR_BAD_ARGUMENT and a message naming the
+ * section, the field and its index. read may be asked for a section more than once and in
+ * any order. A failed load leaves the solver with an undefined state: load again or destroy
+ * it. */
 PBFCL_API pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read,
                                                void *user);
 
@@ -547,7 +552,8 @@ PBFCL_API pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read
 PBFCL_API pbfcl_status pbfcl_scene_setup_save_state(const pbfcl_scene_setup *s,
                                                     pbfcl_state_write_fn write, void *user);
 
-/* Makes a scene setup from sections saved by pbfcl_scene_setup_save_state (validated like a
+/* Makes a scene setup from sections saved by pbfcl_scene_setup_save_state (its bytes checked
+ * first: booleans, shape kinds, counts and mesh triangles in range; then validated like a
  * loaded scene); destroy it with pbfcl_scene_setup_destroy. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_load_state(pbfcl_state_read_fn read, void *user,
                                                     pbfcl_scene_setup **out);

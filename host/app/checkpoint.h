@@ -17,8 +17,14 @@
 
 #include "pbfcl.h"
 
+#include <stdint.h>
+
 #define PBFCL_CHECKPOINT_MAGIC "PBFCLCKP"
 #define PBFCL_CHECKPOINT_FORMAT 4u
+
+/* The checksum: FNV-1a (64 bit) from this start, over every byte before the checksum. */
+#define PBFCL_CHECKPOINT_HASH_START 14695981039346656037ull
+void pbfcl_checkpoint_hash(uint64_t *h, const void *data, size_t bytes);
 
 /* What a checkpoint's header says. */
 typedef struct pbfcl_checkpoint_info {
@@ -48,10 +54,25 @@ pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
                                     const pbfcl_checkpoint_run *run, const char *name,
                                     long long step, double time);
 
-/* Reads and verifies path (magic, format version, size, checksum, sections); on failure says
- * what is wrong with the file. */
+/* Reads and verifies path: the magic, the format and a particle count that the file's size
+ * can hold before the rest is read (a 40 GB file of another kind is refused at once), then
+ * the checksum, the header's count, step and time, and the sections' names and sizes; on
+ * failure says what is wrong with the file. The sections' content is checked by the
+ * restore functions below. */
 pbfcl_status pbfcl_checkpoint_read(const char *path, pbfcl_checkpoint **out,
                                    pbfcl_checkpoint_info *info);
+
+/* The same for a checkpoint's size bytes in memory (name names it in messages); the data is
+ * copied. */
+pbfcl_status pbfcl_checkpoint_parse(const char *name, const void *data, size_t size,
+                                    pbfcl_checkpoint **out, pbfcl_checkpoint_info *info);
+
+/* The path (or name) of a read checkpoint. */
+const char *pbfcl_checkpoint_path(const pbfcl_checkpoint *c);
+
+/* A pbfcl_state_read_fn over a read checkpoint (ctx): copies section name, which must hold
+ * exactly bytes bytes. */
+pbfcl_status pbfcl_checkpoint_section(void *ctx, const char *name, void *data, size_t bytes);
 
 /* Restores the saved state into solver (empty, with room for the checkpoint's particles). */
 pbfcl_status pbfcl_checkpoint_restore(pbfcl_checkpoint *c, pbfcl_solver *solver);
@@ -66,8 +87,10 @@ pbfcl_status pbfcl_checkpoint_check_bodies(const pbfcl_checkpoint *c,
                                            const pbfcl_scene_setup *setup,
                                            const pbfcl_solver *solver);
 
-/* Reads the frames' ids of the n particles and the next id. */
-pbfcl_status pbfcl_checkpoint_restore_ids(pbfcl_checkpoint *c, unsigned *ids, size_t n,
+/* Reads the frames' ids of the n particles and the next id, and checks them: the next id n
+ * to most (the ids a run of the scene hands out, pbfcl_scene_setup_capacity), every id below
+ * it and none twice. */
+pbfcl_status pbfcl_checkpoint_restore_ids(pbfcl_checkpoint *c, unsigned *ids, size_t n, size_t most,
                                           unsigned *next_id);
 
 /* Frees a read checkpoint; accepts NULL. */

@@ -298,8 +298,8 @@ static pbfcl_status load_start(run_args *a, run_state *r)
     PBFCL_TRY(load_flow(r));
     if (!(r->resume_ids = malloc(r->n * sizeof *r->resume_ids)))
         return PBFCL_ERR_OUT_OF_MEMORY;
-    PBFCL_TRY(
-        pbfcl_checkpoint_restore_ids(r->checkpoint, r->resume_ids, r->n, &a->out.resume_next_id));
+    PBFCL_TRY(pbfcl_checkpoint_restore_ids(r->checkpoint, r->resume_ids, r->n, r->desc.capacity,
+                                           &a->out.resume_next_id));
     a->out.resume_ids = r->resume_ids;
     if (pbfcl_solver_desc_check(&r->desc) != PBFCL_OK) {
         pbfcl_errorf("checkpoint '%s' holds a scene this pbfcl rejects", a->resume_path);

@@ -8,6 +8,7 @@
 #include "bodies/shape_match.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
+#include "sim/state_check.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -1063,6 +1064,12 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
     state_params p;
     PBFCL_TRY(read(user, "params", &p, sizeof p));
     PBFCL_TRY(pbfcl_solver_set_params(s, &p.scene, &p.solver));
+    pbfcl_pbf_params constants;
+    PBFCL_TRY(pbfcl_pbf_params_from_scene(&s->scene, &constants));
+    pbfcl_state_limits lim = {(size_t)count, s->scene.solver.method, {0}, {0}, &constants};
+    memcpy(lim.box_min, s->scene.domain_min, sizeof lim.box_min);
+    memcpy(lim.box_max, s->scene.domain_max, sizeof lim.box_max);
+    PBFCL_TRY(pbfcl_state_check(read, user, &lim)); /* every field, before any is used */
     if (n == 0 && count > 0) { /* room for the saved particles; their state is loaded below */
         float *zeros = calloc((size_t)count * 3, sizeof *zeros);
         if (!zeros)

@@ -1,6 +1,7 @@
 /* Scene setups of the public API (pbfcl_scene_setup_*): a built-in or JSON scene held by a
  * checked handle, adjusted through the public parameter structs, then filled. */
 #include "api_internal.h"
+#include "sim/state_check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -364,6 +365,8 @@ pbfcl_status pbfcl_scene_setup_load_state(pbfcl_state_read_fn read, void *user,
     if (!s)
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = read(user, "scene", &s->scene, sizeof s->scene);
+    if (st == PBFCL_OK)
+        st = pbfcl_state_check_scene(&s->scene, sizeof s->scene); /* before it is read as one */
     if (st == PBFCL_OK) {
         s->scene.name[sizeof s->scene.name - 1] = '\0';
         st = pbfcl_scene_validate(&s->scene);

@@ -2,6 +2,7 @@
  * section, the per-particle buffers the tables mark saved (the core's, then the method's), the
  * buffers of fixed size, then the bodies' and the paths' own. */
 #include "sim/sim_internal.h"
+#include "sim/sim_state.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -43,15 +44,6 @@ static size_t state_section_count(const pbfcl_sim *sim)
 {
     return sim_buffer_count + (size_t)sim->method->buffer_count + SIM_FIXED_STATE_COUNT;
 }
-
-/* The host-side state that carries across frames (the "host" section). */
-typedef struct sim_host_state {
-    pbfcl_constants params; /* dt and viscosity follow the last frame's substeps */
-    cl_float4 gravity, push_origin, push_dir, push;
-    cl_int substeps; /* substeps of the last frame */
-    cl_int pad;
-    cl_ulong statics; /* particles of inverse mass 0 */
-} sim_host_state;
 
 pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx)
 {

@@ -1,0 +1,302 @@
+/* Checks of a saved solver state (see state_check.h): the sections are read into host memory,
+ * each field is checked against the particle count, the bodies and the domain, and the first
+ * bad one is named. The sections and what each field holds are those of the state tables of
+ * sim.c (sim_state_buffers), shape_match.c (sm_state_buffers) and kinematic.c
+ * (kin_state_buffers); test_state_check's state_check_covers_every_section holds the lists
+ * together. This file holds the helpers, the particles' sections and the host's; the body and
+ * path tables are state_check_bodies.c's. */
+#include "sim/state_check_internal.h"
+
+#include "scene/scene.h"
+#include "sim/sim.h"
+#include "sim/sim_state.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Logs that field (index: its element, or -1) of section is bad and what it holds. */
+pbfcl_status state_check_damaged(const char *section, const char *field, long long index,
+                                 const char *fmt, ...)
+{
+    char what[256], at[32] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (index >= 0)
+        snprintf(at, sizeof at, "[%lld]", index);
+    pbfcl_errorf("the saved state is damaged: section '%s', %s%s %s; it cannot be loaded (save "
+                 "the state again)",
+                 section, field, at, what);
+    return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+/* Reads section name (bytes bytes) into *out, freed with the check. */
+pbfcl_status state_check_take(state_check_ctx *c, const char *name, size_t bytes, void **out)
+{
+    if (c->owned_count == CHECK_MAX_OWNED)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    void *data = malloc(bytes ? bytes : 1);
+    if (!data)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    c->owned[c->owned_count++] = data;
+    *out = data;
+    return c->get(c->ctx, name, data, bytes);
+}
+
+float pbfcl_state_margin(const pbfcl_state_limits *lim, int axis)
+{
+    return lim->box_max[axis] - lim->box_min[axis];
+}
+
+static bool float_ok(const state_check_ctx *c, state_check_kind kind, float v, int lane)
+{
+    if (!isfinite(v))
+        return false;
+    switch (kind) {
+    case CHECK_NONNEG:
+        return v >= 0.0f;
+    case CHECK_POSITIVE:
+        return v > 0.0f;
+    case CHECK_IN_BOX:
+        return lane > 2 || (v >= c->lim->box_min[lane] - pbfcl_state_margin(c->lim, lane) &&
+                            v <= c->lim->box_max[lane] + pbfcl_state_margin(c->lim, lane));
+    case CHECK_OFFSET:
+        return lane > 2 || fabsf(v) <= 3.0f * pbfcl_state_margin(c->lim, lane);
+    default:
+        return true;
+    }
+}
+
+/* Checks count elements of lanes floats each. */
+pbfcl_status state_check_floats(const state_check_ctx *c, const char *section, const char *field,
+                                const float *v, size_t count, int lanes, state_check_kind kind)
+{
+    static const char *const lane_names[] = {"x", "y", "z", "w"};
+    for (size_t i = 0; i < count; i++)
+        for (int l = 0; l < lanes; l++) {
+            float x = v[i * (size_t)lanes + (size_t)l];
+            if (float_ok(c, kind, x, l))
+                continue;
+            const char *lane = lanes == 4 ? lane_names[l] : "";
+            if (kind == CHECK_IN_BOX && isfinite(x) && l < 3)
+                return state_check_damaged(
+                    section, field, (long long)i,
+                    "%s is %g m, outside the domain [%g, %g] and its margin of %g m", lane, x,
+                    c->lim->box_min[l], c->lim->box_max[l], pbfcl_state_margin(c->lim, l));
+            if (kind == CHECK_OFFSET && isfinite(x) && l < 3)
+                return state_check_damaged(
+                    section, field, (long long)i,
+                    "%s is %g m, farther than the domain with its margins (%g m)", lane, x,
+                    3.0f * pbfcl_state_margin(c->lim, l));
+            return state_check_damaged(section, field, (long long)i, "%s%sis %g; it must be %s",
+                                       lane, lanes == 4 ? " " : "", x,
+                                       kind == CHECK_NONNEG     ? "a finite number of 0 or more"
+                                       : kind == CHECK_POSITIVE ? "a finite number above 0"
+                                                                : "a finite number");
+        }
+    return PBFCL_OK;
+}
+#define ALL_METHODS ((1u << PBFCL_METHOD_PBF) | (1u << PBFCL_METHOD_SPH))
+#define PBF_ONLY (1u << PBFCL_METHOD_PBF)
+static const state_check_buffer check_buffers[] = {
+    {"positions", "position", 16, 0, CHECK_IN_BOX, ALL_METHODS},
+    {"predicted_positions", "position", 16, 0, CHECK_IN_BOX, PBF_ONLY},
+    {"velocities", "velocity", 16, 0, CHECK_FINITE, ALL_METHODS},
+    {"vorticity_forces", "force", 16, 0, CHECK_FINITE, PBF_ONLY},
+    {"vorticity", "vorticity", 16, 0, CHECK_FINITE, PBF_ONLY},
+    {"lambdas", "lambda", 16, 0, CHECK_FINITE, PBF_ONLY},
+    {"corrected_positions", "position", 16, 0, CHECK_FINITE, PBF_ONLY},
+    {"densities", "density", 4, 0, CHECK_NONNEG, ALL_METHODS},
+    {"inverse_masses", "inverse mass", 4, 0, CHECK_NONNEG, ALL_METHODS},
+    {"substep_bounds", "bound", 0, 12, CHECK_NONNEG, ALL_METHODS},
+    {"largest_acceleration", "acceleration", 0, 4, CHECK_NONNEG, ALL_METHODS},
+};
+#define CHECK_BUFFER_COUNT (sizeof check_buffers / sizeof check_buffers[0])
+
+/* Each buffer is freed once checked: the check holds one of them at a time beside the ids
+ * and phases. */
+static pbfcl_status check_float_buffers(state_check_ctx *c)
+{
+    pbfcl_status st = PBFCL_OK;
+    for (size_t k = 0; k < CHECK_BUFFER_COUNT && st == PBFCL_OK; k++) {
+        const state_check_buffer *b = &check_buffers[k];
+        if (!((b->methods >> c->lim->method) & 1u))
+            continue;
+        size_t bytes = b->per_particle ? b->per_particle * c->n : b->fixed;
+        int lanes = b->per_particle == 16 ? 4 : 1;
+        void *data = malloc(bytes ? bytes : 1);
+        st = data ? c->get(c->ctx, b->name, data, bytes) : PBFCL_ERR_OUT_OF_MEMORY;
+        if (st == PBFCL_OK)
+            st = state_check_floats(c, b->name, b->field, data, bytes / (4 * (size_t)lanes), lanes,
+                                    b->kind);
+        free(data);
+    }
+    return st;
+}
+
+/* "ids": each particle's index in the caller's order, each below the count and none twice. */
+static pbfcl_status check_ids(state_check_ctx *c)
+{
+    void *data;
+    PBFCL_TRY(state_check_take(c, "ids", c->n * 4, &data));
+    const unsigned *ids = data;
+    unsigned char *seen = calloc(c->n ? c->n : 1, 1);
+    if (!seen)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (size_t i = 0; i < c->n && st == PBFCL_OK; i++) {
+        if (ids[i] >= c->n)
+            st = state_check_damaged("ids", "id", (long long)i,
+                                     "is %u, not below the particle count %zu", ids[i], c->n);
+        else if (seen[ids[i]]++)
+            st = state_check_damaged("ids", "id", (long long)i,
+                                     "is %u, which another particle has too", ids[i]);
+    }
+    free(seen);
+    c->ids = ids;
+    return st;
+}
+
+/* "particle_phases" (caller's order): fluid, static or a body of the "bodies" section's. */
+static pbfcl_status check_particle_phases(state_check_ctx *c)
+{
+    void *data, *counts;
+    PBFCL_TRY(state_check_take(c, "bodies", sizeof(check_sm_counts), &counts));
+    uint64_t bodies = ((const check_sm_counts *)counts)->bodies;
+    if (bodies > c->n)
+        return state_check_damaged("bodies", "bodies", -1, "is %llu, more than the %zu particles",
+                                   (unsigned long long)bodies, c->n);
+    if (bodies > 0 && c->lim->method != PBFCL_METHOD_PBF)
+        return state_check_damaged("bodies", "bodies", -1,
+                                   "is %llu but the state's method is %s; bodies need pbf",
+                                   (unsigned long long)bodies, pbfcl_method_name(c->lim->method));
+    c->bodies = (size_t)bodies;
+    PBFCL_TRY(state_check_take(c, "particle_phases", c->n * sizeof(int), &data));
+    const int *p = data;
+    for (size_t i = 0; i < c->n; i++) {
+        if (p[i] < PBFCL_PHASE_STATIC || (p[i] > 0 && (size_t)p[i] > c->bodies))
+            return state_check_damaged(
+                "particle_phases", "phase", (long long)i,
+                "is %d; a phase is -1 (static), 0 (fluid) or a body's 1 to %zu (the "
+                "state has %zu bodies)",
+                p[i], c->bodies, c->bodies);
+        c->statics += p[i] == PBFCL_PHASE_STATIC;
+    }
+    c->phases = p;
+    return PBFCL_OK;
+}
+
+/* "phases" (the solver's order) says what "particle_phases" says of the same particle. */
+static pbfcl_status check_device_phases(state_check_ctx *c)
+{
+    void *data, *masses;
+    PBFCL_TRY(state_check_take(c, "phases", c->n * 4, &data));
+    PBFCL_TRY(state_check_take(c, "inverse_masses", c->n * 4, &masses));
+    const unsigned *d = data;
+    const float *w = masses;
+    for (size_t i = 0; i < c->n; i++) {
+        int p = c->phases[c->ids[i]];
+        unsigned want = p == PBFCL_PHASE_STATIC ? PBFCL_SIM_PHASE_STATIC : (unsigned)p;
+        if (d[i] != want)
+            return state_check_damaged("phases", "phase", (long long)i,
+                                       "is %u but particle %u's phase in 'particle_phases' is %d",
+                                       d[i], c->ids[i], p);
+        /* static particles do not move (0), the fluid's is 1, a body's its own above 0 */
+        static const char *const what[3] = {"static (inverse mass 0)", "fluid (inverse mass 1)",
+                                            "in a body (inverse mass above 0)"};
+        int kind = p < 0 ? 0 : p == 0 ? 1 : 2;
+        if (kind == 0 ? w[i] != 0.0f : kind == 1 ? w[i] != 1.0f : !(w[i] > 0.0f))
+            return state_check_damaged("inverse_masses", "inverse mass", (long long)i,
+                                       "is %g but the particle is %s", w[i], what[kind]);
+    }
+    return PBFCL_OK;
+}
+
+/* The host's solver constants are those the parameters derive, but for the ones that follow
+ * the last frame's substeps. */
+static pbfcl_status check_constants(const state_check_ctx *c, const pbfcl_pbf_params *saved)
+{
+    if (!c->lim->constants)
+        return PBFCL_OK;
+    pbfcl_pbf_params want = *c->lim->constants;
+    want.dt = saved->dt;
+    want.inv_dt = saved->inv_dt;
+    want.viscosity = saved->viscosity;
+    for (size_t k = 0; k < sizeof want / 4; k++) {
+        uint32_t a, b; /* the bits, copied: the fields are floats and one uint */
+        memcpy(&a, (const char *)saved + 4 * k, 4);
+        memcpy(&b, (const char *)&want + 4 * k, 4);
+        if (a != b)
+            return state_check_damaged("host", "solver constant", (long long)k,
+                                       "has bits %08x but the parameters give %08x", a, b);
+    }
+    return PBFCL_OK;
+}
+
+/* "host": the solver's constants, gravity, push, substeps and static count. */
+static pbfcl_status check_host(state_check_ctx *c)
+{
+    void *data;
+    PBFCL_TRY(state_check_take(c, "host", sizeof(sim_host_state), &data));
+    const sim_host_state *h = data;
+    const pbfcl_pbf_params *p = &h->params;
+    const float *f = (const float *)p;
+    for (size_t k = 0; k < sizeof *p / sizeof(float); k++)
+        if ((const void *)&f[k] != (const void *)&p->scorr_n && !isfinite(f[k]))
+            return state_check_damaged("host", "solver constant", (long long)k, "is %g, not finite",
+                                       f[k]);
+    for (int a = 0; a < 3; a++)
+        if (p->box_min[a] != c->lim->box_min[a] || p->box_max[a] != c->lim->box_max[a])
+            return state_check_damaged(
+                "host", "box", a, "is %g to %g but the parameters' domain is %g to %g",
+                p->box_min[a], p->box_max[a], c->lim->box_min[a], c->lim->box_max[a]);
+    if (!(p->dt > 0.0f && p->h > 0.0f && p->mass > 0.0f && p->radius > 0.0f))
+        return state_check_damaged("host", "dt, h, mass and radius", -1,
+                                   "are %g, %g, %g, %g; each must be above 0", p->dt, p->h, p->mass,
+                                   p->radius);
+    if (p->scorr_n < 1 || p->scorr_n > 16) /* the range of solver.scorr_n: a loop's count */
+        return state_check_damaged("host", "scorr_n", -1, "is %u; give 1 to 16", p->scorr_n);
+    PBFCL_TRY(check_constants(c, p));
+    const cl_float4 *v[] = {&h->gravity, &h->push_origin, &h->push_dir, &h->push};
+    static const char *const names[] = {"gravity", "push_origin", "push_dir", "push"};
+    for (int k = 0; k < 4; k++)
+        PBFCL_TRY(state_check_floats(c, "host", names[k], v[k]->s, 1, 4, CHECK_FINITE));
+    if (h->substeps < 1 || h->substeps > 1000) /* the range of solver.substeps */
+        return state_check_damaged("host", "substeps", -1, "is %d; give 1 to 1000", h->substeps);
+    if (h->statics != c->statics)
+        return state_check_damaged("host", "statics", -1,
+                                   "is %llu but the phases name %zu static particles",
+                                   (unsigned long long)h->statics, c->statics);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_state_limits *lim)
+{
+    state_check_ctx c;
+    memset(&c, 0, sizeof c);
+    c.get = get;
+    c.ctx = ctx;
+    c.lim = lim;
+    c.n = lim->count;
+    pbfcl_status st = check_particle_phases(&c);
+    if (st == PBFCL_OK)
+        st = check_host(&c);
+    if (st == PBFCL_OK)
+        st = check_float_buffers(&c);
+    if (st == PBFCL_OK)
+        st = check_ids(&c);
+    if (st == PBFCL_OK)
+        st = check_device_phases(&c);
+    if (st == PBFCL_OK)
+        st = state_check_bodies(&c);
+    if (st == PBFCL_OK)
+        st = state_check_paths(&c);
+    for (int k = 0; k < c.owned_count; k++)
+        free(c.owned[k]);
+    return st;
+}
