@@ -259,8 +259,12 @@ static pbfcl_status check_host(state_check_ctx *c)
         return state_check_damaged("host", "dt, h, mass and radius", -1,
                                    "are %g, %g, %g, %g; each must be above 0", p->dt, p->h, p->mass,
                                    p->radius);
-    if (p->scorr_n < 1 || p->scorr_n > 16) /* the range of solver.scorr_n: a loop's count */
-        return state_check_damaged("host", "scorr_n", -1, "is %u; give 1 to 16", p->scorr_n);
+    /* the range of solver.scorr_n, a loop's count in PBF's kernels; a method without the
+     * tensile term (SPH) derives none and saves 0 */
+    unsigned scorr_lo = c->lim->method == PBFCL_METHOD_PBF ? 1 : 0;
+    if (p->scorr_n < scorr_lo || p->scorr_n > 16)
+        return state_check_damaged("host", "scorr_n", -1, "is %u; give %u to 16", p->scorr_n,
+                                   scorr_lo);
     PBFCL_TRY(check_constants(c, p));
     const cl_float4 *v[] = {&h->gravity, &h->push_origin, &h->push_dir, &h->push};
     static const char *const names[] = {"gravity", "push_origin", "push_dir", "push"};
