@@ -1,8 +1,8 @@
 /* libFuzzer target for the scene parser: the input is a scene file's text. It is parsed,
  * validated and, if valid, sized for 100 particles (the lattice walks behind --particles; the
  * phases of its bodies), as
- * `pbfcl run --scene FILE --particles 100` would. Built and run by tools/fuzz-scene (clang,
- * -fsanitize=fuzzer,address,undefined); the seed corpus is tests/fuzz/corpus/. Any crash,
+ * `pbfcl run --scene FILE --particles 100` would. Built and run by tools/fuzz scene (clang,
+ * -fsanitize=fuzzer,address,undefined); the seed corpus is tests/fuzz/corpus-scene/. Any crash,
  * sanitizer report, leak or timeout is a bug. */
 #include "scene/scene.h"
 
