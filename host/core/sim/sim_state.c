@@ -48,9 +48,9 @@ static size_t state_section_count(const pbfcl_sim *sim)
 typedef struct sim_host_state {
     pbfcl_constants params; /* dt and viscosity follow the last frame's substeps */
     cl_float4 gravity, push_origin, push_dir, push;
-    cl_int substeps; /* substeps of the last frame */
-    cl_int pad;
-    cl_ulong statics; /* particles of inverse mass 0 */
+    cl_int substeps;      /* substeps of the last frame */
+    cl_uint solid_groups; /* particles of solid groups without shape matching (cloth, ropes) */
+    cl_ulong statics;     /* particles of inverse mass 0 */
 } sim_host_state;
 
 pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx)
@@ -64,6 +64,7 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     h.push = sim->push;
     h.substeps = sim->substeps;
     h.statics = sim->statics;
+    h.solid_groups = (cl_uint)sim->solid_groups;
     PBFCL_TRY(put(ctx, "host", &h, sizeof h));
     void *tmp = malloc(16 * sim->n + 16);
     if (!tmp)
@@ -82,7 +83,8 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     free(tmp);
     PBFCL_TRY(st);
     PBFCL_TRY(pbfcl_shape_match_state_save(sim->bodies, put, ctx)); /* rest shapes, poses */
-    return pbfcl_kinematic_state_save(sim->paths, put, ctx);        /* paths and their clock */
+    PBFCL_TRY(pbfcl_kinematic_state_save(sim->paths, put, ctx));    /* paths and their clock */
+    return sim->method->state_save ? sim->method->state_save(sim, put, ctx) : PBFCL_OK;
 }
 
 /* Restores the bodies and the paths (built first if the state has some). */
@@ -134,7 +136,10 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
     PBFCL_TRY(get(ctx, "host", &h, sizeof h));
     PBFCL_TRY(load_sections(sim, get, ctx));
     PBFCL_TRY(sim_state_load_parts(sim, get, ctx));
+    if (sim->method->state_load)
+        PBFCL_TRY(sim->method->state_load(sim, get, ctx));
     sim->statics = (size_t)h.statics;
+    sim->solid_groups = h.solid_groups;
     sim->params = h.params;
     sim->gravity = h.gravity;
     for (int a = 0; a < 3; a++)
