@@ -11,7 +11,11 @@
  * where a section is u32 name length | name | u64 bytes | data: pbfcl_solver_save_state's
  * (particles, bodies, paths), then pbfcl_scene_setup_save_state's (the scene, the emitters'
  * progress), then the run's ("frame_ids": the persistent id of each particle in the frames,
- * "next_frame_id": the id the next emitted particle gets). */
+ * "next_frame_id": the id the next emitted particle gets).
+ *
+ * Format 5 added the section "distances" (the count of distance constraints, followed by
+ * "distance_pairs" and "distance_rest" when there are any); a format 4 file (pbfcl 0.2) is read
+ * as holding none. */
 #ifndef PBFCL_CHECKPOINT_H
 #define PBFCL_CHECKPOINT_H
 
@@ -20,7 +24,8 @@
 #include <stdint.h>
 
 #define PBFCL_CHECKPOINT_MAGIC "PBFCLCKP"
-#define PBFCL_CHECKPOINT_FORMAT 4u
+#define PBFCL_CHECKPOINT_FORMAT 5u
+#define PBFCL_CHECKPOINT_OLDEST_FORMAT 4u /* the oldest this build reads */
 
 /* The checksum: FNV-1a (64 bit) from this start, over every byte before the checksum. */
 #define PBFCL_CHECKPOINT_HASH_START 14695981039346656037ull

@@ -2,6 +2,7 @@
  * per-particle buffers, its constants, its substep (seed 001's outline, one call per stage)
  * and its time step. The stages are pbf_stages.c's and the constraint projections'. */
 #include "pbf/constraint.h"
+#include "pbf/distance.h"
 
 #include "runtime/programs.h"
 
@@ -266,6 +267,8 @@ static const pbfcl_solver_method pbf_method = {
     .compute_density = pbf_compute_density,
     .derive = pbf_derive,
     .loaded = pbf_loaded,
+    .state_save = pbfcl_pbf_distance_save, /* the constraints that are not per particle */
+    .state_load = pbfcl_pbf_distance_load,
     .stages = pbf_stages,
     .stage_count = (int)(sizeof pbf_stages / sizeof pbf_stages[0]),
     .predicts = true,

@@ -10,7 +10,7 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
                             {"pbfcl_shared.h", "morton.h", "hash.cl", "reorder.cl", "cells.cl",
                              "neighbours.cl"},
                             6},
-    [PBFCL_PROGRAM_PBF] = {"pbf", {"pbfcl_shared.h", "morton.h", "pbf.cl"}, 3},
+    [PBFCL_PROGRAM_PBF] = {"pbf", {"pbfcl_shared.h", "morton.h", "pbf.cl", "distance.cl"}, 4},
     [PBFCL_PROGRAM_PARTICLES] = {"particles", {"pbfcl_shared.h", "particles.cl"}, 2},
     [PBFCL_PROGRAM_SPLIT_COMPRESS] = {"split_compress",
                                       {"pbfcl_shared.h", "morton.h", "split_compress.cl"},

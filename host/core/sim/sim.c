@@ -183,11 +183,11 @@ bool sim_matches_shapes(const pbfcl_sim *sim)
     return sim->bodies && sim->bodies->bodies > 0;
 }
 
-/* Whether the simulation has bodies or static particles (the kernels then read phases and
- * inverse masses). */
+/* Whether the simulation has bodies, static particles or solid groups (the kernels then read
+ * phases and inverse masses). */
 cl_uint sim_has_bodies(const pbfcl_sim *sim)
 {
-    return sim_matches_shapes(sim) || sim->statics > 0;
+    return sim_matches_shapes(sim) || sim->statics > 0 || sim->solid_groups > 0;
 }
 
 /* hash, sort, reorder, cells and neighbour lists of the positions in the buffer whose handle
@@ -625,7 +625,7 @@ static pbfcl_status write_body_phases(pbfcl_sim *sim, size_t entries, const unsi
     if (st == PBFCL_OK)
         st = pbfcl_sim_write_phases(sim, phase, w);
     if (st == PBFCL_OK)
-        sim->statics = 0;
+        sim->statics = sim->solid_groups = 0;
     free(ids);
     free(phase);
     free(slot);
@@ -745,6 +745,79 @@ pbfcl_status pbfcl_sim_set_static(pbfcl_sim *sim, size_t count, const unsigned *
 size_t pbfcl_sim_static_count(const pbfcl_sim *sim)
 {
     return sim->statics;
+}
+
+/* Gives the particles of mark (by id) group[id]'s phase and inverse mass inv_mass[id], every
+ * other particle of a group the fluid's; the count of grouped particles into *grouped. */
+static pbfcl_status set_groups(pbfcl_sim *sim, const unsigned *group, const float *inv_mass,
+                               const unsigned char *mark, size_t *grouped)
+{
+    size_t n = sim->n;
+    unsigned *phase = malloc((n ? n : 1) * sizeof *phase), *id = malloc((n ? n : 1) * 4);
+    float *w = malloc((n ? n : 1) * sizeof *w);
+    pbfcl_status st =
+        phase && id && w ? pbfcl_sim_read_phases(sim, phase, w) : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = sim_read_plain(sim, sim->id_buf, n * 4, id);
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++) {
+        bool was = phase[i] >= PBFCL_SIM_PHASE_GROUP(PBFCL_SIM_MAX_GROUPS - 1) &&
+                   phase[i] != PBFCL_SIM_PHASE_STATIC;
+        if (mark[id[i]] && phase[i] != PBFCL_SIM_PHASE_FLUID && !was) {
+            pbfcl_errorf("particle id %u is a body's or static and cannot join a group; give "
+                         "groups fluid particles (pinned ones: pbfcl_sim_set_static)",
+                         id[i]);
+            st = PBFCL_ERR_BAD_ARGUMENT;
+        } else if (mark[id[i]]) {
+            phase[i] = PBFCL_SIM_PHASE_GROUP(group[id[i]]);
+            w[i] = inv_mass[id[i]];
+            ++*grouped;
+        } else if (was) {
+            phase[i] = PBFCL_SIM_PHASE_FLUID;
+            w[i] = 1.0f;
+        }
+    }
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_write_phases(sim, phase, w);
+    free(phase);
+    free(id);
+    free(w);
+    return st;
+}
+
+pbfcl_status pbfcl_sim_set_groups(pbfcl_sim *sim, size_t count, const unsigned *ids,
+                                  const unsigned *group, const float *inv_mass)
+{
+    size_t n = sim->n, grouped = 0;
+    unsigned *g = calloc(n ? n : 1, sizeof *g);
+    float *w = calloc(n ? n : 1, sizeof *w);
+    unsigned char *mark = calloc(n ? n : 1, 1);
+    pbfcl_status st = g && w && mark ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t k = 0; st == PBFCL_OK && k < count; k++) {
+        const char *bad = ids[k] >= n                        ? "an id beyond the particles"
+                          : group[k] >= PBFCL_SIM_MAX_GROUPS ? "a group beyond the most groups"
+                          : !(inv_mass[k] > 0.0f && isfinite(inv_mass[k]))
+                              ? "an inverse mass that is not finite and above 0"
+                              : NULL;
+        if (bad) {
+            pbfcl_errorf("group particle %zu (id %u, group %u, inverse mass %g) has %s: give ids "
+                         "below %zu, groups below %u and inverse masses above 0 (pinned "
+                         "particles: pbfcl_sim_set_static)",
+                         k, ids[k], group[k], (double)inv_mass[k], bad, n, PBFCL_SIM_MAX_GROUPS);
+            st = PBFCL_ERR_BAD_ARGUMENT;
+        } else {
+            mark[ids[k]] = 1;
+            g[ids[k]] = group[k];
+            w[ids[k]] = inv_mass[k];
+        }
+    }
+    if (st == PBFCL_OK && (count > 0 || sim->solid_groups > 0))
+        st = set_groups(sim, g, w, mark, &grouped);
+    if (st == PBFCL_OK)
+        sim->solid_groups = grouped;
+    free(g);
+    free(w);
+    free(mark);
+    return st;
 }
 
 pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id)

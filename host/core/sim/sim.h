@@ -118,6 +118,19 @@ pbfcl_status pbfcl_sim_set_static(pbfcl_sim *sim, size_t count, const unsigned *
 /* The number of static particles. */
 size_t pbfcl_sim_static_count(const pbfcl_sim *sim);
 
+/* The phase of solid group g (a cloth, a rope: particles that distance constraints hold, not
+ * shape matching): its particles collide with every other phase but not with each other, and
+ * take no part in the fluid's density constraint. The phase encoding lives here only. */
+#define PBFCL_SIM_MAX_GROUPS 65536u
+#define PBFCL_SIM_PHASE_GROUP(g) (PBFCL_SIM_PHASE_STATIC - 1u - (unsigned)(g))
+
+/* Puts the particles with ids[k] into solid group group[k] (< PBFCL_SIM_MAX_GROUPS) with
+ * relative inverse mass inv_mass[k] (> 0: m_fluid / m) and every other particle of a group
+ * back into the fluid. Pinned particles are static (pbfcl_sim_set_static, first); a body's
+ * particle is refused. pbfcl_sim_set_bodies clears the groups: set the bodies first. */
+pbfcl_status pbfcl_sim_set_groups(pbfcl_sim *sim, size_t count, const unsigned *ids,
+                                  const unsigned *group, const float *inv_mass);
+
 /* After pbfcl_sim_compact: the bodies' particle with id k becomes new_id[k]. */
 pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id);
 

@@ -31,6 +31,7 @@ struct pbfcl_sim {
     cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
     size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
+    size_t solid_groups;       /* particles of solid phases without a body (cloth, ropes) */
     pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
     pbfcl_kinematic *paths;    /* static particles on paths (kinematic.h); NULL until set */
     cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */

@@ -56,6 +56,7 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     h.push = sim->push;
     h.substeps = sim->substeps;
     h.statics = sim->statics;
+    h.solid_groups = (cl_uint)sim->solid_groups;
     PBFCL_TRY(put(ctx, "host", &h, sizeof h));
     void *tmp = malloc(16 * sim->n + 16);
     if (!tmp)
@@ -74,7 +75,8 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     free(tmp);
     PBFCL_TRY(st);
     PBFCL_TRY(pbfcl_shape_match_state_save(sim->bodies, put, ctx)); /* rest shapes, poses */
-    return pbfcl_kinematic_state_save(sim->paths, put, ctx);        /* paths and their clock */
+    PBFCL_TRY(pbfcl_kinematic_state_save(sim->paths, put, ctx));    /* paths and their clock */
+    return sim->method->state_save ? sim->method->state_save(sim, put, ctx) : PBFCL_OK;
 }
 
 /* Restores the bodies and the paths (built first if the state has some). */
@@ -126,7 +128,10 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
     PBFCL_TRY(get(ctx, "host", &h, sizeof h));
     PBFCL_TRY(load_sections(sim, get, ctx));
     PBFCL_TRY(sim_state_load_parts(sim, get, ctx));
+    if (sim->method->state_load)
+        PBFCL_TRY(sim->method->state_load(sim, get, ctx));
     sim->statics = (size_t)h.statics;
+    sim->solid_groups = h.solid_groups;
     sim->params = h.params;
     sim->gravity = h.gravity;
     for (int a = 0; a < 3; a++)

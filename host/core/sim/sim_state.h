@@ -11,9 +11,9 @@
 typedef struct sim_host_state {
     pbfcl_constants params; /* dt and viscosity follow the last frame's substeps */
     cl_float4 gravity, push_origin, push_dir, push;
-    cl_int substeps; /* substeps of the last frame */
-    cl_int pad;
-    cl_ulong statics; /* particles of inverse mass 0 */
+    cl_int substeps;      /* substeps of the last frame */
+    cl_uint solid_groups; /* particles of solid groups without shape matching (cloth, ropes) */
+    cl_ulong statics;     /* particles of inverse mass 0 */
 } sim_host_state;
 
 #endif

@@ -93,6 +93,10 @@ typedef struct pbfcl_solver_method {
     pbfcl_status (*derive)(const pbfcl_scene *scene, pbfcl_constants *c);
     /* After a checkpoint was loaded into its buffers (NULL: nothing to do). */
     void (*loaded)(pbfcl_sim *sim);
+    /* Its own state that is not per particle (e.g. constraints) as named sections, saved after
+     * the core's and loaded in the same order (NULL: none). */
+    pbfcl_status (*state_save)(pbfcl_sim *sim, pbfcl_state_write_fn put, void *ctx);
+    pbfcl_status (*state_load)(pbfcl_sim *sim, pbfcl_state_read_fn get, void *ctx);
     /* The stages its substep records, in order (the timers and bench rows it fills). */
     const pbfcl_stage *stages;
     int stage_count;

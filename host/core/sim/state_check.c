@@ -227,11 +227,14 @@ static pbfcl_status check_constants(const state_check_ctx *c, const pbfcl_pbf_pa
     want.dt = saved->dt;
     want.inv_dt = saved->inv_dt;
     want.viscosity = saved->viscosity;
+    /* A method other than PBF derives none of PBF's own constants (they stay 0) and reads
+     * none: a state saved before PBF's constants left the common derive holds them, unread. */
+    bool pbf = c->lim->method == PBFCL_METHOD_PBF;
     for (size_t k = 0; k < sizeof want / 4; k++) {
         uint32_t a, b; /* the bits, copied: the fields are floats and one uint */
         memcpy(&a, (const char *)saved + 4 * k, 4);
         memcpy(&b, (const char *)&want + 4 * k, 4);
-        if (a != b)
+        if (a != b && (pbf || b != 0))
             return state_check_damaged("host", "solver constant", (long long)k,
                                        "has bits %08x but the parameters give %08x", a, b);
     }
@@ -272,10 +275,50 @@ static pbfcl_status check_host(state_check_ctx *c)
         PBFCL_TRY(state_check_floats(c, "host", names[k], v[k]->s, 1, 4, CHECK_FINITE));
     if (h->substeps < 1 || h->substeps > 1000) /* the range of solver.substeps */
         return state_check_damaged("host", "substeps", -1, "is %d; give 1 to 1000", h->substeps);
+    if (h->solid_groups > c->n)
+        return state_check_damaged("host", "solid_groups", -1,
+                                   "is %u but the state has %zu particles", h->solid_groups, c->n);
     if (h->statics != c->statics)
         return state_check_damaged("host", "statics", -1,
                                    "is %llu but the phases name %zu static particles",
                                    (unsigned long long)h->statics, c->statics);
+    return PBFCL_OK;
+}
+
+/* "distances" (PBF's distance constraints): their count, then "distance_pairs" (two different
+ * particles below the count each) and "distance_rest" (rest length, compliance, tether flag,
+ * 0: lengths and compliances finite and >= 0, the flag 0 or 1). */
+static pbfcl_status check_distances(state_check_ctx *c)
+{
+    if (c->lim->method != PBFCL_METHOD_PBF)
+        return PBFCL_OK;
+    void *data;
+    PBFCL_TRY(state_check_take(c, "distances", sizeof(cl_ulong), &data));
+    cl_ulong count;
+    memcpy(&count, data, sizeof count);
+    if (count > UINT32_MAX / 2)
+        return state_check_damaged("distances", "count", -1, "is %llu; at most %u fit the lists",
+                                   (unsigned long long)count, UINT32_MAX / 2);
+    if (count == 0)
+        return PBFCL_OK;
+    void *pairs, *rest;
+    PBFCL_TRY(state_check_take(c, "distance_pairs", (size_t)count * 8, &pairs));
+    PBFCL_TRY(state_check_take(c, "distance_rest", (size_t)count * 16, &rest));
+    const cl_uint *p = pairs;
+    const cl_float4 *r = rest;
+    for (size_t k = 0; k < count; k++) {
+        if (p[2 * k] >= c->n || p[2 * k + 1] >= c->n || p[2 * k] == p[2 * k + 1])
+            return state_check_damaged("distance_pairs", "pair", (long long)k,
+                                       "joins %u and %u; give two different particles below %zu",
+                                       p[2 * k], p[2 * k + 1], c->n);
+        const float *f = r[k].s;
+        if (!(isfinite(f[0]) && f[0] >= 0.0f && isfinite(f[1]) && f[1] >= 0.0f &&
+              (f[2] == 0.0f || f[2] == 1.0f) && f[3] == 0.0f))
+            return state_check_damaged("distance_rest", "constraint", (long long)k,
+                                       "is (%g, %g, %g, %g); give a rest length and compliance "
+                                       "finite and >= 0, a tether flag 0 or 1, then 0",
+                                       f[0], f[1], f[2], f[3]);
+    }
     return PBFCL_OK;
 }
 
@@ -300,6 +343,8 @@ pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_s
         st = state_check_bodies(&c);
     if (st == PBFCL_OK)
         st = state_check_paths(&c);
+    if (st == PBFCL_OK)
+        st = check_distances(&c);
     for (int k = 0; k < c.owned_count; k++)
         free(c.owned[k]);
     return st;

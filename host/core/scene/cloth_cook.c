@@ -1,0 +1,234 @@
+/* The cloth cooker (cloth_cook.h): meshes, grids and polylines into distance constraints. */
+#include "scene/cloth_cook.h"
+
+#include "runtime/pbfcl_error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One side of a triangle: its edge (lo < hi) and the vertex opposite it. */
+typedef struct half_edge {
+    unsigned lo, hi, opposite;
+} half_edge;
+
+static int half_edge_order(const void *a, const void *b)
+{
+    const half_edge *x = a, *y = b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    if (x->hi != y->hi)
+        return x->hi < y->hi ? -1 : 1;
+    return (x->opposite > y->opposite) - (x->opposite < y->opposite);
+}
+
+static float dist(const float *pos, unsigned a, unsigned b)
+{
+    float d[3] = {pos[3 * a] - pos[3 * b], pos[3 * a + 1] - pos[3 * b + 1],
+                  pos[3 * a + 2] - pos[3 * b + 2]};
+    return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+/* Appends the constraint a-b at its present length (room was made). */
+static void add(pbfcl_cloth_cook *c, unsigned a, unsigned b, float compliance, bool tether)
+{
+    size_t k = c->constraints++;
+    c->pair[2 * k] = a;
+    c->pair[2 * k + 1] = b;
+    c->rest[k] = dist(c->pos, a, b);
+    c->compliance[k] = compliance;
+    c->tether[k] = tether;
+}
+
+/* Makes room for the particles (copied from pos) and up to most constraints. */
+static pbfcl_status alloc_cook(pbfcl_cloth_cook *c, const float *pos, size_t n, size_t most)
+{
+    memset(c, 0, sizeof *c);
+    c->particles = n;
+    c->pos = malloc(3 * n * sizeof *c->pos + 1);
+    c->pinned = calloc(n + 1, 1);
+    c->pair = malloc(2 * most * sizeof *c->pair + 1);
+    c->rest = malloc(most * sizeof *c->rest + 1);
+    c->compliance = malloc(most * sizeof *c->compliance + 1);
+    c->tether = malloc(most + 1);
+    if (!c->pos || !c->pinned || !c->pair || !c->rest || !c->compliance || !c->tether) {
+        pbfcl_cook_free(c);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(c->pos, pos, 3 * n * sizeof *pos);
+    return PBFCL_OK;
+}
+
+/* Checks triangle t of name; says which and the fix. */
+static pbfcl_status check_triangle(const char *name, const float *pos, size_t nv, const unsigned *v,
+                                   size_t t)
+{
+    if (v[0] >= nv || v[1] >= nv || v[2] >= nv) {
+        pbfcl_errorf("cloth '%s': triangle %zu (%u, %u, %u) names a vertex beyond its %zu "
+                     "vertices; give vertex indices below %zu",
+                     name, t, v[0], v[1], v[2], nv, nv);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    float e1[3], e2[3], n[3];
+    for (int a = 0; a < 3; a++) {
+        e1[a] = pos[3 * v[1] + a] - pos[3 * v[0] + a];
+        e2[a] = pos[3 * v[2] + a] - pos[3 * v[0] + a];
+    }
+    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    float area2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    float scale = (e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]) *
+                  (e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
+    if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2] || !(area2 > 1e-12f * scale)) {
+        pbfcl_errorf("cloth '%s': triangle %zu (%u, %u, %u) is degenerate (no area); remove it "
+                     "or move its vertices apart",
+                     name, t, v[0], v[1], v[2]);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    return PBFCL_OK;
+}
+
+/* The edges (first of each group of equal half-edges) and bends (across the first two). */
+static void cook_edges(pbfcl_cloth_cook *c, half_edge *h, size_t nh, float stretch, float bend)
+{
+    qsort(h, nh, sizeof *h, half_edge_order);
+    for (size_t k = 0; k < nh; k++)
+        if (k == 0 || h[k].lo != h[k - 1].lo || h[k].hi != h[k - 1].hi)
+            add(c, h[k].lo, h[k].hi, stretch, false);
+    c->edges = c->constraints;
+    for (size_t k = 1; k < nh; k++) {
+        bool pair = h[k].lo == h[k - 1].lo && h[k].hi == h[k - 1].hi;
+        bool first = k < 2 || h[k - 2].lo != h[k].lo || h[k - 2].hi != h[k].hi;
+        if (pair && first && h[k].opposite != h[k - 1].opposite)
+            add(c, h[k - 1].opposite, h[k].opposite, bend, false);
+    }
+    c->bends = c->constraints - c->edges;
+}
+
+pbfcl_status pbfcl_cook_mesh(const char *name, const float *pos, size_t nv, const unsigned *tri,
+                             size_t nt, float stretch, float bend, pbfcl_cloth_cook *out)
+{
+    for (size_t t = 0; t < nt; t++)
+        PBFCL_TRY(check_triangle(name, pos, nv, tri + 3 * t, t));
+    half_edge *h = malloc(3 * nt * sizeof *h + 1);
+    pbfcl_status st = h ? alloc_cook(out, pos, nv, 6 * nt + nv) : PBFCL_ERR_OUT_OF_MEMORY;
+    out->tri = st == PBFCL_OK ? malloc(3 * nt * sizeof *tri + 1) : NULL;
+    if (st == PBFCL_OK && !out->tri) {
+        pbfcl_cook_free(out);
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    if (st != PBFCL_OK) {
+        free(h);
+        return st;
+    }
+    memcpy(out->tri, tri, 3 * nt * sizeof *tri);
+    out->triangles = nt;
+    for (size_t t = 0; t < nt; t++)
+        for (int s = 0; s < 3; s++) {
+            unsigned a = tri[3 * t + s], b = tri[3 * t + (s + 1) % 3], o = tri[3 * t + (s + 2) % 3];
+            h[3 * t + s] = (half_edge){a < b ? a : b, a < b ? b : a, o};
+        }
+    cook_edges(out, h, 3 * nt, stretch, bend);
+    free(h);
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_cook_grid(const char *name, const float origin[3], const float u[3],
+                             const float v[3], int nu, int nv, float stretch, float bend,
+                             pbfcl_cloth_cook *out)
+{
+    if (nu < 2 || nv < 2) {
+        pbfcl_errorf("cloth '%s': a grid of %d x %d particles; give it at least 2 x 2", name, nu,
+                     nv);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    size_t n = (size_t)nu * nv, nt = 2 * (size_t)(nu - 1) * (nv - 1);
+    float *pos = malloc(3 * n * sizeof *pos);
+    unsigned *tri = malloc(3 * nt * sizeof *tri);
+    pbfcl_status st = pos && tri ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    for (int j = 0; st == PBFCL_OK && j < nv; j++)
+        for (int i = 0; i < nu; i++)
+            for (int a = 0; a < 3; a++)
+                pos[3 * ((size_t)j * nu + i) + a] = origin[a] + u[a] * (float)i / (float)(nu - 1) +
+                                                    v[a] * (float)j / (float)(nv - 1);
+    size_t t = 0;
+    for (int j = 0; st == PBFCL_OK && j + 1 < nv; j++)
+        for (int i = 0; i + 1 < nu; i++) {
+            unsigned p = (unsigned)(j * nu + i), q = p + 1, r = p + (unsigned)nu, s = r + 1;
+            unsigned cell[6] = {p, q, s, p, s, r};
+            memcpy(tri + 3 * t, cell, sizeof cell);
+            t += 2;
+        }
+    if (st == PBFCL_OK)
+        st = pbfcl_cook_mesh(name, pos, n, tri, nt, stretch, bend, out);
+    free(pos);
+    free(tri);
+    return st;
+}
+
+pbfcl_status pbfcl_cook_rope(const char *name, const float *points, size_t n, float stretch,
+                             float bend, pbfcl_cloth_cook *out)
+{
+    if (n < 2) {
+        pbfcl_errorf("rope '%s' has %zu points; give it at least 2", name, n);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    for (size_t k = 0; k + 1 < n; k++)
+        if (!(dist(points, (unsigned)k, (unsigned)k + 1) > 0.0f)) {
+            pbfcl_errorf("rope '%s': points %zu and %zu are at one place; move them apart or "
+                         "drop one",
+                         name, k, k + 1);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+    PBFCL_TRY(alloc_cook(out, points, n, 3 * n));
+    for (size_t k = 0; k + 1 < n; k++)
+        add(out, (unsigned)k, (unsigned)k + 1, stretch, false);
+    out->edges = out->constraints;
+    for (size_t k = 0; k + 2 < n; k++)
+        add(out, (unsigned)k, (unsigned)k + 2, bend, false);
+    out->bends = out->constraints - out->edges;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_cook_pin(pbfcl_cloth_cook *c, const unsigned char *pinned, bool tethers)
+{
+    size_t n = c->particles;
+    memcpy(c->pinned, pinned, n);
+    unsigned *pair = realloc(c->pair, 2 * (c->constraints + n) * sizeof *pair + 1);
+    if (pair)
+        c->pair = pair;
+    float *rest = pair ? realloc(c->rest, (c->constraints + n) * sizeof *rest + 1) : NULL;
+    if (rest)
+        c->rest = rest;
+    float *comp = rest ? realloc(c->compliance, (c->constraints + n) * sizeof *comp + 1) : NULL;
+    if (comp)
+        c->compliance = comp;
+    unsigned char *tet = comp ? realloc(c->tether, c->constraints + n + 1) : NULL;
+    if (!tet)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    c->tether = tet;
+    for (size_t i = 0; tethers && i < n; i++) {
+        long best = -1;
+        for (size_t p = 0; !pinned[i] && p < n; p++)
+            if (pinned[p] && (best < 0 || dist(c->pos, (unsigned)i, (unsigned)p) <
+                                              dist(c->pos, (unsigned)i, (unsigned)best)))
+                best = (long)p;
+        if (best >= 0)
+            add(c, (unsigned)i, (unsigned)best, 0.0f, true);
+    }
+    c->tethers = c->constraints - c->edges - c->bends;
+    return PBFCL_OK;
+}
+
+void pbfcl_cook_free(pbfcl_cloth_cook *c)
+{
+    free(c->pos);
+    free(c->pinned);
+    free(c->pair);
+    free(c->rest);
+    free(c->compliance);
+    free(c->tether);
+    free(c->tri);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,53 @@
+/* The cloth cooker: turns a triangle mesh, a rectangular grid or a polyline (a rope) into the
+ * particles and distance constraints that make a cloth or a rope of them (as FleX's cloth
+ * cooker does, extensions/flexExtCloth.cpp): an edge constraint per mesh edge (stretch and
+ * shear), a bend constraint across each edge two triangles share (between their opposite
+ * vertices), and tethers from the free particles to the nearest pinned one. Host only; the
+ * constraints name particles by their index in the cooked object. */
+#ifndef PBFCL_CLOTH_COOK_H
+#define PBFCL_CLOTH_COOK_H
+
+#include "pbfcl.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct pbfcl_cloth_cook {
+    size_t particles;
+    float *pos;            /* 3 per particle */
+    unsigned char *pinned; /* 1 per particle: inverse mass 0 */
+    size_t constraints;    /* edges, then bends, then tethers */
+    size_t edges, bends, tethers;
+    unsigned *pair; /* 2 per constraint */
+    float *rest, *compliance;
+    unsigned char *tether; /* 1 per constraint: acts only when stretched */
+    size_t triangles;
+    unsigned *tri; /* 3 per triangle (none for a rope) */
+} pbfcl_cloth_cook;
+
+/* A cloth of the mesh (nv vertices pos, nt triangles tri) with the stretch compliance of its
+ * edges and the bend compliance of its bends (m/N). name names the object in errors: a
+ * triangle with a vertex out of range, a repeated vertex or no area is refused with its index
+ * and the fix. */
+pbfcl_status pbfcl_cook_mesh(const char *name, const float *pos, size_t nv, const unsigned *tri,
+                             size_t nt, float stretch, float bend, pbfcl_cloth_cook *out);
+
+/* A cloth of nu x nv particles (each at least 2) at origin + i / (nu - 1) u + j / (nv - 1) v,
+ * particle i + nu j, each cell two triangles. */
+pbfcl_status pbfcl_cook_grid(const char *name, const float origin[3], const float u[3],
+                             const float v[3], int nu, int nv, float stretch, float bend,
+                             pbfcl_cloth_cook *out);
+
+/* A rope through the n points (at least 2, no two neighbours at one place): an edge between
+ * neighbours with compliance stretch, a bend between every other one with compliance bend. */
+pbfcl_status pbfcl_cook_rope(const char *name, const float *points, size_t n, float stretch,
+                             float bend, pbfcl_cloth_cook *out);
+
+/* Pins the particles of pinned (1 each) and adds a tether from every free particle to the
+ * nearest pinned one at its present distance (compliance 0); none without a pinned particle. */
+pbfcl_status pbfcl_cook_pin(pbfcl_cloth_cook *c, const unsigned char *pinned, bool tethers);
+
+/* Releases what a cook made; accepts a zeroed struct. */
+void pbfcl_cook_free(pbfcl_cloth_cook *c);
+
+#endif

@@ -1,0 +1,200 @@
+/* Physics of distance constraints (host/core/pbf/distance.c) against closed forms: an elastic
+ * hanging rope stretches as Hooke's law with its compliance says, and its top edge carries the
+ * weight below it, at two iteration and substep counts (XPBD: stiffness independent of both);
+ * a rigid rope pendulum swings with the pendulum's period. */
+#include "pbf/distance.h"
+#include "pbf/pbf.h"
+#include "scene/cloth_cook.h"
+#include "sim/sim.h"
+#include "solver_methods.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define R 0.01f
+#define G 9.81f
+
+/* A simulation of cook c (its pinned particles static, the rest group 0 of relative inverse
+ * mass 1) in the box [0, 1]^3 with gravity g down, iterations and substeps. */
+static pbfcl_sim *cook_sim(pbfcl_cl *cl, pbfcl_cloth_cook *c, float g, int iterations, int substeps)
+{
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = 1.0f;
+        s.gravity[a] = a == 1 ? -g : 0.0f;
+    }
+    s.solver.iterations = iterations;
+    s.solver.substeps = substeps;
+    pbfcl_sim *sim = NULL;
+    size_t n = c->particles, np = 0, nf = 0;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, c->pos, n), PBFCL_OK);
+    unsigned *pin = malloc(n * 4), *free_ids = malloc(n * 4), *group = calloc(n, 4);
+    float *w = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        if (c->pinned[i])
+            pin[np++] = (unsigned)i;
+        else {
+            w[nf] = 1.0f;
+            free_ids[nf++] = (unsigned)i;
+        }
+    }
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, np, pin), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_set_groups(sim, nf, free_ids, group, w), PBFCL_OK);
+    ck_assert_int_eq(
+        pbfcl_pbf_set_distances(sim, c->constraints, c->pair, c->rest, c->compliance, c->tether),
+        PBFCL_OK);
+    free(pin);
+    free(free_ids);
+    free(group);
+    free(w);
+    return sim;
+}
+
+/* Positions by id. */
+static void positions(pbfcl_sim *sim, float *pos)
+{
+    size_t n = pbfcl_sim_count(sim);
+    float *p = malloc(n * 12);
+    unsigned *id = malloc(n * 4);
+    ck_assert_int_eq(pbfcl_sim_read(sim, p, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_ids(sim, id), PBFCL_OK);
+    for (size_t i = 0; i < n; i++)
+        memcpy(pos + 3 * id[i], p + 3 * i, 12);
+    free(p);
+    free(id);
+}
+
+/* A vertical rope of k segments of length L from y0 down, pinned at the top. */
+static void rope(int k, float L, float y0, float stretch, pbfcl_cloth_cook *c)
+{
+    float *pts = malloc(3 * (k + 1) * sizeof *pts);
+    for (int i = 0; i <= k; i++) {
+        pts[3 * i] = 0.5f;
+        pts[3 * i + 1] = y0 - L * i;
+        pts[3 * i + 2] = 0.5f;
+    }
+    ck_assert_int_eq(pbfcl_cook_rope("rope", pts, (size_t)k + 1, stretch, 0.0f, c), PBFCL_OK);
+    c->constraints = c->edges; /* stretch only: bends along a straight rope share the load */
+    unsigned char *pinned = calloc((size_t)k + 1, 1);
+    pinned[0] = 1;
+    ck_assert_int_eq(pbfcl_cook_pin(c, pinned, false), PBFCL_OK);
+    free(pinned);
+    free(pts);
+}
+
+/* Segment j (from the top) of a rope of k equal particles of mass m carries (k - j) m g, so
+ * the rope at rest under gravity is longer by alpha m g k (k + 1) / 2. Started there, its
+ * mean length over 2 s and its top tension are Hooke's within 2 %. */
+static void hooke_at(pbfcl_cl *cl, int iterations, int substeps)
+{
+    const int k = 4;
+    const float L = 0.05f, alpha = 0.05f;
+    pbfcl_cloth_cook c;
+    rope(k, L, 0.8f, alpha, &c);
+    pbfcl_sim *sim = cook_sim(cl, &c, G, iterations, substeps);
+    double m = pbfcl_sim_params(sim)->mass;
+    for (int i = 1; i <= k; i++) { /* start at the equilibrium of Hooke's law */
+        double below = 0.0;
+        for (int j = 0; j < i; j++)
+            below += L + alpha * m * G * (k - j);
+        c.pos[3 * i + 1] = 0.8f - (float)below;
+    }
+    ck_assert_int_eq(pbfcl_sim_write(sim, NULL, NULL), PBFCL_OK);
+    float *p = malloc(3 * (k + 1) * sizeof *p);
+    unsigned *id = malloc((k + 1) * 4);
+    float *ordered = malloc(3 * (k + 1) * sizeof *ordered);
+    ck_assert_int_eq(pbfcl_sim_read_ids(sim, id), PBFCL_OK);
+    for (int i = 0; i <= k; i++)
+        memcpy(ordered + 3 * i, c.pos + 3 * id[i], 12);
+    ck_assert_int_eq(pbfcl_sim_write(sim, ordered, NULL), PBFCL_OK);
+    double mean = 0.0, tension = 0.0;
+    const int frames = 120;
+    float *force = malloc(c.constraints * sizeof *force);
+    for (int f = 0; f < frames; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        positions(sim, p);
+        mean += (p[1] - p[3 * k + 1]) / frames;
+        ck_assert_int_eq(pbfcl_pbf_read_distance_forces(sim, force), PBFCL_OK);
+        tension += force[0] / frames;
+    }
+    double want = k * L + alpha * m * G * k * (k + 1) / 2.0, extension = mean - k * L;
+    printf("  %d iterations, %d substeps: extension %.5f m (Hooke %.5f), top tension %.5f N "
+           "(%.5f)\n",
+           iterations, substeps, extension, want - k * L, tension, k * m * G);
+    ck_assert_msg(fabs(extension / (want - k * L) - 1.0) < 0.02,
+                  "extension %.6f m, Hooke's law says %.6f", extension, want - k * L);
+    ck_assert_msg(fabs(tension / (k * m * G) - 1.0) < 0.02, "top tension %.6f N, weight %.6f N",
+                  tension, k * m * G);
+    pbfcl_sim_destroy(sim);
+    pbfcl_cook_free(&c);
+    free(p);
+    free(id);
+    free(ordered);
+    free(force);
+}
+
+static void hooke(pbfcl_cl *cl)
+{
+    hooke_at(cl, 4, 3);
+    hooke_at(cl, 12, 6);
+}
+
+START_TEST(test_rope_hooke)
+{
+    test_each_device(hooke);
+}
+END_TEST
+
+/* A rigid rope (one segment of length L, compliance 0) released at angle theta0 swings with
+ * period 2 pi sqrt(L / g) (1 + theta0^2 / 16) within 2 %: from the times x crosses the
+ * vertical (linear between frames) over two periods. */
+static void pendulum(pbfcl_cl *cl)
+{
+    const float L = 0.2f, theta0 = 0.15f;
+    float pts[6] = {0.5f, 0.8f, 0.5f, 0.5f + L * sinf(theta0), 0.8f - L * cosf(theta0), 0.5f};
+    pbfcl_cloth_cook c;
+    ck_assert_int_eq(pbfcl_cook_rope("pendulum", pts, 2, 0.0f, 0.0f, &c), PBFCL_OK);
+    unsigned char pinned[2] = {1, 0};
+    ck_assert_int_eq(pbfcl_cook_pin(&c, pinned, false), PBFCL_OK);
+    pbfcl_sim *sim = cook_sim(cl, &c, G, 4, 3);
+    float p[6], last = pts[3] - 0.5f;
+    double crossings[8], dt = pbfcl_sim_scene(sim)->solver.dt;
+    int found = 0;
+    for (int f = 1; f <= 200 && found < 5; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        positions(sim, p);
+        float x = p[3] - 0.5f;
+        if ((x < 0.0f) != (last < 0.0f))
+            crossings[found++] = dt * (f - 1 + last / (last - x));
+        last = x;
+    }
+    ck_assert_int_ge(found, 5);
+    double period = (crossings[4] - crossings[0]) / 2.0;
+    double want = 2.0 * 3.14159265358979 * sqrt(L / G) * (1.0 + theta0 * theta0 / 16.0);
+    printf("  pendulum period %.4f s, formula %.4f s\n", period, want);
+    ck_assert_msg(fabs(period / want - 1.0) < 0.02, "period %.4f s, formula %.4f s", period, want);
+    pbfcl_sim_destroy(sim);
+    pbfcl_cook_free(&c);
+}
+
+START_TEST(test_rope_pendulum)
+{
+    test_each_device(pendulum);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("cloth");
+    TCase *dev = tcase_create("device");
+    tcase_set_timeout(dev, 600);
+    tcase_add_test(dev, test_rope_hooke);
+    tcase_add_test(dev, test_rope_pendulum);
+    suite_add_tcase(suite, dev);
+    return test_run_suite(suite, true);
+}
