@@ -412,8 +412,8 @@ __kernel void shape_match_predict(uint entries, float dt, __global const uint *e
     float4 vc = body_motion[4 * b], omega = body_motion[4 * b + 1], c = body_motion[4 * b + 2];
     float4 d = (float4)(pos[i].xyz - c.xyz, 0.0f);
     float4 q = normalize(sm_quat_exp(omega * dt));
-    /* w: the phase tag b + 1 that predict wrote (cl/pbf.cl, pbf_phase_tag) */
-    pred[i] = (float4)(c.xyz + vc.xyz * dt + sm_rotate(q, d).xyz, (float)(b + 1u));
+    /* xyz only: w keeps the phase's tag that predict wrote (cl/pbf.cl, pbf_phase_tag) */
+    vstore3(c.xyz + vc.xyz * dt + sm_rotate(q, d).xyz, 0, (__global float *)(pred + i));
 }
 
 /* shape_match_velocity: per entry of a rigid body b after update, the velocity of the body's motion

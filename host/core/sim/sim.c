@@ -101,7 +101,8 @@ typedef enum sim_initial {
     SIM_INIT_VELOCITY,     /* the given velocity (zero if none), w = 0 */
     SIM_INIT_REST_DENSITY, /* the rest density (one float) */
     SIM_INIT_ID,           /* the particle's id (one uint) */
-    SIM_INIT_ONE           /* 1.0f (one float): the fluid's relative inverse mass */
+    SIM_INIT_ONE,          /* 1.0f (one float): the fluid's relative inverse mass */
+    SIM_INIT_FLUID_PHASE   /* PBFCL_SIM_PHASE_FLUID (one uint) */
 } sim_initial;
 
 /* Whether a reordered buffer is carried through the sort of every substep (a compaction
@@ -158,7 +159,7 @@ static const sim_buffer sim_buffers[] = {
      SIM_PBF, SIM_SORT_SKIP, SIM_SAVED},
     {"ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), SIM_INIT_ID, SIM_ALL, SIM_SORT_CARRY,
      SIM_SAVED},
-    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), SIM_INIT_ZERO, SIM_ALL,
+    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), SIM_INIT_FLUID_PHASE, SIM_ALL,
      SIM_SORT_SOLIDS, SIM_SAVED},
     {"inverse_masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), SIM_INIT_ONE, SIM_ALL,
      SIM_SORT_SOLIDS, SIM_SAVED},
@@ -426,6 +427,9 @@ static void initial_values(const pbfcl_sim *sim, const sim_buffer *d, size_t fir
             break;
         case SIM_INIT_ONE:
             f1[i] = 1.0f;
+            break;
+        case SIM_INIT_FLUID_PHASE:
+            u1[i] = PBFCL_SIM_PHASE_FLUID;
             break;
         case SIM_INIT_ZERO:
             memset((char *)tmp + i * d->elem, 0, d->elem);
@@ -1607,6 +1611,9 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
         st = get(ctx, name, tmp, bytes);
         if (st != PBFCL_OK)
             break;
+        if (offset == SIM_BUF(phase_buf)) /* a checkpoint's from before the phases' flags */
+            for (size_t i = 0; i < bytes / 4; i++)
+                ((cl_uint *)tmp)[i] = pbfcl_sim_phase_upgrade(((cl_uint *)tmp)[i]);
         cl_int err = clEnqueueWriteBuffer(sim->cl->queue, *sim_buf(sim, offset), CL_TRUE, 0, bytes,
                                           tmp, 0, NULL, NULL);
         if (err != CL_SUCCESS) {
@@ -1738,7 +1745,7 @@ pbfcl_status pbfcl_sim_set_body(pbfcl_sim *sim, size_t b, float stiffness, float
     float *w = malloc(n * sizeof *w);
     pbfcl_status st = phase && w ? pbfcl_sim_read_phases(sim, phase, w) : PBFCL_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; st == PBFCL_OK && i < n; i++)
-        if (phase[i] == b + 1)
+        if (PBFCL_SIM_PHASE_BODY_OF(phase[i]) == b)
             w[i] = inv_mass;
     if (st == PBFCL_OK)
         st = pbfcl_sim_write_phases(sim, NULL, w);
@@ -1775,7 +1782,7 @@ pbfcl_status pbfcl_sim_set_static(pbfcl_sim *sim, size_t count, const unsigned *
         if (mark[id[i]]) {
             if (phase[i] != PBFCL_SIM_PHASE_FLUID && phase[i] != PBFCL_SIM_PHASE_STATIC) {
                 pbfcl_errorf("particle id %u belongs to body %u and cannot be static", id[i],
-                             phase[i] - 1);
+                             PBFCL_SIM_PHASE_BODY_OF(phase[i]));
                 st = PBFCL_ERR_BAD_ARGUMENT;
                 break;
             }
