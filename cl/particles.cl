@@ -102,6 +102,17 @@ particles_bounds(uint n, float4 box_lo, float4 box_hi, float4 down, __global con
         atomic_max(&out[l], as_uint(acc[l][0]));
 }
 
+/* slots: slot[id[i]] = i, the current slot of every persistent id: the id-to-slot map every
+ * module that names particles by id reads (the reorder moves particles every substep; shape
+ * matching's entries name them by id). */
+__kernel void particles_slots(uint n, __global const uint *id, __global uint *slot)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    slot[id[i]] = i;
+}
+
 /* copy_positions: dst[id[i]] = (x, y, z, |v|) of slot i, for rendering: the caller's
  * particle order (particle k at dst[k]), whatever order the solver keeps. */
 __kernel void particles_copy_positions(uint n, __global const float4 *pos,

@@ -4,21 +4,13 @@
  * rest offset from the rest centre of mass. A body is a run of entries (sorted by body, each
  * naming a particle by persistent id), reduced in one launch for every body at once whatever
  * their sizes: a segmented scan within each work-group, then one pass per body over the
- * partial sums of the groups it spans. Stages: shape_match_slots, shape_match_reduce,
- * shape_match_finish, shape_match_goal (host/core/bodies/shape_match.c). */
+ * partial sums of the groups it spans, through the id-to-slot map of the particles
+ * (particles_slots, cl/particles.cl). Stages: shape_match_reduce, shape_match_finish,
+ * shape_match_goal (host/core/bodies/shape_match.c). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
 
-/* shape_match_slots: slot[id[i]] = i, the current slot of every persistent id (the reorder
- * moves particles every substep; the entries name them by id). */
-__kernel void shape_match_slots(uint n, __global const uint *id, __global uint *slot)
-{
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    slot[id[i]] = i;
-}
 
 /* The rows of a reduction (PBFCL_SHAPE_MATCH_ROWS, cl/pbfcl_shared.h); shape_match_momentum
  * uses the first three, and so does shape_match_reduce without contacts (SM_ROWS_POSE). */

@@ -198,6 +198,29 @@ static void check_copy(pbfcl_cl *cl, pbfcl_particles *p, const pbfcl_particle_st
     free(out);
 }
 
+/* slots: the map's entry id[i] is i for every slot (the reference: the inverse of the ids),
+ * one map made at the first use; more particles than the capacity are refused. */
+static void check_slots(pbfcl_cl *cl, pbfcl_particles *p, const pbfcl_particle_state *s,
+                        const host_state *h)
+{
+    size_t n = h->n;
+    cl_mem map = NULL;
+    ck_assert_int_eq(pbfcl_particles_slot_map(p, &map), PBFCL_OK);
+    cl_mem again = NULL;
+    ck_assert_int_eq(pbfcl_particles_slot_map(p, &again), PBFCL_OK);
+    ck_assert_ptr_eq(map, again); /* one map, made once */
+    ck_assert_int_eq(pbfcl_particles_slots(p, n, s->id_buf, NULL, PBFCL_STAGE_OTHER), PBFCL_OK);
+    cl_uint *slot = malloc(n * 4);
+    ck_assert_int_eq(clEnqueueReadBuffer(cl->queue, map, CL_TRUE, 0, n * 4, slot, 0, NULL, NULL),
+                     CL_SUCCESS);
+    for (size_t i = 0; i < n; i++)
+        expect(slot[h->id[i]] == i, "n %zu: slot of id %u is %u, expected %zu", n, h->id[i],
+               slot[h->id[i]], i);
+    ck_assert_int_eq(pbfcl_particles_slots(p, n + 1, s->id_buf, NULL, PBFCL_STAGE_OTHER),
+                     PBFCL_ERR_CAPACITY);
+    free(slot);
+}
+
 static void check_n(pbfcl_cl *cl, size_t n)
 {
     host_state h;
@@ -232,6 +255,7 @@ static void check_n(pbfcl_cl *cl, size_t n)
     ck_assert_int_eq(pbfcl_particles_read_bounds(&p, b), PBFCL_OK);
     check_bounds(&h, b, lo, hi, down);
     check_copy(cl, &p, &s, &h);
+    check_slots(cl, &p, &s, &h);
     /* more particles than the passes were made for: refused, nothing launched */
     pbfcl_particle_state big = s;
     big.n = n + 1;

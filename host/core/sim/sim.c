@@ -77,11 +77,11 @@ struct pbfcl_sim {
     pbfcl_kinematic *paths;    /* static particles on paths (kinematic.h); NULL until set */
     cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
     int lists_fresh;           /* neighbours ran and no lambda since: lambda records x* */
-    /* the bodies' slots are those of the particles' order now: set by the sort's
-     * reorder_solids (which writes them) and body_slots, cleared by every other reorder, change
-     * of ids (new, appended, renumbered or loaded) or of bodies, and at the start of a step;
-     * body_slots and the next substep's body_predict then launch no shape_match_slots (15.9 us
-     * each with 1.128M particles on an H200) */
+    /* the id-to-slot map (particles.slot_buf, particles.h) holds the particles' order now: set
+     * by the sort's reorder_solids (which writes it) and body_slots, cleared by every other
+     * reorder, change of ids (new, appended, renumbered or loaded) or of bodies, and at the
+     * start of a step; body_slots and the next substep's body_predict then launch no
+     * particles_slots (15.9 us each with 1.128M particles on an H200) */
     int slots_current;
     int q_from_delta; /* q_buf was written by delta (collide may read the near lists) */
     /* the bodies' friction with other solids: 1 from the neighbour search to the substep's
@@ -681,7 +681,7 @@ static pbfcl_status reorder_solid_words(pbfcl_sim *sim, pbfcl_profile *prof)
             to[k] = *dst[k];
             k++;
         }
-    cl_mem slot = sim_matches_shapes(sim) ? sim->bodies->slot_buf : NULL;
+    cl_mem slot = sim_matches_shapes(sim) ? sim->particles.slot_buf : NULL;
     PBFCL_TRY(pbfcl_grid_reorder_solids(&sim->grid, from, to, slot, sim->n, prof));
     for (k = 0; k < 3; k++)
         swap_buf(src[k], dst[k]);
@@ -835,7 +835,7 @@ static pbfcl_status sim_body_contacts(pbfcl_sim *sim, cl_uint whole_lists, pbfcl
     PBFCL_TRY(set_head(sim, k));
     SIM_ARG(k, 2, entries);
     SIM_ARG(k, 3, sm->entry_id_buf);
-    SIM_ARG(k, 4, sm->slot_buf);
+    SIM_ARG(k, 4, sim->particles.slot_buf);
     SIM_ARG(k, 5, sim->pos_buf);
     SIM_ARG(k, 6, sim->q_buf);
     SIM_ARG(k, 7, sim->grid.neighbor_near_buf);
@@ -898,7 +898,7 @@ pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     if (!sim_matches_shapes(sim) || sim->slots_current) /* the sort's reorder_solids wrote them */
         return PBFCL_OK;
-    PBFCL_TRY(pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, PBFCL_STAGE_SOLVE));
+    PBFCL_TRY(pbfcl_particles_slots(&sim->particles, sim->n, sim->id_buf, prof, PBFCL_STAGE_SOLVE));
     sim->slots_current = 1;
     return PBFCL_OK;
 }
@@ -909,7 +909,7 @@ pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof)
         return PBFCL_OK;
     const pbfcl_stage stage = PBFCL_STAGE_PREDICT;
     if (!sim->slots_current) /* else the last substep's, and nothing has moved them since */
-        PBFCL_TRY(pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, stage));
+        PBFCL_TRY(pbfcl_particles_slots(&sim->particles, sim->n, sim->id_buf, prof, stage));
     return pbfcl_shape_match_predict(sim->bodies, sim->params.dt, sim->pos_buf, sim->vel_buf,
                                      sim->pred_buf, prof, stage);
 }
@@ -1475,7 +1475,10 @@ static pbfcl_status sim_bodies_make(pbfcl_sim *sim)
         return PBFCL_OK;
     if (!(sim->bodies = calloc(1, sizeof *sim->bodies)))
         return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = pbfcl_shape_match_create(sim->bodies, sim->cl, sim->capacity);
+    cl_mem slot_buf; /* the particles' id-to-slot map, which the bodies' entries read */
+    pbfcl_status st = pbfcl_particles_slot_map(&sim->particles, &slot_buf);
+    if (st == PBFCL_OK)
+        st = pbfcl_shape_match_create(sim->bodies, sim->cl, sim->capacity, slot_buf);
     if (st != PBFCL_OK) {
         pbfcl_shape_match_destroy(sim->bodies);
         free(sim->bodies);
