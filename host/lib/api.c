@@ -799,7 +799,8 @@ pbfcl_status pbfcl_solver_set_inverse_masses(pbfcl_solver *s, const float *inv_m
     float *body_w = calloc(count + 1, sizeof *body_w), *w = malloc((count + 1) * sizeof *w);
     pbfcl_status st = body_w && w ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
-        st = pbfcl_api_check_inverse_masses(f, inv_mass, s->phases, count, fluid_w, body_w);
+        st = pbfcl_api_check_inverse_masses(f, inv_mass, s->phases, count, fluid_w,
+                                            1.0 / (fluid_w * s->scene.rest_density), body_w);
     if (st == PBFCL_OK && count > 0)
         st = read_ids(s);
     for (size_t i = 0; st == PBFCL_OK && i < count; i++) { /* relative: m_fluid / m, by slot */

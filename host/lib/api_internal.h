@@ -72,9 +72,10 @@ pbfcl_status pbfcl_api_check_phases(const char *func, const int *phases, size_t 
                                     size_t *bodies, size_t *sizes, int *body_phase);
 
 /* Checks count inverse masses w (1/kg) against the particles' phases (fluid_w: the fluid's
- * 1 / m); body_w[b] (zeroed, one per body) gets body b's. */
+ * 1 / m; volume: a particle's, (2r)^3); body_w[b] (zeroed, one per body) gets body b's. */
 pbfcl_status pbfcl_api_check_inverse_masses(const char *func, const float *w, const int *phases,
-                                            size_t count, double fluid_w, float *body_w);
+                                            size_t count, double fluid_w, double volume,
+                                            float *body_w);
 
 /* In a public function func: unless cond, logs "func: <message>" and returns
  * PBFCL_ERR_BAD_ARGUMENT (func and the message format are string literals). */

@@ -112,28 +112,33 @@ pbfcl_status pbfcl_api_check_phases(const char *func, const int *phases, size_t 
     return PBFCL_OK;
 }
 
-/* What is wrong with inverse mass w (1/kg) of a particle of phase p (fluid_w: the fluid's), or
- * NULL. */
-static const char *inv_mass_fault(float w, int p, double fluid_w)
+/* What is wrong with inverse mass w (1/kg) of a particle of phase p (fluid_w: the fluid's;
+ * volume: a particle's, (2r)^3), or NULL. */
+static const char *inv_mass_fault(float w, int p, double fluid_w, double volume)
 {
     if (isnan(w) || w < 0.0f || isinf(w))
         return "an inverse mass is a finite number, 0 or above";
-    if (p == (int)PBFCL_PHASE_FLUID_WORD && !(fabs(w - fluid_w) <= 1e-5 * fluid_w))
-        return "a fluid particle's is the fluid's, 1 / (rest_density (2r)^3)";
-    if ((p & PBFCL_PHASE_GROUP_MASK) == PBFCL_PHASE_GROUP_STATIC && w != 0.0f)
-        return "a static particle's is 0";
-    if (p != (int)PBFCL_PHASE_FLUID_WORD &&
-        (p & PBFCL_PHASE_GROUP_MASK) != PBFCL_PHASE_GROUP_STATIC && w == 0.0f)
+    if (p == (int)PBFCL_PHASE_FLUID_WORD)
+        return fabs(w - fluid_w) <= 1e-5 * fluid_w
+                   ? NULL
+                   : "a fluid particle's is the fluid's, 1 / (rest_density (2r)^3)";
+    if ((p & PBFCL_PHASE_GROUP_MASK) == PBFCL_PHASE_GROUP_STATIC)
+        return w == 0.0f ? NULL : "a static particle's is 0";
+    if (w == 0.0f) /* a body's particle */
         return "a body's particle moves: 0 is the static group's (give it "
                "PBFCL_PHASE_GROUP_STATIC)";
+    double density = 1.0 / (w * volume); /* as pbfcl_solver_set_body takes it */
+    if (!(density >= 0.1 && density <= 1e5))
+        return "a body's density 1 / (w (2r)^3) must be between 0.1 and 1e5 kg/m^3";
     return NULL;
 }
 
 pbfcl_status pbfcl_api_check_inverse_masses(const char *func, const float *w, const int *phases,
-                                            size_t count, double fluid_w, float *body_w)
+                                            size_t count, double fluid_w, double volume,
+                                            float *body_w)
 {
     for (size_t i = 0; i < count; i++) {
-        const char *fault = inv_mass_fault(w[i], phases[i], fluid_w);
+        const char *fault = inv_mass_fault(w[i], phases[i], fluid_w, volume);
         if (fault) {
             pbfcl_errorf("%s: particle %zu (phase 0x%x) has inverse mass %g 1/kg: %s", func, i,
                          (unsigned)phases[i], w[i], fault);

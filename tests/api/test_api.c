@@ -352,6 +352,7 @@ START_TEST(test_particle_phases)
         {17, 17, 1.0f, "particle 17 (phase 0xfffff) has inverse mass 1 1/kg: a static"},
         {8, 15, 0.0f, "particle 8 (phase 0x100001) has inverse mass 0 1/kg: a body's particle"},
         {12, 12, 300.0f, "particle 12 has inverse mass 300 1/kg, but body 0 has 500"},
+        {8, 15, 1e9f, "particle 8 (phase 0x100001) has inverse mass 1e+09 1/kg: a body's density"},
     };
     for (size_t k = 0; k < sizeof bad_masses / sizeof bad_masses[0]; k++) {
         float wb[N];
