@@ -11,8 +11,6 @@
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
 
-/* The particle's phase when static (PBFCL_SIM_PHASE_STATIC, host/core/sim/sim.h). */
-#define KINEMATIC_PHASE_STATIC 0xffffffffu
 
 /* The entry of particle id among the m sorted entry ids, or m if none. */
 static uint kinematic_find(uint id, uint m, __global const uint *entry_id)
@@ -43,7 +41,7 @@ kinematic_path(uint n, float t, __global const uint *phase, __global const uint 
                __global const float4 *path, __global const float4 *key, __global float *pred)
 {
     uint i = get_global_id(0);
-    if (i >= n || phase[i] != KINEMATIC_PHASE_STATIC)
+    if (i >= n || phase[i] != PBFCL_PHASE_STATIC_WORD)
         return;
     uint e = kinematic_find(id[i], m, entry_id);
     if (e == m)
@@ -93,5 +91,5 @@ kinematic_path(uint n, float t, __global const uint *phase, __global const uint 
     pred[4u * i] = c.x + px + dx;
     pred[4u * i + 1u] = c.y + py + dy;
     pred[4u * i + 2u] = c.z + pz + dz;
-    pred[4u * i + 3u] = -1.0f; /* the static phase's tag, as predict wrote it (pbf_phase_tag) */
+    pred[4u * i + 3u] = (float)PBFCL_PHASE_STATIC_WORD; /* its tag, as predict wrote it */
 }

@@ -121,8 +121,10 @@ __kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid *
 }
 
 /* neighbours_solids: after neighbours, on positions whose w hold each particle's phase as a
- * float tag (0 fluid, b + 1 body b, -1 static; cl/pbf.cl, pbf_phase_tag), drops from the list
- * of every solid (tag not 0) the particles of its own tag, keeping the near ones first (their
+ * float tag (cl/pbfcl_shared.h, the fluid's PBFCL_PHASE_FLUID_WORD, body b's group b + 1, the
+ * static group; cl/pbf.cl, pbf_phase_tag), drops from the list of every solid (a tag not the
+ * fluid's) the particles of its own tag unless its phase has the self-collide flag (a group's
+ * particles share one phase: host/lib/api_phases.c), keeping the near ones first (their
  * number is updated). A pass of its own over the lists: the same test in the search loop made
  * neighbours 39 % slower at 1M particles on an H200, even for the fluid alone, and in the
  * near partition after the search (a kernel of its own, for the fluid's to stay as it is) 12 %
@@ -145,9 +147,11 @@ neighbours_solids(__global const float4 *restrict pos,    /* in: sorted, tags in
     const uint i = get_global_id(0);
     if (i >= n)
         return;
-    const float tag = pos[i].w;
-    if (tag == 0.0f)
+    const float fluid = (float)PBFCL_PHASE_FLUID_WORD, tag = pos[i].w;
+    if (tag == fluid)
         return; /* the fluid's list keeps every neighbour */
+    /* the tag whose particles it drops: its own, or none (-1, no phase's) with self-collide */
+    const float own = ((uint)tag & PBFCL_PHASE_SELF_COLLIDE_BIT) ? -1.0f : tag;
     const uint listed = min(neighbor_count[i], (uint)MAX_NEIGHBORS), near = neighbor_near[i];
     uint kept = 0, kept_near = 0, k = 0;
     /* four entries at a time: their loads first, then the kept ones written (to slots below
@@ -160,10 +164,10 @@ neighbours_solids(__global const float4 *restrict pos,    /* in: sorted, tags in
         for (uint u = 0; u < 4u; u++)
             tag_j[u] = pos[j[u]].w;
         for (uint u = 0; u < 4u; u++) {
-            if (tag_j[u] != tag) {
+            if (tag_j[u] != own) {
                 neighbor[kept * n + i] = j[u];
                 kept++;
-                if (tag_j[u] == 0.0f)
+                if (tag_j[u] == fluid)
                     near_solid[j[u]] = stamp; /* the same value from every solid that lists it */
             }
             if (k + u + 1u == near)
@@ -173,10 +177,10 @@ neighbours_solids(__global const float4 *restrict pos,    /* in: sorted, tags in
     for (; k < listed; k++) {
         const uint j = neighbor[k * n + i];
         const float tag_j = pos[j].w;
-        if (tag_j != tag) {
+        if (tag_j != own) {
             neighbor[kept * n + i] = j;
             kept++;
-            if (tag_j == 0.0f)
+            if (tag_j == fluid)
                 near_solid[j] = stamp;
         }
         if (k + 1u == near)

@@ -12,8 +12,8 @@
  * wall_lo..wall_hi the solver holds particles to; inv_rest_density scales the density error.
  * With bodies (phase and inv_mass, read only then): a particle's mass is mass / inv_mass (a
  * body's particles weigh by its density), static and moving obstacles (inv_mass 0) carry no
- * energy or momentum, and the density error is the fluid's (phase 0; a body's particle has no
- * density constraint). Without, every particle is fluid of the given mass. */
+ * energy or momentum, and the density error is the fluid's (the fluid flag; a body's
+ * particle has no density constraint). Without, every particle is fluid of the given mass. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 particles_stats(uint n, float4 wall_lo, float4 wall_hi, float mass, float inv_rest_density,
                 __global const float4 *pos, __global const float4 *vel,
@@ -32,7 +32,7 @@ particles_stats(uint n, float4 wall_lo, float4 wall_hi, float mass, float inv_re
         bool out = any(isless(x.xyz, wall_lo.xyz)) || any(isgreater(x.xyz, wall_hi.xyz));
         v[PBFCL_STATS_OUTSIDE] = (finite && out) ? 1.0f : 0.0f;
         if (finite) {
-            bool fluid = !bodies || phase[i] == 0u;
+            bool fluid = !bodies || (phase[i] & PBFCL_PHASE_FLUID_BIT) != 0u;
             float w = bodies ? inv_mass[i] : 1.0f;
             float m = w > 0.0f ? mass / w : 0.0f;
             float derr = fluid ? fmax(density[i] * inv_rest_density - 1.0f, 0.0f) : 0.0f;
@@ -100,6 +100,17 @@ particles_bounds(uint n, float4 box_lo, float4 box_hi, float4 down, __global con
     }
     if (l < 3)
         atomic_max(&out[l], as_uint(acc[l][0]));
+}
+
+/* slots: slot[id[i]] = i, the current slot of every persistent id: the id-to-slot map every
+ * module that names particles by id reads (the reorder moves particles every substep; shape
+ * matching's entries name them by id). */
+__kernel void particles_slots(uint n, __global const uint *id, __global uint *slot)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    slot[id[i]] = i;
 }
 
 /* copy_positions: dst[id[i]] = (x, y, z, |v|) of slot i, for rendering: the caller's

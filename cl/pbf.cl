@@ -98,20 +98,43 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
     return 1.0f - f[0] * f[1] * f[2];
 }
 
-/* With bodies, predict, delta and collide write the particle's phase into x*.w and q.w (as a
- * float: 0 fluid, b + 1 body b, -1 static; exact; shape_match_predict and kinematic_path write
- * the same), so that collide finds a neighbour's phase in the float4 it reads anyway instead of
- * a gather of phase[j] per neighbour (at 1M particles on an H200 the bodies' collide took 177
- * us against the fluid's 100), and neighbours_solids a solid's own phase in the positions it
- * searches. Nothing else reads the w: lambda, the walls, shape matching and update use xyz. */
+/* With bodies, predict, delta and collide write the particle's phase (cl/pbfcl_shared.h: a
+ * group and flags, below 2^24) into x*.w and q.w (as a float, exact; shape_match_predict keeps
+ * it and kinematic_path writes the same), so that collide finds a neighbour's phase in the
+ * float4 it reads anyway instead of a gather of phase[j] per neighbour (at 1M particles on an
+ * H200 the bodies' collide took 177 us against the fluid's 100), and neighbours_solids a
+ * solid's own phase in the positions it searches. Nothing else reads the w: lambda, the walls,
+ * shape matching and update use xyz. */
 static float pbf_phase_tag(uint bodies, __global const uint *phase, uint i)
 {
-    return bodies ? (float)(int)phase[i] : 0.0f;
+    return bodies ? (float)phase[i] : 0.0f;
 }
 
 static uint pbf_q_phase(float4 q)
 {
-    return (uint)(int)q.w;
+    return (uint)q.w;
+}
+
+/* Whether a phase is a solid's (a body's or a static particle: no fluid flag). */
+static bool pbf_is_solid(uint phase)
+{
+    return (phase & PBFCL_PHASE_FLUID_BIT) == 0u;
+}
+
+/* The body of a solid's phase (its group - 1: body b is group b + 1); for the fluid's group 0
+ * 0xffffffff and for the static group one at least the body count, so that a test b < matched
+ * is a shape-matched body's. */
+static uint pbf_body_of(uint phase)
+{
+    return (phase & PBFCL_PHASE_GROUP_BITS) - 1u;
+}
+
+/* The phase whose particles a solid of phase ph skips (its own, one group: a body's particles
+ * do not collide with each other), PBFCL_PHASE_NONE (no phase) with self-collide. The fluid has
+ * self-collide. */
+static uint pbf_skip_phase(uint phase)
+{
+    return (phase & PBFCL_PHASE_SELF_COLLIDE_BIT) ? PBFCL_PHASE_NONE : phase;
 }
 
 /* predict: v += (gravity + vorticity force + push) dt; x* = x + v dt; then confine to the box:
@@ -203,7 +226,7 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
         if (i == 0u || cell_id[i - 1u] >> PBF_MOVED_SHIFT != region)
             moved[region] = 0u;
     }
-    bool solid = bodies && phase[i] != 0u;
+    bool solid = bodies && pbf_is_solid(phase[i]);
     uint count = solid ? 0u : min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad * p->volume;
     float w_sum = 0.0f;
@@ -271,7 +294,7 @@ static void pbf_report_move(__global uint *moved, uint cell, uint grid_bits, uin
 static bool pbf_near_solid(uint bodies, uint phase_i, __global const uint *near_solid, uint stamp,
                            uint i)
 {
-    return bodies && (phase_i != 0u || near_solid[i] == stamp);
+    return bodies && (pbf_is_solid(phase_i) || near_solid[i] == stamp);
 }
 
 /* Whether collide (or body_contacts) must read particle i's whole list instead of its near part
@@ -340,7 +363,7 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     float4 xi = lambda[i]; /* (x*_i, lambda_i) */
     float li = xi.w;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
-    bool solid = bodies && phase[i] != 0u;
+    bool solid = bodies && pbf_is_solid(phase[i]);
     const float h = p->h, h2 = p->h2, spiky = p->spiky_grad, scorr_k = solid ? 0.0f : p->scorr_k;
     const float poly6_dq = p->poly6 * p->scorr_inv_wdq; /* Poly6(r) / Poly6(delta q) */
     const int scorr_n = (int)p->scorr_n;
@@ -392,37 +415,40 @@ static float4 pbf_friction(pbf_params p, float4 rel, float4 n, float overlap)
 }
 
 /* The inverse mass of the whole body of a solid particle (phase ph, inverse mass w), in units
- * of a fluid particle's: w / N_b for a particle of body b (ph = b + 1, b below the shape-matched
- * bodies; N_b particles, all of one mass, body_range[b] its entries), 0 for a static particle
- * or a phase without a shape-matched body. */
+ * of a fluid particle's: w / N_b for a particle of body b (group b + 1, b below the
+ * shape-matched bodies; N_b particles, all of one mass, body_range[b] its entries), 0 for a
+ * static particle or a phase without a shape-matched body. */
 static float pbf_body_inv_mass(uint ph, float w, __global const uint2 *body_range, uint bodies)
 {
-    if (ph == 0u || ph > bodies) /* fluid, static (0xffffffff), or no body to match */
+    uint b = pbf_body_of(ph);
+    if (b >= bodies) /* fluid, static, or no body to match */
         return 0.0f;
-    uint2 range = body_range[ph - 1u];
+    uint2 range = body_range[b];
     return w / (float)max(range.y - range.x, 1u);
 }
 
-/* The pair state of collide for particle i: its q, x, phase and inverse mass, whether it is a
- * shape-matched body's (whose friction with other solids its body takes, pbf_body_contacts),
- * the constants, and the sums of the x* correction c, the x correction e and friction f. */
+/* The pair state of collide for particle i: its q, x, phase and inverse mass, the phase whose
+ * particles it skips (pbf_skip_phase), whether it is a shape-matched body's (whose friction
+ * with other solids its body takes, pbf_body_contacts), the constants, and the sums of the x*
+ * correction c, the x correction e and friction f. */
 typedef struct pbf_contact {
     float4 qi, xi;
-    uint phase_i, bodies, matched_i;
+    uint phase_i, skip_i, bodies, matched_i;
     float w_i, min_dist, min_dist2, deep;
     float4 c, e, f;
 } pbf_contact;
 
-/* One neighbour j (q_j = qj) of collide's particle: skipped within a body; closer than 2r, a
+/* One neighbour j (q_j = qj) of collide's particle: skipped within a group without
+ * self-collide (a body's particles, the static ones); closer than 2r, a
  * share of the overlap into c, of the deep overlap x had into e, friction into f (none between
  * a shape-matched body's particle and another solid: pbf_body_contacts). */
 static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
                              __global const float4 *pos_in, __global const float *inv_mass)
 {
-    uint phase_j = 0u;
+    uint phase_j = PBFCL_PHASE_FLUID_WORD;
     if (t->bodies) { /* a body's particles do not collide */
         phase_j = pbf_q_phase(qj);
-        if (t->phase_i != 0u && phase_j == t->phase_i)
+        if (phase_j == t->skip_i)
             return;
     }
     float4 d = t->qi - qj;
@@ -430,7 +456,8 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
     if (r2 < t->min_dist2 && r2 > 0.0f) {
         /* of the correction: w_i / (w_i + w_j), heavier ones move less; a fluid particle's w is
          * 1, so only a contact with a body's particle reads inv_mass */
-        float share = t->bodies ? t->w_i / (t->w_i + (phase_j ? inv_mass[j] : 1.0f)) : 0.5f;
+        float share =
+            t->bodies ? t->w_i / (t->w_i + (pbf_is_solid(phase_j) ? inv_mass[j] : 1.0f)) : 0.5f;
         float r = sqrt(r2), overlap = t->min_dist - r;
         float4 xj = pos_in[j];
         float4 dx = t->xi - xj;
@@ -438,7 +465,7 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
         t->c += (share * overlap / r) * d;
         t->e += (share * clamp(overlap_x, 0.0f, overlap) / r) * d;
         /* friction where a body takes part, but not a shape-matched body's on another solid */
-        if ((t->phase_i | phase_j) != 0u && !(t->matched_i && phase_j != 0u))
+        if (pbf_is_solid(t->phase_i & phase_j) && !(t->matched_i && pbf_is_solid(phase_j)))
             t->f -= share * pbf_friction(p, (t->qi - t->xi) - (qj - xj), d / r, overlap);
     }
 }
@@ -493,10 +520,11 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     pbf_contact t;
     t.qi = q_in[i];
     t.xi = pos_in[i];
-    t.phase_i = bodies ? phase[i] : 0u;
+    t.phase_i = bodies ? phase[i] : PBFCL_PHASE_FLUID_WORD;
+    t.skip_i = pbf_skip_phase(t.phase_i);
     t.bodies = pbf_near_solid(bodies, t.phase_i, near_solid, stamp, i); /* else the fluid's sums */
     t.w_i = bodies ? inv_mass[i] : 1.0f;
-    t.matched_i = t.phase_i != 0u && t.phase_i <= matched; /* 0xffffffff (static) is above */
+    t.matched_i = pbf_body_of(t.phase_i) < matched; /* the fluid and the static group are not */
     t.min_dist = p->min_dist;
     t.min_dist2 = t.min_dist * t.min_dist;
     t.deep = t.min_dist * (1.0f - p->contact_slop);
@@ -524,7 +552,7 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
      * c: a limit on one side of a pair and not the other would change the pair's momentum */
     float4 q = clamp(qi + scale * c + f, pbf_box_min(p), pbf_box_max(p));
     float4 x = clamp(xi + scale * e, pbf_box_min(p), pbf_box_max(p));
-    q_out[i] = (float4)(q.xyz, qi.w); /* the phase tag delta wrote (0 without bodies) */
+    q_out[i] = (float4)(q.xyz, qi.w); /* the phase's tag delta wrote (0 without bodies) */
     pos_out[i] = (float4)(x.xyz, 0.0f);
 }
 
@@ -539,7 +567,8 @@ static void pbf_body_contact_term(float4 qi, float4 xi, uint phase_i, float w_bo
     uint phase_j = pbf_q_phase(qj);
     float4 d = qi - qj;
     float r2 = dot(d.xyz, d.xyz);
-    if (phase_j == 0u || phase_j == phase_i || !(r2 < min_dist2 && r2 > 0.0f))
+    /* the fluid's and the body's own (with self-collide too: its body's friction is with others) */
+    if (!pbf_is_solid(phase_j) || phase_j == phase_i || !(r2 < min_dist2 && r2 > 0.0f))
         return;
     float4 nrm = d / sqrt(r2), rel = (qi - xi) - (qj - pos_in[j]);
     float along = dot(rel.xyz, nrm.xyz); /* -along: how far the pair closed */
@@ -550,8 +579,8 @@ static void pbf_body_contact_term(float4 qi, float4 xi, uint phase_i, float w_bo
 }
 
 /* body_contacts: for each particle of a shape-matched body (entry k of the entries, at slot
- * slot[entry_id[k]]; its phase b + 1 in q.w as delta tags it, b below matched), its contacts
- * closer than 2r with the particles of other bodies and static ones (q = x* + dx of the
+ * slot[entry_id[k]]; its phase, group b + 1, in q.w as delta tags it, b below matched), its
+ * contacts closer than 2r with the particles of other bodies and static ones (q = x* + dx of the
  * substep's first collide pass, the near or whole neighbour lists as collide reads them), for
  * its body's friction (sm_friction, cl/shape_match.cl): the sums of the body's share
  * W_i / (W_i + W_j) of each pair's tangential slide over the substep (xyz) and their number
@@ -668,7 +697,7 @@ __kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float
     if (i >= n)
         return;
     float4 xi = pos[i], vi = vel[i];
-    uint phase_i = bodies ? phase[i] : 0u;
+    uint phase_i = bodies ? phase[i] : PBFCL_PHASE_FLUID_WORD;
     float w_i = bodies ? inv_mass[i] : 1.0f;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     const float h = p->h, h2 = p->h2, poly6 = p->poly6, spiky = p->spiky_grad;
@@ -683,13 +712,13 @@ __kernel void pbf_vorticity_viscosity(pbf_params p, uint n, __global const float
     } else {
         for (uint k = 0; k < count; k++) {
             uint j = neighbors[k * n + i];
-            if (phase_i != 0u && phase[j] != 0u)
+            if (pbf_is_solid(phase_i | phase[j]))
                 continue; /* no viscosity between or within bodies */
             float share = 2.0f * w_i / (w_i + inv_mass[j]); /* 2 w_i / (w_i + w_j) */
             pbf_omega_term(xi, vi, pos[j], vel[j], share, h, h2, poly6, spiky, &w, &eta, &dv);
         }
     }
-    if (phase_i != 0u) /* vorticity is the fluid's: a body's particle takes no confinement */
+    if (pbf_is_solid(phase_i)) /* vorticity is the fluid's: a body's takes no confinement */
         w = (float4)(0.0f);
     float strength = xi.w * length(w), len = length(eta); /* V_i |omega_i|, |eta| */
     float4 f = (float4)(0.0f);

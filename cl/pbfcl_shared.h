@@ -33,6 +33,23 @@ typedef struct pbfcl_grid_params {
 _Static_assert(sizeof(pbfcl_grid_params) == 32, "pbfcl_grid_params layout");
 #endif
 
+/* --- Phases (FleX's encoding, NvFlex.h NvFlexMakePhase; include/pbfcl.h spells the same bits
+ * for the API) ------------------------------------------------------------------------------
+ * A particle's phase is a group (bits 0-19) and flags (bits 20-23). Two particles of one group
+ * interact only when the group has the self-collide flag; the fluid flag makes a particle take
+ * part in the density constraint. The fluid is group 0 with both flags (PBFCL_PHASE_FLUID_WORD,
+ * the only fluid phase), body b's particles group b + 1, the static particles (inverse mass 0)
+ * group PBFCL_PHASE_GROUP_BITS without flags. Every phase is below 2^24, so the kernels' float
+ * tag of it (cl/pbf.cl, pbf_phase_tag) is exact. */
+#define PBFCL_PHASE_GROUP_BITS 0x000fffffu
+#define PBFCL_PHASE_SELF_COLLIDE_BIT 0x00100000u
+#define PBFCL_PHASE_SELF_COLLIDE_FILTER_BIT 0x00200000u
+#define PBFCL_PHASE_FLUID_BIT 0x00400000u
+#define PBFCL_PHASE_FLUID_WORD (PBFCL_PHASE_FLUID_BIT | PBFCL_PHASE_SELF_COLLIDE_BIT)
+#define PBFCL_PHASE_STATIC_WORD PBFCL_PHASE_GROUP_BITS
+/* A word no phase equals (its bits 24-31 are set): a skip test against it never skips. */
+#define PBFCL_PHASE_NONE 0xffffffffu
+
 /* --- Position Based Fluids solver (cl/pbf.cl, host/core/sim/sim.c) ---------------------------
  * The solver's constants, derived once from the scene in SI units; __constant in the kernels.
  * Values that change while running (gravity, the push) are kernel arguments instead. */
@@ -73,7 +90,7 @@ typedef struct pbfcl_sph_params {
     float visc_eps;     /* 0.01 (h/2)^2, m^2: keeps the viscosity finite at r = 0 */
     float wall_density; /* rho0 / L: the walls' density term in units of rho0 (L: the rest
                            lattice's Poly6 density, pbfcl_pbf_lattice_density) */
-    float grad_scale;   /* 1 / M: the gradient normalised on the rest lattice (host/core/sph/sph.c) */
+    float grad_scale; /* 1 / M: the gradient normalised on the rest lattice (host/core/sph/sph.c) */
     pbfcl_uint pad0;
 } pbfcl_sph_params;
 

@@ -30,7 +30,7 @@ __kernel void reorder_uint(__global const uint *index, /* in: original index of 
  * gather of the sort index instead of three, and with write_slots (shape-matched bodies) the
  * bodies' slot table slot[id] = i, where each persistent id sits now (the bodies' entries name
  * their particles by id). At 1.128M particles on an H200 the three gathers and
- * shape_match_slots took 44 us a substep. */
+ * particles_slots, then shape_match_slots, took 44 us a substep. */
 __kernel void reorder_solids(__global const uint *index,        /* in: original index of sorted i */
                              __global const uint *id_src,       /* in: ids in original order */
                              __global uint *id_dst,             /* out: ids in sorted order */

@@ -4,21 +4,13 @@
  * rest offset from the rest centre of mass. A body is a run of entries (sorted by body, each
  * naming a particle by persistent id), reduced in one launch for every body at once whatever
  * their sizes: a segmented scan within each work-group, then one pass per body over the
- * partial sums of the groups it spans. Stages: shape_match_slots, shape_match_reduce,
- * shape_match_finish, shape_match_goal (host/core/bodies/shape_match.c). */
+ * partial sums of the groups it spans, through the id-to-slot map of the particles
+ * (particles_slots, cl/particles.cl). Stages: shape_match_reduce, shape_match_finish,
+ * shape_match_goal (host/core/bodies/shape_match.c). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
 
-/* shape_match_slots: slot[id[i]] = i, the current slot of every persistent id (the reorder
- * moves particles every substep; the entries name them by id). */
-__kernel void shape_match_slots(uint n, __global const uint *id, __global uint *slot)
-{
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    slot[id[i]] = i;
-}
 
 /* The rows of a reduction (PBFCL_SHAPE_MATCH_ROWS, cl/pbfcl_shared.h); shape_match_momentum
  * uses the first three, and so does shape_match_reduce without contacts (SM_ROWS_POSE). */
@@ -458,8 +450,8 @@ __kernel void shape_match_predict(uint entries, float dt, __global const uint *e
     float4 vc = body_motion[4 * b], omega = body_motion[4 * b + 1], c = body_motion[4 * b + 2];
     float4 d = (float4)(pos[i].xyz - c.xyz, 0.0f);
     float4 q = normalize(sm_quat_exp(omega * dt));
-    /* w: the phase tag b + 1 that predict wrote (cl/pbf.cl, pbf_phase_tag) */
-    pred[i] = (float4)(c.xyz + vc.xyz * dt + sm_rotate(q, d).xyz, (float)(b + 1u));
+    /* xyz only: w keeps the phase's tag that predict wrote (cl/pbf.cl, pbf_phase_tag) */
+    vstore3(c.xyz + vc.xyz * dt + sm_rotate(q, d).xyz, 0, (__global float *)(pred + i));
 }
 
 /* shape_match_velocity: per entry of a rigid body b after update, the velocity of the body's motion

@@ -436,9 +436,35 @@ PBFCL_API pbfcl_status pbfcl_solver_get_params(const pbfcl_solver *s, pbfcl_scen
 
 /* ---- particles (the caller's order) ------------------------------------------------------- */
 
-/* Particle phases: fluid, a particle of body b (b = 0, 1, ...), or a static particle (an
- * obstacle's boundary particle: it never moves, keeps the fluid and the bodies out and counts
- * in the fluid's density; static particles do not collide with each other). */
+/* Particle phases as FleX has them (NvFlex.h, NvFlexMakePhase; the same bits): a group (bits
+ * 0-19) and flags (bits 20-23). Two particles of one group interact only when the group has
+ * PBFCL_PHASE_FLAG_SELF_COLLIDE; PBFCL_PHASE_FLAG_FLUID makes a particle fluid (it takes part
+ * in the density constraint). pbfcl gives the groups these meanings (docs/API.md, "Phases"):
+ *   the fluid: group 0 with the fluid and self-collide flags, pbfcl_make_phase(0,
+ *     PBFCL_PHASE_FLAG_FLUID | PBFCL_PHASE_FLAG_SELF_COLLIDE), the only fluid phase;
+ *   body b (b = 0, 1, ...): group b + 1, with or without self-collide (without, as FleX's
+ *     rigid bodies, its particles do not collide with each other);
+ *   static particles (an obstacle's boundary particles: they never move, keep the fluid and
+ *     the bodies out and count in the fluid's density): group PBFCL_PHASE_GROUP_STATIC, no
+ *     flags (they do not collide with each other).
+ * PBFCL_PHASE_FLAG_SELF_COLLIDE_FILTER (FleX: ignore same-group contacts of particles closer
+ * than 2r in the rest pose) is reserved: refused as not supported yet. */
+#define PBFCL_PHASE_GROUP_MASK 0x000fffff
+#define PBFCL_PHASE_FLAG_SELF_COLLIDE (1 << 20)
+#define PBFCL_PHASE_FLAG_SELF_COLLIDE_FILTER (1 << 21)
+#define PBFCL_PHASE_FLAG_FLUID (1 << 22)
+#define PBFCL_PHASE_FLAGS_MASK 0x00f00000 /* bit 23 is unused, as in FleX */
+#define PBFCL_PHASE_GROUP_STATIC PBFCL_PHASE_GROUP_MASK
+
+/* A phase: group (0 .. PBFCL_PHASE_GROUP_MASK) and flags (PBFCL_PHASE_FLAG_*, or-ed); a group
+ * out of range or an unknown flag is logged and gives PBFCL_PHASE_INVALID, which every setter
+ * refuses (FleX masks them silently). */
+PBFCL_API int pbfcl_make_phase(int group, int flags);
+#define PBFCL_PHASE_INVALID (-1)
+
+/* The short phase numbers of pbfcl_solver_set_phases (API 0.2, kept): fluid, a particle of
+ * body b, or a static particle; pbfcl_make_phase(0, fluid | self-collide), (b + 1, 0) and
+ * (PBFCL_PHASE_GROUP_STATIC, 0) in the encoding above. */
 #define PBFCL_PHASE_FLUID 0
 #define PBFCL_PHASE_BODY(b) ((b) + 1)
 #define PBFCL_PHASE_STATIC (-1)
@@ -483,6 +509,29 @@ PBFCL_API pbfcl_status pbfcl_solver_get_densities(pbfcl_solver *s, float *densit
  * and static particles must lie inside the walls (the box less the particle radius). */
 PBFCL_API pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t count);
+
+/* Per-particle phases in the encoding of pbfcl_make_phase (the groups' meanings above), with
+ * the same effect as pbfcl_solver_set_phases: groups 1 .. B form bodies 0 .. B - 1. A group's
+ * particles share one phase (its flags). Refused, with the particle and the value named: an
+ * unknown flag, PBFCL_PHASE_FLAG_SELF_COLLIDE_FILTER (not supported yet), a fluid phase other
+ * than the fluid's, group 0 without the fluid flag, flags on the static group, a body group
+ * beyond the particle count. get gives what was set (pbfcl_solver_set_phases' numbers
+ * converted). */
+PBFCL_API pbfcl_status pbfcl_solver_set_particle_phases(pbfcl_solver *s, const int *phases,
+                                                        size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_get_particle_phases(const pbfcl_solver *s, int *phases,
+                                                        size_t count);
+
+/* Per-particle inverse masses, 1/kg (FleX's w): a fluid particle's is 1 / m with m =
+ * rest_density (2r)^3, a static particle's 0, a body's particles' 1 / (its density (2r)^3).
+ * Setting them changes the bodies' masses (as pbfcl_solver_set_body's density does); refused,
+ * with the particle and the value named: a negative, NaN or infinite value, a fluid particle's
+ * other than 1 / m (within 1e-5 relative), a static particle's other than 0, 0 for a body's
+ * particle, or two different values within one body (its particles are of one mass). */
+PBFCL_API pbfcl_status pbfcl_solver_set_inverse_masses(pbfcl_solver *s, const float *inv_mass,
+                                                       size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_get_inverse_masses(pbfcl_solver *s, float *inv_mass,
+                                                       size_t count);
 
 /* The number of bodies (set by pbfcl_solver_set_phases). */
 PBFCL_API pbfcl_status pbfcl_solver_body_count(const pbfcl_solver *s, int *count);

@@ -26,7 +26,7 @@ struct pbfcl_solver {
     pbfcl_context *ctx;
     pbfcl_sim *sim;
     pbfcl_scene scene;         /* the parameters in use */
-    int *phases;               /* by particle id, capacity entries */
+    int *phases;               /* by particle id, capacity entries (pbfcl_make_phase's) */
     unsigned *ids;             /* scratch: the id of each slot, capacity entries */
     float *scratch;            /* scratch: capacity xyz triples */
     pbfcl_profile *prof;       /* allocated at the first timed step */
@@ -534,7 +534,7 @@ pbfcl_status pbfcl_solver_add(pbfcl_solver *s, const float *positions, const flo
         PBFCL_TRY(check_finite("pbfcl_solver_add", "velocities", velocities, count));
     PBFCL_TRY(pbfcl_sim_append(s->sim, positions, velocities, count));
     for (size_t i = n; i < n + count; i++)
-        s->phases[i] = PBFCL_PHASE_FLUID;
+        s->phases[i] = (int)PBFCL_SIM_PHASE_FLUID;
     return PBFCL_OK;
 }
 
@@ -555,15 +555,16 @@ pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_
             pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu is %s", k, particles[k],
                          particles[k] >= n ? "not an active particle" : "listed twice");
             st = PBFCL_ERR_BAD_ARGUMENT;
-        } else if (s->phases[particles[k]] == PBFCL_PHASE_STATIC) {
+        } else if (s->phases[particles[k]] == (int)PBFCL_SIM_PHASE_STATIC) {
             pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu is static (an obstacle's); "
                          "make it fluid first (pbfcl_solver_set_phases)",
                          k, particles[k]);
             st = PBFCL_ERR_BAD_ARGUMENT;
-        } else if (s->phases[particles[k]] != PBFCL_PHASE_FLUID) {
-            pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu belongs to body %d; make "
+        } else if (s->phases[particles[k]] != (int)PBFCL_SIM_PHASE_FLUID) {
+            pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu belongs to body %u; make "
                          "its body fluid first (pbfcl_solver_set_phases)",
-                         k, particles[k], s->phases[particles[k]] - 1);
+                         k, particles[k],
+                         PBFCL_SIM_PHASE_BODY_OF((unsigned)s->phases[particles[k]]));
             st = PBFCL_ERR_BAD_ARGUMENT;
         } else {
             rank[particles[k]] = UINT32_MAX;
@@ -652,39 +653,6 @@ pbfcl_status pbfcl_solver_get_densities(pbfcl_solver *s, float *density, size_t 
     return get_by_id(s, "pbfcl_solver_get_densities", density, count, 2);
 }
 
-/* Checks phases (by particle) and counts the bodies: numbered 0 .. B - 1 without gaps, each
- * with at least PBFCL_SHAPE_MATCH_MIN_PARTICLES particles; sizes[b] gets body b's count. */
-static pbfcl_status check_phases(const int *phases, size_t count, size_t *bodies, size_t *sizes)
-{
-    const char *f = "pbfcl_solver_set_phases";
-    size_t nb = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (phases[i] == PBFCL_PHASE_STATIC)
-            continue;
-        if (phases[i] < PBFCL_PHASE_FLUID || (size_t)phases[i] > count) {
-            pbfcl_errorf("%s: phases[%zu] is %d; give PBFCL_PHASE_FLUID (0), PBFCL_PHASE_BODY(b) "
-                         "(b + 1) with b below the particle count, or PBFCL_PHASE_STATIC (-1)",
-                         f, i, phases[i]);
-            return PBFCL_ERR_BAD_ARGUMENT;
-        }
-        if (phases[i] != PBFCL_PHASE_FLUID) {
-            size_t b = (size_t)phases[i] - 1;
-            sizes[b]++;
-            nb = b + 1 > nb ? b + 1 : nb;
-        }
-    }
-    for (size_t b = 0; b < nb; b++)
-        if (sizes[b] < PBFCL_SHAPE_MATCH_MIN_PARTICLES) {
-            pbfcl_errorf("%s: body %zu has %zu particle%s; a body needs at least %d (bodies are "
-                         "numbered 0 to %zu without gaps)",
-                         f, b, sizes[b], sizes[b] == 1 ? "" : "s", PBFCL_SHAPE_MATCH_MIN_PARTICLES,
-                         nb - 1);
-            return PBFCL_ERR_BAD_ARGUMENT;
-        }
-    *bodies = nb;
-    return PBFCL_OK;
-}
-
 /* Refuses a body's (body -1: a static) particle i (positions pos, xyz) beyond the walls the solver
  * holds particles to (the box less r): predict would clamp it there and bend the body's rest shape.
  */
@@ -708,8 +676,25 @@ static pbfcl_status check_inside(const pbfcl_solver *s, int body, size_t i, cons
     return PBFCL_OK;
 }
 
-/* The bodies of phases: entries sorted by body (by id within one), their positions now as the
- * rest shapes, rigid and of the fluid's density; then the static particles. */
+/* Writes the phases (by particle id) to the solver's particles, in its order. */
+static pbfcl_status write_phases(pbfcl_solver *s, const int *phases, size_t n)
+{
+    if (n == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(read_ids(s));
+    unsigned *slot_phase = malloc(n * sizeof *slot_phase);
+    if (!slot_phase)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < n; i++)
+        slot_phase[i] = (unsigned)phases[s->ids[i]];
+    pbfcl_status st = pbfcl_sim_write_phases(s->sim, slot_phase, NULL);
+    free(slot_phase);
+    return st;
+}
+
+/* The bodies of phases (pbfcl_make_phase's, checked): entries sorted by body (by id within
+ * one), their positions now as the rest shapes, rigid and of the fluid's density; then the
+ * static particles; then the phases themselves (a body's flags). */
 static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, size_t nb,
                                size_t *first)
 {
@@ -730,12 +715,13 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
         st = get_by_id(s, "pbfcl_solver_set_phases", pos, n, 0);
     size_t statics = 0;
     for (size_t i = 0; st == PBFCL_OK && i < n; i++)
-        if (phases[i] == PBFCL_PHASE_STATIC) {
+        if (phases[i] == (int)PBFCL_SIM_PHASE_STATIC) {
             if ((st = check_inside(s, -1, i, pos)) == PBFCL_OK)
                 fixed[statics++] = (unsigned)i;
-        } else if (phases[i] != PBFCL_PHASE_FLUID &&
-                   (st = check_inside(s, phases[i] - 1, i, pos)) == PBFCL_OK) {
-            size_t b = (size_t)phases[i] - 1, e = first[b]++;
+        } else if (phases[i] != (int)PBFCL_SIM_PHASE_FLUID &&
+                   (st = check_inside(s, (int)PBFCL_SIM_PHASE_BODY_OF((unsigned)phases[i]), i,
+                                      pos)) == PBFCL_OK) {
+            size_t b = PBFCL_SIM_PHASE_BODY_OF((unsigned)phases[i]), e = first[b]++;
             id[e] = (unsigned)i;
             body[e] = (unsigned)b;
             memcpy(rest + 3 * e, pos + 3 * i, 3 * sizeof *rest);
@@ -748,6 +734,8 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
         st = pbfcl_sim_set_static(s->sim, statics, fixed);
     if (st == PBFCL_OK) /* new phases, no paths: pbfcl_scene_setup_apply_bodies sets them */
         st = pbfcl_sim_set_paths(s->sim, 0, NULL, 0, NULL, NULL, NULL);
+    if (st == PBFCL_OK)
+        st = write_phases(s, phases, n);
     free(fixed);
     free(id);
     free(body);
@@ -764,19 +752,107 @@ pbfcl_status pbfcl_api_set_paths(pbfcl_solver *s, size_t paths, const pbfcl_kine
     return pbfcl_sim_set_paths(s->sim, paths, path, entries, entry_id, entry_path, offset3);
 }
 
-pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count)
+/* Sets phases (pbfcl_make_phase's) for func: checked, then the bodies, static particles and
+ * phases made. */
+static pbfcl_status set_phases(pbfcl_solver *s, const char *func, const int *phases, size_t count)
 {
-    CHECK_SOLVER("pbfcl_solver_set_phases", s);
-    PBFCL_TRY(check_array("pbfcl_solver_set_phases", "phases", phases, s, count));
     size_t nb = 0, *sizes = calloc(count + 1, sizeof *sizes);
-    if (!sizes)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = check_phases(phases, count, &nb, sizes);
+    int *body_phase = malloc((count + 1) * sizeof *body_phase);
+    pbfcl_status st = sizes && body_phase ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = pbfcl_api_check_phases(func, phases, count, &nb, sizes, body_phase);
     if (st == PBFCL_OK)
         st = set_bodies(s, phases, count, nb, sizes);
+    if (st == PBFCL_OK)
+        memcpy(s->phases, phases, count * sizeof *phases);
     free(sizes);
-    PBFCL_TRY(st);
-    memcpy(s->phases, phases, count * sizeof *phases);
+    free(body_phase);
+    return st;
+}
+
+pbfcl_status pbfcl_solver_set_phases(pbfcl_solver *s, const int *phases, size_t count)
+{
+    const char *f = "pbfcl_solver_set_phases";
+    CHECK_SOLVER("pbfcl_solver_set_phases", s);
+    PBFCL_TRY(check_array(f, "phases", phases, s, count));
+    int *words = malloc((count + 1) * sizeof *words);
+    if (!words)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (size_t i = 0; i < count && st == PBFCL_OK; i++) {
+        if (phases[i] < PBFCL_PHASE_STATIC || (phases[i] > 0 && (size_t)phases[i] > count)) {
+            pbfcl_errorf("%s: phases[%zu] is %d; give PBFCL_PHASE_FLUID (0), PBFCL_PHASE_BODY(b) "
+                         "(b + 1) with b below the particle count, or PBFCL_PHASE_STATIC (-1)",
+                         f, i, phases[i]);
+            st = PBFCL_ERR_BAD_ARGUMENT;
+        }
+        words[i] = pbfcl_api_phase_from_short(phases[i]);
+    }
+    if (st == PBFCL_OK)
+        st = set_phases(s, f, words, count);
+    free(words);
+    return st;
+}
+
+pbfcl_status pbfcl_solver_set_particle_phases(pbfcl_solver *s, const int *phases, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_set_particle_phases", s);
+    PBFCL_TRY(check_array("pbfcl_solver_set_particle_phases", "phases", phases, s, count));
+    return set_phases(s, "pbfcl_solver_set_particle_phases", phases, count);
+}
+
+pbfcl_status pbfcl_solver_get_particle_phases(const pbfcl_solver *s, int *phases, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_get_particle_phases", s);
+    PBFCL_TRY(check_array("pbfcl_solver_get_particle_phases", "phases", phases, s, count));
+    memcpy(phases, s->phases, count * sizeof *phases);
+    return PBFCL_OK;
+}
+
+/* A fluid particle's inverse mass, 1/kg: 1 / (rest_density (2r)^3). */
+static double fluid_inverse_mass(const pbfcl_solver *s)
+{
+    double d = 2.0 * s->scene.particle_radius;
+    return 1.0 / (s->scene.rest_density * d * d * d);
+}
+
+pbfcl_status pbfcl_solver_set_inverse_masses(pbfcl_solver *s, const float *inv_mass, size_t count)
+{
+    const char *f = "pbfcl_solver_set_inverse_masses";
+    CHECK_SOLVER("pbfcl_solver_set_inverse_masses", s);
+    PBFCL_TRY(check_array(f, "inv_mass", inv_mass, s, count));
+    double fluid_w = fluid_inverse_mass(s);
+    float *body_w = calloc(count + 1, sizeof *body_w), *w = malloc((count + 1) * sizeof *w);
+    pbfcl_status st = body_w && w ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = pbfcl_api_check_inverse_masses(f, inv_mass, s->phases, count, fluid_w,
+                                            1.0 / (fluid_w * s->scene.rest_density), body_w);
+    if (st == PBFCL_OK && count > 0)
+        st = read_ids(s);
+    for (size_t i = 0; st == PBFCL_OK && i < count; i++) { /* relative: m_fluid / m, by slot */
+        unsigned id = s->ids[i], p = (unsigned)s->phases[id];
+        w[i] = p == PBFCL_SIM_PHASE_FLUID    ? 1.0f
+               : p == PBFCL_SIM_PHASE_STATIC ? 0.0f
+                                             : (float)(inv_mass[id] / fluid_w);
+    }
+    if (st == PBFCL_OK && count > 0)
+        st = pbfcl_sim_write_phases(s->sim, NULL, w);
+    free(body_w);
+    free(w);
+    return st;
+}
+
+pbfcl_status pbfcl_solver_get_inverse_masses(pbfcl_solver *s, float *inv_mass, size_t count)
+{
+    CHECK_SOLVER("pbfcl_solver_get_inverse_masses", s);
+    PBFCL_TRY(check_array("pbfcl_solver_get_inverse_masses", "inv_mass", inv_mass, s, count));
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(read_ids(s));
+    PBFCL_TRY(pbfcl_sim_read_phases(s->sim, NULL, s->scratch));
+    double fluid_w = fluid_inverse_mass(s);
+    for (size_t i = 0; i < count; i++)
+        inv_mass[s->ids[i]] = (float)(s->scratch[i] * fluid_w);
     return PBFCL_OK;
 }
 
@@ -816,7 +892,8 @@ pbfcl_status pbfcl_solver_get_phases(const pbfcl_solver *s, int *phases, size_t 
 {
     CHECK_SOLVER("pbfcl_solver_get_phases", s);
     PBFCL_TRY(check_array("pbfcl_solver_get_phases", "phases", phases, s, count));
-    memcpy(phases, s->phases, count * sizeof *phases);
+    for (size_t i = 0; i < count; i++)
+        phases[i] = pbfcl_api_phase_to_short(s->phases[i]);
     return PBFCL_OK;
 }
 
@@ -1028,18 +1105,21 @@ pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write
 }
 
 /* Checks that the loaded phases name the loaded bodies and static particles: a state whose
- * sections disagree (pieced together from two states) is refused. */
+ * sections disagree (pieced together from two states) is refused. A state saved before the
+ * phases' flags holds the short numbers: they are converted. */
 static pbfcl_status check_loaded_phases(pbfcl_solver *s, size_t count)
 {
-    size_t statics = 0, bodies = pbfcl_sim_body_count(s->sim);
-    int highest = PBFCL_PHASE_FLUID;
+    size_t statics = 0, bodies = pbfcl_sim_body_count(s->sim), highest = 0;
     for (size_t i = 0; i < count; i++) {
-        statics += s->phases[i] == PBFCL_PHASE_STATIC;
-        if (s->phases[i] > highest)
-            highest = s->phases[i];
+        unsigned p = pbfcl_sim_phase_upgrade((unsigned)s->phases[i]);
+        s->phases[i] = (int)p;
+        statics += p == PBFCL_SIM_PHASE_STATIC;
+        if (p != PBFCL_SIM_PHASE_FLUID && p != PBFCL_SIM_PHASE_STATIC &&
+            PBFCL_SIM_PHASE_BODY_OF(p) + 1 > highest)
+            highest = PBFCL_SIM_PHASE_BODY_OF(p) + 1;
     }
-    if ((size_t)highest != bodies || statics != pbfcl_sim_static_count(s->sim)) {
-        pbfcl_errorf("pbfcl_solver_load_state: the state's phases name %d bodies and %zu static "
+    if (highest != bodies || statics != pbfcl_sim_static_count(s->sim)) {
+        pbfcl_errorf("pbfcl_solver_load_state: the state's phases name %zu bodies and %zu static "
                      "particles, but it holds %zu bodies and %zu static particles (sections of "
                      "different states?); load a state saved whole",
                      highest, statics, bodies, pbfcl_sim_static_count(s->sim));

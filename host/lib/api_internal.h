@@ -76,6 +76,24 @@ cl_int pbfcl_api_timers_collect(pbfcl_api_timers *t, struct pbfcl_profile *prof,
  * is not). */
 const pbfcl_api_timers *pbfcl_api_solver_timers(const char *func, const pbfcl_solver *s);
 
+/* A phase of pbfcl_solver_set_phases' short numbers (0 fluid, b + 1, -1 static) in
+ * pbfcl_make_phase's encoding, and back (a body's flags dropped); other values pass through. */
+int pbfcl_api_phase_from_short(int phase);
+int pbfcl_api_phase_to_short(int phase);
+
+/* Checks count phases (pbfcl_make_phase's encoding; errors name func, the particle and the
+ * value) and counts the bodies: groups 1 .. B without gaps, at least
+ * PBFCL_SHAPE_MATCH_MIN_PARTICLES particles and one phase each; sizes[b] (zeroed, count
+ * entries) gets body b's count, body_phase[b] its phase. */
+pbfcl_status pbfcl_api_check_phases(const char *func, const int *phases, size_t count,
+                                    size_t *bodies, size_t *sizes, int *body_phase);
+
+/* Checks count inverse masses w (1/kg) against the particles' phases (fluid_w: the fluid's
+ * 1 / m; volume: a particle's, (2r)^3); body_w[b] (zeroed, one per body) gets body b's. */
+pbfcl_status pbfcl_api_check_inverse_masses(const char *func, const float *w, const int *phases,
+                                            size_t count, double fluid_w, double volume,
+                                            float *body_w);
+
 /* In a public function func: unless cond, logs "func: <message>" and returns
  * PBFCL_ERR_BAD_ARGUMENT (func and the message format are string literals). */
 #define CHECK_ARG(func, cond, ...)                                                                 \

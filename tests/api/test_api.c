@@ -263,6 +263,297 @@ START_TEST(test_static_phases)
 }
 END_TEST
 
+/* ---- phases as FleX has them (pbfcl_make_phase) --------------------------------------------- */
+
+/* Whether a is within rel (relative) of b. */
+static bool near_rel(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fabs(b);
+}
+
+/* Asserts that setting phase words (n of them) is refused with a message naming text. */
+static void refuse_phases(pbfcl_solver *s, const int *words, size_t n, const char *text)
+{
+    ck_assert_int_eq(pbfcl_solver_set_particle_phases(s, words, n), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message(text);
+}
+
+/* Asserts that setting inverse masses w (n) is refused with a message naming text. */
+static void refuse_inverse_masses(pbfcl_solver *s, const float *w, size_t n, const char *text)
+{
+    ck_assert_int_eq(pbfcl_solver_set_inverse_masses(s, w, n), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message(text);
+}
+
+/* Phase words and inverse masses by particle: 8 fluid particles, a body of 8 with self-collide
+ * and 8 static ones (after 2 frames: the solver's order is not the caller's) read back as set,
+ * in both the words and the short numbers; the inverse masses are the fluid's 1 / m, the body's
+ * from its density, 0 for the static ones, and a set of them reads back; every bad phase or
+ * inverse mass is refused naming the particle and the value, and leaves what was set. */
+START_TEST(test_particle_phases)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 100, 0.3f, 0.3f, 0.3f);
+    int nn[3] = {2, 2, 2};
+    float lo[3][3] = {{0.05f, 0.0f, 0.05f}, {0.15f, 0.1f, 0.15f}, {0.2f, 0.0f, 0.05f}};
+    for (int b = 0; b < 3; b++) {
+        size_t c;
+        float *p = block(nn, lo[b], &c);
+        ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, c), PBFCL_OK);
+        free(p);
+    }
+    for (int f = 0; f < 2; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    enum { N = 24 };
+    int fluid = pbfcl_make_phase(0, PBFCL_PHASE_FLAG_FLUID | PBFCL_PHASE_FLAG_SELF_COLLIDE);
+    int body = pbfcl_make_phase(1, PBFCL_PHASE_FLAG_SELF_COLLIDE);
+    int fixed = pbfcl_make_phase(PBFCL_PHASE_GROUP_STATIC, 0);
+    int words[N], got[N], bad[N];
+    for (int i = 0; i < N; i++)
+        words[i] = i < 8 ? fluid : i < 16 ? body : fixed;
+    ck_assert_int_eq(pbfcl_solver_set_particle_phases(s, words, N), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_particle_phases(s, got, N), PBFCL_OK);
+    ck_assert_int_eq(memcmp(got, words, sizeof got), 0);
+    ck_assert_int_eq(pbfcl_solver_get_phases(s, got, N), PBFCL_OK);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(got[i], i < 8 ? PBFCL_PHASE_FLUID : i < 16 ? 1 : PBFCL_PHASE_STATIC);
+    int bodies = 0;
+    ck_assert_int_eq(pbfcl_solver_body_count(s, &bodies), PBFCL_OK);
+    ck_assert_int_eq(bodies, 1);
+
+    const struct {
+        int first, last, phase;
+        const char *text;
+    } bad_phases[] = {
+        {2, 2, fluid | (1 << 23), "particle 2 has phase 13631488 (0xd00000): it has unknown flag"},
+        {3, 3, PBFCL_PHASE_INVALID, "particle 3 has phase -1 (0xffffffff): it has unknown flag"},
+        {8, 15, body | PBFCL_PHASE_FLAG_SELF_COLLIDE_FILTER,
+         "particle 8 has phase 3145729 (0x300001): PBFCL_PHASE_FLAG_SELF_COLLIDE_FILTER is not "
+         "supported yet"},
+        {8, 15, 500, "particle 8 has phase 500 (0x1f4): its group is out of range"},
+        {0, 0, fluid | 2, "particle 0 has phase 5242882 (0x500002): the only fluid phase"},
+        {1, 1, 0, "particle 1 has phase 0 (0x0): group 0 is the fluid's"},
+        {16, 16, fixed | PBFCL_PHASE_FLAG_SELF_COLLIDE, "static group takes no flags"},
+        {9, 9, 1, "particle 9 has phase 0x1, but body 0 (group 1) has phase 0x100001"},
+    };
+    for (size_t k = 0; k < sizeof bad_phases / sizeof bad_phases[0]; k++) {
+        memcpy(bad, words, sizeof bad);
+        for (int i = bad_phases[k].first; i <= bad_phases[k].last; i++)
+            bad[i] = bad_phases[k].phase;
+        refuse_phases(s, bad, N, bad_phases[k].text);
+    }
+    ck_assert_int_eq(pbfcl_solver_get_particle_phases(s, got, N), PBFCL_OK);
+    ck_assert_int_eq(memcmp(got, words, sizeof got), 0); /* the refusals changed nothing */
+
+    float w[N], back[N], m = 1000.0f * 8 * R * R * R; /* the fluid's particle mass */
+    ck_assert_int_eq(pbfcl_solver_set_body(s, 0, 1.0f, 2000.0f), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_inverse_masses(s, w, N), PBFCL_OK);
+    for (int i = 0; i < N; i++) {
+        double want = i < 8 ? 1.0 / m : i < 16 ? 0.5 / m : 0.0;
+        ck_assert_msg(near_rel(w[i], want, 1e-5), "particle %d: inverse mass %g, want %g", i, w[i],
+                      want);
+    }
+    for (int i = 8; i < 16; i++)
+        w[i] = 4.0f / m; /* a body of density 250 */
+    ck_assert_int_eq(pbfcl_solver_set_inverse_masses(s, w, N), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_inverse_masses(s, back, N), PBFCL_OK);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(near_rel(back[i], w[i], 1e-6), "particle %d: inverse mass %g, set %g", i,
+                      back[i], w[i]);
+    const struct {
+        int first, last;
+        float w;
+        const char *text;
+    } bad_masses[] = {
+        {3, 3, -1.0f, "particle 3 (phase 0x500000) has inverse mass -1 1/kg: an inverse mass is"},
+        {9, 9, NAN, "particle 9 (phase 0x100001) has inverse mass nan 1/kg"},
+        {10, 10, INFINITY, "particle 10 (phase 0x100001) has inverse mass inf 1/kg"},
+        {0, 0, 100.0f, "particle 0 (phase 0x500000) has inverse mass 100 1/kg: a fluid"},
+        {17, 17, 1.0f, "particle 17 (phase 0xfffff) has inverse mass 1 1/kg: a static"},
+        {8, 15, 0.0f, "particle 8 (phase 0x100001) has inverse mass 0 1/kg: a body's particle"},
+        {12, 12, 300.0f, "particle 12 has inverse mass 300 1/kg, but body 0 has 500"},
+        {8, 15, 1e9f, "particle 8 (phase 0x100001) has inverse mass 1e+09 1/kg: a body's density"},
+    };
+    for (size_t k = 0; k < sizeof bad_masses / sizeof bad_masses[0]; k++) {
+        float wb[N];
+        memcpy(wb, w, sizeof wb);
+        for (int i = bad_masses[k].first; i <= bad_masses[k].last; i++)
+            wb[i] = bad_masses[k].w;
+        refuse_inverse_masses(s, wb, N, bad_masses[k].text);
+    }
+    ck_assert_int_eq(pbfcl_solver_get_inverse_masses(s, back, N), PBFCL_OK);
+    ck_assert(near_rel(back[8], w[8], 1e-6)); /* the refusals changed nothing */
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+END_TEST
+
+/* The mean distance of each particle of a 2^3 cube (8 particles from first, in the caller's
+ * order) to its three lattice neighbours. */
+static double cube_spacing(const float *pos, size_t first)
+{
+    double sum = 0.0;
+    for (int i = 0; i < 8; i++)
+        for (int a = 0; a < 3; a++) /* the neighbour along axis a: bit a flipped */
+            sum += dist3(pos + 3 * (first + (size_t)i), pos + 3 * (first + (size_t)(i ^ (1 << a))));
+    return sum / 24.0;
+}
+
+/* Self-collide as FleX has it, on a soft body (stiffness 0.1) whose rest shape is a 2^3 cube
+ * at spacing 1.2r, every lattice pair overlapping by 0.8r, without gravity: without the flag its
+ * particles do not collide and it keeps its shape (spacing within 1 %); with it the contacts
+ * push them apart against the shape matching (spacing grows by more than a quarter of the
+ * overlap). */
+START_TEST(test_self_collide)
+{
+    double spacing[2];
+    for (int flag = 0; flag < 2; flag++) {
+        pbfcl_context *ctx = open_context();
+        pbfcl_solver *s = open_solver(ctx, 50, 0.3f, 0.3f, 0.3f);
+        pbfcl_scene_params sp;
+        ck_assert_int_eq(pbfcl_solver_get_params(s, &sp, NULL), PBFCL_OK);
+        sp.gravity[0] = sp.gravity[1] = sp.gravity[2] = 0.0f;
+        ck_assert_int_eq(pbfcl_solver_set_params(s, &sp, NULL), PBFCL_OK);
+        float cube[24];
+        for (int i = 0; i < 8; i++)
+            for (int a = 0; a < 3; a++)
+                cube[3 * i + a] = 0.15f + ((i >> a) & 1) * 1.2f * R;
+        ck_assert_int_eq(pbfcl_solver_add(s, cube, NULL, 8), PBFCL_OK);
+        int phases[8];
+        for (int i = 0; i < 8; i++)
+            phases[i] = pbfcl_make_phase(1, flag ? PBFCL_PHASE_FLAG_SELF_COLLIDE : 0);
+        ck_assert_int_eq(pbfcl_solver_set_particle_phases(s, phases, 8), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_set_body(s, 0, 0.1f, 1000.0f), PBFCL_OK);
+        for (int f = 0; f < 10; f++)
+            ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+        float pos[24];
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, pos, 8), PBFCL_OK);
+        spacing[flag] = cube_spacing(pos, 0);
+        ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+    }
+    double rest = 1.2 * R, overlap = 0.8 * R;
+    printf("self-collide: spacing %.4g r without the flag, %.4g r with it (rest 1.2 r)\n",
+           spacing[0] / R, spacing[1] / R);
+    ck_assert_msg(fabs(spacing[0] - rest) <= 0.01 * rest,
+                  "without self-collide the body's spacing went from %g to %g", rest, spacing[0]);
+    ck_assert_msg(spacing[1] > rest + 0.25 * overlap,
+                  "with self-collide the body's spacing is %g, rest %g: its particles did not "
+                  "push each other apart",
+                  spacing[1], rest);
+}
+END_TEST
+
+/* A phase word in the numbers of a checkpoint from before the phases' flags. */
+static int old_phase(int word)
+{
+    if (word == pbfcl_make_phase(0, PBFCL_PHASE_FLAG_FLUID | PBFCL_PHASE_FLAG_SELF_COLLIDE))
+        return 0;
+    return word == PBFCL_PHASE_GROUP_STATIC ? -1 : word;
+}
+
+/* A solver's state in memory. */
+typedef struct mem_state {
+    char name[64][48];
+    void *data[64];
+    size_t bytes[64];
+    int count;
+} mem_state;
+
+static pbfcl_status put_mem_section(void *user, const char *name, const void *data, size_t bytes)
+{
+    mem_state *m = user;
+    ck_assert_int_lt(m->count, 64);
+    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
+    m->data[m->count] = malloc(bytes ? bytes : 1);
+    memcpy(m->data[m->count], data, bytes);
+    m->bytes[m->count++] = bytes;
+    return PBFCL_OK;
+}
+
+/* The section called name (bytes, NULL if none). */
+static void *mem_section(mem_state *m, const char *name, size_t *bytes)
+{
+    for (int k = 0; k < m->count; k++)
+        if (!strcmp(m->name[k], name)) {
+            *bytes = m->bytes[k];
+            return m->data[k];
+        }
+    return NULL;
+}
+
+static pbfcl_status get_mem_section(void *user, const char *name, void *data, size_t bytes)
+{
+    size_t have = 0;
+    void *p = mem_section(user, name, &have);
+    if (!p || have != bytes)
+        return PBFCL_ERR_BAD_ARGUMENT;
+    memcpy(data, p, bytes);
+    return PBFCL_OK;
+}
+
+/* A checkpoint saved before the phases' flags: a state of fluid, a body and static particles
+ * whose two phase sections (the API's by particle, the device's by slot) are rewritten in the
+ * old numbers (0 fluid, b + 1, -1 static) loads into a new solver with today's phases, its
+ * static particles stay put through a step, and that step is the saved solver's, bit for bit. */
+START_TEST(test_old_checkpoint_phases)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 100, 0.3f, 0.3f, 0.3f);
+    int nn[3] = {2, 2, 2};
+    float lo[3][3] = {{0.05f, 0.0f, 0.05f}, {0.15f, 0.1f, 0.15f}, {0.2f, 0.0f, 0.05f}};
+    for (int b = 0; b < 3; b++) {
+        size_t c;
+        float *p = block(nn, lo[b], &c);
+        ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, c), PBFCL_OK);
+        free(p);
+    }
+    enum { N = 24 };
+    int shorts[N], words[N], got[N];
+    for (int i = 0; i < N; i++)
+        shorts[i] = i < 8 ? PBFCL_PHASE_FLUID : i < 16 ? PBFCL_PHASE_BODY(0) : PBFCL_PHASE_STATIC;
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, shorts, N), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_particle_phases(s, words, N), PBFCL_OK);
+    mem_state m = {.count = 0};
+    ck_assert_int_eq(pbfcl_solver_save_state(s, put_mem_section, &m), PBFCL_OK);
+    size_t bytes = 0;
+    int *by_id = mem_section(&m, "particle_phases", &bytes);
+    unsigned *by_slot = mem_section(&m, "phases", &bytes);
+    ck_assert_ptr_nonnull(by_id);
+    ck_assert_ptr_nonnull(by_slot);
+    ck_assert_uint_eq(bytes, N * 4);
+    int fixed = 0;
+    for (int i = 0; i < N; i++) { /* the old numbers */
+        by_id[i] = old_phase(by_id[i]);
+        by_slot[i] = (unsigned)old_phase((int)by_slot[i]);
+        fixed += by_slot[i] == 0xffffffffu;
+    }
+    ck_assert_int_eq(fixed, 8);
+    pbfcl_solver *t = open_solver(ctx, 100, 0.3f, 0.3f, 0.3f);
+    ck_assert_int_eq(pbfcl_solver_load_state(t, get_mem_section, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_particle_phases(t, got, N), PBFCL_OK);
+    ck_assert_int_eq(memcmp(got, words, sizeof got), 0);
+    float before[3 * N], after[3 * N];
+    ck_assert_int_eq(pbfcl_solver_get_positions(t, before, N), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_step(t, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(t, after, N), PBFCL_OK);
+    ck_assert_int_eq(memcmp(before + 48, after + 48, 8 * 12), 0); /* static: not moved */
+    float original[3 * N]; /* the saved solver's step from there: the same, bit for bit */
+    ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, original, N), PBFCL_OK);
+    for (int i = 0; i < 3 * N; i++)
+        ck_assert_msg(original[i] == after[i], "particle %d: %c %.9g after the load, %.9g without",
+                      i / 3, "xyz"[i % 3], after[i], original[i]);
+    for (int k = 0; k < m.count; k++)
+        free(m.data[k]);
+    ck_assert_int_eq(pbfcl_solver_destroy(t), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+END_TEST
+
 /* ---- particles by id ------------------------------------------------------------------------ */
 
 /* A block falls and splashes for 100 frames. Every frame, particle k moves no further than its
@@ -1567,6 +1858,9 @@ int main(void)
         tcase_add_test(tc, test_outside_box_refused);
         tcase_add_test(tc, test_bodies_phases);
         tcase_add_test(tc, test_static_phases);
+        tcase_add_test(tc, test_particle_phases);
+        tcase_add_test(tc, test_self_collide);
+        tcase_add_test(tc, test_old_checkpoint_phases);
         tcase_add_test(tc, test_kernel_dir);
         tcase_add_test(tc, test_wrap_cl_context);
         tcase_add_test(tc, test_params_mid_run);

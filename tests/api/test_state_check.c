@@ -4,6 +4,7 @@
  * any of it is used; the undamaged state loads; and the checks read every section a state
  * has, for both methods, with bodies, static particles and a keyed obstacle. */
 #include "scene/scene.h"
+#include "sim/sim.h"
 #include "sim/sim_state.h"
 #include "sim/state_check.h"
 #include "test_files.h"
@@ -212,7 +213,7 @@ static void check_damaged_refused(pbfcl_cl *cl)
     const unsigned *phase = r.m.data[find_memory(&r.m, "phases")];
     float *w = r.m.data[find_memory(&r.m, "inverse_masses")];
     size_t fluid = 0;
-    while (fluid < r.n && phase[fluid] != 0)
+    while (fluid < r.n && phase[fluid] != PBFCL_SIM_PHASE_FLUID)
         fluid++;
     ck_assert_uint_lt(fluid, r.n);
     w[fluid] = 0.5f;

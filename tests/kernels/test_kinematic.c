@@ -198,8 +198,9 @@ static void check_case(pbfcl_cl *cl, pbfcl_kinematic *k, const kin_case *c, doub
             expect(fabs(out[4 * i + a] - want[a]) <= 2e-6 + 2e-6 * fabs(want[a]),
                    "n %zu, t %g, slot %zu (id %u, path %u): %c %.7f, expected %.7f", n, t, i,
                    c->id[i], c->entry_path[e], "xyz"[a], out[4 * i + a], want[a]);
-        expect(out[4 * i + 3] == -1.0f, "slot %zu: w %g, expected the static phase's tag -1", i,
-               out[4 * i + 3]);
+        expect(out[4 * i + 3] == (float)PBFCL_SIM_PHASE_STATIC,
+               "slot %zu: w %g, expected the static phase's tag %g", i, out[4 * i + 3],
+               (float)PBFCL_SIM_PHASE_STATIC);
         moved++;
     }
     ck_assert(n < 8 || moved > 0);

@@ -33,11 +33,18 @@ static float distance2(const float *p, const float *q)
  * found by the last check_lists. */
 static unsigned over_maybe;
 
+/* Whether phase p is a solid's (cl/pbfcl_shared.h: no fluid flag). */
+static bool is_solid(pbfcl_uint p)
+{
+    return (p & PBFCL_PHASE_FLUID_BIT) == 0u;
+}
+
 /* Whether j is a candidate neighbour of i: another particle, and not of i's phase where i is a
- * solid (phase not 0; phase NULL: no phases). */
+ * solid without the self-collide flag (phase NULL: no phases). */
 static int pair(const pbfcl_uint *phase, size_t i, size_t j)
 {
-    return j != i && !(phase && phase[i] != 0u && phase[j] == phase[i]);
+    return j != i && !(phase && is_solid(phase[i]) && !(phase[i] & PBFCL_PHASE_SELF_COLLIDE_BIT) &&
+                       phase[j] == phase[i]);
 }
 
 /* Reads the lists back and compares them, as sets, with a brute-force search (phase: per
@@ -105,7 +112,7 @@ static unsigned check_lists(pbfcl_grid *g, const sorted_set *s, const pbfcl_uint
                        "particle %zu: neighbour %zu missing", i, j);
         /* a solid's list, when not staged in local memory (large capacities), was written as
          * found and its own phase dropped after: the entries it dropped stay past its count */
-        bool solid = phase && phase[i] != 0u;
+        bool solid = phase && is_solid(phase[i]);
         for (size_t k = count[i]; k < max && !solid; k++)
             expect(list[k * n + i] == CANARY, "particle %zu: entry %zu past count written", i, k);
         for (size_t k = 0; k < count[i]; k++)
@@ -147,13 +154,13 @@ static void check_near_solid(pbfcl_grid *g, const sorted_set *s, const pbfcl_uin
     const float r2 = radius * radius, inner = r2 * (1.0f - BORDER_TOL),
                 outer = r2 * (1.0f + BORDER_TOL);
     for (size_t i = 0; i < n; i++) {
-        if (phase[i] != 0u)
+        if (is_solid(phase[i]))
             continue;
         int sure = 0, maybe = 0;
         for (size_t j = 0; j < n; j++) {
             float d2 = distance2(&s->pos[4 * i], &s->pos[4 * j]);
-            sure |= phase[j] != 0u && d2 < inner;
-            maybe |= phase[j] != 0u && d2 < outer;
+            sure |= is_solid(phase[j]) && d2 < inner;
+            maybe |= is_solid(phase[j]) && d2 < outer;
         }
         bool is = mark[i] == g->solid_stamp;
         marked += is;
@@ -166,10 +173,12 @@ static void check_near_solid(pbfcl_grid *g, const sorted_set *s, const pbfcl_uin
 }
 
 /* The phase of sorted particle i in the cases with phases: runs of 7 in sorted order (nearby
- * particles, as a body's are) cycling through fluid, two bodies and the static phase. */
+ * particles, as a body's are) cycling through fluid, a body, a body with self-collide (group 2)
+ * and the static phase. */
 static pbfcl_uint case_phase(size_t i)
 {
-    static const pbfcl_uint cycle[4] = {0u, 1u, 2u, 0xffffffffu};
+    static const pbfcl_uint cycle[4] = {PBFCL_PHASE_FLUID_WORD, 1u,
+                                        2u | PBFCL_PHASE_SELF_COLLIDE_BIT, PBFCL_PHASE_STATIC_WORD};
     return cycle[(i / 7) % 4];
 }
 
@@ -186,11 +195,11 @@ static unsigned run_case_phases(const float *pos, size_t n, float radius, float 
     host_init_cells(&g);
     sorted_set s = sort_on_host(pos, n, &test_params);
     pbfcl_uint *phase = NULL;
-    if (phases) { /* the tags in w, as pbf_predict writes them (0, b + 1, -1 static) */
+    if (phases) { /* the tags in w, as pbf_predict writes them (cl/pbf.cl, pbf_phase_tag) */
         phase = malloc(n * 4);
         for (size_t i = 0; i < n; i++) {
             phase[i] = case_phase(i);
-            s.pos[4 * i + 3] = (float)(int)phase[i];
+            s.pos[4 * i + 3] = (float)phase[i];
         }
     }
     cl_mem pos_buf;

@@ -3,6 +3,7 @@
  * references at n = 1, the work-group size - 1, + 0 and + 1, and a prime, with walls, mass and
  * rest density given directly (any solver's), non-finite and outside particles included, and
  * the render copy through a shuffled id order. */
+#include "pbfcl_shared.h"
 #include "sim/particles.h"
 #include "test_util.h"
 
@@ -44,7 +45,9 @@ static void make_state(host_state *h, size_t n, uint64_t seed)
         h->count[i] = test_rand(&seed) % 60;
         h->id[i] = (cl_uint)i;
         unsigned kind = test_rand(&seed) % 10;
-        h->phase[i] = kind < 6 ? 0u : kind < 9 ? 1u + kind % 3 : 0xffffffffu;
+        h->phase[i] = kind < 6   ? PBFCL_PHASE_FLUID_WORD
+                      : kind < 9 ? 1u + kind % 3
+                                 : PBFCL_PHASE_STATIC_WORD;
         h->inv_mass[i] = kind < 6 ? 1.0f : kind < 9 ? test_randf(&seed, 0.25f, 4.0f) : 0.0f;
     }
     test_shuffle(h->id, n, &seed); /* slot i holds particle id[i] */
@@ -87,7 +90,7 @@ static void ref_stats(const host_state *h, pbfcl_stats *r)
         double u2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
         /* with bodies: a particle of relative inverse mass w weighs m / w (0: an obstacle,
          * no momentum), and only the fluid's particles have a density error */
-        bool fluid = !h->bodies || h->phase[i] == 0;
+        bool fluid = !h->bodies || (h->phase[i] & PBFCL_PHASE_FLUID_BIT);
         double w = h->bodies ? h->inv_mass[i] : 1.0;
         double m = w > 0 ? material.mass / w : 0.0;
         double derr = fluid ? fmax((double)h->density[i] / material.rest_density - 1.0, 0.0) : 0;
@@ -195,6 +198,29 @@ static void check_copy(pbfcl_cl *cl, pbfcl_particles *p, const pbfcl_particle_st
     free(out);
 }
 
+/* slots: the map's entry id[i] is i for every slot (the reference: the inverse of the ids),
+ * one map made at the first use; more particles than the capacity are refused. */
+static void check_slots(pbfcl_cl *cl, pbfcl_particles *p, const pbfcl_particle_state *s,
+                        const host_state *h)
+{
+    size_t n = h->n;
+    cl_mem map = NULL;
+    ck_assert_int_eq(pbfcl_particles_slot_map(p, &map), PBFCL_OK);
+    cl_mem again = NULL;
+    ck_assert_int_eq(pbfcl_particles_slot_map(p, &again), PBFCL_OK);
+    ck_assert_ptr_eq(map, again); /* one map, made once */
+    ck_assert_int_eq(pbfcl_particles_slots(p, n, s->id_buf, NULL, PBFCL_STAGE_OTHER), PBFCL_OK);
+    cl_uint *slot = malloc(n * 4);
+    ck_assert_int_eq(clEnqueueReadBuffer(cl->queue, map, CL_TRUE, 0, n * 4, slot, 0, NULL, NULL),
+                     CL_SUCCESS);
+    for (size_t i = 0; i < n; i++)
+        expect(slot[h->id[i]] == i, "n %zu: slot of id %u is %u, expected %zu", n, h->id[i],
+               slot[h->id[i]], i);
+    ck_assert_int_eq(pbfcl_particles_slots(p, n + 1, s->id_buf, NULL, PBFCL_STAGE_OTHER),
+                     PBFCL_ERR_CAPACITY);
+    free(slot);
+}
+
 static void check_n(pbfcl_cl *cl, size_t n)
 {
     host_state h;
@@ -229,6 +255,7 @@ static void check_n(pbfcl_cl *cl, size_t n)
     ck_assert_int_eq(pbfcl_particles_read_bounds(&p, b), PBFCL_OK);
     check_bounds(&h, b, lo, hi, down);
     check_copy(cl, &p, &s, &h);
+    check_slots(cl, &p, &s, &h);
     /* more particles than the passes were made for: refused, nothing launched */
     pbfcl_particle_state big = s;
     big.n = n + 1;

@@ -15,6 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether a phase is a solid's: a body's or a static particle (cl/pbfcl_shared.h, no fluid
+ * flag). */
+static bool solid_phase(unsigned phase)
+{
+    return (phase & PBFCL_PHASE_FLUID_BIT) == 0u;
+}
+
 /* Magnitude factor of the Spiky gradient: grad W(d) = ref_spiky_factor(|d|) * d. */
 static double ref_spiky_factor(double r, double h)
 {
@@ -711,8 +718,8 @@ static void check_collide_after_solid_move(pbfcl_cl *cl)
     unsigned phase[2];
     ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
-    int st = phase[0] != 0 ? 0 : 1, fl = 1 - st;
-    ck_assert_uint_eq(phase[fl], 0);
+    int st = solid_phase(phase[0]) ? 0 : 1, fl = 1 - st;
+    ck_assert_uint_eq(phase[fl], PBFCL_SIM_PHASE_FLUID);
     const float gap = 1.2f * r; /* the static one into contact: 1.2r apart, 0.8r overlap */
     x[3 * st] = x[3 * fl] + (x[3 * st] > x[3 * fl] ? gap : -gap);
     float before[6], after[6];
@@ -847,7 +854,7 @@ static void check_moved_flags(pbfcl_cl *cl)
     for (size_t i = 0; i < n; i += 97) /* every 97th */
         x[3 * i + i % 3] += (i % 2 ? 1.0f : -1.0f) * r;
     for (size_t i = 0; i < n; i++)
-        if (phase[i] != 0) /* and every static particle */
+        if (solid_phase(phase[i])) /* and every static particle */
             x[3 * i + 1] += r;
     ck_assert_int_eq(pbfcl_sim_write(sim, x, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
@@ -877,8 +884,8 @@ static void check_moved_flags(pbfcl_cl *cl)
         if (!(d2 > half_skin * half_skin))
             continue;
         movers++;
-        solid_movers += phase[i] != 0;
-        unsigned cx, cy, cz, bit = phase[i] != 0 ? 2u : 1u;
+        solid_movers += solid_phase(phase[i]);
+        unsigned cx, cy, cz, bit = solid_phase(phase[i]) ? 2u : 1u;
         pbfcl_morton_decode(cell[i], &cx, &cy, &cz);
         unsigned lo[3] = {cx ? cx - 1 : 0, cy ? cy - 1 : 0, cz ? cz - 1 : 0};
         unsigned hi[3] = {cx < top ? cx + 1 : top, cy < top ? cy + 1 : top,
@@ -1060,13 +1067,13 @@ static void ref_vorticity_viscosity(vstate *st, size_t n, const pbfcl_pbf_params
 {
     for (size_t i = 0; i < n; i++) {
         double vi = p->mass / st->rho[i];
-        bool solid_i = st->phase && st->phase[i] != 0;
+        bool solid_i = st->phase && solid_phase(st->phase[i]);
         double w_i = st->phase ? st->inv_mass[i] : 1.0;
         for (unsigned k = 0; k < st->count[i]; k++) {
             size_t j = st->list[(size_t)k * n + i];
             double d[3], u[3], g[3];
             double r = dist3(st->x + 3 * i, st->x + 3 * j, d);
-            bool solid_j = st->phase && st->phase[j] != 0;
+            bool solid_j = st->phase && solid_phase(st->phase[j]);
             if (j == i || r >= p->h || (solid_i && solid_j))
                 continue;
             double w_j = st->phase ? st->inv_mass[j] : 1.0, share = 2.0 * w_i / (w_i + w_j);
@@ -1094,7 +1101,7 @@ static void ref_vorticity_viscosity(vstate *st, size_t n, const pbfcl_pbf_params
 static double want_strength(const vstate *st, size_t i, const pbfcl_pbf_params *p,
                             const double omega[3])
 {
-    if (st->phase && st->phase[i] != 0)
+    if (st->phase && solid_phase(st->phase[i]))
         return 0.0;
     return p->mass / st->rho[i] *
            sqrt(omega[0] * omega[0] + omega[1] * omega[1] + omega[2] * omega[2]);
@@ -1123,8 +1130,8 @@ static void vorticity_solids(pbfcl_sim *sim, size_t n)
     free(id), free(phase), free(w);
 }
 
-/* Reference delta of a solid particle i (phase[i] != 0, relative inverse mass w_i): w_i (m /
- * rho0) sum_j lambda_j grad Spiky(x*_i - x*_j) over every particle j within h not of its phase
+/* Reference delta of a solid particle i (solid_phase(phase[i]), relative inverse mass w_i): w_i (m
+ * / rho0) sum_j lambda_j grad Spiky(x*_i - x*_j) over every particle j within h not of its phase
  * (no lambda of its own, no s_corr), limited, then kept inside the walls. */
 static void ref_delta_solid(const kstate *k, const pbfcl_pbf_params *p, const unsigned *phase,
                             double w_i, size_t i, double out[3])
@@ -1181,7 +1188,7 @@ static void check_lambda_delta_solids(pbfcl_cl *cl)
         double rr, lambda, dref[3];
         unsigned nb;
         ref_lambda(&k, p, i, &rr, &lambda, &nb);
-        if (phase[i] == 0) {
+        if (!solid_phase(phase[i])) {
             ck_assert_uint_eq(k.count[i], nb);
             ck_assert_msg(test_close(rho[i], rr, 0, 1e-4), "rho[%zu] = %g, reference %g", i, rho[i],
                           rr);
@@ -1277,7 +1284,7 @@ static void check_vorticity_viscosity_of(pbfcl_cl *cl, bool bodies)
         double want = want_strength(&st, i, p, w);
         ck_assert_msg(test_close(st.strength[i], want, 1e-6, 1e-4), "v.w [%zu] carried %g, want %g",
                       i, st.strength[i], want);
-        solid += st.phase && st.phase[i] != 0;
+        solid += st.phase && solid_phase(st.phase[i]);
     }
     ck_assert_int_eq(pbfcl_sim_read(sim, st.x, st.v, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_pbf_read_solver(sim, NULL, NULL, NULL, st.count, st.list), PBFCL_OK);
@@ -1451,14 +1458,14 @@ static void check_collide_body_contacts(pbfcl_cl *cl)
     const pbfcl_pbf_params *p = ref_params_of(sim);
     int pairs = 0, with_static = 0, between_bodies = 0;
     for (size_t i = 0; i < n; i++) {
-        if (phase[i] == 0 || phase[i] == PBFCL_SIM_PHASE_STATIC)
+        if (!solid_phase(phase[i]) || phase[i] == PBFCL_SIM_PHASE_STATIC)
             continue;
         double slides[3] = {0, 0, 0}, count = 0.0, closed = 0.0;
         double w_i = w[i] / 8.0, qi[3];
         for (int a = 0; a < 3; a++)
             qi[a] = (double)k.x[3 * i + a] + k.delta[3 * i + a];
         for (size_t j = 0; j < n; j++) {
-            if (j == i || phase[j] == 0 || phase[j] == phase[i])
+            if (j == i || !solid_phase(phase[j]) || phase[j] == phase[i])
                 continue;
             double d[3], r = 0.0, rel[3], along = 0.0;
             for (int a = 0; a < 3; a++) {

@@ -219,29 +219,48 @@ static void reference_friction(const sm_case *c, const float *contacts, size_t f
         move[a] = -part * sum[a] / n;
 }
 
-/* Runs slots and one projection of the case on the device and compares every particle with
+/* Shape matching for ids below capacity with an id-to-slot map of its own (a simulation's
+ * particles own theirs), and its release. */
+static void sm_open(pbfcl_shape_match *sm, pbfcl_cl *cl, size_t capacity)
+{
+    cl_mem slot_buf;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 4, "slots", &slot_buf),
+                     PBFCL_OK);
+    ck_assert_int_eq(pbfcl_shape_match_create(sm, cl, capacity, slot_buf), PBFCL_OK);
+}
+
+static void sm_close(pbfcl_shape_match *sm)
+{
+    cl_mem slot_buf = sm->slot_buf;
+    pbfcl_shape_match_destroy(sm);
+    pbfcl_cl_release_buffer(&slot_buf);
+}
+
+/* The id-to-slot map of the case (which the particles' slots pass keeps in a simulation,
+ * tests/kernels/test_particles.c) into the one shape matching reads. */
+static void write_slots(pbfcl_shape_match *sm, const sm_case *c)
+{
+    ck_assert_int_eq(clEnqueueWriteBuffer(sm->cl->queue, sm->slot_buf, CL_TRUE, 0, c->n * 4,
+                                          c->slot_of, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
+/* Runs one projection of the case on the device and compares every particle with
  * the reference: body particles at their goals (moved by their body's friction if contacts
  * is given) within 2e-5 m (bodies up to 0.3 m), fluid particles untouched. */
 static void check_case(pbfcl_shape_match *sm, const sm_case *c, const float *contacts,
                        const char *what)
 {
     pbfcl_cl *cl = sm->cl;
-    cl_mem id_buf, pred_buf;
-    unsigned *ids = malloc(c->n * 4);
-    for (size_t i = 0; i < c->n; i++)
-        ids[c->slot_of[i]] = (unsigned)i;
-    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 4, "ids", &id_buf), PBFCL_OK);
+    cl_mem pred_buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 16, "x*", &pred_buf), PBFCL_OK);
-    ck_assert_int_eq(
-        clEnqueueWriteBuffer(cl->queue, id_buf, CL_TRUE, 0, c->n * 4, ids, 0, NULL, NULL),
-        CL_SUCCESS);
     ck_assert_int_eq(
         clEnqueueWriteBuffer(cl->queue, pred_buf, CL_TRUE, 0, c->n * 16, c->pred4, 0, NULL, NULL),
         CL_SUCCESS);
     ck_assert_int_eq(pbfcl_shape_match_set_bodies(sm, c->bodies, c->entries, c->entry_id,
                                                   c->entry_body, c->rest, c->stiffness),
                      PBFCL_OK);
-    ck_assert_int_eq(pbfcl_shape_match_slots(sm, c->n, id_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    write_slots(sm, c);
     if (contacts) /* the slots of the case: collide wrote them per slot */
         ck_assert_int_eq(clEnqueueWriteBuffer(cl->queue, sm->static_buf, CL_TRUE, 0, c->n * 32,
                                               contacts, 0, NULL, NULL),
@@ -292,8 +311,6 @@ static void check_case(pbfcl_shape_match *sm, const sm_case *c, const float *con
     }
     free(goal);
     free(out);
-    free(ids);
-    pbfcl_cl_release_buffer(&id_buf);
     pbfcl_cl_release_buffer(&pred_buf);
 }
 
@@ -301,7 +318,7 @@ static void run_reference(pbfcl_cl *cl)
 {
     size_t big = test_small() ? 300 : 100000;
     pbfcl_shape_match sm;
-    ck_assert_int_eq(pbfcl_shape_match_create(&sm, cl, big + 4000), PBFCL_OK);
+    sm_open(&sm, cl, big + 4000);
     size_t wg = sm.wg;
     uint64_t rng = 13;
     size_t sizes[] = {4, wg - 1, wg, wg + 1, 2, 8, 101, 2 * wg + 3, 5, test_small() ? 61 : 1009};
@@ -325,7 +342,7 @@ static void run_reference(pbfcl_cl *cl)
     check_case(&sm, &c, contacts, "64 bodies of 8, contacts with friction");
     free(contacts);
     free_case(&c);
-    pbfcl_shape_match_destroy(&sm);
+    sm_close(&sm);
 }
 
 START_TEST(test_shape_match_reference)
@@ -412,22 +429,15 @@ static void check_motion(pbfcl_shape_match *sm, sm_case *c, const char *what, ui
 {
     pbfcl_cl *cl = sm->cl;
     const float dt = 0.01f;
-    cl_mem id_buf, pos_buf, vel_buf, pred_buf;
-    unsigned *ids = malloc(c->n * 4);
-    for (size_t i = 0; i < c->n; i++)
-        ids[c->slot_of[i]] = (unsigned)i;
-    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 4, "ids", &id_buf), PBFCL_OK);
+    cl_mem pos_buf, vel_buf, pred_buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 16, "x", &pos_buf), PBFCL_OK);
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 16, "v", &vel_buf), PBFCL_OK);
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 16, "x*", &pred_buf), PBFCL_OK);
-    ck_assert_int_eq(
-        clEnqueueWriteBuffer(cl->queue, id_buf, CL_TRUE, 0, c->n * 4, ids, 0, NULL, NULL),
-        CL_SUCCESS);
     ck_assert_int_eq(pbfcl_shape_match_set_bodies(sm, c->bodies, c->entries, c->entry_id,
                                                   c->entry_body, c->rest, c->stiffness),
                      PBFCL_OK);
     upload4(cl, pos_buf, c->pred4, c->n);
-    ck_assert_int_eq(pbfcl_shape_match_slots(sm, c->n, id_buf, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    write_slots(sm, c);
     ck_assert_int_eq(
         pbfcl_shape_match_project(sm, pos_buf, NULL, 0.0f, 0.0f, NULL, PBFCL_STAGE_SOLVE),
         PBFCL_OK);
@@ -518,8 +528,6 @@ static void check_motion(pbfcl_shape_match *sm, sm_case *c, const char *what, ui
     free(x);
     free(v);
     free(out);
-    free(ids);
-    pbfcl_cl_release_buffer(&id_buf);
     pbfcl_cl_release_buffer(&pos_buf);
     pbfcl_cl_release_buffer(&vel_buf);
     pbfcl_cl_release_buffer(&pred_buf);
@@ -529,7 +537,7 @@ static void run_motion(pbfcl_cl *cl)
 {
     size_t big = test_small() ? 300 : 100000;
     pbfcl_shape_match sm;
-    ck_assert_int_eq(pbfcl_shape_match_create(&sm, cl, big + 4000), PBFCL_OK);
+    sm_open(&sm, cl, big + 4000);
     size_t wg = sm.wg;
     uint64_t rng = 17;
     size_t sizes[] = {4, wg - 1, wg, wg + 1, 8, 101, 2 * wg + 3, 5, test_small() ? 61 : 1009};
@@ -541,7 +549,7 @@ static void run_motion(pbfcl_cl *cl)
     make_case(&c, one, 1, 1, &rng);
     check_motion(&sm, &c, "one large body", &rng);
     free_case(&c);
-    pbfcl_shape_match_destroy(&sm);
+    sm_close(&sm);
 }
 
 START_TEST(test_shape_match_motion_reference)
@@ -554,7 +562,7 @@ END_TEST
 static void run_bad_bodies(pbfcl_cl *cl)
 {
     pbfcl_shape_match sm;
-    ck_assert_int_eq(pbfcl_shape_match_create(&sm, cl, 16), PBFCL_OK);
+    sm_open(&sm, cl, 16);
     unsigned id[4] = {0, 1, 2, 3}, lone[4] = {0, 1, 1, 1}, gap[4] = {0, 0, 2, 2};
     unsigned ok[4] = {0, 0, 1, 1};
     float rest[12] = {0}, k1[3] = {1, 1, 1}, k0[2] = {1, 0};
@@ -565,7 +573,7 @@ static void run_bad_bodies(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_shape_match_set_bodies(&sm, 2, 4, id, ok, rest, k0),
                      PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_int_eq(pbfcl_shape_match_set_bodies(&sm, 2, 4, id, ok, rest, k1), PBFCL_OK);
-    pbfcl_shape_match_destroy(&sm);
+    sm_close(&sm);
 }
 
 START_TEST(test_shape_match_bad_bodies)

@@ -273,9 +273,9 @@ END_TEST
  * 3 s: *fraction the part of the cube's height below the fluid's level (the top particles of
  * the fluid beyond 4 cm of the cube, plus r), *bottom its lowest particle's height. */
 /* The neighbour lists of the last search after a whole step: no solid (a body's particle or a
- * static one, phase not 0) lists a particle of its own phase, for which predict,
- * shape_match_predict and kinematic_path must have tagged x* (cl/pbf.cl, pbf_phase_tag); the
- * solids do list the fluid beside them, and the fluid lists the solids. */
+ * static one, no fluid flag; none of these self-collide) lists a particle of its own phase,
+ * for which predict, shape_match_predict and kinematic_path must have tagged x* (cl/pbf.cl,
+ * pbf_phase_tag); the solids do list the fluid beside them, and the fluid lists the solids. */
 static void check_solid_lists(pbfcl_sim *sim)
 {
     size_t n = pbfcl_sim_count(sim), max = pbfcl_sim_max_neighbors(sim);
@@ -287,10 +287,12 @@ static void check_solid_lists(pbfcl_sim *sim)
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < count[i]; k++) {
             unsigned j = list[k * n + i];
-            expect(phase[i] == 0 || phase[j] != phase[i],
+            bool fluid_i = phase[i] == PBFCL_SIM_PHASE_FLUID;
+            bool fluid_j = phase[j] == PBFCL_SIM_PHASE_FLUID;
+            expect(fluid_i || phase[j] != phase[i],
                    "solid %zu (phase %#x) lists %u of its own phase", i, phase[i], j);
-            solid_fluid += phase[i] != 0 && phase[j] == 0;
-            fluid_solid += phase[i] == 0 && phase[j] != 0;
+            solid_fluid += !fluid_i && fluid_j;
+            fluid_solid += fluid_i && !fluid_j;
         }
     ck_assert_msg(solid_fluid > 0 && fluid_solid > 0,
                   "solids and fluid must list each other (%zu, %zu pairs)", solid_fluid,

@@ -32,14 +32,14 @@ void pbfcl_shape_match_build_config(const pbfcl_device_info *dev, pbfcl_build_co
 }
 
 static const char *const sm_kernel_names[] = {
-    "shape_match_slots",    "shape_match_reduce", "shape_match_finish",  "shape_match_goal",
-    "shape_match_momentum", "shape_match_spin",   "shape_match_predict", "shape_match_velocity"};
+    "shape_match_reduce", "shape_match_finish",  "shape_match_goal",    "shape_match_momentum",
+    "shape_match_spin",   "shape_match_predict", "shape_match_velocity"};
 #define SM_KERNEL_COUNT ((int)(sizeof sm_kernel_names / sizeof sm_kernel_names[0]))
 
 static cl_kernel *sm_kernel(pbfcl_shape_match *sm, int k)
 {
-    cl_kernel *slots[] = {&sm->slots,    &sm->reduce, &sm->finish,  &sm->goal,
-                          &sm->momentum, &sm->spin,   &sm->predict, &sm->velocity};
+    cl_kernel *slots[] = {&sm->reduce, &sm->finish,  &sm->goal,    &sm->momentum,
+                          &sm->spin,   &sm->predict, &sm->velocity};
     return slots[k];
 }
 
@@ -47,7 +47,7 @@ static cl_kernel *sm_kernel(pbfcl_shape_match *sm, int k)
  * finish and spin. */
 static int sm_kernel_uses_local(int k)
 {
-    return k == 1 || k == 2 || k == 4 || k == 5; /* reduce, finish, momentum, spin */
+    return k == 0 || k == 1 || k == 3 || k == 4; /* reduce, finish, momentum, spin */
 }
 
 static pbfcl_status sm_build(pbfcl_shape_match *sm)
@@ -69,17 +69,18 @@ static pbfcl_status sm_build(pbfcl_shape_match *sm)
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_t capacity)
+pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_t capacity,
+                                      cl_mem slot_buf)
 {
     memset(sm, 0, sizeof *sm);
     sm->cl = cl;
     sm->capacity = capacity;
+    sm->slot_buf = slot_buf;
     pbfcl_shape_match_set_walls(sm, (const float[3]){-FLT_MAX, -FLT_MAX, -FLT_MAX},
                                 (const float[3]){FLT_MAX, FLT_MAX, FLT_MAX});
     PBFCL_TRY(sm_build(sm));
-    PBFCL_TRY(
-        pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 32, "bodies' contacts", &sm->static_buf));
-    return pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 4, "body slots", &sm->slot_buf);
+    return pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, capacity * 32, "bodies' contacts",
+                           &sm->static_buf);
 }
 
 void pbfcl_shape_match_set_walls(pbfcl_shape_match *sm, const float lo[3], const float hi[3])
@@ -144,8 +145,7 @@ void pbfcl_shape_match_destroy(pbfcl_shape_match *sm)
     if (!sm)
         return;
     sm_release_bodies(sm);
-    pbfcl_cl_release_buffer(&sm->slot_buf);
-    pbfcl_cl_release_buffer(&sm->static_buf);
+    pbfcl_cl_release_buffer(&sm->static_buf); /* not slot_buf: the particles' */
     for (int k = 0; k < SM_KERNEL_COUNT; k++) {
         if (*sm_kernel(sm, k))
             clReleaseKernel(*sm_kernel(sm, k));
@@ -327,18 +327,6 @@ pbfcl_status pbfcl_shape_match_remap_ids(pbfcl_shape_match *sm, const unsigned *
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sm->cl->queue, sm->entry_id_buf, CL_TRUE, 0,
                                         sm->entries * 4, sm->entry_id, 0, NULL, NULL));
     return PBFCL_OK;
-}
-
-pbfcl_status pbfcl_shape_match_slots(pbfcl_shape_match *sm, size_t n, cl_mem id_buf,
-                                     pbfcl_profile *prof, pbfcl_stage stage)
-{
-    if (sm->entries == 0)
-        return PBFCL_OK;
-    cl_uint un = (cl_uint)n;
-    SM_ARG(sm->slots, 0, un);
-    SM_ARG(sm->slots, 1, id_buf);
-    SM_ARG(sm->slots, 2, sm->slot_buf);
-    return pbfcl_cl_launch(sm->cl, sm->slots, n, sm->wg, prof, stage);
 }
 
 pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, cl_mem static_buf,

@@ -14,12 +14,12 @@
 typedef struct pbfcl_shape_match {
     pbfcl_cl *cl;
     cl_program program;
-    cl_kernel slots, reduce, finish, goal, momentum, spin, predict, velocity;
+    cl_kernel reduce, finish, goal, momentum, spin, predict, velocity;
     size_t wg;       /* of every kernel (reduce's local memory and the partial sums' groups) */
-    size_t capacity; /* particles (the slot table) */
+    size_t capacity; /* particles (ids below it) */
     size_t bodies, entries;
     unsigned *entry_id;        /* host copy: the persistent id of each entry (for remapping) */
-    cl_mem slot_buf;           /* uint per particle id: its current slot */
+    cl_mem slot_buf;           /* borrowed: the particles' id-to-slot map (sim/particles.h) */
     cl_mem entry_id_buf;       /* uint per entry: the particle's persistent id */
     cl_mem entry_body_buf;     /* uint per entry: its body (entries sorted by body) */
     cl_mem rest_buf;           /* float4 per entry: rest offset from the rest centre; w = m / M */
@@ -41,8 +41,11 @@ typedef struct pbfcl_shape_match {
  * work-group size up to 256 whose local memory (84 bytes per item) fits the device. */
 void pbfcl_shape_match_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
 
-/* Builds the kernels for particles with ids below capacity; no bodies yet. */
-pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_t capacity);
+/* Builds the kernels for particles with ids below capacity; no bodies yet. slot_buf (uint per
+ * id: its current slot) is the particles' id-to-slot map, which its owner keeps current before
+ * every stage here and releases after destroy. */
+pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_t capacity,
+                                      cl_mem slot_buf);
 
 /* Releases everything; accepts a zeroed or half-built struct. */
 void pbfcl_shape_match_destroy(pbfcl_shape_match *sm);
@@ -66,10 +69,6 @@ pbfcl_status pbfcl_shape_match_set_stiffness(pbfcl_shape_match *sm, size_t b, fl
 
 /* Renames the particles after a removal: id becomes new_id[id] (none of them removed). */
 pbfcl_status pbfcl_shape_match_remap_ids(pbfcl_shape_match *sm, const unsigned *new_id);
-
-/* shape_match_slots: the slot of every id of the n particles (after each reorder). */
-pbfcl_status pbfcl_shape_match_slots(pbfcl_shape_match *sm, size_t n, cl_mem id_buf,
-                                     pbfcl_profile *prof, pbfcl_stage stage);
 
 /* shape_match_reduce, shape_match_finish, shape_match_goal: moves the bodies' particles in
  * pred_buf (float4 per slot) towards their goals, each body first moved by the friction of its

@@ -99,7 +99,7 @@ pbfcl_status pbfcl_grid_reorder_uint(pbfcl_grid *g, cl_mem src_buf, cl_mem dst_b
 
 /* The three words a particle carries with solids, reordered by one gather: dst[i] = src[index[i]]
  * for its id, phase and inverse mass (src[0..2] into dst[0..2]); with slot_buf (not NULL) also
- * slot[id] = i for every sorted particle i, the bodies' slot table (shape_match_slots). */
+ * slot[id] = i for every sorted particle i, the id-to-slot map (sim/particles.h, slots). */
 pbfcl_status pbfcl_grid_reorder_solids(pbfcl_grid *g, const cl_mem src[3], const cl_mem dst[3],
                                        cl_mem slot_buf, size_t n, pbfcl_profile *prof);
 

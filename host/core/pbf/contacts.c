@@ -37,7 +37,7 @@ static pbfcl_status body_contacts(const pbfcl_sim_view *v, pbf_state *ps, cl_ker
     PBFCL_TRY(pbf_set_head(v, k));
     PBF_ARG(k, 2, entries);
     PBF_ARG(k, 3, sm->entry_id_buf);
-    PBF_ARG(k, 4, sm->slot_buf);
+    PBF_ARG(k, 4, v->particles->slot_buf);
     PBF_ARG(k, 5, *v->pos);
     PBF_ARG(k, 6, ps->q_buf);
     PBF_ARG(k, 7, v->grid->neighbor_near_buf);

@@ -139,16 +139,16 @@ pbfcl_status pbfcl_scene_phases(const pbfcl_scene *s, int *phases, size_t n)
     for (int o = s->obstacle_count - 1; o >= 0; o--) { /* the obstacles last, in order */
         size_t c = pbfcl_scene_obstacle_walk(s, o, NULL);
         for (size_t e = end - c; e < end; e++)
-            phases[e] = -1; /* PBFCL_PHASE_STATIC */
+            phases[e] = PBFCL_PHASE_STATIC;
         end -= c;
     }
     for (int b = s->body_count - 1; b >= 0; b--) { /* then the bodies, in order */
         size_t c = pbfcl_scene_body_walk(s, b, NULL);
         for (size_t e = end - c; e < end; e++)
-            phases[e] = b + 1;
+            phases[e] = PBFCL_PHASE_BODY(b);
         end -= c;
     }
     for (size_t e = 0; e < end; e++)
-        phases[e] = 0;
+        phases[e] = PBFCL_PHASE_FLUID;
     return PBFCL_OK;
 }

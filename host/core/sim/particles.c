@@ -48,10 +48,10 @@ static pbfcl_status build_kernels(pbfcl_particles *p)
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_PARTICLES);
     PBFCL_TRY(pbfcl_cl_build(p->cl, desc->files, desc->nfiles, options, &p->program));
     static const char *const names[] = {"particles_stats", "particles_bounds",
-                                        "particles_copy_positions"};
-    cl_kernel *slots[] = {&p->stats, &p->bounds, &p->copy_positions};
-    size_t local[] = {PBFCL_STATS_FIELDS * p->wg * sizeof(float), 3 * p->wg * sizeof(float), 0};
-    for (int k = 0; k < 3; k++) {
+                                        "particles_copy_positions", "particles_slots"};
+    cl_kernel *slots[] = {&p->stats, &p->bounds, &p->copy_positions, &p->slots};
+    size_t local[] = {PBFCL_STATS_FIELDS * p->wg * sizeof(float), 3 * p->wg * sizeof(float), 0, 0};
+    for (int k = 0; k < 4; k++) {
         PBFCL_TRY(pbfcl_cl_kernel(p->program, names[k], slots[k]));
         PBFCL_TRY(pbfcl_cl_check_launch(p->cl, *slots[k], names[k], p->wg, local[k]));
     }
@@ -83,8 +83,9 @@ void pbfcl_particles_destroy(pbfcl_particles *p)
         return;
     pbfcl_cl_release_buffer(&p->partial_buf);
     pbfcl_cl_release_buffer(&p->bounds_buf);
-    cl_kernel kernels[] = {p->stats, p->bounds, p->copy_positions};
-    for (int k = 0; k < 3; k++)
+    pbfcl_cl_release_buffer(&p->slot_buf);
+    cl_kernel kernels[] = {p->stats, p->bounds, p->copy_positions, p->slots};
+    for (int k = 0; k < 4; k++)
         if (kernels[k])
             clReleaseKernel(kernels[k]);
     if (p->program)
@@ -215,4 +216,31 @@ pbfcl_status pbfcl_particles_copy_positions(pbfcl_particles *p, const pbfcl_part
     PARTICLES_ARG(k, 3, s->id_buf);
     PARTICLES_ARG(k, 4, dst_buf);
     return pbfcl_cl_launch(p->cl, k, s->n, p->wg, NULL, PBFCL_STAGE_OTHER);
+}
+
+pbfcl_status pbfcl_particles_slot_map(pbfcl_particles *p, cl_mem *out)
+{
+    if (!p->slot_buf)
+        PBFCL_TRY(pbfcl_cl_buffer(p->cl, CL_MEM_READ_WRITE, (p->capacity ? p->capacity : 1) * 4,
+                                  "id-to-slot map", &p->slot_buf));
+    *out = p->slot_buf;
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_particles_slots(pbfcl_particles *p, size_t n, cl_mem id_buf, pbfcl_profile *prof,
+                                   pbfcl_stage stage)
+{
+    cl_mem slot_buf;
+    PBFCL_TRY(pbfcl_particles_slot_map(p, &slot_buf));
+    if (n == 0)
+        return PBFCL_OK;
+    if (n > p->capacity) {
+        pbfcl_errorf("particles slots: %zu particles exceed the capacity of %zu", n, p->capacity);
+        return PBFCL_ERR_CAPACITY;
+    }
+    cl_uint un = (cl_uint)n;
+    PARTICLES_ARG(p->slots, 0, un);
+    PARTICLES_ARG(p->slots, 1, id_buf);
+    PARTICLES_ARG(p->slots, 2, slot_buf);
+    return pbfcl_cl_launch(p->cl, p->slots, n, p->wg, prof, stage);
 }

@@ -1,6 +1,7 @@
 /* Solver-neutral passes over the particle state (cl/particles.cl), used by every method
  * behind solver_method.h: stats (the step statistics), bounds (what the adaptive substeps
- * read) and copy_positions (the render hook, in the caller's particle order). */
+ * read), copy_positions (the render hook, in the caller's particle order) and slots (the
+ * id-to-slot map every module that names particles by id reads). */
 #ifndef PBFCL_PARTICLES_H
 #define PBFCL_PARTICLES_H
 
@@ -12,11 +13,12 @@
 typedef struct pbfcl_particles {
     pbfcl_cl *cl;
     cl_program program;
-    cl_kernel stats, bounds, copy_positions;
+    cl_kernel stats, bounds, copy_positions, slots;
     size_t wg;          /* work-group size of every kernel (a power of two, >= 16) */
     size_t capacity;    /* particles */
     cl_mem partial_buf; /* stats: PBFCL_STATS_FIELDS floats per work-group */
     cl_mem bounds_buf;  /* bounds: 3 uints */
+    cl_mem slot_buf;    /* slots: uint per id (capacity), its slot; made at the first use */
 } pbfcl_particles;
 
 /* The state the passes read: n particles in the solver's order. */
@@ -65,6 +67,16 @@ pbfcl_status pbfcl_particles_bounds(pbfcl_particles *p, const pbfcl_particle_sta
 /* Reads the last bounds (blocking): out[0] = max |v|, out[1] and out[2] = the reach down and
  * up along gravity from the box centre, plus the box diagonal D. */
 pbfcl_status pbfcl_particles_read_bounds(pbfcl_particles *p, float out[3]);
+
+/* The id-to-slot map (slot_buf), made on the first call (modules that need it ask for it
+ * when made: a fluid alone does without), into *out. It holds the slots of the last
+ * pbfcl_particles_slots, or of a reorder that wrote it (grid.h, reorder_solids). */
+pbfcl_status pbfcl_particles_slot_map(pbfcl_particles *p, cl_mem *out);
+
+/* slots: enqueues slot[id[i]] = i for the n particles (id_buf: each slot's id) into the map,
+ * made if it was not; events under stage in prof if not NULL. */
+pbfcl_status pbfcl_particles_slots(pbfcl_particles *p, size_t n, cl_mem id_buf, pbfcl_profile *prof,
+                                   pbfcl_stage stage);
 
 /* copy_positions: enqueues dst[id] = (x, y, z, |v|) of every particle: dst holds n float4 in
  * the caller's order. */

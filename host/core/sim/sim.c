@@ -255,7 +255,7 @@ pbfcl_status pbfcl_sim_body_slots(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     if (!sim_matches_shapes(sim) || sim->slots_current) /* the sort's reorder_solids wrote them */
         return PBFCL_OK;
-    PBFCL_TRY(pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, PBFCL_STAGE_SOLVE));
+    PBFCL_TRY(pbfcl_particles_slots(&sim->particles, sim->n, sim->id_buf, prof, PBFCL_STAGE_SOLVE));
     sim->slots_current = 1;
     return PBFCL_OK;
 }
@@ -266,7 +266,7 @@ pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof)
         return PBFCL_OK;
     const pbfcl_stage stage = PBFCL_STAGE_PREDICT;
     if (!sim->slots_current) /* else the last substep's, and nothing has moved them since */
-        PBFCL_TRY(pbfcl_shape_match_slots(sim->bodies, sim->n, sim->id_buf, prof, stage));
+        PBFCL_TRY(pbfcl_particles_slots(&sim->particles, sim->n, sim->id_buf, prof, stage));
     return pbfcl_shape_match_predict(sim->bodies, sim->params.dt, sim->pos_buf, sim->vel_buf,
                                      sim->pred_buf, prof, stage);
 }
@@ -568,7 +568,10 @@ pbfcl_status sim_bodies_make(pbfcl_sim *sim)
         return PBFCL_OK;
     if (!(sim->bodies = calloc(1, sizeof *sim->bodies)))
         return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = pbfcl_shape_match_create(sim->bodies, sim->cl, sim->capacity);
+    cl_mem slot_buf; /* the particles' id-to-slot map, which the bodies' entries read */
+    pbfcl_status st = pbfcl_particles_slot_map(&sim->particles, &slot_buf);
+    if (st == PBFCL_OK)
+        st = pbfcl_shape_match_create(sim->bodies, sim->cl, sim->capacity, slot_buf);
     if (st != PBFCL_OK) {
         pbfcl_shape_match_destroy(sim->bodies);
         free(sim->bodies);
@@ -682,7 +685,7 @@ pbfcl_status pbfcl_sim_set_body(pbfcl_sim *sim, size_t b, float stiffness, float
     float *w = malloc(n * sizeof *w);
     pbfcl_status st = phase && w ? pbfcl_sim_read_phases(sim, phase, w) : PBFCL_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; st == PBFCL_OK && i < n; i++)
-        if (phase[i] == b + 1)
+        if (PBFCL_SIM_PHASE_BODY_OF(phase[i]) == b)
             w[i] = inv_mass;
     if (st == PBFCL_OK)
         st = pbfcl_sim_write_phases(sim, NULL, w);
@@ -719,7 +722,7 @@ pbfcl_status pbfcl_sim_set_static(pbfcl_sim *sim, size_t count, const unsigned *
         if (mark[id[i]]) {
             if (phase[i] != PBFCL_SIM_PHASE_FLUID && phase[i] != PBFCL_SIM_PHASE_STATIC) {
                 pbfcl_errorf("particle id %u belongs to body %u and cannot be static", id[i],
-                             phase[i] - 1);
+                             PBFCL_SIM_PHASE_BODY_OF(phase[i]));
                 st = PBFCL_ERR_BAD_ARGUMENT;
                 break;
             }

@@ -78,11 +78,27 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
  * ids[i] of the initial state. */
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
 
-/* The phase of a fluid particle; a particle of body b has phase b + 1 (PBFCL_PHASE_BODY); a
- * static particle (an obstacle's, inverse mass 0) PBFCL_SIM_PHASE_STATIC: the kernels treat it
- * as a body's particle that never moves, and static particles do not collide with each other. */
-#define PBFCL_SIM_PHASE_FLUID 0u
-#define PBFCL_SIM_PHASE_STATIC 0xffffffffu
+/* Phases (cl/pbfcl_shared.h, FleX's encoding: a group and flags): the fluid's, group 0 with the
+ * fluid and self-collide flags; a particle of body b has group b + 1 (PBFCL_PHASE_BODY), flags
+ * as the API set them; a static particle (an obstacle's, inverse mass 0)
+ * PBFCL_SIM_PHASE_STATIC: the kernels treat it as a body's particle that never moves, and
+ * static particles (one group, no self-collide) do not collide with each other. */
+#define PBFCL_SIM_PHASE_FLUID PBFCL_PHASE_FLUID_WORD
+#define PBFCL_SIM_PHASE_STATIC PBFCL_PHASE_STATIC_WORD
+
+/* The body whose group a phase names (group - 1), PBFCL_SIM_NO_BODY for the fluid's group 0
+ * and at least the body count for the static group. */
+#define PBFCL_SIM_PHASE_BODY_OF(phase) (((phase)&PBFCL_PHASE_GROUP_BITS) - 1u)
+#define PBFCL_SIM_NO_BODY 0xffffffffu
+
+/* A phase in an older checkpoint (0 fluid, b + 1 body b, 0xffffffff static) in today's
+ * encoding; today's phases are returned as they are (neither 0 nor 0xffffffff is one). */
+static inline unsigned pbfcl_sim_phase_upgrade(unsigned phase)
+{
+    return phase == 0u            ? PBFCL_SIM_PHASE_FLUID
+           : phase == 0xffffffffu ? PBFCL_SIM_PHASE_STATIC
+                                  : phase;
+}
 
 /* Reads the phases and relative inverse masses w = m_fluid / m (1 for fluid, rho0 / rho for a
  * body of density rho) in the current order (n entries each); either pointer may be NULL.

@@ -19,7 +19,7 @@ const pbfcl_particle_buffer sim_buffers[] = {
      PBFCL_SORT_CARRY, PBFCL_SAVED, false},
     {"ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), PBFCL_INIT_ID, PBFCL_SORT_CARRY, PBFCL_SAVED,
      false},
-    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), PBFCL_INIT_ZERO, PBFCL_SORT_SOLIDS,
+    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), PBFCL_INIT_FLUID_PHASE, PBFCL_SORT_SOLIDS,
      PBFCL_SAVED, false},
     {"inverse_masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), PBFCL_INIT_ONE,
      PBFCL_SORT_SOLIDS, PBFCL_SAVED, false},
@@ -133,6 +133,8 @@ static void initial_values(const pbfcl_sim *sim, const pbfcl_particle_buffer *d,
             u1[i] = (cl_uint)(first + i);
         else if (d->init == PBFCL_INIT_ONE)
             f1[i] = 1.0f;
+        else if (d->init == PBFCL_INIT_FLUID_PHASE)
+            u1[i] = PBFCL_SIM_PHASE_FLUID;
         else
             memset((char *)tmp + i * d->elem, 0, d->elem);
     }
@@ -202,7 +204,7 @@ static pbfcl_status reorder_solid_words(pbfcl_sim *sim, pbfcl_profile *prof)
             to[k] = *dst[k];
             k++;
         }
-    cl_mem slot = sim_matches_shapes(sim) ? sim->bodies->slot_buf : NULL;
+    cl_mem slot = sim_matches_shapes(sim) ? sim->particles.slot_buf : NULL;
     PBFCL_TRY(pbfcl_grid_reorder_solids(&sim->grid, from, to, slot, sim->n, prof));
     for (k = 0; k < 3; k++)
         swap_buf(src[k], dst[k]);

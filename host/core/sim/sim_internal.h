@@ -35,11 +35,11 @@ struct pbfcl_sim {
     pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
     pbfcl_kinematic *paths;    /* static particles on paths (kinematic.h); NULL until set */
     cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
-    /* the bodies' slots are those of the particles' order now: set by the sort's
-     * reorder_solids (which writes them) and body_slots, cleared by every other reorder, change
-     * of ids (new, appended, renumbered or loaded) or of bodies, and at the start of a step;
-     * body_slots and the next substep's body_predict then launch no shape_match_slots (15.9 us
-     * each with 1.128M particles on an H200) */
+    /* the id-to-slot map (particles.slot_buf, particles.h) holds the particles' order now: set
+     * by the sort's reorder_solids (which writes it) and body_slots, cleared by every other
+     * reorder, change of ids (new, appended, renumbered or loaded) or of bodies, and at the
+     * start of a step; body_slots and the next substep's body_predict then launch no
+     * particles_slots (15.9 us each with 1.128M particles on an H200) */
     int slots_current;
     int substeps;     /* substeps of the last frame (params.dt = dt / substeps) */
     float wall_scale; /* pbfcl_pbf_wall_scale of params */

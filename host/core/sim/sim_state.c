@@ -110,6 +110,9 @@ static pbfcl_status load_sections(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
         st = get(ctx, name, tmp, bytes);
         if (st != PBFCL_OK)
             break;
+        if (buf == &sim->phase_buf) /* a checkpoint's from before the phases' flags */
+            for (size_t i = 0; i < bytes / 4; i++)
+                ((cl_uint *)tmp)[i] = pbfcl_sim_phase_upgrade(((cl_uint *)tmp)[i]);
         cl_int err =
             clEnqueueWriteBuffer(sim->cl->queue, *buf, CL_TRUE, 0, bytes, tmp, 0, NULL, NULL);
         if (err != CL_SUCCESS) {

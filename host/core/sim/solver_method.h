@@ -32,7 +32,8 @@ typedef enum pbfcl_buffer_init {
     PBFCL_INIT_VELOCITY,     /* the given velocity (zero if none), w = 0 */
     PBFCL_INIT_REST_DENSITY, /* the rest density (one float) */
     PBFCL_INIT_ID,           /* the particle's id (one uint) */
-    PBFCL_INIT_ONE           /* 1.0f (one float): the fluid's relative inverse mass */
+    PBFCL_INIT_ONE,          /* 1.0f (one float): the fluid's relative inverse mass */
+    PBFCL_INIT_FLUID_PHASE   /* PBFCL_SIM_PHASE_FLUID (one uint) */
 } pbfcl_buffer_init;
 
 /* Whether a reordered buffer is carried through the sort of every substep (a compaction

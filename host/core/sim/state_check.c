@@ -35,8 +35,8 @@ pbfcl_status state_check_damaged(const char *section, const char *field, long lo
     return PBFCL_ERR_BAD_ARGUMENT;
 }
 
-/* Reads section name (bytes bytes) into *out, freed with the check. */
-pbfcl_status state_check_take(state_check_ctx *c, const char *name, size_t bytes, void **out)
+/* bytes of memory into *out, freed with the check. */
+pbfcl_status state_check_alloc(state_check_ctx *c, size_t bytes, void **out)
 {
     if (c->owned_count == CHECK_MAX_OWNED)
         return PBFCL_ERR_OUT_OF_MEMORY;
@@ -45,7 +45,14 @@ pbfcl_status state_check_take(state_check_ctx *c, const char *name, size_t bytes
         return PBFCL_ERR_OUT_OF_MEMORY;
     c->owned[c->owned_count++] = data;
     *out = data;
-    return c->get(c->ctx, name, data, bytes);
+    return PBFCL_OK;
+}
+
+/* Reads section name (bytes bytes) into *out, freed with the check. */
+pbfcl_status state_check_take(state_check_ctx *c, const char *name, size_t bytes, void **out)
+{
+    PBFCL_TRY(state_check_alloc(c, bytes, out));
+    return c->get(c->ctx, name, *out, bytes);
 }
 
 float pbfcl_state_margin(const pbfcl_state_limits *lim, int axis)
@@ -162,7 +169,32 @@ static pbfcl_status check_ids(state_check_ctx *c)
     return st;
 }
 
-/* "particle_phases" (caller's order): fluid, static or a body of the "bodies" section's. */
+/* What a saved phase is, in today's encoding (a state saved before the phases' flags holds 0,
+ * b + 1 and -1: pbfcl_sim_phase_upgrade): PHASE_NONE for a word that is none of these. */
+typedef enum phase_kind {
+    PHASE_STATIC,
+    PHASE_FLUID,
+    PHASE_BODY,
+    PHASE_GROUP,
+    PHASE_NONE
+} phase_kind;
+
+static phase_kind kind_of_phase(unsigned p, size_t bodies)
+{
+    if (p == PBFCL_SIM_PHASE_STATIC)
+        return PHASE_STATIC;
+    if (p == PBFCL_SIM_PHASE_FLUID)
+        return PHASE_FLUID;
+    unsigned group = p & PBFCL_PHASE_GROUP_BITS, flags = p & ~PBFCL_PHASE_GROUP_BITS;
+    if (group >= 1 && group <= bodies && (flags & ~PBFCL_PHASE_SELF_COLLIDE_BIT) == 0)
+        return PHASE_BODY; /* body group - 1, self-colliding or not */
+    if (p < PBFCL_SIM_PHASE_STATIC && p >= PBFCL_SIM_PHASE_GROUP(PBFCL_SIM_MAX_GROUPS - 1))
+        return PHASE_GROUP; /* a solid group's (cloth, rope) */
+    return PHASE_NONE;
+}
+
+/* "particle_phases" (caller's order): fluid, static, a body of the "bodies" section's or a
+ * solid group's. */
 static pbfcl_status check_particle_phases(state_check_ctx *c)
 {
     void *data, *counts;
@@ -178,14 +210,25 @@ static pbfcl_status check_particle_phases(state_check_ctx *c)
     c->bodies = (size_t)bodies;
     PBFCL_TRY(state_check_take(c, "particle_phases", c->n * sizeof(int), &data));
     const int *p = data;
+    void *body_of;
+    PBFCL_TRY(state_check_alloc(c, c->n * sizeof(int), &body_of));
+    c->body_of = body_of;
     for (size_t i = 0; i < c->n; i++) {
-        if (p[i] < PBFCL_PHASE_STATIC || (p[i] > 0 && (size_t)p[i] > c->bodies))
+        unsigned word = pbfcl_sim_phase_upgrade((unsigned)p[i]);
+        phase_kind kind = kind_of_phase(word, c->bodies);
+        if (kind == PHASE_NONE)
             return state_check_damaged(
                 "particle_phases", "phase", (long long)i,
-                "is %d; a phase is -1 (static), 0 (fluid) or a body's 1 to %zu (the "
-                "state has %zu bodies)",
-                p[i], c->bodies, c->bodies);
-        c->statics += p[i] == PBFCL_PHASE_STATIC;
+                "is %d (0x%x); a phase is the fluid's, the static particles', a body's group 1 "
+                "to %zu (the state has %zu bodies) with or without self-collide, or a solid "
+                "group's",
+                p[i], (unsigned)p[i], c->bodies, c->bodies);
+        c->statics += kind == PHASE_STATIC;
+        c->grouped += kind == PHASE_GROUP;
+        c->body_of[i] = kind == PHASE_BODY     ? (int)PBFCL_SIM_PHASE_BODY_OF(word)
+                        : kind == PHASE_STATIC ? CHECK_NOT_BODY_STATIC
+                        : kind == PHASE_GROUP  ? CHECK_NOT_BODY_GROUP
+                                               : CHECK_NOT_BODY_FLUID;
     }
     c->phases = p;
     return PBFCL_OK;
@@ -201,16 +244,19 @@ static pbfcl_status check_device_phases(state_check_ctx *c)
     const float *w = masses;
     for (size_t i = 0; i < c->n; i++) {
         int p = c->phases[c->ids[i]];
-        unsigned want = p == PBFCL_PHASE_STATIC ? PBFCL_SIM_PHASE_STATIC : (unsigned)p;
-        if (d[i] != want)
+        unsigned want = pbfcl_sim_phase_upgrade((unsigned)p);
+        if (pbfcl_sim_phase_upgrade(d[i]) != want)
             return state_check_damaged("phases", "phase", (long long)i,
                                        "is %u but particle %u's phase in 'particle_phases' is %d",
                                        d[i], c->ids[i], p);
-        /* static particles do not move (0), the fluid's is 1, a body's its own above 0 */
-        static const char *const what[3] = {"static (inverse mass 0)", "fluid (inverse mass 1)",
-                                            "in a body (inverse mass above 0)"};
-        int kind = p < 0 ? 0 : p == 0 ? 1 : 2;
-        if (kind == 0 ? w[i] != 0.0f : kind == 1 ? w[i] != 1.0f : !(w[i] > 0.0f))
+        /* static particles do not move (0), the fluid's is 1, a body's or a group's above 0 */
+        static const char *const what[4] = {"static (inverse mass 0)", "fluid (inverse mass 1)",
+                                            "in a body (inverse mass above 0)",
+                                            "in a solid group (inverse mass above 0)"};
+        phase_kind kind = kind_of_phase(want, c->bodies);
+        if (kind == PHASE_STATIC  ? w[i] != 0.0f
+            : kind == PHASE_FLUID ? w[i] != 1.0f
+                                  : !(w[i] > 0.0f))
             return state_check_damaged("inverse_masses", "inverse mass", (long long)i,
                                        "is %g but the particle is %s", w[i], what[kind]);
     }
@@ -275,9 +321,10 @@ static pbfcl_status check_host(state_check_ctx *c)
         PBFCL_TRY(state_check_floats(c, "host", names[k], v[k]->s, 1, 4, CHECK_FINITE));
     if (h->substeps < 1 || h->substeps > 1000) /* the range of solver.substeps */
         return state_check_damaged("host", "substeps", -1, "is %d; give 1 to 1000", h->substeps);
-    if (h->solid_groups > c->n)
+    if (h->solid_groups != c->grouped)
         return state_check_damaged("host", "solid_groups", -1,
-                                   "is %u but the state has %zu particles", h->solid_groups, c->n);
+                                   "is %u but the phases name %zu particles of solid groups",
+                                   h->solid_groups, c->grouped);
     if (h->statics != c->statics)
         return state_check_damaged("host", "statics", -1,
                                    "is %llu but the phases name %zu static particles",

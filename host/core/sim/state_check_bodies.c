@@ -24,11 +24,11 @@ static pbfcl_status check_entries(state_check_ctx *c, size_t bodies, size_t entr
             return state_check_damaged("body_entry_bodies", "body", (long long)e,
                                        "is %u; entries name bodies 0 to %zu in order, without gaps",
                                        body[e], bodies - 1);
-        if (c->phases[id[e]] != (int)body[e] + 1)
-            return state_check_damaged(
-                "body_entry_ids", "id", (long long)e,
-                "is particle %u, of phase %d in 'particle_phases', not body %u's %u", id[e],
-                c->phases[id[e]], body[e], body[e] + 1);
+        if (c->body_of[id[e]] != (int)body[e])
+            return state_check_damaged("body_entry_ids", "id", (long long)e,
+                                       "is particle %u, of phase %d in 'particle_phases', not "
+                                       "body %u's (group %u)",
+                                       id[e], c->phases[id[e]], body[e], body[e] + 1);
     }
     for (size_t b = 0; b < bodies; b++) {
         size_t first = range[2 * b], end = range[2 * b + 1];
@@ -67,8 +67,8 @@ pbfcl_status state_check_bodies(state_check_ctx *c)
     if (!named)
         return PBFCL_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; i < c->n; i++) {
-        in_bodies += c->phases[i] > 0;
-        named[c->phases[i] > 0 ? c->phases[i] : 0] = true;
+        in_bodies += c->body_of[i] >= 0;
+        named[c->body_of[i] >= 0 ? c->body_of[i] + 1 : 0] = true;
     }
     size_t unnamed = 1;
     while (unnamed <= c->bodies && named[unnamed])
@@ -135,12 +135,11 @@ static pbfcl_status check_path_entries(const state_check_ctx *c, const check_pat
             return state_check_damaged("path_entry_ids", "id", (long long)e,
                                        "is %u; ids are below the particle count %zu and increase",
                                        id[e], c->n);
-        if (c->phases[id[e]] != PBFCL_PHASE_STATIC)
-            return state_check_damaged(
-                "path_entry_ids", "id", (long long)e,
-                "is particle %u, of phase %d; a moving obstacle's particles are "
-                "static (-1)",
-                id[e], c->phases[id[e]]);
+        if (c->body_of[id[e]] != CHECK_NOT_BODY_STATIC)
+            return state_check_damaged("path_entry_ids", "id", (long long)e,
+                                       "is particle %u, of phase %d; a moving obstacle's "
+                                       "particles are static",
+                                       id[e], c->phases[id[e]]);
         float w = offset[4 * e + 3];
         if (!(w >= 0.0f && w < (float)h->paths && w == floorf(w)))
             return state_check_damaged("path_offsets", "path", (long long)e,

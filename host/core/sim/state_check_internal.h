@@ -12,6 +12,11 @@
 #define CHECK_MAX_OWNED 32
 
 /* A check in progress: how it reads sections, what it checks against, what it read. */
+/* What state_check_ctx.body_of holds for a particle in no body. */
+#define CHECK_NOT_BODY_FLUID (-1)
+#define CHECK_NOT_BODY_STATIC (-2)
+#define CHECK_NOT_BODY_GROUP (-3) /* a solid group's (cloth, rope) */
+
 typedef struct state_check_ctx {
     pbfcl_state_read_fn get;
     void *ctx;
@@ -21,7 +26,9 @@ typedef struct state_check_ctx {
     int owned_count;
     const unsigned *ids;    /* "ids": the caller's index of each particle, in the solver's order */
     const int *phases;      /* "particle_phases", in the caller's order */
+    int *body_of;           /* per particle (caller's order): its body, or a CHECK_NOT_BODY_* */
     size_t statics, bodies; /* particles of phase PBFCL_PHASE_STATIC; the "bodies" count */
+    size_t grouped;         /* particles of solid groups (cloth, ropes) */
 } state_check_ctx;
 
 /* What a float field may hold. */
@@ -52,6 +59,7 @@ pbfcl_status state_check_damaged(const char *section, const char *field, long lo
                                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Reads section name (bytes bytes) into *out, freed with the check. */
+pbfcl_status state_check_alloc(state_check_ctx *c, size_t bytes, void **out);
 pbfcl_status state_check_take(state_check_ctx *c, const char *name, size_t bytes, void **out);
 
 /* Checks count elements of lanes floats each of field in section. */
