@@ -57,6 +57,9 @@ cl_mem *sim_table_buf(void *base, const pbfcl_particle_buffer *d, bool tmp);
 /* Whether the simulation allocates common row d (x* only for a method that predicts). */
 bool sim_buffer_used(const pbfcl_sim *sim, const pbfcl_particle_buffer *d);
 
+/* Table t of method m's buffers (owners from sim, or NULL without one); false past the last. */
+bool sim_method_table(const pbfcl_solver_method *m, pbfcl_sim *sim, int t, pbfcl_buffer_table *out);
+
 /* Makes the common buffers and params_buf, accel_max_buf. */
 pbfcl_status sim_buffers_alloc(pbfcl_sim *sim);
 
