@@ -225,7 +225,7 @@ static pbfcl_status reorder_solid_words(pbfcl_sim *sim, pbfcl_profile *prof)
             to[k] = *dst[k];
             k++;
         }
-    cl_mem slot = sim_matches_shapes(sim) ? sim->bodies->slot_buf : NULL;
+    cl_mem slot = sim_matches_shapes(sim) ? sim_bodies(sim)->slot_buf : NULL;
     PBFCL_TRY(pbfcl_grid_reorder_solids(&sim->grid, from, to, slot, sim->n, prof));
     for (k = 0; k < 3; k++)
         swap_buf(src[k], dst[k]);

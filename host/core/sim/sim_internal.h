@@ -11,6 +11,9 @@
 #include "sim/sim.h"
 #include "sim/solver_method.h"
 
+/* The most attachments the registry (attachments.c) may hold. */
+#define SIM_MAX_ATTACHMENTS 8
+
 struct pbfcl_sim {
     const pbfcl_solver_method *method; /* the method that moves the particles */
     pbfcl_cl *cl;
@@ -31,9 +34,10 @@ struct pbfcl_sim {
     cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
     size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
-    pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
-    pbfcl_kinematic *paths;    /* static particles on paths (kinematic.h); NULL until set */
-    cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    /* the state of sim_attachments[k] (attachments.c: the bodies, shape_match.h; the paths,
+     * kinematic.h), NULL until its first use */
+    void *attached[SIM_MAX_ATTACHMENTS];
+    cl_mem accel_max_buf; /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
     /* the bodies' slots are those of the particles' order now: set by the sort's
      * reorder_solids (which writes them) and body_slots, cleared by every other reorder, change
      * of ids (new, appended, renumbered or loaded) or of bodies, and at the start of a step;
@@ -92,8 +96,26 @@ pbfcl_status sim_read_plain(pbfcl_sim *sim, cl_mem buf, size_t bytes, void *out)
 pbfcl_status sim_grid_params(const pbfcl_scene *s, const pbfcl_constants *p,
                              pbfcl_grid_params *out);
 
-/* The bodies' shape matching and the paths, made at their first use. */
-pbfcl_status sim_bodies_make(pbfcl_sim *sim);
-pbfcl_status sim_paths_make(pbfcl_sim *sim);
+/* The attachments (bodies/attachment.h), one line each in sim_attachments[]. */
+extern const pbfcl_attachment *const sim_attachments[];
+extern const int sim_attachment_count;
+
+/* The state of attachment a, or NULL if the simulation has none yet. */
+void *sim_attached(const pbfcl_sim *sim, const pbfcl_attachment *a);
+
+/* The state of attachment a in *state, made at its first use. */
+pbfcl_status sim_attach(pbfcl_sim *sim, const pbfcl_attachment *a, void **state);
+
+/* Every attachment's hook: destroy (each state then NULL), save its sections (in the
+ * registry's order, those of one never made empty), load (making those the state holds), and
+ * the renumbering of the ids after a removal. */
+void sim_attachments_destroy(pbfcl_sim *sim);
+pbfcl_status sim_attachments_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx);
+pbfcl_status sim_attachments_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx);
+pbfcl_status sim_attachments_remap_ids(pbfcl_sim *sim, const unsigned *new_id);
+
+/* The bodies' and the paths' state (their attachments'), NULL until their first use. */
+pbfcl_shape_match *sim_bodies(const pbfcl_sim *sim);
+pbfcl_kinematic *sim_paths(const pbfcl_sim *sim);
 
 #endif

@@ -1,6 +1,6 @@
 /* Checkpoints: the state that carries from one frame to the next, as named sections: the host
  * section, the per-particle buffers the tables mark saved (the core's, then the method's), the
- * buffers of fixed size, then the bodies' and the paths' own. */
+ * buffers of fixed size, then the attachments' own (attachments.c: the bodies', the paths'). */
 #include "sim/sim_internal.h"
 #include "sim/sim_state.h"
 
@@ -101,23 +101,7 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     PBFCL_TRY(put(ctx, "host", &h, sizeof h));
     sim_state_io io = {put, NULL, ctx};
     PBFCL_TRY(for_each_section(sim, save_section, &io));
-    PBFCL_TRY(pbfcl_shape_match_state_save(sim->bodies, put, ctx)); /* rest shapes, poses */
-    return pbfcl_kinematic_state_save(sim->paths, put, ctx);        /* paths and their clock */
-}
-
-/* Restores the bodies and the paths (built first if the state has some). */
-static pbfcl_status sim_state_load_parts(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
-{
-    size_t bodies = 0, path_entries = 0;
-    PBFCL_TRY(pbfcl_shape_match_state_count(get, ctx, &bodies));
-    PBFCL_TRY(pbfcl_kinematic_state_count(get, ctx, &path_entries));
-    if (bodies > 0)
-        PBFCL_TRY(sim_bodies_make(sim));
-    if (path_entries > 0)
-        PBFCL_TRY(sim_paths_make(sim));
-    if (sim->bodies)
-        PBFCL_TRY(pbfcl_shape_match_state_load(sim->bodies, get, ctx));
-    return sim->paths ? pbfcl_kinematic_state_load(sim->paths, get, ctx) : PBFCL_OK;
+    return sim_attachments_save(sim, put, ctx); /* the bodies', the paths' */
 }
 
 pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
@@ -127,7 +111,7 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
     PBFCL_TRY(get(ctx, "host", &h, sizeof h));
     sim_state_io io = {NULL, get, ctx};
     PBFCL_TRY(for_each_section(sim, load_section, &io));
-    PBFCL_TRY(sim_state_load_parts(sim, get, ctx));
+    PBFCL_TRY(sim_attachments_load(sim, get, ctx)); /* the bodies', the paths' */
     sim->statics = (size_t)h.statics;
     sim->params = h.params;
     sim->gravity = h.gravity;
