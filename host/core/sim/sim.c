@@ -3,7 +3,8 @@
  * neighbour search, access to the particles by the API (reading, writing, adding, removing),
  * and the bodies' and paths' stages and settings; stats, bounds and the render copy are the
  * solver-neutral passes of particles.c. The per-particle buffers are sim_buffers.c's,
- * checkpoints sim_state.c's and the constants constants.c's. */
+ * checkpoints sim_state.c's, the attachments' registry (bodies, paths) attachments.c's and the
+ * constants constants.c's. */
 #include "sim/sim_internal.h"
 
 #include "runtime/build_options.h"

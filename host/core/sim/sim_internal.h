@@ -1,6 +1,7 @@
 /* The common particle core's own state, shared by the files of sim/ (sim.c: creation, the
  * frame loop and access; sim_buffers.c: the per-particle buffer tables; sim_state.c:
- * checkpoints; constants.c: the constants every method's kernels read). No file outside sim/
+ * checkpoints; attachments.c: the registry of the attachments, the bodies and the paths;
+ * constants.c: the constants every method's kernels read). No file outside sim/
  * includes it: a method works through solver_method.h. */
 #ifndef PBFCL_SIM_INTERNAL_H
 #define PBFCL_SIM_INTERNAL_H
