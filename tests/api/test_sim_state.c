@@ -286,6 +286,81 @@ START_TEST(test_checkpoint_resume_phases)
 }
 END_TEST
 
+/* The sections a simulation saves, in order, with a body and a path: the checkpoint's contract
+ * (old checkpoints load by these names, state_check.c reads them). Each row once: the core's
+ * saved buffers, PBF's and its constraint kinds' (the density's lambdas), the fixed buffers,
+ * then the attachments' (the bodies', the paths'). Fails if a buffer or an attachment moved
+ * changes a name, drops a saved section, saves a scratch one or reorders them. */
+static void check_section_names(pbfcl_cl *cl)
+{
+    static const char *const want[] = {"host",
+                                       "positions",
+                                       "predicted_positions",
+                                       "velocities",
+                                       "ids",
+                                       "phases",
+                                       "inverse_masses",
+                                       "densities",
+                                       "vorticity_forces",
+                                       "corrected_positions",
+                                       "vorticity",
+                                       "lambdas",
+                                       "substep_bounds",
+                                       "largest_acceleration",
+                                       "bodies",
+                                       "body_entry_ids",
+                                       "body_entry_bodies",
+                                       "body_rest_offsets",
+                                       "body_ranges",
+                                       "body_centres",
+                                       "body_rotations",
+                                       "body_stiffness",
+                                       "body_inertia",
+                                       "body_motion",
+                                       "paths",
+                                       "path_entry_ids",
+                                       "path_offsets",
+                                       "path_motions",
+                                       "path_keys",
+                                       "distances"};
+    const int count = (int)(sizeof want / sizeof want[0]);
+    pbfcl_scene s;
+    size_t n;
+    float *start = small_dam(&s, &n);
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, start, n), PBFCL_OK);
+    unsigned id[4] = {0, 1, 2, 3}, body[4] = {0, 0, 0, 0}, path[2] = {0, 0};
+    float rest[12] = {0}, stiffness = 1.0f, inv_mass = 1.0f, offset[6] = {0};
+    for (int e = 0; e < 4; e++)
+        rest[3 * e] = 0.04f * (float)e;
+    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 1, 4, id, body, rest, &stiffness, &inv_mass),
+                     PBFCL_OK);
+    unsigned statics[2] = {8, 9};
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, 2, statics), PBFCL_OK);
+    pbfcl_kinematic_path p;
+    memset(&p, 0, sizeof p);
+    p.velocity[0] = 0.1f, p.stop = 1.0f;
+    ck_assert_int_eq(pbfcl_sim_set_paths(sim, 1, &p, 2, statics, path, offset), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    memory_state m;
+    memset(&m, 0, sizeof m);
+    ck_assert_int_eq(pbfcl_sim_state_save(sim, put_memory, &m), PBFCL_OK);
+    for (int k = 0; k < m.count && k < count; k++)
+        ck_assert_msg(!strcmp(m.name[k], want[k]), "section %d is '%s', not '%s'", k, m.name[k],
+                      want[k]);
+    ck_assert_int_eq(m.count, count);
+    for (int k = 0; k < m.count; k++)
+        free(m.data[k]);
+    free(start);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_section_names)
+{
+    test_each_device(check_section_names);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_state");
@@ -294,6 +369,7 @@ int main(void)
     tcase_add_test(tc, test_ids_follow_particles);
     tcase_add_test(tc, test_checkpoint_resume);
     tcase_add_test(tc, test_checkpoint_resume_phases);
+    tcase_add_test(tc, test_section_names);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 }

@@ -394,3 +394,53 @@ pbfcl_status pbfcl_kinematic_state_load(pbfcl_kinematic *k, pbfcl_state_read_fn 
         free(data[b]);
     return st;
 }
+
+/* ---- the paths as an attachment of the simulation (attachment.h) ------------------------- */
+
+static pbfcl_status kin_attach_create(const pbfcl_attach_env *env, void **state)
+{
+    /* the entries name ids; the kernel checks them against the particles */
+    pbfcl_kinematic *k = calloc(1, sizeof *k);
+    if (!(*state = k))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    return pbfcl_kinematic_create(k, env->cl);
+}
+
+static void kin_attach_destroy(void *state)
+{
+    pbfcl_kinematic_destroy(state);
+    free(state);
+}
+
+static pbfcl_status kin_attach_save(void *state, pbfcl_state_write_fn put, void *ctx)
+{
+    return pbfcl_kinematic_state_save(state, put, ctx); /* paths and their clock */
+}
+
+static pbfcl_status kin_attach_saved(pbfcl_state_read_fn get, void *ctx, bool *any)
+{
+    size_t entries = 0;
+    PBFCL_TRY(pbfcl_kinematic_state_count(get, ctx, &entries));
+    *any = entries > 0;
+    return PBFCL_OK;
+}
+
+static pbfcl_status kin_attach_load(void *state, pbfcl_state_read_fn get, void *ctx)
+{
+    return pbfcl_kinematic_state_load(state, get, ctx);
+}
+
+static pbfcl_status kin_attach_remap_ids(void *state, const unsigned *new_id)
+{
+    return pbfcl_kinematic_remap_ids(state, new_id);
+}
+
+const pbfcl_attachment pbfcl_kinematic_attachment = {
+    .name = "paths",
+    .create = kin_attach_create,
+    .destroy = kin_attach_destroy,
+    .save = kin_attach_save,
+    .saved = kin_attach_saved,
+    .load = kin_attach_load,
+    .remap_ids = kin_attach_remap_ids,
+};

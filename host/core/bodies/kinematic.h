@@ -5,6 +5,7 @@
 #ifndef PBFCL_KINEMATIC_H
 #define PBFCL_KINEMATIC_H
 
+#include "bodies/attachment.h"
 #include "runtime/build_options.h"
 #include "runtime/clrt.h"
 #include "runtime/profile.h"
@@ -75,5 +76,8 @@ pbfcl_status pbfcl_kinematic_state_count(pbfcl_state_read_fn get, void *ctx, siz
 
 /* Replaces the paths and the clock by the ones saved in the sections. */
 pbfcl_status pbfcl_kinematic_state_load(pbfcl_kinematic *k, pbfcl_state_read_fn get, void *ctx);
+
+/* The paths as an attachment of a simulation (attachment.h): its state a pbfcl_kinematic. */
+extern const pbfcl_attachment pbfcl_kinematic_attachment;
 
 #endif

@@ -559,3 +559,53 @@ pbfcl_status pbfcl_shape_match_state_load(pbfcl_shape_match *sm, pbfcl_state_rea
         free(data[k]);
     return st;
 }
+
+/* ---- the bodies as an attachment of the simulation (attachment.h) ------------------------ */
+
+static pbfcl_status sm_attach_create(const pbfcl_attach_env *env, void **state)
+{
+    pbfcl_shape_match *sm = calloc(1, sizeof *sm);
+    if (!(*state = sm))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    return pbfcl_shape_match_create(sm, env->cl, env->capacity, env->slot_buf);
+}
+
+static void sm_attach_destroy(void *state)
+{
+    pbfcl_shape_match_destroy(state);
+    free(state);
+}
+
+static pbfcl_status sm_attach_save(void *state, pbfcl_state_write_fn put, void *ctx)
+{
+    return pbfcl_shape_match_state_save(state, put, ctx); /* rest shapes, poses */
+}
+
+static pbfcl_status sm_attach_saved(pbfcl_state_read_fn get, void *ctx, bool *any)
+{
+    size_t bodies = 0;
+    PBFCL_TRY(pbfcl_shape_match_state_count(get, ctx, &bodies));
+    *any = bodies > 0;
+    return PBFCL_OK;
+}
+
+static pbfcl_status sm_attach_load(void *state, pbfcl_state_read_fn get, void *ctx)
+{
+    return pbfcl_shape_match_state_load(state, get, ctx);
+}
+
+static pbfcl_status sm_attach_remap_ids(void *state, const unsigned *new_id)
+{
+    return pbfcl_shape_match_remap_ids(state, new_id);
+}
+
+const pbfcl_attachment pbfcl_shape_match_attachment = {
+    .name = "bodies",
+    .uses_slots = true, /* the entries' slots */
+    .create = sm_attach_create,
+    .destroy = sm_attach_destroy,
+    .save = sm_attach_save,
+    .saved = sm_attach_saved,
+    .load = sm_attach_load,
+    .remap_ids = sm_attach_remap_ids,
+};

@@ -4,6 +4,7 @@
 #ifndef PBFCL_SHAPE_MATCH_H
 #define PBFCL_SHAPE_MATCH_H
 
+#include "bodies/attachment.h"
 #include "runtime/build_options.h"
 #include "runtime/clrt.h"
 #include "runtime/profile.h"
@@ -107,5 +108,8 @@ pbfcl_status pbfcl_shape_match_state_count(pbfcl_state_read_fn get, void *ctx, s
 /* Replaces the bodies by the ones saved in the sections (none if the state has none). */
 pbfcl_status pbfcl_shape_match_state_load(pbfcl_shape_match *sm, pbfcl_state_read_fn get,
                                           void *ctx);
+
+/* The bodies as an attachment of a simulation (attachment.h): its state a pbfcl_shape_match. */
+extern const pbfcl_attachment pbfcl_shape_match_attachment;
 
 #endif

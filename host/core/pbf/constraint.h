@@ -3,7 +3,8 @@
  * runs every kind of the correction pass in the registry's order (they write the corrected
  * positions q = x* + dx, Jacobi), adopts q (apply_delta), then every kind of the positions
  * pass (they move x* directly, Gauss-Seidel after the Jacobi sweep); a substep without
- * iterations runs the positions pass once. */
+ * iterations runs the positions pass once. A kind owns its per-particle buffers: rows of
+ * pbfcl_particle_buffer (solver_method.h) with their handles in its state. */
 #ifndef PBFCL_PBF_CONSTRAINT_H
 #define PBFCL_PBF_CONSTRAINT_H
 
@@ -24,6 +25,13 @@ typedef struct pbf_constraint_kind {
     void (*destroy)(void *state);
     /* Its projection in solver iteration it of a substep (events into prof if not NULL). */
     pbfcl_status (*project)(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof);
+    /* Its per-particle buffers (NULL, 0: none): each row's
+     * offset and reorder target are offsetof the cl_mem in its state, which create must make.
+     * The core makes them (zeros, then the rows' initial values), counts them in the byte
+     * estimate, gives new particles their initial values, reorders, saves and loads them as
+     * the rows say and releases them before destroy. */
+    const pbfcl_particle_buffer *buffers;
+    int buffer_count;
 } pbf_constraint_kind;
 
 /* The kinds, in the order an iteration projects them. */
@@ -43,6 +51,9 @@ void *pbf_constraint_state(const pbf_state *ps, const pbf_constraint_kind *kind)
 
 /* Runs the projections of pass in solver iteration it. */
 pbfcl_status pbf_project(pbfcl_sim *sim, pbf_pass pass, int it, pbfcl_profile *prof);
+
+/* The density kind's lambdas, float4 (x*, lambda) per particle (for the solver's readers). */
+cl_mem pbf_density_lambdas(const pbf_state *ps);
 
 /* Makes kernel name of program and checks that it launches at the kernels' work-group size. */
 pbfcl_status pbf_kernel(const pbfcl_sim_view *v, cl_program program, const char *name,

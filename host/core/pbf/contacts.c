@@ -2,11 +2,19 @@
  * with other solids measured before the substep's first pass (body_contacts). */
 #include "pbf/constraint.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 typedef struct contact_state {
     cl_kernel collide, body_contacts;
+    cl_mem q_twin_buf; /* float4: collide's target, swapped with PBF's q after each pass */
 } contact_state;
+
+/* The contact constraint's per-particle buffers (constraint.h). */
+static const pbfcl_particle_buffer contact_buffers[] = {
+    {"corrected_positions_collide", 16, offsetof(contact_state, q_twin_buf), PBFCL_NOT_REORDERED,
+     PBFCL_INIT_ZERO, PBFCL_SORT_CARRY, PBFCL_SCRATCH, false},
+};
 
 static pbfcl_status contact_create(const pbfcl_sim_view *v, cl_program program, void **state)
 {
@@ -68,7 +76,7 @@ pbfcl_status pbfcl_pbf_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 3, ps->q_buf);
     PBF_ARG(k, 4, v.grid->neighbor_near_buf); /* the pairs within contact range come first */
     PBF_ARG(k, 5, v.grid->neighbor_buf);
-    PBF_ARG(k, 6, ps->q_tmp_buf);
+    PBF_ARG(k, 6, cs->q_twin_buf);
     PBF_ARG(k, 7, *v.pos_tmp); /* free between reorders */
     PBF_ARG(k, 8, v.grid->neighbor_count_buf);
     PBF_ARG(k, 9, v.grid->moved_buf);
@@ -86,7 +94,7 @@ pbfcl_status pbfcl_pbf_collide(pbfcl_sim *sim, pbfcl_profile *prof)
         ps->body_friction = 2;
     }
     PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
-    pbf_swap(&ps->q_buf, &ps->q_tmp_buf);
+    pbf_swap(&ps->q_buf, &cs->q_twin_buf);
     pbf_swap(v.pos, v.pos_tmp);
     return PBFCL_OK;
 }
@@ -115,4 +123,6 @@ const pbf_constraint_kind pbf_contact_constraint = {
     .create = contact_create,
     .destroy = contact_destroy,
     .project = contact_project,
+    .buffers = contact_buffers,
+    .buffer_count = (int)(sizeof contact_buffers / sizeof contact_buffers[0]),
 };

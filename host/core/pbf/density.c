@@ -2,11 +2,24 @@
  * corrected positions q = x* + dx (Jacobi, Chebyshev-weighted). */
 #include "pbf/constraint.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 typedef struct density_state {
     cl_kernel lambda, delta;
+    cl_mem lambda_buf; /* float4 (x*, lambda): delta reads both at once */
+    cl_mem search_buf; /* float4: x* at the neighbour search (lambda, first iteration) */
 } density_state;
+
+#define DENSITY_BUF(f) offsetof(density_state, f)
+
+/* The density constraint's per-particle buffers (constraint.h). */
+static const pbfcl_particle_buffer density_buffers[] = {
+    {"lambdas", 16, DENSITY_BUF(lambda_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_ZERO, PBFCL_SORT_CARRY,
+     PBFCL_SAVED, false},
+    {"search_positions", 16, DENSITY_BUF(search_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_ZERO,
+     PBFCL_SORT_CARRY, PBFCL_SCRATCH, false},
+};
 
 static pbfcl_status density_create(const pbfcl_sim_view *v, cl_program program, void **state)
 {
@@ -27,19 +40,25 @@ static void density_destroy(void *state)
     free(d);
 }
 
+cl_mem pbf_density_lambdas(const pbf_state *ps)
+{
+    return ((density_state *)pbf_constraint_state(ps, &pbf_density_constraint))->lambda_buf;
+}
+
 pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
-    cl_kernel k = ((density_state *)pbf_constraint_state(ps, &pbf_density_constraint))->lambda;
+    density_state *d = pbf_constraint_state(ps, &pbf_density_constraint);
+    cl_kernel k = d->lambda;
     PBFCL_TRY(pbf_set_head(&v, k));
     PBF_ARG(k, 2, *v.pred);
     PBF_ARG(k, 3, v.grid->neighbor_count_buf);
     PBF_ARG(k, 4, v.grid->neighbor_buf);
-    PBF_ARG(k, 5, ps->lambda_buf);
+    PBF_ARG(k, 5, d->lambda_buf);
     PBF_ARG(k, 6, v.density_buf);
     PBF_ARG(k, 7, v.wall_scale);
-    PBF_ARG(k, 8, ps->search_buf);
+    PBF_ARG(k, 8, d->search_buf);
     PBF_ARG(k, 9, v.grid->moved_buf);
     cl_uint record = (cl_uint)ps->lists_fresh; /* the first after a search records x* */
     PBF_ARG(k, 10, record);
@@ -54,9 +73,10 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
-    cl_kernel k = ((density_state *)pbf_constraint_state(ps, &pbf_density_constraint))->delta;
+    density_state *d = pbf_constraint_state(ps, &pbf_density_constraint);
+    cl_kernel k = d->delta;
     PBFCL_TRY(pbf_set_head(&v, k));
-    PBF_ARG(k, 2, ps->lambda_buf);
+    PBF_ARG(k, 2, d->lambda_buf);
     PBF_ARG(k, 3, v.grid->neighbor_count_buf);
     PBF_ARG(k, 4, v.grid->neighbor_buf);
     PBF_ARG(k, 5, ps->q_buf);
@@ -65,7 +85,7 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 8, ps->omega);
     cl_uint record_step = v.scene->solver.chebyshev_rho > 0.0f; /* plain Jacobi needs no D */
     PBF_ARG(k, 9, record_step);
-    PBF_ARG(k, 10, ps->search_buf);
+    PBF_ARG(k, 10, d->search_buf);
     PBF_ARG(k, 11, v.grid->moved_buf);
     float half_skin = 0.5f * pbf_contact_skin(&v);
     cl_float moved_limit2 = half_skin * half_skin;
@@ -95,4 +115,6 @@ const pbf_constraint_kind pbf_density_constraint = {
     .create = density_create,
     .destroy = density_destroy,
     .project = density_project,
+    .buffers = density_buffers,
+    .buffer_count = (int)(sizeof density_buffers / sizeof density_buffers[0]),
 };

@@ -31,7 +31,8 @@
 
 #define PBF_STATE(f) offsetof(pbf_state, f)
 
-/* pbf's own per-particle buffers (solver_method.h), each once. */
+/* pbf's own per-particle buffers (solver_method.h), each once; the constraint kinds declare
+ * theirs (constraint.h). */
 static const pbfcl_particle_buffer pbf_buffers[] = {
     /* predict reads the force before the sort, vorticity_viscosity writes it after: at 1M
      * particles on an H200 the sort's copy cost 13 us a substep for nothing */
@@ -39,14 +40,8 @@ static const pbfcl_particle_buffer pbf_buffers[] = {
      PBFCL_INIT_ZERO, PBFCL_SORT_SKIP, PBFCL_SAVED, false},
     {"corrected_positions", 16, PBF_STATE(q_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_ZERO,
      PBFCL_SORT_CARRY, PBFCL_SAVED, false},
-    {"corrected_positions_collide", 16, PBF_STATE(q_tmp_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_ZERO,
-     PBFCL_SORT_CARRY, PBFCL_SCRATCH, false},
     {"vorticity", 16, PBF_STATE(omega_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_ZERO, PBFCL_SORT_CARRY,
      PBFCL_SAVED, false},
-    {"lambdas", 16, PBF_STATE(lambda_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_ZERO, PBFCL_SORT_CARRY,
-     PBFCL_SAVED, false},
-    {"search_positions", 16, PBF_STATE(search_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_ZERO,
-     PBFCL_SORT_CARRY, PBFCL_SCRATCH, false},
 };
 
 /* ---- helpers of pbf/ --------------------------------------------------------------------- */
@@ -122,7 +117,7 @@ static pbfcl_status pbf_create(pbfcl_sim *sim)
     for (int k = 0; k < PBF_KERNEL_COUNT; k++)
         PBFCL_TRY(pbf_kernel(&v, ps->program, kernel_names[k], kernel_slot(ps, k)));
     PBFCL_TRY(pbf_constraints_create(&v, ps));
-    return pbfcl_sim_method_buffers_make(sim, ps);
+    return pbfcl_sim_method_buffers_make(sim); /* pbf_buffers[] and the kinds' */
 }
 
 /* pbf's destroy: its kernels, program and buffers. */
@@ -132,15 +127,33 @@ static void pbf_destroy(pbfcl_sim *sim)
     pbf_state *ps = pbf_view(sim, &v);
     if (!ps)
         return;
+    pbfcl_sim_method_buffers_release(sim); /* before the kinds' states that hold some */
     pbf_constraints_destroy(ps);
     for (int k = 0; k < PBF_KERNEL_COUNT; k++)
         if (*kernel_slot(ps, k))
             clReleaseKernel(*kernel_slot(ps, k));
     if (ps->program)
         clReleaseProgram(ps->program);
-    pbfcl_sim_method_buffers_release(sim, ps);
     free(ps);
     *v.method_state = NULL;
+}
+
+/* pbf's buffer_table: pbf_buffers[] (t = 0), then each constraint kind's in the registry's
+ * order, with their owners in sim's PBF state (none without sim). */
+static bool pbf_buffer_table(pbfcl_sim *sim, int t, pbfcl_buffer_table *out)
+{
+    pbfcl_sim_view v;
+    pbf_state *ps = sim ? pbf_view(sim, &v) : NULL;
+    if (t == 0) {
+        *out = (pbfcl_buffer_table){PBFCL_BUFFER_ROWS(pbf_buffers), ps};
+        return true;
+    }
+    if (t > pbf_constraint_count)
+        return false;
+    const pbf_constraint_kind *kind = pbf_constraints[t - 1];
+    *out =
+        (pbfcl_buffer_table){kind->buffers, kind->buffer_count, ps ? ps->constraint[t - 1] : NULL};
+    return true;
 }
 
 /* pbf's loaded: the loaded vorticity forces may be non-zero. */
@@ -272,8 +285,7 @@ static const pbfcl_solver_method pbf_method = {
     .stages = pbf_stages,
     .stage_count = (int)(sizeof pbf_stages / sizeof pbf_stages[0]),
     .predicts = true,
-    .buffers = pbf_buffers,
-    .buffer_count = (int)(sizeof pbf_buffers / sizeof pbf_buffers[0]),
+    .buffer_table = pbf_buffer_table,
 };
 
 const pbfcl_solver_method *pbfcl_solver_pbf(void)

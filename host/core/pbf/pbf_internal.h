@@ -8,20 +8,18 @@
 #define PBF_MAX_CONSTRAINTS 8
 
 /* What pbf's create makes: its program and kernels, its constraint kinds' states, its
- * per-particle buffers (pbf_buffers[], pbf.c; the constraints' among them) and the flags its
- * stages pass to each other. */
+ * per-particle buffers (pbf_buffers[], pbf.c; the constraint kinds own theirs) and the flags
+ * its stages pass to each other. */
 typedef struct pbf_state {
     cl_program program;
     cl_kernel predict, update, vorticity_viscosity;
     void *constraint[PBF_MAX_CONSTRAINTS];     /* of pbf_constraints[k] (constraint.h) */
     cl_mem vort_force_buf, vort_force_tmp_buf; /* float4: vorticity force; reorder target */
-    cl_mem q_buf, q_tmp_buf; /* float4: x* + dx (delta, collide), ping-pong in collide */
-    cl_mem omega_buf;        /* float4: vorticity */
-    cl_mem lambda_buf;       /* float4 (x*, lambda): delta reads both at once */
-    cl_mem search_buf;       /* float4: x* at the neighbour search (lambda, first iteration) */
-    int vort_force_stale;    /* vort_force_buf may hold a force (zeroed when vorticity is off) */
-    int lists_fresh;         /* neighbours ran and no lambda since: lambda records x* */
-    int q_from_delta;        /* q_buf was written by delta (collide may read the near lists) */
+    cl_mem q_buf;     /* float4: x* + dx (delta, collide; collide ping-pongs it with its twin) */
+    cl_mem omega_buf; /* float4: vorticity */
+    int vort_force_stale; /* vort_force_buf may hold a force (zeroed when vorticity is off) */
+    int lists_fresh;      /* neighbours ran and no lambda since: lambda records x* */
+    int q_from_delta;     /* q_buf was written by delta (collide may read the near lists) */
     /* the bodies' friction with other solids: 1 from the neighbour search to the substep's
      * first collide pass, before which body_contacts measures each contact over the whole
      * substep (how far it slid and closed since x); 2 from then to the projection that applies

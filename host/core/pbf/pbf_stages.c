@@ -1,6 +1,6 @@
 /* PBF's stages outside the solver iteration: predict, the neighbour search of x*, update and
  * vorticity with XSPH viscosity; apply_delta; and the readers of its state for the tests. */
-#include "pbf/pbf_internal.h"
+#include "pbf/constraint.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -154,8 +154,8 @@ pbfcl_status pbfcl_pbf_read_solver(pbfcl_sim *sim, float *pred3, float *lambda, 
     size_t n = v.n;
     if (pred3)
         PBFCL_TRY(read_components(&v, *v.pred, 0, 3, pred3));
-    if (lambda) /* lambda_buf holds (x*, lambda) */
-        PBFCL_TRY(read_components(&v, ps->lambda_buf, 3, 1, lambda));
+    if (lambda) /* the lambdas hold (x*, lambda) */
+        PBFCL_TRY(read_components(&v, pbf_density_lambdas(ps), 3, 1, lambda));
     if (delta3) { /* dx = q - x* */
         float *x3 = malloc(n * 3 * sizeof *x3);
         pbfcl_status st =

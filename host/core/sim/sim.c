@@ -3,7 +3,8 @@
  * neighbour search, access to the particles by the API (reading, writing, adding, removing),
  * and the bodies' and paths' stages and settings; stats, bounds and the render copy are the
  * solver-neutral passes of particles.c. The per-particle buffers are sim_buffers.c's,
- * checkpoints sim_state.c's and the constants constants.c's. */
+ * checkpoints sim_state.c's, the attachments' registry (bodies, paths) attachments.c's and the
+ * constants constants.c's. */
 #include "sim/sim_internal.h"
 
 #include "runtime/build_options.h"
@@ -167,10 +168,7 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
     pbfcl_particles_destroy(&sim->particles);
     if (sim->method)
         sim->method->destroy(sim);
-    pbfcl_shape_match_destroy(sim->bodies);
-    free(sim->bodies);
-    pbfcl_kinematic_destroy(sim->paths);
-    free(sim->paths);
+    sim_attachments_destroy(sim); /* the bodies, the paths */
     pbfcl_grid_destroy(&sim->grid);
     free(sim);
 }
@@ -180,7 +178,8 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
 /* Whether the simulation has shape-matched bodies (the body stages then run). */
 bool sim_matches_shapes(const pbfcl_sim *sim)
 {
-    return sim->bodies && sim->bodies->bodies > 0;
+    const pbfcl_shape_match *sm = sim_bodies(sim);
+    return sm && sm->bodies > 0;
 }
 
 /* Whether the simulation has bodies, static particles or solid groups (the kernels then read
@@ -247,7 +246,7 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->phase_buf = sim->phase_buf;
     v->inv_mass_buf = sim->inv_mass_buf;
     v->solids = sim_has_bodies(sim);
-    v->bodies = sim_matches_shapes(sim) ? sim->bodies : NULL;
+    v->bodies = sim_matches_shapes(sim) ? sim_bodies(sim) : NULL;
     v->particles = &sim->particles;
 }
 
@@ -267,7 +266,7 @@ pbfcl_status pbfcl_sim_body_predict(pbfcl_sim *sim, pbfcl_profile *prof)
     const pbfcl_stage stage = PBFCL_STAGE_PREDICT;
     if (!sim->slots_current) /* else the last substep's, and nothing has moved them since */
         PBFCL_TRY(pbfcl_particles_slots(&sim->particles, sim->n, sim->id_buf, prof, stage));
-    return pbfcl_shape_match_predict(sim->bodies, sim->params.dt, sim->pos_buf, sim->vel_buf,
+    return pbfcl_shape_match_predict(sim_bodies(sim), sim->params.dt, sim->pos_buf, sim->vel_buf,
                                      sim->pred_buf, prof, stage);
 }
 
@@ -275,8 +274,8 @@ pbfcl_status pbfcl_sim_body_velocity(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     if (!sim_matches_shapes(sim))
         return PBFCL_OK;
-    return pbfcl_shape_match_velocity(sim->bodies, sim->params.dt, sim->pos_buf, sim->vel_buf, prof,
-                                      PBFCL_STAGE_OTHER);
+    return pbfcl_shape_match_velocity(sim_bodies(sim), sim->params.dt, sim->pos_buf, sim->vel_buf,
+                                      prof, PBFCL_STAGE_OTHER);
 }
 
 /* Sets the substep of the parameters to dt / substeps (uploaded when it changes), and the XSPH
@@ -559,43 +558,6 @@ pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3])
     return pbfcl_particles_read_bounds(&sim->particles, out);
 }
 
-/* ---- bodies and paths: made at their first use ------------------------------------------ */
-
-/* Builds the shape matching of the bodies if the simulation has none yet. */
-pbfcl_status sim_bodies_make(pbfcl_sim *sim)
-{
-    if (sim->bodies)
-        return PBFCL_OK;
-    if (!(sim->bodies = calloc(1, sizeof *sim->bodies)))
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    cl_mem slot_buf; /* the particles' id-to-slot map, which the bodies' entries read */
-    pbfcl_status st = pbfcl_particles_slot_map(&sim->particles, &slot_buf);
-    if (st == PBFCL_OK)
-        st = pbfcl_shape_match_create(sim->bodies, sim->cl, sim->capacity, slot_buf);
-    if (st != PBFCL_OK) {
-        pbfcl_shape_match_destroy(sim->bodies);
-        free(sim->bodies);
-        sim->bodies = NULL;
-    }
-    return st;
-}
-
-/* Builds the kinematic paths if the simulation has none yet. */
-pbfcl_status sim_paths_make(pbfcl_sim *sim)
-{
-    if (sim->paths)
-        return PBFCL_OK;
-    if (!(sim->paths = calloc(1, sizeof *sim->paths)))
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = pbfcl_kinematic_create(sim->paths, sim->cl);
-    if (st != PBFCL_OK) {
-        pbfcl_kinematic_destroy(sim->paths);
-        free(sim->paths);
-        sim->paths = NULL;
-    }
-    return st;
-}
-
 /* ---- the current state's density -------------------------------------------------------- */
 
 pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim)
@@ -657,18 +619,20 @@ pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
                          inv_mass[b]);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
-    if (!sim->bodies && bodies == 0)
+    pbfcl_shape_match *sm = sim_bodies(sim);
+    if (!sm && bodies == 0)
         return PBFCL_OK;
-    PBFCL_TRY(sim_bodies_make(sim));
+    PBFCL_TRY(sim_attach(sim, &pbfcl_shape_match_attachment, (void **)&sm));
     sim->slots_current = 0; /* a first set makes the slot table, not written yet */
-    PBFCL_TRY(pbfcl_shape_match_set_bodies(sim->bodies, bodies, entries, entry_id, entry_body,
-                                           rest3, stiffness));
+    PBFCL_TRY(
+        pbfcl_shape_match_set_bodies(sm, bodies, entries, entry_id, entry_body, rest3, stiffness));
     return write_body_phases(sim, entries, entry_id, entry_body, inv_mass);
 }
 
 size_t pbfcl_sim_body_count(const pbfcl_sim *sim)
 {
-    return sim->bodies ? sim->bodies->bodies : 0;
+    const pbfcl_shape_match *sm = sim_bodies(sim);
+    return sm ? sm->bodies : 0;
 }
 
 pbfcl_status pbfcl_sim_set_body(pbfcl_sim *sim, size_t b, float stiffness, float inv_mass)
@@ -679,7 +643,7 @@ pbfcl_status pbfcl_sim_set_body(pbfcl_sim *sim, size_t b, float stiffness, float
                      b, pbfcl_sim_body_count(sim), inv_mass);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    PBFCL_TRY(pbfcl_shape_match_set_stiffness(sim->bodies, b, stiffness));
+    PBFCL_TRY(pbfcl_shape_match_set_stiffness(sim_bodies(sim), b, stiffness));
     size_t n = sim->n;
     unsigned *phase = malloc(n * sizeof *phase);
     float *w = malloc(n * sizeof *w);
@@ -826,9 +790,7 @@ pbfcl_status pbfcl_sim_set_groups(pbfcl_sim *sim, size_t count, const unsigned *
 pbfcl_status pbfcl_sim_remap_body_ids(pbfcl_sim *sim, const unsigned *new_id)
 {
     sim->slots_current = 0;
-    if (sim->paths)
-        PBFCL_TRY(pbfcl_kinematic_remap_ids(sim->paths, new_id));
-    return sim->bodies ? pbfcl_shape_match_remap_ids(sim->bodies, new_id) : PBFCL_OK;
+    return sim_attachments_remap_ids(sim, new_id); /* the bodies', the paths' */
 }
 
 pbfcl_status pbfcl_sim_set_paths(pbfcl_sim *sim, size_t paths, const pbfcl_kinematic_path *path,
@@ -840,21 +802,24 @@ pbfcl_status pbfcl_sim_set_paths(pbfcl_sim *sim, size_t paths, const pbfcl_kinem
             pbfcl_errorf("path particle %zu is particle %u of %zu", e, entry_id[e], sim->n);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
-    if (!sim->paths && (paths == 0 || entries == 0))
+    pbfcl_kinematic *k = sim_paths(sim);
+    if (!k && (paths == 0 || entries == 0))
         return PBFCL_OK;
-    PBFCL_TRY(sim_paths_make(sim));
-    return pbfcl_kinematic_set(sim->paths, paths, path, entries, entry_id, entry_path, offset3);
+    PBFCL_TRY(sim_attach(sim, &pbfcl_kinematic_attachment, (void **)&k));
+    return pbfcl_kinematic_set(k, paths, path, entries, entry_id, entry_path, offset3);
 }
 
 pbfcl_status pbfcl_sim_kinematic(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    if (!sim->paths)
+    pbfcl_kinematic *k = sim_paths(sim);
+    if (!k)
         return PBFCL_OK;
-    return pbfcl_kinematic_move(sim->paths, sim->n, sim->params.dt, sim->phase_buf, sim->id_buf,
+    return pbfcl_kinematic_move(k, sim->n, sim->params.dt, sim->phase_buf, sim->id_buf,
                                 sim->pred_buf, prof, PBFCL_STAGE_PREDICT);
 }
 
 pbfcl_status pbfcl_sim_read_bodies(pbfcl_sim *sim, float *com3, float *quat4)
 {
-    return sim->bodies ? pbfcl_shape_match_read(sim->bodies, com3, quat4) : PBFCL_OK;
+    pbfcl_shape_match *sm = sim_bodies(sim);
+    return sm ? pbfcl_shape_match_read(sm, com3, quat4) : PBFCL_OK;
 }

@@ -19,8 +19,8 @@ const pbfcl_particle_buffer sim_buffers[] = {
      PBFCL_SORT_CARRY, PBFCL_SAVED, false},
     {"ids", 4, SIM_BUF(id_buf), SIM_BUF(id_tmp_buf), PBFCL_INIT_ID, PBFCL_SORT_CARRY, PBFCL_SAVED,
      false},
-    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), PBFCL_INIT_FLUID_PHASE, PBFCL_SORT_SOLIDS,
-     PBFCL_SAVED, false},
+    {"phases", 4, SIM_BUF(phase_buf), SIM_BUF(phase_tmp_buf), PBFCL_INIT_FLUID_PHASE,
+     PBFCL_SORT_SOLIDS, PBFCL_SAVED, false},
     {"inverse_masses", 4, SIM_BUF(inv_mass_buf), SIM_BUF(inv_mass_tmp_buf), PBFCL_INIT_ONE,
      PBFCL_SORT_SOLIDS, PBFCL_SAVED, false},
     {"densities", 4, SIM_BUF(density_buf), PBFCL_NOT_REORDERED, PBFCL_INIT_REST_DENSITY,
@@ -44,14 +44,21 @@ static bool reordered(const pbfcl_particle_buffer *d)
     return d->reorder_tmp != PBFCL_NOT_REORDERED;
 }
 
+bool sim_method_table(const pbfcl_solver_method *m, pbfcl_sim *sim, int t, pbfcl_buffer_table *out)
+{
+    return m->buffer_table && m->buffer_table(sim, t, out);
+}
+
 unsigned long long sim_buffers_bytes(const pbfcl_solver_method *m)
 {
     unsigned long long per_particle = 0;
     for (size_t b = 0; b < sim_buffer_count; b++)
         if (!sim_buffers[b].predicted || m->predicts)
             per_particle += sim_buffers[b].elem * (reordered(&sim_buffers[b]) ? 2 : 1);
-    for (int b = 0; b < m->buffer_count; b++) /* the method's own */
-        per_particle += m->buffers[b].elem * (reordered(&m->buffers[b]) ? 2 : 1);
+    pbfcl_buffer_table tab; /* the method's own */
+    for (int t = 0; sim_method_table(m, NULL, t, &tab); t++)
+        for (int b = 0; b < tab.count; b++)
+            per_particle += tab.rows[b].elem * (reordered(&tab.rows[b]) ? 2 : 1);
     return per_particle;
 }
 
@@ -82,30 +89,45 @@ void sim_buffers_release(pbfcl_sim *sim)
     pbfcl_cl_release_buffer(&sim->accel_max_buf);
 }
 
-pbfcl_status pbfcl_sim_method_buffers_make(pbfcl_sim *sim, void *state)
+/* Makes row d's buffers (and its reorder target) in owner, zeros. */
+static pbfcl_status make_row(pbfcl_sim *sim, void *owner, const pbfcl_particle_buffer *d)
 {
-    for (int b = 0; b < sim->method->buffer_count; b++) {
-        const pbfcl_particle_buffer *d = &sim->method->buffers[b];
-        size_t bytes = sim->capacity * d->elem;
-        for (int tmp = 0; tmp < 1 + reordered(d); tmp++) {
-            cl_mem *buf = sim_table_buf(state, d, tmp);
-            PBFCL_TRY(pbfcl_cl_buffer(sim->cl, CL_MEM_READ_WRITE, bytes, d->name, buf));
-            static const cl_uint zero = 0;
-            PBFCL_CL_CHECK(clEnqueueFillBuffer(sim->cl->queue, *buf, &zero, sizeof zero, 0, bytes,
-                                               0, NULL, NULL));
-        }
+    size_t bytes = sim->capacity * d->elem;
+    for (int tmp = 0; tmp < 1 + reordered(d); tmp++) {
+        cl_mem *buf = sim_table_buf(owner, d, tmp);
+        PBFCL_TRY(pbfcl_cl_buffer(sim->cl, CL_MEM_READ_WRITE, bytes, d->name, buf));
+        static const cl_uint zero = 0;
+        PBFCL_CL_CHECK(
+            clEnqueueFillBuffer(sim->cl->queue, *buf, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
     }
     return PBFCL_OK;
 }
 
-void pbfcl_sim_method_buffers_release(pbfcl_sim *sim, void *state)
+pbfcl_status pbfcl_sim_method_buffers_make(pbfcl_sim *sim)
 {
-    for (int b = 0; b < sim->method->buffer_count; b++) {
-        const pbfcl_particle_buffer *d = &sim->method->buffers[b];
-        pbfcl_cl_release_buffer(sim_table_buf(state, d, false));
-        if (reordered(d))
-            pbfcl_cl_release_buffer(sim_table_buf(state, d, true));
+    pbfcl_buffer_table tab;
+    for (int t = 0; sim_method_table(sim->method, sim, t, &tab); t++) {
+        if (tab.count > 0 && !tab.owner) {
+            pbfcl_errorf("%s's buffer table %d (%s, ...) has no owner: the part that declares it "
+                         "must make its state before the method makes its buffers",
+                         sim->method->name, t, tab.rows[0].name);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+        for (int b = 0; b < tab.count; b++)
+            PBFCL_TRY(make_row(sim, tab.owner, &tab.rows[b]));
     }
+    return PBFCL_OK;
+}
+
+void pbfcl_sim_method_buffers_release(pbfcl_sim *sim)
+{
+    pbfcl_buffer_table tab;
+    for (int t = 0; sim_method_table(sim->method, sim, t, &tab); t++)
+        for (int b = 0; b < tab.count && tab.owner; b++) {
+            pbfcl_cl_release_buffer(sim_table_buf(tab.owner, &tab.rows[b], false));
+            if (reordered(&tab.rows[b]))
+                pbfcl_cl_release_buffer(sim_table_buf(tab.owner, &tab.rows[b], true));
+        }
 }
 
 void sim_pack_float3(const float *xyz, size_t n, cl_float4 *out)
@@ -167,9 +189,10 @@ pbfcl_status sim_upload_particles(pbfcl_sim *sim, size_t first, size_t n, const 
     for (size_t b = 0; b < sim_buffer_count && st == PBFCL_OK; b++)
         if (sim_buffer_used(sim, &sim_buffers[b]))
             st = upload_row(sim, sim, &sim_buffers[b], first, n, positions, velocities, tmp);
-    for (int b = 0; b < sim->method->buffer_count && st == PBFCL_OK; b++)
-        st = upload_row(sim, sim->method_state, &sim->method->buffers[b], first, n, positions,
-                        velocities, tmp);
+    pbfcl_buffer_table tab;
+    for (int t = 0; st == PBFCL_OK && sim_method_table(sim->method, sim, t, &tab); t++)
+        for (int b = 0; b < tab.count && st == PBFCL_OK; b++)
+            st = upload_row(sim, tab.owner, &tab.rows[b], first, n, positions, velocities, tmp);
     free(tmp);
     return st;
 }
@@ -240,7 +263,9 @@ pbfcl_status sim_reorder(pbfcl_sim *sim, bool sort, pbfcl_profile *prof)
             continue; /* not made, or reorder_solid_words */
         PBFCL_TRY(reorder_row(sim, sim, d, sort, prof));
     }
-    for (int b = 0; b < sim->method->buffer_count; b++)
-        PBFCL_TRY(reorder_row(sim, sim->method_state, &sim->method->buffers[b], sort, prof));
+    pbfcl_buffer_table tab;
+    for (int t = 0; sim_method_table(sim->method, sim, t, &tab); t++)
+        for (int b = 0; b < tab.count; b++)
+            PBFCL_TRY(reorder_row(sim, tab.owner, &tab.rows[b], sort, prof));
     return solids ? reorder_solid_words(sim, prof) : PBFCL_OK;
 }

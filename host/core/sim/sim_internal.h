@@ -1,6 +1,7 @@
 /* The common particle core's own state, shared by the files of sim/ (sim.c: creation, the
  * frame loop and access; sim_buffers.c: the per-particle buffer tables; sim_state.c:
- * checkpoints; constants.c: the constants every method's kernels read). No file outside sim/
+ * checkpoints; attachments.c: the registry of the attachments, the bodies and the paths;
+ * constants.c: the constants every method's kernels read). No file outside sim/
  * includes it: a method works through solver_method.h. */
 #ifndef PBFCL_SIM_INTERNAL_H
 #define PBFCL_SIM_INTERNAL_H
@@ -10,6 +11,9 @@
 #include "sim/particles.h"
 #include "sim/sim.h"
 #include "sim/solver_method.h"
+
+/* The most attachments the registry (attachments.c) may hold. */
+#define SIM_MAX_ATTACHMENTS 8
 
 struct pbfcl_sim {
     const pbfcl_solver_method *method; /* the method that moves the particles */
@@ -31,10 +35,11 @@ struct pbfcl_sim {
     cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
     size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
-    size_t solid_groups;       /* particles of solid phases without a body (cloth, ropes) */
-    pbfcl_shape_match *bodies; /* rigid and soft bodies; NULL until the first are set */
-    pbfcl_kinematic *paths;    /* static particles on paths (kinematic.h); NULL until set */
-    cl_mem accel_max_buf;      /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
+    size_t solid_groups; /* particles of solid phases without a body (cloth, ropes) */
+    /* the state of sim_attachments[k] (attachments.c: the bodies, shape_match.h; the paths,
+     * kinematic.h), NULL until its first use */
+    void *attached[SIM_MAX_ATTACHMENTS];
+    cl_mem accel_max_buf; /* sph: 1 uint, max |a| of the last frame's steps (float bits) */
     /* the id-to-slot map (particles.slot_buf, particles.h) holds the particles' order now: set
      * by the sort's reorder_solids (which writes it) and body_slots, cleared by every other
      * reorder, change of ids (new, appended, renumbered or loaded) or of bodies, and at the
@@ -57,6 +62,9 @@ cl_mem *sim_table_buf(void *base, const pbfcl_particle_buffer *d, bool tmp);
 
 /* Whether the simulation allocates common row d (x* only for a method that predicts). */
 bool sim_buffer_used(const pbfcl_sim *sim, const pbfcl_particle_buffer *d);
+
+/* Table t of method m's buffers (owners from sim, or NULL without one); false past the last. */
+bool sim_method_table(const pbfcl_solver_method *m, pbfcl_sim *sim, int t, pbfcl_buffer_table *out);
 
 /* Makes the common buffers and params_buf, accel_max_buf. */
 pbfcl_status sim_buffers_alloc(pbfcl_sim *sim);
@@ -90,8 +98,26 @@ pbfcl_status sim_read_plain(pbfcl_sim *sim, cl_mem buf, size_t bytes, void *out)
 pbfcl_status sim_grid_params(const pbfcl_scene *s, const pbfcl_constants *p,
                              pbfcl_grid_params *out);
 
-/* The bodies' shape matching and the paths, made at their first use. */
-pbfcl_status sim_bodies_make(pbfcl_sim *sim);
-pbfcl_status sim_paths_make(pbfcl_sim *sim);
+/* The attachments (bodies/attachment.h), one line each in sim_attachments[]. */
+extern const pbfcl_attachment *const sim_attachments[];
+extern const int sim_attachment_count;
+
+/* The state of attachment a, or NULL if the simulation has none yet. */
+void *sim_attached(const pbfcl_sim *sim, const pbfcl_attachment *a);
+
+/* The state of attachment a in *state, made at its first use. */
+pbfcl_status sim_attach(pbfcl_sim *sim, const pbfcl_attachment *a, void **state);
+
+/* Every attachment's hook: destroy (each state then NULL), save its sections (in the
+ * registry's order, those of one never made empty), load (making those the state holds), and
+ * the renumbering of the ids after a removal. */
+void sim_attachments_destroy(pbfcl_sim *sim);
+pbfcl_status sim_attachments_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx);
+pbfcl_status sim_attachments_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx);
+pbfcl_status sim_attachments_remap_ids(pbfcl_sim *sim, const unsigned *new_id);
+
+/* The bodies' and the paths' state (their attachments'), NULL until their first use. */
+pbfcl_shape_match *sim_bodies(const pbfcl_sim *sim);
+pbfcl_kinematic *sim_paths(const pbfcl_sim *sim);
 
 #endif

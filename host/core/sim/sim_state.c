@@ -1,6 +1,6 @@
 /* Checkpoints: the state that carries from one frame to the next, as named sections: the host
  * section, the per-particle buffers the tables mark saved (the core's, then the method's), the
- * buffers of fixed size, then the bodies' and the paths' own. */
+ * buffers of fixed size, then the attachments' own (attachments.c: the bodies', the paths'). */
 #include "sim/sim_internal.h"
 #include "sim/sim_state.h"
 
@@ -21,28 +21,73 @@ static const sim_fixed_state sim_fixed_states[] = {
 };
 #define SIM_FIXED_STATE_COUNT (sizeof sim_fixed_states / sizeof sim_fixed_states[0])
 
-/* Section k of the saved state: a saved row of sim_buffers[], of the method's table or a fixed
- * buffer; false if the simulation has no such buffer or does not save it. */
-static bool state_section(pbfcl_sim *sim, size_t k, const char **name, cl_mem **buf, size_t *bytes)
+/* One section of the saved state: its name, the handle of its buffer and its bytes. */
+typedef struct sim_section {
+    const char *name;
+    cl_mem *buf;
+    size_t bytes;
+} sim_section;
+
+/* Calls visit with each buffer section of the saved state in order: the saved rows of
+ * sim_buffers[] the simulation has, those of the method's tables, then the fixed buffers. */
+static pbfcl_status for_each_section(pbfcl_sim *sim,
+                                     pbfcl_status (*visit)(pbfcl_sim *, const sim_section *,
+                                                           void *tmp, void *arg),
+                                     void *arg)
 {
-    size_t rows = sim_buffer_count, own = (size_t)sim->method->buffer_count;
-    if (k >= rows + own) {
-        const sim_fixed_state *f = &sim_fixed_states[k - rows - own];
-        *name = f->name;
-        *buf = (cl_mem *)((char *)sim + f->offset);
-        *bytes = f->bytes;
-        return true;
+    void *tmp = malloc(16 * sim->n + 16);
+    if (!tmp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    for (size_t b = 0; b < sim_buffer_count && st == PBFCL_OK; b++) {
+        const pbfcl_particle_buffer *d = &sim_buffers[b];
+        sim_section s = {d->name, sim_table_buf(sim, d, false), d->elem * sim->n};
+        if (d->saved == PBFCL_SAVED && sim_buffer_used(sim, d))
+            st = visit(sim, &s, tmp, arg);
     }
-    const pbfcl_particle_buffer *d = k < rows ? &sim_buffers[k] : &sim->method->buffers[k - rows];
-    *name = d->name;
-    *buf = sim_table_buf(k < rows ? (void *)sim : sim->method_state, d, false);
-    *bytes = d->elem * sim->n;
-    return d->saved == PBFCL_SAVED && (k >= rows || sim_buffer_used(sim, d));
+    pbfcl_buffer_table tab;
+    for (int t = 0; st == PBFCL_OK && sim_method_table(sim->method, sim, t, &tab); t++)
+        for (int b = 0; b < tab.count && st == PBFCL_OK; b++) {
+            const pbfcl_particle_buffer *d = &tab.rows[b];
+            sim_section s = {d->name, sim_table_buf(tab.owner, d, false), d->elem * sim->n};
+            if (d->saved == PBFCL_SAVED)
+                st = visit(sim, &s, tmp, arg);
+        }
+    for (size_t k = 0; k < SIM_FIXED_STATE_COUNT && st == PBFCL_OK; k++) {
+        const sim_fixed_state *f = &sim_fixed_states[k];
+        sim_section s = {f->name, (cl_mem *)((char *)sim + f->offset), f->bytes};
+        st = visit(sim, &s, tmp, arg);
+    }
+    free(tmp);
+    return st;
 }
 
-static size_t state_section_count(const pbfcl_sim *sim)
+/* The callbacks of a save or a load, handed to the sections' visitors. */
+typedef struct sim_state_io {
+    pbfcl_state_put put;
+    pbfcl_state_get get;
+    void *ctx;
+} sim_state_io;
+
+/* Saves one section through io->put. */
+static pbfcl_status save_section(pbfcl_sim *sim, const sim_section *s, void *tmp, void *arg)
 {
-    return sim_buffer_count + (size_t)sim->method->buffer_count + SIM_FIXED_STATE_COUNT;
+    const sim_state_io *io = arg;
+    PBFCL_TRY(sim_read_plain(sim, *s->buf, s->bytes, tmp));
+    return io->put(io->ctx, s->name, tmp, s->bytes);
+}
+
+/* Reads one section through io->get into its buffer. */
+static pbfcl_status load_section(pbfcl_sim *sim, const sim_section *s, void *tmp, void *arg)
+{
+    const sim_state_io *io = arg;
+    PBFCL_TRY(io->get(io->ctx, s->name, tmp, s->bytes));
+    if (s->buf == &sim->phase_buf) /* a checkpoint's from before the phases' flags */
+        for (size_t i = 0; i < s->bytes / 4; i++)
+            ((cl_uint *)tmp)[i] = pbfcl_sim_phase_upgrade(((cl_uint *)tmp)[i]);
+    PBFCL_CL_CHECK(
+        clEnqueueWriteBuffer(sim->cl->queue, *s->buf, CL_TRUE, 0, s->bytes, tmp, 0, NULL, NULL));
+    return PBFCL_OK;
 }
 
 pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx)
@@ -58,70 +103,10 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     h.statics = sim->statics;
     h.solid_groups = (cl_uint)sim->solid_groups;
     PBFCL_TRY(put(ctx, "host", &h, sizeof h));
-    void *tmp = malloc(16 * sim->n + 16);
-    if (!tmp)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = PBFCL_OK;
-    for (size_t k = 0; k < state_section_count(sim) && st == PBFCL_OK; k++) {
-        const char *name;
-        cl_mem *buf;
-        size_t bytes;
-        if (!state_section(sim, k, &name, &buf, &bytes))
-            continue; /* scratch, or a buffer the method does not have */
-        st = sim_read_plain(sim, *buf, bytes, tmp);
-        if (st == PBFCL_OK)
-            st = put(ctx, name, tmp, bytes);
-    }
-    free(tmp);
-    PBFCL_TRY(st);
-    PBFCL_TRY(pbfcl_shape_match_state_save(sim->bodies, put, ctx)); /* rest shapes, poses */
-    PBFCL_TRY(pbfcl_kinematic_state_save(sim->paths, put, ctx));    /* paths and their clock */
+    sim_state_io io = {put, NULL, ctx};
+    PBFCL_TRY(for_each_section(sim, save_section, &io));
+    PBFCL_TRY(sim_attachments_save(sim, put, ctx)); /* the bodies', the paths' */
     return sim->method->state_save ? sim->method->state_save(sim, put, ctx) : PBFCL_OK;
-}
-
-/* Restores the bodies and the paths (built first if the state has some). */
-static pbfcl_status sim_state_load_parts(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
-{
-    size_t bodies = 0, path_entries = 0;
-    PBFCL_TRY(pbfcl_shape_match_state_count(get, ctx, &bodies));
-    PBFCL_TRY(pbfcl_kinematic_state_count(get, ctx, &path_entries));
-    if (bodies > 0)
-        PBFCL_TRY(sim_bodies_make(sim));
-    if (path_entries > 0)
-        PBFCL_TRY(sim_paths_make(sim));
-    if (sim->bodies)
-        PBFCL_TRY(pbfcl_shape_match_state_load(sim->bodies, get, ctx));
-    return sim->paths ? pbfcl_kinematic_state_load(sim->paths, get, ctx) : PBFCL_OK;
-}
-
-/* Reads the buffers' sections into the buffers. */
-static pbfcl_status load_sections(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
-{
-    void *tmp = malloc(16 * sim->n + 16);
-    if (!tmp)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = PBFCL_OK;
-    for (size_t k = 0; k < state_section_count(sim) && st == PBFCL_OK; k++) {
-        const char *name;
-        cl_mem *buf;
-        size_t bytes;
-        if (!state_section(sim, k, &name, &buf, &bytes))
-            continue; /* scratch, or a buffer the method does not have */
-        st = get(ctx, name, tmp, bytes);
-        if (st != PBFCL_OK)
-            break;
-        if (buf == &sim->phase_buf) /* a checkpoint's from before the phases' flags */
-            for (size_t i = 0; i < bytes / 4; i++)
-                ((cl_uint *)tmp)[i] = pbfcl_sim_phase_upgrade(((cl_uint *)tmp)[i]);
-        cl_int err =
-            clEnqueueWriteBuffer(sim->cl->queue, *buf, CL_TRUE, 0, bytes, tmp, 0, NULL, NULL);
-        if (err != CL_SUCCESS) {
-            pbfcl_report_cl(err, "clEnqueueWriteBuffer", __FILE__, __LINE__);
-            st = PBFCL_ERR_OPENCL;
-        }
-    }
-    free(tmp);
-    return st;
 }
 
 pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
@@ -129,8 +114,9 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
     sim->slots_current = 0;
     sim_host_state h;
     PBFCL_TRY(get(ctx, "host", &h, sizeof h));
-    PBFCL_TRY(load_sections(sim, get, ctx));
-    PBFCL_TRY(sim_state_load_parts(sim, get, ctx));
+    sim_state_io io = {NULL, get, ctx};
+    PBFCL_TRY(for_each_section(sim, load_section, &io));
+    PBFCL_TRY(sim_attachments_load(sim, get, ctx)); /* the bodies', the paths' */
     if (sim->method->state_load)
         PBFCL_TRY(sim->method->state_load(sim, get, ctx));
     sim->statics = (size_t)h.statics;

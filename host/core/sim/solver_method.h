@@ -54,14 +54,14 @@ typedef enum pbfcl_buffer_saved {
 
 #define PBFCL_NOT_REORDERED ((size_t)-1)
 
-/* One per-particle buffer, a row of a table (the core's sim_buffers[], sim_buffers.c, or a
- * method's `buffers`): its name (the only spelling: allocation messages and its section in a
- * checkpoint), bytes per particle (16: float4, 4: float or uint), where its handle lives
- * (offsetof the cl_mem in the table's owner: struct pbfcl_sim, or the method's state), where
- * its reorder target lives if the reorder carries it (state that outlives a substep), its
- * initial value, whether each substep's sort carries it and whether checkpoints do. From the
- * tables follow allocation, the byte estimate, creation and appending, the reorder, the
- * checkpoint's sections and destroy. */
+/* One per-particle buffer, a row of a table (the core's sim_buffers[], sim_buffers.c, or one
+ * of a method's buffer tables: its own, or a part's such as a constraint kind's): its name (the
+ * only spelling: allocation messages and its section in a checkpoint), bytes per particle (16:
+ * float4, 4: float or uint), where its handle lives (offsetof the cl_mem in the table's owner:
+ * struct pbfcl_sim, the method's state or a part's), where its reorder target lives if the reorder
+ * carries it (state that outlives a substep), its initial value, whether each substep's sort
+ * carries it and whether checkpoints do. From the tables follow allocation, the byte estimate,
+ * creation and appending, the reorder, the checkpoint's sections and destroy. */
 typedef struct pbfcl_particle_buffer {
     const char *name;
     size_t elem;
@@ -74,6 +74,18 @@ typedef struct pbfcl_particle_buffer {
 } pbfcl_particle_buffer;
 
 typedef pbfcl_particle_buffer pbfcl_method_buffer;
+
+/* A table of per-particle buffers: its rows and the owner of their handles (the rows' offsets
+ * are into it: a method's state, or one of its parts', e.g. a constraint kind's; NULL where
+ * the owner is not made, as for the byte estimate before a simulation exists). */
+typedef struct pbfcl_buffer_table {
+    const pbfcl_particle_buffer *rows;
+    int count;
+    void *owner;
+} pbfcl_buffer_table;
+
+/* The rows and count of a static table, for a pbfcl_buffer_table or a constraint kind. */
+#define PBFCL_BUFFER_ROWS(table) (table), (int)(sizeof(table) / sizeof((table)[0]))
 
 typedef struct pbfcl_solver_method {
     const char *name; /* e.g. "pbf" */
@@ -104,9 +116,10 @@ typedef struct pbfcl_solver_method {
     /* Whether it predicts positions x* (the core then keeps predicted_positions, which the
      * neighbour search of pbfcl_sim_neighbours_pred, the bodies and the paths work on). */
     bool predicts;
-    /* Its own per-particle buffers (NULL, 0: none), handles in its state (method_state). */
-    const pbfcl_method_buffer *buffers;
-    int buffer_count;
+    /* Its own per-particle buffers, as tables (its state's, then its parts'): fills table t
+     * (0, 1, ...) with its owner in sim's method state (sim NULL: owner NULL, the rows only, for
+     * the byte estimate) and returns true; false past the last (NULL: no buffers). */
+    bool (*buffer_table)(pbfcl_sim *sim, int t, pbfcl_buffer_table *out);
 } pbfcl_solver_method;
 
 /* The common state a method works on, as the core holds it now: buffer handles change with
@@ -135,12 +148,13 @@ typedef struct pbfcl_sim_view {
     pbfcl_particles *particles;             /* stats, bounds (particles.h) */
 } pbfcl_sim_view;
 
-/* Makes the buffers of the method's table in state (capacity particles each, zeros; reorder
- * targets too). */
-pbfcl_status pbfcl_sim_method_buffers_make(pbfcl_sim *sim, void *state);
+/* Makes the buffers of the method's tables in their owners (capacity particles each, zeros;
+ * reorder targets too); fails naming a table with rows and no owner. */
+pbfcl_status pbfcl_sim_method_buffers_make(pbfcl_sim *sim);
 
-/* Releases them (any not made yet is NULL); accepts a half-made state. */
-void pbfcl_sim_method_buffers_release(pbfcl_sim *sim, void *state);
+/* Releases them (any not made yet is NULL, an owner not made is skipped); accepts a half-made
+ * state. */
+void pbfcl_sim_method_buffers_release(pbfcl_sim *sim);
 
 /* Fills v from sim. */
 void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v);

@@ -168,7 +168,7 @@ static pbfcl_status sph_create(pbfcl_sim *sim)
                               &st->params_buf));
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(v.cl->queue, st->params_buf, CL_TRUE, 0, sizeof st->params,
                                         &st->params, 0, NULL, NULL));
-    return pbfcl_sim_method_buffers_make(sim, st);
+    return pbfcl_sim_method_buffers_make(sim);
 }
 
 static void sph_destroy(pbfcl_sim *sim)
@@ -183,7 +183,7 @@ static void sph_destroy(pbfcl_sim *sim)
         if (st->program)
             clReleaseProgram(st->program);
         pbfcl_cl_release_buffer(&st->params_buf);
-        pbfcl_sim_method_buffers_release(sim, st);
+        pbfcl_sim_method_buffers_release(sim);
         free(st);
         *v.method_state = NULL;
     }
@@ -405,6 +405,14 @@ static const pbfcl_method_buffer sph_buffers[] = {
      PBFCL_SORT_CARRY, PBFCL_SCRATCH, false},
 };
 
+/* sph's buffer_table: sph_buffers[], owned by its state. */
+static bool sph_buffer_table(pbfcl_sim *sim, int t, pbfcl_buffer_table *out)
+{
+    pbfcl_sim_view v;
+    *out = (pbfcl_buffer_table){PBFCL_BUFFER_ROWS(sph_buffers), sim ? state_of(sim, &v) : NULL};
+    return t == 0;
+}
+
 static const pbfcl_solver_method sph_method = {
     .name = "sph",
     .build_config = sph_build_config,
@@ -416,8 +424,7 @@ static const pbfcl_solver_method sph_method = {
     .derive = sph_derive,
     .stages = sph_stages,
     .stage_count = (int)(sizeof sph_stages / sizeof sph_stages[0]),
-    .buffers = sph_buffers,
-    .buffer_count = (int)(sizeof sph_buffers / sizeof sph_buffers[0]),
+    .buffer_table = sph_buffer_table,
 };
 
 const pbfcl_solver_method *pbfcl_solver_sph(void)
