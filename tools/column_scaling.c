@@ -8,7 +8,8 @@
  * and run by tools/column-scaling; by hand:
  *   cc -O2 -std=c11 -Iinclude tools/column_scaling.c build/host/libpbfcl.a -lOpenCL -lm -lpthread
  *   ./a.out [--heights 30,60,120,240] [--width 3] [--frames 40] [--substeps 4] [--target 1]
- *           [--max-iterations 1024] [--device NAME] */
+ *           [--max-iterations 1000] [--fixed 4] [--multilevel N] [--device NAME]
+ * A column that blew up or overflowed a neighbour list prints an error of 1e9. */
 #include <pbfcl.h>
 
 #include <stdio.h>
@@ -18,7 +19,7 @@
 #define MAX_HEIGHTS 16
 
 typedef struct options {
-    int heights[MAX_HEIGHTS], nheights, width, frames, substeps, max_iterations, multilevel;
+    int heights[MAX_HEIGHTS], nheights, width, frames, substeps, max_iterations, multilevel, fixed;
     double target;
     const char *device;
 } options;
@@ -47,7 +48,7 @@ static double column_error(pbfcl_context *ctx, const options *o, int height, int
     sv.substeps = o->substeps;
     sv.cfl = 2.0f; /* the fixed substeps, not the adaptive count */
     sv.iterations = iterations;
-    (void)o->multilevel; /* ML */
+    sv.multilevel = o->multilevel;
     size_t n = (size_t)o->width * o->width * height;
     float *pos = malloc(n * 3 * sizeof *pos);
     size_t k = 0;
@@ -125,7 +126,7 @@ static int parse_heights(const char *s, options *o)
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){{30, 60, 120, 240}, 4, 3, 40, 4, 1024, 0, 1.0, NULL};
+    *o = (options){{30, 60, 120, 240}, 4, 3, 40, 4, 1000, 0, 4, 1.0, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
@@ -144,6 +145,8 @@ static int parse(int argc, char **argv, options *o)
             continue;
         if (!strcmp(a, "--multilevel") && (o->multilevel = atoi(v)) >= 0)
             continue;
+        if (!strcmp(a, "--fixed") && (o->fixed = atoi(v)) >= 1 && o->fixed <= 1000)
+            continue;
         if (!strcmp(a, "--target") && (o->target = atof(v)) > 0.0)
             continue;
         if (!strcmp(a, "--device")) {
@@ -161,7 +164,8 @@ int main(int argc, char **argv)
     if (!parse(argc, argv, &o)) {
         fprintf(stderr, "usage: column_scaling [--heights H,H,... (2..2000)] [--width W (1..64)] "
                         "[--frames F (>= 2)] [--substeps S (1..1000)] [--target PERCENT (> 0)] "
-                        "[--max-iterations N (1..1000)] [--device NAME]\n");
+                        "[--max-iterations N (1..1000)] [--fixed N (1..1000)] [--multilevel N] "
+                        "[--device NAME]\n");
         return 2;
     }
     pbfcl_context_desc cd;
@@ -179,15 +183,20 @@ int main(int argc, char **argv)
     printf("# iterations: the fewest per substep whose mean density error over frames %d-%d is "
            "at most %g %% (0: not within %d)\n",
            o.frames / 2 + 1, o.frames, o.target, o.max_iterations);
-    printf("%8s %10s %12s %12s %14s\n", "height", "particles", "iterations", "error_%", "vs_first");
+    printf("# error_at_N: the mean density error with N = %d iterations (the default solver's 4)\n",
+           o.fixed);
+    printf("%8s %10s %12s %12s %10s %14s\n", "height", "particles", "iterations", "error_%",
+           "vs_first", "error_at_N_%");
     int first = 0;
     for (int k = 0; k < o.nheights; k++) {
         double err;
         int it = iterations_needed(ctx, &o, o.heights[k], &err);
         if (k == 0)
             first = it;
-        printf("%8d %10d %12d %12.3f %14.2f\n", o.heights[k], o.width * o.width * o.heights[k], it,
-               err, first > 0 && it > 0 ? (double)it / first : 0.0);
+        double at_fixed = column_error(ctx, &o, o.heights[k], o.fixed);
+        printf("%8d %10d %12d %12.3f %10.2f %14.3f\n", o.heights[k],
+               o.width * o.width * o.heights[k], it, err,
+               first > 0 && it > 0 ? (double)it / first : 0.0, at_fixed);
         fflush(stdout);
     }
     pbfcl_context_destroy(ctx);
