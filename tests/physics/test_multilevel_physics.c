@@ -1,7 +1,8 @@
 /* Physics of the multilevel coarse correction (solver.multilevel, host/core/pbf/multilevel.c):
  * a column 120 particles tall is held by 2 iterations per substep with it, where plain Jacobi
  * lets it compress (docs/PERFORMANCE.md, "The scaling law of the density solve"); a block at
- * rest comes to rest with it, as the settling test asks of the default solver. */
+ * rest comes to rest with it, as the settling test asks of the default solver; without gravity
+ * it warns once that it does nothing. */
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "test_util.h"
@@ -9,15 +10,18 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define R 0.01f
 
 /* A box of w x h x w particles' room (h times 1.25 plus 5 cm of air) with a block of
  * w x h x w particles at rest spacing on its floor; the scene's solver settings as given. */
-static pbfcl_sim *block_sim(pbfcl_cl *cl, int w, int h, int iterations, int multilevel)
+static pbfcl_sim *block_sim_g(pbfcl_cl *cl, int w, int h, int iterations, int multilevel,
+                              float gravity)
 {
     pbfcl_scene s;
     pbfcl_scene_defaults(&s);
+    s.gravity[1] = gravity;
     s.particle_radius = R;
     s.domain_max[0] = s.domain_max[2] = 2 * R * w;
     s.domain_max[1] = 2 * R * h * 1.25f + 0.05f;
@@ -38,6 +42,11 @@ static pbfcl_sim *block_sim(pbfcl_cl *cl, int w, int h, int iterations, int mult
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
     free(pos);
     return sim;
+}
+
+static pbfcl_sim *block_sim(pbfcl_cl *cl, int w, int h, int iterations, int multilevel)
+{
+    return block_sim_g(cl, w, h, iterations, multilevel, -9.81f);
 }
 
 /* The mean density error over frames frames / 2 + 1 .. frames; the last frame's stats. */
@@ -102,6 +111,43 @@ START_TEST(test_settle)
 }
 END_TEST
 
+static int warnings;
+static char warning[512];
+
+static void capture_log(pbfcl_log_level level, const char *message, void *user)
+{
+    (void)user;
+    if (level == PBFCL_LOG_WARNING) {
+        warnings++;
+        snprintf(warning, sizeof warning, "%s", message);
+    }
+}
+
+/* Without gravity the correction cannot move anything (its moves are limited to 2 |g| dt^2):
+ * the first step warns once, naming the setting and what to change; later steps are quiet. */
+static void check_no_gravity(pbfcl_cl *cl)
+{
+    pbfcl_sim *sim = block_sim_g(cl, 3, 4, 2, 1, 0.0f);
+    warnings = 0;
+    pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
+    pbfcl_status st = pbfcl_sim_step(sim, NULL);
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_step(sim, NULL);
+    pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
+    ck_assert_int_eq(st, PBFCL_OK);
+    ck_assert_int_eq(warnings, 1);
+    ck_assert_msg(strstr(warning, "solver.multilevel 1: without gravity") &&
+                      strstr(warning, "set solver.multilevel to 0"),
+                  "%s", warning);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_no_gravity_warns)
+{
+    test_each_device(check_no_gravity);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("multilevel_physics");
@@ -109,6 +155,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_column);
     tcase_add_test(tc, test_settle);
+    tcase_add_test(tc, test_no_gravity_warns);
     suite_add_tcase(suite, tc);
     return test_run_suite(suite, true);
 }

@@ -34,6 +34,7 @@ typedef struct ml_state {
     ml_level lv[PBFCL_ML_MAX_LEVELS];
     cl_mem sum_buf, count_buf; /* int, uint: the finest grid's compression and particles */
     float built_for[7];        /* box and h the grids were made for */
+    int warned;                /* the warning of a correction that cannot move was given */
 } ml_state;
 
 void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int *levels,
@@ -303,6 +304,12 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, pbfcl_profile *prof)
     ml_state *m = pbf_constraint_state(ps, &pbf_multilevel_constraint);
     if (v.n == 0)
         return PBFCL_OK;
+    if (max_move(&v) <= 0.0f && !m->warned) {
+        m->warned = 1;
+        pbfcl_warnf("solver.multilevel %d: without gravity the coarse correction moves nothing "
+                    "(its moves are limited to %g |g| dt^2); set solver.multilevel to 0",
+                    v.scene->solver.multilevel, PBFCL_ML_SUPPORT);
+    }
     if (!m->program)
         PBFCL_TRY(build_program(&v, m));
     PBFCL_TRY(make_grids(&v, m));
