@@ -1,13 +1,13 @@
 /* The multilevel coarse correction of the density constraint (host/core/pbf/multilevel.c):
  * the fluid's compression gathered into a grid of cells of h over the box, the Poisson
- * problem lap(phi) = compression solved there by a V-cycle over grids of 2h, 4h, ...
+ * problem lap(phi) = compression solved there by V-cycles over grids of h, 2h, 4h, ...
  * (weighted Jacobi smoothing, restriction of the residual by the mean of the 8 children,
  * piecewise-constant prolongation), and each particle moved by grad(phi), which spreads the
  * volume a compressed cell must lose over the whole fluid at once, up to the free surface,
  * instead of one h per Jacobi iteration. Cells hold fluid (flag 1: phi solved) or nothing
  * (flag 0: air, phi = 0, the free surface); beyond the grid lie the walls (no flux).
  * Needs pbf.cl (params, the box) before it in the program. A grid's cells are numbered
- * x + nx (y + ny z), dims = (nx, ny, nz, nx ny nz). */
+ * x + nx (y + ny z); the kernels take nx, ny, nz and form dims = (nx, ny, nz, nx ny nz). */
 
 /* The compression of a particle in fixed point: atomic integer sums are exact and in any
  * order the same (OpenCL C 1.2 has no float atomics); 2^16 per unit strain resolves 1.5e-5
@@ -45,10 +45,10 @@ __kernel void ml_clear(__global int *sum, /* out: 0 */
     count[c] = 0u;
 }
 
-/* Each particle's compression max(rho / rho0 - 1, 0) at x* as it is now (after the
- * iteration's density and contact corrections: the coarse grids solve what they left; rho as
- * lambda sums it, walls included) into its cell's sum, and its count; a body's particle
- * counts, with no compression. */
+/* Each particle's strain rho / rho0 - 1 (signed, within [-1, 1]) at x* as it is now (after
+ * the iteration's density and contact corrections: the coarse grids solve what they left; rho
+ * as lambda sums it, walls included) into its cell's sum, and its count; a body's particle
+ * counts, with no strain. */
 __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
                         __global const uint *neighbor_count, __global const uint *neighbors,
                         float wall_scale, uint bodies, __global const uint *phase, float inv_dx,
@@ -77,8 +77,10 @@ __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
     atomic_inc(count + c);
 }
 
-/* The finest grid's right-hand side (the compression as a volume per cell volume: scale is
- * the particle volume / the cell volume / ML_FIXED), its flags and phi = 0. */
+/* The finest grid's right-hand side: the cell's summed strain where positive (its particles'
+ * ups and downs cancel; a cell that is not compressed as a whole gives off nothing), as a
+ * volume per cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flags
+ * (fluid where a particle is) and phi = 0. */
 __kernel void ml_setup(__global const int *sum, __global const uint *count,
                        __global float *rhs, __global uint *flag, __global float *phi,
                        float scale, const uint cells)
@@ -121,6 +123,27 @@ __kernel void ml_smooth(__global const float *phi, __global float *phi_out,
     float m, s = ml_neighbours(phi, flag, c, dims, &m);
     float jacobi = m > 0.0f ? (s - rhs[c] * dx2) / m : 0.0f;
     phi_out[c] = flag[c] ? phi[c] + weight * (jacobi - phi[c]) : 0.0f;
+}
+
+/* sweeps weighted Jacobi sweeps on the coarsest grid (at most 2 x 2 x 2 cells) by one
+ * work-item, the sweeps one after another (tmp holds each sweep's result): one launch where
+ * ml_smooth took one per sweep. */
+__kernel void ml_coarsest(__global float *phi, __global float *tmp, __global const float *rhs,
+                          __global const uint *flag, uint nx, uint ny, uint nz, float dx2,
+                          float weight, uint sweeps)
+{
+    const uint4 dims = (uint4)(nx, ny, nz, nx * ny * nz);
+    if (get_global_id(0) != 0u)
+        return;
+    for (uint s = 0u; s < sweeps; s++) {
+        for (uint c = 0u; c < dims.w; c++) {
+            float m, sum = ml_neighbours(phi, flag, c, dims, &m);
+            float jacobi = m > 0.0f ? (sum - rhs[c] * dx2) / m : 0.0f;
+            tmp[c] = flag[c] ? phi[c] + weight * (jacobi - phi[c]) : 0.0f;
+        }
+        for (uint c = 0u; c < dims.w; c++)
+            phi[c] = tmp[c];
+    }
 }
 
 /* The residual rhs - lap(phi) of the fluid cells (0 in air). */

@@ -1,9 +1,9 @@
 /* Tests of the multilevel coarse correction (host/core/pbf/multilevel.c, cl/multilevel.cl)
  * against a plain C reference in double precision: the grids of a box; each grid kernel
- * (smooth, residual, restrict, prolong) on random fields at awkward sizes (1 x 1 x 1,
- * work-group size +- 1 cells in a row, odd sizes that leave half-empty coarse cells); and a
- * whole correction of a compressed block and of a lone particle (the density of x* with the
- * walls, the cells' compression, the V-cycles, the gradient, its limit, the box). */
+ * (smooth, residual, restrict, prolong; the coarsest grid's sweeps) on random fields at awkward
+ * sizes (1 x 1 x 1, work-group size +- 1 cells in a row, odd sizes that leave half-empty coarse
+ * cells); and a whole correction of a compressed block and of a lone particle (the density of x*
+ * with the walls, the cells' compression, the V-cycles, the gradient, its limit, the box). */
 #include "pbf/multilevel.h"
 #include "runtime/build_options.h"
 #include "runtime/programs.h"
@@ -336,6 +336,32 @@ static void check_grid_kernels(pbfcl_cl *cl, cl_program program, const unsigned 
     dev_grid_free(&f);
 }
 
+/* ml_coarsest's sweeps on a random grid of dims d (at most 2 x 2 x 2) against as many of the
+ * reference's Jacobi sweeps. */
+static void check_coarsest(pbfcl_cl *cl, cl_program program, const unsigned d[3], uint64_t *rng)
+{
+    dev_grid g;
+    double dx = 0.32;
+    dev_grid_make(cl, &g, d, dx, rng);
+    for (int s = 0; s < PBFCL_ML_COARSEST_SWEEPS; s++)
+        ref_smooth(&g.g);
+    cl_kernel k;
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_coarsest", &k), PBFCL_OK);
+    float dx2 = (float)(dx * dx), w = PBFCL_ML_WEIGHT;
+    cl_uint sweeps = PBFCL_ML_COARSEST_SWEEPS;
+    cl_mem args[] = {g.phi, g.out, g.rhs, g.flag};
+    for (int a = 0; a < 4; a++)
+        set_arg(k, a, sizeof(cl_mem), &args[a]);
+    set_dims(k, 4, &g.dims);
+    set_arg(k, 7, 4, &dx2);
+    set_arg(k, 8, 4, &w);
+    set_arg(k, 9, sizeof sweeps, &sweeps);
+    launch(cl, k, 1);
+    clReleaseKernel(k);
+    expect_floats(g.phi, g.g.phi, g.g.cells, "coarsest");
+    dev_grid_free(&g);
+}
+
 static void check_grid_kernels_all(pbfcl_cl *cl)
 {
     cl_program program = build(cl);
@@ -343,6 +369,9 @@ static void check_grid_kernels_all(pbfcl_cl *cl)
     unsigned sizes[][3] = {{1, 1, 1}, {63, 1, 1}, {65, 1, 1}, {3, 5, 7}, {2, 9, 4}, {11, 6, 5}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         check_grid_kernels(cl, program, sizes[s], &rng);
+    unsigned coarsest[][3] = {{1, 1, 1}, {2, 1, 1}, {2, 2, 2}, {1, 2, 2}};
+    for (size_t s = 0; s < sizeof coarsest / sizeof coarsest[0]; s++)
+        check_coarsest(cl, program, coarsest[s], &rng);
     clReleaseProgram(program);
 }
 

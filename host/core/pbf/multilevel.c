@@ -14,17 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ML_CLEAR, ML_GATHER, ML_SETUP, ML_SMOOTH, ML_RESIDUAL, ML_RESTRICT, ML_PROLONG, ML_CORRECT };
-static const char *const ml_kernel_names[] = {"ml_clear",   "ml_gather",   "ml_setup",
-                                              "ml_smooth",  "ml_residual", "ml_restrict",
-                                              "ml_prolong", "ml_correct"};
+enum {
+    ML_CLEAR,
+    ML_GATHER,
+    ML_SETUP,
+    ML_SMOOTH,
+    ML_COARSEST,
+    ML_RESIDUAL,
+    ML_RESTRICT,
+    ML_PROLONG,
+    ML_CORRECT
+};
+static const char *const ml_kernel_names[] = {"ml_clear",    "ml_gather",   "ml_setup",
+                                              "ml_smooth",   "ml_coarsest", "ml_residual",
+                                              "ml_restrict", "ml_prolong",  "ml_correct"};
 #define ML_KERNELS ((int)(sizeof ml_kernel_names / sizeof ml_kernel_names[0]))
 
+/* One grid: phi (float), its ping-pong partner and the residual (tmp, float), the right-hand
+ * side (float), the flags (uint: 1 fluid, 0 air). */
 typedef struct ml_level {
     cl_uint4 dims; /* nx, ny, nz, cells */
-    float dx;
-    cl_mem phi_buf, tmp_buf, rhs_buf,
-        flag_buf; /* float, float (ping-pong, residual), float, uint */
+    float dx;      /* cell size, m */
+    cl_mem phi_buf, tmp_buf, rhs_buf, flag_buf;
 } ml_level;
 
 typedef struct ml_state {
@@ -208,6 +219,24 @@ static pbfcl_status smooth(const pbfcl_sim_view *v, ml_state *m, ml_level *g, in
     return PBFCL_OK;
 }
 
+/* PBFCL_ML_COARSEST_SWEEPS sweeps on the coarsest grid g (at most 2 x 2 x 2), in one launch. */
+static pbfcl_status solve_coarsest(const pbfcl_sim_view *v, ml_state *m, ml_level *g,
+                                   pbfcl_profile *prof)
+{
+    cl_kernel k = m->k[ML_COARSEST];
+    cl_float dx2 = g->dx * g->dx, weight = PBFCL_ML_WEIGHT;
+    cl_uint sweeps = PBFCL_ML_COARSEST_SWEEPS;
+    ML_ARG(k, 0, g->phi_buf);
+    ML_ARG(k, 1, g->tmp_buf);
+    ML_ARG(k, 2, g->rhs_buf);
+    ML_ARG(k, 3, g->flag_buf);
+    PBFCL_TRY(set_dims(k, 4, g));
+    ML_ARG(k, 7, dx2);
+    ML_ARG(k, 8, weight);
+    ML_ARG(k, 9, sweeps);
+    return launch(v, k, 1, prof);
+}
+
 /* The residual of grid l into the right-hand side of grid l + 1 (phi there 0). */
 static pbfcl_status restrict_residual(const pbfcl_sim_view *v, ml_state *m, int l,
                                       pbfcl_profile *prof)
@@ -253,7 +282,7 @@ static pbfcl_status v_cycle(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
         PBFCL_TRY(smooth(v, m, &m->lv[l], PBFCL_ML_PRE_SWEEPS, prof));
         PBFCL_TRY(restrict_residual(v, m, l, prof));
     }
-    PBFCL_TRY(smooth(v, m, &m->lv[last], PBFCL_ML_COARSEST_SWEEPS, prof));
+    PBFCL_TRY(solve_coarsest(v, m, &m->lv[last], prof));
     for (int l = last - 1; l >= 0; l--) {
         PBFCL_TRY(prolong(v, m, l, prof));
         PBFCL_TRY(smooth(v, m, &m->lv[l], PBFCL_ML_POST_SWEEPS, prof));
