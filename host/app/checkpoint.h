@@ -13,9 +13,9 @@
  * progress), then the run's ("frame_ids": the persistent id of each particle in the frames,
  * "next_frame_id": the id the next emitted particle gets).
  *
- * Format 5 added the section "distances" (the count of distance constraints, followed by
- * "distance_pairs" and "distance_rest" when there are any); a format 4 file (pbfcl 0.2) is read
- * as holding none. */
+ * Format 5 (pbfcl 0.3) added the section "distances" (the count of distance constraints,
+ * followed by "distance_pairs" and "distance_rest" when there are any) and parameters
+ * (solver.multilevel): a file of format 4 (pbfcl 0.2) is refused with its format. */
 #ifndef PBFCL_CHECKPOINT_H
 #define PBFCL_CHECKPOINT_H
 
@@ -25,7 +25,6 @@
 
 #define PBFCL_CHECKPOINT_MAGIC "PBFCLCKP"
 #define PBFCL_CHECKPOINT_FORMAT 5u
-#define PBFCL_CHECKPOINT_OLDEST_FORMAT 4u /* the oldest this build reads */
 
 /* The checksum: FNV-1a (64 bit) from this start, over every byte before the checksum. */
 #define PBFCL_CHECKPOINT_HASH_START 14695981039346656037ull

@@ -23,7 +23,6 @@
 struct pbfcl_checkpoint {
     unsigned char *data;
     size_t size;
-    unsigned format;
     char path[1024];
     size_t count;
     struct {
@@ -97,10 +96,9 @@ static pbfcl_status bad_format(const char *path, uint32_t format, ckp_reader *r)
     if (format >= 1 && format <= PBFCL_CHECKPOINT_FORMAT && take(r, writer, 16))
         writer[16] = '\0';
     pbfcl_errorf("checkpoint '%s' has format version %u (written by pbfcl %s); this pbfcl (%s) "
-                 "reads versions %u to %u: resume it with the pbfcl that wrote it, or run the "
-                 "scene again with --checkpoint",
-                 path, format, writer, pbfcl_version_string(), PBFCL_CHECKPOINT_OLDEST_FORMAT,
-                 PBFCL_CHECKPOINT_FORMAT);
+                 "reads version %u: resume it with the pbfcl that wrote it, or run the scene "
+                 "again with --checkpoint",
+                 path, format, writer, pbfcl_version_string(), PBFCL_CHECKPOINT_FORMAT);
     return PBFCL_ERR_BAD_ARGUMENT;
 }
 
@@ -126,7 +124,7 @@ static pbfcl_status check_prefix(const char *path, const unsigned char *prefix, 
         return bad_file(path, "is not a pbfcl checkpoint (no PBFCLCKP header)");
     if (!take_u32(&r, &format))
         return bad_file(path, "is cut short");
-    if (format < PBFCL_CHECKPOINT_OLDEST_FORMAT || format > PBFCL_CHECKPOINT_FORMAT)
+    if (format != PBFCL_CHECKPOINT_FORMAT)
         return bad_format(path, format, &r);
     if (!take(&r, NULL, 16) || !take_u64(&r, &n))
         return bad_file(path, "is cut short");
@@ -153,7 +151,6 @@ static pbfcl_status parse_header(pbfcl_checkpoint *c, ckp_reader *r, pbfcl_check
     take(r, NULL, 8);
     take_u32(r, &format);
     info->format = format;
-    c->format = format;
     if (!take(r, info->version, sizeof info->version) || !take_u64(r, &n) || !take_u64(r, &step) ||
         !take_u64(r, &tbits) || !take(r, info->name, sizeof info->name) ||
         !take_u32(r, &param_bytes))
@@ -338,10 +335,6 @@ pbfcl_status pbfcl_checkpoint_section(void *ctx, const char *name, void *data, s
             return PBFCL_ERR_BAD_ARGUMENT;
         }
         memcpy(data, c->sections[k].data, bytes);
-        return PBFCL_OK;
-    }
-    if (c->format < 5 && !strcmp(name, "distances") && bytes == sizeof(uint64_t)) {
-        memset(data, 0, bytes); /* format 4 had no distance constraints (checkpoint.h) */
         return PBFCL_OK;
     }
     pbfcl_errorf("checkpoint '%s' has no section '%s' (written by another version of pbfcl?)",

@@ -1,13 +1,17 @@
 /* `pbfcl bench`: the simulation step's device time per stage from OpenCL profiling events,
- * median and minimum over the measured steps after warm-up steps, and particle-steps per
- * second, as tab-separated columns. It runs the solver through the public API (pbfcl.h), the
- * path an embedding program takes. */
+ * median and minimum over the measured steps after warm-up steps (and the step's mean), and
+ * particle-steps per second, as tab-separated columns. It runs the solver through the public
+ * API (pbfcl.h), the path an embedding program takes. A measured step whose fluid collapsed
+ * (mean density error above the run guard's limit, run_guard.h), whose neighbour lists were cut
+ * short or that blew up is marked, and bench then exits with BENCH_EXIT_BROKEN: a speed is never
+ * quoted for a broken run. */
 #include "app_env.h"
 #include "cli_args.h"
 #include "commands.h"
 #include "pbfcl.h"
 #include "runtime/clock.h"
 #include "runtime/pbfcl_error.h"
+#include "run_guard.h"
 #include "scene_options.h"
 
 #include <stdlib.h>
@@ -17,6 +21,10 @@
 #define BENCH_DEFAULT_WARMUP 5
 #define BENCH_MAX_STEPS 100000LL
 #define BENCH_MAX_DIFFUSE 100000000LL
+
+/* The exit status of a bench whose measured steps include a broken one (1: an error, 2: bad
+ * arguments). */
+#define BENCH_EXIT_BROKEN 3
 
 typedef struct bench_args {
     pbfcl_scene_options scene;
@@ -32,7 +40,9 @@ static void bench_usage(FILE *f)
                "and minimum of the OpenCL profiling-event times over S steps after W warm-up "
                "steps, and particles * steps per second. A scene's emitters and drains run after "
                "every step, as in `pbfcl run`; their host time is reported apart. Output: "
-               "tab-separated columns; lines starting with # are comments.\n\n");
+               "tab-separated columns; lines starting with # are comments. A measured step "
+               "whose fluid collapsed (density error above 50 %%), whose neighbour lists were "
+               "cut short or that blew up is marked BROKEN and bench exits with status 3.\n\n");
     fprintf(f, "  %-24s %s\n", "--steps S", "measured steps (default 50; 1 to 100000)");
     fprintf(f, "  %-24s %s\n", "--warmup W",
             "steps run first, not measured (default 5; 0 to 100000)");
@@ -90,11 +100,13 @@ typedef struct bench_times {
     double *step_ms;
     int *substeps;
     long long steps;
-    pbfcl_solver *solver; /* its per-kernel totals cover the measured steps */
-    double wall_s;        /* host clock over the measured steps, launches and waits included */
-    double *density_avg;  /* the stats' density_error_avg after each measured step, % */
-    double *density_max;  /* density_error_max, % */
-    unsigned overflow;    /* neighbour list overflows summed over the measured steps */
+    pbfcl_solver *solver;    /* its per-kernel totals cover the measured steps */
+    double wall_s;           /* host clock over the measured steps, launches and waits included */
+    double *density_avg;     /* the stats' density_error_avg after each measured step, % */
+    double *density_max;     /* density_error_max, % */
+    unsigned overflow;       /* neighbour list overflows summed over the measured steps */
+    unsigned *step_overflow; /* neighbour_overflow after each measured step */
+    int *step_unstable;      /* the stats' unstable flag (NaN, or faster than max_speed) */
     /* the scene's emitters and drains, run after every step as `pbfcl run` runs them */
     pbfcl_scene_setup *setup;
     bool flow;               /* the scene has emitters or drains */
@@ -180,6 +192,8 @@ static pbfcl_status bench_steps(pbfcl_solver *solver, const bench_args *a, bench
         t->density_avg[s] = stats.density_error_avg;
         t->density_max[s] = stats.density_error_max;
         t->overflow += stats.neighbour_overflow;
+        t->step_overflow[s] = stats.neighbour_overflow;
+        t->step_unstable[s] = stats.unstable;
         /* the flow's host time is reported apart, like the stats it is not in the wall clock */
         PBFCL_TRY(bench_flow(t, a->warmup + s + 1, &t->flow_ms[s], &drained, &added));
         t->emitted += added;
@@ -316,6 +330,49 @@ static void bench_report(const bench_args *a, const bench_scene *scene, size_t n
     kernel_report(t);
 }
 
+/* Whether measured step s is broken: its fluid collapsed past the run guard's limit, its
+ * neighbour lists were cut short, or it blew up. */
+static bool bench_step_broken(const bench_times *t, long long s)
+{
+    return t->density_avg[s] > RUN_GUARD_DENSITY_PERCENT || t->step_overflow[s] > 0 ||
+           t->step_unstable[s];
+}
+
+/* The mean step beside the median, and a line for every broken measured step (at most 10,
+ * then a count) with a closing warning on stdout and stderr; returns how many were broken. */
+static long long bench_report_validity(const bench_times *t, long long warmup)
+{
+    double sum = 0.0, med, min;
+    for (long long s = 0; s < t->steps; s++)
+        sum += t->step_ms[s];
+    column_stats(t, t->step_ms, &med, &min);
+    printf("# step time over the measured steps: mean %.4f ms, median %.4f ms, min %.4f ms\n",
+           sum / (double)t->steps, med, min);
+    long long broken = 0;
+    for (long long s = 0; s < t->steps; s++) {
+        if (!bench_step_broken(t, s))
+            continue;
+        if (++broken <= 10)
+            printf("# BROKEN measured step %lld (frame %lld of the run): density error mean %.3f "
+                   "%% (the run "
+                   "guard's limit is %g %%), neighbour lists cut short %u times%s\n",
+                   s + 1, warmup + s + 1, t->density_avg[s], RUN_GUARD_DENSITY_PERCENT,
+                   t->step_overflow[s], t->step_unstable[s] ? ", blew up (NaN or max_speed)" : "");
+    }
+    if (broken > 10)
+        printf("# BROKEN: %lld more steps\n", broken - 10);
+    if (broken > 0) {
+        const char *msg = "WARNING: %lld of the %lld measured steps are broken (see the BROKEN "
+                          "lines): the times above are not the speed of a sound run; raise "
+                          "--substeps, --iterations or lower --cfl\n";
+        printf("# ");
+        printf(msg, broken, t->steps);
+        fprintf(stderr, "pbfcl bench: ");
+        fprintf(stderr, msg, broken, t->steps);
+    }
+    return broken;
+}
+
 /* Opens the context and a solver holding the scene's particles and bodies. */
 static pbfcl_status bench_open(const bench_args *a, const bench_scene *scene,
                                const pbfcl_scene_setup *setup, const float *pos, size_t n,
@@ -373,13 +430,17 @@ int cmd_bench(int argc, char **argv)
                            !(t.substeps = calloc((size_t)a.steps, sizeof *t.substeps)) ||
                            !(t.density_avg = calloc((size_t)a.steps, sizeof *t.density_avg)) ||
                            !(t.density_max = calloc((size_t)a.steps, sizeof *t.density_max)) ||
+                           !(t.step_overflow = calloc((size_t)a.steps, sizeof *t.step_overflow)) ||
+                           !(t.step_unstable = calloc((size_t)a.steps, sizeof *t.step_unstable)) ||
                            !(t.flow_ms = calloc((size_t)a.steps, sizeof *t.flow_ms))))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
         st = bench_steps(t.solver, &a, &t);
-    if (st == PBFCL_OK)
+    long long broken = 0;
+    if (st == PBFCL_OK) {
         bench_report(&a, &scene, n, device, &t);
-    else
+        broken = bench_report_validity(&t, a.warmup);
+    } else
         pbfcl_errorf("bench failed: %s", pbfcl_status_message(st));
     for (int k = 0; k < t.stage_count; k++)
         free(t.stages[k].ms);
@@ -388,10 +449,12 @@ int cmd_bench(int argc, char **argv)
     free(t.substeps);
     free(t.density_avg);
     free(t.density_max);
+    free(t.step_overflow);
+    free(t.step_unstable);
     free(t.flow_ms);
     pbfcl_solver_destroy(t.solver);
     pbfcl_scene_setup_destroy(setup);
     pbfcl_context_destroy(ctx);
     free(pos);
-    return st == PBFCL_OK ? 0 : 1;
+    return st != PBFCL_OK ? 1 : (broken > 0 ? BENCH_EXIT_BROKEN : 0);
 }

@@ -376,6 +376,31 @@ START_TEST(bench_diffuse_stage)
 }
 END_TEST
 
+/* bench reports the mean step beside the median, and a run whose measured steps are broken
+ * (no density correction: the dam break collapses and its neighbour lists are cut short) is
+ * marked step by step with a warning on both streams and exit status 3, where a sound one
+ * exits 0 with no mark. */
+START_TEST(bench_marks_broken_steps)
+{
+    if (test_device_count() == 0) {
+        printf("SKIP: no OpenCL device, bench's broken steps are not tested\n");
+        return;
+    }
+    cli_result r;
+    cli_run(&r, "bench --particles 2000 --steps 2 --warmup 20 --iterations 0");
+    ck_assert_msg(r.code == 3, "exit %d:\n%s", r.code, r.out);
+    ck_assert_contains(r.out, "# step time over the measured steps: mean ");
+    ck_assert_int_eq(cli_count(r.out, "# BROKEN measured step "), 2);
+    ck_assert_contains(r.out, "neighbour lists cut short");
+    ck_assert_contains(r.out, "# WARNING: 2 of the 2 measured steps are broken");
+    ck_assert_contains(r.err, "WARNING: 2 of the 2 measured steps are broken");
+    cli_run(&r, "bench --particles 2000 --steps 2 --warmup 0");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_contains(r.out, "# step time over the measured steps: mean ");
+    ck_assert_msg(!strstr(r.out, "BROKEN") && !strstr(r.out, "WARNING"), "%s", r.out);
+}
+END_TEST
+
 /* The particles `pbfcl run` ends with: "pbfcl run: S steps, N particles, ..." in its output. */
 static long run_final_count(const char *args)
 {
@@ -447,6 +472,7 @@ static Suite *cli_suite(void)
     tcase_add_test(run, run_scene_with_bodies);
     tcase_add_test(run, bench_split_compares_paths);
     tcase_add_test(run, bench_diffuse_stage);
+    tcase_add_test(run, bench_marks_broken_steps);
     tcase_add_test(run, bench_runs_emitters_and_drains);
     suite_add_tcase(s, run);
     return s;

@@ -234,7 +234,9 @@ static pbfcl_status pbf_substep(pbfcl_sim *sim, pbfcl_profile *prof)
  * acceleration spreads it about h per iteration and holds the column at cfl 1 with half the
  * substeps (docs/PERFORMANCE.md, "Chebyshev-accelerated iterations"). Both
  * scale as 1/h: halving r doubles the substeps, as it halves the time step of any explicit
- * particle method. A scene's own substeps are the minimum. One 12-byte read per frame. */
+ * particle method. The multilevel coarse correction (solver.multilevel) holds the column
+ * whatever its depth, and drops the second term. A scene's own substeps are the minimum. One
+ * 12-byte read per frame. */
 static pbfcl_status pbf_choose_substeps(pbfcl_sim *sim, int *out)
 {
     pbfcl_sim_view sv;
@@ -251,6 +253,8 @@ static pbfcl_status pbf_choose_substeps(pbfcl_sim *sim, int *out)
     reach = (float)sqrt(reach);
     g = sqrt(g);
     double height = fmax(0.0, (double)b[1] + b[2] - 2.0 * reach);
+    if (v->multilevel > 0) /* the coarse correction carries the support through the depth */
+        height = 0.0;
     double u = fmax(b[0] + g * v->dt, sqrt(2.0 * g * height));
     double want = ceil(v->dt * u / (v->cfl * sv.params->h));
     int most = v->substeps > PBFCL_PBF_MAX_SUBSTEPS ? v->substeps : PBFCL_PBF_MAX_SUBSTEPS;

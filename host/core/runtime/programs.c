@@ -22,6 +22,10 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
     [PBFCL_PROGRAM_DIFFUSE] = {"diffuse",
                                {"pbfcl_shared.h", "morton.h", "diffuse.h", "diffuse.cl"},
                                4},
+    /* multilevel.cl uses pbf.cl's params and box */
+    [PBFCL_PROGRAM_MULTILEVEL] = {"multilevel",
+                                  {"pbfcl_shared.h", "morton.h", "pbf.cl", "multilevel.cl"},
+                                  4},
 };
 
 const pbfcl_program_desc *pbfcl_program(pbfcl_program_id id)

@@ -1,0 +1,532 @@
+/* Tests of the multilevel coarse correction (host/core/pbf/multilevel.c, cl/multilevel.cl)
+ * against a plain C reference in double precision: the grids of a box; each grid kernel
+ * (smooth, residual, restrict, prolong; the coarsest grid's sweeps) on random fields at awkward
+ * sizes (1 x 1 x 1, work-group size +- 1 cells in a row, odd sizes that leave half-empty coarse
+ * cells); and a whole correction of a compressed block and of a lone particle (the density of x*
+ * with the walls, the cells' compression, the V-cycles, the gradient, its limit, the box). */
+#include "pbf/multilevel.h"
+#include "runtime/build_options.h"
+#include "runtime/programs.h"
+#include "sim/sim.h"
+#include "solver_methods.h"
+#include "sim/solver_method.h"
+#include "test_util.h"
+#include "wall_ref.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the reference ------------------------------------------------------------------------ */
+
+typedef struct ref_grid {
+    unsigned d[3];
+    size_t cells;
+    double dx, *phi, *rhs;
+    unsigned *flag;
+} ref_grid;
+
+static size_t ref_index(const ref_grid *g, unsigned x, unsigned y, unsigned z)
+{
+    return x + g->d[0] * ((size_t)y + g->d[1] * z);
+}
+
+/* Sum of the neighbours' phi (air 0) inside the grid and their count. */
+static double ref_neighbours(const ref_grid *g, const double *phi, size_t c, double *m)
+{
+    unsigned x = c % g->d[0], y = (c / g->d[0]) % g->d[1], z = c / (g->d[0] * g->d[1]);
+    int off[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+    double s = 0.0;
+    *m = 0.0;
+    for (int k = 0; k < 6; k++) {
+        long nx = (long)x + off[k][0], ny = (long)y + off[k][1], nz = (long)z + off[k][2];
+        if (nx < 0 || ny < 0 || nz < 0 || nx >= g->d[0] || ny >= g->d[1] || nz >= g->d[2])
+            continue;
+        size_t i = ref_index(g, (unsigned)nx, (unsigned)ny, (unsigned)nz);
+        s += g->flag[i] ? phi[i] : 0.0;
+        *m += 1.0;
+    }
+    return s;
+}
+
+static void ref_smooth(ref_grid *g)
+{
+    double *out = malloc(g->cells * sizeof *out), w = PBFCL_ML_WEIGHT;
+    for (size_t c = 0; c < g->cells; c++) {
+        double m, s = ref_neighbours(g, g->phi, c, &m);
+        double jacobi = m > 0 ? (s - g->rhs[c] * g->dx * g->dx) / m : 0.0;
+        out[c] = g->flag[c] ? g->phi[c] + w * (jacobi - g->phi[c]) : 0.0;
+    }
+    memcpy(g->phi, out, g->cells * sizeof *out);
+    free(out);
+}
+
+static void ref_residual(const ref_grid *g, double *res)
+{
+    for (size_t c = 0; c < g->cells; c++) {
+        double m, s = ref_neighbours(g, g->phi, c, &m);
+        res[c] = g->flag[c] ? g->rhs[c] - (s - m * g->phi[c]) / (g->dx * g->dx) : 0.0;
+    }
+}
+
+/* Coarse grid c from the residual res of fine grid f: fluid where every child inside f is. */
+static void ref_restrict(const ref_grid *f, const double *res, ref_grid *c)
+{
+    for (size_t k = 0; k < c->cells; k++) {
+        unsigned x = k % c->d[0], y = (k / c->d[0]) % c->d[1], z = k / (c->d[0] * c->d[1]);
+        double s = 0.0;
+        unsigned all = 1;
+        for (unsigned ch = 0; ch < 8; ch++) {
+            unsigned fx = 2 * x + (ch & 1), fy = 2 * y + ((ch >> 1) & 1), fz = 2 * z + (ch >> 2);
+            if (fx < f->d[0] && fy < f->d[1] && fz < f->d[2]) {
+                size_t i = ref_index(f, fx, fy, fz);
+                s += res[i];
+                all &= f->flag[i];
+            }
+        }
+        c->rhs[k] = all ? s / 8.0 : 0.0;
+        c->flag[k] = all;
+        c->phi[k] = 0.0;
+    }
+}
+
+static void ref_prolong(ref_grid *f, const ref_grid *c)
+{
+    for (size_t k = 0; k < f->cells; k++) {
+        unsigned x = k % f->d[0], y = (k / f->d[0]) % f->d[1], z = k / (f->d[0] * f->d[1]);
+        if (f->flag[k])
+            f->phi[k] += c->phi[ref_index(c, x / 2, y / 2, z / 2)];
+    }
+}
+
+static void grid_alloc(ref_grid *g, const unsigned d[3], double dx)
+{
+    memcpy(g->d, d, sizeof g->d);
+    g->cells = (size_t)d[0] * d[1] * d[2];
+    g->dx = dx;
+    g->phi = calloc(g->cells, sizeof *g->phi);
+    g->rhs = calloc(g->cells, sizeof *g->rhs);
+    g->flag = calloc(g->cells, sizeof *g->flag);
+}
+
+static void grid_free(ref_grid *g)
+{
+    free(g->phi);
+    free(g->rhs);
+    free(g->flag);
+}
+
+static void ref_v_cycle(ref_grid *lv, int levels)
+{
+    for (int l = 0; l + 1 < levels; l++) {
+        for (int s = 0; s < PBFCL_ML_PRE_SWEEPS; s++)
+            ref_smooth(&lv[l]);
+        double *res = malloc(lv[l].cells * sizeof *res);
+        ref_residual(&lv[l], res);
+        ref_restrict(&lv[l], res, &lv[l + 1]);
+        free(res);
+    }
+    for (int s = 0; s < PBFCL_ML_COARSEST_SWEEPS; s++)
+        ref_smooth(&lv[levels - 1]);
+    for (int l = levels - 2; l >= 0; l--) {
+        ref_prolong(&lv[l], &lv[l + 1]);
+        for (int s = 0; s < PBFCL_ML_POST_SWEEPS; s++)
+            ref_smooth(&lv[l]);
+    }
+}
+
+/* ---- the grids ---------------------------------------------------------------------------- */
+
+/* A 1 x 0.25 x 0.05 m box at h = 5 cm: 20 x 5 x 1 cells, halved (rounded up) down to 2 x 1 x 1;
+ * a box smaller than a cell is one cell. */
+START_TEST(test_grids)
+{
+    float lo[3] = {0, 0, 0}, hi[3] = {1.0f, 0.25f, 0.05f};
+    unsigned d[PBFCL_ML_MAX_LEVELS][3];
+    int levels;
+    pbfcl_ml_grids(lo, hi, 0.05f, &levels, d);
+    unsigned want[][3] = {{20, 5, 1}, {10, 3, 1}, {5, 2, 1}, {3, 1, 1}, {2, 1, 1}};
+    ck_assert_int_eq(levels, 5);
+    for (int l = 0; l < levels; l++)
+        for (int a = 0; a < 3; a++)
+            ck_assert_uint_eq(d[l][a], want[l][a]);
+    float tiny[3] = {0.01f, 0.01f, 0.01f};
+    pbfcl_ml_grids(lo, tiny, 0.04f, &levels, d);
+    ck_assert_int_eq(levels, 1);
+    ck_assert_uint_eq(d[0][0] * d[0][1] * d[0][2], 1);
+}
+END_TEST
+
+/* ---- the grid kernels --------------------------------------------------------------------- */
+
+static cl_program build(pbfcl_cl *cl)
+{
+    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_MULTILEVEL);
+    pbfcl_build_config cfg;
+    pbfcl_sim_kernel_config(&cl->dev, &cfg);
+    char options[512];
+    ck_assert_int_ge(pbfcl_build_options(&cfg, options, sizeof options), 0);
+    cl_program program = NULL;
+    ck_assert_int_eq(pbfcl_cl_build(cl, desc->files, desc->nfiles, options, &program), PBFCL_OK);
+    return program;
+}
+
+static cl_mem device_buf(pbfcl_cl *cl, size_t bytes, const void *data)
+{
+    cl_mem b = NULL;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, bytes, "test", &b), PBFCL_OK);
+    if (data && bytes)
+        test_write_buffer(b, data, bytes);
+    return b;
+}
+
+static void set_arg(cl_kernel k, int i, size_t size, const void *v)
+{
+    ck_assert_int_eq(clSetKernelArg(k, (cl_uint)i, size, v), CL_SUCCESS);
+}
+
+/* Arguments i .. i + 2: the cells per axis. */
+static void set_dims(cl_kernel k, int i, const cl_uint4 *dims)
+{
+    for (int a = 0; a < 3; a++)
+        set_arg(k, i + a, sizeof(cl_uint), &dims->s[a]);
+}
+
+/* A grid of random phi in [-1, 1], rhs in [0, 50] and flags (about 3 in 4 fluid), and its
+ * device copy (float phi, rhs; uint flags). */
+typedef struct dev_grid {
+    ref_grid g;
+    cl_mem phi, rhs, flag, out;
+    cl_uint4 dims;
+} dev_grid;
+
+static void dev_grid_make(pbfcl_cl *cl, dev_grid *dg, const unsigned d[3], double dx, uint64_t *rng)
+{
+    grid_alloc(&dg->g, d, dx);
+    size_t n = dg->g.cells;
+    float *phi = malloc(n * 4), *rhs = malloc(n * 4);
+    for (size_t c = 0; c < n; c++) {
+        dg->g.flag[c] = test_rand(rng) % 4 != 0;
+        phi[c] = test_randf(rng, -1.0f, 1.0f);
+        rhs[c] = test_randf(rng, 0.0f, 50.0f);
+        dg->g.phi[c] = phi[c];
+        dg->g.rhs[c] = rhs[c];
+    }
+    dg->phi = device_buf(cl, n * 4, phi);
+    dg->rhs = device_buf(cl, n * 4, rhs);
+    dg->flag = device_buf(cl, n * 4, dg->g.flag);
+    dg->out = device_buf(cl, n * 4, phi);
+    dg->dims = (cl_uint4){{d[0], d[1], d[2], (cl_uint)n}};
+    free(phi);
+    free(rhs);
+}
+
+static void dev_grid_free(dev_grid *dg)
+{
+    grid_free(&dg->g);
+    pbfcl_cl_release_buffer(&dg->phi);
+    pbfcl_cl_release_buffer(&dg->rhs);
+    pbfcl_cl_release_buffer(&dg->flag);
+    pbfcl_cl_release_buffer(&dg->out);
+}
+
+/* The device's n floats of buf against want (absolute near zero, relative elsewhere). */
+static void expect_floats(cl_mem buf, const double *want, size_t n, const char *what)
+{
+    float *got = malloc(n * 4 + 4);
+    test_read_buffer(buf, got, n * 4);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(test_close(got[i], want[i], 1e-4, 1e-4), "%s[%zu] = %.7g, want %.7g", what, i,
+                      got[i], want[i]);
+    free(got);
+}
+
+static void launch(pbfcl_cl *cl, cl_kernel k, size_t items)
+{
+    ck_assert_int_eq(pbfcl_cl_launch(cl, k, items, 64, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    ck_assert_int_eq(clFinish(cl->queue), CL_SUCCESS);
+}
+
+/* smooth, residual, restrict and prolong on one random grid of dims d. */
+static void check_grid_kernels(pbfcl_cl *cl, cl_program program, const unsigned d[3], uint64_t *rng)
+{
+    dev_grid f;
+    double dx = 0.04;
+    dev_grid_make(cl, &f, d, dx, rng);
+    cl_kernel k;
+    float dx2 = (float)(dx * dx), inv_dx2 = (float)(1.0 / (dx * dx)), w = PBFCL_ML_WEIGHT;
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_smooth", &k), PBFCL_OK);
+    cl_mem args[] = {f.phi, f.out, f.rhs, f.flag};
+    for (int a = 0; a < 4; a++)
+        set_arg(k, a, sizeof(cl_mem), &args[a]);
+    set_dims(k, 4, &f.dims);
+    set_arg(k, 7, 4, &dx2);
+    set_arg(k, 8, 4, &w);
+    launch(cl, k, f.g.cells);
+    clReleaseKernel(k);
+    ref_grid smoothed = f.g;
+    smoothed.phi = malloc(f.g.cells * sizeof(double));
+    memcpy(smoothed.phi, f.g.phi, f.g.cells * sizeof(double));
+    ref_smooth(&smoothed);
+    expect_floats(f.out, smoothed.phi, f.g.cells, "smooth");
+    free(smoothed.phi);
+
+    double *res = malloc(f.g.cells * sizeof *res);
+    ref_residual(&f.g, res);
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_residual", &k), PBFCL_OK);
+    set_arg(k, 0, sizeof(cl_mem), &f.phi);
+    set_arg(k, 1, sizeof(cl_mem), &f.rhs);
+    set_arg(k, 2, sizeof(cl_mem), &f.flag);
+    set_dims(k, 3, &f.dims);
+    set_arg(k, 6, 4, &inv_dx2);
+    set_arg(k, 7, sizeof(cl_mem), &f.out);
+    launch(cl, k, f.g.cells);
+    clReleaseKernel(k);
+    for (size_t c = 0; c < f.g.cells; c++) /* the residual is a difference: scale its tolerance */
+        res[c] /= 1e4;
+    float *got = malloc(f.g.cells * 4);
+    test_read_buffer(f.out, got, f.g.cells * 4);
+    for (size_t c = 0; c < f.g.cells; c++)
+        ck_assert_msg(test_close(got[c] / 1e4, res[c], 1e-5, 1e-4), "residual[%zu] = %g, want %g",
+                      c, got[c], res[c] * 1e4);
+    for (size_t c = 0; c < f.g.cells; c++)
+        res[c] = got[c]; /* the coarse grid from the device's own residual */
+    free(got);
+
+    unsigned dc[3] = {(d[0] + 1) / 2, (d[1] + 1) / 2, (d[2] + 1) / 2};
+    dev_grid c;
+    dev_grid_make(cl, &c, dc, 2 * dx, rng);
+    ref_restrict(&f.g, res, &c.g);
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_restrict", &k), PBFCL_OK);
+    cl_mem rargs[] = {f.out, f.flag};
+    set_arg(k, 0, sizeof(cl_mem), &rargs[0]);
+    set_arg(k, 1, sizeof(cl_mem), &rargs[1]);
+    set_dims(k, 2, &f.dims);
+    set_arg(k, 5, sizeof(cl_mem), &c.rhs);
+    set_arg(k, 6, sizeof(cl_mem), &c.flag);
+    set_arg(k, 7, sizeof(cl_mem), &c.phi);
+    set_dims(k, 8, &c.dims);
+    launch(cl, k, c.g.cells);
+    clReleaseKernel(k);
+    expect_floats(c.rhs, c.g.rhs, c.g.cells, "restrict rhs");
+    unsigned *flags = malloc(c.g.cells * 4);
+    test_read_buffer(c.flag, flags, c.g.cells * 4);
+    for (size_t i = 0; i < c.g.cells; i++)
+        ck_assert_msg(flags[i] == c.g.flag[i], "restrict flag[%zu] = %u", i, flags[i]);
+    free(flags);
+
+    float *cphi = malloc(c.g.cells * 4); /* a coarse correction to prolong */
+    for (size_t i = 0; i < c.g.cells; i++)
+        c.g.phi[i] = cphi[i] = test_randf(rng, -1.0f, 1.0f);
+    test_write_buffer(c.phi, cphi, c.g.cells * 4);
+    free(cphi);
+    ref_prolong(&f.g, &c.g);
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_prolong", &k), PBFCL_OK);
+    set_arg(k, 0, sizeof(cl_mem), &f.phi);
+    set_arg(k, 1, sizeof(cl_mem), &f.flag);
+    set_dims(k, 2, &f.dims);
+    set_arg(k, 5, sizeof(cl_mem), &c.phi);
+    set_dims(k, 6, &c.dims);
+    launch(cl, k, f.g.cells);
+    clReleaseKernel(k);
+    expect_floats(f.phi, f.g.phi, f.g.cells, "prolong");
+    free(res);
+    dev_grid_free(&c);
+    dev_grid_free(&f);
+}
+
+/* ml_coarsest's sweeps on a random grid of dims d (at most 2 x 2 x 2) against as many of the
+ * reference's Jacobi sweeps. */
+static void check_coarsest(pbfcl_cl *cl, cl_program program, const unsigned d[3], uint64_t *rng)
+{
+    dev_grid g;
+    double dx = 0.32;
+    dev_grid_make(cl, &g, d, dx, rng);
+    for (int s = 0; s < PBFCL_ML_COARSEST_SWEEPS; s++)
+        ref_smooth(&g.g);
+    cl_kernel k;
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_coarsest", &k), PBFCL_OK);
+    float dx2 = (float)(dx * dx), w = PBFCL_ML_WEIGHT;
+    cl_uint sweeps = PBFCL_ML_COARSEST_SWEEPS;
+    cl_mem args[] = {g.phi, g.out, g.rhs, g.flag};
+    for (int a = 0; a < 4; a++)
+        set_arg(k, a, sizeof(cl_mem), &args[a]);
+    set_dims(k, 4, &g.dims);
+    set_arg(k, 7, 4, &dx2);
+    set_arg(k, 8, 4, &w);
+    set_arg(k, 9, sizeof sweeps, &sweeps);
+    launch(cl, k, 1);
+    clReleaseKernel(k);
+    expect_floats(g.phi, g.g.phi, g.g.cells, "coarsest");
+    dev_grid_free(&g);
+}
+
+static void check_grid_kernels_all(pbfcl_cl *cl)
+{
+    cl_program program = build(cl);
+    uint64_t rng = 29;
+    unsigned sizes[][3] = {{1, 1, 1}, {63, 1, 1}, {65, 1, 1}, {3, 5, 7}, {2, 9, 4}, {11, 6, 5}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        check_grid_kernels(cl, program, sizes[s], &rng);
+    unsigned coarsest[][3] = {{1, 1, 1}, {2, 1, 1}, {2, 2, 2}, {1, 2, 2}};
+    for (size_t s = 0; s < sizeof coarsest / sizeof coarsest[0]; s++)
+        check_coarsest(cl, program, coarsest[s], &rng);
+    clReleaseProgram(program);
+}
+
+START_TEST(test_grid_kernels)
+{
+    test_each_device(check_grid_kernels_all);
+}
+END_TEST
+
+/* ---- a whole correction ------------------------------------------------------------------- */
+
+/* The reference correction of the particles x (n, xyz) with neighbour lists (count, nbr of
+ * capacity maxnb, entry k of i at k * n + i) under constants p and gravity g: into out. */
+static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const float *x,
+                           const unsigned *count, const unsigned *nbr, unsigned maxnb, float *out)
+{
+    unsigned d[PBFCL_ML_MAX_LEVELS][3];
+    int levels;
+    pbfcl_ml_grids(p->box_min, p->box_max, p->h, &levels, d);
+    ref_grid lv[PBFCL_ML_MAX_LEVELS];
+    for (int l = 0; l < levels; l++)
+        grid_alloc(&lv[l], d[l], ldexp(p->h, l));
+    size_t *cell = malloc(n * sizeof *cell);
+    double *sum = calloc(lv[0].cells, sizeof *sum);
+    for (size_t i = 0; i < n; i++) {
+        unsigned c[3];
+        for (int a = 0; a < 3; a++) {
+            double f = floor((x[3 * i + a] - p->box_min[a]) / p->h);
+            c[a] = f < 0 ? 0 : (f > d[0][a] - 1 ? d[0][a] - 1 : (unsigned)f);
+        }
+        cell[i] = ref_index(&lv[0], c[0], c[1], c[2]);
+        double w = 0.0, grad[3];
+        for (unsigned k = 0; k < count[i] && k < maxnb; k++) {
+            const float *y = x + 3 * nbr[k * n + i];
+            double dd[3] = {x[3 * i] - y[0], x[3 * i + 1] - y[1], x[3 * i + 2] - y[2]};
+            w += ref_poly6(sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]), p->h);
+        }
+        double rho = p->self_density + p->mass * w + p->rest_density * ref_wall(p, x + 3 * i, grad);
+        double s = rho / p->rest_density - 1.0;
+        sum[cell[i]] += s < -1 ? -1 : (s > 1 ? 1 : s);
+        lv[0].flag[cell[i]] = 1;
+    }
+    double cell_volume = pow(p->h, 3);
+    for (size_t c = 0; c < lv[0].cells; c++)
+        lv[0].rhs[c] = fmax(sum[c], 0.0) * p->volume / cell_volume;
+    for (int c = 0; c < PBFCL_ML_CYCLES; c++)
+        ref_v_cycle(lv, levels);
+    double limit = fmin(0.5 * p->radius, PBFCL_ML_SUPPORT * g * p->dt * p->dt);
+    const ref_grid *g0 = &lv[0];
+    for (size_t i = 0; i < n; i++) {
+        size_t k = cell[i];
+        unsigned c[3] = {k % g0->d[0], (k / g0->d[0]) % g0->d[1], k / (g0->d[0] * g0->d[1])};
+        size_t stride[3] = {1, g0->d[0], (size_t)g0->d[0] * g0->d[1]};
+        double dv[3], len = 0.0;
+        for (int a = 0; a < 3; a++) {
+            double t = (x[3 * i + a] - p->box_min[a]) / p->h - c[a];
+            t = t < 0 ? 0 : (t > 1 ? 1 : t);
+            double here = g0->phi[k], below = 0.0, above = 0.0;
+            if (c[a] > 0)
+                below = (here - (g0->flag[k - stride[a]] ? g0->phi[k - stride[a]] : 0.0)) / p->h;
+            if (c[a] + 1 < g0->d[a])
+                above = ((g0->flag[k + stride[a]] ? g0->phi[k + stride[a]] : 0.0) - here) / p->h;
+            dv[a] = below + (above - below) * t;
+            len += dv[a] * dv[a];
+        }
+        len = sqrt(len);
+        for (int a = 0; a < 3; a++) {
+            double v = x[3 * i + a] + (len > limit ? dv[a] * limit / len : dv[a]);
+            double lo = p->box_min[a] + p->radius, hi = p->box_max[a] - p->radius;
+            out[3 * i + a] = (float)(v < lo ? lo : (v > hi ? hi : v));
+        }
+    }
+    for (int l = 0; l < levels; l++)
+        grid_free(&lv[l]);
+    free(cell);
+    free(sum);
+}
+
+/* One correction of nx^3 particles at spacing 0.99 * 2r (jittered by 0.05 r) on the floor of
+ * the default box under gravity 100 m/s^2 (so that the limit, 0.5 r, leaves most moves
+ * whole), against the reference from the same x* and lists; it moves the block by a good part
+ * of the limit. A lone particle in the middle of the box is not compressed and stays. */
+static void check_correction_n(pbfcl_cl *cl, int nx)
+{
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.gravity[1] = -100.0f;
+    float r = s.particle_radius, sp = 0.99f * 2 * r;
+    size_t n = (size_t)nx * nx * nx;
+    float *pos = malloc(n * 3 * sizeof *pos);
+    uint64_t rng = 7;
+    for (size_t i = 0; i < n; i++) {
+        int idx[3] = {(int)(i % nx), (int)(i / nx % nx), (int)(i / nx / nx)};
+        for (int a = 0; a < 3; a++)
+            pos[3 * i + a] =
+                n == 1 ? 0.5f
+                       : 0.2f * (a != 1) + r + idx[a] * sp + test_randf(&rng, -0.05f, 0.05f) * r;
+    }
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
+    unsigned maxnb = pbfcl_sim_max_neighbors(sim);
+    float *x = malloc(n * 12), *after = malloc(n * 12), *want = malloc(n * 12);
+    unsigned *count = malloc(n * 4), *nbr = malloc(n * 4 * maxnb);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, x, NULL, NULL, count, nbr), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_multilevel(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, after, NULL, NULL, NULL, NULL), PBFCL_OK);
+    const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
+    ref_correction(p, 100.0, n, x, count, nbr, maxnb, want);
+    double moved = 0.0, limit = 0.5 * r;
+    for (size_t i = 0; i < 3 * n; i++) {
+        ck_assert_msg(fabs(after[i] - want[i]) <= 1e-3 * limit + 1e-6,
+                      "n %zu: coordinate %zu moved to %.7g, want %.7g (from %.7g)", n, i, after[i],
+                      want[i], x[i]);
+        moved = fmax(moved, fabs(after[i] - x[i]));
+    }
+    fprintf(stderr, "    multilevel correction of %zu particles: largest move %.3g r\n", n,
+            moved / r);
+    if (n > 1)
+        ck_assert_msg(moved > 0.1 * limit, "the block moved at most %g m", moved);
+    else
+        ck_assert_msg(moved == 0.0, "a lone particle (no compression) moved %g m", moved);
+    pbfcl_sim_destroy(sim);
+    free(pos);
+    free(x);
+    free(after);
+    free(want);
+    free(count);
+    free(nbr);
+}
+
+static void check_correction(pbfcl_cl *cl)
+{
+    check_correction_n(cl, 1);
+    check_correction_n(cl, 7);
+    if (!test_small())
+        check_correction_n(cl, 11);
+}
+
+START_TEST(test_correction_reference)
+{
+    test_each_device(check_correction);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("multilevel");
+    TCase *grids = tcase_create("grids"), *correction = tcase_create("correction");
+    tcase_set_timeout(grids, 300);
+    tcase_set_timeout(correction, 300);
+    tcase_add_test(grids, test_grids);
+    tcase_add_test(grids, test_grid_kernels);
+    tcase_add_test(correction, test_correction_reference);
+    suite_add_tcase(suite, grids);
+    suite_add_tcase(suite, correction);
+    return test_run_suite(suite, true);
+}
