@@ -3,7 +3,9 @@
  * runs every kind of the correction pass in the registry's order (they write the corrected
  * positions q = x* + dx, Jacobi), adopts q (apply_delta), then every kind of the positions
  * pass (they move x* directly, Gauss-Seidel after the Jacobi sweep); a substep without
- * iterations runs the positions pass once. */
+ * iterations runs the positions pass once. A kind whose kernels read values of the neighbours
+ * that the kind itself wrote calls pbfcl_sim_sync (sim.h) after writing them, as density and
+ * contacts do, so that a simulation split over devices gives its ghosts their owners' values. */
 #ifndef PBFCL_PBF_CONSTRAINT_H
 #define PBFCL_PBF_CONSTRAINT_H
 

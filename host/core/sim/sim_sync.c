@@ -1,0 +1,113 @@
+/* The hooks of a simulation split over several devices (sim.h, "a simulation split over
+ * several devices"): the sync callback, the particles' records (their rows of the saved
+ * per-particle buffers) and the bounds of the substep count. The splitting itself is the
+ * layer above's (host/dist/). */
+#include "sim/sim_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pbfcl_sim_set_sync(pbfcl_sim *sim, pbfcl_sim_sync_fn fn, void *ctx)
+{
+    sim->sync = fn;
+    sim->sync_ctx = ctx;
+}
+
+pbfcl_status pbfcl_sim_sync(pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl_mem *bufs,
+                            const size_t *elem, int count)
+{
+    if (!sim->sync)
+        return PBFCL_OK;
+    return sim->sync(sim->sync_ctx, sim, point, bufs, elem, count);
+}
+
+/* Row r of the saved per-particle buffers (the core's, then the method's): its table row and
+ * handle; false past the last. Rows the simulation does not save or have are skipped. */
+static bool record_row(pbfcl_sim *sim, size_t r, const pbfcl_particle_buffer **d, cl_mem **buf)
+{
+    size_t own = (size_t)sim->method->buffer_count;
+    for (size_t k = 0; k < sim_buffer_count + own; k++) {
+        bool core = k < sim_buffer_count;
+        const pbfcl_particle_buffer *row =
+            core ? &sim_buffers[k] : &sim->method->buffers[k - sim_buffer_count];
+        if (row->saved != PBFCL_SAVED || (core && !sim_buffer_used(sim, row)))
+            continue;
+        if (r-- == 0) {
+            *d = row;
+            *buf = sim_table_buf(core ? (void *)sim : sim->method_state, row, false);
+            return true;
+        }
+    }
+    return false;
+}
+
+size_t pbfcl_sim_record_bytes(const pbfcl_sim *sim)
+{
+    const pbfcl_particle_buffer *d;
+    cl_mem *buf;
+    size_t bytes = 0;
+    for (size_t r = 0; record_row((pbfcl_sim *)sim, r, &d, &buf); r++)
+        bytes += d->elem;
+    return bytes;
+}
+
+pbfcl_status pbfcl_sim_records_read(pbfcl_sim *sim, const unsigned *slots, size_t k, void *out)
+{
+    if (k == 0)
+        return PBFCL_OK;
+    size_t rec = pbfcl_sim_record_bytes(sim), at = 0;
+    char *all = malloc(16 * sim->n + 16);
+    if (!all)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    const pbfcl_particle_buffer *d;
+    cl_mem *buf;
+    for (size_t r = 0; st == PBFCL_OK && record_row(sim, r, &d, &buf); r++) {
+        st = sim_read_plain(sim, *buf, d->elem * sim->n, all);
+        for (size_t i = 0; st == PBFCL_OK && i < k; i++)
+            memcpy((char *)out + i * rec + at, all + (size_t)slots[i] * d->elem, d->elem);
+        at += d->elem;
+    }
+    free(all);
+    return st;
+}
+
+pbfcl_status pbfcl_sim_records_append(pbfcl_sim *sim, const void *rec, size_t k)
+{
+    if (k > sim->capacity - sim->n) {
+        pbfcl_errorf("adding %zu particles to %zu exceeds the capacity of %zu", k, sim->n,
+                     sim->capacity);
+        return PBFCL_ERR_CAPACITY;
+    }
+    size_t bytes = pbfcl_sim_record_bytes(sim), at = 0;
+    char *rows = malloc(16 * k + 16);
+    if (!rows)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = PBFCL_OK;
+    const pbfcl_particle_buffer *d;
+    cl_mem *buf;
+    for (size_t r = 0; st == PBFCL_OK && k > 0 && record_row(sim, r, &d, &buf); r++) {
+        for (size_t i = 0; i < k; i++)
+            memcpy(rows + i * d->elem, (const char *)rec + i * bytes + at, d->elem);
+        at += d->elem;
+        PBFCL_CL_TRY(st,
+                     clEnqueueWriteBuffer(sim->cl->queue, *buf, CL_TRUE, sim->n * d->elem,
+                                          k * d->elem, rows, 0, NULL, NULL),
+                     done);
+    }
+done:
+    free(rows);
+    PBFCL_TRY(st);
+    sim->n += k;
+    sim->slots_current = 0; /* the new particles have no body slots */
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_sim_write_bounds(pbfcl_sim *sim, const float b[3])
+{
+    cl_uint bits[3];
+    memcpy(bits, b, sizeof bits); /* the bounds kernel merges float bits as uints */
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->particles.bounds_buf, CL_TRUE, 0,
+                                        sizeof bits, bits, 0, NULL, NULL));
+    return PBFCL_OK;
+}
