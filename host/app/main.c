@@ -3,6 +3,9 @@
  * success). */
 #include "commands.h"
 #include "pbfcl.h"
+#ifdef PBFCL_HAVE_MPI
+#include "dist_run.h"
+#endif
 
 #include <stdbool.h>
 
@@ -64,6 +67,10 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return finish(cmd_demo(argc, argv)); /* `pbfcl` alone opens the demo */
+#ifdef PBFCL_HAVE_MPI
+    if (!strcmp(argv[1], "run") && dist_launched()) /* mpirun -np K, K > 1: split over ranks */
+        return finish(dist_cmd_run(argc - 1, argv + 1));
+#endif
     if (wants_version(argc, argv)) {
         printf("pbfcl %s\n", pbfcl_version_string());
         return finish(0);

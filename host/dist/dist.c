@@ -112,8 +112,6 @@ pbfcl_status pbfcl_dist_create(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
     if (any && !failed)
         st = PBFCL_ERR_SIMULATION; /* another rank said why */
-    if (st == PBFCL_OK && d->size > 1)
-        st = global_bounds(d);
     if (st != PBFCL_OK) {
         pbfcl_dist_destroy(d);
         return st;
@@ -139,18 +137,21 @@ void pbfcl_dist_destroy(pbfcl_dist *d)
     free(d);
 }
 
-/* After the core's work: the ghosts go, and the bounds of the next frame are every rank's. */
+/* After the core's work: the ghosts go. A failure on one rank leaves the others waiting in an
+ * exchange, so it ends them all. */
 static pbfcl_status settle(pbfcl_dist *d, pbfcl_status st)
 {
-    if (st != PBFCL_OK || d->size == 1)
-        return st;
-    PBFCL_TRY(dist_drop_ghosts(d));
-    return global_bounds(d);
+    if (st == PBFCL_OK && d->size > 1)
+        st = dist_drop_ghosts(d);
+    if (st != PBFCL_OK && d->size > 1)
+        pbfcl_dist_abort(d->comm, 1, pbfcl_status_message(st));
+    return st;
 }
 
 pbfcl_status pbfcl_dist_step(pbfcl_dist *d)
 {
-    return settle(d, pbfcl_sim_step(d->sim, NULL));
+    pbfcl_status st = d->size > 1 ? global_bounds(d) : PBFCL_OK; /* the same substeps */
+    return settle(d, st == PBFCL_OK ? pbfcl_sim_step(d->sim, NULL) : st);
 }
 
 pbfcl_status pbfcl_dist_compute_density(pbfcl_dist *d)

@@ -43,13 +43,17 @@ pbfcl_status pbfcl_dist_create(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
 /* Releases this rank's part (not collective); accepts NULL. */
 void pbfcl_dist_destroy(pbfcl_dist *d);
 
-/* Advances one frame on every rank (the substep count from the fastest particle of all). */
+/* Advances one frame on every rank (the substep count from the fastest particle of all). A
+ * failure on this rank ends every rank (pbfcl_dist_abort): the others wait in an exchange. */
 pbfcl_status pbfcl_dist_step(pbfcl_dist *d);
 
-/* The density of the current positions (frame 0's), as pbfcl_sim_compute_density. */
+/* The density of the current positions (frame 0's), as pbfcl_sim_compute_density; a failure
+ * ends every rank, as in pbfcl_dist_step. */
 pbfcl_status pbfcl_dist_compute_density(pbfcl_dist *d);
 
-/* The statistics of the whole simulation (every rank gets them). */
+/* The statistics of the whole simulation (every rank gets them). A rank that cannot compute
+ * its own ends every rank, as in pbfcl_dist_step; so does one that cannot read its particles
+ * in pbfcl_dist_gather. */
 pbfcl_status pbfcl_dist_stats(pbfcl_dist *d, pbfcl_stats *out);
 
 /* Gathers every particle on rank 0 by id: pos3, vel3 (xyz triples), density (n entries each;

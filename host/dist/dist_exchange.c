@@ -274,28 +274,35 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
     return point == PBFCL_SYNC_DELTA ? mark_all_moved(d) : PBFCL_OK;
 }
 
-/* pbfcl_sim_compact, with the densities of the kept particles kept in their places too (the
- * core's compaction leaves them, which each substep writes anew, in the old slots). */
-static pbfcl_status compact_keeping_density(pbfcl_dist *d, const unsigned *keep, size_t m,
+/* pbfcl_sim_compact, with the last substep's densities and neighbour counts (what the
+ * statistics read) of the kept particles kept in their places too: the core's compaction
+ * leaves these, which each substep writes anew, in the old slots. */
+static pbfcl_status compact_keeping_results(pbfcl_dist *d, const unsigned *keep, size_t m,
                                             const unsigned *ids)
 {
     pbfcl_sim_view v;
     pbfcl_sim_view_get(d->sim, &v);
-    float *rho = malloc(v.n * sizeof *rho + 4);
-    if (!rho)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = pbfcl_sim_read(d->sim, NULL, NULL, rho);
-    for (size_t i = 0; st == PBFCL_OK && i < m; i++)
-        rho[i] = rho[keep[i]]; /* keep[i] >= i: in place */
+    cl_mem bufs[] = {v.density_buf, v.grid->neighbor_count_buf}; /* 4 bytes a particle each */
+    cl_uint *rows[2] = {malloc(v.n * 4 + 4), malloc(v.n * 4 + 4)};
+    pbfcl_status st = rows[0] && rows[1] ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    for (int b = 0; b < 2 && st == PBFCL_OK; b++) {
+        PBFCL_CL_TRY(
+            st,
+            clEnqueueReadBuffer(v.cl->queue, bufs[b], CL_TRUE, 0, v.n * 4, rows[b], 0, NULL, NULL),
+            done);
+        for (size_t i = 0; i < m; i++)
+            rows[b][i] = rows[b][keep[i]]; /* keep[i] >= i: in place */
+    }
     if (st == PBFCL_OK)
         st = pbfcl_sim_compact(d->sim, keep, m, ids);
-    if (st == PBFCL_OK && m > 0)
-        PBFCL_CL_TRY(st,
-                     clEnqueueWriteBuffer(v.cl->queue, v.density_buf, CL_TRUE, 0, m * sizeof *rho,
-                                          rho, 0, NULL, NULL),
-                     done);
+    for (int b = 0; b < 2 && st == PBFCL_OK && m > 0; b++)
+        PBFCL_CL_TRY(
+            st,
+            clEnqueueWriteBuffer(v.cl->queue, bufs[b], CL_TRUE, 0, m * 4, rows[b], 0, NULL, NULL),
+            done);
 done:
-    free(rho);
+    free(rows[0]);
+    free(rows[1]);
     return st;
 }
 
@@ -315,7 +322,7 @@ pbfcl_status dist_drop_ghosts(pbfcl_dist *d)
     dist_list_free(&d->ghost);
     dist_list_free(&d->send);
     if (st == PBFCL_OK && m < n)
-        st = compact_keeping_density(d, keep, m, ids);
+        st = compact_keeping_results(d, keep, m, ids);
     free(ids);
     free(keep);
     return st;

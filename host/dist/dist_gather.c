@@ -12,8 +12,8 @@ pbfcl_status pbfcl_dist_stats(pbfcl_dist *d, pbfcl_stats *out)
     pbfcl_stats s;
     memset(&s, 0, sizeof s);
     double n = (double)pbfcl_sim_count(d->sim);
-    if (n > 0)
-        PBFCL_TRY(pbfcl_sim_stats_compute(d->sim, &s));
+    if (n > 0 && pbfcl_sim_stats_compute(d->sim, &s) != PBFCL_OK)
+        pbfcl_dist_abort(d->comm, 1, "computing the statistics failed (see above)");
     s.substeps = pbfcl_sim_substeps(d->sim); /* the same on every rank */
     /* sums: averages weighted by the particles (fluid only: every particle is fluid) */
     double sum[10] = {s.kinetic_energy,
@@ -107,7 +107,9 @@ pbfcl_status pbfcl_dist_gather(pbfcl_dist *d, float *pos3, float *vel3, float *d
     MPI_Gather(&mine, 1, MPI_INT, d->rcounts, 1, MPI_INT, 0, d->comm);
     unsigned *ids = malloc(n * 4 + 4), *all_ids = NULL;
     float *rows = malloc(n * 28 + 28), *all_rows = NULL;
-    pbfcl_status st = ids && rows ? read_owned(d, n, ids, rows) : PBFCL_ERR_OUT_OF_MEMORY;
+    if (!ids || !rows || read_owned(d, n, ids, rows) != PBFCL_OK)
+        pbfcl_dist_abort(d->comm, 1, "reading the particles failed (see above)");
+    pbfcl_status st = PBFCL_OK;
     size_t got = 0;
     if (d->rank == 0) {
         for (int r = 0; r < d->size; r++) {
@@ -119,7 +121,7 @@ pbfcl_status pbfcl_dist_gather(pbfcl_dist *d, float *pos3, float *vel3, float *d
         all_ids = malloc(got * 4 + 4);
         all_rows = malloc(got * 28 + 28);
         if (!all_ids || !all_rows)
-            st = PBFCL_ERR_OUT_OF_MEMORY;
+            pbfcl_dist_abort(d->comm, 1, "out of host memory for the gathered particles");
     }
     MPI_Gatherv(ids, mine, MPI_UNSIGNED, all_ids, d->rcounts, d->rdispls, MPI_UNSIGNED, 0, d->comm);
     MPI_Gatherv(rows, 7 * mine, MPI_FLOAT, all_rows, d->counts, d->displs, MPI_FLOAT, 0, d->comm);

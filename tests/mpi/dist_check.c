@@ -227,6 +227,86 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target)
     return 0;
 }
 
+/* A 4 x 4 x 4 blob in a box 1 m long along x without gravity, on 3 slabs: x < 0.2, 0.2 to
+ * 0.3 (2.5 h) and beyond; the blob starts in the first, within one frame at 20 m/s it crosses
+ * the middle one and lands in the last. */
+static pbfcl_status blob_scene(pbfcl_scene *s, float **pos, size_t *n)
+{
+    pbfcl_scene_defaults(s);
+    const float hi[3] = {1.0f, 0.3f, 0.3f};
+    for (int a = 0; a < 3; a++) {
+        s->domain_min[a] = 0.0f;
+        s->domain_max[a] = hi[a];
+        s->gravity[a] = 0.0f;
+        s->fluid[0].min[a] = 0.05f;
+        s->fluid[0].max[a] = 0.13f;
+    }
+    s->fluid[0].kind = PBFCL_SHAPE_BOX;
+    s->fluid_count = 1;
+    return pbfcl_scene_fill(s, pos, n);
+}
+
+static int run_cross(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    float *pos = NULL;
+    size_t n = 0;
+    int rank = rank_of(MPI_COMM_WORLD);
+    if (blob_scene(&s, &pos, &n) != PBFCL_OK)
+        finish(1, "the blob scene failed");
+    pbfcl_dist_layout l = {0, 3, (double[]){-INFINITY, 0.2, 0.3, INFINITY}};
+    pbfcl_dist *d = NULL;
+    if (pbfcl_dist_create(&d, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK)
+        finish(1, "creating the split simulation failed");
+    size_t owned = pbfcl_dist_owned(d);
+    float *vel = malloc(12 * owned + 12);
+    for (size_t i = 0; vel && i < owned; i++)
+        vel[3 * i] = 20.0f, vel[3 * i + 1] = vel[3 * i + 2] = 0.0f;
+    bool ok = vel && pbfcl_sim_write(pbfcl_dist_sim(d), NULL, vel) == PBFCL_OK;
+    if (!all(ok && (rank == 0) == (owned == n)))
+        finish(1, "the blob does not start whole on rank 0");
+    char why[256] = "";
+    for (int f = 1; f <= 4 && all(ok); f++) {
+        ok = pbfcl_dist_step(d) == PBFCL_OK &&
+             pbfcl_dist_gather(d, NULL, NULL, NULL) == PBFCL_OK; /* every id once */
+        owned = pbfcl_dist_owned(d);
+        if (f == 1 && (rank == 2) != (owned == n)) { /* two boundaries crossed in a frame */
+            snprintf(why, sizeof why, "after frame 1 rank %d owns %zu of %zu", rank, owned, n);
+            ok = false;
+        }
+    }
+    if (!all(ok))
+        finish(1, why[0] ? why : "a frame lost or duplicated a particle (see above)");
+    if (rank == 0)
+        printf("a blob of %zu crossed two slabs in one frame; ranks 0 and 1 emptied and stepped "
+               "on for 3 frames; every id held once at every frame\n",
+               n);
+    pbfcl_dist_destroy(d);
+    free(vel);
+    free(pos);
+    return 0;
+}
+
+/* Rank 1 has room for its own particles and one more: its first ghosts overflow it. */
+static int run_fail(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    float *pos = NULL;
+    size_t n = 0, mine = 0;
+    pbfcl_dist_layout l;
+    if (dam_scene(&s, &pos, &n, 1000) != PBFCL_OK || plan(&s, pos, n, 2, &l) != PBFCL_OK)
+        finish(1, "the dam break scene failed");
+    for (size_t i = 0; i < n; i++)
+        mine += pos[3 * i + l.axis] >= l.cuts[1];
+    pbfcl_dist *d = NULL;
+    size_t room = rank_of(MPI_COMM_WORLD) == 1 ? mine + 1 : 0;
+    if (pbfcl_dist_create(&d, MPI_COMM_WORLD, cl, &s, &l, pos, n, room) != PBFCL_OK)
+        finish(1, "creating the split simulation failed");
+    for (int f = 0; f < 3; f++)
+        pbfcl_dist_step(d); /* ends every rank on rank 1's failure */
+    finish(1, "rank 1 should have failed");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -239,6 +319,10 @@ int main(int argc, char **argv)
     int code = 2;
     if (!strcmp(argv[1], "dam"))
         code = run_dam(&cl, argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? (size_t)atol(argv[3]) : 3000);
+    else if (!strcmp(argv[1], "cross"))
+        code = run_cross(&cl);
+    else if (!strcmp(argv[1], "fail"))
+        code = run_fail(&cl);
     pbfcl_cl_destroy(&cl);
     finish(code, code == 2 ? "unknown case" : NULL);
 }
