@@ -169,6 +169,11 @@ size_t pbfcl_dist_owned(const pbfcl_dist *d)
     return pbfcl_sim_count(d->sim);
 }
 
+const pbfcl_dist_traffic *pbfcl_dist_traffic_of(const pbfcl_dist *d)
+{
+    return &d->traffic;
+}
+
 size_t pbfcl_dist_total(const pbfcl_dist *d)
 {
     return d->n_global;

@@ -68,6 +68,17 @@ pbfcl_sim *pbfcl_dist_sim(pbfcl_dist *d);
 size_t pbfcl_dist_owned(const pbfcl_dist *d);
 size_t pbfcl_dist_total(const pbfcl_dist *d);
 
+/* What this rank's exchanges cost since its creation (not collective). */
+typedef struct pbfcl_dist_traffic {
+    double seconds;            /* wall time in the core's sync hooks: copies, messages, waiting */
+    unsigned long long bytes;  /* sent to other ranks */
+    unsigned long long syncs;  /* hook calls */
+    unsigned long long ghosts; /* ghosts received, summed over the substeps */
+    unsigned long long substeps;
+} pbfcl_dist_traffic;
+
+const pbfcl_dist_traffic *pbfcl_dist_traffic_of(const pbfcl_dist *d);
+
 /* Ends every rank after a failure on this one: prints "pbfcl: rank R of K failed: what" on
  * stderr and aborts the communicator with exit status code (MPI_Abort; never returns). */
 _Noreturn void pbfcl_dist_abort(MPI_Comm comm, int code, const char *what);

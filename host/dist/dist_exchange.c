@@ -5,6 +5,7 @@
  * ghosts. The values travel through the host (docs/DISTRIBUTED.md, "What is left"). */
 #include "dist_internal.h"
 
+#include "runtime/clock.h"
 #include "runtime/pbfcl_error.h"
 #include "sim/solver_method.h"
 
@@ -58,6 +59,8 @@ static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts
     MPI_Type_contiguous((int)unit, MPI_BYTE, &t);
     MPI_Type_commit(&t);
     int err = MPI_Alltoallv(send, counts, d->displs, t, *recv, d->rcounts, d->rdispls, t, d->comm);
+    for (int r = 0; r < d->size; r++)
+        d->traffic.bytes += r == d->rank ? 0 : (unsigned long long)counts[r] * unit;
     MPI_Type_free(&t);
     return err == MPI_SUCCESS ? PBFCL_OK : PBFCL_ERR_UNSUPPORTED;
 }
@@ -264,14 +267,26 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
                        const size_t *elem, int count)
 {
     pbfcl_dist *d = ctx;
-    (void)sim;
-    if (point == PBFCL_SYNC_SEARCH)
-        return before_search(d);
-    if (point == PBFCL_SYNC_SORTED)
-        return after_sort(d);
-    for (int b = 0; b < count; b++)
-        PBFCL_TRY(send_values(d, bufs[b], elem[b]));
-    return point == PBFCL_SYNC_DELTA ? mark_all_moved(d) : PBFCL_OK;
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(sim, &v);
+    PBFCL_CL_CHECK(clFinish(v.cl->queue)); /* the kernels before: not the exchange's time */
+    double start = pbfcl_wall_seconds();
+    pbfcl_status st = PBFCL_OK;
+    if (point == PBFCL_SYNC_SEARCH) {
+        st = before_search(d);
+        d->traffic.substeps++;
+        d->traffic.ghosts += d->ghost.count;
+    } else if (point == PBFCL_SYNC_SORTED) {
+        st = after_sort(d);
+    } else {
+        for (int b = 0; b < count && st == PBFCL_OK; b++)
+            st = send_values(d, bufs[b], elem[b]);
+        if (st == PBFCL_OK && point == PBFCL_SYNC_DELTA)
+            st = mark_all_moved(d);
+    }
+    d->traffic.syncs++;
+    d->traffic.seconds += pbfcl_wall_seconds() - start;
+    return st;
 }
 
 /* pbfcl_sim_compact, with the last substep's densities and neighbour counts (what the

@@ -27,6 +27,7 @@ struct pbfcl_dist {
     unsigned char *is_ghost; /* n_global flags: the id is a ghost here */
     unsigned *slot_of;       /* n_global: the slot of an id held here (after the last sort) */
     int *counts, *displs, *rcounts, *rdispls; /* scratch for alltoallv, per rank */
+    pbfcl_dist_traffic traffic;
 };
 
 /* The rank whose slab holds coordinate c. */

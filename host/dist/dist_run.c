@@ -276,6 +276,22 @@ static void output_ok(drun *r, pbfcl_status st, const char *what)
         pbfcl_dist_abort(r->comm, 1, what);
 }
 
+/* The exchanges' share of the run: the slowest rank's time in them, the bytes sent by all per
+ * substep and the ghosts per rank (docs/PERFORMANCE.md's model of them). */
+static void report_traffic(const drun_args *a, drun *r, double wall)
+{
+    const pbfcl_dist_traffic *t = pbfcl_dist_traffic_of(r->d);
+    double mine[2] = {t->seconds, 0}, most[2], sums[2] = {(double)t->bytes, (double)t->ghosts},
+           all[2];
+    MPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, r->comm);
+    MPI_Reduce(sums, all, 2, MPI_DOUBLE, MPI_SUM, 0, r->comm);
+    double substeps = t->substeps ? (double)t->substeps : 1.0;
+    if (r->rank == 0 && !a->quiet)
+        printf("pbfcl run: exchanges between ranks: %.2f s of %.2f s on the slowest rank "
+               "(copies, messages and waiting), %.3g MB sent per substep, %.0f ghosts per rank\n",
+               most[0], wall, all[0] / substeps / 1e6, all[1] / substeps / r->size);
+}
+
 /* Steps 1..steps: step, statistics, guard, frame. */
 static pbfcl_status loop(const drun_args *a, drun *r)
 {
@@ -303,6 +319,7 @@ static pbfcl_status loop(const drun_args *a, drun *r)
             fprintf(stderr, "step %lld/%lld: %.1f steps/s\n", step, a->steps, (double)step / t);
         }
     }
+    report_traffic(a, r, pbfcl_wall_seconds() - start);
     if (r->rank == 0 && !a->quiet) {
         double wall = pbfcl_wall_seconds() - start;
         printf("pbfcl run: %lld steps, %zu particles on %d ranks, %.2f s, %.1f steps/s (%.1f "
