@@ -70,6 +70,14 @@ int main(int argc, char **argv)
 #ifdef PBFCL_HAVE_MPI
     if (!strcmp(argv[1], "run") && dist_launched()) /* mpirun -np K, K > 1: split over ranks */
         return finish(dist_cmd_run(argc - 1, argv + 1));
+    if ((!strcmp(argv[1], "bench") || !strcmp(argv[1], "demo")) && dist_launched()) {
+        if (dist_launched_rank() == 0) /* said once */
+            fprintf(stderr,
+                    "pbfcl: error: %s is not split over MPI ranks (only run is); start it "
+                    "without mpirun, or with mpirun -np 1\n",
+                    argv[1]);
+        return finish(2);
+    }
 #endif
     if (wants_version(argc, argv)) {
         printf("pbfcl %s\n", pbfcl_version_string());

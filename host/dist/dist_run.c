@@ -33,6 +33,15 @@ bool dist_launched(void)
     return false;
 }
 
+int dist_launched_rank(void)
+{
+    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
+        if (getenv(vars[k]))
+            return atoi(getenv(vars[k]));
+    return 0;
+}
+
 /* The options of a split run. */
 typedef struct drun_args {
     pbfcl_scene_options scene;

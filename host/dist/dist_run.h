@@ -12,6 +12,9 @@
  * with more than one rank; no MPI call is made. */
 bool dist_launched(void);
 
+/* The launcher's rank of this process (0 if none is given); no MPI call is made. */
+int dist_launched_rank(void);
+
 /* `pbfcl run ARGS` on every rank: the options of the single-device run (less checkpoints),
  * statistics and frames written by rank 0. Returns the exit status. */
 int dist_cmd_run(int argc, char **argv);

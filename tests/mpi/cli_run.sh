@@ -62,4 +62,8 @@ rc=$?
 [ $rc -ne 0 ] && grep -q "checkpoints are not split over ranks yet" "$dir/ck.log" ||
   fail "--checkpoint on 2 ranks: status $rc, $(cat "$dir/ck.log")"
 [ ! -e "$dir/c.ckpt" ] || fail "a checkpoint file was written"
-echo "ok: VTK collection written; a slab thinner than h and --checkpoint refused with what to change"
+out=$("${mpirun[@]}" -np 2 "$pbfcl" bench --particles 1000 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [ "$(grep -c "bench is not split over MPI ranks" <<<"$out")" -eq 1 ] ||
+  fail "bench on 2 ranks: status $rc, $out"
+echo "ok: VTK collection written; a slab thinner than h and --checkpoint and bench refused with what to change"
