@@ -73,7 +73,7 @@ static pbfcl_status send_records(pbfcl_dist *d, const unsigned *slots, const uns
     char *rec = malloc(k * d->record + 16), *in = NULL;
     unsigned *in_ids = NULL;
     size_t m = 0, m_ids = 0;
-    pbfcl_status st = rec ? pbfcl_sim_records_read(d->sim, slots, k, rec) : PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = rec ? dist_records_read(d, slots, k, rec) : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
         st = alltoallv(d, rec, counts, d->record, (void **)&in, &m, false);
     if (st == PBFCL_OK && got)
@@ -128,7 +128,7 @@ static pbfcl_status migrate(pbfcl_dist *d, size_t n, const unsigned *ids, const 
     if (st == PBFCL_OK && !(rec = malloc(k * d->record + 16)))
         st = PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK) /* the records first: compact renumbers the slots */
-        st = pbfcl_sim_records_read(d->sim, slots, k, rec);
+        st = dist_records_read(d, slots, k, rec);
     if (st == PBFCL_OK && m < n)
         st = pbfcl_sim_compact(d->sim, keep, m, keep_ids);
     if (st == PBFCL_OK)
@@ -221,31 +221,38 @@ static pbfcl_status after_sort(pbfcl_dist *d)
     return st;
 }
 
-/* The owners' values of buf (elem bytes a particle) to their ghosts: the whole buffer through
- * the host, the rows sent packed. */
+pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, void *out)
+{
+    size_t at = 0, elem;
+    cl_mem buf;
+    char *rows = malloc(16 * k + 16);
+    pbfcl_status st = rows ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t r = 0; st == PBFCL_OK && k > 0 && pbfcl_sim_record_row(d->sim, r, &buf, &elem);
+         r++) {
+        st = dist_rows_gather(&d->rows, buf, elem, slots, k, rows);
+        for (size_t i = 0; st == PBFCL_OK && i < k; i++)
+            memcpy((char *)out + i * d->record + at, rows + i * elem, elem);
+        at += elem;
+    }
+    free(rows);
+    return st;
+}
+
+/* The owners' values of buf (elem bytes a particle) to their ghosts: the sent rows gathered
+ * and the received ones scattered on the device, only they through the host. */
 static pbfcl_status send_values(pbfcl_dist *d, cl_mem buf, size_t elem)
 {
-    size_t n = pbfcl_sim_count(d->sim), got = 0;
-    pbfcl_sim_view v;
-    pbfcl_sim_view_get(d->sim, &v);
-    cl_command_queue q = v.cl->queue;
-    char *all = malloc(n * elem + 16), *out = malloc(d->send.count * elem + 16), *in = NULL;
-    pbfcl_status st = all && out ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    if (st == PBFCL_OK && n > 0)
-        PBFCL_CL_TRY(st, clEnqueueReadBuffer(q, buf, CL_TRUE, 0, n * elem, all, 0, NULL, NULL),
-                     done);
-    for (size_t k = 0; k < d->send.count; k++)
-        memcpy(out + k * elem, all + (size_t)d->send.slots[k] * elem, elem);
+    size_t got = 0;
+    char *out = malloc(d->send.count * elem + 16), *in = NULL;
+    pbfcl_status st = out ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = dist_rows_gather(&d->rows, buf, elem, d->send.slots, d->send.count, out);
     for (int r = 0; r < d->size; r++)
         d->rcounts[r] = d->ghost.counts[r];
-    st = alltoallv(d, out, d->send.counts, elem, (void **)&in, &got, true);
-    for (size_t g = 0; st == PBFCL_OK && g < got; g++)
-        memcpy(all + (size_t)d->ghost.slots[g] * elem, in + g * elem, elem);
-    if (st == PBFCL_OK && got > 0)
-        PBFCL_CL_TRY(st, clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, n * elem, all, 0, NULL, NULL),
-                     done);
-done:
-    free(all);
+    if (st == PBFCL_OK)
+        st = alltoallv(d, out, d->send.counts, elem, (void **)&in, &got, true);
+    if (st == PBFCL_OK)
+        st = dist_rows_scatter(&d->rows, buf, elem, d->ghost.slots, got, in);
     free(out);
     free(in);
     return st;

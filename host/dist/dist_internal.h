@@ -14,6 +14,26 @@ typedef struct dist_list {
     int *counts, *displs; /* per rank */
 } dist_list;
 
+/* The device side of the exchanges (dist_rows.c): two copy kernels and their buffers. */
+typedef struct dist_rows {
+    pbfcl_cl *cl;
+    cl_program program;
+    cl_kernel gather, scatter;
+    cl_mem slots, packed; /* the rows' slots; the packed rows */
+    size_t slots_cap, packed_cap;
+} dist_rows;
+
+pbfcl_status dist_rows_create(dist_rows *r, pbfcl_cl *cl);
+void dist_rows_release(dist_rows *r);
+
+/* Reads the rows (elem bytes, a multiple of 4) of buf at slots[0..count-1] into out, packed. */
+pbfcl_status dist_rows_gather(dist_rows *r, cl_mem buf, size_t elem, const unsigned *slots,
+                              size_t count, void *out);
+
+/* Writes the packed rows in to the rows of buf at slots[0..count-1]. */
+pbfcl_status dist_rows_scatter(dist_rows *r, cl_mem buf, size_t elem, const unsigned *slots,
+                               size_t count, const void *in);
+
 struct pbfcl_dist {
     MPI_Comm comm;
     int rank, size;
@@ -28,7 +48,11 @@ struct pbfcl_dist {
     unsigned *slot_of;       /* n_global: the slot of an id held here (after the last sort) */
     int *counts, *displs, *rcounts, *rdispls; /* scratch for alltoallv, per rank */
     pbfcl_dist_traffic traffic;
+    dist_rows rows;
 };
+
+/* Reads the records (pbfcl_sim_record_bytes each) of the particles at slots into out. */
+pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, void *out);
 
 /* The rank whose slab holds coordinate c. */
 int dist_owner(const pbfcl_dist *d, float c);

@@ -254,8 +254,9 @@ pbfcl_status pbfcl_sim_sync(pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl
  * then the method's), concatenated; what moves a particle to another device. Its bytes: */
 size_t pbfcl_sim_record_bytes(const pbfcl_sim *sim);
 
-/* Reads the records of the particles at slots[0..k-1] into out (k records). */
-pbfcl_status pbfcl_sim_records_read(pbfcl_sim *sim, const unsigned *slots, size_t k, void *out);
+/* Row r of a record (r from 0): the buffer and its bytes per particle; false past the last.
+ * A record is these rows in this order. */
+bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem);
 
 /* Appends k particles with the records rec (ids, positions and all). */
 pbfcl_status pbfcl_sim_records_append(pbfcl_sim *sim, const void *rec, size_t k);

@@ -51,25 +51,15 @@ size_t pbfcl_sim_record_bytes(const pbfcl_sim *sim)
     return bytes;
 }
 
-pbfcl_status pbfcl_sim_records_read(pbfcl_sim *sim, const unsigned *slots, size_t k, void *out)
+bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem)
 {
-    if (k == 0)
-        return PBFCL_OK;
-    size_t rec = pbfcl_sim_record_bytes(sim), at = 0;
-    char *all = malloc(16 * sim->n + 16);
-    if (!all)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = PBFCL_OK;
     const pbfcl_particle_buffer *d;
-    cl_mem *buf;
-    for (size_t r = 0; st == PBFCL_OK && record_row(sim, r, &d, &buf); r++) {
-        st = sim_read_plain(sim, *buf, d->elem * sim->n, all);
-        for (size_t i = 0; st == PBFCL_OK && i < k; i++)
-            memcpy((char *)out + i * rec + at, all + (size_t)slots[i] * d->elem, d->elem);
-        at += d->elem;
-    }
-    free(all);
-    return st;
+    cl_mem *handle;
+    if (!record_row(sim, r, &d, &handle))
+        return false;
+    *buf = *handle;
+    *elem = d->elem;
+    return true;
 }
 
 pbfcl_status pbfcl_sim_records_append(pbfcl_sim *sim, const void *rec, size_t k)
@@ -80,10 +70,11 @@ pbfcl_status pbfcl_sim_records_append(pbfcl_sim *sim, const void *rec, size_t k)
         return PBFCL_ERR_CAPACITY;
     }
     size_t bytes = pbfcl_sim_record_bytes(sim), at = 0;
-    char *rows = malloc(16 * k + 16);
+    char *rows = calloc(k + 1, 16);
     if (!rows)
         return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = PBFCL_OK;
+    /* every buffer's initial values first (the scratch ones too), then the records' rows */
+    pbfcl_status st = sim_upload_particles(sim, sim->n, k, (const float *)rows, NULL);
     const pbfcl_particle_buffer *d;
     cl_mem *buf;
     for (size_t r = 0; st == PBFCL_OK && k > 0 && record_row(sim, r, &d, &buf); r++) {
