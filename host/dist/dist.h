@@ -71,6 +71,7 @@ size_t pbfcl_dist_total(const pbfcl_dist *d);
 /* What this rank's exchanges cost since its creation (not collective). */
 typedef struct pbfcl_dist_traffic {
     double seconds;            /* wall time in the core's sync hooks: copies, messages, waiting */
+    double mpi_seconds;        /* of it in MPI calls: messages and waiting for the other ranks */
     unsigned long long bytes;  /* sent to other ranks */
     unsigned long long syncs;  /* hook calls */
     unsigned long long ghosts; /* ghosts received, summed over the substeps */

@@ -42,6 +42,7 @@ static pbfcl_status read_state(pbfcl_dist *d, unsigned *ids, cl_float4 *pred)
 static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts, size_t unit,
                               void **recv, size_t *rcount, bool known)
 {
+    double start = pbfcl_wall_seconds();
     if (!known)
         MPI_Alltoall(counts, 1, MPI_INT, d->rcounts, 1, MPI_INT, d->comm);
     int sd = 0, rd = 0;
@@ -62,6 +63,7 @@ static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts
     for (int r = 0; r < d->size; r++)
         d->traffic.bytes += r == d->rank ? 0 : (unsigned long long)counts[r] * unit;
     MPI_Type_free(&t);
+    d->traffic.mpi_seconds += pbfcl_wall_seconds() - start;
     return err == MPI_SUCCESS ? PBFCL_OK : PBFCL_ERR_UNSUPPORTED;
 }
 

@@ -21,6 +21,7 @@ typedef struct dist_rows {
     cl_kernel gather, scatter;
     cl_mem slots, packed; /* the rows' slots; the packed rows */
     size_t slots_cap, packed_cap;
+    size_t wg; /* the kernels' work-group size */
 } dist_rows;
 
 pbfcl_status dist_rows_create(dist_rows *r, pbfcl_cl *cl);

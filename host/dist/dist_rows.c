@@ -47,7 +47,13 @@ pbfcl_status dist_rows_create(dist_rows *r, pbfcl_cl *cl)
     PBFCL_CL_CHECK(err);
     r->scatter = clCreateKernel(r->program, "dist_scatter", &err);
     PBFCL_CL_CHECK(err);
-    return PBFCL_OK;
+    /* a fixed work-group size: a varying one (left to the driver) made PoCL build a kernel
+     * variant for every new row count */
+    r->wg = 1;
+    while (r->wg * 2 <= 64 && r->wg * 2 <= cl->dev.max_wg)
+        r->wg *= 2;
+    PBFCL_TRY(pbfcl_cl_check_launch(cl, r->gather, "dist_gather", r->wg, 0));
+    return pbfcl_cl_check_launch(cl, r->scatter, "dist_scatter", r->wg, 0);
 }
 
 void dist_rows_release(dist_rows *r)
@@ -93,9 +99,7 @@ static pbfcl_status launch(dist_rows *r, cl_kernel k, cl_mem buf, size_t elem,
     PBFCL_CL_CHECK(clSetKernelArg(k, 2, sizeof n, &n));
     PBFCL_CL_CHECK(clSetKernelArg(k, 3, sizeof words, &words));
     PBFCL_CL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), &ends[1]));
-    size_t global = count * words;
-    PBFCL_CL_CHECK(clEnqueueNDRangeKernel(cl->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL));
-    return PBFCL_OK;
+    return pbfcl_cl_launch(cl, k, count * words, r->wg, NULL, PBFCL_STAGE_OTHER);
 }
 
 pbfcl_status dist_rows_gather(dist_rows *r, cl_mem buf, size_t elem, const unsigned *slots,

@@ -290,15 +290,16 @@ static void output_ok(drun *r, pbfcl_status st, const char *what)
 static void report_traffic(const drun_args *a, drun *r, double wall)
 {
     const pbfcl_dist_traffic *t = pbfcl_dist_traffic_of(r->d);
-    double mine[2] = {t->seconds, 0}, most[2], sums[2] = {(double)t->bytes, (double)t->ghosts},
-           all[2];
+    double mine[2] = {t->seconds, t->mpi_seconds}, most[2];
+    double sums[2] = {(double)t->bytes, (double)t->ghosts}, all[2];
     MPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, r->comm);
     MPI_Reduce(sums, all, 2, MPI_DOUBLE, MPI_SUM, 0, r->comm);
     double substeps = t->substeps ? (double)t->substeps : 1.0;
     if (r->rank == 0 && !a->quiet)
-        printf("pbfcl run: exchanges between ranks: %.2f s of %.2f s on the slowest rank "
-               "(copies, messages and waiting), %.3g MB sent per substep, %.0f ghosts per rank\n",
-               most[0], wall, all[0] / substeps / 1e6, all[1] / substeps / r->size);
+        printf("pbfcl run: exchanges between ranks: %.2f s of %.2f s on the slowest rank, %.2f s "
+               "of it in MPI (messages and waiting for the others); %.3g MB sent per substep, "
+               "%.0f ghosts per rank\n",
+               most[0], wall, most[1], all[0] / substeps / 1e6, all[1] / substeps / r->size);
 }
 
 /* Steps 1..steps: step, statistics, guard, frame. */
