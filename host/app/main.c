@@ -3,9 +3,6 @@
  * success). */
 #include "commands.h"
 #include "pbfcl.h"
-#ifdef PBFCL_HAVE_MPI
-#include "dist_run.h"
-#endif
 
 #include <stdbool.h>
 

@@ -7,6 +7,7 @@
 #include "dist_run.h"
 
 #include "cli_args.h"
+#include "commands.h"
 #include "export_ply.h"
 #include "export_vtk.h"
 #include "runtime/clock.h"
