@@ -62,8 +62,17 @@ rc=$?
 [ $rc -ne 0 ] && grep -q "checkpoints are not split over ranks yet" "$dir/ck.log" ||
   fail "--checkpoint on 2 ranks: status $rc, $(cat "$dir/ck.log")"
 [ ! -e "$dir/c.ckpt" ] || fail "a checkpoint file was written"
+# each rank its entry of a --device list: 0,0 runs; 0,99 fails on rank 1 alone, which says so
+"${mpirun[@]}" -np 2 "$pbfcl" run --particles 2000 --steps 2 --quiet --device 0,0 \
+  >"$dir/dev.log" 2>&1 || fail "--device 0,0 on 2 ranks: $(cat "$dir/dev.log")"
+"${mpirun[@]}" -np 2 "$pbfcl" run --particles 2000 --steps 2 --quiet --device 0,99 \
+  >"$dir/dev.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q "^pbfcl: rank 1: error: device '99' matches no OpenCL device" "$dir/dev.log" ||
+  fail "--device 0,99 on 2 ranks: status $rc, $(cat "$dir/dev.log")"
+
 out=$("${mpirun[@]}" -np 2 "$pbfcl" bench --particles 1000 2>&1)
 rc=$?
 [ $rc -ne 0 ] && [ "$(grep -c "bench is not split over MPI ranks" <<<"$out")" -eq 1 ] ||
   fail "bench on 2 ranks: status $rc, $out"
-echo "ok: VTK collection written; a slab thinner than h and --checkpoint and bench refused with what to change"
+echo "ok: VTK collection written; --device lists, rank 1 failing to open its device; a slab thinner than h and --checkpoint and bench refused with what to change"
