@@ -17,4 +17,16 @@ int cmd_params(int argc, char **argv);
 /* `pbfcl demo` (also `pbfcl` alone): the interactive SDL2/OpenGL demo. */
 int cmd_demo(int argc, char **argv);
 
+#ifdef PBFCL_HAVE_MPI
+#include <stdbool.h>
+
+/* `pbfcl run` split over the ranks of mpirun (host/dist/dist_run.c, docs/DISTRIBUTED.md). */
+int dist_cmd_run(int argc, char **argv);
+
+/* True when mpirun (Open MPI or a PMI launcher) started this process with more than one rank;
+ * the launcher's rank of this process (0 if none). No MPI call is made. */
+bool dist_launched(void);
+int dist_launched_rank(void);
+#endif
+
 #endif

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct command {
@@ -64,6 +65,32 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return finish(cmd_demo(argc, argv)); /* `pbfcl` alone opens the demo */
+#ifndef PBFCL_HAVE_MPI
+    const char *ranks =
+        getenv("OMPI_COMM_WORLD_SIZE") ? getenv("OMPI_COMM_WORLD_SIZE") : getenv("PMI_SIZE");
+    const char *rank =
+        getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK") : getenv("PMI_RANK");
+    if (ranks && atoi(ranks) > 1) {   /* K copies would write the same files side by side */
+        if (!rank || atoi(rank) == 0) /* said once */
+            fprintf(stderr,
+                    "pbfcl: error: started by mpirun with %s ranks, but this pbfcl was built "
+                    "without MPI; install Open MPI (tools/install-deps --mpi) and rebuild, "
+                    "or run without mpirun\n",
+                    ranks);
+        return finish(2);
+    }
+#else
+    if (!strcmp(argv[1], "run") && dist_launched()) /* mpirun -np K, K > 1: split over ranks */
+        return finish(dist_cmd_run(argc - 1, argv + 1));
+    if ((!strcmp(argv[1], "bench") || !strcmp(argv[1], "demo")) && dist_launched()) {
+        if (dist_launched_rank() == 0) /* said once */
+            fprintf(stderr,
+                    "pbfcl: error: %s is not split over MPI ranks (only run is); start it "
+                    "without mpirun, or with mpirun -np 1\n",
+                    argv[1]);
+        return finish(2);
+    }
+#endif
     if (wants_version(argc, argv)) {
         printf("pbfcl %s\n", pbfcl_version_string());
         return finish(0);

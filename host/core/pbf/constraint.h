@@ -4,7 +4,10 @@
  * positions q = x* + dx, Jacobi), adopts q (apply_delta), then every kind of the positions
  * pass (they move x* directly, Gauss-Seidel after the Jacobi sweep); a substep without
  * iterations runs the positions pass once. A kind owns its per-particle buffers: rows of
- * pbfcl_particle_buffer (solver_method.h) with their handles in its state. */
+ * pbfcl_particle_buffer (solver_method.h) with their handles in its state. A kind whose kernels
+ * read values of the neighbours that the kind itself wrote calls pbfcl_sim_sync (sim.h) after
+ * writing them, as density and contacts do, so that a simulation split over devices gives its
+ * ghosts their owners' values. */
 #ifndef PBFCL_PBF_CONSTRAINT_H
 #define PBFCL_PBF_CONSTRAINT_H
 

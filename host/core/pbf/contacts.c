@@ -96,7 +96,9 @@ pbfcl_status pbfcl_pbf_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
     pbf_swap(&ps->q_buf, &cs->q_twin_buf);
     pbf_swap(v.pos, v.pos_tmp);
-    return PBFCL_OK;
+    const cl_mem bufs[] = {ps->q_buf, *v.pos}; /* the next pass reads the neighbours' */
+    const size_t elem[] = {16, 16};
+    return pbfcl_sim_sync(sim, PBFCL_SYNC_COLLIDE, bufs, elem, 2);
 }
 
 /* Whether solver iteration it (of iterations) ends with the collision passes: every

@@ -66,7 +66,9 @@ pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 11, v.solids);
     PBF_ARG(k, 12, v.phase_buf);
     PBF_ARG(k, 13, v.grid->cell_id_buf); /* each particle's cell at the search */
-    return pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE);
+    PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
+    const size_t elem = 16; /* delta reads the neighbours' (x*, lambda) */
+    return pbfcl_sim_sync(sim, PBFCL_SYNC_LAMBDA, &d->lambda_buf, &elem, 1);
 }
 
 pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
@@ -97,7 +99,9 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 16, v.grid->cell_id_buf); /* each particle's cell at the search */
     cl_uint grid_bits = v.grid->params.grid_bits;
     PBF_ARG(k, 17, grid_bits);
-    return pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE);
+    PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
+    const size_t elem = 16; /* collide and the next lambda read the neighbours' q */
+    return pbfcl_sim_sync(sim, PBFCL_SYNC_DELTA, &ps->q_buf, &elem, 1);
 }
 
 /* One projection: the lambdas, then q = x* + dx. */

@@ -27,13 +27,15 @@ pbfcl_status pbfcl_pbf_predict(pbfcl_sim *sim, pbfcl_profile *prof)
 
 pbfcl_status pbfcl_pbf_neighbours(pbfcl_sim *sim, pbfcl_profile *prof)
 {
+    PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_SEARCH, NULL, NULL, 0)); /* split: ghosts anew */
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
     float near = v.params->min_dist + pbf_contact_skin(&v);
     near = near < v.params->h ? near : v.params->h;
     ps->lists_fresh = 1;
     ps->body_friction = 1; /* the next collide pass gives the bodies' friction */
-    return pbfcl_sim_neighbours_pred(sim, near, prof);
+    PBFCL_TRY(pbfcl_sim_neighbours_pred(sim, near, prof));
+    return pbfcl_sim_sync(sim, PBFCL_SYNC_SORTED, NULL, NULL, 0);
 }
 
 pbfcl_status pbfcl_pbf_apply_delta(pbfcl_sim *sim, pbfcl_profile *prof)
@@ -55,7 +57,10 @@ pbfcl_status pbfcl_pbf_update(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 3, *v.pred);
     PBF_ARG(k, 4, *v.vel);
     PBF_ARG(k, 5, v.density_buf);
-    return pbf_launch(&v, k, prof, PBFCL_STAGE_OTHER);
+    PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_OTHER));
+    const cl_mem bufs[] = {*v.pos, *v.vel}; /* vorticity and viscosity read the neighbours' */
+    const size_t elem[] = {16, 16};
+    return pbfcl_sim_sync(sim, PBFCL_SYNC_UPDATE, bufs, elem, 2);
 }
 
 /* Zeroes a vorticity force left from before vorticity was turned off, which must not act on

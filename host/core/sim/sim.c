@@ -298,8 +298,9 @@ static pbfcl_status set_substeps(pbfcl_sim *sim, int substeps)
 
 pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    if (sim->n == 0)
-        return PBFCL_OK; /* nothing to move (all particles removed, or none added yet) */
+    if (sim->n == 0 && !sim->sync)
+        return PBFCL_OK; /* nothing to move (all particles removed, or none added yet); a
+                          * simulation split over devices steps along with the others */
     int substeps;
     PBFCL_TRY(sim->method->choose_substeps(sim, &substeps));
     PBFCL_TRY(set_substeps(sim, substeps));

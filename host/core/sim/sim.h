@@ -252,4 +252,46 @@ pbfcl_status pbfcl_sim_check_scene_with(const pbfcl_scene *scene, const pbfcl_so
 unsigned long long pbfcl_sim_bytes_needed_with(const pbfcl_scene *scene,
                                                const pbfcl_solver_method *m, size_t n);
 
+/* ---- a simulation split over several devices (the layer above: host/dist/) ---------------- */
+
+/* The points of a substep where the layer that splits a simulation over devices keeps each
+ * device's copies of its neighbours' particles (ghosts) current: the values a kernel reads of
+ * its neighbours must be their owners' values (docs/DISTRIBUTED.md). */
+typedef enum pbfcl_sim_sync_point {
+    PBFCL_SYNC_SEARCH,  /* before the neighbour search of x*: particles change devices and
+                         * the ghosts are made anew */
+    PBFCL_SYNC_SORTED,  /* after the search's reorder: every particle's slot changed */
+    PBFCL_SYNC_LAMBDA,  /* bufs: the lambdas, which delta reads of the neighbours */
+    PBFCL_SYNC_DELTA,   /* bufs: q = x* + dx of delta (the moved flags miss the ghosts') */
+    PBFCL_SYNC_COLLIDE, /* bufs: q and x after a collision pass */
+    PBFCL_SYNC_UPDATE   /* bufs: x and v, which vorticity and viscosity read */
+} pbfcl_sim_sync_point;
+
+/* The layer's callback: bufs[0..count-1] hold elem[k] bytes per particle in the current order. */
+typedef pbfcl_status (*pbfcl_sim_sync_fn)(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point,
+                                          const cl_mem *bufs, const size_t *elem, int count);
+
+/* Sets the callback (NULL: none, the default). With one, a step runs its substeps even with no
+ * particles, since particles may arrive from another device at PBFCL_SYNC_SEARCH. */
+void pbfcl_sim_set_sync(pbfcl_sim *sim, pbfcl_sim_sync_fn fn, void *ctx);
+
+/* Calls the callback if there is one (the stages call it; no cost without one). */
+pbfcl_status pbfcl_sim_sync(pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl_mem *bufs,
+                            const size_t *elem, int count);
+
+/* A particle's record: its rows of every per-particle buffer a checkpoint saves (the core's,
+ * then the method's), concatenated; what moves a particle to another device. Its bytes: */
+size_t pbfcl_sim_record_bytes(const pbfcl_sim *sim);
+
+/* Row r of a record (r from 0): the buffer and its bytes per particle; false past the last.
+ * A record is these rows in this order. */
+bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem);
+
+/* Appends k particles with the records rec (ids, positions and all). */
+pbfcl_status pbfcl_sim_records_append(pbfcl_sim *sim, const void *rec, size_t k);
+
+/* Replaces the bounds the next step's substep count is chosen from (pbfcl_sim_bounds' three
+ * values), e.g. by their maxima over every device. */
+pbfcl_status pbfcl_sim_write_bounds(pbfcl_sim *sim, const float b[3]);
+
 #endif

@@ -46,8 +46,10 @@ struct pbfcl_sim {
      * start of a step; body_slots and the next substep's body_predict then launch no
      * particles_slots (15.9 us each with 1.128M particles on an H200) */
     int slots_current;
-    int substeps;     /* substeps of the last frame (params.dt = dt / substeps) */
-    float wall_scale; /* pbfcl_pbf_wall_scale of params */
+    int substeps;           /* substeps of the last frame (params.dt = dt / substeps) */
+    float wall_scale;       /* pbfcl_pbf_wall_scale of params */
+    pbfcl_sim_sync_fn sync; /* the layer that splits the simulation over devices, or NULL */
+    void *sync_ctx;
 };
 
 /* The common per-particle buffers (sim_buffers.c) and the method's (its table), each row

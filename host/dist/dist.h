@@ -1,0 +1,87 @@
+/* A simulation split over several devices and machines through MPI (docs/DISTRIBUTED.md): one
+ * rank per device, each owning the particles of its slab of the box along one axis, with
+ * copies (ghosts) of the other ranks' particles within the kernel radius h of its slab. A
+ * layer above the single-device simulation: the core's hooks (sim.h, "a simulation split over
+ * several devices") call it where a substep reads its neighbours' values; the core includes
+ * nothing of it. Every function is collective over the communicator unless it says otherwise. */
+#ifndef PBFCL_DIST_H
+#define PBFCL_DIST_H
+
+#include "runtime/clrt.h"
+#include "scene/scene.h"
+#include "sim/sim.h"
+
+#include <mpi.h>
+
+typedef struct pbfcl_dist pbfcl_dist;
+
+/* The decomposition: slab r of ranks holds the particles with cuts[r] <= x[axis] < cuts[r+1]
+ * (cuts[0] = -inf and cuts[ranks] = +inf in effect: the outer slabs reach the walls). */
+typedef struct pbfcl_dist_layout {
+    int axis;
+    int ranks;
+    double *cuts; /* ranks + 1 */
+} pbfcl_dist_layout;
+
+/* Plans slabs along the box's longest axis with equal shares of the n particles at positions
+ * (xyz triples, the same on every rank; not collective). Refuses (PBFCL_ERR_BAD_ARGUMENT,
+ * saying what to change) a split whose inner slab is thinner than the kernel radius h, since
+ * its ghosts would then come from beyond its neighbours. layout->cuts is malloc'd. */
+pbfcl_status pbfcl_dist_plan(const pbfcl_scene *scene, float h, const float *positions, size_t n,
+                             int ranks, pbfcl_dist_layout *layout);
+
+/* Checks a layout (cuts ascending, inner slabs at least h wide; not collective). */
+pbfcl_status pbfcl_dist_check_layout(const pbfcl_dist_layout *layout, float h);
+
+/* Creates this rank's part of a simulation of scene (fluid only, PBF) of the n particles at
+ * positions (the same on every rank; particle k has id k) on cl's device, with room for
+ * capacity particles on this rank (owned and ghosts; 0: n). */
+pbfcl_status pbfcl_dist_create(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
+                               const pbfcl_scene *scene, const pbfcl_dist_layout *layout,
+                               const float *positions, size_t n, size_t capacity);
+
+/* Releases this rank's part (not collective); accepts NULL. */
+void pbfcl_dist_destroy(pbfcl_dist *d);
+
+/* Advances one frame on every rank (the substep count from the fastest particle of all). A
+ * failure on this rank ends every rank (pbfcl_dist_abort): the others wait in an exchange. */
+pbfcl_status pbfcl_dist_step(pbfcl_dist *d);
+
+/* The density of the current positions (frame 0's), as pbfcl_sim_compute_density; a failure
+ * ends every rank, as in pbfcl_dist_step. */
+pbfcl_status pbfcl_dist_compute_density(pbfcl_dist *d);
+
+/* The statistics of the whole simulation (every rank gets them). A rank that cannot compute
+ * its own ends every rank, as in pbfcl_dist_step; so does one that cannot read its particles
+ * in pbfcl_dist_gather. */
+pbfcl_status pbfcl_dist_stats(pbfcl_dist *d, pbfcl_stats *out);
+
+/* Gathers every particle on rank 0 by id: pos3, vel3 (xyz triples), density (n entries each;
+ * any may be NULL; read only on rank 0). Fails, naming the id, if an id is held by no rank or
+ * by two: no particle is ever lost or duplicated. */
+pbfcl_status pbfcl_dist_gather(pbfcl_dist *d, float *pos3, float *vel3, float *density);
+
+/* This rank's simulation (its owned particles between frames; not collective). */
+pbfcl_sim *pbfcl_dist_sim(pbfcl_dist *d);
+
+/* The particles this rank owns, and all of them (not collective). */
+size_t pbfcl_dist_owned(const pbfcl_dist *d);
+size_t pbfcl_dist_total(const pbfcl_dist *d);
+
+/* What this rank's exchanges cost since its creation (not collective). */
+typedef struct pbfcl_dist_traffic {
+    double seconds;            /* wall time in the core's sync hooks: copies, messages, waiting */
+    double mpi_seconds;        /* of it in MPI calls: messages and waiting for the other ranks */
+    unsigned long long bytes;  /* sent to other ranks */
+    unsigned long long syncs;  /* hook calls */
+    unsigned long long ghosts; /* ghosts received, summed over the substeps */
+    unsigned long long substeps;
+} pbfcl_dist_traffic;
+
+const pbfcl_dist_traffic *pbfcl_dist_traffic_of(const pbfcl_dist *d);
+
+/* Ends every rank after a failure on this one: prints "pbfcl: rank R of K failed: what" on
+ * stderr and aborts the communicator with exit status code (MPI_Abort; never returns). */
+_Noreturn void pbfcl_dist_abort(MPI_Comm comm, int code, const char *what);
+
+#endif

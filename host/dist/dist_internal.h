@@ -1,0 +1,72 @@
+/* The state of a rank's part of a split simulation, shared by the files of host/dist/. */
+#ifndef PBFCL_DIST_INTERNAL_H
+#define PBFCL_DIST_INTERNAL_H
+
+#include "dist.h"
+
+#include <stdbool.h>
+
+/* A list of particles exchanged with every other rank: ids grouped by rank (counts, displs),
+ * and their slots in the current order (after the last sort). */
+typedef struct dist_list {
+    unsigned *ids, *slots;
+    size_t count;
+    int *counts, *displs; /* per rank */
+} dist_list;
+
+/* The device side of the exchanges (dist_rows.c): two copy kernels and their buffers. */
+typedef struct dist_rows {
+    pbfcl_cl *cl;
+    cl_program program;
+    cl_kernel gather, scatter;
+    cl_mem slots, packed; /* the rows' slots; the packed rows */
+    size_t slots_cap, packed_cap;
+    size_t wg; /* the kernels' work-group size */
+} dist_rows;
+
+pbfcl_status dist_rows_create(dist_rows *r, pbfcl_cl *cl);
+void dist_rows_release(dist_rows *r);
+
+/* Reads the rows (elem bytes, a multiple of 4) of buf at slots[0..count-1] into out, packed. */
+pbfcl_status dist_rows_gather(dist_rows *r, cl_mem buf, size_t elem, const unsigned *slots,
+                              size_t count, void *out);
+
+/* Writes the packed rows in to the rows of buf at slots[0..count-1]. */
+pbfcl_status dist_rows_scatter(dist_rows *r, cl_mem buf, size_t elem, const unsigned *slots,
+                               size_t count, const void *in);
+
+struct pbfcl_dist {
+    MPI_Comm comm;
+    int rank, size;
+    pbfcl_sim *sim;
+    pbfcl_dist_layout layout;
+    float halo;              /* ghosts: particles within this of a slab (h and a rounding margin) */
+    size_t n_global;         /* particles of the whole simulation (ids 0..n_global - 1) */
+    size_t record;           /* bytes of a particle's record (pbfcl_sim_record_bytes) */
+    dist_list send;          /* owned particles that are other ranks' ghosts, by destination */
+    dist_list ghost;         /* this rank's ghosts, by owner */
+    unsigned char *is_ghost; /* n_global flags: the id is a ghost here */
+    unsigned *slot_of;       /* n_global: the slot of an id held here (after the last sort) */
+    int *counts, *displs, *rcounts, *rdispls; /* scratch for alltoallv, per rank */
+    pbfcl_dist_traffic traffic;
+    dist_rows rows;
+};
+
+/* Reads the records (pbfcl_sim_record_bytes each) of the particles at slots into out. */
+pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, void *out);
+
+/* The rank whose slab holds coordinate c. */
+int dist_owner(const pbfcl_dist *d, float c);
+
+/* The sync callback the core calls (sim.h): migration and ghosts at PBFCL_SYNC_SEARCH, slots
+ * at PBFCL_SYNC_SORTED, the ghosts' values at the others (dist_exchange.c). */
+pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl_mem *bufs,
+                       const size_t *elem, int count);
+
+/* Removes the ghosts, leaving the owned particles (between frames). */
+pbfcl_status dist_drop_ghosts(pbfcl_dist *d);
+
+/* Releases a list's arrays. */
+void dist_list_free(dist_list *l);
+
+#endif

@@ -1,0 +1,404 @@
+/* `pbfcl run` under mpirun with more than one rank: every rank builds the same scene and
+ * plans the same slabs, opens its own device and steps its part (host/dist/); rank 0 writes
+ * the statistics (reduced over the ranks) and the frames (gathered by id). Bad input is
+ * refused by rank 0 alone, before any device is opened, and every rank exits with status 2; a
+ * rank that fails later stops every rank with its message (pbfcl_dist_abort). */
+#include "dist.h"
+#include "dist_run.h"
+
+#include "cli_args.h"
+#include "commands.h"
+#include "export_ply.h"
+#include "export_vtk.h"
+#include "runtime/clock.h"
+#include "runtime/pbfcl_error.h"
+#include "scene_options.h"
+#include "solver_methods.h"
+#include "stats_csv.h"
+
+#include "api_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool dist_launched(void)
+{
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
+        const char *v = getenv(vars[k]);
+        if (v && atoi(v) > 1)
+            return true;
+    }
+    return false;
+}
+
+int dist_launched_rank(void)
+{
+    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
+        if (getenv(vars[k]))
+            return atoi(getenv(vars[k]));
+    return 0;
+}
+
+/* The options of a split run. */
+typedef struct drun_args {
+    pbfcl_scene_options scene;
+    long long steps, every;
+    const char *export_dir, *stats_path;
+    pbfcl_export_format format;
+    bool z_up, force, quiet;
+} drun_args;
+
+/* A split run's state on this rank. */
+typedef struct drun {
+    MPI_Comm comm;
+    int rank, size;
+    pbfcl_scene_setup *setup;
+    float *positions, *pos, *vel, *rho;
+    size_t n;
+    pbfcl_cl cl;
+    bool cl_open;
+    pbfcl_dist *d;
+    pbfcl_stats_csv csv;
+    pbfcl_pvd_entry *pvd;
+    size_t pvd_count;
+    pbfcl_stats last;
+    long long substeps;
+} drun;
+
+/* Messages: rank 0's alone while every rank says the same (the set-up), each rank's with its
+ * number once the ranks go their own ways (devices, steps). */
+static int log_rank;
+static bool log_every_rank;
+
+static void rank_log(pbfcl_log_level level, const char *message, void *user)
+{
+    (void)user;
+    if (!log_every_rank && log_rank != 0)
+        return;
+    const char *kind = level == PBFCL_LOG_ERROR     ? "error: "
+                       : level == PBFCL_LOG_WARNING ? "warning: "
+                                                    : "";
+    if (log_every_rank)
+        fprintf(stderr, "pbfcl: rank %d: %s%s\n", log_rank, kind, message);
+    else
+        fprintf(stderr, "pbfcl: %s%s\n", kind, message);
+}
+
+/* While the ranks agree, only rank 0 speaks: the others' stderr goes to /dev/null (the
+ * program's own messages bypass the log) until every_rank. */
+static int saved_stderr = -1;
+
+static void speak(bool every_rank)
+{
+    fflush(stderr);
+    if (!every_rank && log_rank != 0 && saved_stderr < 0) {
+        saved_stderr = dup(STDERR_FILENO);
+        if (!freopen("/dev/null", "w", stderr))
+            saved_stderr = -1;
+    } else if (every_rank && saved_stderr >= 0) {
+        dup2(saved_stderr, STDERR_FILENO);
+        close(saved_stderr);
+        saved_stderr = -1;
+    }
+    log_every_rank = every_rank;
+}
+
+static void drun_usage(void)
+{
+    printf("usage: mpirun -np K pbfcl run [--scene NAME|FILE] [--particles N] [--steps S] "
+           "[--export DIR [--every K] [--format ply|vtk] [--up y|z]] [--stats FILE.csv] "
+           "[--force] [--quiet] [--device A,B,...] [solver options]\n\n"
+           "Runs a scene split over the K ranks: slabs of the box along its longest axis with "
+           "equal shares of the particles, one device per rank (entry local-rank of the "
+           "--device list, else the local rank's GPU); rank 0 writes the frames and "
+           "statistics. Checkpoints need one rank (docs/DISTRIBUTED.md).\n");
+}
+
+/* One of the valued options; false (message printed) if not valid. */
+static bool parse_value(drun_args *a, const char *opt, const char *val)
+{
+    if (!strcmp(opt, "--steps"))
+        return pbfcl_cli_count(opt, val, 1, 1000000000LL, &a->steps);
+    if (!strcmp(opt, "--every"))
+        return pbfcl_cli_count(opt, val, 1, 1000000000LL, &a->every);
+    if (!strcmp(opt, "--format") || !strcmp(opt, "--up")) {
+        bool format = !strcmp(opt, "--format");
+        const char *a0 = format ? "ply" : "y", *a1 = format ? "vtk" : "z";
+        if (strcmp(val, a0) && strcmp(val, a1)) {
+            pbfcl_errorf("%s: '%s' is not valid; expected %s or %s", opt, val, a0, a1);
+            return false;
+        }
+        if (format)
+            a->format = strcmp(val, "vtk") ? PBFCL_FORMAT_PLY : PBFCL_FORMAT_VTK;
+        else
+            a->z_up = !strcmp(val, "z");
+        return true;
+    }
+    if (!strcmp(opt, "--export"))
+        a->export_dir = val;
+    else
+        a->stats_path = val;
+    return true;
+}
+
+/* 0 parsed, 1 --help, 2 a usage error (message printed). */
+static int parse_args(int argc, char **argv, drun_args *a)
+{
+    static const char *const valued[] = {"--steps",  "--export", "--every",
+                                         "--format", "--up",     "--stats"};
+    memset(a, 0, sizeof *a);
+    pbfcl_scene_options_init(&a->scene);
+    a->steps = 300;
+    a->every = 1;
+    for (int i = 1; i < argc;) {
+        int r = pbfcl_scene_options_parse(&a->scene, argc, argv, &i);
+        if (r != 0) {
+            if (r < 0)
+                return 2;
+            continue;
+        }
+        const char *opt = argv[i], *val;
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
+            return 1;
+        if (pbfcl_cli_is(opt, "--force") || pbfcl_cli_is(opt, "--quiet")) {
+            bool *flag = pbfcl_cli_is(opt, "--force") ? &a->force : &a->quiet;
+            if (!pbfcl_cli_flag(argv, &i))
+                return 2;
+            *flag = true;
+            continue;
+        }
+        if (pbfcl_cli_is(opt, "--checkpoint") || pbfcl_cli_is(opt, "--checkpoint-every") ||
+            pbfcl_cli_is(opt, "--resume")) {
+            pbfcl_errorf("%s: checkpoints are not split over ranks yet; run with one rank "
+                         "(without mpirun, or mpirun -np 1) to write or resume one",
+                         opt);
+            return 2;
+        }
+        size_t k = 0;
+        while (k < sizeof valued / sizeof valued[0] && !pbfcl_cli_is(opt, valued[k]))
+            k++;
+        if (k == sizeof valued / sizeof valued[0]) {
+            pbfcl_errorf("run: unknown option '%s' (see `pbfcl run --help`)", opt);
+            return 2;
+        }
+        if (!pbfcl_cli_value(argc, argv, &i, &val) || !parse_value(a, valued[k], val))
+            return 2;
+    }
+    return 0;
+}
+
+/* Rank 0's outputs, checked before any device is opened: the export directory (no frames of
+ * another run in it unless --force) and the statistics file. */
+static pbfcl_status check_outputs(const drun_args *a)
+{
+    if (a->export_dir)
+        PBFCL_TRY(pbfcl_export_dir_prepare(a->export_dir));
+    if (a->stats_path)
+        PBFCL_TRY(pbfcl_stats_csv_check(a->stats_path, a->force));
+    if (!a->export_dir)
+        return PBFCL_OK;
+    char first[4096];
+    PBFCL_TRY(pbfcl_frame_path(first, sizeof first, a->export_dir, 0, a->format));
+    if (!a->force && access(first, F_OK) == 0) {
+        pbfcl_errorf("'%s' already holds frames ('%s'); give --force to replace them, or another "
+                     "--export directory",
+                     a->export_dir, first);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    return PBFCL_OK;
+}
+
+/* The scene, its slabs and the outputs: the same verdict on every rank (rank 0 checks the
+ * files and tells the others). */
+static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
+{
+    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
+    const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
+    pbfcl_pbf_params p;
+    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+    PBFCL_TRY(pbfcl_dist_plan(scene, p.h, r->positions, r->n, r->size, l));
+    int st = r->rank == 0 ? (int)check_outputs(a) : 0;
+    MPI_Bcast(&st, 1, MPI_INT, 0, r->comm);
+    if (st == PBFCL_OK && r->rank == 0 && a->stats_path)
+        st = (int)pbfcl_stats_csv_open(&r->csv, a->stats_path, a->force);
+    MPI_Bcast(&st, 1, MPI_INT, 0, r->comm);
+    return (pbfcl_status)st;
+}
+
+/* Every rank's device and part; a rank that fails says why, the others that one did. */
+static pbfcl_status start(const drun_args *a, drun *r, const pbfcl_dist_layout *l)
+{
+    speak(true);
+    pbfcl_status st = dist_open_device(r->comm, a->scene.device, &r->cl);
+    r->cl_open = st == PBFCL_OK;
+    int failed = st != PBFCL_OK, any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, r->comm);
+    if (any)
+        return st != PBFCL_OK ? st : PBFCL_ERR_NO_DEVICE;
+    const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
+    PBFCL_TRY(pbfcl_dist_create(&r->d, r->comm, &r->cl, scene, l, r->positions, r->n, 0));
+    size_t n = r->rank == 0 ? r->n : 0;
+    r->pos = malloc(12 * n + 12);
+    r->vel = malloc(12 * n + 12);
+    r->rho = malloc(4 * n + 4);
+    if (!r->pos || !r->vel || !r->rho)
+        pbfcl_dist_abort(r->comm, 1, "out of host memory for the frames");
+    return pbfcl_dist_compute_density(r->d); /* frame 0's real density */
+}
+
+/* Frame step (if the export asks for it): gathered by id, written by rank 0. */
+static pbfcl_status write_frame(const drun_args *a, drun *r, long long step)
+{
+    if (!a->export_dir || step % a->every != 0)
+        return PBFCL_OK;
+    PBFCL_TRY(pbfcl_dist_gather(r->d, r->pos, r->vel, r->rho));
+    if (r->rank != 0)
+        return PBFCL_OK;
+    double time = (double)step * pbfcl_api_setup_scene(r->setup)->solver.dt;
+    pbfcl_frame f = {r->n, r->pos, r->vel, r->rho, NULL, NULL, step, time, a->z_up};
+    char path[4096];
+    PBFCL_TRY(pbfcl_frame_path(path, sizeof path, a->export_dir, step, a->format));
+    if (a->format == PBFCL_FORMAT_PLY)
+        return pbfcl_ply_write(path, &f);
+    PBFCL_TRY(pbfcl_vtu_write(path, &f));
+    pbfcl_pvd_entry *grown = realloc(r->pvd, (r->pvd_count + 1) * sizeof *grown);
+    if (!grown)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    r->pvd = grown;
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path; /* frame_NNNNN.vtu */
+    size_t len = strlen(name) < sizeof grown->file ? strlen(name) : sizeof grown->file - 1;
+    memcpy(grown[r->pvd_count].file, name, len);
+    grown[r->pvd_count].file[len] = '\0';
+    grown[r->pvd_count++].time = time;
+    snprintf(path, sizeof path, "%s/frames.pvd", a->export_dir);
+    return pbfcl_pvd_write(path, r->pvd, r->pvd_count);
+}
+
+/* A rank-0 output that failed mid-run ends every rank (the others would wait for it). */
+static void output_ok(drun *r, pbfcl_status st, const char *what)
+{
+    if (st != PBFCL_OK)
+        pbfcl_dist_abort(r->comm, 1, what);
+}
+
+/* The exchanges' share of the run: the slowest rank's time in them, the bytes sent by all per
+ * substep and the ghosts per rank (docs/PERFORMANCE.md's model of them). */
+static void report_traffic(const drun_args *a, drun *r, double wall)
+{
+    const pbfcl_dist_traffic *t = pbfcl_dist_traffic_of(r->d);
+    double mine[2] = {t->seconds, t->mpi_seconds}, most[2];
+    double sums[2] = {(double)t->bytes, (double)t->ghosts}, all[2];
+    MPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, r->comm);
+    MPI_Reduce(sums, all, 2, MPI_DOUBLE, MPI_SUM, 0, r->comm);
+    double substeps = t->substeps ? (double)t->substeps : 1.0;
+    if (r->rank == 0 && !a->quiet)
+        printf("pbfcl run: exchanges between ranks: %.2f s of %.2f s on the slowest rank, %.2f s "
+               "of it in MPI (messages and waiting for the others); %.3g MB sent per substep, "
+               "%.0f ghosts per rank\n",
+               most[0], wall, most[1], all[0] / substeps / 1e6, all[1] / substeps / r->size);
+}
+
+/* Steps 1..steps: step, statistics, guard, frame. */
+static pbfcl_status loop(const drun_args *a, drun *r)
+{
+    output_ok(r, write_frame(a, r, 0), "writing frame 0 failed (see above)");
+    double dt = pbfcl_api_setup_scene(r->setup)->solver.dt, start = pbfcl_wall_seconds();
+    long long tenth = a->steps >= 10 ? a->steps / 10 : 1;
+    for (long long step = 1; step <= a->steps; step++) {
+        PBFCL_TRY(pbfcl_dist_step(r->d));
+        PBFCL_TRY(pbfcl_dist_stats(r->d, &r->last));
+        r->substeps += r->last.substeps;
+        if (r->rank == 0 && a->stats_path)
+            output_ok(r, pbfcl_stats_csv_row(&r->csv, step, (double)step * dt, &r->last),
+                      "writing the statistics failed (see above)");
+        if (r->last.unstable) {
+            if (r->rank == 0)
+                fprintf(stderr,
+                        "pbfcl: error: the simulation blew up at step %lld (fastest particle "
+                        "%.3g m/s, %u non-finite); lower dt or raise substeps or iterations\n",
+                        step, r->last.max_speed, r->last.nan);
+            return PBFCL_ERR_SIMULATION;
+        }
+        output_ok(r, write_frame(a, r, step), "writing a frame failed (see above)");
+        if (r->rank == 0 && !a->quiet && (step % tenth == 0 || step == a->steps)) {
+            double t = pbfcl_wall_seconds() - start;
+            fprintf(stderr, "step %lld/%lld: %.1f steps/s\n", step, a->steps, (double)step / t);
+        }
+    }
+    report_traffic(a, r, pbfcl_wall_seconds() - start);
+    if (r->rank == 0 && !a->quiet) {
+        double wall = pbfcl_wall_seconds() - start;
+        printf("pbfcl run: %lld steps, %zu particles on %d ranks, %.2f s, %.1f steps/s (%.1f "
+               "substeps each), final density error %.3f %% avg, %.3f %% max\n",
+               a->steps, r->n, r->size, wall, (double)a->steps / wall,
+               (double)r->substeps / (double)a->steps, r->last.density_error_avg,
+               r->last.density_error_max);
+    }
+    return PBFCL_OK;
+}
+
+static void drun_release(drun *r)
+{
+    pbfcl_dist_destroy(r->d);
+    if (r->cl_open)
+        pbfcl_cl_destroy(&r->cl);
+    if (r->rank == 0)
+        pbfcl_stats_csv_close(&r->csv, 0);
+    pbfcl_scene_setup_destroy(r->setup);
+    pbfcl_free(r->positions);
+    free(r->pos);
+    free(r->vel);
+    free(r->rho);
+    free(r->pvd);
+}
+
+/* The whole run on this rank; its exit status. */
+static int run_all(const drun_args *a, drun *r)
+{
+    pbfcl_dist_layout l = {0, 0, NULL};
+    pbfcl_status st = prepare(a, r, &l);
+    if (st == PBFCL_OK)
+        st = start(a, r, &l);
+    if (st == PBFCL_OK && r->rank == 0 && !a->quiet) {
+        const pbfcl_scene *s = pbfcl_api_setup_scene(r->setup);
+        printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld steps of %g s on %d "
+               "ranks (slabs along %c; rank 0 on %s)\n",
+               s->name, r->n, s->particle_radius, a->steps, s->solver.dt, r->size, "xyz"[l.axis],
+               r -> cl.dev.device_name);
+        fflush(stdout);
+    }
+    if (st == PBFCL_OK)
+        st = loop(a, r);
+    free(l.cuts);
+    return st == PBFCL_OK ? 0 : st == PBFCL_ERR_BAD_ARGUMENT ? 2 : 1;
+}
+
+int dist_cmd_run(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    drun r;
+    memset(&r, 0, sizeof r);
+    r.comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(r.comm, &r.rank);
+    MPI_Comm_size(r.comm, &r.size);
+    log_rank = r.rank;
+    pbfcl_set_log(rank_log, NULL, PBFCL_LOG_WARNING);
+    speak(false);
+    drun_args a;
+    int code = parse_args(argc, argv, &a);
+    if (code == 1 && r.rank == 0)
+        drun_usage();
+    if (code == 0)
+        code = run_all(&a, &r);
+    else if (code == 1)
+        code = 0;
+    drun_release(&r);
+    speak(true);
+    MPI_Finalize();
+    return code;
+}

@@ -1,0 +1,328 @@
+/* The simulation split over MPI ranks (host/dist/), run under mpirun by the ctest entries of
+ * tests/CMakeLists.txt ("mpi"): `dist_check CASE`, every rank the same program.
+ *   dam     a small dam break on all ranks against the same run on rank 0 alone, frame by
+ *           frame: every id held exactly once, the particle count (mass) exact, momentum,
+ *           kinetic energy, the front and the mean and largest density within 1 %
+ *   cross   3 ranks: a blob crossing the middle slab within one frame (two boundaries), the
+ *           ranks it leaves emptied and stepping on, no particle lost or duplicated
+ *   fail    2 ranks: rank 1 runs out of room mid-run; every rank must stop with its message
+ * Exit 0 passed, 1 failed (on rank 0, with the reason), 77 no OpenCL device. */
+#include "dist.h"
+
+#include "runtime/pbfcl_error.h"
+#include "scene/scene.h"
+#include "solver_methods.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SKIP 77
+
+static int rank_of(MPI_Comm c)
+{
+    int r;
+    MPI_Comm_rank(c, &r);
+    return r;
+}
+
+/* Ends the test on every rank with code (the message from rank 0). */
+static _Noreturn void finish(int code, const char *msg)
+{
+    if (rank_of(MPI_COMM_WORLD) == 0 && msg)
+        fprintf(code ? stderr : stdout, "%s%s\n", code ? "FAIL: " : "", msg);
+    MPI_Finalize();
+    exit(code);
+}
+
+/* Every rank's verdict: false anywhere fails everywhere. */
+static bool all(bool ok)
+{
+    int mine = ok, every = 0;
+    MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return every;
+}
+
+/* What a frame of the whole simulation is compared by. */
+typedef struct summary {
+    double momentum[3], kinetic, front, mean_density, max_density;
+} summary;
+
+static void summarise(const float *pos, const float *vel, const float *rho, size_t n, float mass,
+                      int axis, summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->front = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double v2 = 0;
+        for (int a = 0; a < 3; a++) {
+            s->momentum[a] += (double)mass * vel[3 * i + a];
+            v2 += (double)vel[3 * i + a] * vel[3 * i + a];
+        }
+        s->kinetic += 0.5 * mass * v2;
+        s->front = fmax(s->front, pos[3 * i + axis]);
+        s->mean_density += rho[i] / (double)n;
+        s->max_density = fmax(s->max_density, rho[i]);
+    }
+}
+
+/* |a - b| within tol of scale. */
+static bool near(double a, double b, double scale, double tol)
+{
+    return fabs(a - b) <= tol * scale;
+}
+
+static pbfcl_status dam_scene(pbfcl_scene *s, float **pos, size_t *n, size_t target)
+{
+    PBFCL_TRY(pbfcl_scene_load("dam-break", s));
+    PBFCL_TRY(pbfcl_scene_set_particle_count(s, target));
+    return pbfcl_scene_fill(s, pos, n);
+}
+
+/* A frame of both runs compared; the first difference in words into why. */
+static bool compare(const summary *a, const summary *b, double speed_scale, float mass, size_t n,
+                    const float *box_lo, int axis, char *why, size_t size)
+{
+    double p = speed_scale * mass * (double)n; /* momentum scale: all moving at the top speed */
+    for (int k = 0; k < 3; k++)
+        if (!near(a->momentum[k], b->momentum[k], p, 0.01)) {
+            snprintf(why, size, "momentum[%d] %.6g against %.6g on one rank", k, a->momentum[k],
+                     b->momentum[k]);
+            return false;
+        }
+    const char *name[] = {"kinetic energy", "front (from the wall)", "mean density",
+                          "largest density"};
+    double x[] = {a->kinetic, a->front - box_lo[axis], a->mean_density, a->max_density};
+    double y[] = {b->kinetic, b->front - box_lo[axis], b->mean_density, b->max_density};
+    for (int k = 0; k < 4; k++)
+        if (!near(x[k], y[k], fabs(y[k]) + (k == 0 ? 1e-9 : 0), 0.01)) {
+            snprintf(why, size, "%s %.6g against %.6g on one rank", name[k], x[k], y[k]);
+            return false;
+        }
+    return true;
+}
+
+/* The slabs of ranks along the longest axis, by particle count. */
+static pbfcl_status plan(const pbfcl_scene *s, const float *pos, size_t n, int ranks,
+                         pbfcl_dist_layout *l)
+{
+    pbfcl_pbf_params p;
+    PBFCL_TRY(pbfcl_pbf_params_from_scene(s, &p));
+    return pbfcl_dist_plan(s, p.h, pos, n, ranks, l);
+}
+
+/* Frame f of the split run (on every rank) and of the reference (on rank 0) gathered. */
+typedef struct dam_run {
+    pbfcl_dist *split, *ref;
+    float *pos[2], *vel[2], *rho[2];
+    size_t n;
+    double worst[5];        /* largest relative differences: momentum, kinetic, front, densities */
+    int identical_until[3]; /* the last frame whose positions, velocities, densities were */
+} dam_run;
+
+static bool dam_frame(dam_run *r, const pbfcl_scene *s, int axis, float mass, int f, char *why,
+                      size_t size)
+{
+    if (!all(pbfcl_dist_gather(r->split, r->pos[0], r->vel[0], r->rho[0]) == PBFCL_OK)) {
+        snprintf(why, size, "frame %d: a particle was lost or held twice (see above)", f);
+        return false;
+    }
+    if (rank_of(MPI_COMM_WORLD) != 0)
+        return true;
+    if (pbfcl_dist_gather(r->ref, r->pos[1], r->vel[1], r->rho[1]) != PBFCL_OK)
+        return false;
+    summary a, b;
+    summarise(r->pos[0], r->vel[0], r->rho[0], r->n, mass, axis, &a);
+    summarise(r->pos[1], r->vel[1], r->rho[1], r->n, mass, axis, &b);
+    double top = 0;
+    for (size_t i = 0; i < 3 * r->n; i++)
+        top = fmax(top, fabs(r->vel[1][i]));
+    if (f > 0)
+        for (int k = 0; k < 3; k++) {
+            float *x[] = {r->pos[0], r->vel[0], r->rho[0]},
+                  *y[] = {r->pos[1], r->vel[1], r->rho[1]};
+            size_t len = k == 2 ? r->n : 3 * r->n;
+            if (r->identical_until[k] == f - 1 && !memcmp(x[k], y[k], len * 4))
+                r->identical_until[k] = f;
+        }
+    if (getenv("DIST_DEBUG")) {
+        int bad = 0;
+        for (size_t i = 0; i < r->n; i++)
+            if (fabsf(r->rho[0][i] - r->rho[1][i]) > 1.0f && bad++ < 5)
+                printf("frame %d id %zu x %g %g %g rho %g ref %g\n", f, i, r->pos[0][3 * i],
+                       r->pos[0][3 * i + 1], r->pos[0][3 * i + 2], r->rho[0][i], r->rho[1][i]);
+        printf("frame %d: %d densities differ\n", f, bad);
+    }
+    char frame_why[256];
+    if (!compare(&a, &b, fmax(top, 1e-3), mass, r->n, s->domain_min, axis, frame_why,
+                 sizeof frame_why)) {
+        snprintf(why, size, "frame %d: %s", f, frame_why);
+        return false;
+    }
+    double rel[] = {0, fabs(a.kinetic - b.kinetic) / fmax(b.kinetic, 1e-9),
+                    fabs(a.front - b.front) / (b.front - s->domain_min[axis]),
+                    fabs(a.mean_density - b.mean_density) / b.mean_density,
+                    fabs(a.max_density - b.max_density) / b.max_density};
+    for (int k = 0; k < 3; k++)
+        rel[0] = fmax(rel[0], fabs(a.momentum[k] - b.momentum[k]) / (top * mass * (double)r->n));
+    for (int k = 0; k < 5; k++)
+        r->worst[k] = fmax(r->worst[k], rel[k]);
+    return true;
+}
+
+static int run_dam(pbfcl_cl *cl, int frames, size_t target)
+{
+    pbfcl_scene s;
+    float *pos = NULL;
+    size_t n = 0;
+    int size, rank = rank_of(MPI_COMM_WORLD);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (dam_scene(&s, &pos, &n, target) != PBFCL_OK)
+        finish(1, "the dam break scene failed");
+    pbfcl_dist_layout l, one = {0, 1, (double[]){-INFINITY, INFINITY}};
+    dam_run r = {.n = n};
+    if (plan(&s, pos, n, size, &l) != PBFCL_OK)
+        finish(1, "planning the slabs failed");
+    one.axis = l.axis;
+    if (pbfcl_dist_create(&r.split, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK)
+        finish(1, "creating the split simulation failed");
+    bool ok =
+        rank != 0 || pbfcl_dist_create(&r.ref, MPI_COMM_SELF, cl, &s, &one, pos, n, 0) == PBFCL_OK;
+    for (int k = 0; k < 2 && ok; k++) {
+        ok = (r.pos[k] = malloc(12 * n)) && (r.vel[k] = malloc(12 * n)) &&
+             (r.rho[k] = malloc(4 * n));
+    }
+    if (!all(ok))
+        finish(1, "setting up the reference failed");
+    ok = pbfcl_dist_compute_density(r.split) == PBFCL_OK &&
+         (!r.ref || pbfcl_dist_compute_density(r.ref) == PBFCL_OK);
+    float mass = pbfcl_sim_params(pbfcl_dist_sim(r.split))->mass;
+    char why[512] = "a step failed";
+    for (int f = 0; all(ok) && f <= frames; f++) {
+        ok = dam_frame(&r, &s, l.axis, mass, f, why, sizeof why);
+        if (all(ok) && f < frames)
+            ok = pbfcl_dist_step(r.split) == PBFCL_OK &&
+                 (!r.ref || pbfcl_dist_step(r.ref) == PBFCL_OK);
+    }
+    if (!all(ok))
+        finish(1, why);
+    if (rank == 0)
+        printf("dam break, %zu particles, %d ranks against 1, %d frames: every id held once at "
+               "every frame; largest relative differences: momentum %.2e (of the top speed's), "
+               "kinetic energy %.2e, front %.2e, mean density %.2e, largest density %.2e; "
+               "bit-identical to one rank's up to frame: positions %d, velocities %d, densities "
+               "%d\n",
+               n, size, frames, r.worst[0], r.worst[1], r.worst[2], r.worst[3], r.worst[4],
+               r.identical_until[0], r.identical_until[1], r.identical_until[2]);
+    pbfcl_dist_destroy(r.split);
+    pbfcl_dist_destroy(r.ref);
+    for (int k = 0; k < 2; k++) {
+        free(r.pos[k]);
+        free(r.vel[k]);
+        free(r.rho[k]);
+    }
+    free(l.cuts);
+    free(pos);
+    return 0;
+}
+
+/* A 4 x 4 x 4 blob in a box 1 m long along x without gravity, on 3 slabs: x < 0.2, 0.2 to
+ * 0.3 (2.5 h) and beyond; the blob starts in the first, within one frame at 20 m/s it crosses
+ * the middle one and lands in the last. */
+static pbfcl_status blob_scene(pbfcl_scene *s, float **pos, size_t *n)
+{
+    pbfcl_scene_defaults(s);
+    const float hi[3] = {1.0f, 0.3f, 0.3f};
+    for (int a = 0; a < 3; a++) {
+        s->domain_min[a] = 0.0f;
+        s->domain_max[a] = hi[a];
+        s->gravity[a] = 0.0f;
+        s->fluid[0].min[a] = 0.05f;
+        s->fluid[0].max[a] = 0.13f;
+    }
+    s->fluid[0].kind = PBFCL_SHAPE_BOX;
+    s->fluid_count = 1;
+    return pbfcl_scene_fill(s, pos, n);
+}
+
+static int run_cross(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    float *pos = NULL;
+    size_t n = 0;
+    int rank = rank_of(MPI_COMM_WORLD);
+    if (blob_scene(&s, &pos, &n) != PBFCL_OK)
+        finish(1, "the blob scene failed");
+    pbfcl_dist_layout l = {0, 3, (double[]){-INFINITY, 0.2, 0.3, INFINITY}};
+    pbfcl_dist *d = NULL;
+    if (pbfcl_dist_create(&d, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK)
+        finish(1, "creating the split simulation failed");
+    size_t owned = pbfcl_dist_owned(d);
+    float *vel = malloc(12 * owned + 12);
+    for (size_t i = 0; vel && i < owned; i++)
+        vel[3 * i] = 20.0f, vel[3 * i + 1] = vel[3 * i + 2] = 0.0f;
+    bool ok = vel && pbfcl_sim_write(pbfcl_dist_sim(d), NULL, vel) == PBFCL_OK;
+    if (!all(ok && (rank == 0) == (owned == n)))
+        finish(1, "the blob does not start whole on rank 0");
+    char why[256] = "";
+    for (int f = 1; f <= 4 && all(ok); f++) {
+        ok = pbfcl_dist_step(d) == PBFCL_OK &&
+             pbfcl_dist_gather(d, NULL, NULL, NULL) == PBFCL_OK; /* every id once */
+        owned = pbfcl_dist_owned(d);
+        if (f == 1 && (rank == 2) != (owned == n)) { /* two boundaries crossed in a frame */
+            snprintf(why, sizeof why, "after frame 1 rank %d owns %zu of %zu", rank, owned, n);
+            ok = false;
+        }
+    }
+    if (!all(ok))
+        finish(1, why[0] ? why : "a frame lost or duplicated a particle (see above)");
+    if (rank == 0)
+        printf("a blob of %zu crossed two slabs in one frame; ranks 0 and 1 emptied and stepped "
+               "on for 3 frames; every id held once at every frame\n",
+               n);
+    pbfcl_dist_destroy(d);
+    free(vel);
+    free(pos);
+    return 0;
+}
+
+/* Rank 1 has room for its own particles and one more: its first ghosts overflow it. */
+static int run_fail(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    float *pos = NULL;
+    size_t n = 0, mine = 0;
+    pbfcl_dist_layout l;
+    if (dam_scene(&s, &pos, &n, 1000) != PBFCL_OK || plan(&s, pos, n, 2, &l) != PBFCL_OK)
+        finish(1, "the dam break scene failed");
+    for (size_t i = 0; i < n; i++)
+        mine += pos[3 * i + l.axis] >= l.cuts[1];
+    pbfcl_dist *d = NULL;
+    size_t room = rank_of(MPI_COMM_WORLD) == 1 ? mine + 1 : 0;
+    if (pbfcl_dist_create(&d, MPI_COMM_WORLD, cl, &s, &l, pos, n, room) != PBFCL_OK)
+        finish(1, "creating the split simulation failed");
+    for (int f = 0; f < 3; f++)
+        pbfcl_dist_step(d); /* ends every rank on rank 1's failure */
+    finish(1, "rank 1 should have failed");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    if (argc < 2)
+        finish(2, "usage: dist_check dam|cross|fail");
+    pbfcl_cl cl;
+    memset(&cl, 0, sizeof cl);
+    if (!all(pbfcl_cl_open(&cl, getenv("PBFCL_DEVICE")) == PBFCL_OK))
+        finish(SKIP, "SKIP: no OpenCL device");
+    int code = 2;
+    if (!strcmp(argv[1], "dam"))
+        code = run_dam(&cl, argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? (size_t)atol(argv[3]) : 3000);
+    else if (!strcmp(argv[1], "cross"))
+        code = run_cross(&cl);
+    else if (!strcmp(argv[1], "fail"))
+        code = run_fail(&cl);
+    pbfcl_cl_destroy(&cl);
+    finish(code, code == 2 ? "unknown case" : NULL);
+}
