@@ -107,7 +107,10 @@ static pbfcl_status sort_build(pbfcl_radix_sort *s, const pbfcl_radix_sort_confi
                                  scatter_local_bytes(c->wg, c->items, c->radix_bits));
 }
 
-/* Allocates the ping-pong temporaries and the histogram table, checking memory first. */
+/* Allocates the ping-pong temporaries and the histogram table, checking memory first; their
+ * zeros written from the host (pbfcl_cl_write_zeros: under Oclgrind a buffer number reused from
+ * a smaller buffer would otherwise keep the old record, and the passes' writes past it would
+ * read as uninitialised in the next pass). */
 static pbfcl_status sort_allocate(pbfcl_radix_sort *s, size_t capacity)
 {
     size_t tiles = (capacity + s->tile - 1) / s->tile;
@@ -115,18 +118,24 @@ static pbfcl_status sort_allocate(pbfcl_radix_sort *s, size_t capacity)
     size_t pair_bytes = capacity * sizeof(cl_uint);
     PBFCL_TRY(pbfcl_cl_check_memory(s->cl, 6ull * pair_bytes + table * sizeof(cl_uint), pair_bytes,
                                     "radix sort"));
-    PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort keys",
-                              &s->keys_tmp2_buf));
-    PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort values",
-                              &s->values_tmp2_buf));
-    PBFCL_TRY(
-        pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort keys", &s->keys_tmp_buf));
-    PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, pair_bytes, "radix sort values",
-                              &s->values_tmp_buf));
-    PBFCL_TRY(pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, table * sizeof(cl_uint),
-                              "radix sort histogram table", &s->histogram_buf));
-    return pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, ((size_t)1 << s->radix_bits) * sizeof(cl_uint),
-                           "radix sort digit totals", &s->totals_buf);
+    struct {
+        cl_mem *buf;
+        size_t bytes;
+        const char *name;
+    } bufs[] = {
+        {&s->keys_tmp2_buf, pair_bytes, "radix sort keys"},
+        {&s->values_tmp2_buf, pair_bytes, "radix sort values"},
+        {&s->keys_tmp_buf, pair_bytes, "radix sort keys"},
+        {&s->values_tmp_buf, pair_bytes, "radix sort values"},
+        {&s->histogram_buf, table * sizeof(cl_uint), "radix sort histogram table"},
+        {&s->totals_buf, ((size_t)1 << s->radix_bits) * sizeof(cl_uint), "radix sort digit totals"},
+    };
+    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++) {
+        PBFCL_TRY(
+            pbfcl_cl_buffer(s->cl, CL_MEM_READ_WRITE, bufs[b].bytes, bufs[b].name, bufs[b].buf));
+        PBFCL_TRY(pbfcl_cl_write_zeros(s->cl, *bufs[b].buf, bufs[b].bytes));
+    }
+    return PBFCL_OK;
 }
 
 pbfcl_status pbfcl_radix_sort_create_with(pbfcl_radix_sort *s, pbfcl_cl *cl, size_t capacity,

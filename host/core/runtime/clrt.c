@@ -555,6 +555,17 @@ void pbfcl_cl_release_buffer(cl_mem *buf)
     *buf = NULL;
 }
 
+pbfcl_status pbfcl_cl_write_zeros(pbfcl_cl *cl, cl_mem buf, size_t bytes)
+{
+    void *zeros = calloc(bytes ? bytes : 1, 1);
+    if (!zeros)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    cl_int err = clEnqueueWriteBuffer(cl->queue, buf, CL_TRUE, 0, bytes, zeros, 0, NULL, NULL);
+    free(zeros);
+    PBFCL_CL_CHECK(err);
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_cl_check_memory(const pbfcl_cl *cl, unsigned long long bytes_needed,
                                    unsigned long long largest_buffer, const char *what)
 {

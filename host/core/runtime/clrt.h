@@ -109,6 +109,13 @@ pbfcl_status pbfcl_cl_buffer(pbfcl_cl *cl, cl_mem_flags flags, size_t size, cons
 /* Releases a buffer if not NULL and clears the handle. */
 void pbfcl_cl_release_buffer(cl_mem *buf);
 
+/* Writes zeros over the first bytes of buf from the host, in one write. Where a kernel
+ * may read a buffer's zeros before writing them, this, not clEnqueueFillBuffer: Oclgrind's
+ * uninitialised-value check counts a host write but not a fill, and a host write of the whole
+ * buffer also replaces the record a reused buffer number inherits (ALGORITHM.md, "Oclgrind
+ * and reused buffers"). */
+pbfcl_status pbfcl_cl_write_zeros(pbfcl_cl *cl, cl_mem buf, size_t bytes);
+
 /* Checks that bytes_needed of device memory is available before allocating anything:
  * prints bytes needed and available and how to fix it if not. */
 pbfcl_status pbfcl_cl_check_memory(const pbfcl_cl *cl, unsigned long long bytes_needed,

@@ -89,16 +89,15 @@ void sim_buffers_release(pbfcl_sim *sim)
     pbfcl_cl_release_buffer(&sim->accel_max_buf);
 }
 
-/* Makes row d's buffers (and its reorder target) in owner, zeros. */
+/* Makes row d's buffers (and its reorder target) in owner, zeros written from the host
+ * (pbfcl_cl_write_zeros), as the core's rows get their first values (sim_upload_particles). */
 static pbfcl_status make_row(pbfcl_sim *sim, void *owner, const pbfcl_particle_buffer *d)
 {
     size_t bytes = sim->capacity * d->elem;
     for (int tmp = 0; tmp < 1 + reordered(d); tmp++) {
         cl_mem *buf = sim_table_buf(owner, d, tmp);
         PBFCL_TRY(pbfcl_cl_buffer(sim->cl, CL_MEM_READ_WRITE, bytes, d->name, buf));
-        static const cl_uint zero = 0;
-        PBFCL_CL_CHECK(
-            clEnqueueFillBuffer(sim->cl->queue, *buf, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
+        PBFCL_TRY(pbfcl_cl_write_zeros(sim->cl, *buf, bytes));
     }
     return PBFCL_OK;
 }

@@ -26,7 +26,7 @@ typedef pbfcl_pbf_params pbfcl_constants;
 
 /* What a per-particle buffer holds when a particle is created or appended. */
 typedef enum pbfcl_buffer_init {
-    PBFCL_INIT_UNSET = 0,    /* nothing (zeros at creation): written in a substep before read */
+    PBFCL_INIT_UNSET = 0,    /* nothing new (the zeros of creation): written in a substep first */
     PBFCL_INIT_ZERO,         /* zeros */
     PBFCL_INIT_POSITION,     /* the given position, w = 0 */
     PBFCL_INIT_VELOCITY,     /* the given velocity (zero if none), w = 0 */
