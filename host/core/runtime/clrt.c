@@ -557,10 +557,17 @@ void pbfcl_cl_release_buffer(cl_mem *buf)
 
 pbfcl_status pbfcl_cl_write_zeros(pbfcl_cl *cl, cl_mem buf, size_t bytes)
 {
-    void *zeros = calloc(bytes ? bytes : 1, 1);
+    /* in blocks of at most 16 MiB from one block of zeros: the neighbour lists of millions of
+     * particles are gigabytes, which the host need not hold twice */
+    const size_t block = bytes < ((size_t)16 << 20) ? bytes : ((size_t)16 << 20);
+    void *zeros = calloc(block ? block : 1, 1);
     if (!zeros)
         return PBFCL_ERR_OUT_OF_MEMORY;
-    cl_int err = clEnqueueWriteBuffer(cl->queue, buf, CL_TRUE, 0, bytes, zeros, 0, NULL, NULL);
+    cl_int err = CL_SUCCESS;
+    for (size_t at = 0; at < bytes && err == CL_SUCCESS; at += block) {
+        size_t part = bytes - at < block ? bytes - at : block;
+        err = clEnqueueWriteBuffer(cl->queue, buf, CL_TRUE, at, part, zeros, 0, NULL, NULL);
+    }
     free(zeros);
     PBFCL_CL_CHECK(err);
     return PBFCL_OK;
