@@ -129,14 +129,6 @@ static uint pbf_body_of(uint phase)
     return (phase & PBFCL_PHASE_GROUP_BITS) - 1u;
 }
 
-/* The phase whose particles a solid of phase ph skips (its own, one group: a body's particles
- * do not collide with each other), PBFCL_PHASE_NONE (no phase) with self-collide. The fluid has
- * self-collide. */
-static uint pbf_skip_phase(uint phase)
-{
-    return (phase & PBFCL_PHASE_SELF_COLLIDE_BIT) ? PBFCL_PHASE_NONE : phase;
-}
-
 /* predict: v += (gravity + vorticity force + push) dt; x* = x + v dt; then confine to the box:
  * x* and x are clamped to the walls (less r) and the velocity into a wall is removed. v.w (the
  * particle's V |omega| for the next vorticity_viscosity, see there) is kept.
@@ -427,13 +419,12 @@ static float pbf_body_inv_mass(uint ph, float w, __global const uint2 *body_rang
     return w / (float)max(range.y - range.x, 1u);
 }
 
-/* The pair state of collide for particle i: its q, x, phase and inverse mass, the phase whose
- * particles it skips (pbf_skip_phase), whether it is a shape-matched body's (whose friction
- * with other solids its body takes, pbf_body_contacts), the constants, and the sums of the x*
- * correction c, the x correction e and friction f. */
+/* The pair state of collide for particle i: its q, x, phase and inverse mass, whether it is a
+ * shape-matched body's (whose friction with other solids its body takes, pbf_body_contacts),
+ * the constants, and the sums of the x* correction c, the x correction e and friction f. */
 typedef struct pbf_contact {
     float4 qi, xi;
-    uint phase_i, skip_i, bodies, matched_i;
+    uint phase_i, bodies, matched_i;
     float w_i, min_dist, min_dist2, deep;
     float4 c, e, f;
 } pbf_contact;
@@ -441,23 +432,25 @@ typedef struct pbf_contact {
 /* One neighbour j (q_j = qj) of collide's particle: skipped within a group without
  * self-collide (a body's particles, the static ones); closer than 2r, a
  * share of the overlap into c, of the deep overlap x had into e, friction into f (none between
- * a shape-matched body's particle and another solid: pbf_body_contacts). */
-static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
+ * a shape-matched body's particle and another solid: pbf_body_contacts). solids is a constant
+ * where pbf_contact_sums is inlined: the fluid's path (false: two fluid particles, half the
+ * overlap each, no friction) reads no phase and no inverse mass. */
+static void pbf_contact_term(pbf_params p, pbf_contact *t, const bool solids, uint j, float4 qj,
                              __global const float4 *pos_in, __global const float *inv_mass)
 {
-    uint phase_j = PBFCL_PHASE_FLUID_WORD;
-    if (t->bodies) { /* a body's particles do not collide */
-        phase_j = pbf_q_phase(qj);
-        if (phase_j == t->skip_i)
-            return;
+    uint solid_j = 0u;
+    if (solids) { /* a body's particles do not collide */
+        uint phase_j = pbf_q_phase(qj);
+        if (phase_j == t->phase_i && (phase_j & PBFCL_PHASE_SELF_COLLIDE_BIT) == 0u)
+            return; /* its own group without self-collide */
+        solid_j = pbf_is_solid(phase_j);
     }
     float4 d = t->qi - qj;
     float r2 = dot(d.xyz, d.xyz);
     if (r2 < t->min_dist2 && r2 > 0.0f) {
         /* of the correction: w_i / (w_i + w_j), heavier ones move less; a fluid particle's w is
          * 1, so only a contact with a body's particle reads inv_mass */
-        float share =
-            t->bodies ? t->w_i / (t->w_i + (pbf_is_solid(phase_j) ? inv_mass[j] : 1.0f)) : 0.5f;
+        float share = solids ? t->w_i / (t->w_i + (solid_j ? inv_mass[j] : 1.0f)) : 0.5f;
         float r = sqrt(r2), overlap = t->min_dist - r;
         float4 xj = pos_in[j];
         float4 dx = t->xi - xj;
@@ -465,8 +458,31 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
         t->c += (share * overlap / r) * d;
         t->e += (share * clamp(overlap_x, 0.0f, overlap) / r) * d;
         /* friction where a body takes part, but not a shape-matched body's on another solid */
-        if (pbf_is_solid(t->phase_i & phase_j) && !(t->matched_i && pbf_is_solid(phase_j)))
+        if (solids && (pbf_is_solid(t->phase_i) || solid_j) && !(t->matched_i && solid_j))
             t->f -= share * pbf_friction(p, (t->qi - t->xi) - (qj - xj), d / r, overlap);
+    }
+}
+
+/* The sums of collide's particle i over the first count entries of its list (solids: the
+ * bodies' path, pbf_contact_term; a constant in each call, so that each path compiles alone). */
+static void pbf_contact_sums(pbf_params p, pbf_contact *t, const bool solids, uint i, uint n,
+                             uint count, __global const uint *neighbors,
+                             __global const float4 *q_in, __global const float4 *pos_in,
+                             __global const float *inv_mass)
+{
+    uint k = 0;
+    for (; k + PBF_GROUP <= count; k += PBF_GROUP) { /* see PBF_GROUP */
+        uint j0 = neighbors[k * n + i], j1 = neighbors[(k + 1) * n + i];
+        uint j2 = neighbors[(k + 2) * n + i], j3 = neighbors[(k + 3) * n + i];
+        float4 q0 = q_in[j0], q1 = q_in[j1], q2 = q_in[j2], q3 = q_in[j3];
+        pbf_contact_term(p, t, solids, j0, q0, pos_in, inv_mass);
+        pbf_contact_term(p, t, solids, j1, q1, pos_in, inv_mass);
+        pbf_contact_term(p, t, solids, j2, q2, pos_in, inv_mass);
+        pbf_contact_term(p, t, solids, j3, q3, pos_in, inv_mass);
+    }
+    for (; k < count; k++) {
+        uint j = neighbors[k * n + i];
+        pbf_contact_term(p, t, solids, j, q_in[j], pos_in, inv_mass);
     }
 }
 
@@ -506,22 +522,19 @@ static void pbf_contact_term(pbf_params p, pbf_contact *t, uint j, float4 qj,
  * only solids moved, only for the solids and the fluid beside them (pbf_whole_lists). The
  * fluid away from the solids (pbf_near_solid) takes the fluid's path, which gives the same
  * sums without reading phases or inverse masses. */
-__kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
-                          __global const float4 *q_in, __global const uint *near_count,
-                          __global const uint *neighbors, __global float4 *q_out,
-                          __global float4 *pos_out, __global const uint *neighbor_count,
-                          __global const uint *moved, uint whole_lists, uint bodies,
-                          __global const uint *phase, __global const float *inv_mass, uint matched,
-                          __global const uint *near_solid, uint stamp, __global const uint *cell_id)
+static void pbf_collide_at(pbf_params p, uint n, __global const float4 *pos_in,
+                           __global const float4 *q_in, __global const uint *near_count,
+                           __global const uint *neighbors, __global float4 *q_out,
+                           __global float4 *pos_out, __global const uint *neighbor_count,
+                           __global const uint *moved, uint whole_lists, uint bodies,
+                           __global const uint *phase, __global const float *inv_mass,
+                           uint matched, __global const uint *near_solid, uint stamp,
+                           __global const uint *cell_id, uint i)
 {
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
     pbf_contact t;
     t.qi = q_in[i];
     t.xi = pos_in[i];
     t.phase_i = bodies ? phase[i] : PBFCL_PHASE_FLUID_WORD;
-    t.skip_i = pbf_skip_phase(t.phase_i);
     t.bodies = pbf_near_solid(bodies, t.phase_i, near_solid, stamp, i); /* else the fluid's sums */
     t.w_i = bodies ? inv_mass[i] : 1.0f;
     t.matched_i = pbf_body_of(t.phase_i) < matched; /* the fluid and the static group are not */
@@ -531,20 +544,10 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     t.c = t.e = t.f = (float4)(0.0f);
     bool whole = pbf_whole_lists(whole_lists, moved, cell_id, i, t.bodies);
     uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
-    uint k = 0;
-    for (; k + PBF_GROUP <= count; k += PBF_GROUP) { /* see PBF_GROUP */
-        uint j0 = neighbors[k * n + i], j1 = neighbors[(k + 1) * n + i];
-        uint j2 = neighbors[(k + 2) * n + i], j3 = neighbors[(k + 3) * n + i];
-        float4 q0 = q_in[j0], q1 = q_in[j1], q2 = q_in[j2], q3 = q_in[j3];
-        pbf_contact_term(p, &t, j0, q0, pos_in, inv_mass);
-        pbf_contact_term(p, &t, j1, q1, pos_in, inv_mass);
-        pbf_contact_term(p, &t, j2, q2, pos_in, inv_mass);
-        pbf_contact_term(p, &t, j3, q3, pos_in, inv_mass);
-    }
-    for (; k < count; k++) {
-        uint j = neighbors[k * n + i];
-        pbf_contact_term(p, &t, j, q_in[j], pos_in, inv_mass);
-    }
+    if (t.bodies)
+        pbf_contact_sums(p, &t, true, i, n, count, neighbors, q_in, pos_in, inv_mass);
+    else
+        pbf_contact_sums(p, &t, false, i, n, count, neighbors, q_in, pos_in, inv_mass);
     float4 qi = t.qi, xi = t.xi, c = t.c, e = t.e, f = t.f;
     float len = length(c.xyz), max_len = PBF_MAX_CORRECTION * p->radius;
     float scale = len > max_len ? max_len / len : 1.0f; /* e is limited with c */
@@ -554,6 +557,41 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
     float4 x = clamp(xi + scale * e, pbf_box_min(p), pbf_box_max(p));
     q_out[i] = (float4)(q.xyz, qi.w); /* the phase's tag delta wrote (0 without bodies) */
     pos_out[i] = (float4)(x.xyz, 0.0f);
+}
+
+__kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
+                          __global const float4 *q_in, __global const uint *near_count,
+                          __global const uint *neighbors, __global float4 *q_out,
+                          __global float4 *pos_out, __global const uint *neighbor_count,
+                          __global const uint *moved, uint whole_lists, uint bodies,
+                          __global const uint *phase, __global const float *inv_mass, uint matched,
+                          __global const uint *near_solid, uint stamp, __global const uint *cell_id)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        pbf_collide_at(p, n, pos_in, q_in, near_count, neighbors, q_out, pos_out, neighbor_count,
+                       moved, whole_lists, bodies, phase, inv_mass, matched, near_solid, stamp,
+                       cell_id, i);
+}
+
+/* collide without solids (the host launches it where the simulation has no bodies and no
+ * static particles): pbf_collide with bodies = 0, the same arguments. Its own kernel, so that
+ * the bodies' path, which the compiler drops here, does not set the registers and occupancy of
+ * a fluid's collide (at 1M particles on an H200 it cost the fluid's pass 96 -> 112 us). */
+__kernel void pbf_collide_fluid(pbf_params p, uint n, __global const float4 *pos_in,
+                                __global const float4 *q_in, __global const uint *near_count,
+                                __global const uint *neighbors, __global float4 *q_out,
+                                __global float4 *pos_out, __global const uint *neighbor_count,
+                                __global const uint *moved, uint whole_lists, uint bodies,
+                                __global const uint *phase, __global const float *inv_mass,
+                                uint matched, __global const uint *near_solid, uint stamp,
+                                __global const uint *cell_id)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        pbf_collide_at(p, n, pos_in, q_in, near_count, neighbors, q_out, pos_out, neighbor_count,
+                       moved, whole_lists, 0u, phase, inv_mass, matched, near_solid, stamp,
+                       cell_id, i);
 }
 
 /* One neighbour j (q_j = qj) of body_contacts' particle (qi, xi, phase_i, its whole body's

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 typedef struct contact_state {
-    cl_kernel collide, body_contacts;
+    cl_kernel collide, collide_fluid, body_contacts; /* collide_fluid: without solids */
     cl_mem q_twin_buf; /* float4: collide's target, swapped with PBF's q after each pass */
 } contact_state;
 
@@ -22,6 +22,7 @@ static pbfcl_status contact_create(const pbfcl_sim_view *v, cl_program program, 
     if (!(*state = c))
         return PBFCL_ERR_OUT_OF_MEMORY;
     PBFCL_TRY(pbf_kernel(v, program, "pbf_collide", &c->collide));
+    PBFCL_TRY(pbf_kernel(v, program, "pbf_collide_fluid", &c->collide_fluid));
     return pbf_kernel(v, program, "pbf_body_contacts", &c->body_contacts);
 }
 
@@ -30,6 +31,8 @@ static void contact_destroy(void *state)
     contact_state *c = state;
     if (c->collide)
         clReleaseKernel(c->collide);
+    if (c->collide_fluid)
+        clReleaseKernel(c->collide_fluid);
     if (c->body_contacts)
         clReleaseKernel(c->body_contacts);
     free(c);
@@ -66,7 +69,7 @@ pbfcl_status pbfcl_pbf_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
     contact_state *cs = pbf_constraint_state(ps, &pbf_contact_constraint);
-    cl_kernel k = cs->collide;
+    cl_kernel k = v.solids ? cs->collide : cs->collide_fluid;
     /* the near lists hold every contact only for q from delta, which reports where it moved
      * particles (grid.moved_buf); a pass after another collide pass reads the whole lists */
     cl_uint whole_lists = !ps->q_from_delta;
