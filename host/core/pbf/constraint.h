@@ -27,9 +27,10 @@ typedef struct pbf_constraint_kind {
 } pbf_constraint_kind;
 
 /* The kinds, in the order an iteration projects them. */
-extern const pbf_constraint_kind pbf_density_constraint; /* density.c */
-extern const pbf_constraint_kind pbf_contact_constraint; /* contacts.c */
-extern const pbf_constraint_kind pbf_shape_constraint;   /* shape_matching.c */
+extern const pbf_constraint_kind pbf_density_constraint;  /* density.c */
+extern const pbf_constraint_kind pbf_contact_constraint;  /* contacts.c */
+extern const pbf_constraint_kind pbf_collider_constraint; /* colliders.c */
+extern const pbf_constraint_kind pbf_shape_constraint;    /* shape_matching.c */
 extern const pbf_constraint_kind *const pbf_constraints[];
 extern const int pbf_constraint_count;
 

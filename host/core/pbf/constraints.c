@@ -3,9 +3,10 @@
 #include "pbf/constraint.h"
 
 const pbf_constraint_kind *const pbf_constraints[] = {
-    &pbf_density_constraint, /* lambda, delta: q */
-    &pbf_contact_constraint, /* collide on q, every contact_interval-th iteration */
-    &pbf_shape_constraint,   /* shape matching of the bodies on x* */
+    &pbf_density_constraint,  /* lambda, delta: q */
+    &pbf_contact_constraint,  /* collide on q, every contact_interval-th iteration */
+    &pbf_collider_constraint, /* contact planes of the shapes on q (colliders.c) */
+    &pbf_shape_constraint,    /* shape matching of the bodies on x* */
 };
 
 const int pbf_constraint_count = (int)(sizeof pbf_constraints / sizeof pbf_constraints[0]);

@@ -14,6 +14,7 @@ typedef enum pbfcl_program_id {
     PBFCL_PROGRAM_SPH,
     PBFCL_PROGRAM_KINEMATIC,
     PBFCL_PROGRAM_DIFFUSE,
+    PBFCL_PROGRAM_COLLIDERS,
     PBFCL_PROGRAM_COUNT
 } pbfcl_program_id;
 
