@@ -208,10 +208,11 @@ static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_sha
 /* The broad and narrow phase of one substep: for particle i, moving from x to x*, the contact
  * planes of every shape within reach (r + margin + r: contacts found for the iterations'
  * moves too), with the shape (-1: none) in each slot, and pushes zeroed. A particle that
- * starts the substep inside a primitive shape is pushed out along the distance's gradient and
- * flagged in inside[i] (the shape's index + 1; 0: none). */
+ * starts the substep inside a primitive shape is flagged in inside[i] (the shape's index + 1;
+ * 0: none) and its x moved out along the distance's gradient to r + margin from the surface
+ * (its x* then goes out by the contact, and it leaves without gaining speed). */
 __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
-                               __global const float4 *pos, __global const float4 *pred,
+                               __global float4 *pos, __global const float4 *pred,
                                __global const pbfcl_collider_shape *shapes, uint shape_count,
                                __global const float4 *planes, __global const float4 *tris,
                                __global const uint *cell_start, __global const uint *cell_tris,
@@ -230,6 +231,7 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
         c.feature[k] = -1;
     }
     uint in = 0;
+    float3 out = (float3)(0.0f);
     for (uint s = 0; s < shape_count; s++) {
         __global const pbfcl_collider_shape *sh = shapes + s;
         float r_eff = p->radius + sh->margin, reach = r_eff + p->radius;
@@ -244,8 +246,11 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
         }
         float3 nl, n0;
         float d = col_primitive_distance(sh, planes, x1, &nl);
-        if (col_primitive_distance(sh, planes, x0, &n0) < 0.0f && in == 0u)
+        float d0 = col_primitive_distance(sh, planes, x0, &n0);
+        if (d0 < 0.0f && in == 0u) { /* x out too, so that leaving gives no speed */
             in = s + 1u;
+            out = col_rotate(col_load4(sh->prev_rotation), n0) * (r_eff - d0);
+        }
         if (d < reach)
             col_add(&c, sh, (int)s, -1, d, nl, x1 - d * nl, r_eff);
     }
@@ -255,6 +260,8 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
         push[PBFCL_COLLIDER_CONTACTS * i + k] = (float4)(0.0f);
     }
     inside[i] = in;
+    if (in)
+        vstore3(x + out, 0, (__global float *)(pos + i));
 }
 
 /* One solver iteration's projection of particle i's contact planes on q (in place): out of

@@ -1,7 +1,8 @@
 /* Tests of the collision shapes' kernels (cl/colliders.cl) against plain C references in
  * double precision at awkward sizes (0, 1, work-group size - 1, wg, wg + 1, a prime):
  * colliders_narrow against a brute-force reference that tests every shape and every triangle
- * (no bounds, no grid: so the broad phase and the mesh's grid miss nothing), for moving
+ * (no bounds, no grid: so the broad phase and the mesh's grid miss nothing) and moves x out of
+ * the shape it starts inside, for moving
  * primitives (sphere, capsule, box, convex hull) and for a one- and a two-sided mesh;
  * colliders_project (planes and Coulomb friction relative to the shape's motion) and
  * colliders_force (each shape's pushes and counts) against their references; the pose a
@@ -81,6 +82,7 @@ typedef struct ref_result {
     int count;
     bool ambiguous; /* a decision within TOL of its threshold */
     unsigned inside;
+    dvec move; /* of x, out of the shape it is inside */
 } ref_result;
 
 static void near_threshold(ref_result *r, double v, double threshold)
@@ -215,8 +217,10 @@ static void reference_narrow(const pbfcl_colliders *c, const float *planes, cons
         double d0 = ref_primitive(sh, planes, x0, &n0, r);
         near_threshold(r, d, reach);
         near_threshold(r, d0, 0.0);
-        if (d0 < 0 && r->inside == 0)
+        if (d0 < 0 && r->inside == 0) {
             r->inside = (unsigned)s + 1;
+            r->move = mul(rot(sh->prev_rotation, n0, false), r_eff - d0);
+        }
         if (d < reach)
             ref_add(r, sh, s, n, sub(x1, mul(n, d)), r_eff);
     }
@@ -404,7 +408,9 @@ static void check_narrow(pbfcl_cl *cl, bool mesh_case)
         ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pred, NULL), PBFCL_OK);
         ck_assert_int_eq(pbfcl_colliders_read_contacts(c, cl, n, planes, shapes), PBFCL_OK);
         unsigned *inside = malloc(cap * 4);
+        float *moved = malloc(cap * 16);
         test_read_buffer(c->inside_buf, inside, n * 4);
+        test_read_buffer(pos, moved, n * 16);
         float *gp, *gt;
         read_geometry(c, &gp, &gt);
         for (size_t i = 0; i < n; i++) {
@@ -420,11 +426,17 @@ static void check_narrow(pbfcl_cl *cl, bool mesh_case)
                    n, i, shapes[K * i], K, ref.count);
             expect(inside[i] == ref.inside, "n %zu, particle %zu: inside %u, expected %u", n, i,
                    inside[i], ref.inside);
+            dvec want = add(fv(x + 4 * i), ref.move);
+            expect(fabs(moved[4 * i] - want.x) < 1e-5 && fabs(moved[4 * i + 1] - want.y) < 1e-5 &&
+                       fabs(moved[4 * i + 2] - want.z) < 1e-5 && moved[4 * i + 3] == x[4 * i + 3],
+                   "n %zu, particle %zu: x (%g, %g, %g), expected (%g, %g, %g)", n, i, moved[4 * i],
+                   moved[4 * i + 1], moved[4 * i + 2], want.x, want.y, want.z);
         }
         ck_assert(n < 100 || (compared > n * 9 / 10 && touching > n / 10));
         printf("    %s, n %zu: %zu compared, %zu with contacts\n",
                mesh_case ? "meshes" : "primitives", n, compared, touching);
-        free(gp), free(gt), free(inside), free(x), free(xs), free(planes), free(shapes);
+        free(gp), free(gt), free(inside), free(moved), free(x), free(xs), free(planes),
+            free(shapes);
         pbfcl_cl_release_buffer(&pos);
         pbfcl_cl_release_buffer(&pred);
     }
@@ -540,6 +552,7 @@ static void run_project_force(pbfcl_cl *cl)
         pbfcl_colliders_run r = {cl, NULL, params, n, cap, wg, DT, 2}; /* 2 substeps a frame */
         /* the narrow phase builds, uploads the table and zeroes the pushes; then the contacts */
         ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pos, NULL), PBFCL_OK);
+        test_write_buffer(pos, x, n * 16); /* as it was before narrow moved some out */
         test_write_buffer(qb, q, n * 16);
         test_write_buffer(c->contact_plane_buf, planes, n * K * 16);
         test_write_buffer(c->contact_shape_buf, shapes, n * K * 4);
