@@ -651,7 +651,7 @@ typedef enum pbfcl_shape_type {
  * moving shape carries the particles in contact with it. */
 typedef struct pbfcl_shape_desc {
     pbfcl_shape_type type;
-    const char *name;      /* in messages; NULL: "shape <index>" */
+    const char *name;      /* in messages; NULL: "shape <id>" */
     float radius;          /* sphere, capsule, m */
     float half_length;     /* capsule, m */
     float half_extents[3]; /* box, m */

@@ -107,7 +107,7 @@ pbfcl_status pbfcl_colliders_add(pbfcl_colliders *c, const pbfcl_shape_desc *d, 
     if (d->name)
         snprintf(name, sizeof name, "shape '%s'", d->name);
     else
-        snprintf(name, sizeof name, "shape %d", c->count);
+        snprintf(name, sizeof name, "shape %d", c->next_id);
     if (c->count >= PBFCL_COLLIDER_MAX_SHAPES) {
         pbfcl_errorf("%s: a simulation holds at most %d shapes: destroy one first, or merge "
                      "static shapes into one mesh",
