@@ -309,11 +309,12 @@ __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
 /* The force reduction of one substep: work-group g of shape s = get_global_id(1) sums, over
  * the particles g, g + G, ... (strided by the work-items), the mass-weighted pushes m_i dx of
  * the contacts with s and counts the particles with one that pushed (w) and those inside s;
- * partial[(s * G + g) * 2 + 0, 1] += (sum m dx, contacts), (inside, 0, 0, 0), or = on the
- * substep's first (first != 0). Work-group size WG_SIZE, a power of two. */
+ * partial[(s * G + g) * 2] = (sum m dx, contacts) of this substep and partial[... + 1] +=
+ * (inside, 0, 0, 0), a running count (= when reset != 0). Work-group size WG_SIZE, a power of
+ * two. */
 __kernel void colliders_force(__constant pbfcl_pbf_params *p, uint n, __global const float *inv_mass,
                               __global const int *contact_shape, __global const float4 *push,
-                              __global const uint *inside, uint first, __global float4 *partial)
+                              __global const uint *inside, uint reset, __global float4 *partial)
 {
     __local float4 sum[WG_SIZE];
     __local float count_in[WG_SIZE];
@@ -346,7 +347,7 @@ __kernel void colliders_force(__constant pbfcl_pbf_params *p, uint n, __global c
     if (l == 0) {
         uint at = 2u * ((uint)s * groups + g);
         float4 a = sum[0], b = (float4)(count_in[0], 0.0f, 0.0f, 0.0f);
-        partial[at] = first ? a : partial[at] + a;
-        partial[at + 1] = first ? b : partial[at + 1] + b;
+        partial[at] = a;
+        partial[at + 1] = reset ? b : partial[at + 1] + b;
     }
 }

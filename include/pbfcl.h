@@ -498,8 +498,9 @@ PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float st
  * the body count. */
 PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count);
 
-/* Gives a solver the scene's bodies and obstacles: solver must hold exactly the particles of
- * pbfcl_scene_setup_fill, in its order (pbfcl_solver_add of them into an empty solver); their
+/* Gives a solver the scene's collision shapes (its "colliders", made with pbfcl_shape_create;
+ * a shape refused names colliders[i]), bodies and obstacles: solver must hold exactly the particles
+ * of pbfcl_scene_setup_fill, in its order (pbfcl_solver_add of them into an empty solver); their
  * phases (PBFCL_PHASE_STATIC for the obstacles' particles), each body's stiffness and
  * density, and the bodies' initial velocities (the fluid's are left as they are) are set. A
  * scene without bodies or obstacles leaves the solver unchanged. */
@@ -698,11 +699,12 @@ PBFCL_API pbfcl_status pbfcl_shape_destroy(pbfcl_solver *s, int id);
 /* The number of shapes. */
 PBFCL_API pbfcl_status pbfcl_shape_count(const pbfcl_solver *s, int *count);
 
-/* Shape id's contacts over the last step: the force the particles exert on it (N, averaged
- * over the step's substeps; an embedding engine pushes its rigid body with it), the particles
- * in contact with it in the last substep and those found inside it (placed there by the
- * caller; each is pushed out along the distance's gradient) summed over the step's substeps.
- * Any pointer may be NULL. */
+/* Shape id's contacts: the force the particles exert on it in the last substep (N; an
+ * embedding engine pushes its rigid body with it), the particles its contacts moved then, and
+ * the particles found inside it (a sphere, capsule, box or convex hull) at the start of a
+ * substep since shapes were last added or destroyed (placed there by the caller; each is moved
+ * out along the distance's gradient). Zeros before the first step after such a change. Any
+ * pointer may be NULL. */
 PBFCL_API pbfcl_status pbfcl_shape_contacts(pbfcl_solver *s, int id, float force[3],
                                             unsigned *contacts, unsigned *inside);
 

@@ -185,6 +185,34 @@ static pbfcl_status set_obstacle_paths(const pbfcl_scene *sc, pbfcl_solver *solv
     return st;
 }
 
+/* The scene's collision shapes made in solver, each named colliders[i] in messages. */
+static pbfcl_status apply_colliders(const pbfcl_scene *sc, pbfcl_solver *solver)
+{
+    for (int i = 0; i < sc->collider_count; i++) {
+        const pbfcl_scene_collider *c = &sc->colliders[i];
+        char name[32];
+        snprintf(name, sizeof name, "colliders[%d]", i);
+        pbfcl_shape_desc d = {.type = (pbfcl_shape_type)c->type,
+                              .name = name,
+                              .radius = c->radius,
+                              .half_length = c->half_length,
+                              .obj_path = c->file[0] ? c->file : NULL,
+                              .scale = c->scale,
+                              .two_sided = c->two_sided,
+                              .friction = c->friction,
+                              .static_friction = c->static_friction,
+                              .margin = c->margin};
+        memcpy(d.half_extents, c->half_extents, sizeof d.half_extents);
+        memcpy(d.position, c->position, sizeof d.position);
+        memcpy(d.rotation, c->rotation, sizeof d.rotation);
+        memcpy(d.velocity, c->velocity, sizeof d.velocity);
+        memcpy(d.angular_velocity, c->angular_velocity, sizeof d.angular_velocity);
+        int id;
+        PBFCL_TRY(pbfcl_shape_create(solver, &d, &id));
+    }
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_solver *solver)
 {
     const char *f = "pbfcl_scene_setup_apply_bodies";
@@ -192,6 +220,7 @@ pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_so
     const pbfcl_scene *sc = &s->scene;
     size_t n = 0;
     PBFCL_TRY(pbfcl_solver_count(solver, &n));
+    PBFCL_TRY(apply_colliders(sc, solver));
     if (sc->body_count == 0 && sc->obstacle_count == 0)
         return PBFCL_OK;
     size_t filled = pbfcl_scene_count(sc);

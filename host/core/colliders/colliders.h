@@ -18,14 +18,13 @@ typedef struct pbfcl_colliders pbfcl_colliders; /* opaque; colliders.c */
 
 /* What the device stages work on: the context, the solver's constants (pbfcl_pbf_params: r,
  * dt, mass), the active particles and the room for them, the kernels' work-group size (a power
- * of two) and the substeps of the frame. */
+ * of two) and the substep. */
 typedef struct pbfcl_colliders_run {
     pbfcl_cl *cl;
     const pbfcl_build_config *build; /* the kernels' options (PBF's); NULL: WG_SIZE = wg only */
     cl_mem params_buf;
     size_t n, capacity, wg;
-    float dt;     /* the substep, s */
-    int substeps; /* of the frame */
+    float dt; /* the substep, s */
 } pbfcl_colliders_run;
 
 /* Makes an empty set / releases one (accepts NULL). */
@@ -63,8 +62,8 @@ pbfcl_status pbfcl_colliders_project(pbfcl_colliders *c, const pbfcl_colliders_r
 pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run *r,
                                    cl_mem inv_mass_buf, pbfcl_profile *prof);
 
-/* Shape id's force (N, mean over the frame's substeps so far), particles in contact (mean per
- * substep) and found inside (sum); any pointer may be NULL. */
+/* Shape id's force (N) and particles its contacts moved in the last substep, and the particles
+ * found inside it since the shapes last changed; any pointer may be NULL. */
 pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, float force[3],
                                   unsigned *contacts, unsigned *inside);
 

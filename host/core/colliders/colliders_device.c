@@ -246,8 +246,6 @@ pbfcl_status pbfcl_colliders_narrow(pbfcl_colliders *c, const pbfcl_colliders_ru
         PBFCL_TRY(upload_geometry(c, r->cl));
     advance(c, r->dt);
     c->dt = r->dt;
-    if (c->accumulated >= r->substeps) /* a new frame */
-        c->accumulated = 0;
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(r->cl->queue, c->shape_buf, CL_TRUE, 0,
                                         (size_t)c->count * sizeof c->rows[0], c->rows, 0, NULL,
                                         NULL));
@@ -296,14 +294,14 @@ pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run
     if (!c || c->count == 0 || !c->program)
         return PBFCL_OK;
     cl_kernel k = c->force;
-    cl_uint n = (cl_uint)r->n, first = c->accumulated == 0;
+    cl_uint n = (cl_uint)r->n, reset = c->accumulated == 0;
     COL_ARG(k, 0, r->params_buf);
     COL_ARG(k, 1, n);
     COL_ARG(k, 2, inv_mass_buf);
     COL_ARG(k, 3, c->contact_shape_buf);
     COL_ARG(k, 4, c->push_buf);
     COL_ARG(k, 5, c->inside_buf);
-    COL_ARG(k, 6, first);
+    COL_ARG(k, 6, reset);
     COL_ARG(k, 7, c->partial_buf);
     size_t global[2] = {PBFCL_COLLIDER_FORCE_GROUPS * r->wg, (size_t)c->count};
     size_t local[2] = {r->wg, 1};
@@ -312,7 +310,7 @@ pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run
                                           prof ? &ev : NULL));
     if (ev)
         pbfcl_profile_add(prof, PBFCL_STAGE_SOLVE, ev, k);
-    c->accumulated++;
+    c->accumulated = 1;
     return PBFCL_OK;
 }
 
@@ -336,12 +334,11 @@ pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, floa
             sum[4] += part[2 * g + 1].s[0];
         }
     }
-    double per = c->accumulated > 0 ? 1.0 / c->accumulated : 0.0;
-    double to_force = c->dt > 0.0f ? -per / ((double)c->dt * c->dt) : 0.0;
+    double to_force = c->dt > 0.0f ? -1.0 / ((double)c->dt * c->dt) : 0.0;
     for (int k = 0; force && k < 3; k++)
         force[k] = (float)(sum[k] * to_force);
     if (contacts)
-        *contacts = (unsigned)lround(sum[3] * per);
+        *contacts = (unsigned)lround(sum[3]);
     if (inside)
         *inside = (unsigned)lround(sum[4]);
     return PBFCL_OK;

@@ -30,7 +30,7 @@ struct pbfcl_colliders {
     size_t capacity; /* particles the per-particle buffers hold */
     cl_mem contact_plane_buf, contact_shape_buf, push_buf, inside_buf;
     cl_mem partial_buf; /* PBFCL_COLLIDER_MAX_SHAPES * FORCE_GROUPS * 2 float4 */
-    int accumulated;    /* substeps summed in partial_buf (0: none valid) */
+    int accumulated;    /* partial_buf holds a substep's sums (0: none since the table changed) */
     float dt;           /* the last substep's */
 };
 

@@ -27,8 +27,7 @@ static pbfcl_status collider_project(pbfcl_sim *sim, void *state, int it, pbfcl_
     pbf_state *ps = pbf_view(sim, &v);
     pbfcl_build_config cfg; /* PBF's options: one build per device (pbfcl-dev kernel-builds) */
     pbfcl_sim_kernel_config(&v.cl->dev, &cfg);
-    pbfcl_colliders_run r = {v.cl,       &cfg, v.params_buf, v.n,
-                             v.capacity, v.wg, v.params->dt, v.substeps};
+    pbfcl_colliders_run r = {v.cl, &cfg, v.params_buf, v.n, v.capacity, v.wg, v.params->dt};
     if (it == 0) /* the neighbour search ran: the particles' order and x* are the substep's */
         PBFCL_TRY(pbfcl_colliders_narrow(c, &r, *v.pos, *v.pred, prof));
     PBFCL_TRY(pbfcl_colliders_project(c, &r, *v.pos, ps->q_buf, v.inv_mass_buf, prof));
