@@ -4,7 +4,8 @@
  * at the same height, r above the top, within 1 % of r, and the shape feels its weight; a
  * particle placed inside a shape is pushed out and counted; a moving platform carries a
  * particle resting on it; a small fluid at rest in a thin two-sided mesh cup keeps its level
- * and no particle leaves the cup. */
+ * and no particle leaves the cup; a rigid box body slides down a tilted mesh plane as
+ * Coulomb's law says. */
 #include "pbf/pbf_colliders.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
@@ -279,6 +280,72 @@ START_TEST(test_colliders_fluid_in_cup)
 }
 END_TEST
 
+/* A rigid box body (4 x 2 x 4 particles) released on a mesh plane tilted 30 degrees, with
+ * friction 0.3, slides s = g (sin 30 - 0.3 cos 30) t^2 / 2 down it (Coulomb's law), within 2 %
+ * of the slide after 0.5 s. */
+static void run_slide(pbfcl_cl *cl)
+{
+    const float th = 0.5235988f, mu = 0.3f, c = cosf(th), s = sinf(th);
+    const float origin[3] = {1.0f, 0.6f, 0.25f}; /* the plane's point under the body */
+    float pos[32 * 3];
+    int k = 0;
+    for (int z = 0; z < 4; z++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 4; x++, k++) { /* in the plane's frame, then turned by th */
+                float lx = (2 * x - 3) * R, ly = R + 2 * R * y, lz = (2 * z - 3) * R;
+                pos[3 * k] = origin[0] + c * lx - s * ly;
+                pos[3 * k + 1] = origin[1] + s * lx + c * ly;
+                pos[3 * k + 2] = origin[2] + lz;
+            }
+    pbfcl_scene sc;
+    pbfcl_scene_defaults(&sc);
+    sc.particle_radius = R;
+    const float hi[3] = {1.5f, 1.2f, 0.5f};
+    for (int a = 0; a < 3; a++) {
+        sc.domain_min[a] = 0.0f;
+        sc.domain_max[a] = hi[a];
+        sc.gravity[a] = a == 1 ? -G : 0.0f;
+    }
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &sc, pos, 32), PBFCL_OK);
+    unsigned id[32], body[32] = {0};
+    float one = 1.0f;
+    for (unsigned i = 0; i < 32; i++)
+        id[i] = i;
+    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 1, 32, id, body, pos, &one, &one), PBFCL_OK);
+    static const float pv[] = {-0.8f, 0, -0.2f, 0.8f, 0, -0.2f, 0.8f, 0, 0.2f, -0.8f, 0, 0.2f};
+    static const unsigned pt[] = {0, 2, 1, 0, 3, 2}; /* facing +y */
+    add(sim, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                .vertices = pv,
+                                .vertex_count = 4,
+                                .triangles = pt,
+                                .triangle_count = 2,
+                                .position = {origin[0], origin[1], origin[2]},
+                                .rotation = {0, 0, sinf(th / 2), cosf(th / 2)},
+                                .friction = mu,
+                                .static_friction = mu});
+    float com0[3], com[3], q[4];
+    ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK); /* the first frame, from rest */
+    ck_assert_int_eq(pbfcl_sim_read_bodies(sim, com0, q), PBFCL_OK);
+    const int frames = 30;
+    for (int f = 0; f < frames; f++)
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_bodies(sim, com, q), PBFCL_OK);
+    double t1 = 1.0 / 60.0, t = t1 * (frames + 1), a = G * (s - mu * c);
+    /* down the slope is (-cos, -sin) in x, y; the slide from the end of the first frame */
+    double slid = -((com[0] - com0[0]) * c + (com[1] - com0[1]) * s);
+    double want = 0.5 * a * (t * t - t1 * t1);
+    printf("    slide: %.5f m in %.3f s, Coulomb %.5f m\n", slid, t - t1, want);
+    ck_assert_msg(fabs(slid - want) < 0.02 * want, "slid %.5f m, Coulomb's law %.5f m", slid, want);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_colliders_coulomb_slide)
+{
+    test_each_device(run_slide);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("colliders_physics");
@@ -289,6 +356,7 @@ int main(void)
     tcase_add_test(tc, test_colliders_inside_pushed_out);
     tcase_add_test(tc, test_colliders_moving_platform);
     tcase_add_test(tc, test_colliders_fluid_in_cup);
+    tcase_add_test(tc, test_colliders_coulomb_slide);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 }
