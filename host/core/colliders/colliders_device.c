@@ -43,6 +43,11 @@ void pbfcl_colliders_destroy(pbfcl_colliders *c)
 {
     if (!c)
         return;
+    for (int k = 0; k < 2; k++)
+        if (c->written[k]) { /* its write reads c */
+            clWaitForEvents(1, &c->written[k]);
+            clReleaseEvent(c->written[k]);
+        }
     for (int i = 0; i < c->count; i++)
         pbfcl_collider_geometry_free(&c->shape[i].geo);
     cl_kernel *k[3] = {&c->narrow, &c->project, &c->force};
@@ -139,8 +144,8 @@ static pbfcl_status upload_geometry(pbfcl_colliders *c, pbfcl_cl *cl)
     if (st == PBFCL_OK)
         st = upload(cl, ct, entries * 4, "collider grid triangles", &c->cell_tris_buf);
     if (st == PBFCL_OK)
-        st =
-            pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof c->rows, "collider shapes", &c->shape_buf);
+        st = pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof c->turns[0], "collider shapes",
+                             &c->shape_buf);
     free(pl);
     free(tr);
     free(cs);
@@ -235,6 +240,24 @@ static void advance(pbfcl_colliders *c, float dt)
     }
 }
 
+/* The shapes one substep on, into the table's next turn, and its non-blocking upload. */
+static pbfcl_status upload_table(pbfcl_colliders *c, const pbfcl_colliders_run *r)
+{
+    int t = c->turn ^= 1;
+    if (c->written[t]) { /* two substeps ago: long done, but its host rows must not change */
+        PBFCL_CL_CHECK(clWaitForEvents(1, &c->written[t]));
+        clReleaseEvent(c->written[t]);
+        c->written[t] = NULL;
+    }
+    c->rows = c->turns[t];
+    advance(c, r->dt);
+    c->dt = r->dt;
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(r->cl->queue, c->shape_buf, CL_FALSE, 0,
+                                        (size_t)c->count * sizeof c->rows[0], c->rows, 0, NULL,
+                                        &c->written[t]));
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_colliders_narrow(pbfcl_colliders *c, const pbfcl_colliders_run *r,
                                     cl_mem pos_buf, cl_mem pred_buf, pbfcl_profile *prof)
 {
@@ -244,11 +267,7 @@ pbfcl_status pbfcl_colliders_narrow(pbfcl_colliders *c, const pbfcl_colliders_ru
     PBFCL_TRY(particle_bufs(c, r->cl, r->capacity));
     if (c->geometry_dirty)
         PBFCL_TRY(upload_geometry(c, r->cl));
-    advance(c, r->dt);
-    c->dt = r->dt;
-    PBFCL_CL_CHECK(clEnqueueWriteBuffer(r->cl->queue, c->shape_buf, CL_TRUE, 0,
-                                        (size_t)c->count * sizeof c->rows[0], c->rows, 0, NULL,
-                                        NULL));
+    PBFCL_TRY(upload_table(c, r));
     cl_kernel k = c->narrow;
     cl_uint n = (cl_uint)r->n, shapes = (cl_uint)c->count;
     COL_ARG(k, 0, r->params_buf);

@@ -21,7 +21,12 @@ typedef struct collider_entry {
 
 struct pbfcl_colliders {
     collider_entry shape[PBFCL_COLLIDER_MAX_SHAPES];
-    pbfcl_collider_shape rows[PBFCL_COLLIDER_MAX_SHAPES]; /* the table as uploaded */
+    /* the table as uploaded, in two turns: a substep fills one while the other's write (event
+     * written[k], non-blocking) may still read it */
+    pbfcl_collider_shape turns[2][PBFCL_COLLIDER_MAX_SHAPES];
+    cl_event written[2];
+    int turn;
+    pbfcl_collider_shape *rows; /* the last uploaded turn */
     int count, next_id;
     bool geometry_dirty; /* a shape was added or removed: the geometry goes up again */
     cl_program program;  /* colliders.cl, built at the first narrow phase with shapes */
