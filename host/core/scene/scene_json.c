@@ -492,6 +492,39 @@ static pbfcl_status get_optional_number(const char *path, const char *where, con
     return v ? get_number(path, key, v, out) : PBFCL_OK;
 }
 
+/* colliders[i]'s "rotation", "two_sided" and "file" (a convex hull and a mesh need one). */
+static pbfcl_status parse_collider_extras(const char *path, const char *where, const cJSON *item,
+                                          pbfcl_scene_collider *c)
+{
+    char key[96];
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "rotation"))) {
+        snprintf(key, sizeof key, "%s.rotation", where);
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 4)
+            return key_error(path, key, "expected a quaternion [x, y, z, w], got %s", type_name(v));
+        int k = 0;
+        for (const cJSON *e = v->child; e; e = e->next)
+            PBFCL_TRY(get_number(path, key, e, &c->rotation[k++]));
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "two_sided"))) {
+        snprintf(key, sizeof key, "%s.two_sided", where);
+        if (!cJSON_IsBool(v))
+            return key_error(path, key, "expected true or false, got %s", type_name(v));
+        c->two_sided = cJSON_IsTrue(v);
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "file"))) {
+        snprintf(key, sizeof key, "%s.file", where);
+        if (!cJSON_IsString(v) || !v->valuestring[0])
+            return key_error(path, key, "expected the name of an OBJ file, got %s", type_name(v));
+        if (!mesh_path(path, v->valuestring, c->file, sizeof c->file))
+            return key_error(path, key, "the file name is too long");
+    } else if (c->type >= 3) {
+        return key_error(path, where, "a %s collider needs \"file\": an OBJ file",
+                         c->type == 3 ? "convex" : "mesh");
+    }
+    return PBFCL_OK;
+}
+
 /* colliders[i]: {"type": "sphere" | "capsule" | "box" | "convex" | "mesh", its size
  * ("radius", "half_length", "half_extents"; "file", "scale", "two_sided"), "position",
  * "rotation" (quaternion x, y, z, w), "velocity", "angular_velocity", "friction",
@@ -541,30 +574,7 @@ static pbfcl_status parse_collider(const char *path, int i, const cJSON *item,
     float *const vec[] = {c->half_extents, c->position, c->velocity, c->angular_velocity};
     for (int k = 0; k < 4; k++)
         PBFCL_TRY(get_optional_vec3(path, where, item, vectors[k], vec[k]));
-    if ((v = cJSON_GetObjectItemCaseSensitive(item, "rotation"))) {
-        snprintf(key, sizeof key, "%s.rotation", where);
-        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 4)
-            return key_error(path, key, "expected a quaternion [x, y, z, w], got %s", type_name(v));
-        int k = 0;
-        for (const cJSON *e = v->child; e; e = e->next)
-            PBFCL_TRY(get_number(path, key, e, &c->rotation[k++]));
-    }
-    if ((v = cJSON_GetObjectItemCaseSensitive(item, "two_sided"))) {
-        snprintf(key, sizeof key, "%s.two_sided", where);
-        if (!cJSON_IsBool(v))
-            return key_error(path, key, "expected true or false, got %s", type_name(v));
-        c->two_sided = cJSON_IsTrue(v);
-    }
-    if ((v = cJSON_GetObjectItemCaseSensitive(item, "file"))) {
-        snprintf(key, sizeof key, "%s.file", where);
-        if (!cJSON_IsString(v) || !v->valuestring[0])
-            return key_error(path, key, "expected the name of an OBJ file, got %s", type_name(v));
-        if (!mesh_path(path, v->valuestring, c->file, sizeof c->file))
-            return key_error(path, key, "the file name is too long");
-    } else if (c->type >= 3) {
-        return key_error(path, where, "a %s collider needs \"file\": an OBJ file", types[c->type]);
-    }
-    return PBFCL_OK;
+    return parse_collider_extras(path, where, item, c);
 }
 
 static pbfcl_status parse_colliders(const char *path, const cJSON *item, pbfcl_scene *s)
