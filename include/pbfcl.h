@@ -498,7 +498,13 @@ PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float st
  * the body count. */
 PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count);
 
-/* Gives a solver the scene's collision shapes (its "colliders", made with pbfcl_shape_create;
+/* Makes the scene's collision shapes (its "colliders", docs/SCENES.md) in solver with
+ * pbfcl_shape_create, each where its velocities have carried it by time (s; 0: the start,
+ * else e.g. a resumed run's time); a shape refused names colliders[i]. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_apply_colliders(const pbfcl_scene_setup *s,
+                                                         pbfcl_solver *solver, double time);
+
+/* Gives a solver the scene's collision shapes (pbfcl_scene_setup_apply_colliders at time 0;
  * a shape refused names colliders[i]), bodies and obstacles: solver must hold exactly the particles
  * of pbfcl_scene_setup_fill, in its order (pbfcl_solver_add of them into an empty solver); their
  * phases (PBFCL_PHASE_STATIC for the obstacles' particles), each body's stiffness and
