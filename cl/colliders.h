@@ -36,15 +36,15 @@ typedef struct pbfcl_collider_shape {
     float size[4];             /* see the kinds */
     float bounds_min[4];       /* world box swept over the substep, margin included */
     float bounds_max[4];
-    float grid_origin[4];      /* mesh: lower corner of its triangle grid (local); w: cell edge */
-    float friction_static;     /* Coulomb coefficients of its contacts */
+    float grid_origin[4];  /* mesh: lower corner of its triangle grid (local); w: cell edge */
+    float friction_static; /* Coulomb coefficients of its contacts */
     float friction_dynamic;
-    float margin;              /* m: particles keep r + margin from its surface */
-    pbfcl_uint type;           /* PBFCL_COLLIDER_* */
-    pbfcl_uint first, count;   /* convex: planes; mesh: triangles (3 float4 each) */
-    pbfcl_uint flags;          /* PBFCL_COLLIDER_TWO_SIDED */
-    pbfcl_uint grid_first;     /* mesh: its first cell in the cell starts */
-    pbfcl_uint grid_dims[4];   /* mesh: cells per axis; w unused */
+    float margin;            /* m: particles keep r + margin from its surface */
+    pbfcl_uint type;         /* PBFCL_COLLIDER_* */
+    pbfcl_uint first, count; /* convex: planes; mesh: triangles (3 float4 each) */
+    pbfcl_uint flags;        /* PBFCL_COLLIDER_TWO_SIDED */
+    pbfcl_uint grid_first;   /* mesh: its first cell in the cell starts */
+    pbfcl_uint grid_dims[4]; /* mesh: cells per axis; w unused */
 } pbfcl_collider_shape;
 
 #ifndef __OPENCL_VERSION__
