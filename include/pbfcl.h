@@ -549,8 +549,15 @@ PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float st
  * the body count. */
 PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count);
 
-/* Gives a solver the scene's bodies and obstacles: solver must hold exactly the particles of
- * pbfcl_scene_setup_fill, in its order (pbfcl_solver_add of them into an empty solver); their
+/* Makes the scene's collision shapes (its "colliders", docs/SCENES.md) in solver with
+ * pbfcl_shape_create, each where its velocities have carried it by time (s; 0: the start,
+ * else e.g. a resumed run's time); a shape refused names colliders[i]. */
+PBFCL_API pbfcl_status pbfcl_scene_setup_apply_colliders(const pbfcl_scene_setup *s,
+                                                         pbfcl_solver *solver, double time);
+
+/* Gives a solver the scene's collision shapes (pbfcl_scene_setup_apply_colliders at time 0;
+ * a shape refused names colliders[i]), bodies and obstacles: solver must hold exactly the particles
+ * of pbfcl_scene_setup_fill, in its order (pbfcl_solver_add of them into an empty solver); their
  * phases (PBFCL_PHASE_STATIC for the obstacles' particles), each body's stiffness and
  * density, and the bodies' initial velocities (the fluid's are left as they are) are set. A
  * scene without bodies or obstacles leaves the solver unchanged. */
@@ -689,6 +696,80 @@ PBFCL_API pbfcl_status pbfcl_solver_copy_positions(pbfcl_solver *s, cl_mem dst);
 PBFCL_API pbfcl_status pbfcl_solver_set_push(pbfcl_solver *s, const float origin[3],
                                              const float dir[3], const float push[3], float radius,
                                              float strength);
+
+/* ---- colliders: shapes the particles collide with ---------------------------------------- */
+
+/* The kinds of collision shape. */
+typedef enum pbfcl_shape_type {
+    PBFCL_SHAPE_KIND_SPHERE,  /* radius */
+    PBFCL_SHAPE_KIND_CAPSULE, /* radius, half_length: the segment from -half_length to half_length
+                            along its local x axis, rounded by radius */
+    PBFCL_SHAPE_KIND_BOX,     /* half_extents */
+    PBFCL_SHAPE_KIND_CONVEX,  /* the convex hull of points (or of obj_path's vertices), 4 to 128 */
+    PBFCL_SHAPE_KIND_MESH     /* triangles over vertices (or obj_path's), open or closed */
+} pbfcl_shape_type;
+
+/* A collision shape (a zeroed struct plus its type and size is a valid one at the origin):
+ * particles keep radius + margin from its surface, with Coulomb friction relative to its
+ * motion. Velocities move it between steps (each substep advances its pose by them), so a
+ * moving shape carries the particles in contact with it. */
+typedef struct pbfcl_shape_desc {
+    pbfcl_shape_type type;
+    const char *name;      /* in messages; NULL: "shape <id>" */
+    float radius;          /* sphere, capsule, m */
+    float half_length;     /* capsule, m */
+    float half_extents[3]; /* box, m */
+    const float *points;   /* convex: xyz triples of point_count points */
+    size_t point_count;
+    const float *vertices; /* mesh: xyz triples of vertex_count vertices */
+    size_t vertex_count;
+    const unsigned *triangles; /* mesh: 3 vertex indices each, counter-clockwise from the front */
+    size_t triangle_count;
+    const char *obj_path;      /* mesh or convex: read the vertices (and triangles) from this OBJ */
+    float scale;               /* multiplies obj_path's vertices; 0 means 1 */
+    int two_sided;             /* mesh: collide on both sides (else only in front) */
+    float position[3];         /* m */
+    float rotation[4];         /* unit quaternion x, y, z, w (normalised); all zero: none */
+    float velocity[3];         /* m/s */
+    float angular_velocity[3]; /* rad/s about position */
+    float friction;            /* dynamic Coulomb coefficient, >= 0 */
+    float static_friction;     /* static Coulomb coefficient, >= 0 */
+    float margin;              /* m, >= 0: extra distance kept from the surface */
+} pbfcl_shape_desc;
+
+/* The most shapes a solver holds. */
+#define PBFCL_MAX_SHAPES 64
+
+/* Adds a shape (method pbf only); *id names it until destroyed. A shape that is not
+ * valid (a size that is not positive, a non-finite pose, a hull of fewer than 4 non-coplanar
+ * points, an OBJ that is not a mesh, more than PBFCL_MAX_SHAPES) is refused with
+ * PBFCL_ERR_BAD_ARGUMENT (or PBFCL_ERR_IO for an unreadable file) and a message naming the
+ * shape and the fix. */
+PBFCL_API pbfcl_status pbfcl_shape_create(pbfcl_solver *s, const pbfcl_shape_desc *desc, int *id);
+
+/* Moves shape id to a new pose with new velocities (any pointer NULL: kept as it is). */
+PBFCL_API pbfcl_status pbfcl_shape_set_motion(pbfcl_solver *s, int id, const float position[3],
+                                              const float rotation[4], const float velocity[3],
+                                              const float angular_velocity[3]);
+
+/* Reads shape id's pose (position xyz, rotation quaternion xyzw; either may be NULL). */
+PBFCL_API pbfcl_status pbfcl_shape_get_pose(const pbfcl_solver *s, int id, float position[3],
+                                            float rotation[4]);
+
+/* Removes shape id. */
+PBFCL_API pbfcl_status pbfcl_shape_destroy(pbfcl_solver *s, int id);
+
+/* The number of shapes. */
+PBFCL_API pbfcl_status pbfcl_shape_count(const pbfcl_solver *s, int *count);
+
+/* Shape id's contacts: the force the particles exert on it in the last substep (N; an
+ * embedding engine pushes its rigid body with it), the particles its contacts moved then, and
+ * the particles found inside it (a sphere, capsule, box or convex hull) at the start of a
+ * substep since shapes were last added or destroyed (placed there by the caller; each is moved
+ * out along the distance's gradient). Zeros before the first step after such a change. Any
+ * pointer may be NULL. */
+PBFCL_API pbfcl_status pbfcl_shape_contacts(pbfcl_solver *s, int id, float force[3],
+                                            unsigned *contacts, unsigned *inside);
 
 /* ---- diffuse particles: spray, foam and bubbles ------------------------------------------ */
 

@@ -329,6 +329,8 @@ static pbfcl_status run_prepare(run_args *a, run_state *r)
     if (r->checkpoint) {
         PBFCL_TRY(pbfcl_checkpoint_restore(r->checkpoint, r->solver));
         PBFCL_TRY(pbfcl_checkpoint_check_bodies(r->checkpoint, r->setup, r->solver));
+        double time = (double)r->first_step * r->desc.solver.dt; /* shapes are not saved */
+        PBFCL_TRY(pbfcl_scene_setup_apply_colliders(r->setup, r->solver, time));
     } else {
         PBFCL_TRY(pbfcl_solver_add(r->solver, r->positions, NULL, r->n));
         PBFCL_TRY(pbfcl_scene_setup_apply_bodies(r->setup, r->solver));
@@ -440,7 +442,7 @@ int cmd_run(int argc, char **argv)
     run_state r;
     memset(&r, 0, sizeof r);
     pbfcl_signals_install(); /* before anything is created: a signal now undoes it */
-    if (!a.quiet) /* the library's progress on long set-ups (a mesh sampled) on stderr */
+    if (!a.quiet)            /* the library's progress on long set-ups (a mesh sampled) on stderr */
         pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
     pbfcl_status st = run_prepare(&a, &r);
     bool started = false;

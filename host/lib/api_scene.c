@@ -186,6 +186,58 @@ static pbfcl_status set_obstacle_paths(const pbfcl_scene *sc, pbfcl_solver *solv
     return st;
 }
 
+/* q turned by the rotation vector w t (q' = exp(w t / 2) q). */
+static void turn_by(float q[4], const float w[3], double t)
+{
+    double a[3] = {w[0] * t, w[1] * t, w[2] * t},
+           ang = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    if (ang == 0.0)
+        return;
+    double s = sin(ang / 2) / ang, r[4] = {a[0] * s, a[1] * s, a[2] * s, cos(ang / 2)};
+    double p[4] = {q[0], q[1], q[2], q[3]};
+    if (p[0] == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0)
+        p[3] = 1; /* none */
+    q[0] = (float)(r[3] * p[0] + r[0] * p[3] + r[1] * p[2] - r[2] * p[1]);
+    q[1] = (float)(r[3] * p[1] - r[0] * p[2] + r[1] * p[3] + r[2] * p[0]);
+    q[2] = (float)(r[3] * p[2] + r[0] * p[1] - r[1] * p[0] + r[2] * p[3]);
+    q[3] = (float)(r[3] * p[3] - r[0] * p[0] - r[1] * p[1] - r[2] * p[2]);
+}
+
+pbfcl_status pbfcl_scene_setup_apply_colliders(const pbfcl_scene_setup *s, pbfcl_solver *solver,
+                                               double time)
+{
+    CHECK_SETUP("pbfcl_scene_setup_apply_colliders", s);
+    CHECK_ARG("pbfcl_scene_setup_apply_colliders", isfinite(time) && time >= 0.0,
+              "time must be finite and 0 or more");
+    const pbfcl_scene *sc = &s->scene;
+    for (int i = 0; i < sc->collider_count; i++) {
+        const pbfcl_scene_collider *c = &sc->colliders[i];
+        char name[32];
+        snprintf(name, sizeof name, "colliders[%d]", i);
+        pbfcl_shape_desc d = {.type = (pbfcl_shape_type)c->type,
+                              .name = name,
+                              .radius = c->radius,
+                              .half_length = c->half_length,
+                              .obj_path = c->file[0] ? c->file : NULL,
+                              .scale = c->scale,
+                              .two_sided = c->two_sided,
+                              .friction = c->friction,
+                              .static_friction = c->static_friction,
+                              .margin = c->margin};
+        memcpy(d.half_extents, c->half_extents, sizeof d.half_extents);
+        memcpy(d.position, c->position, sizeof d.position);
+        memcpy(d.rotation, c->rotation, sizeof d.rotation);
+        memcpy(d.velocity, c->velocity, sizeof d.velocity);
+        memcpy(d.angular_velocity, c->angular_velocity, sizeof d.angular_velocity);
+        for (int k = 0; k < 3; k++) /* where its velocities have carried it by time */
+            d.position[k] += (float)(c->velocity[k] * time);
+        turn_by(d.rotation, c->angular_velocity, time);
+        int id;
+        PBFCL_TRY(pbfcl_shape_create(solver, &d, &id));
+    }
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_solver *solver)
 {
     const char *f = "pbfcl_scene_setup_apply_bodies";
@@ -193,6 +245,7 @@ pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_so
     const pbfcl_scene *sc = &s->scene;
     size_t n = 0;
     PBFCL_TRY(pbfcl_solver_count(solver, &n));
+    PBFCL_TRY(pbfcl_scene_setup_apply_colliders(s, solver, 0.0));
     if (sc->body_count == 0 && sc->obstacle_count == 0)
         return PBFCL_OK;
     size_t filled = pbfcl_scene_count(sc);

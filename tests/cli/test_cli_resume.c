@@ -146,6 +146,26 @@ START_TEST(resume_with_obstacles)
 }
 END_TEST
 
+/* Still collision shapes (a sphere and a tilted box, colliders): the resumed run makes them
+ * again, and every frame is the straight run's. */
+START_TEST(resume_with_colliders)
+{
+    if (!cli_have_device())
+        return;
+    char scene[128];
+    snprintf(scene, sizeof scene, "%s/colliders.json", cli_dir);
+    cli_write_file(scene, "{\"name\": \"colliders-resume\", \"particle_radius\": 0.01,\n"
+                          " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.2]},\n"
+                          " \"fluid\": [{\"min\": [0, 0.2, 0], \"max\": [0.15, 0.35, 0.2]}],\n"
+                          " \"colliders\": [{\"type\": \"sphere\", \"radius\": 0.05,\n"
+                          "   \"position\": [0.08, 0.1, 0.1], \"friction\": 0.2},\n"
+                          "  {\"type\": \"box\", \"half_extents\": [0.08, 0.01, 0.1],\n"
+                          "   \"position\": [0.28, 0.08, 0.1], \"rotation\": [0, 0, 0.2, 1]}]}\n");
+    long counts[3];
+    check_resume("colliders", scene, false, counts);
+}
+END_TEST
+
 /* An emitter and a drain: the fluid block falls into the drain while the nozzle emits 1.5
  * layers a step, so particles leave and arrive on both sides of the checkpoint; the emitted
  * counts and the frames' ids (never reused) carry across. */
@@ -352,6 +372,7 @@ int main(void)
     tcase_add_test(t, resume_with_bodies);
     tcase_add_test(t, resume_with_soft_body);
     tcase_add_test(t, resume_with_obstacles);
+    tcase_add_test(t, resume_with_colliders);
     tcase_add_test(t, resume_with_flow);
     tcase_add_test(t, resume_twice_cuts_bodies_csv);
     tcase_add_test(t, mismatched_checkpoint_refused);

@@ -71,7 +71,7 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_diffuse_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_SPH) {
         pbfcl_solver_sph()->build_config(&dev, cfg);
-    } else {
+    } else { /* pbf, and colliders (built with PBF's options) */
         pbfcl_solver_pbf()->build_config(&dev, cfg);
     }
 }

@@ -40,6 +40,7 @@ typedef struct pbf_constraint_kind {
 /* The kinds, in the order an iteration projects them. */
 extern const pbf_constraint_kind pbf_density_constraint;    /* density.c */
 extern const pbf_constraint_kind pbf_contact_constraint;    /* contacts.c */
+extern const pbf_constraint_kind pbf_collider_constraint;   /* colliders.c */
 extern const pbf_constraint_kind pbf_multilevel_constraint; /* multilevel.c */
 extern const pbf_constraint_kind pbf_shape_constraint;      /* shape_matching.c */
 extern const pbf_constraint_kind pbf_distance_constraint;   /* distance.c */

@@ -5,6 +5,7 @@
 const pbf_constraint_kind *const pbf_constraints[] = {
     &pbf_density_constraint,    /* lambda, delta: q */
     &pbf_contact_constraint,    /* collide on q, every contact_interval-th iteration */
+    &pbf_collider_constraint,   /* contact planes of the shapes on q (colliders.c) */
     &pbf_multilevel_constraint, /* the coarse correction of the density on x* (multilevel.c) */
     &pbf_shape_constraint,      /* shape matching of the bodies on x* */
     &pbf_distance_constraint,   /* cloth and ropes (XPBD) on x* */

@@ -26,6 +26,7 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
     [PBFCL_PROGRAM_MULTILEVEL] = {"multilevel",
                                   {"pbfcl_shared.h", "morton.h", "pbf.cl", "multilevel.cl"},
                                   4},
+    [PBFCL_PROGRAM_COLLIDERS] = {"colliders", {"pbfcl_shared.h", "colliders.h", "colliders.cl"}, 3},
 };
 
 const pbfcl_program_desc *pbfcl_program(pbfcl_program_id id)

@@ -107,6 +107,20 @@ typedef struct pbfcl_obstacle_motion {
  * PBFCL_SOLVER_PARAM_LIST (include/pbfcl.h), which gives each one's default, range and unit. */
 typedef pbfcl_solver_params pbfcl_solver_settings;
 
+/* The most collision shapes a scene file gives (its "colliders" key). */
+#define PBFCL_MAX_SCENE_COLLIDERS 16
+
+/* One collision shape of a scene file (docs/SCENES.md, "Colliders"): the public description's
+ * values, a convex hull's or a mesh's vertices read from file (relative to the scene file). */
+typedef struct pbfcl_scene_collider {
+    int type; /* a pbfcl_shape_type */
+    float radius, half_length, half_extents[3], scale;
+    int two_sided;
+    float position[3], rotation[4], velocity[3], angular_velocity[3];
+    float friction, static_friction, margin;
+    char file[4096];
+} pbfcl_scene_collider;
+
 /* A complete scene description. */
 typedef struct pbfcl_scene {
     char name[64];
@@ -126,6 +140,8 @@ typedef struct pbfcl_scene {
     pbfcl_obstacle_motion obstacle_motion[PBFCL_MAX_OBSTACLES];
     int obstacle_count;
     pbfcl_scene_meshes meshes;
+    pbfcl_scene_collider colliders[PBFCL_MAX_SCENE_COLLIDERS]; /* shapes, not particles */
+    int collider_count;
     pbfcl_solver_settings solver;
 } pbfcl_scene;
 

@@ -482,6 +482,116 @@ static pbfcl_status parse_obstacles(const char *path, const cJSON *item, pbfcl_s
     return PBFCL_OK;
 }
 
+/* An optional number key of obj (out keeps its value when absent). */
+static pbfcl_status get_optional_number(const char *path, const char *where, const cJSON *obj,
+                                        const char *name, float *out)
+{
+    char key[96];
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    snprintf(key, sizeof key, "%s.%s", where, name);
+    return v ? get_number(path, key, v, out) : PBFCL_OK;
+}
+
+/* colliders[i]'s "rotation", "two_sided" and "file" (a convex hull and a mesh need one). */
+static pbfcl_status parse_collider_extras(const char *path, const char *where, const cJSON *item,
+                                          pbfcl_scene_collider *c)
+{
+    char key[96];
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "rotation"))) {
+        snprintf(key, sizeof key, "%s.rotation", where);
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 4)
+            return key_error(path, key, "expected a quaternion [x, y, z, w], got %s", type_name(v));
+        int k = 0;
+        for (const cJSON *e = v->child; e; e = e->next)
+            PBFCL_TRY(get_number(path, key, e, &c->rotation[k++]));
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "two_sided"))) {
+        snprintf(key, sizeof key, "%s.two_sided", where);
+        if (!cJSON_IsBool(v))
+            return key_error(path, key, "expected true or false, got %s", type_name(v));
+        c->two_sided = cJSON_IsTrue(v);
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "file"))) {
+        snprintf(key, sizeof key, "%s.file", where);
+        if (!cJSON_IsString(v) || !v->valuestring[0])
+            return key_error(path, key, "expected the name of an OBJ file, got %s", type_name(v));
+        if (!mesh_path(path, v->valuestring, c->file, sizeof c->file))
+            return key_error(path, key, "the file name is too long");
+    } else if (c->type >= 3) {
+        return key_error(path, where, "a %s collider needs \"file\": an OBJ file",
+                         c->type == 3 ? "convex" : "mesh");
+    }
+    return PBFCL_OK;
+}
+
+/* colliders[i]: {"type": "sphere" | "capsule" | "box" | "convex" | "mesh", its size
+ * ("radius", "half_length", "half_extents"; "file", "scale", "two_sided"), "position",
+ * "rotation" (quaternion x, y, z, w), "velocity", "angular_velocity", "friction",
+ * "static_friction", "margin"}. The shape itself is checked when it is made. */
+static pbfcl_status parse_collider(const char *path, int i, const cJSON *item,
+                                   pbfcl_scene_collider *c)
+{
+    static const char *const keys[] = {"type",
+                                       "radius",
+                                       "half_length",
+                                       "half_extents",
+                                       "file",
+                                       "scale",
+                                       "two_sided",
+                                       "position",
+                                       "rotation",
+                                       "velocity",
+                                       "angular_velocity",
+                                       "friction",
+                                       "static_friction",
+                                       "margin",
+                                       NULL};
+    static const char *const types[] = {"sphere", "capsule", "box", "convex", "mesh"};
+    char where[48], key[96];
+    const cJSON *v;
+    snprintf(where, sizeof where, "colliders[%d]", i);
+    memset(c, 0, sizeof *c);
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(need(path, where, item, "type", &v));
+    c->type = -1;
+    for (int t = 0; t < 5 && cJSON_IsString(v); t++)
+        if (!strcmp(v->valuestring, types[t]))
+            c->type = t;
+    snprintf(key, sizeof key, "%s.type", where);
+    if (c->type < 0)
+        return key_error(path, key,
+                         "expected \"sphere\", \"capsule\", \"box\", \"convex\" "
+                         "or \"mesh\"");
+    const char *const numbers[] = {"radius",   "half_length",     "scale",
+                                   "friction", "static_friction", "margin"};
+    float *const at[] = {&c->radius,   &c->half_length,     &c->scale,
+                         &c->friction, &c->static_friction, &c->margin};
+    for (int k = 0; k < 6; k++)
+        PBFCL_TRY(get_optional_number(path, where, item, numbers[k], at[k]));
+    const char *const vectors[] = {"half_extents", "position", "velocity", "angular_velocity"};
+    float *const vec[] = {c->half_extents, c->position, c->velocity, c->angular_velocity};
+    for (int k = 0; k < 4; k++)
+        PBFCL_TRY(get_optional_vec3(path, where, item, vectors[k], vec[k]));
+    return parse_collider_extras(path, where, item, c);
+}
+
+static pbfcl_status parse_colliders(const char *path, const cJSON *item, pbfcl_scene *s)
+{
+    if (!cJSON_IsArray(item))
+        return key_error(path, "colliders", "expected an array of shapes, got %s", type_name(item));
+    int count = cJSON_GetArraySize(item);
+    if (count > PBFCL_MAX_SCENE_COLLIDERS)
+        return key_error(path, "colliders", "expected at most %d shapes, got %d",
+                         PBFCL_MAX_SCENE_COLLIDERS, count);
+    int i = 0;
+    for (const cJSON *c = item->child; c; c = c->next, i++)
+        PBFCL_TRY(parse_collider(path, i, c, &s->colliders[i]));
+    s->collider_count = count;
+    return PBFCL_OK;
+}
+
 /* One body: its shape, density (required), stiffness (1) and velocity (0). */
 static pbfcl_status parse_body(const char *path, int i, const cJSON *item, pbfcl_scene *s,
                                pbfcl_body_shape *b)
@@ -784,9 +894,9 @@ static pbfcl_status check_name(const char *path, const char *name, size_t size)
 /* Fills s from the parsed root object (on top of the defaults). */
 static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene *s)
 {
-    static const char *const keys[] = {"name",         "domain",    "gravity", "particle_radius",
-                                       "rest_density", "fluid",     "bodies",  "emitters",
-                                       "drains",       "obstacles", "solver",  NULL};
+    static const char *const keys[] = {
+        "name",     "domain", "gravity",   "particle_radius", "rest_density", "fluid", "bodies",
+        "emitters", "drains", "obstacles", "solver",          "colliders",    NULL};
     const cJSON *item;
     if (!cJSON_IsObject(root))
         return key_error(path, "(top level)", "expected an object {...}, got %s", type_name(root));
@@ -815,6 +925,8 @@ static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene 
         PBFCL_TRY(parse_flow(path, "drains", item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "obstacles")))
         PBFCL_TRY(parse_obstacles(path, item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "colliders")))
+        PBFCL_TRY(parse_colliders(path, item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "solver")))
         PBFCL_TRY(parse_solver(path, item, &s->solver));
     return PBFCL_OK;

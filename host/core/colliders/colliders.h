@@ -1,0 +1,76 @@
+/* Colliders as shapes: the set of a simulation's collision shapes (their geometry on the host,
+ * their flat table and geometry on the device, cl/colliders.h) and the stages that collide the
+ * particles with them (cl/colliders.cl): narrow (once per substep, after the neighbour search:
+ * advances each shape by its velocities, uploads the table, finds each particle's contact
+ * planes), project (every solver iteration, on the corrected positions q) and force (after the
+ * last iteration: each shape's push, per work-group, for pbfcl_colliders_read). Nothing is
+ * built or launched while there are no shapes. */
+#ifndef PBFCL_COLLIDERS_H
+#define PBFCL_COLLIDERS_H
+
+#include "runtime/build_options.h"
+#include "runtime/clrt.h"
+#include "runtime/profile.h"
+
+#include <stddef.h>
+
+typedef struct pbfcl_colliders pbfcl_colliders; /* opaque; colliders.c */
+
+/* What the device stages work on: the context, the solver's constants (pbfcl_pbf_params: r,
+ * dt, mass), the active particles and the room for them, the kernels' work-group size (a power
+ * of two) and the substep. */
+typedef struct pbfcl_colliders_run {
+    pbfcl_cl *cl;
+    const pbfcl_build_config *build; /* the kernels' options (PBF's); NULL: WG_SIZE = wg only */
+    cl_mem params_buf;
+    size_t n, capacity, wg;
+    float dt; /* the substep, s */
+} pbfcl_colliders_run;
+
+/* Makes an empty set / releases one (accepts NULL). */
+pbfcl_status pbfcl_colliders_create(pbfcl_colliders **out);
+void pbfcl_colliders_destroy(pbfcl_colliders *c);
+
+/* Adds the shape desc (checked; errors name it and the fix); *id names it from then on. */
+pbfcl_status pbfcl_colliders_add(pbfcl_colliders *c, const pbfcl_shape_desc *desc, int *id);
+
+/* Removes shape id. */
+pbfcl_status pbfcl_colliders_remove(pbfcl_colliders *c, int id);
+
+/* The number of shapes. */
+int pbfcl_colliders_count(const pbfcl_colliders *c);
+
+/* A new pose and velocities of shape id (NULL: kept; checked finite, the rotation not zero). */
+pbfcl_status pbfcl_colliders_set_motion(pbfcl_colliders *c, int id, const float position[3],
+                                        const float rotation[4], const float velocity[3],
+                                        const float angular_velocity[3]);
+
+/* Shape id's pose (either pointer may be NULL). */
+pbfcl_status pbfcl_colliders_get_pose(const pbfcl_colliders *c, int id, float position[3],
+                                      float rotation[4]);
+
+/* The stage colliders_narrow of a substep on x (pos_buf) and x* (pred_buf). */
+pbfcl_status pbfcl_colliders_narrow(pbfcl_colliders *c, const pbfcl_colliders_run *r,
+                                    cl_mem pos_buf, cl_mem pred_buf, pbfcl_profile *prof);
+
+/* The stage colliders_project of a solver iteration on q (in place), from x. */
+pbfcl_status pbfcl_colliders_project(pbfcl_colliders *c, const pbfcl_colliders_run *r,
+                                     cl_mem pos_buf, cl_mem q_buf, cl_mem inv_mass_buf,
+                                     pbfcl_profile *prof);
+
+/* The stage colliders_force after a substep's last iteration. */
+pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run *r,
+                                   cl_mem inv_mass_buf, pbfcl_profile *prof);
+
+/* Shape id's force (N) and particles its contacts moved in the last substep, and the particles
+ * found inside it since the shapes last changed; any pointer may be NULL. */
+pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, float force[3],
+                                  unsigned *contacts, unsigned *inside);
+
+/* For the tests: the last narrow phase's planes (n * PBFCL_COLLIDER_CONTACTS float4) and
+ * shapes (int, -1: none), either may be NULL, and the table's index of shape id. */
+pbfcl_status pbfcl_colliders_read_contacts(pbfcl_colliders *c, pbfcl_cl *cl, size_t n,
+                                           float *planes4, int *shapes);
+int pbfcl_colliders_index(const pbfcl_colliders *c, int id);
+
+#endif

@@ -1,0 +1,52 @@
+/* The collision shapes' constraint (colliders/colliders.h): the substep's contact planes found
+ * in its first iteration (on x and the x* of the neighbour search), enforced on q in every
+ * iteration after the contacts, and each shape's force summed after the last. A simulation
+ * without shapes launches nothing here. */
+#include "pbf/constraint.h"
+
+#include "pbf/pbf_colliders.h"
+
+static pbfcl_status collider_create(const pbfcl_sim_view *v, cl_program program, void **state)
+{
+    (void)v;
+    (void)program; /* its kernels are colliders.cl's, built when the first shape comes */
+    return pbfcl_colliders_create((pbfcl_colliders **)state);
+}
+
+static void collider_destroy(void *state)
+{
+    pbfcl_colliders_destroy(state);
+}
+
+static pbfcl_status collider_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
+{
+    pbfcl_colliders *c = state;
+    if (pbfcl_colliders_count(c) == 0)
+        return PBFCL_OK;
+    pbfcl_sim_view v;
+    pbf_state *ps = pbf_view(sim, &v);
+    pbfcl_build_config cfg; /* PBF's options: one build per device (pbfcl-dev kernel-builds) */
+    pbfcl_sim_kernel_config(&v.cl->dev, &cfg);
+    pbfcl_colliders_run r = {v.cl, &cfg, v.params_buf, v.n, v.capacity, v.wg, v.params->dt};
+    if (it == 0) /* the neighbour search ran: the particles' order and x* are the substep's */
+        PBFCL_TRY(pbfcl_colliders_narrow(c, &r, *v.pos, *v.pred, prof));
+    PBFCL_TRY(pbfcl_colliders_project(c, &r, *v.pos, ps->q_buf, v.inv_mass_buf, prof));
+    if (it + 1 == v.scene->solver.iterations)
+        PBFCL_TRY(pbfcl_colliders_force(c, &r, v.inv_mass_buf, prof));
+    return PBFCL_OK;
+}
+
+pbfcl_colliders *pbfcl_pbf_colliders(pbfcl_sim *sim)
+{
+    pbfcl_sim_view v;
+    pbf_state *ps = pbf_view(sim, &v);
+    return ps ? pbf_constraint_state(ps, &pbf_collider_constraint) : NULL;
+}
+
+const pbf_constraint_kind pbf_collider_constraint = {
+    .name = "colliders",
+    .pass = PBF_PASS_CORRECTION,
+    .create = collider_create,
+    .destroy = collider_destroy,
+    .project = collider_project,
+};

@@ -1,0 +1,732 @@
+/* Tests of the collision shapes' kernels (cl/colliders.cl) against plain C references in
+ * double precision at awkward sizes (0, 1, work-group size - 1, wg, wg + 1, a prime):
+ * colliders_narrow against a brute-force reference that tests every shape and every triangle
+ * (no bounds, no grid: so the broad phase and the mesh's grid miss nothing) and moves x out of
+ * the shape it starts inside, for moving
+ * primitives (sphere, capsule, box, convex hull) and for a one- and a two-sided mesh;
+ * colliders_project (planes and Coulomb friction relative to the shape's motion) and
+ * colliders_force (each shape's pushes and counts) against their references; the pose a
+ * substep advances to; and bad shapes refused with the shape and the fix named. */
+#include "colliders/colliders_internal.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define K PBFCL_COLLIDER_CONTACTS
+#define RADIUS 0.02f
+#define DT 0.004f
+#define TOL 1e-4 /* decisions this close to their threshold are not compared (float vs double) */
+
+/* ---- the reference (double precision) ----------------------------------------------------- */
+
+typedef struct dvec {
+    double x, y, z;
+} dvec;
+
+static dvec v3(double x, double y, double z)
+{
+    return (dvec){x, y, z};
+}
+static dvec add(dvec a, dvec b)
+{
+    return v3(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+static dvec sub(dvec a, dvec b)
+{
+    return v3(a.x - b.x, a.y - b.y, a.z - b.z);
+}
+static dvec mul(dvec a, double s)
+{
+    return v3(a.x * s, a.y * s, a.z * s);
+}
+static double dot(dvec a, dvec b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+static dvec cross(dvec a, dvec b)
+{
+    return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static double len(dvec a)
+{
+    return sqrt(dot(a, a));
+}
+static dvec fv(const float *f)
+{
+    return v3(f[0], f[1], f[2]);
+}
+
+/* v rotated by quaternion q (or its inverse), as a rotation matrix would. */
+static dvec rot(const float *q, dvec v, bool inverse)
+{
+    double x = q[0], y = q[1], z = q[2], w = inverse ? -q[3] : q[3];
+    double m[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                      {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+                      {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+    return v3(m[0][0] * v.x + m[0][1] * v.y + m[0][2] * v.z,
+              m[1][0] * v.x + m[1][1] * v.y + m[1][2] * v.z,
+              m[2][0] * v.x + m[2][1] * v.y + m[2][2] * v.z);
+}
+
+typedef struct ref_contact {
+    dvec n;
+    double w;
+    int shape;
+} ref_contact;
+
+typedef struct ref_result {
+    ref_contact c[16];
+    int count;
+    bool ambiguous; /* a decision within TOL of its threshold */
+    unsigned inside;
+    dvec move; /* of x, out of the shape it is inside */
+} ref_result;
+
+static void near_threshold(ref_result *r, double v, double threshold)
+{
+    if (fabs(v - threshold) < TOL)
+        r->ambiguous = true;
+}
+
+/* The signed distance of local x from primitive row (planes: the hull's) and its normal. */
+static double ref_primitive(const pbfcl_collider_shape *s, const float *planes, dvec x, dvec *n,
+                            ref_result *r)
+{
+    if (s->type == PBFCL_COLLIDER_SPHERE || s->type == PBFCL_COLLIDER_CAPSULE) {
+        dvec a = x;
+        if (s->type == PBFCL_COLLIDER_CAPSULE)
+            a.x -= fmin(fmax(x.x, -s->size[1]), s->size[1]);
+        *n = mul(a, 1.0 / len(a));
+        return len(a) - s->size[0];
+    }
+    double best = -INFINITY, second = -INFINITY;
+    int count = s->type == PBFCL_COLLIDER_BOX ? 6 : (int)s->count;
+    for (int k = 0; k < count; k++) {
+        dvec pn;
+        double d;
+        if (s->type == PBFCL_COLLIDER_BOX) {
+            int axis = k / 2;
+            double sg = k % 2 ? -1.0 : 1.0;
+            pn = v3(axis == 0 ? sg : 0, axis == 1 ? sg : 0, axis == 2 ? sg : 0);
+            d = dot(pn, x) - s->size[axis];
+        } else {
+            const float *p = planes + 4 * (s->first + k);
+            pn = fv(p);
+            d = dot(pn, x) + p[3];
+        }
+        if (d > best) {
+            second = best;
+            best = d;
+            *n = pn;
+        } else if (d > second)
+            second = d;
+    }
+    if (s->type == PBFCL_COLLIDER_BOX) { /* outside: the distance to the nearest point */
+        dvec out = v3(fmax(fabs(x.x) - s->size[0], 0), fmax(fabs(x.y) - s->size[1], 0),
+                      fmax(fabs(x.z) - s->size[2], 0));
+        if (len(out) > 0) {
+            *n = v3(copysign(out.x, x.x), copysign(out.y, x.y), copysign(out.z, x.z));
+            *n = mul(*n, 1.0 / len(out));
+            return len(out);
+        }
+    }
+    near_threshold(r, best - second, 0.0); /* a tie between faces picks either */
+    return best;
+}
+
+static void ref_add(ref_result *r, const pbfcl_collider_shape *s, int shape, dvec n, dvec sp,
+                    double r_eff)
+{
+    dvec nw = rot(s->rotation, n, false), pw = add(rot(s->rotation, sp, false), fv(s->position));
+    r->c[r->count++] = (ref_contact){nw, -dot(nw, pw) - r_eff, shape};
+}
+
+/* Triangle t's contact for the path x0 -> x1 (the kernel's rules, written out). */
+static void ref_triangle(ref_result *r, const pbfcl_collider_shape *s, int shape, const float *t,
+                         dvec x0, dvec x1, double reach, double r_eff)
+{
+    dvec a = fv(t), b = fv(t + 4), c = fv(t + 8), nrm = cross(sub(b, a), sub(c, a));
+    nrm = mul(nrm, 1.0 / len(nrm));
+    bool two = s->flags & PBFCL_COLLIDER_TWO_SIDED;
+    double s0 = dot(sub(x0, a), nrm), side = (two && s0 < 0) ? -1 : 1;
+    near_threshold(r, s0, 0.0);
+    s0 *= side;
+    double s1 = dot(sub(x1, a), nrm) * side;
+    near_threshold(r, s0, -reach);
+    near_threshold(r, s1, reach);
+    if (s0 >= -reach && s1 < reach) {
+        dvec p = x1;
+        if (s1 < 0 && s0 > 0)
+            p = add(x0, mul(sub(x1, x0), s0 / (s0 - s1)));
+        p = sub(p, mul(nrm, dot(sub(p, a), nrm)));
+        double e0 = dot(cross(sub(b, a), sub(p, a)), nrm),
+               e1 = dot(cross(sub(c, b), sub(p, b)), nrm),
+               e2 = dot(cross(sub(a, c), sub(p, c)), nrm);
+        near_threshold(r, e0, 0.0);
+        near_threshold(r, e1, 0.0);
+        near_threshold(r, e2, 0.0);
+        if (s0 >= 0 && e0 >= 0 && e1 >= 0 && e2 >= 0) {
+            dvec n = mul(nrm, side);
+            ref_add(r, s, shape, n, sub(x1, mul(n, s1)), r_eff);
+            return;
+        }
+    }
+    /* the closest point: the nearest of the face's interior projection, edges and corners */
+    dvec best = a, ends[3][2] = {{a, b}, {b, c}, {c, a}};
+    dvec p = sub(x1, mul(nrm, dot(sub(x1, a), nrm)));
+    double e0 = dot(cross(sub(b, a), sub(p, a)), nrm), e1 = dot(cross(sub(c, b), sub(p, b)), nrm),
+           e2 = dot(cross(sub(a, c), sub(p, c)), nrm);
+    if (e0 >= 0 && e1 >= 0 && e2 >= 0)
+        best = p;
+    else
+        for (int e = 0; e < 3; e++) {
+            dvec u = sub(ends[e][1], ends[e][0]);
+            double f = fmin(fmax(dot(sub(x1, ends[e][0]), u) / dot(u, u), 0.0), 1.0);
+            dvec q = add(ends[e][0], mul(u, f));
+            if (len(sub(x1, q)) < len(sub(x1, best)))
+                best = q;
+        }
+    double dist = len(sub(x1, best));
+    near_threshold(r, dist, reach);
+    near_threshold(r, s1, 0.0);
+    if (!(dist < reach) || (!two && s1 < 0))
+        return;
+    ref_add(r, s, shape, mul(sub(x1, best), 1.0 / dist), best, r_eff);
+}
+
+/* Every contact of a particle moving x -> xs, testing every shape and triangle. */
+static void reference_narrow(const pbfcl_colliders *c, const float *planes, const float *tris,
+                             dvec x, dvec xs, ref_result *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int s = 0; s < c->count; s++) {
+        const pbfcl_collider_shape *sh = &c->rows[s];
+        double r_eff = RADIUS + sh->margin, reach = r_eff + RADIUS;
+        dvec x0 = rot(sh->prev_rotation, sub(x, fv(sh->prev_position)), true);
+        dvec x1 = rot(sh->rotation, sub(xs, fv(sh->position)), true);
+        if (sh->type == PBFCL_COLLIDER_MESH) {
+            for (unsigned t = 0; t < sh->count; t++)
+                ref_triangle(r, sh, s, tris + 12 * (sh->first + t), x0, x1, reach, r_eff);
+            continue;
+        }
+        dvec n, n0;
+        double d = ref_primitive(sh, planes, x1, &n, r);
+        double d0 = ref_primitive(sh, planes, x0, &n0, r);
+        near_threshold(r, d, reach);
+        near_threshold(r, d0, 0.0);
+        if (d0 < 0 && r->inside == 0) {
+            r->inside = (unsigned)s + 1;
+            r->move = mul(rot(sh->prev_rotation, n0, false), r_eff - d0);
+        }
+        if (d < reach)
+            ref_add(r, sh, s, n, sub(x1, mul(n, d)), r_eff);
+    }
+}
+
+/* ---- the cases -------------------------------------------------------------------------- */
+
+/* The constants the kernels read: r, dt, mass. */
+static cl_mem params_buffer(pbfcl_cl *cl)
+{
+    pbfcl_pbf_params p = {0};
+    p.radius = RADIUS;
+    p.min_dist = 2 * RADIUS;
+    p.dt = DT;
+    p.inv_dt = 1.0f / DT;
+    p.mass = 0.064f;
+    cl_mem buf;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof p, "params", &buf), PBFCL_OK);
+    test_write_buffer(buf, &p, sizeof p);
+    return buf;
+}
+
+static void add_shape(pbfcl_colliders *c, pbfcl_shape_desc d)
+{
+    int id;
+    ck_assert_int_eq(pbfcl_colliders_add(c, &d, &id), PBFCL_OK);
+}
+
+/* Moving primitives: a sphere, a turning capsule, a box and a convex hull. */
+static void primitives(pbfcl_colliders *c)
+{
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SPHERE,
+                                    .radius = 0.1f,
+                                    .position = {-0.2f, 0.0f, 0.0f},
+                                    .velocity = {0.5f, -0.3f, 0.2f},
+                                    .margin = 0.005f});
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_CAPSULE,
+                                    .radius = 0.06f,
+                                    .half_length = 0.1f,
+                                    .position = {0.2f, 0.0f, 0.0f},
+                                    .rotation = {0.2f, 0.3f, 0.1f, 0.9f},
+                                    .angular_velocity = {1.0f, 2.0f, -3.0f}});
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_BOX,
+                                    .half_extents = {0.08f, 0.05f, 0.1f},
+                                    .position = {0.0f, 0.2f, 0.0f},
+                                    .rotation = {-0.3f, 0.1f, 0.4f, 0.8f},
+                                    .velocity = {0.0f, 1.0f, 0.0f},
+                                    .angular_velocity = {0.0f, 0.0f, 4.0f}});
+    static const float pts[] = {0.1f,  0,     0,     -0.1f, 0,    0,     0, 0.08f, 0,
+                                0,     -0.1f, 0,     0,     0,    0.09f, 0, 0,     -0.1f,
+                                0.05f, 0.05f, 0.05f, 0.0f,  0.0f, 0.0f}; /* the last lies inside */
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_CONVEX,
+                                    .points = pts,
+                                    .point_count = 8,
+                                    .position = {0.0f, -0.2f, 0.05f},
+                                    .rotation = {0.1f, 0.0f, 0.2f, 1.0f}});
+}
+
+/* A closed one-sided tetrahedron, away from it a two-sided square of two triangles, and below
+ * them a one-sided floor of 32 triangles. */
+static void meshes(pbfcl_colliders *c)
+{
+    static const float tv[] = {0, 0, 0, 0.2f, 0, 0, 0, 0.2f, 0, 0, 0, 0.2f};
+    static const unsigned tt[] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                    .vertices = tv,
+                                    .vertex_count = 4,
+                                    .triangles = tt,
+                                    .triangle_count = 4,
+                                    .position = {-0.3f, 0.0f, 0.0f},
+                                    .velocity = {0.4f, 0.0f, 0.0f},
+                                    .angular_velocity = {0.0f, 2.0f, 0.0f}});
+    static const float qv[] = {-0.1f, 0, -0.1f, 0.1f, 0, -0.1f, 0.1f, 0, 0.1f, -0.1f, 0, 0.1f};
+    static const unsigned qt[] = {0, 2, 1, 0, 3, 2};
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                    .vertices = qv,
+                                    .vertex_count = 4,
+                                    .triangles = qt,
+                                    .triangle_count = 2,
+                                    .two_sided = 1,
+                                    .position = {0.3f, 0.0f, 0.0f},
+                                    .rotation = {0.3f, 0.0f, 0.0f, 1.0f}});
+    float gv[25 * 3]; /* a one-sided floor of 4 x 4 squares: its grid has 4 x 1 x 4 cells */
+    unsigned gt[32 * 3];
+    for (int v = 0; v < 25; v++) {
+        gv[3 * v] = -0.3f + 0.15f * (float)(v % 5);
+        gv[3 * v + 1] = 0.01f * (float)((v * 7) % 3); /* not quite flat */
+        gv[3 * v + 2] = -0.3f + 0.15f * (float)(v / 5);
+    }
+    for (int q = 0; q < 16; q++) {
+        unsigned a = (unsigned)(q % 4 + 5 * (q / 4)), t[6] = {a, a + 5, a + 1, a + 1, a + 5, a + 6};
+        memcpy(gt + 6 * q, t, sizeof t);
+    }
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                    .vertices = gv,
+                                    .vertex_count = 25,
+                                    .triangles = gt,
+                                    .triangle_count = 32,
+                                    .position = {0.0f, -0.45f, 0.1f},
+                                    .velocity = {0.0f, 0.5f, 0.0f}});
+}
+
+/* n particles: x* within 0.15 of a random shape's centre (mesh: near a random triangle's surface)
+ * and x a random move of up to 0.06 back. */
+static void particles(const pbfcl_colliders *c, size_t n, bool near_mesh, uint64_t *rng, float *x,
+                      float *xs)
+{
+    for (size_t i = 0; i < n; i++) {
+        const float *at = c->shape[test_rand(rng) % (unsigned)c->count].row.position;
+        for (int k = 0; k < 4; k++) /* about a shape */
+            xs[4 * i + k] = k < 3 ? at[k] + test_randf(rng, -0.15f, 0.15f) : 0.0f;
+        if (near_mesh) { /* a point of a triangle, moved a little off it, in the world */
+            int s = (int)(test_rand(rng) % (unsigned)c->count);
+            const pbfcl_collider_geometry *g = &c->shape[s].geo;
+            const float *t = g->tris + 12 * (test_rand(rng) % g->tri_count);
+            float u = test_randf(rng, 0, 1), v = test_randf(rng, 0, 1 - u);
+            dvec p = v3(0, 0, 0);
+            for (int k = 0; k < 3; k++)
+                ((double *)&p)[k] = t[k] + u * (t[4 + k] - t[k]) + v * (t[8 + k] - t[k]) +
+                                    test_randf(rng, -0.05f, 0.05f);
+            p = add(rot(c->shape[s].row.rotation, p, false), fv(c->shape[s].row.position));
+            xs[4 * i] = (float)p.x, xs[4 * i + 1] = (float)p.y, xs[4 * i + 2] = (float)p.z;
+        }
+        for (int k = 0; k < 4; k++)
+            x[4 * i + k] = xs[4 * i + k] + (k < 3 ? test_randf(rng, -0.06f, 0.06f) : 0.0f);
+    }
+}
+
+/* Whether the kernel's contact slots of particle i hold exactly the reference's contacts. */
+static bool same_contacts(const ref_result *r, const float *planes, const int *shapes, size_t i)
+{
+    int count = 0;
+    for (int k = 0; k < K; k++)
+        count += shapes[K * i + k] >= 0;
+    if (count != r->count)
+        return false;
+    for (int j = 0; j < r->count; j++) {
+        bool found = false;
+        for (int k = 0; k < K && !found; k++) {
+            const float *p = planes + 4 * (K * i + k);
+            found = shapes[K * i + k] == r->c[j].shape && fabs(p[0] - r->c[j].n.x) < 1e-3 &&
+                    fabs(p[1] - r->c[j].n.y) < 1e-3 && fabs(p[2] - r->c[j].n.z) < 1e-3 &&
+                    fabs(p[3] - r->c[j].w) < 1e-4;
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* The device geometry as uploaded (planes and triangles of every shape). */
+static void read_geometry(pbfcl_colliders *c, float **planes, float **tris)
+{
+    size_t np = 0, nt = 0;
+    for (int s = 0; s < c->count; s++) {
+        np += c->shape[s].geo.plane_count;
+        nt += c->shape[s].geo.tri_count;
+    }
+    *planes = malloc(np * 16 + 16);
+    *tris = malloc(nt * 48 + 16);
+    test_read_buffer(c->plane_buf, *planes, np * 16);
+    test_read_buffer(c->tri_buf, *tris, nt * 48);
+}
+
+static void check_narrow(pbfcl_cl *cl, bool mesh_case)
+{
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    (mesh_case ? meshes : primitives)(c);
+    cl_mem params = params_buffer(cl);
+    size_t wg = 64;
+    size_t sizes[] = {0, 1, wg - 1, wg, wg + 1, test_small() ? 131 : 4099};
+    uint64_t rng = mesh_case ? 777 : 4242;
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        size_t n = sizes[z], cap = n + 3, compared = 0, touching = 0;
+        float *x = malloc(cap * 16), *xs = malloc(cap * 16), *planes = malloc(cap * K * 16);
+        int *shapes = malloc(cap * K * sizeof *shapes);
+        particles(c, n, mesh_case, &rng, x, xs);
+        cl_mem pos, pred;
+        ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 16, "x", &pos), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 16, "x*", &pred), PBFCL_OK);
+        test_write_buffer(pos, x, n * 16);
+        test_write_buffer(pred, xs, n * 16);
+        pbfcl_colliders_run r = {cl, NULL, params, n, cap, wg, DT};
+        ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pred, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_colliders_read_contacts(c, cl, n, planes, shapes), PBFCL_OK);
+        unsigned *inside = malloc(cap * 4);
+        float *moved = malloc(cap * 16);
+        test_read_buffer(c->inside_buf, inside, n * 4);
+        test_read_buffer(pos, moved, n * 16);
+        float *gp, *gt;
+        read_geometry(c, &gp, &gt);
+        for (size_t i = 0; i < n; i++) {
+            ref_result ref;
+            reference_narrow(c, gp, gt, fv(x + 4 * i), fv(xs + 4 * i), &ref);
+            if (ref.ambiguous || ref.count > K) /* more: the deepest K, ties either way */
+                continue;
+            compared++;
+            touching += ref.count > 0;
+            expect(same_contacts(&ref, planes, shapes, i),
+                   "n %zu, particle %zu: the kernel's contacts (first shape %d of %d slots) are "
+                   "not the reference's %d",
+                   n, i, shapes[K * i], K, ref.count);
+            expect(inside[i] == ref.inside, "n %zu, particle %zu: inside %u, expected %u", n, i,
+                   inside[i], ref.inside);
+            dvec want = add(fv(x + 4 * i), ref.move);
+            expect(fabs(moved[4 * i] - want.x) < 1e-5 && fabs(moved[4 * i + 1] - want.y) < 1e-5 &&
+                       fabs(moved[4 * i + 2] - want.z) < 1e-5 && moved[4 * i + 3] == x[4 * i + 3],
+                   "n %zu, particle %zu: x (%g, %g, %g), expected (%g, %g, %g)", n, i, moved[4 * i],
+                   moved[4 * i + 1], moved[4 * i + 2], want.x, want.y, want.z);
+        }
+        ck_assert(n < 100 || (compared > n * 9 / 10 && touching > n / 10));
+        printf("    %s, n %zu: %zu compared, %zu with contacts\n",
+               mesh_case ? "meshes" : "primitives", n, compared, touching);
+        free(gp), free(gt), free(inside), free(moved), free(x), free(xs), free(planes),
+            free(shapes);
+        pbfcl_cl_release_buffer(&pos);
+        pbfcl_cl_release_buffer(&pred);
+    }
+    pbfcl_cl_release_buffer(&params);
+    pbfcl_colliders_destroy(c);
+}
+
+static void run_narrow_primitives(pbfcl_cl *cl)
+{
+    check_narrow(cl, false);
+}
+
+static void run_narrow_meshes(pbfcl_cl *cl)
+{
+    check_narrow(cl, true);
+}
+
+START_TEST(test_colliders_narrow_primitives)
+{
+    test_each_device(run_narrow_primitives);
+}
+END_TEST
+
+START_TEST(test_colliders_narrow_meshes)
+{
+    test_each_device(run_narrow_meshes);
+}
+END_TEST
+
+/* ---- project and force -------------------------------------------------------------------- */
+
+/* colliders_project for one particle (the kernel's rules in double precision). */
+static void reference_project(const pbfcl_colliders *c, const float *x, float *q,
+                              const float *planes, const int *shapes, float inv_mass, double *push)
+{
+    if (shapes[0] < 0 || inv_mass == 0.0f)
+        return;
+    dvec y = fv(q);
+    for (int k = 0; k < K && shapes[k] >= 0; k++) {
+        const float *pl = planes + 4 * k;
+        const pbfcl_collider_shape *sh = &c->rows[shapes[k]];
+        dvec n = fv(pl), before = y;
+        double depth = -(dot(n, y) + pl[3]);
+        if (!(depth > 0))
+            continue;
+        y = add(y, mul(n, depth));
+        dvec vs = add(fv(sh->velocity), cross(fv(sh->angular_velocity), sub(y, fv(sh->position))));
+        dvec slide = sub(sub(y, fv(x)), mul(vs, DT));
+        slide = sub(slide, mul(n, dot(slide, n)));
+        double l = len(slide);
+        if (l < sh->friction_static * depth)
+            y = sub(y, slide);
+        else if (l > 0)
+            y = sub(y, mul(slide, fmin(sh->friction_dynamic * depth / l, 1.0)));
+        push[3 * k] += y.x - before.x, push[3 * k + 1] += y.y - before.y;
+        push[3 * k + 2] += y.z - before.z;
+    }
+    q[0] = (float)y.x, q[1] = (float)y.y, q[2] = (float)y.z;
+}
+
+/* Random contacts for n particles: 0 to K planes each (unit normals, depths either side), of
+ * random shapes; q near x; some of inverse mass 0. */
+static void random_contacts(size_t n, int shapes_n, uint64_t *rng, float *x, float *q,
+                            float *planes, int *shapes, float *inv_mass, unsigned *inside)
+{
+    for (size_t i = 0; i < n; i++) {
+        int count = (int)(test_rand(rng) % (K + 1));
+        for (int k = 0; k < 4; k++) {
+            x[4 * i + k] = k < 3 ? test_randf(rng, -0.3f, 0.3f) : 1.0f;
+            q[4 * i + k] = x[4 * i + k] + (k < 3 ? test_randf(rng, -0.01f, 0.01f) : 0.0f);
+        }
+        inv_mass[i] = test_rand(rng) % 5 == 0 ? 0.0f : test_randf(rng, 0.5f, 2.0f);
+        inside[i] = test_rand(rng) % 7 == 0 ? 1 + test_rand(rng) % (unsigned)shapes_n : 0;
+        for (int k = 0; k < K; k++) {
+            dvec nrm = v3(test_randf(rng, -1, 1), test_randf(rng, -1, 1), test_randf(rng, -1, 1));
+            nrm = mul(nrm, 1.0 / len(nrm));
+            float *p = planes + 4 * (K * i + k);
+            p[0] = (float)nrm.x, p[1] = (float)nrm.y, p[2] = (float)nrm.z;
+            p[3] = -(float)dot(nrm, fv(q + 4 * i)) + test_randf(rng, -0.01f, 0.005f);
+            shapes[K * i + k] = k < count ? (int)(test_rand(rng) % (unsigned)shapes_n) : -1;
+        }
+    }
+}
+
+static void run_project_force(pbfcl_cl *cl)
+{
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    primitives(c);
+    for (int s = 0; s < c->count; s++) { /* friction: none, static only, dynamic, both */
+        c->shape[s].row.friction_static = (float)(s % 2) * 0.8f;
+        c->shape[s].row.friction_dynamic = (float)(s / 2) * 0.5f;
+    }
+    cl_mem params = params_buffer(cl);
+    size_t wg = 64, sizes[] = {0, 1, wg - 1, wg, wg + 1, test_small() ? 257 : 10007};
+    uint64_t rng = 99;
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        size_t n = sizes[z], cap = n + 1;
+        float *x = malloc(cap * 16), *q = malloc(cap * 16), *qk = malloc(cap * 16);
+        float *planes = malloc(cap * K * 16), *inv_mass = malloc(cap * 4),
+              *push = malloc(cap * K * 16);
+        int *shapes = malloc(cap * K * 4);
+        unsigned *inside = malloc(cap * 4);
+        double *ref_push = calloc(cap * K * 3, sizeof *ref_push);
+        random_contacts(n, c->count, &rng, x, q, planes, shapes, inv_mass, inside);
+        cl_mem pos, qb, im;
+        ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 16, "x", &pos), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 16, "q", &qb), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 4, "w", &im), PBFCL_OK);
+        test_write_buffer(pos, x, n * 16);
+        test_write_buffer(qb, x, n * 16);
+        test_write_buffer(im, inv_mass, n * 4);
+        pbfcl_colliders_run r = {cl, NULL, params, n, cap, wg, DT};
+        /* the narrow phase builds, uploads the table and zeroes the pushes; then the contacts */
+        ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pos, NULL), PBFCL_OK);
+        test_write_buffer(pos, x, n * 16); /* as it was before narrow moved some out */
+        test_write_buffer(qb, q, n * 16);
+        test_write_buffer(c->contact_plane_buf, planes, n * K * 16);
+        test_write_buffer(c->contact_shape_buf, shapes, n * K * 4);
+        test_write_buffer(c->inside_buf, inside, n * 4);
+        for (int it = 0; it < 2; it++) /* two iterations: the pushes add up */
+            ck_assert_int_eq(pbfcl_colliders_project(c, &r, pos, qb, im, NULL), PBFCL_OK);
+        for (size_t i = 0; i < n; i++)
+            for (int it = 0; it < 2; it++)
+                reference_project(c, x + 4 * i, q + 4 * i, planes + 4 * K * i, shapes + K * i,
+                                  inv_mass[i], ref_push + 3 * K * i);
+        test_read_buffer(qb, qk, n * 16);
+        test_read_buffer(c->push_buf, push, n * K * 16);
+        for (size_t i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) {
+                expect(fabsf(qk[4 * i + k] - q[4 * i + k]) < 2e-6f,
+                       "n %zu, particle %zu: q.%c %.7f, expected %.7f", n, i, "xyz"[k],
+                       qk[4 * i + k], q[4 * i + k]);
+                for (int s = 0; s < K; s++)
+                    expect(fabs(push[4 * (K * i + s) + k] - ref_push[3 * (K * i + s) + k]) < 2e-6,
+                           "n %zu, particle %zu, contact %d: push.%c %g, expected %g", n, i, s,
+                           "xyz"[k], push[4 * (K * i + s) + k], ref_push[3 * (K * i + s) + k]);
+            }
+        /* two substeps of the same contacts: the last one's force and contacts, the particles
+         * found inside counted twice since the count was reset (as a change of shapes does) */
+        c->accumulated = 0;
+        ck_assert_int_eq(pbfcl_colliders_force(c, &r, im, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_colliders_force(c, &r, im, NULL), PBFCL_OK);
+        for (int s = 0; s < c->count; s++) {
+            double f[3] = {0}, in = 0;
+            unsigned touching = 0, got_c, got_in;
+            for (size_t i = 0; i < n; i++) {
+                double m = inv_mass[i] > 0 ? 0.064 / inv_mass[i] : 0;
+                bool t = false;
+                for (int k = 0; k < K; k++)
+                    if (shapes[K * i + k] == s) {
+                        for (int a = 0; a < 3; a++)
+                            f[a] -= m * push[4 * (K * i + k) + a] / ((double)DT * DT);
+                        t = t || push[4 * (K * i + k)] != 0 || push[4 * (K * i + k) + 1] != 0 ||
+                            push[4 * (K * i + k) + 2] != 0;
+                    }
+                touching += t;
+                in += inside[i] == (unsigned)s + 1;
+            }
+            float got[3];
+            ck_assert_int_eq(pbfcl_colliders_read(c, cl, c->shape[s].id, got, &got_c, &got_in),
+                             PBFCL_OK);
+            for (int a = 0; a < 3; a++)
+                expect(test_close(got[a], f[a], 1e-3, 1e-4),
+                       "n %zu, shape %d: force.%c %g, expected %g", n, s, "xyz"[a], got[a], f[a]);
+            expect(got_c == touching && got_in == 2 * in,
+                   "n %zu, shape %d: %u contacts, %u inside; expected %u, %g", n, s, got_c, got_in,
+                   touching, 2 * in);
+        }
+        printf("    project and force, n %zu\n", n);
+        free(x), free(q), free(qk), free(planes), free(inv_mass), free(push), free(shapes);
+        free(inside), free(ref_push);
+        pbfcl_cl_release_buffer(&pos);
+        pbfcl_cl_release_buffer(&qb);
+        pbfcl_cl_release_buffer(&im);
+    }
+    pbfcl_cl_release_buffer(&params);
+    pbfcl_colliders_destroy(c);
+}
+
+START_TEST(test_colliders_project_force)
+{
+    test_each_device(run_project_force);
+}
+END_TEST
+
+/* ---- the pose a substep advances to, and bad shapes --------------------------------------- */
+
+/* A shape turning at w about z for one substep ends rotated by w dt about z, moved by v dt. */
+static void run_advance(pbfcl_cl *cl)
+{
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_BOX,
+                                    .half_extents = {0.1f, 0.1f, 0.1f},
+                                    .position = {1.0f, 2.0f, 3.0f},
+                                    .velocity = {0.5f, 0.0f, -1.0f},
+                                    .angular_velocity = {0.0f, 0.0f, 10.0f}});
+    cl_mem params = params_buffer(cl), pos;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, 16, "x", &pos), PBFCL_OK);
+    pbfcl_colliders_run r = {cl, NULL, params, 0, 1, 64, DT};
+    ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pos, NULL), PBFCL_OK);
+    float p[3], q[4], half = 10.0f * DT / 2;
+    ck_assert_int_eq(pbfcl_colliders_get_pose(c, 0, p, q), PBFCL_OK);
+    ck_assert(fabsf(p[0] - (1.0f + 0.5f * DT)) < 1e-6f && fabsf(p[2] - (3.0f - DT)) < 1e-6f);
+    ck_assert(fabsf(q[2] - sinf(half)) < 1e-6f && fabsf(q[3] - cosf(half)) < 1e-6f);
+    ck_assert(c->rows[0].prev_position[0] == 1.0f && c->rows[0].prev_rotation[3] == 1.0f);
+    pbfcl_cl_release_buffer(&pos);
+    pbfcl_cl_release_buffer(&params);
+    pbfcl_colliders_destroy(c);
+}
+
+START_TEST(test_colliders_advance)
+{
+    test_each_device(run_advance);
+}
+END_TEST
+
+/* desc is refused with PBFCL_ERR_BAD_ARGUMENT (or want) and a message holding both words. */
+static void refused(pbfcl_colliders *c, pbfcl_shape_desc d, pbfcl_status want, const char *w1,
+                    const char *w2)
+{
+    int id = -7;
+    test_capture_begin();
+    pbfcl_status st = pbfcl_colliders_add(c, &d, &id);
+    const char *log = test_capture_end();
+    ck_assert_msg(st == want, "%s: status %d, expected %d", w1, st, want);
+    ck_assert_msg(strstr(log, w1) && strstr(log, w2), "message '%s' lacks '%s' or '%s'", log, w1,
+                  w2);
+    ck_assert_int_eq(id, -7);
+}
+
+START_TEST(test_colliders_bad_shapes)
+{
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    pbfcl_status bad = PBFCL_ERR_BAD_ARGUMENT;
+    const float flat[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0.5f, 0.5f, 0};
+    refused(c,
+            (pbfcl_shape_desc){
+                .type = PBFCL_SHAPE_KIND_CONVEX, .name = "plate", .points = flat, .point_count = 5},
+            bad, "'plate'", "not coplanar");
+    refused(c,
+            (pbfcl_shape_desc){
+                .type = PBFCL_SHAPE_KIND_CONVEX, .name = "three", .points = flat, .point_count = 3},
+            bad, "'three'", "at least 4 points");
+    refused(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SPHERE, .name = "ball", .radius = 0},
+            bad, "'ball'", "radius");
+    refused(c,
+            (pbfcl_shape_desc){
+                .type = PBFCL_SHAPE_KIND_BOX, .name = "crate", .half_extents = {1, -1, 1}},
+            bad, "'crate'", "half extent y");
+    refused(
+        c,
+        (pbfcl_shape_desc){
+            .type = PBFCL_SHAPE_KIND_SPHERE, .name = "lost", .radius = 1, .position = {0, NAN, 0}},
+        bad, "'lost'", "position is not finite");
+    refused(c,
+            (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_CAPSULE,
+                               .name = "pill",
+                               .radius = 1,
+                               .rotation = {INFINITY, 0, 0, 1}},
+            bad, "'pill'", "rotation");
+    const char *obj = test_temp_write("bad.obj", "v 0 0 0\nv 1 0 0\nf 1 2 7\n");
+    refused(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH, .name = "cup", .obj_path = obj},
+            bad, "'cup'", "valid OBJ");
+    refused(c,
+            (pbfcl_shape_desc){
+                .type = PBFCL_SHAPE_KIND_MESH, .name = "nofile", .obj_path = "/nonexistent/x.obj"},
+            PBFCL_ERR_IO, "'nofile'", "valid OBJ");
+    ck_assert_int_eq(pbfcl_colliders_count(c), 0);
+    for (int i = 0; i < PBFCL_COLLIDER_MAX_SHAPES; i++)
+        add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SPHERE, .radius = 1});
+    refused(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SPHERE, .name = "extra", .radius = 1},
+            bad, "'extra'", "destroy one");
+    test_temp_remove();
+    pbfcl_colliders_destroy(c);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("colliders");
+    TCase *tc = tcase_create("colliders");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_colliders_narrow_primitives);
+    tcase_add_test(tc, test_colliders_narrow_meshes);
+    tcase_add_test(tc, test_colliders_project_force);
+    tcase_add_test(tc, test_colliders_advance);
+    tcase_add_test(tc, test_colliders_bad_shapes);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s, true);
+}

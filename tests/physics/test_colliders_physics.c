@@ -1,0 +1,362 @@
+/* Physics of the collision shapes (cl/colliders.cl) in whole simulations: a particle fired at
+ * 10 m/s at a one-triangle wall never crosses it (one- and two-sided); a particle dropped on a
+ * sphere, a capsule, a box, the convex hull of the box's corners and the box as a mesh rests
+ * at the same height, r above the top, within 1 % of r, and the shape feels its weight; a
+ * particle placed inside a shape is pushed out and counted; a moving platform carries a
+ * particle resting on it; a small fluid at rest in a thin two-sided mesh cup keeps its level
+ * and no particle leaves the cup; a rigid box body slides down a tilted mesh plane as
+ * Coulomb's law says. */
+#include "pbf/pbf_colliders.h"
+#include "sim/sim.h"
+#include "solver_methods.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define R 0.01f
+#define G 9.81f
+
+/* A PBF simulation of n particles at pos (velocity vel, NULL: zero) in the box [0, 1]^3. */
+static pbfcl_sim *make_sim(pbfcl_cl *cl, const float *pos, const float *vel, size_t n, float g)
+{
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = 1.0f;
+        s.gravity[a] = a == 1 ? -g : 0.0f;
+    }
+    s.solver.substeps = 2;
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    if (vel)
+        ck_assert_int_eq(pbfcl_sim_write(sim, NULL, vel), PBFCL_OK);
+    return sim;
+}
+
+static int add(pbfcl_sim *sim, pbfcl_shape_desc d)
+{
+    int id = -1;
+    ck_assert_int_eq(pbfcl_colliders_add(pbfcl_pbf_colliders(sim), &d, &id), PBFCL_OK);
+    return id;
+}
+
+/* A particle at 10 m/s (0.083 m a substep, 8 r) towards a triangle in the plane x = 0.5 never
+ * gets closer than r to it: from the front of a one-sided wall (+x) and from behind a
+ * two-sided one. */
+static void run_tunnel(pbfcl_cl *cl)
+{
+    for (int two = 0; two < 2; two++) {
+        float x0 = two ? 0.2f : 0.8f, v = two ? 10.0f : -10.0f;
+        float pos[3] = {x0, 0.5f, 0.5f}, vel[3] = {v, 0.0f, 0.0f};
+        pbfcl_sim *sim = make_sim(cl, pos, vel, 1, 0.0f);
+        static const float tv[] = {0.5f, 0.2f, 0.2f, 0.5f, 0.9f, 0.3f, 0.5f, 0.3f, 0.9f};
+        static const unsigned tt[] = {0, 1, 2}; /* facing +x */
+        add(sim, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                    .vertices = tv,
+                                    .vertex_count = 3,
+                                    .triangles = tt,
+                                    .triangle_count = 1,
+                                    .two_sided = two});
+        float closest = 1.0f;
+        for (int f = 0; f < 20; f++) {
+            ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+            ck_assert_int_eq(pbfcl_sim_read(sim, pos, vel, NULL), PBFCL_OK);
+            float gap = two ? 0.5f - pos[0] : pos[0] - 0.5f;
+            closest = fminf(closest, gap);
+            ck_assert_msg(gap > R * 0.99f, "%s wall, frame %d: x %.5f, %.5f from the wall",
+                          two ? "two-sided" : "one-sided", f, pos[0], gap);
+        }
+        printf("    %s wall: closest %.5f m (r %.3f)\n", two ? "two-sided" : "one-sided", closest,
+               R);
+        pbfcl_sim_destroy(sim);
+    }
+}
+
+START_TEST(test_colliders_no_tunnelling)
+{
+    test_each_device(run_tunnel);
+}
+END_TEST
+
+/* The box [-0.1, 0.1]^3 as 12 outward triangles. */
+static const float box_v[] = {-0.1f, -0.1f, -0.1f, 0.1f,  -0.1f, -0.1f, 0.1f, 0.1f,
+                              -0.1f, -0.1f, 0.1f,  -0.1f, -0.1f, -0.1f, 0.1f, 0.1f,
+                              -0.1f, 0.1f,  0.1f,  0.1f,  0.1f,  -0.1f, 0.1f, 0.1f};
+static const unsigned box_t[] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
+
+/* Shape k of the five of the same top (y = 0.4) centred at (0.5, 0.3, 0.5). */
+static pbfcl_shape_desc same_top(int k)
+{
+    pbfcl_shape_desc d = {.position = {0.5f, 0.3f, 0.5f}, .friction = 0.5f, .static_friction = 1};
+    d.type = (pbfcl_shape_type)k;
+    d.radius = 0.1f;
+    d.half_length = 0.15f;
+    d.half_extents[0] = d.half_extents[1] = d.half_extents[2] = 0.1f;
+    d.points = box_v;
+    d.point_count = 8;
+    d.vertices = box_v;
+    d.vertex_count = 8;
+    d.triangles = box_t;
+    d.triangle_count = 12;
+    return d;
+}
+
+/* A particle dropped from 5 cm above each shape's top rests at r above it (within 1 % of r),
+ * and the shape feels the particle's weight (within 1 %). */
+static void run_rest(pbfcl_cl *cl)
+{
+    const char *names[5] = {"sphere", "capsule", "box", "convex hull", "mesh"};
+    for (int k = 0; k < 5; k++) {
+        float pos[3] = {0.5f, 0.45f, 0.5f};
+        pbfcl_sim *sim = make_sim(cl, pos, NULL, 1, G);
+        int id = add(sim, same_top(k));
+        for (int f = 0; f < 40; f++)
+            ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_sim_read(sim, pos, NULL, NULL), PBFCL_OK);
+        float force[3];
+        unsigned contacts, inside;
+        pbfcl_sim_view v;
+        pbfcl_sim_view_get(sim, &v);
+        ck_assert_int_eq(
+            pbfcl_colliders_read(pbfcl_pbf_colliders(sim), v.cl, id, force, &contacts, &inside),
+            PBFCL_OK);
+        double weight = v.params->mass * G;
+        printf("    %s: rests at %.6f (top + r = %.6f), force y %.6f N (weight %.6f N)\n", names[k],
+               pos[1], 0.4f + R, force[1], weight);
+        ck_assert_msg(fabsf(pos[1] - (0.4f + R)) < 0.01f * R, "%s: rests at %.6f, expected %.6f",
+                      names[k], pos[1], 0.4f + R);
+        ck_assert_msg(fabs(force[1] + weight) < 0.01 * weight && contacts == 1 && inside == 0,
+                      "%s: force y %g, contacts %u, inside %u; expected %g, 1, 0", names[k],
+                      force[1], contacts, inside, -weight);
+        pbfcl_sim_destroy(sim);
+    }
+}
+
+START_TEST(test_colliders_rest_on_shapes)
+{
+    test_each_device(run_rest);
+}
+END_TEST
+
+/* A particle placed inside a box (3 cm from its top face) is out after one step, r above
+ * the top, and counted as found inside. */
+static void run_inside(pbfcl_cl *cl)
+{
+    float pos[3] = {0.52f, 0.37f, 0.49f};
+    pbfcl_sim *sim = make_sim(cl, pos, NULL, 1, 0.0f);
+    int id = add(sim, same_top(PBFCL_SHAPE_KIND_BOX));
+    ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read(sim, pos, NULL, NULL), PBFCL_OK);
+    unsigned inside = 0;
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(sim, &v);
+    ck_assert_int_eq(pbfcl_colliders_read(pbfcl_pbf_colliders(sim), v.cl, id, NULL, NULL, &inside),
+                     PBFCL_OK);
+    ck_assert_msg(fabsf(pos[1] - (0.4f + R)) < 1e-4f && inside >= 1,
+                  "y %.6f (expected %.6f), found inside %u times", pos[1], 0.4f + R, inside);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_colliders_inside_pushed_out)
+{
+    test_each_device(run_inside);
+}
+END_TEST
+
+/* A platform (a box) moving at 0.3 m/s along x carries a particle resting on it (static
+ * friction): after a second the particle moves with it, within 2 %. */
+static void run_carry(pbfcl_cl *cl)
+{
+    float pos[3] = {0.3f, 0.42f, 0.5f}, vel[3];
+    pbfcl_sim *sim = make_sim(cl, pos, NULL, 1, G);
+    pbfcl_shape_desc d = same_top(PBFCL_SHAPE_KIND_BOX);
+    d.position[0] = 0.3f;
+    d.half_extents[0] = 0.3f;
+    d.velocity[0] = 0.3f;
+    add(sim, d);
+    for (int f = 0; f < 60; f++)
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read(sim, pos, vel, NULL), PBFCL_OK);
+    printf("    carried: v %.4f m/s, x %.4f (platform 0.3 m/s)\n", vel[0], pos[0]);
+    ck_assert_msg(fabsf(vel[0] - 0.3f) < 0.006f && fabsf(pos[1] - (0.4f + R)) < 0.01f * R,
+                  "v.x %.5f, y %.5f: expected 0.3 m/s on the platform", vel[0], pos[1]);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_colliders_moving_platform)
+{
+    test_each_device(run_carry);
+}
+END_TEST
+
+/* An open cup: the floor y = 0.1 and four walls up to y = 0.3 around x, z in [0.4, 0.6], as ten
+ * two-sided triangles of no thickness. */
+static void cup(pbfcl_sim *sim)
+{
+    static const float v[] = {0.4f, 0.1f, 0.4f, 0.6f, 0.1f, 0.4f, 0.6f, 0.1f,
+                              0.6f, 0.4f, 0.1f, 0.6f, 0.4f, 0.3f, 0.4f, 0.6f,
+                              0.3f, 0.4f, 0.6f, 0.3f, 0.6f, 0.4f, 0.3f, 0.6f};
+    static const unsigned t[] = {0, 1, 2, 0, 2, 3, 0, 1, 5, 0, 5, 4, 1, 2, 6,
+                                 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
+    add(sim, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                .vertices = v,
+                                .vertex_count = 8,
+                                .triangles = t,
+                                .triangle_count = 10,
+                                .two_sided = 1,
+                                .friction = 0.1f});
+}
+
+/* The mean height of the highest quarter of the particles. */
+static double level(const float *pos, size_t n)
+{
+    float *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++)
+        y[i] = pos[3 * i + 1];
+    double sum = 0.0;
+    for (size_t k = 0; k < n / 4; k++) { /* selection of the n / 4 largest */
+        size_t best = k;
+        for (size_t i = k + 1; i < n; i++)
+            if (y[i] > y[best])
+                best = i;
+        float t = y[k];
+        y[k] = y[best];
+        y[best] = t;
+        sum += y[k];
+    }
+    free(y);
+    return sum / (double)(n / 4);
+}
+
+/* 8 x 6 x 8 particles settle in the cup; from the second second the level holds to 1 % of
+ * the depth and no particle is ever outside the cup (beyond a wall or below the floor). */
+static void run_cup(pbfcl_cl *cl)
+{
+    const int nx = 8, ny = 6;
+    size_t n = (size_t)nx * ny * nx;
+    float *pos = malloc(n * 12);
+    size_t c = 0;
+    for (int k = 0; k < nx; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) {
+                pos[c++] = 0.42f + R + 2 * R * i;
+                pos[c++] = 0.1f + R + 2 * R * j;
+                pos[c++] = 0.42f + R + 2 * R * k;
+            }
+    pbfcl_sim *sim = make_sim(cl, pos, NULL, n, G);
+    cup(sim);
+    double settled = 0.0, depth = 2 * R * ny;
+    int frames = test_small() ? 30 : 90;
+    for (int f = 0; f < frames; f++) {
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_sim_read(sim, pos, NULL, NULL), PBFCL_OK);
+        for (size_t i = 0; i < n; i++) {
+            const float *p = pos + 3 * i;
+            expect(p[0] > 0.4f && p[0] < 0.6f && p[2] > 0.4f && p[2] < 0.6f && p[1] > 0.1f,
+                   "frame %d: particle %zu left the cup at (%.4f, %.4f, %.4f)", f, i, p[0], p[1],
+                   p[2]);
+        }
+        if (f == frames / 3)
+            settled = level(pos, n);
+    }
+    double last = level(pos, n);
+    printf("    cup: level %.5f m after %d frames, %.5f at the end (depth %.3f m)\n", settled,
+           frames / 3, last, depth);
+    ck_assert_msg(fabs(last - settled) < 0.01 * depth, "the level moved from %.5f to %.5f", settled,
+                  last);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_colliders_fluid_in_cup)
+{
+    test_each_device(run_cup);
+}
+END_TEST
+
+/* A rigid box body (4 x 2 x 4 particles) released on a mesh plane tilted 30 degrees, with
+ * friction 0.3, slides s = g (sin 30 - 0.3 cos 30) t^2 / 2 down it (Coulomb's law), within 2 %
+ * of the slide after 0.5 s. */
+static void run_slide(pbfcl_cl *cl)
+{
+    const float th = 0.5235988f, mu = 0.3f, c = cosf(th), s = sinf(th);
+    const float origin[3] = {1.0f, 0.6f, 0.25f}; /* the plane's point under the body */
+    float pos[32 * 3];
+    int k = 0;
+    for (int z = 0; z < 4; z++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 4; x++, k++) { /* in the plane's frame, then turned by th */
+                float lx = (2 * x - 3) * R, ly = R + 2 * R * y, lz = (2 * z - 3) * R;
+                pos[3 * k] = origin[0] + c * lx - s * ly;
+                pos[3 * k + 1] = origin[1] + s * lx + c * ly;
+                pos[3 * k + 2] = origin[2] + lz;
+            }
+    pbfcl_scene sc;
+    pbfcl_scene_defaults(&sc);
+    sc.particle_radius = R;
+    const float hi[3] = {1.5f, 1.2f, 0.5f};
+    for (int a = 0; a < 3; a++) {
+        sc.domain_min[a] = 0.0f;
+        sc.domain_max[a] = hi[a];
+        sc.gravity[a] = a == 1 ? -G : 0.0f;
+    }
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &sc, pos, 32), PBFCL_OK);
+    unsigned id[32], body[32] = {0};
+    float one = 1.0f;
+    for (unsigned i = 0; i < 32; i++)
+        id[i] = i;
+    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 1, 32, id, body, pos, &one, &one), PBFCL_OK);
+    static const float pv[] = {-0.8f, 0, -0.2f, 0.8f, 0, -0.2f, 0.8f, 0, 0.2f, -0.8f, 0, 0.2f};
+    static const unsigned pt[] = {0, 2, 1, 0, 3, 2}; /* facing +y */
+    add(sim, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                .vertices = pv,
+                                .vertex_count = 4,
+                                .triangles = pt,
+                                .triangle_count = 2,
+                                .position = {origin[0], origin[1], origin[2]},
+                                .rotation = {0, 0, sinf(th / 2), cosf(th / 2)},
+                                .friction = mu,
+                                .static_friction = mu});
+    float com0[3], com[3], q[4];
+    ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK); /* the first frame, from rest */
+    ck_assert_int_eq(pbfcl_sim_read_bodies(sim, com0, q), PBFCL_OK);
+    const int frames = 30;
+    for (int f = 0; f < frames; f++)
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_bodies(sim, com, q), PBFCL_OK);
+    double t1 = 1.0 / 60.0, t = t1 * (frames + 1), a = G * (s - mu * c);
+    /* down the slope is (-cos, -sin) in x, y; the slide from the end of the first frame */
+    double slid = -((com[0] - com0[0]) * c + (com[1] - com0[1]) * s);
+    double want = 0.5 * a * (t * t - t1 * t1);
+    printf("    slide: %.5f m in %.3f s, Coulomb %.5f m\n", slid, t - t1, want);
+    ck_assert_msg(fabs(slid - want) < 0.02 * want, "slid %.5f m, Coulomb's law %.5f m", slid, want);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_colliders_coulomb_slide)
+{
+    test_each_device(run_slide);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("colliders_physics");
+    TCase *tc = tcase_create("colliders_physics");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_colliders_no_tunnelling);
+    tcase_add_test(tc, test_colliders_rest_on_shapes);
+    tcase_add_test(tc, test_colliders_inside_pushed_out);
+    tcase_add_test(tc, test_colliders_moving_platform);
+    tcase_add_test(tc, test_colliders_fluid_in_cup);
+    tcase_add_test(tc, test_colliders_coulomb_slide);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s, true);
+}
