@@ -1,4 +1,4 @@
-/* The checks of a saved solver state (host/core/state_check.c) through the public API: a
+/* The checks of a saved solver state (host/core/sim/state_check.c) through the public API: a
  * state damaged in one field is refused by pbfcl_solver_load_state with
  * PBFCL_ERR_BAD_ARGUMENT and a message naming the section, the field and the index, before
  * any of it is used; the undamaged state loads; and the checks read every section a state
@@ -300,7 +300,7 @@ static void check_covers(pbfcl_cl *cl, const char *text)
     for (int k = 0; k < r.m.count; k++)
         ck_assert_msg(r.m.asked[k] || !strcmp(r.m.name[k], "count") ||
                           !strcmp(r.m.name[k], "params"),
-                      "section '%s' is not checked (host/core/state_check.c)", r.m.name[k]);
+                      "section '%s' is not checked (host/core/sim/state_check.c)", r.m.name[k]);
     close_run(&r);
 }
 

@@ -170,7 +170,7 @@ START_TEST(damaged_header_refused)
 END_TEST
 
 /* A boolean of the saved scene that is neither 0 nor 1 (undefined behaviour when read as
- * one, at host/core/scene_obstacles.c's check of the keys before), and a shape kind past the
+ * one, at host/core/scene/scene_obstacles.c's check of the keys before), and a shape kind past the
  * enum, on a checkpoint of a scene with a keyed, repeating obstacle. */
 START_TEST(damaged_scene_refused)
 {

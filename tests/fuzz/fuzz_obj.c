@@ -1,4 +1,4 @@
-/* libFuzzer target for the OBJ reader (host/core/obj_mesh.c): the input is an OBJ file's
+/* libFuzzer target for the OBJ reader (host/core/scene/obj_mesh.c): the input is an OBJ file's
  * text. It is parsed and, if it parses, checked for being closed and measured, as a mesh in a
  * scene file is before it is sampled. Built and run by tools/fuzz obj (clang,
  * -fsanitize=fuzzer,address,undefined); the seed corpus is tests/fuzz/corpus-obj/. Any
