@@ -57,6 +57,21 @@ pbfcl_status pbfcl_api_diffuse_step(pbfcl_api_diffuse *a, struct pbfcl_sim *sim,
 pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver *s,
                                             struct pbfcl_sim **sim, const pbfcl_scene **scene);
 
+/* A solver's triangles (api_cloth.c: for rendering and export, three particle indices each). */
+typedef struct pbfcl_api_cloth {
+    size_t triangles;
+    unsigned *tri;
+} pbfcl_api_cloth;
+
+/* The triangles, simulation, active count and phases (by index, pbfcl_make_phase's) of a live
+ * solver handle (checked; NULL, logged as func's bad handle, for one that is not). */
+pbfcl_api_cloth *pbfcl_api_solver_cloth(const char *func, const pbfcl_solver *s,
+                                        struct pbfcl_sim **sim, size_t *count, const int **phases,
+                                        double *fluid_w);
+
+/* Releases the triangles; none afterwards. */
+void pbfcl_api_cloth_free(pbfcl_api_cloth *c);
+
 /* Releases the diffuse particles; off afterwards. */
 void pbfcl_api_diffuse_free(pbfcl_api_diffuse *a);
 
