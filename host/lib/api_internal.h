@@ -69,6 +69,12 @@ pbfcl_api_cloth *pbfcl_api_solver_cloth(const char *func, const pbfcl_solver *s,
                                         struct pbfcl_sim **sim, size_t *count, const int **phases,
                                         double *fluid_w);
 
+/* Makes the pinned particles of a scene's cloths and ropes static in phases (the fill's n,
+ * pbfcl_scene_phases'); then, once the phases are set, puts the others into their groups and
+ * sets the constraints and triangles (api_scene_cloth.c). */
+pbfcl_status pbfcl_api_scene_pin_cloths(const pbfcl_scene *sc, int *phases, size_t n);
+pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t n);
+
 /* Releases the triangles; none afterwards. */
 void pbfcl_api_cloth_free(pbfcl_api_cloth *c);
 
