@@ -140,9 +140,14 @@ typedef struct builtin_scene {
 } builtin_scene;
 
 static const builtin_scene builtins[] = {
-    {"dam-break", builtin_dam_break}, {"double-dam-break", builtin_double_dam_break},
-    {"drop", builtin_drop},           {"dam-break-bodies", builtin_dam_break_bodies},
-    {"soft-ball", builtin_soft_ball}, {"fountain", builtin_fountain},
+    {"dam-break", builtin_dam_break},
+    {"double-dam-break", builtin_double_dam_break},
+    {"drop", builtin_drop},
+    {"dam-break-bodies", builtin_dam_break_bodies},
+    {"soft-ball", builtin_soft_ball},
+    {"fountain", builtin_fountain},
+    {"cloth-drape", pbfcl_scene_builtin_cloth_drape},
+    {"rope-bridge", pbfcl_scene_builtin_rope_bridge},
 };
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])

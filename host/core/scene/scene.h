@@ -163,7 +163,7 @@ typedef struct pbfcl_scene {
 void pbfcl_scene_defaults(pbfcl_scene *s);
 
 /* Loads a built-in scene by name (dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,
- * fountain) or a JSON
+ * fountain, cloth-drape, rope-bridge) or a JSON
  * scene file (a name ending in .json or containing '/'); an unknown name lists the built-in ones.
  */
 pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out);
@@ -261,6 +261,12 @@ size_t pbfcl_scene_cloth_walk(const pbfcl_scene *s, int c, float *out);
 /* The particles and constraints of cloth c (pinned, tethers as the scene says). */
 struct pbfcl_cloth_cook;
 pbfcl_status pbfcl_scene_cloth_cook(const pbfcl_scene *s, int c, struct pbfcl_cloth_cook *out);
+
+/* Built-in scenes: cloth-drape, a 21 x 21 cloth 0.4 m square (0.2 kg) falling from 0.4 m onto
+ * a static sphere of radius 0.1 m over a 2 cm pool in a 0.6 m box; rope-bridge, a rope of 41
+ * points 0.8 m long pinned at both ends 0.4 m up with a 6 cm cube (500 kg/m^3) dropped on it. */
+void pbfcl_scene_builtin_cloth_drape(pbfcl_scene *s);
+void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s);
 
 /* --- obstacles (host/core/scene/scene_obstacles.c) --- */
 

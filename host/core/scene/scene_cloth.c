@@ -137,3 +137,72 @@ pbfcl_status pbfcl_scene_cloth_cook(const pbfcl_scene *s, int c, pbfcl_cloth_coo
     free(pinned);
     return st;
 }
+
+/* --- built-in scenes ---------------------------------------------------------------- */
+
+static void set3(float v[3], float x, float y, float z)
+{
+    v[0] = x;
+    v[1] = y;
+    v[2] = z;
+}
+
+/* A 2 cm deep pool over the floor (the fill needs fluid) of a box of size x * 0.6 * z. */
+static void small_box_with_pool(pbfcl_scene *s, float x, float z)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, x, 0.6f, z);
+    s->particle_radius = 0.01f;
+    pbfcl_fluid_shape *f = &s->fluid[s->fluid_count++];
+    memset(f, 0, sizeof *f);
+    f->kind = PBFCL_SHAPE_BOX;
+    set3(f->min, 0.0f, 0.0f, 0.0f);
+    set3(f->max, x, 0.02f, z);
+}
+
+static pbfcl_cloth_shape *add_cloth(pbfcl_scene *s, bool rope)
+{
+    pbfcl_cloth_shape *c = &s->cloths[s->cloth_count++];
+    memset(c, 0, sizeof *c);
+    c->rope = rope;
+    return c;
+}
+
+void pbfcl_scene_builtin_cloth_drape(pbfcl_scene *s)
+{
+    small_box_with_pool(s, 0.6f, 0.6f);
+    pbfcl_fluid_shape *o = &s->obstacles[s->obstacle_count++];
+    memset(o, 0, sizeof *o);
+    o->kind = PBFCL_SHAPE_SPHERE;
+    set3(o->center, 0.3f, 0.2f, 0.3f);
+    o->radius = 0.1f;
+    pbfcl_cloth_shape *c = add_cloth(s, false);
+    set3(c->corner, 0.1f, 0.4f, 0.1f);
+    set3(c->u, 0.4f, 0.0f, 0.0f);
+    set3(c->v, 0.0f, 0.0f, 0.4f);
+    c->res[0] = c->res[1] = 21;
+    c->mass = 0.2f;
+    c->bend = 1e-2f;
+}
+
+void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s)
+{
+    small_box_with_pool(s, 1.0f, 0.4f);
+    pbfcl_cloth_shape *c = add_cloth(s, true);
+    set3(c->corner, 0.1f, 0.4f, 0.2f);
+    set3(c->u, 0.8f, 0.0f, 0.0f);
+    c->res[0] = 41;
+    c->mass = 0.1f;
+    c->stretch = 2e-3f;
+    c->bend = 1e-2f;
+    c->pin = PBFCL_PIN_CORNER00 | PBFCL_PIN_CORNER10;
+    s->solver.iterations = 20; /* a long chain: few iterations leave it stretched */
+    s->solver.substeps = 4;    /* the cube does not pass through a rope one particle thick */
+    pbfcl_body_shape *b = &s->bodies[s->body_count++];
+    memset(b, 0, sizeof *b);
+    b->shape.kind = PBFCL_SHAPE_BOX;
+    set3(b->shape.min, 0.47f, 0.5f, 0.17f);
+    set3(b->shape.max, 0.53f, 0.56f, 0.23f);
+    b->density = 500.0f;
+    b->stiffness = 1.0f;
+}
