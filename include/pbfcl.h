@@ -601,9 +601,13 @@ PBFCL_API pbfcl_status pbfcl_solver_get_distance_forces(pbfcl_solver *s, float *
  * (pbfcl_solver_set_phases) first: setting phases clears the groups, and a static or body
  * particle is refused here, as are an index out of range or named twice, a group out of range
  * and a NaN, infinite, zero or negative inverse mass. pbfcl_solver_get_inverse_masses reports
- * a group particle's inverse mass; its phase (pbfcl_solver_get_particle_phases) stays the
- * fluid's. count 0 removes every group. */
+ * a group particle's inverse mass (and pbfcl_solver_set_inverse_masses takes any finite value
+ * above 0 for it); its phase reads as PBFCL_PHASE_SOLID_GROUP(g). count 0 removes every
+ * group (its particles become fluid). */
 #define PBFCL_SOLVER_MAX_GROUPS 65536
+/* The phase a particle of solid group g reads as (pbfcl_solver_get_particle_phases; the phase
+ * calls refuse it: groups are set here) and a saved state holds. */
+#define PBFCL_PHASE_SOLID_GROUP(g) (PBFCL_PHASE_GROUP_STATIC - 1 - (g))
 PBFCL_API pbfcl_status pbfcl_solver_set_groups(pbfcl_solver *s, const unsigned *ids,
                                                const unsigned *group, const float *inv_mass,
                                                size_t count);

@@ -959,7 +959,7 @@ pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver
 }
 
 pbfcl_api_cloth *pbfcl_api_solver_cloth(const char *func, const pbfcl_solver *s, pbfcl_sim **sim,
-                                        size_t *count, const int **phases, double *fluid_w)
+                                        size_t *count, int **phases, double *fluid_w)
 {
     if (!s || !pbfcl_api_live_find(s, HANDLE_SOLVER, false)) {
         pbfcl_api_bad_handle(func, "solver", s);
@@ -1132,7 +1132,7 @@ static pbfcl_status check_loaded_phases(pbfcl_solver *s, size_t count)
         s->phases[i] = (int)p;
         statics += p == PBFCL_SIM_PHASE_STATIC;
         if (p != PBFCL_SIM_PHASE_FLUID && p != PBFCL_SIM_PHASE_STATIC &&
-            PBFCL_SIM_PHASE_BODY_OF(p) + 1 > highest)
+            !pbfcl_api_phase_is_group((int)p) && PBFCL_SIM_PHASE_BODY_OF(p) + 1 > highest)
             highest = PBFCL_SIM_PHASE_BODY_OF(p) + 1;
     }
     if (highest != bodies || statics != pbfcl_sim_static_count(s->sim)) {

@@ -15,7 +15,7 @@ _Static_assert(PBFCL_SOLVER_MAX_GROUPS == PBFCL_SIM_MAX_GROUPS, "solid groups");
 #define SOLVER(func, s)                                                                            \
     pbfcl_sim *sim;                                                                                \
     size_t n;                                                                                      \
-    const int *phases;                                                                             \
+    int *phases;                                                                                   \
     double fluid_w;                                                                                \
     pbfcl_api_cloth *cloth = pbfcl_api_solver_cloth(func, s, &sim, &n, &phases, &fluid_w);         \
     if (!cloth)                                                                                    \
@@ -106,6 +106,19 @@ pbfcl_status pbfcl_solver_get_distance_forces(pbfcl_solver *s, float *force, siz
     return count ? pbfcl_pbf_read_distance_forces(sim, force) : PBFCL_OK;
 }
 
+#define FLUID_PHASE (PBFCL_PHASE_FLAG_FLUID | PBFCL_PHASE_FLAG_SELF_COLLIDE)
+
+/* The phases by index after grouping ids: a group particle not named becomes fluid. */
+static void set_group_phases(int *phases, size_t n, const unsigned *ids, const unsigned *group,
+                             size_t count)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pbfcl_api_phase_is_group(phases[i]))
+            phases[i] = FLUID_PHASE;
+    for (size_t k = 0; k < count; k++)
+        phases[ids[k]] = PBFCL_PHASE_SOLID_GROUP((int)group[k]);
+}
+
 /* What is wrong with group particle k, or NULL; seen marks the particles named before. */
 static const char *group_fault(const unsigned *ids, const unsigned *group, const float *inv_mass,
                                size_t k, size_t n, const int *phases, const unsigned char *seen)
@@ -114,8 +127,7 @@ static const char *group_fault(const unsigned *ids, const unsigned *group, const
         return "is beyond the particle count: give an index below it";
     if (seen[ids[k]])
         return "is named twice: name each particle once";
-    if (phases[ids[k]] !=
-        pbfcl_make_phase(0, PBFCL_PHASE_FLAG_FLUID | PBFCL_PHASE_FLAG_SELF_COLLIDE))
+    if (phases[ids[k]] != FLUID_PHASE && !pbfcl_api_phase_is_group(phases[ids[k]]))
         return "is a body's or static particle: give a fluid particle (pin one by making it "
                "static with pbfcl_solver_set_phases, before the groups)";
     if (group[k] >= PBFCL_SOLVER_MAX_GROUPS)
@@ -148,6 +160,8 @@ pbfcl_status pbfcl_solver_set_groups(pbfcl_solver *s, const unsigned *ids, const
     }
     if (st == PBFCL_OK)
         st = pbfcl_sim_set_groups(sim, count, ids, group, w);
+    if (st == PBFCL_OK)
+        set_group_phases(phases, n, ids, group, count);
     free(seen);
     free(w);
     return st;

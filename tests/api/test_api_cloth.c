@@ -165,7 +165,8 @@ static void refuse_group(pbfcl_solver *s, unsigned id, unsigned group, float w, 
 }
 
 /* A rope pinned at its top (a static particle) and put into a solid group with half a fluid
- * particle's mass (inverse mass 250 1/kg, read back) hangs: after a second each edge's tension
+ * particle's mass (inverse mass 250 1/kg, read back; its phases PBFCL_PHASE_SOLID_GROUP(3),
+ * which the phase call refuses) hangs: after a second each edge's tension
  * is the weight of the particles below it (within 2 %) and its length the rest length within
  * 10 % (the iterations' slack). A static particle, one named twice or out of range, a group
  * out of range and a zero, negative or NaN inverse mass are refused naming the entry. */
@@ -191,6 +192,13 @@ START_TEST(test_groups_rope)
         w[k] = 250.0f;
     }
     ck_assert_int_eq(pbfcl_solver_set_groups(s, ids, g, w, N - 1), PBFCL_OK);
+    int words[N];
+    ck_assert_int_eq(pbfcl_solver_get_particle_phases(s, words, N), PBFCL_OK);
+    ck_assert_int_eq(words[0], pbfcl_make_phase(PBFCL_PHASE_GROUP_STATIC, 0));
+    for (int i = 1; i < N; i++)
+        ck_assert_int_eq(words[i], PBFCL_PHASE_SOLID_GROUP(3));
+    ck_assert_int_eq(pbfcl_solver_set_particle_phases(s, words, N), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_solver_set_groups");
     unsigned pair[2 * (N - 1)];
     float rest[N - 1], comp[N - 1];
     unsigned char tether[N - 1];
