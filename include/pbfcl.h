@@ -570,7 +570,7 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_flow(pbfcl_scene_setup *s, pbfcl_solver
  * before the first step the densities are otherwise the rest density, a placeholder. */
 PBFCL_API pbfcl_status pbfcl_solver_compute_densities(pbfcl_solver *s);
 
-/* ---- cloth and ropes: distance constraints, solid groups, triangles --------------------------- */
+/* ---- cloth and ropes: distance constraints, solid groups, triangles ---------------------- */
 
 /* Distance constraints (XPBD, docs/ALGORITHM.md) between particles named by index (the
  * caller's order): constraint c joins particles pair[2c] and pair[2c + 1] (two different
