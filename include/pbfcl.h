@@ -577,6 +577,58 @@ PBFCL_API pbfcl_status pbfcl_scene_setup_flow(pbfcl_scene_setup *s, pbfcl_solver
  * before the first step the densities are otherwise the rest density, a placeholder. */
 PBFCL_API pbfcl_status pbfcl_solver_compute_densities(pbfcl_solver *s);
 
+/* ---- cloth and ropes: distance constraints, solid groups, triangles ---------------------- */
+
+/* Distance constraints (XPBD, docs/ALGORITHM.md) between particles named by index (the
+ * caller's order): constraint c joins particles pair[2c] and pair[2c + 1] (two different
+ * indices below the particle count) at rest length rest[c] (m, finite, >= 0) with compliance
+ * compliance[c] (m/N, finite, >= 0; 0 is rigid); tether[c] != 0 (tether may be NULL: none)
+ * makes it act only when stretched. count 0 removes them all. Refused, with the constraint and
+ * the fix named, the old constraints kept: a particle joined to itself, an index out of range,
+ * a NaN, infinite or negative rest length or compliance. get copies them (any array may be
+ * NULL) into arrays of count entries, count the number set (pbfcl_solver_distance_count). */
+PBFCL_API pbfcl_status pbfcl_solver_set_distances(pbfcl_solver *s, const unsigned *pair,
+                                                  const float *rest, const float *compliance,
+                                                  const unsigned char *tether, size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_distance_count(pbfcl_solver *s, size_t *count);
+PBFCL_API pbfcl_status pbfcl_solver_get_distances(pbfcl_solver *s, unsigned *pair, float *rest,
+                                                  float *compliance, unsigned char *tether,
+                                                  size_t count);
+
+/* Each distance constraint's tension in the last substep (N; positive when it pulls its two
+ * particles together), count the number of constraints. */
+PBFCL_API pbfcl_status pbfcl_solver_get_distance_forces(pbfcl_solver *s, float *force,
+                                                        size_t count);
+
+/* Solid groups (a cloth, a rope: particles held by distance constraints, not shape matching):
+ * particle ids[k] joins group group[k] (0 .. PBFCL_SOLVER_MAX_GROUPS - 1) with inverse mass
+ * inv_mass[k] (1/kg, finite, > 0); every particle of a group not named returns to the fluid.
+ * A group's particles collide with the fluid, bodies, static particles and other groups, not
+ * with each other, and take no part in the fluid's density. Pin a particle by making it static
+ * (pbfcl_solver_set_phases) first: setting phases clears the groups, and a static or body
+ * particle is refused here, as are an index out of range or named twice, a group out of range
+ * and a NaN, infinite, zero or negative inverse mass. pbfcl_solver_get_inverse_masses reports
+ * a group particle's inverse mass (and pbfcl_solver_set_inverse_masses takes any finite value
+ * above 0 for it); its phase reads as PBFCL_PHASE_SOLID_GROUP(g). count 0 removes every
+ * group (its particles become fluid). */
+#define PBFCL_SOLVER_MAX_GROUPS 65536
+/* The phase a particle of solid group g reads as (pbfcl_solver_get_particle_phases; the phase
+ * calls refuse it: groups are set here) and a saved state holds. */
+#define PBFCL_PHASE_SOLID_GROUP(g) (PBFCL_PHASE_GROUP_STATIC - 1 - (g))
+PBFCL_API pbfcl_status pbfcl_solver_set_groups(pbfcl_solver *s, const unsigned *ids,
+                                               const unsigned *group, const float *inv_mass,
+                                               size_t count);
+
+/* Triangles over the particles (three indices each, for rendering and export; no effect on
+ * the simulation): count triangles, each three different indices below the particle count;
+ * refused naming the triangle. Removing particles clears them. get copies count (the number
+ * set, pbfcl_solver_triangle_count) triangles. */
+PBFCL_API pbfcl_status pbfcl_solver_set_triangles(pbfcl_solver *s, const unsigned *tri,
+                                                  size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_triangle_count(const pbfcl_solver *s, size_t *count);
+PBFCL_API pbfcl_status pbfcl_solver_get_triangles(const pbfcl_solver *s, unsigned *tri,
+                                                  size_t count);
+
 /* ---- state: checkpoints and restarts ------------------------------------------------------ */
 
 /* Receives one named section of a solver's state; a non-OK status stops the save. */

@@ -32,6 +32,7 @@ struct pbfcl_solver {
     pbfcl_profile *prof;       /* allocated at the first timed step */
     pbfcl_api_timers timers;   /* of the last timed step (api_timers.c) */
     pbfcl_api_diffuse diffuse; /* spray, foam and bubbles; off until set (api_diffuse.c) */
+    pbfcl_api_cloth cloth;     /* triangles for rendering (api_cloth.c) */
 };
 
 /* ---- live handles: every handle is checked against this list before it is used -------- */
@@ -330,6 +331,7 @@ void pbfcl_solver_desc_defaults(pbfcl_solver_desc *d)
 static void solver_free(pbfcl_solver *s)
 {
     pbfcl_api_diffuse_free(&s->diffuse);
+    pbfcl_api_cloth_free(&s->cloth);
     pbfcl_sim_destroy(s->sim);
     if (s->prof)
         pbfcl_profile_discard(s->prof);
@@ -586,6 +588,7 @@ pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_
         }
     if (st == PBFCL_OK)
         st = pbfcl_sim_compact(s->sim, slots, m, s->ids);
+    pbfcl_api_cloth_free(&s->cloth); /* its indices name particles that move */
     if (st == PBFCL_OK)
         st = pbfcl_sim_remap_body_ids(s->sim, rank); /* bodies name their particles by id */
     free(rank);
@@ -955,6 +958,20 @@ pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver
     return (pbfcl_api_diffuse *)&s->diffuse;
 }
 
+pbfcl_api_cloth *pbfcl_api_solver_cloth(const char *func, const pbfcl_solver *s, pbfcl_sim **sim,
+                                        size_t *count, int **phases, double *fluid_w)
+{
+    if (!s || !pbfcl_api_live_find(s, HANDLE_SOLVER, false)) {
+        pbfcl_api_bad_handle(func, "solver", s);
+        return NULL;
+    }
+    *sim = s->sim;
+    *count = pbfcl_sim_count(s->sim);
+    *phases = s->phases;
+    *fluid_w = fluid_inverse_mass(s);
+    return (pbfcl_api_cloth *)&s->cloth;
+}
+
 const pbfcl_api_timers *pbfcl_api_solver_timers(const char *func, const pbfcl_solver *s)
 {
     if (!s || !pbfcl_api_live_find(s, HANDLE_SOLVER, false)) {
@@ -1115,7 +1132,7 @@ static pbfcl_status check_loaded_phases(pbfcl_solver *s, size_t count)
         s->phases[i] = (int)p;
         statics += p == PBFCL_SIM_PHASE_STATIC;
         if (p != PBFCL_SIM_PHASE_FLUID && p != PBFCL_SIM_PHASE_STATIC &&
-            PBFCL_SIM_PHASE_BODY_OF(p) + 1 > highest)
+            !pbfcl_api_phase_is_group((int)p) && PBFCL_SIM_PHASE_BODY_OF(p) + 1 > highest)
             highest = PBFCL_SIM_PHASE_BODY_OF(p) + 1;
     }
     if (highest != bodies || statics != pbfcl_sim_static_count(s->sim)) {

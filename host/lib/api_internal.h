@@ -57,6 +57,30 @@ pbfcl_status pbfcl_api_diffuse_step(pbfcl_api_diffuse *a, struct pbfcl_sim *sim,
 pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver *s,
                                             struct pbfcl_sim **sim, const pbfcl_scene **scene);
 
+/* Whether phase is a solid group's (PBFCL_PHASE_SOLID_GROUP, the core's PBFCL_SIM_PHASE_GROUP). */
+bool pbfcl_api_phase_is_group(int phase);
+
+/* A solver's triangles (api_cloth.c: for rendering and export, three particle indices each). */
+typedef struct pbfcl_api_cloth {
+    size_t triangles;
+    unsigned *tri;
+} pbfcl_api_cloth;
+
+/* The triangles, simulation, active count and phases (by index, pbfcl_make_phase's) of a live
+ * solver handle (checked; NULL, logged as func's bad handle, for one that is not). */
+pbfcl_api_cloth *pbfcl_api_solver_cloth(const char *func, const pbfcl_solver *s,
+                                        struct pbfcl_sim **sim, size_t *count, int **phases,
+                                        double *fluid_w);
+
+/* Makes the pinned particles of a scene's cloths and ropes static in phases (the fill's n,
+ * pbfcl_scene_phases'); then, once the phases are set, puts the others into their groups and
+ * sets the constraints and triangles (api_scene_cloth.c). */
+pbfcl_status pbfcl_api_scene_pin_cloths(const pbfcl_scene *sc, int *phases, size_t n);
+pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t n);
+
+/* Releases the triangles; none afterwards. */
+void pbfcl_api_cloth_free(pbfcl_api_cloth *c);
+
 /* Releases the diffuse particles; off afterwards. */
 void pbfcl_api_diffuse_free(pbfcl_api_diffuse *a);
 

@@ -5,6 +5,7 @@
 #include "bodies/shape_match.h"
 #include "pbfcl_shared.h"
 #include "runtime/pbfcl_error.h"
+#include "sim/sim.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -69,6 +70,9 @@ static const char *phase_fault(int p, size_t count)
                "outside any body is not supported yet)";
     if (group == PBFCL_PHASE_GROUP_STATIC)
         return flags ? "the static group takes no flags" : NULL;
+    if (!flags && group >= PBFCL_PHASE_SOLID_GROUP(PBFCL_SOLVER_MAX_GROUPS - 1))
+        return "it is a solid group's phase (PBFCL_PHASE_SOLID_GROUP): give the particle the "
+               "fluid's phase here, then put it into its group with pbfcl_solver_set_groups";
     if ((size_t)group > count)
         return "its group is out of range: body b is group b + 1, b below the particle count";
     return NULL;
@@ -124,6 +128,8 @@ static const char *inv_mass_fault(float w, int p, double fluid_w, double volume)
                    : "a fluid particle's is the fluid's, 1 / (rest_density (2r)^3)";
     if ((p & PBFCL_PHASE_GROUP_MASK) == PBFCL_PHASE_GROUP_STATIC)
         return w == 0.0f ? NULL : "a static particle's is 0";
+    if (pbfcl_api_phase_is_group(p))
+        return w > 0.0f ? NULL : "a solid group's particle moves: give a value above 0";
     if (w == 0.0f) /* a body's particle */
         return "a body's particle moves: 0 is the static group's (give it "
                "PBFCL_PHASE_GROUP_STATIC)";
@@ -145,7 +151,8 @@ pbfcl_status pbfcl_api_check_inverse_masses(const char *func, const float *w, co
             return PBFCL_ERR_BAD_ARGUMENT;
         }
         int group = phases[i] & PBFCL_PHASE_GROUP_MASK;
-        if (phases[i] == (int)PBFCL_PHASE_FLUID_WORD || group == PBFCL_PHASE_GROUP_STATIC)
+        if (phases[i] == (int)PBFCL_PHASE_FLUID_WORD || group == PBFCL_PHASE_GROUP_STATIC ||
+            pbfcl_api_phase_is_group(phases[i]))
             continue;
         float *bw = body_w + (group - 1);
         if (*bw == 0.0f) {
@@ -158,4 +165,12 @@ pbfcl_status pbfcl_api_check_inverse_masses(const char *func, const float *w, co
         }
     }
     return PBFCL_OK;
+}
+
+_Static_assert(PBFCL_PHASE_SOLID_GROUP(7) == (int)PBFCL_SIM_PHASE_GROUP(7), "solid groups");
+
+bool pbfcl_api_phase_is_group(int phase)
+{
+    return phase < (int)PBFCL_SIM_PHASE_STATIC &&
+           phase >= (int)PBFCL_SIM_PHASE_GROUP(PBFCL_SIM_MAX_GROUPS - 1);
 }

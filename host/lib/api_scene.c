@@ -246,7 +246,7 @@ pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_so
     size_t n = 0;
     PBFCL_TRY(pbfcl_solver_count(solver, &n));
     PBFCL_TRY(pbfcl_scene_setup_apply_colliders(s, solver, 0.0));
-    if (sc->body_count == 0 && sc->obstacle_count == 0)
+    if (sc->body_count == 0 && sc->obstacle_count == 0 && sc->cloth_count == 0)
         return PBFCL_OK;
     size_t filled = pbfcl_scene_count(sc);
     if (n != filled) {
@@ -260,6 +260,8 @@ pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_so
         return PBFCL_ERR_OUT_OF_MEMORY;
     pbfcl_status st = pbfcl_scene_phases(sc, phases, n);
     if (st == PBFCL_OK)
+        st = pbfcl_api_scene_pin_cloths(sc, phases, n);
+    if (st == PBFCL_OK)
         st = pbfcl_solver_set_phases(solver, phases, n);
     for (int b = 0; st == PBFCL_OK && b < sc->body_count; b++)
         st = pbfcl_solver_set_body(solver, b, sc->bodies[b].stiffness, sc->bodies[b].density);
@@ -270,6 +272,8 @@ pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_so
         first++;
     if (st == PBFCL_OK)
         st = set_obstacle_paths(sc, solver, first);
+    if (st == PBFCL_OK)
+        st = pbfcl_api_scene_apply_cloths(sc, solver, n);
     free(phases);
     return st;
 }

@@ -2,6 +2,7 @@
  * a huge file given to --resume. `pbfcl run --resume` refuses each with exit 2 and a message
  * that names the section and the field (and the index), never a crash, a wrap or a silent
  * run; a file of another kind is refused by its first 8 bytes, before the rest is read. */
+#include "checkpoint.h"
 #include "cli_util.h"
 #include "scene/scene.h"
 
@@ -220,7 +221,10 @@ START_TEST(huge_file_refused_by_its_start)
 {
     char path[128], cmd[512];
     snprintf(path, sizeof path, "%s/huge.ckp", cli_dir);
-    const char *starts[2] = {"NOTACKPT", "PBFCLCKP\004\000\000\000"};
+    char ours[12] = "PBFCLCKP"; /* the magic and this build's format, little-endian */
+    uint32_t format = PBFCL_CHECKPOINT_FORMAT;
+    memcpy(ours + 8, &format, 4);
+    const char *starts[2] = {"NOTACKPT", ours};
     const char *expect[2] = {"is not a pbfcl checkpoint (no PBFCLCKP header)",
                              "which a file of 42949672960 bytes cannot"};
     for (int k = 0; k < 2; k++) {

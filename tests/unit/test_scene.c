@@ -1,6 +1,7 @@
 /* Scenes: built-ins load, validate and fill to about the requested count inside the domain
  * on a 2r lattice; values that make no sense are rejected naming the parameter; JSON scene
  * files round-trip every key and each kind of malformed file names the file and the key. */
+#include "scene/cloth_cook.h"
 #include "scene/scene.h"
 #include "test_util.h"
 
@@ -13,7 +14,8 @@
 /* --- built-in scenes ----------------------------------------------------------------- */
 
 static const char *const builtin_names[] = {"dam-break",        "double-dam-break", "drop",
-                                            "dam-break-bodies", "soft-ball",        "fountain"};
+                                            "dam-break-bodies", "soft-ball",        "fountain",
+                                            "cloth-drape",      "rope-bridge"};
 
 /* Every particle lies in the domain at least r from the walls, none closer than 2r to
  * another, and each has a neighbour at exactly 2r (the lattice) when n > 1. */
@@ -812,6 +814,108 @@ START_TEST(json_bad_obstacles_named)
 }
 END_TEST
 
+/* --- cloths and ropes ------------------------------------------------------------------ */
+
+#define CLOTH_SCENE(items)                                                                         \
+    "{" VALID_DOMAIN ", \"particle_radius\": 0.05, \"fluid\": [{\"min\": [0,0,0], \"max\": "       \
+    "[1,0.2,1]}], " items "}"
+#define GRID "\"corner\": [0.2,0.6,0.2], \"u\": [0.6,0,0], \"v\": [0,0,0.6]"
+
+/* A 4 x 3 cloth pinned along its edge j = 0 and a rope of 5 points pinned at its end, after
+ * the fluid in the fill: the cloth's particle (i, j) at corner + i u / 3 + j v / 2, the rope's
+ * evenly from start to end; both fluid phases; the cook pins the edge's 4 particles and the
+ * rope's last, makes a tether per free particle and the cloth's 12 triangles, with the
+ * scene's compliances. */
+START_TEST(json_cloth_rope_fill_and_cook)
+{
+    pbfcl_scene s;
+    const char *text = CLOTH_SCENE(
+        "\"cloth\": [{" GRID ", \"resolution\": [4,3], \"mass\": 0.1, \"pin\": [\"edge_u0\"], "
+        "\"stretch_compliance\": 1e-5, \"bend_compliance\": 0.01, \"tethers\": true}], "
+        "\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 5, \"mass\": "
+        "0.05, \"pin\": [\"end\"]}]");
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
+    ck_assert_int_eq(s.cloth_count, 2);
+    size_t fluid = 10 * 2 * 10, n = 0;
+    float *p = NULL;
+    ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
+    ck_assert_uint_eq(n, fluid + 12 + 5);
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 4; i++) {
+            const float *q = p + 3 * (fluid + 4 * j + i);
+            ck_assert_float_eq_tol(q[0], 0.2f + 0.2f * i, 1e-6f);
+            ck_assert_float_eq_tol(q[1], 0.6f, 1e-6f);
+            ck_assert_float_eq_tol(q[2], 0.2f + 0.3f * j, 1e-6f);
+        }
+    for (int k = 0; k < 5; k++)
+        ck_assert_float_eq_tol(p[3 * (fluid + 12 + k)], 0.1f + 0.2f * k, 1e-6f);
+    int *phase = malloc(n * sizeof *phase);
+    ck_assert_int_eq(pbfcl_scene_phases(&s, phase, n), PBFCL_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(phase[i], PBFCL_PHASE_FLUID);
+    pbfcl_cloth_cook c;
+    ck_assert_int_eq(pbfcl_scene_cloth_cook(&s, 0, &c), PBFCL_OK);
+    for (size_t i = 0; i < c.particles; i++)
+        ck_assert_int_eq(c.pinned[i], i < 4);
+    ck_assert_uint_eq(c.tethers, 8);
+    ck_assert_uint_eq(c.triangles, 12);
+    ck_assert_float_eq(c.compliance[0], 1e-5f);
+    ck_assert_float_eq(c.compliance[c.edges], 0.01f);
+    pbfcl_cook_free(&c);
+    ck_assert_int_eq(pbfcl_scene_cloth_cook(&s, 1, &c), PBFCL_OK);
+    for (size_t i = 0; i < c.particles; i++)
+        ck_assert_int_eq(c.pinned[i], i == 4);
+    ck_assert_uint_eq(c.tethers, 0);
+    ck_assert_float_eq(c.compliance[0], 0.0f);
+    pbfcl_cook_free(&c);
+    free(phase);
+    free(p);
+}
+END_TEST
+
+static const struct {
+    const char *text, *part1, *part2;
+} bad_cloths[] = {
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [1,3], \"mass\": 1}]"),
+     "cloth[0].resolution is 1", "give 2 to"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3], \"mass\": 1}]"),
+     "cloth[0].resolution", "two integers"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 0}]"),
+     "cloth[0].mass is 0", "above 0"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3]}]"), "cloth[0].mass", "missing"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 1, "
+                 "\"stretch_compliance\": -1}]"),
+     "cloth[0]: compliance -1 (stretch)", "0 or above"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 1, \"pin\": "
+                 "[\"middle\"]}]"),
+     "cloth[0].pin", "unknown pin middle"},
+    {CLOTH_SCENE("\"cloth\": [{\"corner\": [0.2,0.6,0.2], \"u\": [0.9,0,0], \"v\": [0,0,0.6], "
+                 "\"resolution\": [3,3], \"mass\": 1}]"),
+     "cloth[0] reaches 1.1 along x", "move it inside"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 1, \"size\": 2}]"),
+     "cloth[0].size", "unknown key"},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 1, "
+                 "\"mass\": 1}]"),
+     "rope[0].points is 1", "give 2 to"},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
+                 "\"mass\": 1, \"pin\": [\"edge_u0\"]}]"),
+     "rope[0].pin", "use \"start\", \"end\""},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
+                 "\"mass\": 1, \"tethers\": 1}]"),
+     "rope[0].tethers", "true or false"},
+    {CLOTH_SCENE("\"rope\": {}"), "rope", "expected an array"},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
+                 "\"mass\": 1}], \"solver\": {\"method\": \"sph\"}"),
+     "cloths and ropes need solver.method pbf", "remove"},
+};
+
+START_TEST(json_bad_cloths_named)
+{
+    expect_refused(bad_cloths[_i].text, bad_cloths[_i].part1, bad_cloths[_i].part2);
+}
+END_TEST
+
 /* --- emitters and drains ------------------------------------------------------------- */
 
 #define FLOW_SCENE(flow)                                                                           \
@@ -1011,6 +1115,9 @@ static Suite *scene_suite(void)
     tcase_add_test(j, json_obstacles_fill_and_phases);
     tcase_add_loop_test(j, json_bad_obstacles_named, 0,
                         (int)(sizeof bad_obstacles / sizeof bad_obstacles[0]));
+    tcase_add_test(j, json_cloth_rope_fill_and_cook);
+    tcase_add_loop_test(j, json_bad_cloths_named, 0,
+                        (int)(sizeof bad_cloths / sizeof bad_cloths[0]));
     tcase_add_test(j, json_docs_examples_load);
 #else
     tcase_add_test(j, json_without_cjson_says_so);

@@ -140,9 +140,14 @@ typedef struct builtin_scene {
 } builtin_scene;
 
 static const builtin_scene builtins[] = {
-    {"dam-break", builtin_dam_break}, {"double-dam-break", builtin_double_dam_break},
-    {"drop", builtin_drop},           {"dam-break-bodies", builtin_dam_break_bodies},
-    {"soft-ball", builtin_soft_ball}, {"fountain", builtin_fountain},
+    {"dam-break", builtin_dam_break},
+    {"double-dam-break", builtin_double_dam_break},
+    {"drop", builtin_drop},
+    {"dam-break-bodies", builtin_dam_break_bodies},
+    {"soft-ball", builtin_soft_ball},
+    {"fountain", builtin_fountain},
+    {"cloth-drape", pbfcl_scene_builtin_cloth_drape},
+    {"rope-bridge", pbfcl_scene_builtin_rope_bridge},
 };
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])
@@ -439,8 +444,10 @@ pbfcl_status pbfcl_scene_validate_layout(const pbfcl_scene *s)
     for (int i = 0; i < s->fluid_count; i++)
         if (!check_shape(s, i))
             return PBFCL_ERR_BAD_ARGUMENT;
-    return pbfcl_scene_check_bodies(s) && pbfcl_scene_check_obstacles(s) ? PBFCL_OK
-                                                                         : PBFCL_ERR_BAD_ARGUMENT;
+    return pbfcl_scene_check_bodies(s) && pbfcl_scene_check_obstacles(s) &&
+                   pbfcl_scene_check_cloths(s)
+               ? PBFCL_OK
+               : PBFCL_ERR_BAD_ARGUMENT;
 }
 
 pbfcl_status pbfcl_scene_validate(const pbfcl_scene *s)
@@ -708,6 +715,8 @@ static size_t lattice_walk(const pbfcl_scene *s, float *out)
     for (int o = 0; o < s->obstacle_count; o++)
         n = shape_walk(&w, &s->obstacles[o], PBFCL_MAX_BODIES + o, obstacle_skip, out, n);
     walk_end(&w);
+    for (int c = 0; c < s->cloth_count; c++) /* the cloths and ropes last, not on the lattice */
+        n += pbfcl_scene_cloth_walk(s, c, out ? out + 3 * n : NULL);
     return n;
 }
 

@@ -103,6 +103,33 @@ typedef struct pbfcl_obstacle_motion {
     bool repeat;
 } pbfcl_obstacle_motion;
 
+/* One cloth (a rectangular grid: corner + i / (nu - 1) u + j / (nv - 1) v, particle i + nu j)
+ * or rope (res[0] points from corner to corner + u) at the start, held by distance constraints
+ * (scene_cloth.c, cloth_cook.h); its particles follow the obstacles' in the fill. */
+#define PBFCL_MAX_CLOTHS 16
+#define PBFCL_CLOTH_MAX_POINTS 65536
+enum { /* the pinned particles: bits of pbfcl_cloth_shape.pin */
+       PBFCL_PIN_CORNER00 =
+           1, /* a cloth's corners (i, j) = (0, 0), (nu - 1, 0), ...; a rope's start */
+       PBFCL_PIN_CORNER10 = 2, /* a rope's end */
+       PBFCL_PIN_CORNER01 = 4,
+       PBFCL_PIN_CORNER11 = 8,
+       PBFCL_PIN_EDGE_U0 = 16, /* the edge along u at j = 0 */
+       PBFCL_PIN_EDGE_U1 = 32, /* the edge along u at j = nv - 1 */
+       PBFCL_PIN_EDGE_V0 = 64, /* the edge along v at i = 0 */
+       PBFCL_PIN_EDGE_V1 = 128 /* the edge along v at i = nu - 1 */
+};
+typedef struct pbfcl_cloth_shape {
+    bool rope;
+    int index;                   /* among the scene's cloths or ropes (for messages) */
+    float corner[3], u[3], v[3]; /* m */
+    int res[2];                  /* particles along u and v (a rope: res[0]) */
+    unsigned pin;                /* PBFCL_PIN_* bits */
+    float stretch, bend;         /* compliance, m/N (0: rigid) */
+    float mass;                  /* kg, the whole cloth or rope's */
+    bool tethers;                /* tethers from the free particles to the nearest pinned one */
+} pbfcl_cloth_shape;
+
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list
  * PBFCL_SOLVER_PARAM_LIST (include/pbfcl.h), which gives each one's default, range and unit. */
 typedef pbfcl_solver_params pbfcl_solver_settings;
@@ -139,6 +166,8 @@ typedef struct pbfcl_scene {
     pbfcl_fluid_shape obstacles[PBFCL_MAX_OBSTACLES]; /* static: sampled as boundary particles */
     pbfcl_obstacle_motion obstacle_motion[PBFCL_MAX_OBSTACLES];
     int obstacle_count;
+    pbfcl_cloth_shape cloths[PBFCL_MAX_CLOTHS]; /* cloths and ropes */
+    int cloth_count;
     pbfcl_scene_meshes meshes;
     pbfcl_scene_collider colliders[PBFCL_MAX_SCENE_COLLIDERS]; /* shapes, not particles */
     int collider_count;
@@ -150,7 +179,7 @@ typedef struct pbfcl_scene {
 void pbfcl_scene_defaults(pbfcl_scene *s);
 
 /* Loads a built-in scene by name (dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,
- * fountain) or a JSON
+ * fountain, cloth-drape, rope-bridge) or a JSON
  * scene file (a name ending in .json or containing '/'); an unknown name lists the built-in ones.
  */
 pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out);
@@ -234,6 +263,26 @@ size_t pbfcl_scene_body_walk(const pbfcl_scene *s, int b, float *out);
 
 /* The axis-aligned bounds of a shape. */
 void pbfcl_scene_shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[3]);
+
+/* --- cloths and ropes (host/core/scene/scene_cloth.c) --- */
+
+/* Checks each cloth's and rope's values and that it lies inside the domain less the particle
+ * radius; errors name cloth[i] or rope[i] and the key. */
+bool pbfcl_scene_check_cloths(const pbfcl_scene *s);
+
+/* The particle positions of cloth c (as pbfcl_scene_fill writes them) into out if not NULL;
+ * their number. */
+size_t pbfcl_scene_cloth_walk(const pbfcl_scene *s, int c, float *out);
+
+/* The particles and constraints of cloth c (pinned, tethers as the scene says). */
+struct pbfcl_cloth_cook;
+pbfcl_status pbfcl_scene_cloth_cook(const pbfcl_scene *s, int c, struct pbfcl_cloth_cook *out);
+
+/* Built-in scenes: cloth-drape, a 21 x 21 cloth 0.4 m square (0.2 kg) falling from 0.4 m onto
+ * a static sphere of radius 0.1 m over a 2 cm pool in a 0.6 m box; rope-bridge, a rope of 41
+ * points 0.8 m long pinned at both ends 0.4 m up with a 6 cm cube (500 kg/m^3) dropped on it. */
+void pbfcl_scene_builtin_cloth_drape(pbfcl_scene *s);
+void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s);
 
 /* --- obstacles (host/core/scene/scene_obstacles.c) --- */
 

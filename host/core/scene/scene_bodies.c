@@ -136,7 +136,11 @@ pbfcl_status pbfcl_scene_phases(const pbfcl_scene *s, int *phases, size_t n)
         pbfcl_errorf("scene '%s': %zu particles given, but the scene fills %zu", s->name, n, total);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    for (int o = s->obstacle_count - 1; o >= 0; o--) { /* the obstacles last, in order */
+    for (int c = 0; c < s->cloth_count; c++) /* the cloths and ropes last: fluid until grouped */
+        end -= pbfcl_scene_cloth_walk(s, c, NULL);
+    for (size_t e = end; e < total; e++)
+        phases[e] = PBFCL_PHASE_FLUID;
+    for (int o = s->obstacle_count - 1; o >= 0; o--) { /* then the obstacles, in order */
         size_t c = pbfcl_scene_obstacle_walk(s, o, NULL);
         for (size_t e = end - c; e < end; e++)
             phases[e] = PBFCL_PHASE_STATIC;

@@ -891,12 +891,133 @@ static pbfcl_status check_name(const char *path, const char *name, size_t size)
     return PBFCL_OK;
 }
 
+/* A cloth's or rope's "pin": an array of names (pin_names[k] is bit pin_bits[k]). */
+static pbfcl_status parse_pins(const char *path, const char *where, const cJSON *item, bool rope,
+                               unsigned *pin)
+{
+    static const char *const cloth_names[] = {"corner00", "corner10", "corner01", "corner11",
+                                              "corners",  "edge_u0",  "edge_u1",  "edge_v0",
+                                              "edge_v1",  NULL};
+    static const unsigned cloth_bits[] = {
+        PBFCL_PIN_CORNER00, PBFCL_PIN_CORNER10, PBFCL_PIN_CORNER01, PBFCL_PIN_CORNER11, 15u,
+        PBFCL_PIN_EDGE_U0,  PBFCL_PIN_EDGE_U1,  PBFCL_PIN_EDGE_V0,  PBFCL_PIN_EDGE_V1};
+    static const char *const rope_names[] = {"start", "end", NULL};
+    static const unsigned rope_bits[] = {PBFCL_PIN_CORNER00, PBFCL_PIN_CORNER10};
+    const char *const *names = rope ? rope_names : cloth_names;
+    const unsigned *bits = rope ? rope_bits : cloth_bits;
+    char key[96], list[160] = "";
+    snprintf(key, sizeof key, "%s.pin", where);
+    for (int k = 0; names[k]; k++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", k ? ", " : "",
+                 names[k]);
+    if (!cJSON_IsArray(item))
+        return key_error(path, key, "expected an array of names (%s), got %s", list,
+                         type_name(item));
+    for (const cJSON *c = item->child; c; c = c->next) {
+        int k = 0;
+        while (names[k] && !(cJSON_IsString(c) && !strcmp(c->valuestring, names[k])))
+            k++;
+        if (!names[k])
+            return key_error(path, key, "unknown pin %s; use %s",
+                             cJSON_IsString(c) ? c->valuestring : type_name(c), list);
+        *pin |= bits[k];
+    }
+    return PBFCL_OK;
+}
+
+/* The numbers and flags a cloth and a rope share. */
+static pbfcl_status parse_cloth_common(const char *path, const char *where, const cJSON *item,
+                                       pbfcl_cloth_shape *c)
+{
+    static const char *const names[] = {"mass", "stretch_compliance", "bend_compliance", NULL};
+    float *outs[] = {&c->mass, &c->stretch, &c->bend};
+    char key[96];
+    const cJSON *v;
+    PBFCL_TRY(need(path, where, item, "mass", &v));
+    for (int k = 0; names[k]; k++)
+        if ((v = cJSON_GetObjectItemCaseSensitive(item, names[k]))) {
+            snprintf(key, sizeof key, "%s.%s", where, names[k]);
+            PBFCL_TRY(get_number(path, key, v, outs[k]));
+        }
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "tethers"))) {
+        snprintf(key, sizeof key, "%s.tethers", where);
+        if (!cJSON_IsBool(v))
+            return key_error(path, key, "expected true or false, got %s", type_name(v));
+        c->tethers = cJSON_IsTrue(v);
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "pin")))
+        PBFCL_TRY(parse_pins(path, where, v, c->rope, &c->pin));
+    return PBFCL_OK;
+}
+
+/* One cloth {"corner", "u", "v", "resolution": [nu, nv], ...} or rope {"start", "end",
+ * "points", ...}; bend compliance 1e-3 m/N and stretch 0 unless given. */
+static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON *item, bool rope,
+                                pbfcl_cloth_shape *c)
+{
+    static const char *const cloth_keys[] = {
+        "corner",          "u",       "v", "resolution", "mass", "pin", "stretch_compliance",
+        "bend_compliance", "tethers", NULL};
+    static const char *const rope_keys[] = {
+        "start",           "end",     "points", "mass", "pin", "stretch_compliance",
+        "bend_compliance", "tethers", NULL};
+    char key[96];
+    const cJSON *v;
+    c->bend = 1e-3f;
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, rope ? rope_keys : cloth_keys));
+    const char *const vecs[] = {rope ? "start" : "corner", rope ? "end" : "u", "v"};
+    float *outs[] = {c->corner, c->u, c->v};
+    for (int k = 0; k < (rope ? 2 : 3); k++) {
+        PBFCL_TRY(need(path, where, item, vecs[k], &v));
+        snprintf(key, sizeof key, "%s.%s", where, vecs[k]);
+        PBFCL_TRY(get_vec3(path, key, v, outs[k]));
+    }
+    for (int k = 0; rope && k < 3; k++)
+        c->u[k] -= c->corner[k]; /* the end, as the rope's extent */
+    PBFCL_TRY(need(path, where, item, rope ? "points" : "resolution", &v));
+    snprintf(key, sizeof key, "%s.%s", where, rope ? "points" : "resolution");
+    if (rope) {
+        PBFCL_TRY(get_int(path, key, v, &c->res[0]));
+    } else {
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2)
+            return key_error(path, key, "expected two integers [nu, nv], got %s", type_name(v));
+        for (int k = 0; k < 2; k++)
+            PBFCL_TRY(get_int(path, key, cJSON_GetArrayItem(v, k), &c->res[k]));
+    }
+    return parse_cloth_common(path, where, item, c);
+}
+
+/* "cloth" or "rope": an array of them, appended to the scene's cloths. */
+static pbfcl_status parse_cloths(const char *path, const char *name, const cJSON *item,
+                                 pbfcl_scene *s)
+{
+    bool rope = !strcmp(name, "rope");
+    if (!cJSON_IsArray(item))
+        return key_error(path, name, "expected an array of %ss, got %s", name, type_name(item));
+    int i = 0;
+    for (const cJSON *c = item->child; c; c = c->next, i++) {
+        if (s->cloth_count >= PBFCL_MAX_CLOTHS)
+            return key_error(path, name, "expected at most %d cloths and ropes together",
+                             PBFCL_MAX_CLOTHS);
+        pbfcl_cloth_shape *cl = &s->cloths[s->cloth_count++];
+        memset(cl, 0, sizeof *cl);
+        cl->rope = rope;
+        cl->index = i;
+        char where[48];
+        snprintf(where, sizeof where, "%s[%d]", name, i);
+        PBFCL_TRY(parse_cloth(path, where, c, rope, cl));
+    }
+    return PBFCL_OK;
+}
+
 /* Fills s from the parsed root object (on top of the defaults). */
 static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene *s)
 {
-    static const char *const keys[] = {
-        "name",     "domain", "gravity",   "particle_radius", "rest_density", "fluid", "bodies",
-        "emitters", "drains", "obstacles", "solver",          "colliders",    NULL};
+    static const char *const keys[] = {"name",         "domain",    "gravity", "particle_radius",
+                                       "rest_density", "fluid",     "bodies",  "emitters",
+                                       "drains",       "obstacles", "solver",  "colliders",
+                                       "cloth",        "rope",      NULL};
     const cJSON *item;
     if (!cJSON_IsObject(root))
         return key_error(path, "(top level)", "expected an object {...}, got %s", type_name(root));
@@ -929,6 +1050,11 @@ static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene 
         PBFCL_TRY(parse_colliders(path, item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "solver")))
         PBFCL_TRY(parse_solver(path, item, &s->solver));
+    s->cloth_count = 0;
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "cloth")))
+        PBFCL_TRY(parse_cloths(path, "cloth", item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "rope")))
+        PBFCL_TRY(parse_cloths(path, "rope", item, s));
     return PBFCL_OK;
 }
 

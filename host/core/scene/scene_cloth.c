@@ -1,0 +1,208 @@
+/* A scene's cloths and ropes: their checks, their particles in the fill (after the
+ * obstacles') and their constraints through the cloth cooker (cloth_cook.h). */
+#include "runtime/pbfcl_error.h"
+#include "scene/cloth_cook.h"
+#include "scene/scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "cloth[i]" or "rope[i]". */
+static void cloth_key(const pbfcl_cloth_shape *c, char *key, size_t size)
+{
+    snprintf(key, size, "%s[%d]", c->rope ? "rope" : "cloth", c->index);
+}
+
+/* The number of particles of c. */
+static size_t cloth_points(const pbfcl_cloth_shape *c)
+{
+    return c->rope ? (size_t)c->res[0] : (size_t)c->res[0] * (size_t)c->res[1];
+}
+
+/* Point (i, j) of c into p. */
+static void cloth_point(const pbfcl_cloth_shape *c, int i, int j, float p[3])
+{
+    double a = (double)i / (c->res[0] - 1), b = c->rope ? 0.0 : (double)j / (c->res[1] - 1);
+    for (int k = 0; k < 3; k++)
+        p[k] = (float)(c->corner[k] + a * c->u[k] + b * c->v[k]);
+}
+
+static bool check_numbers(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const char *key)
+{
+    int need = c->rope ? 1 : 2;
+    for (int d = 0; d < need; d++)
+        if (c->res[d] < 2 || c->res[d] > PBFCL_CLOTH_MAX_POINTS / (c->rope ? 1 : 256))
+            return pbfcl_scene_error(s, "%s.%s is %d; give 2 to %d", key,
+                                     c->rope ? "points" : "resolution", c->res[d],
+                                     PBFCL_CLOTH_MAX_POINTS / (c->rope ? 1 : 256));
+    if (!(c->stretch >= 0.0f) || isinf(c->stretch) || !(c->bend >= 0.0f) || isinf(c->bend))
+        return pbfcl_scene_error(s,
+                                 "%s: compliance %g (stretch) or %g (bend) is not a finite "
+                                 "number, 0 or above (m/N; 0 is rigid)",
+                                 key, c->stretch, c->bend);
+    if (!(c->mass > 0.0f) || isinf(c->mass))
+        return pbfcl_scene_error(s, "%s.mass is %g; give the mass in kg, above 0", key, c->mass);
+    return true;
+}
+
+/* Every point of c inside the domain less the particle radius. */
+static bool check_inside(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const char *key)
+{
+    double r = s->particle_radius;
+    for (int j = 0; j < (c->rope ? 1 : 2); j++)
+        for (int i = 0; i < 2; i++) { /* the corners suffice: the shape is convex */
+            float p[3];
+            cloth_point(c, i * (c->res[0] - 1), j * (c->res[1] - 1), p);
+            for (int k = 0; k < 3; k++)
+                if (!isfinite(p[k]) || p[k] < s->domain_min[k] + r || p[k] > s->domain_max[k] - r)
+                    return pbfcl_scene_error(
+                        s,
+                        "%s reaches %g along %c, outside the domain less the particle radius "
+                        "(%g..%g); move it inside or make it smaller",
+                        key, p[k], "xyz"[k], s -> domain_min[k] + r, s -> domain_max[k] - r);
+        }
+    return true;
+}
+
+bool pbfcl_scene_check_cloths(const pbfcl_scene *s)
+{
+    if (s->cloth_count < 0 || s->cloth_count > PBFCL_MAX_CLOTHS)
+        return pbfcl_scene_error(s, "the scene may have 0 to %d cloths and ropes together (has %d)",
+                                 PBFCL_MAX_CLOTHS, s->cloth_count);
+    if (s->cloth_count > 0 && s->solver.method != PBFCL_METHOD_PBF)
+        return pbfcl_scene_error(s, "cloths and ropes need solver.method pbf; remove \"cloth\" and "
+                                    "\"rope\" or the method");
+    for (int i = 0; i < s->cloth_count; i++) {
+        const pbfcl_cloth_shape *c = &s->cloths[i];
+        char key[32];
+        cloth_key(c, key, sizeof key);
+        if (!check_numbers(s, c, key) || !check_inside(s, c, key))
+            return false;
+    }
+    return true;
+}
+
+size_t pbfcl_scene_cloth_walk(const pbfcl_scene *s, int c, float *out)
+{
+    const pbfcl_cloth_shape *cl = &s->cloths[c];
+    if (out)
+        for (int j = 0; j < (cl->rope ? 1 : cl->res[1]); j++)
+            for (int i = 0; i < cl->res[0]; i++)
+                cloth_point(cl, i, j, out + 3 * ((size_t)j * cl->res[0] + i));
+    return cloth_points(cl);
+}
+
+/* Marks the particles c's pin bits name. */
+static void mark_pins(const pbfcl_cloth_shape *c, unsigned char *pinned)
+{
+    int nu = c->res[0], nv = c->rope ? 1 : c->res[1];
+    for (int j = 0; j < nv; j++)
+        for (int i = 0; i < nu; i++) {
+            bool i0 = i == 0, i1 = i == nu - 1, j0 = j == 0, j1 = j == nv - 1;
+            unsigned bits =
+                (i0 && j0 ? PBFCL_PIN_CORNER00 : 0) | (i1 && j0 ? PBFCL_PIN_CORNER10 : 0) |
+                (i0 && j1 ? PBFCL_PIN_CORNER01 : 0) | (i1 && j1 ? PBFCL_PIN_CORNER11 : 0) |
+                (j0 ? PBFCL_PIN_EDGE_U0 : 0) | (j1 ? PBFCL_PIN_EDGE_U1 : 0) |
+                (i0 ? PBFCL_PIN_EDGE_V0 : 0) | (i1 ? PBFCL_PIN_EDGE_V1 : 0);
+            pinned[(size_t)j * nu + i] = (c->pin & bits) != 0;
+        }
+}
+
+pbfcl_status pbfcl_scene_cloth_cook(const pbfcl_scene *s, int c, pbfcl_cloth_cook *out)
+{
+    const pbfcl_cloth_shape *cl = &s->cloths[c];
+    char key[32];
+    cloth_key(cl, key, sizeof key);
+    memset(out, 0, sizeof *out);
+    size_t n = cloth_points(cl);
+    float *pos = malloc(3 * n * sizeof *pos);
+    unsigned char *pinned = calloc(n, 1);
+    pbfcl_status st = pos && pinned ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK && cl->rope) {
+        pbfcl_scene_cloth_walk(s, c, pos);
+        st = pbfcl_cook_rope(key, pos, n, cl->stretch, cl->bend, out);
+    } else if (st == PBFCL_OK) {
+        st = pbfcl_cook_grid(key, cl->corner, cl->u, cl->v, cl->res[0], cl->res[1], cl->stretch,
+                             cl->bend, out);
+    }
+    if (st == PBFCL_OK) {
+        mark_pins(cl, pinned);
+        st = pbfcl_cook_pin(out, pinned, cl->tethers);
+    }
+    if (st != PBFCL_OK)
+        pbfcl_cook_free(out);
+    free(pos);
+    free(pinned);
+    return st;
+}
+
+/* --- built-in scenes ---------------------------------------------------------------- */
+
+static void set3(float v[3], float x, float y, float z)
+{
+    v[0] = x;
+    v[1] = y;
+    v[2] = z;
+}
+
+/* A 2 cm deep pool over the floor (the fill needs fluid) of a box of size x * 0.6 * z. */
+static void small_box_with_pool(pbfcl_scene *s, float x, float z)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, x, 0.6f, z);
+    s->particle_radius = 0.01f;
+    pbfcl_fluid_shape *f = &s->fluid[s->fluid_count++];
+    memset(f, 0, sizeof *f);
+    f->kind = PBFCL_SHAPE_BOX;
+    set3(f->min, 0.0f, 0.0f, 0.0f);
+    set3(f->max, x, 0.02f, z);
+}
+
+static pbfcl_cloth_shape *add_cloth(pbfcl_scene *s, bool rope)
+{
+    pbfcl_cloth_shape *c = &s->cloths[s->cloth_count++];
+    memset(c, 0, sizeof *c);
+    c->rope = rope;
+    return c;
+}
+
+void pbfcl_scene_builtin_cloth_drape(pbfcl_scene *s)
+{
+    small_box_with_pool(s, 0.6f, 0.6f);
+    pbfcl_fluid_shape *o = &s->obstacles[s->obstacle_count++];
+    memset(o, 0, sizeof *o);
+    o->kind = PBFCL_SHAPE_SPHERE;
+    set3(o->center, 0.3f, 0.2f, 0.3f);
+    o->radius = 0.1f;
+    pbfcl_cloth_shape *c = add_cloth(s, false);
+    set3(c->corner, 0.1f, 0.4f, 0.1f);
+    set3(c->u, 0.4f, 0.0f, 0.0f);
+    set3(c->v, 0.0f, 0.0f, 0.4f);
+    c->res[0] = c->res[1] = 21;
+    c->mass = 0.2f;
+    c->bend = 1e-2f;
+}
+
+void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s)
+{
+    small_box_with_pool(s, 1.0f, 0.4f);
+    pbfcl_cloth_shape *c = add_cloth(s, true);
+    set3(c->corner, 0.1f, 0.4f, 0.2f);
+    set3(c->u, 0.8f, 0.0f, 0.0f);
+    c->res[0] = 41;
+    c->mass = 0.1f;
+    c->stretch = 2e-3f;
+    c->bend = 1e-2f;
+    c->pin = PBFCL_PIN_CORNER00 | PBFCL_PIN_CORNER10;
+    s->solver.iterations = 20; /* a long chain: few iterations leave it stretched */
+    s->solver.substeps = 4;    /* the cube does not pass through a rope one particle thick */
+    pbfcl_body_shape *b = &s->bodies[s->body_count++];
+    memset(b, 0, sizeof *b);
+    b->shape.kind = PBFCL_SHAPE_BOX;
+    set3(b->shape.min, 0.47f, 0.5f, 0.17f);
+    set3(b->shape.max, 0.53f, 0.56f, 0.23f);
+    b->density = 500.0f;
+    b->stiffness = 1.0f;
+}

@@ -1,0 +1,106 @@
+/* A scene's cloths and ropes applied to a solver through the public calls: the pinned
+ * particles made static, the others put into solid group c (cloth or rope c) with the mass the
+ * scene gives, and every cloth's constraints and triangles set at once. */
+#include "api_internal.h"
+#include "scene/cloth_cook.h"
+
+#include <stdlib.h>
+
+/* The index of cloth c's first particle: the fill puts the cloths last, in order. */
+static size_t cloth_first(const pbfcl_scene *sc, int c, size_t n)
+{
+    size_t first = n;
+    for (int k = sc->cloth_count - 1; k >= c; k--)
+        first -= pbfcl_scene_cloth_walk(sc, k, NULL);
+    return first;
+}
+
+pbfcl_status pbfcl_api_scene_pin_cloths(const pbfcl_scene *sc, int *phases, size_t n)
+{
+    for (int c = 0; c < sc->cloth_count; c++) {
+        pbfcl_cloth_cook k;
+        PBFCL_TRY(pbfcl_scene_cloth_cook(sc, c, &k));
+        size_t first = cloth_first(sc, c, n);
+        for (size_t i = 0; i < k.particles; i++)
+            if (k.pinned[i])
+                phases[first + i] = PBFCL_PHASE_STATIC;
+        pbfcl_cook_free(&k);
+    }
+    return PBFCL_OK;
+}
+
+/* Appends cloth c's free particles to the groups and its constraints and triangles, their
+ * indices offset to the cloth's first particle. */
+static void append_cloth(const pbfcl_scene *sc, int c, const pbfcl_cloth_cook *k, size_t first,
+                         pbfcl_cloth_cook *all, unsigned *ids, unsigned *group, float *w,
+                         size_t *grouped)
+{
+    float inv_mass = (float)((double)k->particles / sc->cloths[c].mass);
+    for (size_t i = 0; i < k->particles; i++)
+        if (!k->pinned[i]) {
+            ids[*grouped] = (unsigned)(first + i);
+            group[*grouped] = (unsigned)c;
+            w[(*grouped)++] = inv_mass;
+        }
+    for (size_t e = 0; e < k->constraints; e++, all->constraints++) {
+        all->pair[2 * all->constraints] = (unsigned)first + k->pair[2 * e];
+        all->pair[2 * all->constraints + 1] = (unsigned)first + k->pair[2 * e + 1];
+        all->rest[all->constraints] = k->rest[e];
+        all->compliance[all->constraints] = k->compliance[e];
+        all->tether[all->constraints] = k->tether[e];
+    }
+    for (size_t t = 0; t < 3 * k->triangles; t++)
+        all->tri[3 * all->triangles + t] = (unsigned)first + k->tri[t];
+    all->triangles += k->triangles;
+}
+
+/* Room in all for cloth constraints and triangles of every cloth. */
+static pbfcl_status reserve(const pbfcl_scene *sc, pbfcl_cloth_cook *all)
+{
+    size_t cons = 0, tris = 0;
+    for (int c = 0; c < sc->cloth_count; c++) {
+        pbfcl_cloth_cook k;
+        PBFCL_TRY(pbfcl_scene_cloth_cook(sc, c, &k));
+        cons += k.constraints;
+        tris += k.triangles;
+        pbfcl_cook_free(&k);
+    }
+    all->pair = malloc((2 * cons + 1) * sizeof *all->pair);
+    all->rest = malloc((cons + 1) * sizeof *all->rest);
+    all->compliance = malloc((cons + 1) * sizeof *all->compliance);
+    all->tether = malloc(cons + 1);
+    all->tri = malloc((3 * tris + 1) * sizeof *all->tri);
+    return all->pair && all->rest && all->compliance && all->tether && all->tri
+               ? PBFCL_OK
+               : PBFCL_ERR_OUT_OF_MEMORY;
+}
+
+pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t n)
+{
+    if (sc->cloth_count == 0)
+        return PBFCL_OK;
+    pbfcl_cloth_cook all = {0};
+    unsigned *ids = malloc((n + 1) * sizeof *ids), *group = malloc((n + 1) * sizeof *group);
+    float *w = malloc((n + 1) * sizeof *w);
+    size_t grouped = 0;
+    pbfcl_status st = ids && group && w ? reserve(sc, &all) : PBFCL_ERR_OUT_OF_MEMORY;
+    for (int c = 0; st == PBFCL_OK && c < sc->cloth_count; c++) {
+        pbfcl_cloth_cook k;
+        st = pbfcl_scene_cloth_cook(sc, c, &k);
+        if (st == PBFCL_OK)
+            append_cloth(sc, c, &k, cloth_first(sc, c, n), &all, ids, group, w, &grouped);
+        pbfcl_cook_free(&k);
+    }
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_set_groups(solver, ids, group, w, grouped);
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_set_distances(solver, all.pair, all.rest, all.compliance, all.tether,
+                                        all.constraints);
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_set_triangles(solver, all.tri, all.triangles);
+    pbfcl_cook_free(&all);
+    free(ids);
+    free(group);
+    free(w);
+    return st;
+}

@@ -1,0 +1,303 @@
+/* Cloth and ropes in the public API (include/pbfcl.h): distance constraints, solid groups and
+ * triangles by particle index, read back as set, a pinned rope that hangs at its rest lengths
+ * with tension in every edge, and every bad input refused with its index named. Runs on every
+ * OpenCL device (or the one PBFCL_DEVICE names). */
+#include "pbfcl.h"
+#include "test_files.h" /* test helpers that need nothing of pbfcl */
+
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SKIP 77
+#define R 0.01f
+
+/* ---- the device under test and the messages the library logs ---------------------------- */
+
+static char device_spec[32]; /* the index of the device under test, as pbfcl_context_desc wants */
+static char last_message[4096];
+static int messages;
+
+static void capture_log(pbfcl_log_level level, const char *message, void *user)
+{
+    (void)level;
+    (void)user;
+    snprintf(last_message, sizeof last_message, "%s", message);
+    messages++;
+}
+
+/* Asserts that the last logged message contains text. */
+static void expect_message(const char *text)
+{
+    ck_assert_msg(strstr(last_message, text), "expected a message containing '%s', got '%s'", text,
+                  last_message);
+}
+
+static pbfcl_context *open_context(void)
+{
+    pbfcl_context_desc d;
+    pbfcl_context_desc_defaults(&d);
+    d.device = device_spec;
+    pbfcl_context *ctx = NULL;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
+    return ctx;
+}
+
+/* A solver in a box of sx * sy * sz with room for capacity particles. */
+static pbfcl_solver *open_solver(pbfcl_context *ctx, size_t capacity, float sx, float sy, float sz)
+{
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = capacity;
+    d.scene.particle_radius = R;
+    d.scene.domain_max[0] = sx;
+    d.scene.domain_max[1] = sy;
+    d.scene.domain_max[2] = sz;
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    return s;
+}
+
+static double dist3(const float *a, const float *b)
+{
+    double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+/* A vertical rope of N particles at spacing 2r hanging from (0.15, 0.25, 0.15). */
+#define N 6
+static void add_rope(pbfcl_solver *s)
+{
+    float p[3 * N];
+    for (int i = 0; i < N; i++) {
+        p[3 * i] = 0.15f;
+        p[3 * i + 1] = 0.25f - 2 * R * i;
+        p[3 * i + 2] = 0.15f;
+    }
+    ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, N), PBFCL_OK);
+}
+
+/* The N - 1 edges of the rope, rest 2r, compliance 1e-6 (the last a tether). */
+static void rope_edges(unsigned *pair, float *rest, float *comp, unsigned char *tether)
+{
+    for (int c = 0; c < N - 1; c++) {
+        pair[2 * c] = (unsigned)c;
+        pair[2 * c + 1] = (unsigned)c + 1;
+        rest[c] = 2 * R;
+        comp[c] = 1e-6f;
+        tether[c] = c == N - 2;
+    }
+}
+
+/* Asserts that one bad value in constraint 1 is refused naming it and text, and leaves the
+ * constraints set before. */
+static void refuse_distance(pbfcl_solver *s, unsigned a, unsigned b, float rest, float comp,
+                            const char *text)
+{
+    unsigned pair[2 * (N - 1)];
+    float r[N - 1], c[N - 1];
+    unsigned char t[N - 1];
+    rope_edges(pair, r, c, t);
+    pair[2] = a;
+    pair[3] = b;
+    r[1] = rest;
+    c[1] = comp;
+    ck_assert_int_eq(pbfcl_solver_set_distances(s, pair, r, c, t, N - 1), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("constraint 1 ");
+    expect_message(text);
+    size_t count = 0;
+    ck_assert_int_eq(pbfcl_solver_distance_count(s, &count), PBFCL_OK);
+    ck_assert_uint_eq(count, N - 1);
+}
+
+/* Distance constraints read back as set (pairs, rest lengths, compliances, tethers); a
+ * particle joined to itself, an index out of range, a NaN or negative rest length and a
+ * negative or NaN compliance are each refused naming the constraint, keeping the old ones; a
+ * count other than the number set is refused; count 0 removes them. */
+START_TEST(test_distances)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
+    add_rope(s);
+    unsigned pair[2 * (N - 1)], gp[2 * (N - 1)];
+    float rest[N - 1], comp[N - 1], gr[N - 1], gc[N - 1];
+    unsigned char tether[N - 1], gt[N - 1];
+    rope_edges(pair, rest, comp, tether);
+    ck_assert_int_eq(pbfcl_solver_set_distances(s, pair, rest, comp, tether, N - 1), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_distances(s, gp, gr, gc, gt, N - 1), PBFCL_OK);
+    ck_assert_mem_eq(gp, pair, sizeof pair);
+    ck_assert_mem_eq(gr, rest, sizeof rest);
+    ck_assert_mem_eq(gc, comp, sizeof comp);
+    for (int c = 0; c < N - 1; c++)
+        ck_assert_int_eq(gt[c] != 0, tether[c] != 0);
+    refuse_distance(s, 2, 2, 2 * R, 0.0f, "to itself");
+    refuse_distance(s, 1, N, 2 * R, 0.0f, "beyond the particle count");
+    refuse_distance(s, 1, 2, NAN, 0.0f, "rest length");
+    refuse_distance(s, 1, 2, -0.01f, 0.0f, "rest length");
+    refuse_distance(s, 1, 2, 2 * R, -1.0f, "compliance");
+    refuse_distance(s, 1, 2, 2 * R, NAN, "compliance");
+    ck_assert_int_eq(pbfcl_solver_get_distances(s, gp, gr, gc, gt, N - 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_solver_distance_count");
+    float force[N - 1];
+    ck_assert_int_eq(pbfcl_solver_get_distance_forces(s, force, N), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_solver_set_distances(s, NULL, NULL, NULL, NULL, 0), PBFCL_OK);
+    size_t count = 1;
+    ck_assert_int_eq(pbfcl_solver_distance_count(s, &count), PBFCL_OK);
+    ck_assert_uint_eq(count, 0);
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+}
+END_TEST
+
+/* Asserts that setting group entry 1 to (id, group, w) is refused naming it and text. */
+static void refuse_group(pbfcl_solver *s, unsigned id, unsigned group, float w, const char *text)
+{
+    unsigned ids[2] = {1, id}, g[2] = {0, group};
+    float iw[2] = {125.0f, w};
+    ck_assert_int_eq(pbfcl_solver_set_groups(s, ids, g, iw, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("entry 1 ");
+    expect_message(text);
+}
+
+/* A rope pinned at its top (a static particle) and put into a solid group with half a fluid
+ * particle's mass (inverse mass 250 1/kg, read back; its phases PBFCL_PHASE_SOLID_GROUP(3),
+ * which the phase call refuses) hangs: after a second each edge's tension
+ * is the weight of the particles below it (within 2 %) and its length the rest length within
+ * 10 % (the iterations' slack). A static particle, one named twice or out of range, a group
+ * out of range and a zero, negative or NaN inverse mass are refused naming the entry. */
+START_TEST(test_groups_rope)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
+    add_rope(s);
+    int ph[N] = {PBFCL_PHASE_STATIC};
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, ph, N), PBFCL_OK);
+    refuse_group(s, 0, 0, 125.0f, "static");
+    refuse_group(s, 1, 0, 125.0f, "twice");
+    refuse_group(s, N, 0, 125.0f, "beyond the particle count");
+    refuse_group(s, 2, PBFCL_SOLVER_MAX_GROUPS, 125.0f, "group beyond");
+    refuse_group(s, 2, 0, 0.0f, "inverse mass");
+    refuse_group(s, 2, 0, -1.0f, "inverse mass");
+    refuse_group(s, 2, 0, NAN, "inverse mass");
+    unsigned ids[N - 1], g[N - 1];
+    float w[N - 1];
+    for (int k = 0; k < N - 1; k++) {
+        ids[k] = (unsigned)k + 1;
+        g[k] = 3;
+        w[k] = 250.0f;
+    }
+    ck_assert_int_eq(pbfcl_solver_set_groups(s, ids, g, w, N - 1), PBFCL_OK);
+    int words[N];
+    ck_assert_int_eq(pbfcl_solver_get_particle_phases(s, words, N), PBFCL_OK);
+    ck_assert_int_eq(words[0], pbfcl_make_phase(PBFCL_PHASE_GROUP_STATIC, 0));
+    for (int i = 1; i < N; i++)
+        ck_assert_int_eq(words[i], PBFCL_PHASE_SOLID_GROUP(3));
+    ck_assert_int_eq(pbfcl_solver_set_particle_phases(s, words, N), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_solver_set_groups");
+    unsigned pair[2 * (N - 1)];
+    float rest[N - 1], comp[N - 1];
+    unsigned char tether[N - 1];
+    rope_edges(pair, rest, comp, tether);
+    ck_assert_int_eq(pbfcl_solver_set_distances(s, pair, rest, comp, tether, N - 1), PBFCL_OK);
+    for (int f = 0; f < 60; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 1.0f / 60.0f, NULL), PBFCL_OK);
+    float inv[N], pos[3 * N], force[N - 1];
+    ck_assert_int_eq(pbfcl_solver_get_inverse_masses(s, inv, N), PBFCL_OK);
+    ck_assert_float_eq(inv[0], 0.0f);
+    for (int i = 1; i < N; i++)
+        ck_assert_msg(fabsf(inv[i] - 250.0f) < 0.01f, "particle %d: inverse mass %g", i, inv[i]);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, pos, N), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_distance_forces(s, force, N - 1), PBFCL_OK);
+    for (int c = 0; c < N - 1; c++) { /* edge c carries the N - 1 - c particles below it */
+        double d = dist3(pos + 3 * c, pos + 3 * c + 3), weight = (N - 1 - c) * 9.81 / 250.0;
+        ck_assert_msg(fabs(d - 2 * R) < 0.1 * 2 * R, "edge %d: length %g", c, d);
+        ck_assert_msg(fabs(force[c] - weight) < 0.02 * weight, "edge %d: tension %g N, weight %g N",
+                      c, force[c], weight);
+    }
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+}
+END_TEST
+
+/* Triangles read back as set; one out of range or degenerate is refused naming it and keeps
+ * the old; a wrong count is refused; removing particles clears them. */
+START_TEST(test_triangles)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
+    add_rope(s);
+    unsigned tri[6] = {0, 1, 2, 2, 3, 4}, got[6] = {0};
+    ck_assert_int_eq(pbfcl_solver_set_triangles(s, tri, 2), PBFCL_OK);
+    size_t count = 0;
+    ck_assert_int_eq(pbfcl_solver_triangle_count(s, &count), PBFCL_OK);
+    ck_assert_uint_eq(count, 2);
+    ck_assert_int_eq(pbfcl_solver_get_triangles(s, got, 2), PBFCL_OK);
+    ck_assert_mem_eq(got, tri, sizeof tri);
+    unsigned far[6] = {0, 1, 2, 2, 3, N}, flat[6] = {0, 1, 2, 3, 4, 3};
+    ck_assert_int_eq(pbfcl_solver_set_triangles(s, far, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("triangle 1 ");
+    expect_message("beyond the particle count");
+    ck_assert_int_eq(pbfcl_solver_set_triangles(s, flat, 2), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("triangle 1 ");
+    expect_message("degenerate");
+    ck_assert_int_eq(pbfcl_solver_get_triangles(s, got, 1), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_solver_get_triangles(s, got, 2), PBFCL_OK);
+    ck_assert_mem_eq(got, tri, sizeof tri);
+    size_t gone = 5;
+    ck_assert_int_eq(pbfcl_solver_remove(s, &gone, 1), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_triangle_count(s, &count), PBFCL_OK);
+    ck_assert_uint_eq(count, 0);
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+}
+END_TEST
+
+int main(void)
+{
+    pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
+    int n = pbfcl_device_count();
+    if (n == 0) {
+        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
+               "pocl-opencl-icd) to run this suite\n");
+        return SKIP;
+    }
+    const char *only = getenv("PBFCL_DEVICE");
+    int failed = 0, ran = 0;
+    for (int i = 0; i < n; i++) {
+        char name[512];
+        if (pbfcl_device_name(i, name, sizeof name) != PBFCL_OK)
+            continue;
+        char index[16];
+        snprintf(index, sizeof index, "%d", i);
+        if (only && *only && strcmp(only, index) != 0 && !strstr(name, only))
+            continue;
+        snprintf(device_spec, sizeof device_spec, "%d", i);
+        printf("on [%d] %s\n", i, name);
+        ran++;
+        Suite *suite = suite_create("api_cloth");
+        TCase *tc = tcase_create("api_cloth");
+        tcase_set_timeout(tc, 600);
+        tcase_add_test(tc, test_distances);
+        tcase_add_test(tc, test_groups_rope);
+        tcase_add_test(tc, test_triangles);
+        suite_add_tcase(suite, tc);
+        SRunner *sr = srunner_create(suite);
+        srunner_set_fork_status(sr, CK_NOFORK);
+        srunner_run_all(sr, CK_NORMAL);
+        failed += srunner_ntests_failed(sr);
+        srunner_free(sr);
+    }
+    if (ran == 0) {
+        printf("FAIL: PBFCL_DEVICE='%s' matches no OpenCL device; give an index or part of a "
+               "device or platform name (pbfcl devices), or unset it to test every device\n",
+               only);
+        return 1;
+    }
+    (void)messages;
+    return failed ? 1 : 0;
+}

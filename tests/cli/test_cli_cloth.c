@@ -1,0 +1,140 @@
+/* The built-in cloth and rope scenes through `pbfcl run`: the cloth of cloth-drape falls onto
+ * the static sphere and stays outside it, the rope of rope-bridge keeps its pinned ends and
+ * sags under the cube, and no position or velocity is NaN (the frames --export writes). */
+#include "cli_util.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* One PLY vertex as pbfcl writes it: x y z vx vy vz density id phase body. */
+typedef struct vertex {
+    float x[3], v[3], density;
+    uint32_t id, phase;
+    int32_t body;
+} vertex;
+
+_Static_assert(sizeof(vertex) == 40, "a PLY vertex");
+
+/* The vertices of frame path, by id (ids 0 .. n - 1), into a malloc'ed array; *n their count.
+ * Fails the test on a NaN or infinite position or velocity. */
+static vertex *read_frame(const char *path, size_t *n)
+{
+    size_t len = 0;
+    char *buf = cli_slurp(path, &len);
+    const char *count = strstr(buf, "element vertex "), *end = strstr(buf, "end_header\n");
+    ck_assert_msg(count && end, "%s: not a PLY file of pbfcl", path);
+    *n = strtoul(count + 15, NULL, 10);
+    size_t at = (size_t)(end - buf) + 11;
+    ck_assert_uint_eq(len - at, *n * sizeof(vertex));
+    vertex *v = malloc(*n * sizeof *v);
+    for (size_t i = 0; i < *n; i++) {
+        vertex u;
+        memcpy(&u, buf + at + i * sizeof u, sizeof u);
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(isfinite(u.x[k]) && isfinite(u.v[k]), "%s: particle %u is not finite",
+                          path, u.id);
+        ck_assert_uint_lt(u.id, *n);
+        v[u.id] = u;
+    }
+    free(buf);
+    return v;
+}
+
+/* Runs scene for steps and reads its last frame. */
+static vertex *run_scene(const char *scene, int steps, size_t *n)
+{
+    char args[512], frame[160];
+    snprintf(args, sizeof args, "run --scene %s --steps %d --export '%s' --every %d --quiet", scene,
+             steps, cli_dir, steps);
+    cli_result r;
+    cli_run(&r, args);
+    ck_assert_msg(r.code == 0, "pbfcl %s: exit %d: %s", args, r.code, r.err);
+    snprintf(frame, sizeof frame, "%s/frame_%05d.ply", cli_dir, steps);
+    return read_frame(frame, n);
+}
+
+/* After 1.5 s the cloth (the last 441 particles: 21 x 21) has fallen from 0.4 m onto the
+ * sphere (centre (0.3, 0.2, 0.3), radius 0.1 m): every cloth particle is outside the sphere
+ * (farther than its radius from the centre), and the cloth came down (its highest particle
+ * below 0.35 m). */
+START_TEST(cloth_drape_stays_outside_the_sphere)
+{
+    if (!cli_have_device())
+        return;
+    size_t n = 0;
+    vertex *v = run_scene("cloth-drape", 90, &n);
+    ck_assert_uint_gt(n, 441);
+    float top = 0.0f;
+    for (size_t i = n - 441; i < n; i++) {
+        double dx = v[i].x[0] - 0.3, dy = v[i].x[1] - 0.2, dz = v[i].x[2] - 0.3;
+        double d = sqrt(dx * dx + dy * dy + dz * dz);
+        ck_assert_msg(d > 0.1,
+                      "cloth particle %zu at (%g, %g, %g) is inside the sphere (%g m "
+                      "from its centre)",
+                      i, v[i].x[0], v[i].x[1], v[i].x[2], d);
+        top = fmaxf(top, v[i].x[1]);
+    }
+    ck_assert_msg(top < 0.35f, "the cloth did not fall: its top is at %g m", top);
+    free(v);
+}
+END_TEST
+
+/* After 1 s the rope (the last 41 particles) keeps its pinned ends at (0.1, 0.4, 0.2) and
+ * (0.9, 0.4, 0.2) (within 1e-6 m: where the scene put them) and its middle has sagged below them.
+ */
+START_TEST(rope_bridge_holds_its_ends)
+{
+    if (!cli_have_device())
+        return;
+    size_t n = 0;
+    vertex *v = run_scene("rope-bridge", 60, &n);
+    ck_assert_uint_gt(n, 41);
+    const vertex *first = &v[n - 41], *last = &v[n - 1], *mid = &v[n - 21];
+    ck_assert_float_eq_tol(first->x[0], 0.1f, 1e-6f);
+    ck_assert_float_eq_tol(first->x[1], 0.4f, 1e-6f);
+    ck_assert_float_eq_tol(last->x[0], 0.9f, 1e-6f);
+    ck_assert_float_eq_tol(last->x[1], 0.4f, 1e-6f);
+    ck_assert_msg(mid->x[1] < 0.39f, "the rope's middle is at %g m: it did not sag", mid->x[1]);
+    free(v);
+}
+END_TEST
+
+/* A cloth-drape run stopped at step 30 (--checkpoint) and resumed to 60 writes the same last
+ * frame, byte for byte, as one run to 60: the state keeps the groups and constraints. */
+START_TEST(cloth_drape_resumes_where_it_stopped)
+{
+    if (!cli_have_device())
+        return;
+    char args[512], a[160], b[160];
+    cli_result r;
+    snprintf(args, sizeof args,
+             "run --scene cloth-drape --steps 30 --checkpoint '%s/c.state' --quiet", cli_dir);
+    cli_run(&r, args);
+    ck_assert_msg(r.code == 0, "%s: %s", args, r.err);
+    snprintf(args, sizeof args,
+             "run --resume '%s/c.state' --steps 60 --export '%s/a' --every 60 --quiet", cli_dir,
+             cli_dir);
+    cli_run(&r, args);
+    ck_assert_msg(r.code == 0, "%s: %s", args, r.err);
+    snprintf(args, sizeof args,
+             "run --scene cloth-drape --steps 60 --export '%s/b' --every 60 --quiet", cli_dir);
+    cli_run(&r, args);
+    ck_assert_msg(r.code == 0, "%s: %s", args, r.err);
+    snprintf(a, sizeof a, "%s/a/frame_00060.ply", cli_dir);
+    snprintf(b, sizeof b, "%s/b/frame_00060.ply", cli_dir);
+    ck_assert_msg(cli_same_bytes(a, b), "the resumed run differs from the whole one");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cli_cloth");
+    TCase *t = tcase_create("cloth");
+    tcase_set_timeout(t, 300);
+    tcase_add_checked_fixture(t, cli_setup, cli_teardown);
+    tcase_add_test(t, cloth_drape_stays_outside_the_sphere);
+    tcase_add_test(t, rope_bridge_holds_its_ends);
+    tcase_add_test(t, cloth_drape_resumes_where_it_stopped);
+    suite_add_tcase(s, t);
+    return test_run_suite(s, false);
+}
