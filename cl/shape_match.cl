@@ -280,36 +280,20 @@ static float4 sm_wall_shift(uint2 range, __global const float4 *rest, float4 c, 
     return (float4)((below - above).xyz, 0.0f);
 }
 
-/* The start of a body's substep (the centre start, body_motion's c) moved with the walls' shift
- * of its centre c, less the part of the shift that stops the body moving into the wall. The
- * body's velocity is its displacement over the substep, (c - start) / dt
- * (shape_match_velocity), and a wall is inelastic: the shift may cancel the body's motion into
- * it (a heavy body resting on the floor sinks g dt^2 in every prediction and keeps v = 0) but
- * never sends it away from the wall; the rest of the shift corrects the position alone, as
- * predict's clamp of x* never gives a particle a velocity away from a wall. */
-static float4 sm_wall_start(float4 start, float4 c, float4 shift)
-{
-    float4 moved = (float4)(c.xyz - start.xyz, 0.0f);
-    float4 stopped = clamp(-moved, fmin(shift, 0.0f), fmax(shift, 0.0f));
-    return (float4)(start.xyz + shift.xyz - stopped.xyz, start.w);
-}
-
 /* shape_match_finish: per body (a work-group each), from the sums of shape_match_reduce
  * (sm_body_sum), the new
  * centre c = c_last + sum f d, moved by the friction of its contacts with other solids
  * (sm_friction; mu_s, mu_k the static and dynamic coefficients; with use_static, as reduce
  * had it: else there are no contact rows), A = sum f d r^T and its rotation, warm-started from
  * the body's last rotation; then c is moved so that every goal lies inside the walls
- * wall_lo..wall_hi (sm_wall_shift; rest: the entries' rest offsets), and the substep's start
- * centre in body_motion (shape_match_spin's c) with it, but for the part that stops the body
- * (sm_wall_start). Every work-item computes the pose (the same), the first writes it.
+ * wall_lo..wall_hi (sm_wall_shift; rest: the entries' rest offsets). Every work-item computes
+ * the pose (the same), the first writes it.
  * body_rot: per body the quaternion (x, y, z, w), then the rows of R. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 shape_match_finish(uint bodies, __global const uint2 *body_range, __global const float4 *partial,
                    __global const float4 *sums, __global float4 *body_com,
                    __global float4 *body_rot, float mu_s, float mu_k, uint use_static,
-                   __global const float4 *rest, float4 wall_lo, float4 wall_hi,
-                   __global float4 *body_motion)
+                   __global const float4 *rest, float4 wall_lo, float4 wall_hi)
 {
     __local float4 s[SM_ROWS * WG_SIZE];
     uint b = get_group_id(0);
@@ -328,11 +312,10 @@ shape_match_finish(uint bodies, __global const uint2 *body_range, __global const
     sm_quat_matrix(q, &r0, &r1, &r2);
     float4 row0 = (float4)(r0.x, r1.x, r2.x, 0.0f), row1 = (float4)(r0.y, r1.y, r2.y, 0.0f),
            row2 = (float4)(r0.z, r1.z, r2.z, 0.0f);
-    float4 shift = sm_wall_shift(body_range[b], rest, c, row0, row1, row2, wall_lo, wall_hi, s);
+    c += sm_wall_shift(body_range[b], rest, c, row0, row1, row2, wall_lo, wall_hi, s);
     if (get_local_id(0) != 0)
         return;
-    body_motion[4 * b + 2] = sm_wall_start(body_motion[4 * b + 2], c, shift);
-    body_com[b] = c + shift;
+    body_com[b] = c;
     body_rot[4 * b] = q;
     body_rot[4 * b + 1] = row0;
     body_rot[4 * b + 2] = row1;

@@ -5,8 +5,7 @@
  * Higham's iteration R = (R + R^-T) / 2, not the kernels' method); the rigid prediction from
  * the particles' momentum (omega = I^-1 L, rotated by Rodrigues' formula) and the velocity of
  * the body's motion; the friction of the bodies' contacts with other solids (Coulomb's law
- * for each body as a whole: held, sliding, none); the walls stopping a body without throwing
- * it; bad bodies refused. */
+ * for each body as a whole: held, sliding, none); bad bodies refused. */
 #include "bodies/shape_match.h"
 #include "test_util.h"
 
@@ -559,85 +558,6 @@ START_TEST(test_shape_match_motion_reference)
 }
 END_TEST
 
-/* The walls stop a body but never throw it: three cubes of 8 particles (half side 1 cm) on the
- * floor's wall y = 0 (dt 0.01 s), one resting with its bottom 1 mm beyond the wall, one moving
- * into it at 0.5 m/s from the wall, one moving away at 0.2 m/s from 5 mm beyond it. After the
- * rigid prediction, one projection and the velocity of the bodies' motion, each lies inside the
- * walls and moves at 0, 0 and 0.2 m/s up (within 1e-4 m/s): the shift that puts a body inside
- * stops its motion into the wall, the rest of it moves the position alone (counted as
- * velocity it gave 0.1 and 0.5 m/s). */
-static void run_walls(pbfcl_cl *cl)
-{
-    enum { BODIES = 3, PER = 8, N = BODIES * PER };
-    const float dt = 0.01f, h = 0.01f, bottom[BODIES] = {-0.001f, 0.0f, -0.005f};
-    const float vy[BODIES] = {0.0f, -0.5f, 0.2f}, want[BODIES] = {0.0f, 0.0f, 0.2f};
-    float x[4 * N], v[4 * N] = {0}, rest[3 * N], stiffness[BODIES] = {1.0f, 1.0f, 1.0f};
-    unsigned id[N], body[N];
-    for (unsigned i = 0; i < N; i++) {
-        unsigned b = i / PER, k = i % PER;
-        float p[3] = {0.1f * (float)b + ((k & 1) ? h : -h), bottom[b] + ((k & 2) ? 2 * h : 0.0f),
-                      (k & 4) ? h : -h};
-        memcpy(rest + 3 * i, p, sizeof p);
-        memcpy(x + 4 * i, p, sizeof p);
-        x[4 * i + 3] = 0.0f;
-        v[4 * i + 1] = vy[b];
-        id[i] = i;
-        body[i] = b;
-    }
-    pbfcl_shape_match sm;
-    cl_mem id_buf, pos_buf, vel_buf, pred_buf;
-    sm_open(&sm, cl, N);
-    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, N * 4, "ids", &id_buf), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, N * 16, "x", &pos_buf), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, N * 16, "v", &vel_buf), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, N * 16, "x*", &pred_buf), PBFCL_OK);
-    ck_assert_int_eq(clEnqueueWriteBuffer(cl->queue, id_buf, CL_TRUE, 0, N * 4, id, 0, NULL, NULL),
-                     CL_SUCCESS);
-    upload4(cl, pos_buf, x, N);
-    upload4(cl, vel_buf, v, N);
-    upload4(cl, pred_buf, x, N);
-    ck_assert_int_eq(pbfcl_shape_match_set_bodies(&sm, BODIES, N, id, body, rest, stiffness),
-                     PBFCL_OK);
-    pbfcl_shape_match_set_walls(&sm, (const float[3]){-1.0f, 0.0f, -1.0f},
-                                (const float[3]){1.0f, 1.0f, 1.0f});
-    /* the id-to-slot map: the particles lie at their ids */
-    ck_assert_int_eq(
-        clEnqueueWriteBuffer(cl->queue, sm.slot_buf, CL_TRUE, 0, N * 4, id, 0, NULL, NULL),
-        CL_SUCCESS);
-    ck_assert_int_eq(
-        pbfcl_shape_match_predict(&sm, dt, pos_buf, vel_buf, pred_buf, NULL, PBFCL_STAGE_PREDICT),
-        PBFCL_OK);
-    ck_assert_int_eq(
-        pbfcl_shape_match_project(&sm, pred_buf, NULL, 0.0f, 0.0f, NULL, PBFCL_STAGE_SOLVE),
-        PBFCL_OK);
-    download4(cl, pred_buf, x, N);
-    upload4(cl, pos_buf, x, N); /* update: x = x* */
-    ck_assert_int_eq(pbfcl_shape_match_velocity(&sm, dt, pos_buf, vel_buf, NULL, PBFCL_STAGE_OTHER),
-                     PBFCL_OK);
-    download4(cl, vel_buf, v, N);
-    for (unsigned i = 0; i < N; i++) {
-        unsigned b = i / PER;
-        expect(x[4 * i + 1] >= 0.0f, "body %u particle %u: y %.7f, beyond the wall y = 0", b, i,
-               x[4 * i + 1]);
-        float want_v[3] = {0.0f, want[b], 0.0f};
-        for (int a = 0; a < 3; a++)
-            expect(fabsf(v[4 * i + a] - want_v[a]) <= 1e-4f,
-                   "body %u particle %u axis %d: v %.6f m/s, want %.6f", b, i, a, v[4 * i + a],
-                   want_v[a]);
-    }
-    pbfcl_cl_release_buffer(&id_buf);
-    pbfcl_cl_release_buffer(&pos_buf);
-    pbfcl_cl_release_buffer(&vel_buf);
-    pbfcl_cl_release_buffer(&pred_buf);
-    sm_close(&sm);
-}
-
-START_TEST(test_shape_match_walls_inelastic)
-{
-    test_each_device(run_walls);
-}
-END_TEST
-
 /* A body of 1 particle, a gap in the numbering and a stiffness outside (0, 1] are refused. */
 static void run_bad_bodies(pbfcl_cl *cl)
 {
@@ -669,7 +589,6 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_shape_match_reference);
     tcase_add_test(tc, test_shape_match_motion_reference);
-    tcase_add_test(tc, test_shape_match_walls_inelastic);
     tcase_add_test(tc, test_shape_match_bad_bodies);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);

@@ -365,7 +365,6 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, c
     SM_ARG(k, 9, sm->rest_buf);
     SM_ARG(k, 10, sm->wall_lo);
     SM_ARG(k, 11, sm->wall_hi);
-    SM_ARG(k, 12, sm->body_motion_buf);
     PBFCL_TRY(
         pbfcl_cl_launch(sm->cl, k, sm->bodies * sm->wg, sm->wg, prof, stage)); /* a group a body */
     k = sm->goal;

@@ -74,9 +74,8 @@ pbfcl_status pbfcl_shape_match_remap_ids(pbfcl_shape_match *sm, const unsigned *
 /* shape_match_reduce, shape_match_finish, shape_match_goal: moves the bodies' particles in
  * pred_buf (float4 per slot) towards their goals, each body first moved by the friction of its
  * contacts with other solids in static_buf (pbf_collide's; NULL: none) with the static and
- * dynamic coefficients mu_s and mu_k, and then, as a whole, inside the walls (set_walls), the
- * wall stopping a body's motion into it but never sending it away (the start of the substep in
- * the body's motion moves with the shift, shape_match_velocity); the slots must be current. */
+ * dynamic coefficients mu_s and mu_k, and then, as a whole, inside the walls (set_walls); the
+ * slots must be current. */
 pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, cl_mem static_buf,
                                        float mu_s, float mu_k, pbfcl_profile *prof,
                                        pbfcl_stage stage);
