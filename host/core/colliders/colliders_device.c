@@ -123,8 +123,10 @@ static pbfcl_status upload_geometry(pbfcl_colliders *c, pbfcl_cl *cl)
         memcpy(row->grid_dims, g->dims, sizeof g->dims);
         memcpy(row->grid_origin, g->grid_origin, sizeof g->grid_origin);
         row->grid_origin[3] = g->cell;
-        memcpy(pl + 4 * p0, g->planes, g->plane_count * 16);
-        memcpy(tr + 12 * t0, g->tris, g->tri_count * 48);
+        if (g->plane_count) /* a mesh has no planes, a primitive no triangles */
+            memcpy(pl + 4 * p0, g->planes, g->plane_count * 16);
+        if (g->tri_count)
+            memcpy(tr + 12 * t0, g->tris, g->tri_count * 48);
         for (size_t k = 0; k < nc; k++)
             cs[c0 + k] = (unsigned)(e0 + g->cell_start[k]);
         for (size_t k = 0; nc && k < g->cell_start[nc - 1]; k++)
