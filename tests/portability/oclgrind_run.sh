@@ -10,6 +10,6 @@ mkdir -p "$dir" || exit 1
 rm -f "$dir/$name.builds"
 rc=0
 PBFCL_TRACE_BUILDS=1 "$@" >"$dir/$name.log" 2>&1 || rc=$?
-grep -v -P '^# build\t' "$dir/$name.log"
+grep -v -P '^# (build|reuse)\t' "$dir/$name.log"
 grep -P '^# build\t' "$dir/$name.log" | cut -f2 | sort -u >"$dir/$name.builds"
 exit $rc

@@ -222,6 +222,7 @@ pbfcl_status pbfcl_cl_create(pbfcl_cl *cl, const pbfcl_device_info *dev,
                              const cl_context_properties *extra_props)
 {
     memset(cl, 0, sizeof *cl);
+    pbfcl_program_cache_init(&cl->programs);
     cl->dev = *dev;
 
     cl_context_properties props[32];
@@ -263,6 +264,7 @@ pbfcl_status pbfcl_cl_wrap(pbfcl_cl *cl, cl_context context, cl_device_id device
                            cl_command_queue queue)
 {
     memset(cl, 0, sizeof *cl);
+    pbfcl_program_cache_init(&cl->programs);
     cl_platform_id platform = NULL;
     cl_context queue_context = NULL;
     cl_device_id queue_device = NULL;
@@ -330,6 +332,7 @@ void pbfcl_cl_destroy(pbfcl_cl *cl)
         clFinish(cl->queue);
         clReleaseCommandQueue(cl->queue);
     }
+    pbfcl_program_cache_destroy(&cl->programs);
     if (cl->context)
         clReleaseContext(cl->context);
     cl->queue = NULL;
@@ -433,20 +436,50 @@ static void print_build_failure(pbfcl_cl *cl, cl_program program, const char *co
     pbfcl_msg_log(&m, PBFCL_LOG_ERROR);
 }
 
-pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, const char *options,
-                            cl_program *out)
+/* Logs a build (or a reuse of one kept) at INFO when cl->trace_builds is on: "# build" lines are
+ * what tests/portability/kernel_builds_match.sh compares. */
+static void trace_build(const pbfcl_cl *cl, const char *what, const char *const *files, int nfiles,
+                        const char *options)
 {
-    *out = NULL;
+    if (!cl->trace_builds)
+        return;
+    pbfcl_msg m = {0};
+    pbfcl_msg_addf(&m, "# %s\t", what);
+    for (int i = 0; i < nfiles; i++)
+        pbfcl_msg_addf(&m, "%s%s", i ? "," : "", files[i]);
+    pbfcl_msg_addf(&m, "\t%s", options ? options : "");
+    pbfcl_msg_log(&m, PBFCL_LOG_INFO);
+}
+
+/* The program cache's key of a build: the files and the options; NULL (nothing kept) for an
+ * override directory's files, which may change between builds, or when memory runs out. */
+static char *program_key(const pbfcl_cl *cl, const char *const *files, int nfiles,
+                         const char *options)
+{
+    if (cl->kernel_dir[0])
+        return NULL;
+    size_t len = strlen(options ? options : "") + 2;
+    for (int i = 0; i < nfiles; i++)
+        len += strlen(files[i]) + 1;
+    char *key = malloc(len);
+    if (!key)
+        return NULL;
+    key[0] = '\0';
+    for (int i = 0; i < nfiles; i++) {
+        strcat(key, files[i]);
+        strcat(key, ",");
+    }
+    strcat(key, "\t");
+    strcat(key, options ? options : "");
+    return key;
+}
+
+static pbfcl_status build_program(pbfcl_cl *cl, const char *const *files, int nfiles,
+                                  const char *options, cl_program *out)
+{
     char *src = NULL;
     PBFCL_TRY(load_sources(cl->kernel_dir, files, nfiles, &src));
-    if (cl->trace_builds) { /* what tests/portability/kernel_builds_match.sh compares */
-        pbfcl_msg m = {0};
-        pbfcl_msg_addf(&m, "# build\t");
-        for (int i = 0; i < nfiles; i++)
-            pbfcl_msg_addf(&m, "%s%s", i ? "," : "", files[i]);
-        pbfcl_msg_addf(&m, "\t%s", options ? options : "");
-        pbfcl_msg_log(&m, PBFCL_LOG_INFO);
-    }
+    trace_build(cl, "build", files, nfiles, options);
     cl_int err;
     const char *srcs[1] = {src};
     cl_program program = clCreateProgramWithSource(cl->context, 1, srcs, NULL, &err);
@@ -463,6 +496,23 @@ pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, 
     }
     *out = program;
     return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, const char *options,
+                            cl_program *out)
+{
+    *out = NULL;
+    char *key = program_key(cl, files, nfiles, options);
+    if ((*out = pbfcl_program_cache_find(&cl->programs, key))) {
+        trace_build(cl, "reuse", files, nfiles, options);
+        free(key);
+        return PBFCL_OK;
+    }
+    pbfcl_status st = build_program(cl, files, nfiles, options, out);
+    if (st == PBFCL_OK)
+        pbfcl_program_cache_put(&cl->programs, key, *out);
+    free(key);
+    return st;
 }
 
 pbfcl_status pbfcl_cl_kernel(cl_program program, const char *name, cl_kernel *out)

@@ -6,6 +6,7 @@
 
 #include "runtime/pbfcl_error.h"
 #include "runtime/profile.h"
+#include "runtime/program_cache.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,9 +37,10 @@ typedef struct pbfcl_cl {
     pbfcl_device_info dev;
     cl_context context;
     cl_command_queue queue;
-    bool profiling;        /* the queue records profiling times */
-    bool trace_builds;     /* log every program build (files, options) at INFO */
-    char kernel_dir[1024]; /* override folder of the .cl files; "": the built-in kernels */
+    bool profiling;               /* the queue records profiling times */
+    bool trace_builds;            /* log every program build (files, options) at INFO */
+    char kernel_dir[1024];        /* override folder of the .cl files; "": the built-in kernels */
+    pbfcl_program_cache programs; /* the built-in kernels' programs built so far */
 } pbfcl_cl;
 
 /* Lists every device of every platform; *out is malloc'ed (free it). count may be 0. */
@@ -80,7 +82,10 @@ void pbfcl_cl_destroy(pbfcl_cl *cl);
 
 /* Builds one program from the given kernel files, built in or from the override directory
  * (concatenated, each preceded by a #line directive so build logs name the real file and
- * line). A failed build logs device, files, options and the full build log. */
+ * line). A failed build logs device, files, options and the full build log. The built-in
+ * kernels' programs are kept in cl->programs: the same files and options again give the
+ * program built before (retained; release it as a new one), so a second solver on a context
+ * compiles nothing. An override directory's files are read and built each time. */
 pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, const char *options,
                             cl_program *out);
 
