@@ -20,6 +20,8 @@ import tempfile
 
 from ._pbfcl import (  # noqa: F401  (the public names of the package)
     HEADER_VERSION,
+    MAX_GROUPS,
+    MAX_SHAPES,
     PHASE_FLUID,
     PHASE_STATIC,
     ArgumentError,
@@ -30,15 +32,16 @@ from ._pbfcl import (  # noqa: F401  (the public names of the package)
     devices,
     find_device,
     parameters,
+    phase_solid_group,
     scene_is_file,
     version,
 )
 from ._pbfcl import Solver as _Solver
 
 __all__ = [
-    "ArgumentError", "Context", "Error", "Params", "Solver", "Warning", "PHASE_FLUID",
-    "PHASE_STATIC", "devices", "find_device", "parameters", "scene_is_file", "version",
-    "phase_body",
+    "ArgumentError", "Context", "Error", "Params", "Solver", "Warning", "MAX_GROUPS",
+    "MAX_SHAPES", "PHASE_FLUID", "PHASE_STATIC", "devices", "find_device", "parameters",
+    "scene_is_file", "version", "phase_body", "phase_solid_group",
 ]
 __version__ = version()
 

@@ -64,6 +64,22 @@ static PyObject *context_device_name(pbfcl_py_context *self, void *closure)
     return PyUnicode_FromString(name);
 }
 
+static PyObject *context_cl_handles(pbfcl_py_context *self, void *closure)
+{
+    (void)closure;
+    if (!self->handle) {
+        pbfcl_py_destroyed("context");
+        return NULL;
+    }
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    if (PBFCL_PY_CALL(pbfcl_context_cl(self->handle, &context, &device, &queue)) < 0)
+        return NULL;
+    return Py_BuildValue("(NNN)", PyLong_FromVoidPtr(context), PyLong_FromVoidPtr(device),
+                         PyLong_FromVoidPtr(queue));
+}
+
 static PyObject *context_alive(pbfcl_py_context *self, void *closure)
 {
     (void)closure;
@@ -93,6 +109,12 @@ static PyMethodDef context_methods[] = {
 
 static PyGetSetDef context_getset[] = {
     {"device_name", (getter)context_device_name, NULL, "The device's 'platform / device' name.",
+     NULL},
+    {"cl_handles", (getter)context_cl_handles, NULL,
+     "(context, device, queue): the OpenCL objects the context uses, as integers (the "
+     "addresses of cl_context, cl_device_id, cl_command_queue; pbfcl_context_cl), for OpenCL "
+     "calls of your own on them (e.g. pyopencl's Context.from_int_ptr, or ctypes). Still owned "
+     "by the context: valid until it is destroyed.",
      NULL},
     {"alive", (getter)context_alive, NULL, "False once destroyed.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

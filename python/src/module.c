@@ -1,4 +1,4 @@
-/* The pbfcl._pbfcl extension module: its functions (devices, version, parameters) and types
+/* The pbfcl._pbfcl extension module: its functions (devices, version, parameters, phases) and types
  * (Context, Solver, Params), over the public C API of include/pbfcl.h. */
 #define PBFCL_PY_IMPORT_ARRAY
 #include "pbfcl_py.h"
@@ -47,6 +47,18 @@ static PyObject *py_scene_is_file(PyObject *module, PyObject *arg)
     return name ? PyBool_FromLong(pbfcl_scene_is_file(name)) : NULL;
 }
 
+static PyObject *py_phase_solid_group(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    long g = PyLong_AsLong(arg);
+    if (g == -1 && PyErr_Occurred())
+        return NULL;
+    if (g < 0 || g >= PBFCL_SOLVER_MAX_GROUPS)
+        return PyErr_Format(PyExc_ValueError, "group %ld is out of range: it must be 0 to %d", g,
+                            PBFCL_SOLVER_MAX_GROUPS - 1);
+    return PyLong_FromLong(PBFCL_PHASE_SOLID_GROUP(g));
+}
+
 static PyMethodDef module_methods[] = {
     {"devices", py_devices, METH_NOARGS,
      "devices() -> list[str]\n\nEvery OpenCL device's 'platform / device (type)' name; its "
@@ -59,6 +71,9 @@ static PyMethodDef module_methods[] = {
     {"parameters", pbfcl_py_parameters, METH_NOARGS,
      "parameters() -> dict\n\nEvery parameter Solver.params has, by name: the solver's (flag, "
      "default, min, max, range, unit, help, integer) and the scene's (help, range)."},
+    {"phase_solid_group", py_phase_solid_group, METH_O,
+     "phase_solid_group(g) -> int\n\nThe phase a particle of solid group g (a cloth or rope, "
+     "Solver.set_groups) reads as in Solver.get_particle_phases()."},
     {"scene_is_file", py_scene_is_file, METH_O,
      "scene_is_file(name) -> bool\n\nWhether name is a scene file (holds a '/' or ends in "
      "'.json') rather than a built-in scene's name."},
@@ -97,6 +112,8 @@ PyMODINIT_FUNC PyInit__pbfcl(void)
         add_type(m, &pbfcl_py_ParamsType, "Params") < 0 ||
         PyModule_AddIntConstant(m, "PHASE_FLUID", PBFCL_PHASE_FLUID) < 0 ||
         PyModule_AddIntConstant(m, "PHASE_STATIC", PBFCL_PHASE_STATIC) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_SHAPES", PBFCL_MAX_SHAPES) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_GROUPS", PBFCL_SOLVER_MAX_GROUPS) < 0 ||
         PyModule_AddIntConstant(m, "HEADER_VERSION", PBFCL_VERSION) < 0) {
         Py_DECREF(m);
         return NULL;

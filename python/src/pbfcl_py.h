@@ -41,11 +41,17 @@ int pbfcl_py_destroyed(const char *what);
 /* ---- arrays (arrays.c) -------------------------------------------------------------------- */
 
 /* An input array of rows of `cols` values (cols 0: a 1-D array) of type typenum (NPY_FLOAT32 or
- * NPY_INT32) with `rows` rows (-1: any), C-contiguous: obj itself when it already is one, else
- * a lossless conversion; a new reference, or NULL with TypeError / ValueError naming what is
- * needed. */
+ * NPY_INT32) with `rows` rows (-1: any; then an empty input of any shape is no rows),
+ * C-contiguous: obj itself when it already is one, else a lossless conversion; a new
+ * reference, or NULL with TypeError / ValueError naming what is needed. */
 PyArrayObject *pbfcl_py_input(PyObject *obj, int typenum, npy_intp rows, int cols,
                               const char *what);
+
+/* pbfcl_py_input for rows of something else than particles (per: "constraint"; NULL: not
+ * said), also for NPY_UINT32 (indices: any integer array or list whose values fit, bool and
+ * floats refused). */
+PyArrayObject *pbfcl_py_input_per(PyObject *obj, int typenum, npy_intp rows, int cols,
+                                  const char *what, const char *per);
 
 /* The array to read into: `out` checked (exactly typenum, rows x cols, C-contiguous, writeable;
  * a new reference) or, when out is None or NULL, a new one; NULL with an exception. */
@@ -60,7 +66,7 @@ typedef struct pbfcl_py_context {
 
 extern PyTypeObject pbfcl_py_ContextType;
 
-/* ---- solver (solver.c, solver_arrays.c, solver_state.c) ----------------------------------- */
+/* ---- solver (solver.c, solver_arrays.c, solver_state.c, solver_cloth.c, solver_shapes.c) -- */
 
 typedef struct pbfcl_py_solver {
     PyObject_HEAD pbfcl_py_context *context; /* a strong reference */
@@ -86,6 +92,10 @@ extern PyMethodDef pbfcl_py_array_methods[];
 extern PyGetSetDef pbfcl_py_array_getset[];
 extern PyMethodDef pbfcl_py_state_methods[];
 extern PyMethodDef pbfcl_py_render_methods[]; /* render.c */
+extern PyMethodDef pbfcl_py_cloth_methods[];  /* solver_cloth.c */
+extern PyGetSetDef pbfcl_py_cloth_getset[];
+extern PyMethodDef pbfcl_py_shape_methods[]; /* solver_shapes.c */
+extern PyGetSetDef pbfcl_py_shape_getset[];
 
 /* Gives the Solver type the methods and properties of every solver file. */
 int pbfcl_py_solver_type_prepare(void);

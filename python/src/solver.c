@@ -380,20 +380,31 @@ PyTypeObject pbfcl_py_SolverType = {
 /* Joins the method tables of the other solver files into the type's (before PyType_Ready). */
 int pbfcl_py_solver_type_prepare(void)
 {
-    static PyMethodDef all[64];
-    static PyGetSetDef getset[32];
+    static PyMethodDef all[96];
+    static PyGetSetDef getset[48];
     int n = 0, g = 0;
-    PyMethodDef *tables[] = {solver_methods, pbfcl_py_array_methods, pbfcl_py_state_methods,
-                             pbfcl_py_render_methods};
-    for (int t = 0; t < 4; t++)
-        for (PyMethodDef *m = tables[t]; m->ml_name; m++)
-            if (n + 1 < (int)(sizeof all / sizeof all[0]))
-                all[n++] = *m;
-    PyGetSetDef *gtables[] = {solver_getset, pbfcl_py_array_getset};
-    for (int t = 0; t < 2; t++)
-        for (PyGetSetDef *d = gtables[t]; d->name; d++)
-            if (g + 1 < (int)(sizeof getset / sizeof getset[0]))
-                getset[g++] = *d;
+    PyMethodDef *tables[] = {solver_methods,         pbfcl_py_array_methods,
+                             pbfcl_py_state_methods, pbfcl_py_render_methods,
+                             pbfcl_py_cloth_methods, pbfcl_py_shape_methods};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (PyMethodDef *m = tables[t]; m->ml_name; m++) {
+            if (n + 1 >= (int)(sizeof all / sizeof all[0])) {
+                PyErr_SetString(PyExc_SystemError, "Solver has more methods than its table holds");
+                return -1;
+            }
+            all[n++] = *m;
+        }
+    PyGetSetDef *gtables[] = {solver_getset, pbfcl_py_array_getset, pbfcl_py_cloth_getset,
+                              pbfcl_py_shape_getset};
+    for (size_t t = 0; t < sizeof gtables / sizeof gtables[0]; t++)
+        for (PyGetSetDef *d = gtables[t]; d->name; d++) {
+            if (g + 1 >= (int)(sizeof getset / sizeof getset[0])) {
+                PyErr_SetString(PyExc_SystemError, "Solver has more properties than its table "
+                                                   "holds");
+                return -1;
+            }
+            getset[g++] = *d;
+        }
     pbfcl_py_SolverType.tp_methods = all;
     pbfcl_py_SolverType.tp_getset = getset;
     return 0;

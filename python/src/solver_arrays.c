@@ -56,9 +56,13 @@ ADAPT_GET(positions, float)
 ADAPT_GET(velocities, float)
 ADAPT_GET(densities, float)
 ADAPT_GET(phases, int)
+ADAPT_GET(particle_phases, int)
+ADAPT_GET(inverse_masses, float)
 ADAPT_SET(positions, float)
 ADAPT_SET(velocities, float)
 ADAPT_SET(phases, int)
+ADAPT_SET(particle_phases, int)
+ADAPT_SET(inverse_masses, float)
 
 #define READ_FIELD(name, getter, typenum, cols)                                                    \
     static PyObject *get_##name(pbfcl_py_solver *self, PyObject *args, PyObject *kwds)             \
@@ -92,6 +96,8 @@ ADAPT_SET(phases, int)
 FIELD(positions, api_get_positions, api_set_positions, NPY_FLOAT32, 3)
 FIELD(velocities, api_get_velocities, api_set_velocities, NPY_FLOAT32, 3)
 FIELD(phases, api_get_phases, api_set_phases, NPY_INT32, 0)
+FIELD(particle_phases, api_get_particle_phases, api_set_particle_phases, NPY_INT32, 0)
+FIELD(inverse_masses, api_get_inverse_masses, api_set_inverse_masses, NPY_FLOAT32, 0)
 READ_FIELD(densities, api_get_densities, NPY_FLOAT32, 0)
 
 static PyObject *solver_add(pbfcl_py_solver *self, PyObject *args, PyObject *kwds)
@@ -275,6 +281,21 @@ PyMethodDef pbfcl_py_array_methods[] = {
      "set_phases(a)\n\nSets every phase (int32 (count,); wider integers whose values fit are "
      "converted): 0 fluid, b + 1 body b (rigid, its rest shape the positions now), -1 "
      "static. Replaces every body and static particle."},
+    {"get_particle_phases", CAST(get_particle_phases), KW,
+     "get_particle_phases(out=None) -> ndarray\n\nThe phases in the encoding of groups and flags "
+     "(FleX's; pbfcl_make_phase in docs/API.md), int32 (count,): a cloth's or rope's particle "
+     "reads pbfcl.phase_solid_group(g) here."},
+    {"set_particle_phases", (PyCFunction)set_particle_phases, METH_O,
+     "set_particle_phases(a)\n\nSets every phase in that encoding (int32 (count,)), with the "
+     "effect of set_phases."},
+    {"get_inverse_masses", CAST(get_inverse_masses), KW,
+     "get_inverse_masses(out=None) -> ndarray\n\nThe inverse masses, float32 (count,), 1/kg: "
+     "0 for a static particle."},
+    {"set_inverse_masses", (PyCFunction)set_inverse_masses, METH_O,
+     "set_inverse_masses(a)\n\nSets every inverse mass (float32 (count,), 1/kg). A cloth's or "
+     "rope's particle takes any finite value above 0; a fluid particle only its own, a static "
+     "one 0, a body's one value per body (it sets the body's density). To hold a cloth's "
+     "particle in place, make it static (set_phases) and move it with set_positions."},
     {"add", CAST(solver_add), KW,
      "add(positions, velocities=None) -> range\n\nAppends particles (float32 (N, 3)); returns "
      "their indices, count_before .. count_before + N - 1."},
@@ -305,5 +326,10 @@ PyGetSetDef pbfcl_py_array_getset[] = {
     {"densities", (getter)prop_densities, NULL, "Densities, float32 (count,), kg/m^3.", NULL},
     {"phases", (getter)prop_phases, (setter)put_phases,
      "Phases, int32 (count,): 0 fluid, b + 1 body b, -1 static.", NULL},
+    {"particle_phases", (getter)prop_particle_phases, (setter)put_particle_phases,
+     "Phases in the encoding of groups and flags, int32 (count,) (get_particle_phases).", NULL},
+    {"inverse_masses", (getter)prop_inverse_masses, (setter)put_inverse_masses,
+     "Inverse masses, float32 (count,), 1/kg: a new array on each read; assigning sets them.",
+     NULL},
     {"body_count", (getter)solver_body_count, NULL, "The number of bodies.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

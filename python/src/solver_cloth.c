@@ -1,0 +1,290 @@
+/* Cloth and ropes on a solver, by particle index (row k is particle k, as in solver_arrays.c):
+ * distance constraints and their tensions, solid groups with their inverse masses, triangles
+ * (pbfcl_solver_set_distances, _set_groups, _set_triangles and their getters). */
+#include "pbfcl_py.h"
+
+#include <string.h>
+
+/* A float32 column of n values: obj an array (n,), or one number for all, or None for dflt; a
+ * new reference, or NULL with an exception naming what. */
+static PyArrayObject *float_column(PyObject *obj, npy_intp n, float dflt, const char *what,
+                                   const char *per)
+{
+    int scalar = !obj || obj == Py_None || PyFloat_Check(obj) || PyLong_Check(obj) ||
+                 (PyArray_IsScalar(obj, Number));
+    if (!scalar)
+        return pbfcl_py_input_per(obj, NPY_FLOAT32, n, 0, what, per);
+    double v = dflt;
+    if (obj && obj != Py_None && (v = PyFloat_AsDouble(obj)) == -1.0 && PyErr_Occurred())
+        return NULL;
+    npy_intp dims[1] = {n};
+    PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_FLOAT32);
+    for (npy_intp i = 0; a && i < n; i++)
+        ((float *)PyArray_DATA(a))[i] = (float)v;
+    return a;
+}
+
+/* Tether flags: None (none), one flag for all (a bool or int), or a bool or integer array (n,)
+ * whose nonzero entries are tethers; floats are refused. */
+static PyArrayObject *flag_column(PyObject *obj, npy_intp n, const char *what)
+{
+    npy_intp dims[1] = {n};
+    if (obj == Py_None || PyBool_Check(obj) || PyLong_Check(obj) || PyArray_IsScalar(obj, Bool) ||
+        PyArray_IsScalar(obj, Integer)) {
+        int on = obj != Py_None && PyObject_IsTrue(obj);
+        PyArrayObject *a = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
+        for (npy_intp i = 0; a && on && i < n; i++)
+            ((npy_bool *)PyArray_DATA(a))[i] = 1;
+        return a;
+    }
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROM_O(obj);
+    if (!a)
+        return NULL;
+    int type = PyArray_TYPE(a);
+    if (PyArray_SIZE(a) > 0 && !PyTypeNum_ISBOOL(type) && !PyTypeNum_ISINTEGER(type)) {
+        PyErr_Format(PyExc_TypeError, "%s must be booleans (a bool array), not %s", what,
+                     PyArray_DESCR(a)->typeobj->tp_name);
+        Py_DECREF(a);
+        return NULL;
+    }
+    PyArrayObject *b = (PyArrayObject *)PyArray_FROMANY(
+        (PyObject *)a, NPY_BOOL, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
+    Py_DECREF(a);
+    if (b && (PyArray_NDIM(b) != 1 || PyArray_DIM(b, 0) != n)) {
+        PyErr_Format(PyExc_ValueError, "%s must have shape (%ld,), one per constraint", what,
+                     (long)n);
+        Py_CLEAR(b);
+    }
+    return b;
+}
+
+/* Index rows (n, cols) of uint32 (cols 0: (n,)); an empty sequence is no rows. */
+static PyArrayObject *index_rows(PyObject *obj, int cols, const char *what)
+{
+    return pbfcl_py_input_per(obj, NPY_UINT32, -1, cols, what, NULL);
+}
+
+static PyObject *set_distances(pbfcl_py_solver *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"pairs", "rest", "compliance", "tether", NULL};
+    PyObject *pairs_obj, *rest_obj, *comp_obj = Py_None, *tether_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OO:set_distances", kwlist, &pairs_obj,
+                                     &rest_obj, &comp_obj, &tether_obj))
+        return NULL;
+    pbfcl_solver *h = pbfcl_py_solver_handle(self);
+    if (!h)
+        return NULL;
+    PyArrayObject *pairs = index_rows(pairs_obj, 2, "pairs"), *rest = NULL, *comp = NULL,
+                  *tether = NULL;
+    npy_intp n = pairs ? PyArray_DIM(pairs, 0) : 0;
+    if (pairs)
+        rest = pbfcl_py_input_per(rest_obj, NPY_FLOAT32, n, 0, "rest", "constraint");
+    if (rest)
+        comp = float_column(comp_obj, n, 0.0f, "compliance", "constraint");
+    if (comp)
+        tether = flag_column(tether_obj, n, "tether");
+    int rc = -1;
+    if (tether)
+        rc = PBFCL_PY_CALL(pbfcl_solver_set_distances(
+            h, PyArray_DATA(pairs), PyArray_DATA(rest), PyArray_DATA(comp),
+            (const unsigned char *)PyArray_DATA(tether), (size_t)n));
+    Py_XDECREF(pairs);
+    Py_XDECREF(rest);
+    Py_XDECREF(comp);
+    Py_XDECREF(tether);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static npy_intp distance_count(pbfcl_py_solver *self)
+{
+    pbfcl_solver *h = pbfcl_py_solver_handle(self);
+    size_t n = 0;
+    if (!h || PBFCL_PY_CALL(pbfcl_solver_distance_count(h, &n)) < 0)
+        return -1;
+    return (npy_intp)n;
+}
+
+static PyObject *get_distances(pbfcl_py_solver *self, PyObject *unused)
+{
+    (void)unused;
+    npy_intp n = distance_count(self);
+    if (n < 0)
+        return NULL;
+    npy_intp dims[2] = {n, 2};
+    PyArrayObject *pairs = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_UINT32);
+    PyArrayObject *rest = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_FLOAT32);
+    PyArrayObject *comp = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_FLOAT32);
+    PyArrayObject *tether = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_BOOL);
+    if (pairs && rest && comp && tether &&
+        (n == 0 || PBFCL_PY_CALL(pbfcl_solver_get_distances(
+                       self->handle, PyArray_DATA(pairs), PyArray_DATA(rest), PyArray_DATA(comp),
+                       (unsigned char *)PyArray_DATA(tether), (size_t)n)) == 0))
+        return Py_BuildValue("NNNN", pairs, rest, comp, tether);
+    Py_XDECREF(pairs);
+    Py_XDECREF(rest);
+    Py_XDECREF(comp);
+    Py_XDECREF(tether);
+    return NULL;
+}
+
+static PyObject *get_distance_forces(pbfcl_py_solver *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"out", NULL};
+    PyObject *out = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:get_distance_forces", kwlist, &out))
+        return NULL;
+    npy_intp n = distance_count(self);
+    if (n < 0)
+        return NULL;
+    PyArrayObject *a = pbfcl_py_output(out, NPY_FLOAT32, n, 0, "distance forces");
+    if (!a)
+        return NULL;
+    if (n > 0 && PBFCL_PY_CALL(pbfcl_solver_get_distance_forces(self->handle, PyArray_DATA(a),
+                                                                (size_t)n)) < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return (PyObject *)a;
+}
+
+/* groups as uint32 (n,): an array, or one group for all. */
+static PyArrayObject *group_column(PyObject *obj, npy_intp n)
+{
+    if (!PyLong_Check(obj) && !PyArray_IsScalar(obj, Integer))
+        return pbfcl_py_input_per(obj, NPY_UINT32, n, 0, "groups", "particle named");
+    long long g = PyLong_AsLongLong(obj);
+    if (g == -1 && PyErr_Occurred())
+        return NULL;
+    if (g < 0 || g >= PBFCL_SOLVER_MAX_GROUPS) {
+        PyErr_Format(PyExc_ValueError, "group %lld is out of range: it must be 0 to %d", g,
+                     PBFCL_SOLVER_MAX_GROUPS - 1);
+        return NULL;
+    }
+    npy_intp dims[1] = {n};
+    PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_UINT32);
+    for (npy_intp i = 0; a && i < n; i++)
+        ((npy_uint32 *)PyArray_DATA(a))[i] = (npy_uint32)g;
+    return a;
+}
+
+static PyObject *set_groups(pbfcl_py_solver *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"ids", "groups", "inverse_masses", NULL};
+    PyObject *ids_obj, *groups_obj, *w_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO:set_groups", kwlist, &ids_obj, &groups_obj,
+                                     &w_obj))
+        return NULL;
+    pbfcl_solver *h = pbfcl_py_solver_handle(self);
+    if (!h)
+        return NULL;
+    PyArrayObject *ids = index_rows(ids_obj, 0, "ids"), *groups = NULL, *w = NULL;
+    npy_intp n = ids ? PyArray_DIM(ids, 0) : 0;
+    if (ids)
+        groups = group_column(groups_obj, n);
+    if (groups)
+        w = float_column(w_obj, n, 0.0f, "inverse_masses", "particle named");
+    int rc = -1;
+    if (w)
+        rc = PBFCL_PY_CALL(pbfcl_solver_set_groups(h, PyArray_DATA(ids), PyArray_DATA(groups),
+                                                   PyArray_DATA(w), (size_t)n));
+    Py_XDECREF(ids);
+    Py_XDECREF(groups);
+    Py_XDECREF(w);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *set_triangles(pbfcl_py_solver *self, PyObject *arg)
+{
+    pbfcl_solver *h = pbfcl_py_solver_handle(self);
+    if (!h)
+        return NULL;
+    PyArrayObject *tri = index_rows(arg, 3, "triangles");
+    if (!tri)
+        return NULL;
+    int rc = PBFCL_PY_CALL(
+        pbfcl_solver_set_triangles(h, PyArray_DATA(tri), (size_t)PyArray_DIM(tri, 0)));
+    Py_DECREF(tri);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static npy_intp triangle_count(pbfcl_py_solver *self)
+{
+    pbfcl_solver *h = pbfcl_py_solver_handle(self);
+    size_t n = 0;
+    if (!h || PBFCL_PY_CALL(pbfcl_solver_triangle_count(h, &n)) < 0)
+        return -1;
+    return (npy_intp)n;
+}
+
+static PyObject *get_triangles(pbfcl_py_solver *self, PyObject *unused)
+{
+    (void)unused;
+    npy_intp n = triangle_count(self);
+    if (n < 0)
+        return NULL;
+    npy_intp dims[2] = {n, 3};
+    PyArrayObject *tri = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_UINT32);
+    if (tri && (n == 0 || PBFCL_PY_CALL(pbfcl_solver_get_triangles(self->handle, PyArray_DATA(tri),
+                                                                   (size_t)n)) == 0))
+        return (PyObject *)tri;
+    Py_XDECREF(tri);
+    return NULL;
+}
+
+static PyObject *prop_distance_count(pbfcl_py_solver *self, void *closure)
+{
+    (void)closure;
+    npy_intp n = distance_count(self);
+    return n < 0 ? NULL : PyLong_FromSsize_t(n);
+}
+
+static PyObject *prop_triangle_count(pbfcl_py_solver *self, void *closure)
+{
+    (void)closure;
+    npy_intp n = triangle_count(self);
+    return n < 0 ? NULL : PyLong_FromSsize_t(n);
+}
+
+#define KW METH_VARARGS | METH_KEYWORDS
+#define CAST(f) (PyCFunction)(void (*)(void))(f)
+
+PyMethodDef pbfcl_py_cloth_methods[] = {
+    {"set_distances", CAST(set_distances), KW,
+     "set_distances(pairs, rest, compliance=0.0, tether=None)\n\nReplaces the distance "
+     "constraints (XPBD; a cloth's or rope's edges): constraint c joins particles pairs[c] "
+     "(uint32 (C, 2); any integer array or list whose values fit) at rest length rest[c] "
+     "(float32 (C,), m) with compliance[c] (m/N, 0 rigid; one number for all); tether[c] true "
+     "makes it act only when stretched (bool (C,) or one flag). An empty pairs removes them "
+     "all. A refused constraint is named (pbfcl.ArgumentError) and the old ones are kept."},
+    {"get_distances", (PyCFunction)get_distances, METH_NOARGS,
+     "get_distances() -> (pairs, rest, compliance, tether)\n\nThe distance constraints as set: "
+     "uint32 (C, 2), float32 (C,), float32 (C,), bool (C,)."},
+    {"get_distance_forces", CAST(get_distance_forces), KW,
+     "get_distance_forces(out=None) -> ndarray\n\nEach distance constraint's tension in the "
+     "last substep, float32 (C,), N (positive when it pulls its particles together)."},
+    {"set_groups", CAST(set_groups), KW,
+     "set_groups(ids, groups, inverse_masses)\n\nPuts particles ids[k] into solid group "
+     "groups[k] (a cloth or rope: held by distance constraints, not colliding with each other, "
+     "no part in the fluid's density) with inverse mass inverse_masses[k] (1/kg, > 0); groups "
+     "and inverse_masses may be one value for all. Every grouped particle not named returns to "
+     "the fluid; an empty ids removes every group. Pin a particle by making it static "
+     "(set_phases) first: setting phases clears the groups. Its phase then reads "
+     "pbfcl.phase_solid_group(g) in get_particle_phases()."},
+    {"set_triangles", (PyCFunction)set_triangles, METH_O,
+     "set_triangles(triangles)\n\nTriangles over the particles, uint32 (T, 3) (for rendering "
+     "and export; no effect on the simulation). Removing particles clears them."},
+    {"get_triangles", (PyCFunction)get_triangles, METH_NOARGS,
+     "get_triangles() -> ndarray\n\nThe triangles as set, uint32 (T, 3)."},
+    {NULL, NULL, 0, NULL}};
+
+PyGetSetDef pbfcl_py_cloth_getset[] = {
+    {"distance_count", (getter)prop_distance_count, NULL, "The number of distance constraints.",
+     NULL},
+    {"triangle_count", (getter)prop_triangle_count, NULL, "The number of triangles.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
