@@ -1,6 +1,6 @@
 # Type stubs of the pbfcl package (the extension pbfcl._pbfcl and pbfcl/__init__.py).
 import os
-from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -9,6 +9,8 @@ __version__: str
 HEADER_VERSION: int
 PHASE_FLUID: int
 PHASE_STATIC: int
+MAX_SHAPES: int  # collision shapes per solver
+MAX_GROUPS: int  # solid groups (cloths, ropes) per solver
 
 class Error(RuntimeError):
     """A pbfcl call failed; str(e) is the library's message."""
@@ -25,12 +27,17 @@ def find_device(spec: Union[int, str]) -> int: ...
 def parameters() -> dict[str, dict[str, Any]]: ...
 def scene_is_file(name: str) -> bool: ...
 def phase_body(b: int) -> int: ...
+def phase_solid_group(g: int) -> int:
+    """The phase a particle of solid group g reads as in Solver.get_particle_phases()."""
 
 class Context:
     def __init__(self, device: Union[int, str, None] = None,
                  kernel_dir: Optional[str] = None) -> None: ...
     @property
     def device_name(self) -> str: ...
+    @property
+    def cl_handles(self) -> Tuple[int, int, int]:
+        """(cl_context, cl_device_id, cl_command_queue) as integers, owned by the context."""
     @property
     def alive(self) -> bool: ...
     def destroy(self) -> None: ...
@@ -59,6 +66,14 @@ Float3 = npt.NDArray[np.float32]
 SceneArg = Union[str, os.PathLike[str], Mapping[str, Any], None]
 Point = Union[Sequence[float], npt.NDArray[np.floating]]
 RenderMode = Literal["fluid", "spheres"]
+Indices = Union[Sequence[int], Sequence[Sequence[int]], npt.NDArray[np.integer]]
+FloatColumn = Union[float, npt.ArrayLike]
+ShapeKind = Literal["sphere", "capsule", "box", "convex", "mesh"]
+
+class ShapeContacts(TypedDict):
+    force: npt.NDArray[np.float32]  # (3,), N, on the shape
+    contacts: int
+    inside: int
 
 class Solver:
     def __init__(self, scene: SceneArg = None, *, particles: Optional[int] = None,
@@ -79,6 +94,14 @@ class Solver:
     @property
     def densities(self) -> npt.NDArray[np.float32]: ...
     phases: npt.NDArray[np.int32]
+    particle_phases: npt.NDArray[np.int32]
+    inverse_masses: npt.NDArray[np.float32]
+    @property
+    def distance_count(self) -> int: ...
+    @property
+    def triangle_count(self) -> int: ...
+    @property
+    def shape_count(self) -> int: ...
     def __len__(self) -> int: ...
     def step(self, dt: Optional[float] = None, timed: bool = False) -> Optional[dict[str, float]]: ...
     def stats(self) -> dict[str, Any]: ...
@@ -91,6 +114,41 @@ class Solver:
     def set_positions(self, a: npt.ArrayLike) -> None: ...
     def set_velocities(self, a: npt.ArrayLike) -> None: ...
     def set_phases(self, a: npt.ArrayLike) -> None: ...
+    def get_particle_phases(self, out: Optional[npt.NDArray[np.int32]] = None) -> npt.NDArray[np.int32]: ...
+    def set_particle_phases(self, a: npt.ArrayLike) -> None: ...
+    def get_inverse_masses(self, out: Optional[npt.NDArray[np.float32]] = None) -> npt.NDArray[np.float32]: ...
+    def set_inverse_masses(self, a: npt.ArrayLike) -> None: ...
+    def set_distances(self, pairs: Indices, rest: npt.ArrayLike, compliance: FloatColumn = 0.0,
+                      tether: Union[bool, npt.ArrayLike, None] = None) -> None:
+        """Distance constraints: pairs uint32 (C, 2), rest float32 (C,) m, compliance m/N."""
+    def get_distances(self) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.float32],
+                                     npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+        """(pairs (C, 2), rest (C,), compliance (C,), tether (C,))."""
+    def get_distance_forces(self, out: Optional[npt.NDArray[np.float32]] = None) -> npt.NDArray[np.float32]:
+        """Each constraint's tension in the last substep, N, float32 (C,)."""
+    def set_groups(self, ids: Indices, groups: Union[int, Indices],
+                   inverse_masses: FloatColumn) -> None: ...
+    def set_triangles(self, triangles: Indices) -> None: ...
+    def get_triangles(self) -> npt.NDArray[np.uint32]: ...
+    def create_shape(self, kind: ShapeKind, *, radius: float = 0.0, half_length: float = 0.0,
+                     half_extents: Optional[Point] = None, points: Optional[npt.ArrayLike] = None,
+                     vertices: Optional[npt.ArrayLike] = None,
+                     triangles: Optional[Indices] = None,
+                     obj: Union[str, os.PathLike[str], None] = None, scale: float = 0.0,
+                     two_sided: bool = False, position: Optional[Point] = None,
+                     rotation: Optional[Sequence[float]] = None,
+                     velocity: Optional[Point] = None, angular_velocity: Optional[Point] = None,
+                     friction: float = 0.0, static_friction: float = 0.0, margin: float = 0.0,
+                     name: Optional[str] = None) -> int:
+        """A collision shape's id (method pbf only, at most MAX_SHAPES)."""
+    def set_shape_motion(self, id: int, position: Optional[Point] = None,
+                         rotation: Optional[Sequence[float]] = None,
+                         velocity: Optional[Point] = None,
+                         angular_velocity: Optional[Point] = None) -> None: ...
+    def get_shape_pose(self, id: int) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """(position (3,) m, rotation quaternion (4,) x, y, z, w)."""
+    def destroy_shape(self, id: int) -> None: ...
+    def shape_contacts(self, id: int) -> ShapeContacts: ...
     def add(self, positions: npt.ArrayLike, velocities: Optional[npt.ArrayLike] = None) -> range: ...
     def remove(self, indices: Union[Sequence[int], npt.NDArray[np.integer]]) -> None: ...
     def compute_densities(self) -> None: ...
