@@ -2,9 +2,10 @@
 
 The package wraps the public C API (include/pbfcl.h, docs/API.md): devices, contexts, solvers
 made from built-in scenes, JSON scene files or dicts with the same keys (docs/SCENES.md), the
-parameters as attributes, stepping, statistics, per-stage timers, checkpoints, and particle
-data as NumPy arrays in the caller's order (row k is particle k). docs/PYTHON.md has the
-whole story.
+parameters as attributes, stepping, statistics, per-stage timers, checkpoints, particle
+data as NumPy arrays in the caller's order (row k is particle k), cloth and ropes (distance
+constraints, solid groups, triangles) by particle index, and collision shapes by id.
+docs/PYTHON.md has the whole story.
 
     import pbfcl
     sim = pbfcl.Solver("dam-break", particles=20000)
