@@ -716,6 +716,8 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
         id && body && rest && ones && pos && fixed ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK && n > 0)
         st = get_by_id(s, "pbfcl_solver_set_phases", pos, n, 0);
+    if (st == PBFCL_OK) /* setting phases clears the solid groups (pbfcl.h): a grouped particle */
+        st = pbfcl_sim_set_groups(s->sim, 0, NULL, NULL, NULL); /* may become static or a body */
     size_t statics = 0;
     for (size_t i = 0; st == PBFCL_OK && i < n; i++)
         if (phases[i] == (int)PBFCL_SIM_PHASE_STATIC) {

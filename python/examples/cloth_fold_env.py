@@ -109,10 +109,9 @@ class ClothFoldEnv:
         return self.observe()
 
     def regroup(self):
-        """The cloth's groups with the held particles static (pinned): groups are cleared
-        first, since setting phases refuses a grouped particle made static."""
+        """The cloth's groups with the held particles static (pinned): setting the phases
+        clears the groups, which are then set again for the particles not held."""
         held = np.concatenate(self.held)
-        self.sim.set_groups([], [], [])
         phases = np.zeros(self.sim.count, np.int32)
         phases[held] = pbfcl.PHASE_STATIC
         self.sim.phases = phases

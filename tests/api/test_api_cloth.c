@@ -219,6 +219,21 @@ START_TEST(test_groups_rope)
         ck_assert_msg(fabs(force[c] - weight) < 0.02 * weight, "edge %d: tension %g N, weight %g N",
                       c, force[c], weight);
     }
+    /* setting phases clears the groups, so a grouped particle can be pinned (static) */
+    int pin[N] = {PBFCL_PHASE_STATIC, PBFCL_PHASE_FLUID, PBFCL_PHASE_FLUID,
+                  PBFCL_PHASE_FLUID,  PBFCL_PHASE_FLUID, PBFCL_PHASE_STATIC};
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, pin, N), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_particle_phases(s, words, N), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_inverse_masses(s, inv, N), PBFCL_OK);
+    for (int i = 0; i < N; i++) {
+        bool pinned = i == 0 || i == N - 1;
+        ck_assert_msg(pinned ? words[i] == pbfcl_make_phase(PBFCL_PHASE_GROUP_STATIC, 0)
+                             : words[i] == pbfcl_make_phase(0, PBFCL_PHASE_FLAG_FLUID |
+                                                                   PBFCL_PHASE_FLAG_SELF_COLLIDE),
+                      "particle %d: phase 0x%x after set_phases", i, (unsigned)words[i]);
+        ck_assert_msg(pinned ? inv[i] == 0.0f : inv[i] != 250.0f,
+                      "particle %d: inverse mass %g after set_phases", i, inv[i]);
+    }
     pbfcl_solver_destroy(s);
     pbfcl_context_destroy(ctx);
 }
