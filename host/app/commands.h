@@ -23,6 +23,10 @@ int cmd_demo(int argc, char **argv);
 /* `pbfcl run` split over the ranks of mpirun (host/dist/dist_run.c, docs/DISTRIBUTED.md). */
 int dist_cmd_run(int argc, char **argv);
 
+/* `pbfcl bench` split over the ranks of mpirun (host/dist/dist_bench.c): the report of bench
+ * on one device, a step timed as the slowest rank's, and the exchanges' share. */
+int dist_cmd_bench(int argc, char **argv);
+
 /* True when mpirun (Open MPI or a PMI launcher) started this process with more than one rank;
  * the launcher's rank of this process (0 if none). No MPI call is made. */
 bool dist_launched(void);

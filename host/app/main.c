@@ -82,12 +82,13 @@ int main(int argc, char **argv)
 #else
     if (!strcmp(argv[1], "run") && dist_launched()) /* mpirun -np K, K > 1: split over ranks */
         return finish(dist_cmd_run(argc - 1, argv + 1));
-    if ((!strcmp(argv[1], "bench") || !strcmp(argv[1], "demo")) && dist_launched()) {
+    if (!strcmp(argv[1], "bench") && dist_launched())
+        return finish(dist_cmd_bench(argc - 1, argv + 1));
+    if (!strcmp(argv[1], "demo") && dist_launched()) {
         if (dist_launched_rank() == 0) /* said once */
             fprintf(stderr,
-                    "pbfcl: error: %s is not split over MPI ranks (only run is); start it "
-                    "without mpirun, or with mpirun -np 1\n",
-                    argv[1]);
+                    "pbfcl: error: the demo is not split over MPI ranks (run and bench are); "
+                    "start it without mpirun, or with mpirun -np 1\n");
         return finish(2);
     }
 #endif

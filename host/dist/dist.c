@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What a split simulation cannot run yet (docs/DISTRIBUTED.md, "What is left"). */
-static pbfcl_status check_scene(const pbfcl_scene *s)
+pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *s)
 {
     const char *what = s->body_count > 0       ? "bodies"
                        : s->obstacle_count > 0 ? "obstacles"
@@ -67,7 +66,7 @@ static pbfcl_status create_local(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene 
                                  const pbfcl_dist_layout *layout, const float *positions,
                                  size_t capacity)
 {
-    PBFCL_TRY(check_scene(scene));
+    PBFCL_TRY(pbfcl_dist_check_scene(scene));
     if (layout->ranks != d->size) {
         pbfcl_errorf("the layout has %d slabs for %d ranks", layout->ranks, d->size);
         return PBFCL_ERR_BAD_ARGUMENT;
@@ -150,10 +149,10 @@ static pbfcl_status settle(pbfcl_dist *d, pbfcl_status st)
     return st;
 }
 
-pbfcl_status pbfcl_dist_step(pbfcl_dist *d)
+pbfcl_status pbfcl_dist_step(pbfcl_dist *d, pbfcl_profile *prof)
 {
     pbfcl_status st = d->size > 1 ? global_bounds(d) : PBFCL_OK; /* the same substeps */
-    return settle(d, st == PBFCL_OK ? pbfcl_sim_step(d->sim, NULL) : st);
+    return settle(d, st == PBFCL_OK ? pbfcl_sim_step(d->sim, prof) : st);
 }
 
 pbfcl_status pbfcl_dist_compute_density(pbfcl_dist *d)

@@ -33,6 +33,10 @@ pbfcl_status pbfcl_dist_plan(const pbfcl_scene *scene, float h, const float *pos
 /* Checks a layout (cuts ascending, inner slabs at least h wide; not collective). */
 pbfcl_status pbfcl_dist_check_layout(const pbfcl_dist_layout *layout, float h);
 
+/* Refuses (PBFCL_ERR_BAD_ARGUMENT, saying what to do) a scene a split simulation cannot run
+ * yet: bodies, obstacles, emitters, drains, the SPH method (not collective). */
+pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *scene);
+
 /* Creates this rank's part of a simulation of scene (fluid only, PBF) of the n particles at
  * positions (the same on every rank; particle k has id k) on cl's device, with room for
  * capacity particles on this rank (owned and ghosts; 0: n). */
@@ -43,9 +47,10 @@ pbfcl_status pbfcl_dist_create(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
 /* Releases this rank's part (not collective); accepts NULL. */
 void pbfcl_dist_destroy(pbfcl_dist *d);
 
-/* Advances one frame on every rank (the substep count from the fastest particle of all). A
+/* Advances one frame on every rank (the substep count from the fastest particle of all),
+ * recording this rank's kernels in prof if not NULL (its events, as pbfcl_sim_step's). A
  * failure on this rank ends every rank (pbfcl_dist_abort): the others wait in an exchange. */
-pbfcl_status pbfcl_dist_step(pbfcl_dist *d);
+pbfcl_status pbfcl_dist_step(pbfcl_dist *d, pbfcl_profile *prof);
 
 /* The density of the current positions (frame 0's), as pbfcl_sim_compute_density; a failure
  * ends every rank, as in pbfcl_dist_step. */

@@ -92,7 +92,7 @@ static void rank_log(pbfcl_log_level level, const char *message, void *user)
  * program's own messages bypass the log) until every_rank. */
 static int saved_stderr = -1;
 
-static void speak(bool every_rank)
+void dist_speak(bool every_rank)
 {
     fflush(stderr);
     if (!every_rank && log_rank != 0 && saved_stderr < 0) {
@@ -105,6 +105,13 @@ static void speak(bool every_rank)
         saved_stderr = -1;
     }
     log_every_rank = every_rank;
+}
+
+void dist_log_setup(int rank)
+{
+    log_rank = rank;
+    pbfcl_set_log(rank_log, NULL, PBFCL_LOG_WARNING);
+    dist_speak(false);
 }
 
 static void drun_usage(void)
@@ -218,6 +225,7 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
 {
     PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
     const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
+    PBFCL_TRY(pbfcl_dist_check_scene(scene));
     pbfcl_pbf_params p;
     PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
     PBFCL_TRY(pbfcl_dist_plan(scene, p.h, r->positions, r->n, r->size, l));
@@ -232,7 +240,7 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
 /* Every rank's device and part; a rank that fails says why, the others that one did. */
 static pbfcl_status start(const drun_args *a, drun *r, const pbfcl_dist_layout *l)
 {
-    speak(true);
+    dist_speak(true);
     pbfcl_status st = dist_open_device(r->comm, a->scene.device, &r->cl);
     r->cl_open = st == PBFCL_OK;
     int failed = st != PBFCL_OK, any = 0;
@@ -310,7 +318,7 @@ static pbfcl_status loop(const drun_args *a, drun *r)
     double dt = pbfcl_api_setup_scene(r->setup)->solver.dt, start = pbfcl_wall_seconds();
     long long tenth = a->steps >= 10 ? a->steps / 10 : 1;
     for (long long step = 1; step <= a->steps; step++) {
-        PBFCL_TRY(pbfcl_dist_step(r->d));
+        PBFCL_TRY(pbfcl_dist_step(r->d, NULL));
         PBFCL_TRY(pbfcl_dist_stats(r->d, &r->last));
         r->substeps += r->last.substeps;
         if (r->rank == 0 && a->stats_path)
@@ -386,9 +394,7 @@ int dist_cmd_run(int argc, char **argv)
     r.comm = MPI_COMM_WORLD;
     MPI_Comm_rank(r.comm, &r.rank);
     MPI_Comm_size(r.comm, &r.size);
-    log_rank = r.rank;
-    pbfcl_set_log(rank_log, NULL, PBFCL_LOG_WARNING);
-    speak(false);
+    dist_log_setup(r.rank);
     drun_args a;
     int code = parse_args(argc, argv, &a);
     if (code == 1 && r.rank == 0)
@@ -398,7 +404,7 @@ int dist_cmd_run(int argc, char **argv)
     else if (code == 1)
         code = 0;
     drun_release(&r);
-    speak(true);
+    dist_speak(true);
     MPI_Finalize();
     return code;
 }

@@ -16,4 +16,12 @@ int dist_local_rank(MPI_Comm comm);
  * "A,B,...", else of $PBFCL_DEVICE, else the local rank's GPU (mod their count). */
 pbfcl_status dist_open_device(MPI_Comm comm, const char *spec, pbfcl_cl *cl);
 
+/* The messages of a command split over ranks: the library's log goes to stderr prefixed with
+ * this rank's number once every rank speaks; until then only rank 0's (dist_speak). */
+void dist_log_setup(int rank);
+
+/* every_rank false: only rank 0 speaks (the others' stderr goes to /dev/null), as while the
+ * ranks check the same input; true: every rank, each message with its rank's number. */
+void dist_speak(bool every_rank);
+
 #endif

@@ -202,8 +202,8 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target)
     for (int f = 0; all(ok) && f <= frames; f++) {
         ok = dam_frame(&r, &s, l.axis, mass, f, why, sizeof why);
         if (all(ok) && f < frames)
-            ok = pbfcl_dist_step(r.split) == PBFCL_OK &&
-                 (!r.ref || pbfcl_dist_step(r.ref) == PBFCL_OK);
+            ok = pbfcl_dist_step(r.split, NULL) == PBFCL_OK &&
+                 (!r.ref || pbfcl_dist_step(r.ref, NULL) == PBFCL_OK);
     }
     if (!all(ok))
         finish(1, why);
@@ -267,7 +267,7 @@ static int run_cross(pbfcl_cl *cl)
         finish(1, "the blob does not start whole on rank 0");
     char why[256] = "";
     for (int f = 1; f <= 4 && all(ok); f++) {
-        ok = pbfcl_dist_step(d) == PBFCL_OK &&
+        ok = pbfcl_dist_step(d, NULL) == PBFCL_OK &&
              pbfcl_dist_gather(d, NULL, NULL, NULL) == PBFCL_OK; /* every id once */
         owned = pbfcl_dist_owned(d);
         if (f == 1 && (rank == 2) != (owned == n)) { /* two boundaries crossed in a frame */
@@ -303,7 +303,7 @@ static int run_fail(pbfcl_cl *cl)
     if (pbfcl_dist_create(&d, MPI_COMM_WORLD, cl, &s, &l, pos, n, room) != PBFCL_OK)
         finish(1, "creating the split simulation failed");
     for (int f = 0; f < 3; f++)
-        pbfcl_dist_step(d); /* ends every rank on rank 1's failure */
+        pbfcl_dist_step(d, NULL); /* ends every rank on rank 1's failure */
     finish(1, "rank 1 should have failed");
 }
 
