@@ -126,3 +126,29 @@ __kernel void particles_copy_positions(uint n, __global const float4 *pos,
     if (k < n)
         dst[k] = (float4)(pos[i].xyz, length(vel[i].xyz));
 }
+
+/* gather_rows: out holds count rows of `words` 32-bit words, packed; row r is the row at slot
+ * slots[r] of src (a per-particle buffer of rows of that size). One item per word: item g
+ * copies word g % words of row g / words, so that neighbouring items read neighbouring words.
+ * A simulation split over devices gathers the rows it sends with it (host/dist/). */
+__kernel void particles_gather_rows(uint count, uint words, __global const uint *src,
+                                    __global const uint *slots, __global uint *out)
+{
+    size_t g = get_global_id(0);
+    if (g >= (size_t)count * words)
+        return;
+    size_t row = g / words;
+    out[g] = src[(size_t)slots[row] * words + (g - row * words)];
+}
+
+/* scatter_rows: the inverse of gather_rows: the packed rows of in go to the rows at slots[r]
+ * of dst (the slots distinct: each row is written once). */
+__kernel void particles_scatter_rows(uint count, uint words, __global const uint *in,
+                                     __global const uint *slots, __global uint *dst)
+{
+    size_t g = get_global_id(0);
+    if (g >= (size_t)count * words)
+        return;
+    size_t row = g / words;
+    dst[(size_t)slots[row] * words + (g - row * words)] = in[g];
+}

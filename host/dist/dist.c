@@ -85,7 +85,7 @@ static pbfcl_status create_local(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene 
         return PBFCL_ERR_OUT_OF_MEMORY;
     memcpy(d->layout.cuts, layout->cuts, (size_t)(d->size + 1) * sizeof *d->layout.cuts);
     PBFCL_TRY(create_sim(d, cl, scene, positions, capacity));
-    PBFCL_TRY(dist_rows_create(&d->rows, cl));
+    PBFCL_TRY(dist_rows_create(&d->rows, d->sim));
     float h = pbfcl_sim_params(d->sim)->h;
     PBFCL_TRY(pbfcl_dist_check_layout(&d->layout, h));
     d->halo = h * 1.001f; /* the search takes pairs within h: a margin for rounding */

@@ -3,6 +3,8 @@
 #define PBFCL_DIST_INTERNAL_H
 
 #include "dist.h"
+#include "sim/particles.h"
+#include "sim/solver_method.h"
 
 #include <stdbool.h>
 
@@ -14,17 +16,16 @@ typedef struct dist_list {
     int *counts, *displs; /* per rank */
 } dist_list;
 
-/* The device side of the exchanges (dist_rows.c): two copy kernels and their buffers. */
+/* The device side of the exchanges (dist_rows.c): the rows' slots and the packed rows, copied
+ * by the simulation's gather_rows and scatter_rows (sim/particles.h). */
 typedef struct dist_rows {
     pbfcl_cl *cl;
-    cl_program program;
-    cl_kernel gather, scatter;
-    cl_mem slots, packed; /* the rows' slots; the packed rows */
+    pbfcl_particles *particles; /* the simulation's: its copy kernels */
+    cl_mem slots, packed;       /* the rows' slots; the packed rows */
     size_t slots_cap, packed_cap;
-    size_t wg; /* the kernels' work-group size */
 } dist_rows;
 
-pbfcl_status dist_rows_create(dist_rows *r, pbfcl_cl *cl);
+pbfcl_status dist_rows_create(dist_rows *r, pbfcl_sim *sim);
 void dist_rows_release(dist_rows *r);
 
 /* Reads the rows (elem bytes, a multiple of 4) of buf at slots[0..count-1] into out, packed. */

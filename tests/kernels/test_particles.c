@@ -2,7 +2,9 @@
  * particles.c) on plain buffers, no solver: stats, bounds and copy_positions against plain C
  * references at n = 1, the work-group size - 1, + 0 and + 1, and a prime, with walls, mass and
  * rest density given directly (any solver's), non-finite and outside particles included, and
- * the render copy through a shuffled id order. */
+ * the render copy through a shuffled id order; gather_rows and scatter_rows (what a split
+ * simulation exchanges) against a C copy at 0, 1, wg - 1, wg, wg + 1 and a prime rows of 1, 3
+ * and 32 words, at shuffled slots, nothing written past the rows. */
 #include "pbfcl_shared.h"
 #include "sim/particles.h"
 #include "test_util.h"
@@ -277,6 +279,80 @@ static void check_passes(pbfcl_cl *cl)
         check_n(cl, sizes[k]);
 }
 
+/* Rows of words 32-bit words: gather count of them at distinct shuffled slots of a buffer of
+ * rows + 5 rows into a packed buffer, then scatter packed rows back to those slots of another;
+ * each against a C copy, the word past the packed rows and the rows at no slot untouched. */
+static void check_rows_once(pbfcl_cl *cl, pbfcl_particles *p, size_t count, size_t words)
+{
+    size_t rows = count + 5, seed_n = count * 31 + words;
+    uint64_t seed = 1234 + seed_n;
+    cl_uint *src = malloc(rows * words * 4), *slots = malloc(rows * 4);
+    cl_uint *out = malloc((count * words + 1) * 4), *dst = malloc(rows * words * 4);
+    for (size_t i = 0; i < rows * words; i++)
+        src[i] = test_rand(&seed);
+    for (size_t r = 0; r < rows; r++)
+        slots[r] = (cl_uint)r;
+    test_shuffle(slots, rows, &seed); /* the first count: distinct slots in no order */
+    for (size_t i = 0; i < count * words + 1; i++)
+        out[i] = 0xdeadbeefu;
+    cl_mem src_buf = upload(cl, src, rows * words * 4), slots_buf = upload(cl, slots, rows * 4);
+    cl_mem out_buf = upload(cl, out, (count * words + 1) * 4);
+    ck_assert_int_eq(pbfcl_particles_gather_rows(p, src_buf, words, slots_buf, count, out_buf),
+                     PBFCL_OK);
+    ck_assert_int_eq(clEnqueueReadBuffer(cl->queue, out_buf, CL_TRUE, 0, (count * words + 1) * 4,
+                                         out, 0, NULL, NULL),
+                     CL_SUCCESS);
+    for (size_t r = 0; r < count; r++)
+        for (size_t w = 0; w < words; w++)
+            expect(out[r * words + w] == src[slots[r] * words + w],
+                   "gather_rows %zu rows of %zu: word %zu of row %zu (slot %u) is %08x, not %08x",
+                   count, words, w, r, slots[r], out[r * words + w], src[slots[r] * words + w]);
+    ck_assert_msg(out[count * words] == 0xdeadbeefu, "gather_rows wrote past its %zu rows", count);
+    /* scatter: the packed rows (out) to the same slots of a buffer of other words */
+    for (size_t i = 0; i < rows * words; i++)
+        dst[i] = ~src[i];
+    cl_mem dst_buf = upload(cl, dst, rows * words * 4);
+    ck_assert_int_eq(pbfcl_particles_scatter_rows(p, out_buf, words, slots_buf, count, dst_buf),
+                     PBFCL_OK);
+    ck_assert_int_eq(
+        clEnqueueReadBuffer(cl->queue, dst_buf, CL_TRUE, 0, rows * words * 4, dst, 0, NULL, NULL),
+        CL_SUCCESS);
+    for (size_t r = 0; r < rows; r++) /* slots[count..] were not scattered to */
+        for (size_t w = 0; w < words; w++) {
+            cl_uint want = r < count ? out[r * words + w] : ~src[slots[r] * words + w];
+            expect(dst[slots[r] * words + w] == want,
+                   "scatter_rows %zu rows of %zu: word %zu of slot %u is %08x, not %08x", count,
+                   words, w, slots[r], dst[slots[r] * words + w], want);
+        }
+    cl_mem bufs[] = {src_buf, slots_buf, out_buf, dst_buf};
+    for (int k = 0; k < 4; k++)
+        clReleaseMemObject(bufs[k]);
+    free(src), free(slots), free(out), free(dst);
+}
+
+static void check_rows(pbfcl_cl *cl)
+{
+    pbfcl_particles p;
+    ck_assert_int_eq(pbfcl_particles_create(&p, cl, 16), PBFCL_OK);
+    size_t wg = p.wg, counts[] = {0, 1, wg - 1, wg, wg + 1, 1009}, words[] = {1, 3, 32};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+            check_rows_once(cl, &p, counts[c], words[w]);
+    /* a row of no words is refused, saying so */
+    cl_uint one = 0;
+    cl_mem b = upload(cl, &one, 4);
+    ck_assert_int_eq(pbfcl_particles_gather_rows(&p, b, 0, b, 1, b), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_particles_scatter_rows(&p, b, 0, b, 1, b), PBFCL_ERR_BAD_ARGUMENT);
+    clReleaseMemObject(b);
+    pbfcl_particles_destroy(&p);
+}
+
+START_TEST(test_particles_rows)
+{
+    test_each_device(check_rows);
+}
+END_TEST
+
 START_TEST(test_particles_reference)
 {
     test_each_device(check_passes);
@@ -289,6 +365,7 @@ int main(void)
     TCase *dev = tcase_create("device");
     tcase_set_timeout(dev, 300);
     tcase_add_test(dev, test_particles_reference);
+    tcase_add_test(dev, test_particles_rows);
     suite_add_tcase(suite, dev);
     return test_run_suite(suite, true);
 }

@@ -47,11 +47,14 @@ static pbfcl_status build_kernels(pbfcl_particles *p)
         return PBFCL_ERR_BAD_ARGUMENT;
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_PARTICLES);
     PBFCL_TRY(pbfcl_cl_build(p->cl, desc->files, desc->nfiles, options, &p->program));
-    static const char *const names[] = {"particles_stats", "particles_bounds",
-                                        "particles_copy_positions", "particles_slots"};
-    cl_kernel *slots[] = {&p->stats, &p->bounds, &p->copy_positions, &p->slots};
-    size_t local[] = {PBFCL_STATS_FIELDS * p->wg * sizeof(float), 3 * p->wg * sizeof(float), 0, 0};
-    for (int k = 0; k < 4; k++) {
+    static const char *const names[] = {"particles_stats",          "particles_bounds",
+                                        "particles_copy_positions", "particles_slots",
+                                        "particles_gather_rows",    "particles_scatter_rows"};
+    cl_kernel *slots[] = {&p->stats, &p->bounds,      &p->copy_positions,
+                          &p->slots, &p->gather_rows, &p->scatter_rows};
+    size_t local[] = {
+        PBFCL_STATS_FIELDS * p->wg * sizeof(float), 3 * p->wg * sizeof(float), 0, 0, 0, 0};
+    for (int k = 0; k < 6; k++) {
         PBFCL_TRY(pbfcl_cl_kernel(p->program, names[k], slots[k]));
         PBFCL_TRY(pbfcl_cl_check_launch(p->cl, *slots[k], names[k], p->wg, local[k]));
     }
@@ -84,8 +87,9 @@ void pbfcl_particles_destroy(pbfcl_particles *p)
     pbfcl_cl_release_buffer(&p->partial_buf);
     pbfcl_cl_release_buffer(&p->bounds_buf);
     pbfcl_cl_release_buffer(&p->slot_buf);
-    cl_kernel kernels[] = {p->stats, p->bounds, p->copy_positions, p->slots};
-    for (int k = 0; k < 4; k++)
+    cl_kernel kernels[] = {p->stats, p->bounds,      p->copy_positions,
+                           p->slots, p->gather_rows, p->scatter_rows};
+    for (int k = 0; k < 6; k++)
         if (kernels[k])
             clReleaseKernel(kernels[k]);
     if (p->program)
@@ -243,4 +247,40 @@ pbfcl_status pbfcl_particles_slots(pbfcl_particles *p, size_t n, cl_mem id_buf, 
     PARTICLES_ARG(p->slots, 1, id_buf);
     PARTICLES_ARG(p->slots, 2, slot_buf);
     return pbfcl_cl_launch(p->cl, p->slots, n, p->wg, prof, stage);
+}
+
+/* Launches k (gather_rows or scatter_rows) from `from` to `to` over count rows of words. */
+static pbfcl_status rows_launch(pbfcl_particles *p, cl_kernel k, const char *name, cl_mem from,
+                                size_t words, cl_mem slots_buf, size_t count, cl_mem to)
+{
+    if (count == 0)
+        return PBFCL_OK;
+    if (words == 0 || count > CL_UINT_MAX || words > CL_UINT_MAX ||
+        count * words / words != count) {
+        pbfcl_errorf("%s: %zu rows of %zu words are not a launch (1 to %u words a row, at most "
+                     "%u rows)",
+                     name, count, words, CL_UINT_MAX, CL_UINT_MAX);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    cl_uint n = (cl_uint)count, w = (cl_uint)words;
+    PARTICLES_ARG(k, 0, n);
+    PARTICLES_ARG(k, 1, w);
+    PARTICLES_ARG(k, 2, from);
+    PARTICLES_ARG(k, 3, slots_buf);
+    PARTICLES_ARG(k, 4, to);
+    return pbfcl_cl_launch(p->cl, k, count * words, p->wg, NULL, PBFCL_STAGE_OTHER);
+}
+
+pbfcl_status pbfcl_particles_gather_rows(pbfcl_particles *p, cl_mem src_buf, size_t words,
+                                         cl_mem slots_buf, size_t count, cl_mem out_buf)
+{
+    return rows_launch(p, p->gather_rows, "particles gather_rows", src_buf, words, slots_buf, count,
+                       out_buf);
+}
+
+pbfcl_status pbfcl_particles_scatter_rows(pbfcl_particles *p, cl_mem in_buf, size_t words,
+                                          cl_mem slots_buf, size_t count, cl_mem dst_buf)
+{
+    return rows_launch(p, p->scatter_rows, "particles scatter_rows", in_buf, words, slots_buf,
+                       count, dst_buf);
 }

@@ -1,7 +1,9 @@
 /* Solver-neutral passes over the particle state (cl/particles.cl), used by every method
  * behind solver_method.h: stats (the step statistics), bounds (what the adaptive substeps
- * read), copy_positions (the render hook, in the caller's particle order) and slots (the
- * id-to-slot map every module that names particles by id reads). */
+ * read), copy_positions (the render hook, in the caller's particle order), slots (the
+ * id-to-slot map every module that names particles by id reads), and gather_rows and
+ * scatter_rows (rows of a per-particle buffer at a list of slots, packed and unpacked: what a
+ * simulation split over devices exchanges, host/dist/). */
 #ifndef PBFCL_PARTICLES_H
 #define PBFCL_PARTICLES_H
 
@@ -13,7 +15,7 @@
 typedef struct pbfcl_particles {
     pbfcl_cl *cl;
     cl_program program;
-    cl_kernel stats, bounds, copy_positions, slots;
+    cl_kernel stats, bounds, copy_positions, slots, gather_rows, scatter_rows;
     size_t wg;          /* work-group size of every kernel (a power of two, >= 16) */
     size_t capacity;    /* particles */
     cl_mem partial_buf; /* stats: PBFCL_STATS_FIELDS floats per work-group */
@@ -82,5 +84,15 @@ pbfcl_status pbfcl_particles_slots(pbfcl_particles *p, size_t n, cl_mem id_buf, 
  * the caller's order. */
 pbfcl_status pbfcl_particles_copy_positions(pbfcl_particles *p, const pbfcl_particle_state *s,
                                             cl_mem dst_buf);
+
+/* gather_rows: enqueues out_buf's rows r = 0..count-1 (words 32-bit words each, packed) from
+ * the rows at slots slots_buf[r] (count uints) of src_buf. Not profiled (stage other). */
+pbfcl_status pbfcl_particles_gather_rows(pbfcl_particles *p, cl_mem src_buf, size_t words,
+                                         cl_mem slots_buf, size_t count, cl_mem out_buf);
+
+/* scatter_rows: enqueues the packed rows of in_buf into the rows at slots slots_buf[r] of
+ * dst_buf (the slots distinct), the inverse of gather_rows. */
+pbfcl_status pbfcl_particles_scatter_rows(pbfcl_particles *p, cl_mem in_buf, size_t words,
+                                          cl_mem slots_buf, size_t count, cl_mem dst_buf);
 
 #endif
