@@ -65,16 +65,18 @@ static pbfcl_status put_run(ckp_writer *w, const pbfcl_checkpoint_run *run, size
     return put_section(w, "next_frame_id", &run->next_id, sizeof run->next_id);
 }
 
-pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
-                                    const pbfcl_checkpoint_run *run, const char *name,
-                                    long long step, double time)
+pbfcl_status pbfcl_checkpoint_write_with(const char *path, size_t n,
+                                         const pbfcl_scene_params *scene,
+                                         const pbfcl_solver_params *solver,
+                                         pbfcl_checkpoint_save_fn save, void *save_ctx,
+                                         const pbfcl_checkpoint_run *run, const char *name,
+                                         long long step, double time)
 {
-    size_t n = 0;
     ckp_params params;
     char scene_name[64] = {0};
     memset(&params, 0, sizeof params);
-    PBFCL_TRY(pbfcl_solver_count(solver, &n));
-    PBFCL_TRY(pbfcl_solver_get_params(solver, &params.scene, &params.solver));
+    params.scene = *scene;
+    params.solver = *solver;
     snprintf(scene_name, sizeof scene_name, "%s", name);
     pbfcl_atomic_file a;
     PBFCL_TRY(pbfcl_atomic_open(&a, path, "checkpoint"));
@@ -92,7 +94,7 @@ pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
     put_bytes(&w, scene_name, sizeof scene_name);
     put_u32(&w, (uint32_t)sizeof params);
     put_bytes(&w, &params, sizeof params);
-    pbfcl_status st = pbfcl_solver_save_state(solver, put_section, &w);
+    pbfcl_status st = save(save_ctx, put_section, &w);
     if (st == PBFCL_OK)
         st = put_run(&w, run, n);
     if (st == PBFCL_OK)
@@ -108,6 +110,25 @@ pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
         return st == PBFCL_OK ? PBFCL_ERR_IO : st;
     }
     return pbfcl_atomic_commit(&a);
+}
+
+/* pbfcl_checkpoint_save_fn of a solver (ctx). */
+static pbfcl_status save_solver(void *ctx, pbfcl_state_write_fn write, void *user)
+{
+    return pbfcl_solver_save_state(ctx, write, user);
+}
+
+pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
+                                    const pbfcl_checkpoint_run *run, const char *name,
+                                    long long step, double time)
+{
+    size_t n = 0;
+    pbfcl_scene_params scene;
+    pbfcl_solver_params params;
+    PBFCL_TRY(pbfcl_solver_count(solver, &n));
+    PBFCL_TRY(pbfcl_solver_get_params(solver, &scene, &params));
+    return pbfcl_checkpoint_write_with(path, n, &scene, &params, save_solver, solver, run, name,
+                                       step, time);
 }
 
 pbfcl_status pbfcl_checkpoint_restore(pbfcl_checkpoint *c, pbfcl_solver *solver)

@@ -58,6 +58,18 @@ pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
                                     const pbfcl_checkpoint_run *run, const char *name,
                                     long long step, double time);
 
+/* Writes the state of a solver: its sections (pbfcl_solver_save_state's) through write. */
+typedef pbfcl_status (*pbfcl_checkpoint_save_fn)(void *ctx, pbfcl_state_write_fn write, void *user);
+
+/* pbfcl_checkpoint_write for a state that save writes (n particles, the parameters scene and
+ * solver): a simulation split over ranks writes one device's file through it. */
+pbfcl_status pbfcl_checkpoint_write_with(const char *path, size_t n,
+                                         const pbfcl_scene_params *scene,
+                                         const pbfcl_solver_params *solver,
+                                         pbfcl_checkpoint_save_fn save, void *save_ctx,
+                                         const pbfcl_checkpoint_run *run, const char *name,
+                                         long long step, double time);
+
 /* Reads and verifies path: the magic, the format and a particle count that the file's size
  * can hold before the rest is read (a 40 GB file of another kind is refused at once), then
  * the checksum, the header's count, step and time, and the sections' names and sizes; on

@@ -40,7 +40,11 @@ static size_t for_each_frame(const char *dir,
 
 static pbfcl_status check_checkpoint_path(const run_outputs *o)
 {
-    const char *path = o->checkpoint_path;
+    return run_outputs_check_checkpoint(o->checkpoint_path, o->force);
+}
+
+pbfcl_status run_outputs_check_checkpoint(const char *path, bool force)
+{
     struct stat st;
     if (stat(path, &st) == 0) {
         char magic[8] = {0};
@@ -49,14 +53,14 @@ static pbfcl_status check_checkpoint_path(const run_outputs *o)
             f && fread(magic, 1, 8, f) == 8 && memcmp(magic, PBFCL_CHECKPOINT_MAGIC, 8) == 0;
         if (f)
             fclose(f);
-        if (!S_ISREG(st.st_mode) || (!is_checkpoint && !o->force)) {
+        if (!S_ISREG(st.st_mode) || (!is_checkpoint && !force)) {
             pbfcl_errorf("--checkpoint '%s' exists and is not a pbfcl checkpoint; give another "
                          "file name%s",
                          path, S_ISREG(st.st_mode) ? " or --force to replace it" : "");
             return PBFCL_ERR_IO;
         }
         bool read_only = !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK);
-        if (read_only && !o->force) {
+        if (read_only && !force) {
             pbfcl_errorf("--checkpoint '%s' exists and is read-only; give another file name, "
                          "make it writable, or --force to replace it",
                          path);

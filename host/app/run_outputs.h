@@ -82,4 +82,8 @@ pbfcl_status run_outputs_checkpoint(run_outputs *o, pbfcl_solver *solver, long l
  * step (if not, the directories the check created are removed again). */
 pbfcl_status run_outputs_finish(run_outputs *o, bool started);
 
+/* Checks --checkpoint's path: a file there must be a checkpoint (or force) and writable (or
+ * force), and a file can be made beside it; says what to change. */
+pbfcl_status run_outputs_check_checkpoint(const char *path, bool force);
+
 #endif

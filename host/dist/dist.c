@@ -62,11 +62,8 @@ static pbfcl_status create_sim(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene *s
     return st;
 }
 
-static pbfcl_status create_local(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene *scene,
-                                 const pbfcl_dist_layout *layout, const float *positions,
-                                 size_t capacity)
+pbfcl_status dist_setup_layout(pbfcl_dist *d, const pbfcl_dist_layout *layout)
 {
-    PBFCL_TRY(pbfcl_dist_check_scene(scene));
     if (layout->ranks != d->size) {
         pbfcl_errorf("the layout has %d slabs for %d ranks", layout->ranks, d->size);
         return PBFCL_ERR_BAD_ARGUMENT;
@@ -84,7 +81,11 @@ static pbfcl_status create_local(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene 
     if (!ok)
         return PBFCL_ERR_OUT_OF_MEMORY;
     memcpy(d->layout.cuts, layout->cuts, (size_t)(d->size + 1) * sizeof *d->layout.cuts);
-    PBFCL_TRY(create_sim(d, cl, scene, positions, capacity));
+    return PBFCL_OK;
+}
+
+pbfcl_status dist_finish_local(pbfcl_dist *d)
+{
     PBFCL_TRY(dist_rows_create(&d->rows, d->sim));
     float h = pbfcl_sim_params(d->sim)->h;
     PBFCL_TRY(pbfcl_dist_check_layout(&d->layout, h));
@@ -95,21 +96,32 @@ static pbfcl_status create_local(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene 
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_dist_create(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
-                               const pbfcl_scene *scene, const pbfcl_dist_layout *layout,
-                               const float *positions, size_t n, size_t capacity)
+static pbfcl_status create_local(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene *scene,
+                                 const pbfcl_dist_layout *layout, const float *positions,
+                                 size_t capacity)
 {
-    *out = NULL;
+    PBFCL_TRY(pbfcl_dist_check_scene(scene));
+    PBFCL_TRY(dist_setup_layout(d, layout));
+    PBFCL_TRY(create_sim(d, cl, scene, positions, capacity));
+    return dist_finish_local(d);
+}
+
+pbfcl_dist *dist_alloc(MPI_Comm comm, size_t n)
+{
     pbfcl_dist *d = calloc(1, sizeof *d);
     if (!d)
-        return PBFCL_ERR_OUT_OF_MEMORY;
+        return NULL;
     d->comm = comm;
     MPI_Comm_rank(comm, &d->rank);
     MPI_Comm_size(comm, &d->size);
     d->n_global = n;
-    pbfcl_status st = create_local(d, cl, scene, layout, positions, capacity);
+    return d;
+}
+
+pbfcl_status dist_agree(pbfcl_dist **out, pbfcl_dist *d, pbfcl_status st)
+{
     int failed = st != PBFCL_OK, any = 0; /* every rank goes on, or none */
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, d->comm);
     if (any && !failed)
         st = PBFCL_ERR_SIMULATION; /* another rank said why */
     if (st != PBFCL_OK) {
@@ -118,6 +130,17 @@ pbfcl_status pbfcl_dist_create(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
     }
     *out = d;
     return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_dist_create(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
+                               const pbfcl_scene *scene, const pbfcl_dist_layout *layout,
+                               const float *positions, size_t n, size_t capacity)
+{
+    *out = NULL;
+    pbfcl_dist *d = dist_alloc(comm, n);
+    if (!d)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    return dist_agree(out, d, create_local(d, cl, scene, layout, positions, capacity));
 }
 
 void pbfcl_dist_destroy(pbfcl_dist *d)

@@ -85,6 +85,39 @@ typedef struct pbfcl_dist_traffic {
 
 const pbfcl_dist_traffic *pbfcl_dist_traffic_of(const pbfcl_dist *d);
 
+/* The slabs (not collective). */
+const pbfcl_dist_layout *pbfcl_dist_layout_of(const pbfcl_dist *d);
+
+/* The whole simulation's saved state, gathered on rank 0 (its fields empty elsewhere): every
+ * particle's record (pbfcl_sim_record_bytes each) in id order, and the bounds the next frame's
+ * substep count is chosen from, their maxima over the ranks. */
+typedef struct pbfcl_dist_state {
+    size_t n;
+    unsigned char *records;
+    float bounds[3];
+} pbfcl_dist_state;
+
+/* Gathers the state on rank 0 (collective, between frames). Fails on every rank, naming the id,
+ * if an id is held by no rank or by two; a rank that cannot read its particles ends every rank
+ * (pbfcl_dist_abort). */
+pbfcl_status pbfcl_dist_state_gather(pbfcl_dist *d, pbfcl_dist_state *s);
+
+/* On rank 0: writes through put the sections pbfcl_sim_state_save writes for one simulation
+ * holding every particle of s in id order: a state one device loads (not collective). */
+pbfcl_status pbfcl_dist_state_save(pbfcl_dist *d, const pbfcl_dist_state *s, pbfcl_state_put put,
+                                   void *ctx);
+
+/* Releases a gathered state; accepts an empty one. */
+void pbfcl_dist_state_free(pbfcl_dist_state *s);
+
+/* Creates this rank's part of a simulation of scene from a saved state of n particles (the
+ * sections of pbfcl_sim_state_save through get, the same on every rank, whatever rank count
+ * saved it): each rank loads the whole state, plans slabs over the communicator's ranks from
+ * its positions (pbfcl_dist_plan) and keeps its slab's particles. */
+pbfcl_status pbfcl_dist_create_loaded(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
+                                      const pbfcl_scene *scene, size_t n, pbfcl_state_get get,
+                                      void *ctx);
+
 /* Ends every rank after a failure on this one: prints "pbfcl: rank R of K failed: what" on
  * stderr and aborts the communicator with exit status code (MPI_Abort; never returns). */
 _Noreturn void pbfcl_dist_abort(MPI_Comm comm, int code, const char *what);

@@ -229,8 +229,8 @@ pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, v
     cl_mem buf;
     char *rows = malloc(16 * k + 16);
     pbfcl_status st = rows ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    for (size_t r = 0; st == PBFCL_OK && k > 0 && pbfcl_sim_record_row(d->sim, r, &buf, &elem);
-         r++) {
+    for (size_t r = 0;
+         st == PBFCL_OK && k > 0 && pbfcl_sim_record_row(d->sim, r, &buf, &elem, NULL); r++) {
         st = dist_rows_gather(&d->rows, buf, elem, slots, k, rows);
         for (size_t i = 0; st == PBFCL_OK && i < k; i++)
             memcpy((char *)out + i * d->record + at, rows + i * elem, elem);

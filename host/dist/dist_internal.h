@@ -53,6 +53,19 @@ struct pbfcl_dist {
     dist_rows rows;
 };
 
+/* A rank's part with no simulation yet, of n particles in all (NULL: out of memory). */
+pbfcl_dist *dist_alloc(MPI_Comm comm, size_t n);
+
+/* The layout (copied) and the arrays sized by it and by the particle count. */
+pbfcl_status dist_setup_layout(pbfcl_dist *d, const pbfcl_dist_layout *layout);
+
+/* After the simulation is made: the copies' buffers, the halo, the record, the sync hook. */
+pbfcl_status dist_finish_local(pbfcl_dist *d);
+
+/* Every rank's verdict on its creation st: all go on (*out = d), or d is destroyed on every
+ * rank and the status returned (PBFCL_ERR_SIMULATION where another rank failed). */
+pbfcl_status dist_agree(pbfcl_dist **out, pbfcl_dist *d, pbfcl_status st);
+
 /* Reads the records (pbfcl_sim_record_bytes each) of the particles at slots into out. */
 pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, void *out);
 

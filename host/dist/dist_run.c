@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "export_ply.h"
 #include "export_vtk.h"
+#include "run_outputs.h"
 #include "runtime/clock.h"
 #include "runtime/pbfcl_error.h"
 #include "scene_options.h"
@@ -48,6 +49,8 @@ typedef struct drun_args {
     pbfcl_scene_options scene;
     long long steps, every;
     const char *export_dir, *stats_path;
+    const char *checkpoint_path, *resume_path;
+    long long checkpoint_every; /* 0: only at the end */
     pbfcl_export_format format;
     bool z_up, force, quiet;
 } drun_args;
@@ -67,6 +70,8 @@ typedef struct drun {
     size_t pvd_count;
     pbfcl_stats last;
     long long substeps;
+    pbfcl_checkpoint *checkpoint; /* when resuming */
+    long long first_step;         /* 0, or the checkpoint's step */
 } drun;
 
 /* Messages: rank 0's alone while every rank says the same (the set-up), each rank's with its
@@ -122,7 +127,9 @@ static void drun_usage(void)
            "Runs a scene split over the K ranks: slabs of the box along its longest axis with "
            "equal shares of the particles, one device per rank (entry local-rank of the "
            "--device list, else the local rank's GPU); rank 0 writes the frames and "
-           "statistics. Checkpoints need one rank (docs/DISTRIBUTED.md).\n");
+           "statistics. --checkpoint FILE [--checkpoint-every K] writes one checkpoint (the "
+           "format of one device's) and --resume FILE continues one on any number of ranks "
+           "(docs/DISTRIBUTED.md).\n");
 }
 
 /* One of the valued options; false (message printed) if not valid. */
@@ -145,18 +152,45 @@ static bool parse_value(drun_args *a, const char *opt, const char *val)
             a->z_up = !strcmp(val, "z");
         return true;
     }
+    if (!strcmp(opt, "--checkpoint-every"))
+        return pbfcl_cli_count(opt, val, 1, 1000000000LL, &a->checkpoint_every);
     if (!strcmp(opt, "--export"))
         a->export_dir = val;
+    else if (!strcmp(opt, "--checkpoint"))
+        a->checkpoint_path = val;
+    else if (!strcmp(opt, "--resume"))
+        a->resume_path = val;
     else
         a->stats_path = val;
+    return true;
+}
+
+/* Checks the combinations of options, as `pbfcl run` on one device; false (message printed) if
+ * one makes no sense. */
+static bool check_combinations(const drun_args *a)
+{
+    if (a->checkpoint_every && !a->checkpoint_path) {
+        pbfcl_errorf("--checkpoint-every sets how often --checkpoint writes; give --checkpoint "
+                     "FILE too");
+        return false;
+    }
+    pbfcl_scene_options given = a->scene, none;
+    pbfcl_scene_options_init(&none);
+    given.device = NULL;
+    if (a->resume_path && memcmp(&given, &none, sizeof none) != 0) {
+        pbfcl_errorf("--resume continues the checkpoint's own scene and settings; leave out "
+                     "--scene, --particles and the solver options (--device may be given)");
+        return false;
+    }
     return true;
 }
 
 /* 0 parsed, 1 --help, 2 a usage error (message printed). */
 static int parse_args(int argc, char **argv, drun_args *a)
 {
-    static const char *const valued[] = {"--steps",  "--export", "--every",
-                                         "--format", "--up",     "--stats"};
+    static const char *const valued[] = {"--steps",      "--export", "--every",
+                                         "--format",     "--up",     "--stats",
+                                         "--checkpoint", "--resume", "--checkpoint-every"};
     memset(a, 0, sizeof *a);
     pbfcl_scene_options_init(&a->scene);
     a->steps = 300;
@@ -178,13 +212,6 @@ static int parse_args(int argc, char **argv, drun_args *a)
             *flag = true;
             continue;
         }
-        if (pbfcl_cli_is(opt, "--checkpoint") || pbfcl_cli_is(opt, "--checkpoint-every") ||
-            pbfcl_cli_is(opt, "--resume")) {
-            pbfcl_errorf("%s: checkpoints are not split over ranks yet; run with one rank "
-                         "(without mpirun, or mpirun -np 1) to write or resume one",
-                         opt);
-            return 2;
-        }
         size_t k = 0;
         while (k < sizeof valued / sizeof valued[0] && !pbfcl_cli_is(opt, valued[k]))
             k++;
@@ -195,21 +222,25 @@ static int parse_args(int argc, char **argv, drun_args *a)
         if (!pbfcl_cli_value(argc, argv, &i, &val) || !parse_value(a, valued[k], val))
             return 2;
     }
-    return 0;
+    return check_combinations(a) ? 0 : 2;
 }
 
 /* Rank 0's outputs, checked before any device is opened: the export directory (no frames of
- * another run in it unless --force) and the statistics file. */
-static pbfcl_status check_outputs(const drun_args *a)
+ * another run in it unless --force: a resumed run's from its first step on), the statistics
+ * file and the checkpoint's path. */
+static pbfcl_status check_outputs(const drun_args *a, long long first_step)
 {
     if (a->export_dir)
         PBFCL_TRY(pbfcl_export_dir_prepare(a->export_dir));
     if (a->stats_path)
         PBFCL_TRY(pbfcl_stats_csv_check(a->stats_path, a->force));
+    if (a->checkpoint_path)
+        PBFCL_TRY(run_outputs_check_checkpoint(a->checkpoint_path, a->force));
     if (!a->export_dir)
         return PBFCL_OK;
-    char first[4096];
-    PBFCL_TRY(pbfcl_frame_path(first, sizeof first, a->export_dir, 0, a->format));
+    char first[4096]; /* the first frame this run writes */
+    PBFCL_TRY(pbfcl_frame_path(first, sizeof first, a->export_dir,
+                               (first_step / a->every + (first_step > 0)) * a->every, a->format));
     if (!a->force && access(first, F_OK) == 0) {
         pbfcl_errorf("'%s' already holds frames ('%s'); give --force to replace them, or another "
                      "--export directory",
@@ -221,15 +252,41 @@ static pbfcl_status check_outputs(const drun_args *a)
 
 /* The scene, its slabs and the outputs: the same verdict on every rank (rank 0 checks the
  * files and tells the others). */
-static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
+/* The checkpoint to resume, its scene and its state checked (every rank reads the same). */
+static pbfcl_status load_checkpoint(const drun_args *a, drun *r)
 {
-    PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
+    pbfcl_checkpoint_info info;
+    PBFCL_TRY(dist_checkpoint_read(r->comm, a->resume_path, &r->checkpoint, &info));
+    PBFCL_TRY(pbfcl_checkpoint_restore_setup(r->checkpoint, &info, &r->setup));
+    r->n = info.n;
+    r->first_step = info.step;
+    if (a->steps <= info.step) {
+        pbfcl_errorf("checkpoint '%s' is at step %lld; give --steps above it to continue (it is "
+                     "the step to run until)",
+                     a->resume_path, info.step);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
     const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
     PBFCL_TRY(pbfcl_dist_check_scene(scene));
-    pbfcl_pbf_params p;
-    PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
-    PBFCL_TRY(pbfcl_dist_plan(scene, p.h, r->positions, r->n, r->size, l));
-    int st = r->rank == 0 ? (int)check_outputs(a) : 0;
+    return dist_checkpoint_check(r->checkpoint, scene, r->n);
+}
+
+/* The scene, its slabs (planned when the devices open for a resumed run, from its positions)
+ * and the outputs: the same verdict on every rank (rank 0 checks the files and tells the
+ * others). */
+static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
+{
+    if (a->resume_path) {
+        PBFCL_TRY(load_checkpoint(a, r));
+    } else {
+        PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
+        const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
+        PBFCL_TRY(pbfcl_dist_check_scene(scene));
+        pbfcl_pbf_params p;
+        PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
+        PBFCL_TRY(pbfcl_dist_plan(scene, p.h, r->positions, r->n, r->size, l));
+    }
+    int st = r->rank == 0 ? (int)check_outputs(a, r->first_step) : 0;
     MPI_Bcast(&st, 1, MPI_INT, 0, r->comm);
     if (st == PBFCL_OK && r->rank == 0 && a->stats_path)
         st = (int)pbfcl_stats_csv_open(&r->csv, a->stats_path, a->force);
@@ -248,14 +305,19 @@ static pbfcl_status start(const drun_args *a, drun *r, const pbfcl_dist_layout *
     if (any)
         return st != PBFCL_OK ? st : PBFCL_ERR_NO_DEVICE;
     const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
-    PBFCL_TRY(pbfcl_dist_create(&r->d, r->comm, &r->cl, scene, l, r->positions, r->n, 0));
+    if (r->checkpoint)
+        PBFCL_TRY(pbfcl_dist_create_loaded(&r->d, r->comm, &r->cl, scene, r->n,
+                                           pbfcl_checkpoint_section, r->checkpoint));
+    else
+        PBFCL_TRY(pbfcl_dist_create(&r->d, r->comm, &r->cl, scene, l, r->positions, r->n, 0));
     size_t n = r->rank == 0 ? r->n : 0;
     r->pos = malloc(12 * n + 12);
     r->vel = malloc(12 * n + 12);
     r->rho = malloc(4 * n + 4);
     if (!r->pos || !r->vel || !r->rho)
         pbfcl_dist_abort(r->comm, 1, "out of host memory for the frames");
-    return pbfcl_dist_compute_density(r->d); /* frame 0's real density */
+    /* frame 0's real density; a resumed state holds its own */
+    return r->checkpoint ? PBFCL_OK : pbfcl_dist_compute_density(r->d);
 }
 
 /* Frame step (if the export asks for it): gathered by id, written by rank 0. */
@@ -311,13 +373,25 @@ static void report_traffic(const drun_args *a, drun *r, double wall)
                most[0], wall, most[1], all[0] / substeps / 1e6, all[1] / substeps / r->size);
 }
 
-/* Steps 1..steps: step, statistics, guard, frame. */
+/* The checkpoint after step, if one is due (every --checkpoint-every steps and at the last). */
+static pbfcl_status checkpoint(const drun_args *a, drun *r, long long step, double time)
+{
+    if (!a->checkpoint_path ||
+        (step != a->steps && (a->checkpoint_every == 0 || step % a->checkpoint_every != 0)))
+        return PBFCL_OK;
+    const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
+    return dist_checkpoint_write(r->d, r->comm, a->checkpoint_path, r->setup, scene->name, step,
+                                 time);
+}
+
+/* Steps first+1..steps: step, statistics, guard, frame, checkpoint. */
 static pbfcl_status loop(const drun_args *a, drun *r)
 {
-    output_ok(r, write_frame(a, r, 0), "writing frame 0 failed (see above)");
+    if (!r->checkpoint)
+        output_ok(r, write_frame(a, r, 0), "writing frame 0 failed (see above)");
     double dt = pbfcl_api_setup_scene(r->setup)->solver.dt, start = pbfcl_wall_seconds();
-    long long tenth = a->steps >= 10 ? a->steps / 10 : 1;
-    for (long long step = 1; step <= a->steps; step++) {
+    long long tenth = a->steps >= 10 ? a->steps / 10 : 1, done = 0;
+    for (long long step = r->first_step + 1; step <= a->steps; step++, done++) {
         PBFCL_TRY(pbfcl_dist_step(r->d, NULL));
         PBFCL_TRY(pbfcl_dist_stats(r->d, &r->last));
         r->substeps += r->last.substeps;
@@ -333,9 +407,11 @@ static pbfcl_status loop(const drun_args *a, drun *r)
             return PBFCL_ERR_SIMULATION;
         }
         output_ok(r, write_frame(a, r, step), "writing a frame failed (see above)");
+        PBFCL_TRY(checkpoint(a, r, step, (double)step * dt));
         if (r->rank == 0 && !a->quiet && (step % tenth == 0 || step == a->steps)) {
             double t = pbfcl_wall_seconds() - start;
-            fprintf(stderr, "step %lld/%lld: %.1f steps/s\n", step, a->steps, (double)step / t);
+            fprintf(stderr, "step %lld/%lld: %.1f steps/s\n", step, a->steps,
+                    (double)(done + 1) / t);
         }
     }
     report_traffic(a, r, pbfcl_wall_seconds() - start);
@@ -343,8 +419,9 @@ static pbfcl_status loop(const drun_args *a, drun *r)
         double wall = pbfcl_wall_seconds() - start;
         printf("pbfcl run: %lld steps, %zu particles on %d ranks, %.2f s, %.1f steps/s (%.1f "
                "substeps each), final density error %.3f %% avg, %.3f %% max\n",
-               a->steps, r->n, r->size, wall, (double)a->steps / wall,
-               (double)r->substeps / (double)a->steps, r->last.density_error_avg,
+               a->steps - r->first_step, r->n, r->size, wall,
+               (double)(a->steps - r->first_step) / wall,
+               (double)r->substeps / (double)(a->steps - r->first_step), r->last.density_error_avg,
                r->last.density_error_max);
     }
     return PBFCL_OK;
@@ -358,6 +435,7 @@ static void drun_release(drun *r)
     if (r->rank == 0)
         pbfcl_stats_csv_close(&r->csv, 0);
     pbfcl_scene_setup_destroy(r->setup);
+    pbfcl_checkpoint_free(r->checkpoint);
     pbfcl_free(r->positions);
     free(r->pos);
     free(r->vel);
@@ -374,10 +452,14 @@ static int run_all(const drun_args *a, drun *r)
         st = start(a, r, &l);
     if (st == PBFCL_OK && r->rank == 0 && !a->quiet) {
         const pbfcl_scene *s = pbfcl_api_setup_scene(r->setup);
+        char from[1200] = "";
+        if (r->checkpoint)
+            snprintf(from, sizeof from, ", resumed from %s after step %lld", a->resume_path,
+                     r->first_step);
         printf("pbfcl run: scene %s, %zu particles (radius %g m), %lld steps of %g s on %d "
-               "ranks (slabs along %c; rank 0 on %s)\n",
-               s->name, r->n, s->particle_radius, a->steps, s->solver.dt, r->size, "xyz"[l.axis],
-               r -> cl.dev.device_name);
+               "ranks%s (slabs along %c; rank 0 on %s)\n",
+               s->name, r->n, s->particle_radius, a->steps - r->first_step, s->solver.dt, r->size,
+               from, "xyz"[pbfcl_dist_layout_of(r->d)->axis], r -> cl.dev.device_name);
         fflush(stdout);
     }
     if (st == PBFCL_OK)

@@ -4,6 +4,8 @@
 #ifndef PBFCL_DIST_RUN_H
 #define PBFCL_DIST_RUN_H
 
+#include "checkpoint.h"
+#include "dist.h"
 #include "runtime/clrt.h"
 
 #include <mpi.h>
@@ -23,5 +25,24 @@ void dist_log_setup(int rank);
 /* every_rank false: only rank 0 speaks (the others' stderr goes to /dev/null), as while the
  * ranks check the same input; true: every rank, each message with its rank's number. */
 void dist_speak(bool every_rank);
+
+/* Checkpoints of a split run (dist_checkpoint.c). Reads path on rank 0 and hands its bytes to
+ * every rank, which verifies them (pbfcl_checkpoint_parse): every rank gets the same
+ * checkpoint or the same failure. */
+pbfcl_status dist_checkpoint_read(MPI_Comm comm, const char *path, pbfcl_checkpoint **c,
+                                  pbfcl_checkpoint_info *info);
+
+/* Checks a checkpoint of n particles of scene that a split run resumes, as
+ * pbfcl_solver_load_state checks a state (the count, the parameters, every field), and that
+ * its particles are fluid with the ids 0..n-1; refuses what a split run cannot take, saying to
+ * resume it on one rank (not collective). */
+pbfcl_status dist_checkpoint_check(pbfcl_checkpoint *c, const pbfcl_scene *scene, size_t n);
+
+/* Writes the split simulation's state after step to path as one device's checkpoint of setup's
+ * scene (called name): gathered on rank 0 and written there, whole or not at all; every rank
+ * gets rank 0's status (collective). */
+pbfcl_status dist_checkpoint_write(pbfcl_dist *d, MPI_Comm comm, const char *path,
+                                   pbfcl_scene_setup *setup, const char *name, long long step,
+                                   double time);
 
 #endif

@@ -1103,18 +1103,12 @@ pbfcl_status pbfcl_solver_desc_check(const pbfcl_solver_desc *desc)
     return pbfcl_sim_check_scene(&scene, desc->capacity);
 }
 
-/* The public parameters as one section. */
-typedef struct state_params {
-    pbfcl_scene_params scene;
-    pbfcl_solver_params solver;
-} state_params;
-
 pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write, void *user)
 {
     CHECK_SOLVER("pbfcl_solver_save_state", s);
     CHECK_ARG("pbfcl_solver_save_state", write, "write is NULL");
     uint64_t count = pbfcl_sim_count(s->sim);
-    state_params p;
+    pbfcl_api_state_params p;
     memset(&p, 0, sizeof p);
     pbfcl_api_params_from_scene(&s->scene, &p.scene, &p.solver);
     PBFCL_TRY(write(user, "count", &count, sizeof count));
@@ -1160,7 +1154,7 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
                      (unsigned long long)count, n, cap);
         return count > cap ? PBFCL_ERR_CAPACITY : PBFCL_ERR_BAD_ARGUMENT;
     }
-    state_params p;
+    pbfcl_api_state_params p;
     PBFCL_TRY(read(user, "params", &p, sizeof p));
     PBFCL_TRY(pbfcl_solver_set_params(s, &p.scene, &p.solver));
     pbfcl_pbf_params constants;

@@ -25,6 +25,12 @@ const pbfcl_scene *pbfcl_api_setup_scene(const pbfcl_scene_setup *s);
 /* Logs why a handle (what: "context", "solver", ...) is refused; PBFCL_ERR_INVALID_HANDLE. */
 pbfcl_status pbfcl_api_bad_handle(const char *func, const char *what, const void *ptr);
 
+/* The public parameters as one section ("params") of a saved state. */
+typedef struct pbfcl_api_state_params {
+    pbfcl_scene_params scene;
+    pbfcl_solver_params solver;
+} pbfcl_api_state_params;
+
 /* The public parameters of a core scene. */
 void pbfcl_api_params_from_scene(const pbfcl_scene *in, pbfcl_scene_params *scene,
                                  pbfcl_solver_params *solver);

@@ -283,9 +283,10 @@ pbfcl_status pbfcl_sim_sync(pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl
  * then the method's), concatenated; what moves a particle to another device. Its bytes: */
 size_t pbfcl_sim_record_bytes(const pbfcl_sim *sim);
 
-/* Row r of a record (r from 0): the buffer and its bytes per particle; false past the last.
- * A record is these rows in this order. */
-bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem);
+/* Row r of a record (r from 0): the buffer, its bytes per particle and its name (the name of
+ * its section in pbfcl_sim_state_save; name may be NULL); false past the last. A record is
+ * these rows in this order, the order of the state's per-particle sections. */
+bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem, const char **name);
 
 /* Appends k particles with the records rec (ids, positions and all). */
 pbfcl_status pbfcl_sim_records_append(pbfcl_sim *sim, const void *rec, size_t k);

@@ -61,7 +61,7 @@ size_t pbfcl_sim_record_bytes(const pbfcl_sim *sim)
     return bytes;
 }
 
-bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem)
+bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem, const char **name)
 {
     const pbfcl_particle_buffer *d;
     cl_mem *handle;
@@ -69,6 +69,8 @@ bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem)
         return false;
     *buf = *handle;
     *elem = d->elem;
+    if (name)
+        *name = d->name;
     return true;
 }
 
