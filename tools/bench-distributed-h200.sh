@@ -38,6 +38,9 @@
 #                                      up to 4M particles, 5 and 2 up to 16M, 3 and 1 above)
 #   PBFCL_RUN_PARTICLES=4000 PBFCL_RUN_STEPS=10   the accuracy run (default 4000000, 100)
 #   PBFCL_BENCH_PARTS="strong weak accuracy"      which sections (default all three)
+#   PBFCL_RANK_ROOM=2                  a split bench's room on each rank, in shares of N/K particles
+#                                      (--rank-capacity; default 2; 0: room for all N on every
+#                                      rank, 580 bytes each: 74 GB per GPU at 128M)
 #   PBFCL_MPIRUN_FLAGS="--bind-to none"           mpirun's flags besides -np and root's
 #   PBFCL_BUILD_JOBS=2                 the build's jobs (default: the cores)
 set -euo pipefail
@@ -141,10 +144,16 @@ bench_case() { # N K
   local n=$1 k=$2 out="$tmp/bench-$1-$2.out" rc=0 t0
   frames "$n"
   launch "$k"
-  progress "bench: $n particles on $k GPU(s), $steps frames after $warmup"
+  local room=${PBFCL_RANK_ROOM:-2} capacity=()
+  if [ "$k" -gt 1 ] && [ "$room" != 0 ]; then
+    local c
+    c=$(awk -v r="$room" -v n="$n" -v k="$k" 'BEGIN { printf "%.0f", r * n / k + 0.5 }')
+    [ "$c" -lt "$n" ] && capacity=(--rank-capacity "$c")
+  fi
+  progress "bench: $n particles on $k GPU(s), $steps frames after $warmup ${capacity[*]}"
   t0=$(date +%s)
   timeout -k 20 "$limit" "${cmd[@]}" bench --scene dam-break --particles "$n" --steps "$steps" \
-    --warmup "$warmup" >"$out" 2>&1 || rc=$?
+    --warmup "$warmup" ${capacity[@]+"${capacity[@]}"} >"$out" 2>&1 || rc=$?
   local verdict
   case $rc in
     0) verdict=ok ;;

@@ -52,6 +52,13 @@ static pbfcl_status create_sim(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene *s
             slots[m] = (unsigned)m;
             ids[m++] = (unsigned)i;
         }
+    if (st == PBFCL_OK && capacity && capacity < m + m / 8) {
+        pbfcl_errorf("rank %d's slab starts with %zu particles, but its room is %zu particles "
+                     "(--rank-capacity); give at least %zu (its ghosts and the particles that "
+                     "arrive need room too), or leave it out for room for all %zu",
+                     d->rank, m, capacity, m + m / 8, n);
+        st = PBFCL_ERR_CAPACITY;
+    }
     if (st == PBFCL_OK)
         st = pbfcl_sim_create_capacity(&d->sim, cl, scene, capacity ? capacity : n, mine, m);
     if (st == PBFCL_OK && m > 0) /* the global ids */

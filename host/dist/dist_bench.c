@@ -9,6 +9,7 @@
 #include "dist_run.h"
 
 #include "bench_report.h"
+#include "cli_args.h"
 #include "commands.h"
 #include "runtime/clock.h"
 #include "runtime/pbfcl_error.h"
@@ -52,6 +53,28 @@ typedef struct dbench {
     char (*kernel_names)[48];
 } dbench;
 
+/* Takes --rank-capacity N (particles each rank has room for) out of argv into *out (0 when not
+ * given); 0, or 2 on a bad value (message printed). */
+static int take_rank_capacity(int *argc, char **argv, long long *out)
+{
+    *out = 0;
+    for (int i = 1; i < *argc;) {
+        if (!pbfcl_cli_is(argv[i], "--rank-capacity")) {
+            i++;
+            continue;
+        }
+        int at = i;
+        const char *val;
+        if (!pbfcl_cli_value(*argc, argv, &i, &val) ||
+            !pbfcl_cli_count("--rank-capacity", val, 1, 1000000000000LL, out))
+            return 2;
+        memmove(argv + at, argv + i, (size_t)(*argc - i + 1) * sizeof *argv); /* and the NULL */
+        *argc -= i - at;
+        i = at;
+    }
+    return 0;
+}
+
 /* The scene, its parameters and slabs, checked alike on every rank before any device opens. */
 static pbfcl_status prepare(const bench_args *a, dbench *b, bench_scene *scene,
                             pbfcl_dist_layout *l)
@@ -72,7 +95,8 @@ static pbfcl_status prepare(const bench_args *a, dbench *b, bench_scene *scene,
 }
 
 /* Every rank's device and part; a rank that fails says why, the others that one did. */
-static pbfcl_status start(const bench_args *a, dbench *b, const pbfcl_dist_layout *l)
+static pbfcl_status start(const bench_args *a, dbench *b, const pbfcl_dist_layout *l,
+                          long long rank_capacity)
 {
     dist_speak(true);
     pbfcl_status st = dist_open_device(b->comm, a->scene.device, &b->cl);
@@ -86,7 +110,8 @@ static pbfcl_status start(const bench_args *a, dbench *b, const pbfcl_dist_layou
     if (any)
         return st != PBFCL_OK ? st : PBFCL_ERR_NO_DEVICE;
     const pbfcl_scene *s = pbfcl_api_setup_scene(b->setup);
-    PBFCL_TRY(pbfcl_dist_create(&b->d, b->comm, &b->cl, s, l, b->positions, b->n, 0));
+    PBFCL_TRY(
+        pbfcl_dist_create(&b->d, b->comm, &b->cl, s, l, b->positions, b->n, (size_t)rank_capacity));
     b->t.steps = a->steps;
     size_t m = (size_t)a->steps;
     if (!(b->prof = calloc(1, sizeof *b->prof)) || !bench_times_alloc(&b->t) ||
@@ -292,15 +317,22 @@ int dist_cmd_bench(int argc, char **argv)
     b.t.ranks = b.size;
     dist_log_setup(b.rank);
     bench_args a;
-    int code = bench_parse_args(argc, argv, &a);
-    if (code == 1 && b.rank == 0)
+    long long rank_capacity = 0;
+    int code = take_rank_capacity(&argc, argv, &rank_capacity);
+    if (code == 0)
+        code = bench_parse_args(argc, argv, &a);
+    if (code == 1 && b.rank == 0) {
         bench_usage(stdout);
+        printf("  %-24s %s\n", "--rank-capacity N",
+               "split over ranks: room for N particles on each rank, its own and its ghosts "
+               "(default: all of them)");
+    }
     if (code == 0) {
         pbfcl_dist_layout l = {0, 0, NULL};
         bench_scene scene;
         pbfcl_status st = prepare(&a, &b, &scene, &l);
         if (st == PBFCL_OK)
-            st = start(&a, &b, &l);
+            st = start(&a, &b, &l, rank_capacity);
         if (st == PBFCL_OK)
             code = bench_all(&a, &b, &scene) > 0 ? BENCH_EXIT_BROKEN : 0;
         else

@@ -67,6 +67,20 @@ static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts
     return err == MPI_SUCCESS ? PBFCL_OK : PBFCL_ERR_UNSUPPORTED;
 }
 
+/* Appends k received records (ghosts or arrivals); a rank without room says what to change. */
+static pbfcl_status append_records(pbfcl_dist *d, const void *rec, size_t k)
+{
+    size_t n = pbfcl_sim_count(d->sim), room = pbfcl_sim_capacity(d->sim);
+    if (k > room - n) {
+        pbfcl_errorf("rank %d holds %zu particles and receives %zu more (ghosts or arrivals), "
+                     "beyond its room for %zu; give a larger --rank-capacity (ghosts are the "
+                     "particles within h of its slab), or leave it out for room for all %zu",
+                     d->rank, n, k, room, d->n_global);
+        return PBFCL_ERR_CAPACITY;
+    }
+    return pbfcl_sim_records_append(d->sim, rec, k);
+}
+
 /* Sends the records of the particles at slots (grouped by destination, counts per rank) and
  * appends those received; their ids (grouped by source) into *got if not NULL. */
 static pbfcl_status send_records(pbfcl_dist *d, const unsigned *slots, const unsigned *ids,
@@ -81,7 +95,7 @@ static pbfcl_status send_records(pbfcl_dist *d, const unsigned *slots, const uns
     if (st == PBFCL_OK && got)
         st = alltoallv(d, ids, counts, sizeof(unsigned), (void **)&in_ids, &m_ids, true);
     if (st == PBFCL_OK)
-        st = pbfcl_sim_records_append(d->sim, in, m);
+        st = append_records(d, in, m);
     free(rec);
     free(in);
     if (got && st == PBFCL_OK)
@@ -136,7 +150,7 @@ static pbfcl_status migrate(pbfcl_dist *d, size_t n, const unsigned *ids, const 
     if (st == PBFCL_OK)
         st = alltoallv(d, rec, d->counts, d->record, (void **)&in, &got, false);
     if (st == PBFCL_OK)
-        st = pbfcl_sim_records_append(d->sim, in, got);
+        st = append_records(d, in, got);
     free(in);
     free(rec);
     free(dest);

@@ -51,6 +51,7 @@ typedef struct drun_args {
     const char *export_dir, *stats_path;
     const char *checkpoint_path, *resume_path;
     long long checkpoint_every; /* 0: only at the end */
+    long long rank_capacity;    /* --rank-capacity: particles each rank has room for; 0: all */
     pbfcl_export_format format;
     bool z_up, force, quiet;
 } drun_args;
@@ -129,7 +130,9 @@ static void drun_usage(void)
            "--device list, else the local rank's GPU); rank 0 writes the frames and "
            "statistics. --checkpoint FILE [--checkpoint-every K] writes one checkpoint (the "
            "format of one device's) and --resume FILE continues one on any number of ranks "
-           "(docs/DISTRIBUTED.md).\n");
+           "(docs/DISTRIBUTED.md).\n\n"
+           "  --rank-capacity N        room for N particles on each rank, its own and its "
+           "ghosts (default: all of them; not with --resume)\n");
 }
 
 /* One of the valued options; false (message printed) if not valid. */
@@ -154,6 +157,8 @@ static bool parse_value(drun_args *a, const char *opt, const char *val)
     }
     if (!strcmp(opt, "--checkpoint-every"))
         return pbfcl_cli_count(opt, val, 1, 1000000000LL, &a->checkpoint_every);
+    if (!strcmp(opt, "--rank-capacity"))
+        return pbfcl_cli_count(opt, val, 1, 1000000000000LL, &a->rank_capacity);
     if (!strcmp(opt, "--export"))
         a->export_dir = val;
     else if (!strcmp(opt, "--checkpoint"))
@@ -169,6 +174,11 @@ static bool parse_value(drun_args *a, const char *opt, const char *val)
  * one makes no sense. */
 static bool check_combinations(const drun_args *a)
 {
+    if (a->resume_path && a->rank_capacity) {
+        pbfcl_errorf("--rank-capacity: a resumed split run loads the whole state on each rank "
+                     "before keeping its slab; leave it out with --resume");
+        return false;
+    }
     if (a->checkpoint_every && !a->checkpoint_path) {
         pbfcl_errorf("--checkpoint-every sets how often --checkpoint writes; give --checkpoint "
                      "FILE too");
@@ -188,9 +198,9 @@ static bool check_combinations(const drun_args *a)
 /* 0 parsed, 1 --help, 2 a usage error (message printed). */
 static int parse_args(int argc, char **argv, drun_args *a)
 {
-    static const char *const valued[] = {"--steps",      "--export", "--every",
-                                         "--format",     "--up",     "--stats",
-                                         "--checkpoint", "--resume", "--checkpoint-every"};
+    static const char *const valued[] = {
+        "--steps", "--export",     "--every",  "--format",           "--up",
+        "--stats", "--checkpoint", "--resume", "--checkpoint-every", "--rank-capacity"};
     memset(a, 0, sizeof *a);
     pbfcl_scene_options_init(&a->scene);
     a->steps = 300;
@@ -309,7 +319,8 @@ static pbfcl_status start(const drun_args *a, drun *r, const pbfcl_dist_layout *
         PBFCL_TRY(pbfcl_dist_create_loaded(&r->d, r->comm, &r->cl, scene, r->n,
                                            pbfcl_checkpoint_section, r->checkpoint));
     else
-        PBFCL_TRY(pbfcl_dist_create(&r->d, r->comm, &r->cl, scene, l, r->positions, r->n, 0));
+        PBFCL_TRY(pbfcl_dist_create(&r->d, r->comm, &r->cl, scene, l, r->positions, r->n,
+                                    (size_t)a->rank_capacity));
     size_t n = r->rank == 0 ? r->n : 0;
     r->pos = malloc(12 * n + 12);
     r->vel = malloc(12 * n + 12);

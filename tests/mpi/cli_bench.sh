@@ -2,8 +2,9 @@
 # `pbfcl bench` split over ranks by mpirun, from the outside: a small dam break benched on 2 ranks
 # against the same bench on one (without mpirun) takes the same substeps in every measured step
 # and reports the same density error; the report, printed by rank 0 alone, has bench's tables
-# and the exchanges' table with numbers that hold together; a broken run exits 3 on 2 ranks as
-# on one, and bad input is refused once with status 2.
+# and the exchanges' table with numbers that hold together; --rank-capacity changes nothing but
+# the room, and too little of it stops the run saying so; a broken run exits 3 on 2 ranks as on
+# one, and bad input is refused once with status 2.
 # usage: cli_bench.sh PBFCL MPIRUN [MPIRUN FLAGS...]
 set -uo pipefail
 pbfcl=$1
@@ -104,6 +105,21 @@ if not (50 < ex["ghosts_per_rank"][0] < 1500 and ex["mb_sent_per_substep"][0] > 
 print(f"2 ranks: substeps {two['row']['substeps_per_step']} as on one; density error "
       f"{two['density'][:3]} against {one['density'][:3]}; exchanges {ex}")
 PY
+
+# --rank-capacity: room for 2200 of the 2925 particles on each rank (its own, about 1500, and its
+# ghosts, about 450) gives the same density error; room for fewer stops every rank saying what to
+# give, at the first ghosts (1800) or before the first step (100)
+"${mpirun[@]}" -np 2 "$pbfcl" "${bench[@]}" --rank-capacity 2200 >"$dir/cap.out" 2>"$dir/cap.err" ||
+  fail "the 2-rank bench with --rank-capacity 2200 failed: $(cat "$dir/cap.out" "$dir/cap.err")"
+[ "$(grep '^# density error' "$dir/cap.out")" = "$(grep '^# density error' "$dir/two.out")" ] ||
+  fail "--rank-capacity changed the density error: $(grep '^# density error' "$dir/cap.out" "$dir/two.out")"
+for cap in 1800 100; do
+  want="give a larger --rank-capacity"
+  [ $cap -eq 100 ] && want="its room is 100 particles \(--rank-capacity\); give at least"
+  out=$("${mpirun[@]}" -np 2 "$pbfcl" "${bench[@]}" --rank-capacity $cap 2>&1)
+  rc=$?
+  [ $rc -ne 0 ] && grep -Eq "$want" <<<"$out" || fail "--rank-capacity $cap: status $rc, $out"
+done
 
 # broken: without iterations the fluid collapses, on 2 ranks as on one: status 3, each measured
 # step marked, the warning once

@@ -90,6 +90,8 @@ expect_refusal() { # PATTERN RANKS ARGS...
 expect_refusal "--checkpoint-every sets how often --checkpoint writes" 2 --steps 2 --checkpoint-every 2
 expect_refusal "--resume continues the checkpoint's own scene" 2 --resume "$dir/three.ckpt" --particles 10
 expect_refusal "is at step 6; give --steps above it" 2 --resume "$dir/three.ckpt" --steps 6
+expect_refusal "--rank-capacity: a resumed split run loads the whole state" 2 --resume "$dir/three.ckpt" \
+  --steps 8 --rank-capacity 5000
 "$pbfcl" run --scene dam-break-bodies --particles 2000 --steps 1 --checkpoint "$dir/bodies.ckpt" \
   --quiet >"$dir/b.log" 2>&1 || fail "one device's checkpoint with bodies: $(cat "$dir/b.log")"
 expect_refusal "this scene has bodies: run it on one rank" 2 --resume "$dir/bodies.ckpt" --steps 3
