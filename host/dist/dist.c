@@ -52,11 +52,11 @@ static pbfcl_status create_sim(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene *s
             slots[m] = (unsigned)m;
             ids[m++] = (unsigned)i;
         }
-    if (st == PBFCL_OK && capacity && capacity < m + m / 8) {
-        pbfcl_errorf("rank %d's slab starts with %zu particles, but its room is %zu particles "
-                     "(--rank-capacity); give at least %zu (its ghosts and the particles that "
-                     "arrive need room too), or leave it out for room for all %zu",
-                     d->rank, m, capacity, m + m / 8, n);
+    if (st == PBFCL_OK && capacity && capacity < m) {
+        pbfcl_errorf("rank %d's slab starts with %zu particles, more than its room for %zu "
+                     "(--rank-capacity); give more (its ghosts and the particles that arrive "
+                     "need room too), or leave it out for room for all %zu",
+                     d->rank, m, capacity, n);
         st = PBFCL_ERR_CAPACITY;
     }
     if (st == PBFCL_OK)

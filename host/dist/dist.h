@@ -40,7 +40,7 @@ pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *scene);
 /* Creates this rank's part of a simulation of scene (fluid only, PBF) of the n particles at
  * positions (the same on every rank; particle k has id k) on cl's device, with room for
  * capacity particles on this rank (owned and ghosts; 0: n; refused, saying what to give, below
- * its slab's particles and an eighth more). */
+ * its slab's particles). */
 pbfcl_status pbfcl_dist_create(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
                                const pbfcl_scene *scene, const pbfcl_dist_layout *layout,
                                const float *positions, size_t n, size_t capacity);

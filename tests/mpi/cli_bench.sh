@@ -115,7 +115,7 @@ PY
   fail "--rank-capacity changed the density error: $(grep '^# density error' "$dir/cap.out" "$dir/two.out")"
 for cap in 1800 100; do
   want="give a larger --rank-capacity"
-  [ $cap -eq 100 ] && want="its room is 100 particles \(--rank-capacity\); give at least"
+  [ $cap -eq 100 ] && want="more than its room for 100 \(--rank-capacity\); give more"
   out=$("${mpirun[@]}" -np 2 "$pbfcl" "${bench[@]}" --rank-capacity $cap 2>&1)
   rc=$?
   [ $rc -ne 0 ] && grep -Eq "$want" <<<"$out" || fail "--rank-capacity $cap: status $rc, $out"
