@@ -28,7 +28,9 @@
 # GPU i; a list A,B,... gives rank i entry i, and one GPU its first entry). Tables go to
 # standard output, progress lines (# [time] ...) to standard error. Each case has a time limit
 # (PBFCL_CASE_TIMEOUT, default 300 s): one stuck case is reported TIMEOUT and the rest go on.
-# About 9 minutes on 8 H200s; PBFCL_BENCH_PARTS="strong" then "weak accuracy" splits it in two.
+# Not yet run on GPUs: from one H200's 0.7-0.8 s per 16M frame (docs/PERFORMANCE.md) the cases
+# take about 9 minutes on 8 GPUs after the build, so where a command may run 10 minutes
+# PBFCL_BENCH_PARTS="strong" then "weak accuracy" splits it in two (the build is kept).
 # Knobs (environment), with a dry run on a CPU's OpenCL as example:
 #   PBFCL_BENCH_RANKS="1 2"            GPU counts (default: 1 2 4 8 up to the GPUs found; the
 #                                      first is the baseline and should be 1)
