@@ -178,6 +178,14 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
     X(float, vorticity, "--vorticity", 0.01, 0, 1e6, 0, "m/s",                                     \
       "vorticity confinement epsilon (0: off)")                                                    \
     X(float, viscosity, "--viscosity", 0.05, 0, 1, 0, "", "XSPH viscosity c per substep (0: off)") \
+    X(float, wind_x, "--wind-x", 0, -1000, 1000, 0, "m/s",                                         \
+      "cloth: the wind's x component (drag and lift act on a triangle's velocity relative to it)") \
+    X(float, wind_y, "--wind-y", 0, -1000, 1000, 0, "m/s", "cloth: the wind's y component")        \
+    X(float, wind_z, "--wind-z", 0, -1000, 1000, 0, "m/s", "cloth: the wind's z component")        \
+    X(float, drag, "--drag", 0, 0, 1e4, 0, "kg/m^3",                                               \
+      "cloth: drag per triangle: drag * area facing the flow * v^2 against v, v relative to wind") \
+    X(float, lift, "--lift", 0, 0, 1e4, 0, "kg/m^3",                                               \
+      "cloth: lift per triangle: lift * area facing the flow * sin(angle) * v^2 across v")         \
     X(float, max_speed, "--max-speed", 50, 0, 1e9, 0, "m/s",                                       \
       "blow-up guard: faster particles mean the run blew up (0: derived from box and gravity)")    \
     X(float, speed_of_sound, "--speed-of-sound", 0, 0, 1e6, 0, "m/s",                              \

@@ -588,7 +588,8 @@ pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_
         }
     if (st == PBFCL_OK)
         st = pbfcl_sim_compact(s->sim, slots, m, s->ids);
-    pbfcl_api_cloth_free(&s->cloth); /* its indices name particles that move */
+    if (st == PBFCL_OK) /* the triangles' indices name particles that move */
+        st = pbfcl_api_cloth_drop(s->sim, &s->cloth);
     if (st == PBFCL_OK)
         st = pbfcl_sim_remap_body_ids(s->sim, rank); /* bodies name their particles by id */
     free(rank);

@@ -3,6 +3,7 @@
  * fix, and the triangles a program renders or exports. */
 #include "api_internal.h"
 #include "pbf/distance.h"
+#include "pbf/wind.h"
 #include "runtime/pbfcl_error.h"
 #include "sim/sim.h"
 
@@ -191,6 +192,13 @@ pbfcl_status pbfcl_solver_set_triangles(pbfcl_solver *s, const unsigned *tri, si
     unsigned *copy = malloc((3 * count + 1) * sizeof *copy);
     if (!copy)
         return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = pbfcl_sim_scene(sim)->solver.method == PBFCL_METHOD_PBF
+                          ? pbfcl_pbf_set_triangles(sim, count, tri) /* the wind's */
+                          : PBFCL_OK;
+    if (st != PBFCL_OK) {
+        free(copy);
+        return st;
+    }
     if (count)
         memcpy(copy, tri, 3 * count * sizeof *copy);
     pbfcl_api_cloth_free(cloth);
@@ -223,6 +231,14 @@ pbfcl_status pbfcl_solver_get_triangles(const pbfcl_solver *s, unsigned *tri, si
     if (count)
         memcpy(tri, cloth->tri, 3 * count * sizeof *tri);
     return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_api_cloth_drop(pbfcl_sim *sim, pbfcl_api_cloth *c)
+{
+    pbfcl_api_cloth_free(c);
+    if (pbfcl_sim_scene(sim)->solver.method != PBFCL_METHOD_PBF)
+        return PBFCL_OK;
+    return pbfcl_pbf_set_triangles(sim, 0, NULL);
 }
 
 void pbfcl_api_cloth_free(pbfcl_api_cloth *c)

@@ -87,6 +87,9 @@ pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *s
 /* Releases the triangles; none afterwards. */
 void pbfcl_api_cloth_free(pbfcl_api_cloth *c);
 
+/* Frees c's triangles and removes the core's (the wind's), after a removal renumbered ids. */
+pbfcl_status pbfcl_api_cloth_drop(struct pbfcl_sim *sim, pbfcl_api_cloth *c);
+
 /* Releases the diffuse particles; off afterwards. */
 void pbfcl_api_diffuse_free(pbfcl_api_diffuse *a);
 

@@ -3,11 +3,12 @@
  * runs every kind of the correction pass in the registry's order (they write the corrected
  * positions q = x* + dx, Jacobi), adopts q (apply_delta), then every kind of the positions
  * pass (they move x* directly, Gauss-Seidel after the Jacobi sweep); a substep without
- * iterations runs the positions pass once. A kind owns its per-particle buffers: rows of
- * pbfcl_particle_buffer (solver_method.h) with their handles in its state. A kind whose kernels
- * read values of the neighbours that the kind itself wrote calls pbfcl_sim_sync (sim.h) after
- * writing them, as density and contacts do, so that a simulation split over devices gives its
- * ghosts their owners' values. */
+ * iterations runs the positions pass once. Kinds of the forces pass run once a substep, before
+ * predict (their iteration is 0): they change velocities, as gravity does. A kind owns its
+ * per-particle buffers: rows of pbfcl_particle_buffer (solver_method.h) with their handles in its
+ * state. A kind whose kernels read values of the neighbours that the kind itself wrote calls
+ * pbfcl_sim_sync (sim.h) after writing them, as density and contacts do, so that a simulation split
+ * over devices gives its ghosts their owners' values. */
 #ifndef PBFCL_PBF_CONSTRAINT_H
 #define PBFCL_PBF_CONSTRAINT_H
 
@@ -15,7 +16,8 @@
 
 typedef enum pbf_pass {
     PBF_PASS_CORRECTION, /* before apply_delta: on x*, into q (the density, contacts) */
-    PBF_PASS_POSITIONS   /* after apply_delta: x* itself (shape matching) */
+    PBF_PASS_POSITIONS,  /* after apply_delta: x* itself (shape matching) */
+    PBF_PASS_FORCES      /* once a substep, before predict: forces into v (the wind on cloth) */
 } pbf_pass;
 
 typedef struct pbf_constraint_kind {
@@ -44,6 +46,7 @@ extern const pbf_constraint_kind pbf_collider_constraint;   /* colliders.c */
 extern const pbf_constraint_kind pbf_multilevel_constraint; /* multilevel.c */
 extern const pbf_constraint_kind pbf_shape_constraint;      /* shape_matching.c */
 extern const pbf_constraint_kind pbf_distance_constraint;   /* distance.c */
+extern const pbf_constraint_kind pbf_wind_force;            /* wind.c (the forces pass) */
 extern const pbf_constraint_kind *const pbf_constraints[];
 extern const int pbf_constraint_count;
 

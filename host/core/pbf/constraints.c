@@ -9,6 +9,7 @@ const pbf_constraint_kind *const pbf_constraints[] = {
     &pbf_multilevel_constraint, /* the coarse correction of the density on x* (multilevel.c) */
     &pbf_shape_constraint,      /* shape matching of the bodies on x* */
     &pbf_distance_constraint,   /* cloth and ropes (XPBD) on x* */
+    &pbf_wind_force,            /* before predict: drag and lift of the cloth's triangles */
 };
 
 const int pbf_constraint_count = (int)(sizeof pbf_constraints / sizeof pbf_constraints[0]);

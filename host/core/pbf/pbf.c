@@ -205,6 +205,7 @@ static pbfcl_status pbf_substep(pbfcl_sim *sim, pbfcl_profile *prof)
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
     const pbfcl_solver_settings *s = &v.scene->solver;
+    PBFCL_TRY(pbf_project(sim, PBF_PASS_FORCES, 0, prof)); /* cloth: wind's drag and lift */
     PBFCL_TRY(pbfcl_pbf_predict(sim, prof));      /* apply forces, predict x*, confine to box */
     PBFCL_TRY(pbfcl_sim_kinematic(sim, prof));    /* obstacles on paths: x* on the path */
     PBFCL_TRY(pbfcl_sim_body_predict(sim, prof)); /* bodies: x* of their rigid motion */
