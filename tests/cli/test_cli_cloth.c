@@ -1,6 +1,7 @@
 /* The built-in cloth and rope scenes through `pbfcl run`: the cloth of cloth-drape falls onto
  * the static sphere and stays outside it, the rope of rope-bridge keeps its pinned ends and
- * sags under the cube, and no position or velocity is NaN (the frames --export writes). */
+ * sags under the cube, the flag of flag streams downwind in its wind and hangs without it, and
+ * no position or velocity is NaN (the frames --export writes). */
 #include "cli_util.h"
 
 #include <math.h>
@@ -40,17 +41,23 @@ static vertex *read_frame(const char *path, size_t *n)
     return v;
 }
 
-/* Runs scene for steps and reads its last frame. */
-static vertex *run_scene(const char *scene, int steps, size_t *n)
+/* Runs scene for steps (with more options, e.g. "--drag 0") and reads its last frame. */
+static vertex *run_scene_with(const char *scene, int steps, const char *more, size_t *n)
 {
     char args[512], frame[160];
-    snprintf(args, sizeof args, "run --scene %s --steps %d --export '%s' --every %d --quiet", scene,
-             steps, cli_dir, steps);
+    snprintf(args, sizeof args,
+             "run --scene %s --steps %d --export '%s' --every %d --quiet --force %s", scene, steps,
+             cli_dir, steps, more);
     cli_result r;
     cli_run(&r, args);
     ck_assert_msg(r.code == 0, "pbfcl %s: exit %d: %s", args, r.code, r.err);
     snprintf(frame, sizeof frame, "%s/frame_%05d.ply", cli_dir, steps);
     return read_frame(frame, n);
+}
+
+static vertex *run_scene(const char *scene, int steps, size_t *n)
+{
+    return run_scene_with(scene, steps, "", n);
 }
 
 /* After 1.5 s the cloth (the last 441 particles: 21 x 21) has fallen from 0.4 m onto the
@@ -99,6 +106,45 @@ START_TEST(rope_bridge_holds_its_ends)
 }
 END_TEST
 
+/* The flag (the last 16 x 11 particles, particle (i, j) at (0.15, 0.3 + 0.02 j, 0.1 + 0.02 i)
+ * at the start, across the wind) after 1 s: its free particles' mean x (0.15 at the start) moved
+ * more than 0.1 m downwind (+x), the pole (i = 0) is where the scene put it within 1e-6 m; with
+ * drag and lift 0 the flag only hangs: its mean x moved less than 1 mm. */
+static double flag_mean_x(const vertex *v, size_t n)
+{
+    ck_assert_uint_gt(n, 176);
+    double sum = 0.0;
+    for (int j = 0; j < 11; j++)
+        for (int i = 0; i < 16; i++) {
+            const vertex *p = &v[n - 176 + (size_t)(16 * j + i)];
+            if (i > 0) {
+                sum += p->x[0] / 165.0;
+                continue;
+            }
+            ck_assert_float_eq_tol(p->x[0], 0.15f, 1e-6f);
+            ck_assert_float_eq_tol(p->x[1], 0.3f + 0.02f * (float)j, 1e-6f);
+            ck_assert_float_eq_tol(p->x[2], 0.1f, 1e-6f);
+        }
+    return sum;
+}
+
+START_TEST(flag_streams_downwind)
+{
+    if (!cli_have_device())
+        return;
+    size_t n = 0;
+    vertex *v = run_scene("flag", 60, &n);
+    double windy = flag_mean_x(v, n) - 0.15;
+    free(v);
+    v = run_scene_with("flag", 60, "--drag 0 --lift 0", &n);
+    double still = flag_mean_x(v, n) - 0.15;
+    free(v);
+    printf("  flag: the mean x moved %.4f m in the wind, %.6f m without\n", windy, still);
+    ck_assert_msg(windy > 0.1, "the flag moved %g m downwind; want more than 0.1 m", windy);
+    ck_assert_msg(fabs(still) < 1e-3, "without air the flag moved %g m along x", still);
+}
+END_TEST
+
 /* A cloth-drape run stopped at step 30 (--checkpoint) and resumed to 60 writes the same last
  * frame, byte for byte, as one run to 60: the state keeps the groups and constraints. */
 START_TEST(cloth_drape_resumes_where_it_stopped)
@@ -134,6 +180,7 @@ int main(void)
     tcase_add_checked_fixture(t, cli_setup, cli_teardown);
     tcase_add_test(t, cloth_drape_stays_outside_the_sphere);
     tcase_add_test(t, rope_bridge_holds_its_ends);
+    tcase_add_test(t, flag_streams_downwind);
     tcase_add_test(t, cloth_drape_resumes_where_it_stopped);
     suite_add_tcase(s, t);
     return test_run_suite(s, false);

@@ -15,7 +15,7 @@
 
 static const char *const builtin_names[] = {"dam-break",        "double-dam-break", "drop",
                                             "dam-break-bodies", "soft-ball",        "fountain",
-                                            "cloth-drape",      "rope-bridge"};
+                                            "cloth-drape",      "rope-bridge",      "flag"};
 
 /* Every particle lies in the domain at least r from the walls, none closer than 2r to
  * another, and each has a neighbour at exactly 2r (the lattice) when n > 1. */

@@ -148,6 +148,7 @@ static const builtin_scene builtins[] = {
     {"fountain", builtin_fountain},
     {"cloth-drape", pbfcl_scene_builtin_cloth_drape},
     {"rope-bridge", pbfcl_scene_builtin_rope_bridge},
+    {"flag", pbfcl_scene_builtin_flag},
 };
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])

@@ -179,7 +179,7 @@ typedef struct pbfcl_scene {
 void pbfcl_scene_defaults(pbfcl_scene *s);
 
 /* Loads a built-in scene by name (dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,
- * fountain, cloth-drape, rope-bridge) or a JSON
+ * fountain, cloth-drape, rope-bridge, flag) or a JSON
  * scene file (a name ending in .json or containing '/'); an unknown name lists the built-in ones.
  */
 pbfcl_status pbfcl_scene_load(const char *name_or_file, pbfcl_scene *out);
@@ -283,6 +283,12 @@ pbfcl_status pbfcl_scene_cloth_cook(const pbfcl_scene *s, int c, struct pbfcl_cl
  * points 0.8 m long pinned at both ends 0.4 m up with a 6 cm cube (500 kg/m^3) dropped on it. */
 void pbfcl_scene_builtin_cloth_drape(pbfcl_scene *s);
 void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s);
+
+/* Built-in scene flag: a 0.3 x 0.2 m cloth of 16 x 11 particles (0.03 kg) pinned along one
+ * 0.2 m edge (the pole, x 0.15 m, z 0.1 m, 0.3 to 0.5 m up), across a wind of 4 m/s along x
+ * (drag 0.6, lift 0.3 kg/m^3) over a 2 cm pool in a 0.8 x 0.6 x 0.5 m box; 20 iterations and
+ * 6 substeps. */
+void pbfcl_scene_builtin_flag(pbfcl_scene *s);
 
 /* --- obstacles (host/core/scene/scene_obstacles.c) --- */
 

@@ -206,3 +206,22 @@ void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s)
     b->density = 500.0f;
     b->stiffness = 1.0f;
 }
+
+void pbfcl_scene_builtin_flag(pbfcl_scene *s)
+{
+    small_box_with_pool(s, 0.8f, 0.5f);
+    pbfcl_cloth_shape *c = add_cloth(s, false);
+    set3(c->corner, 0.15f, 0.3f, 0.1f); /* the pole: x 0.15, z 0.1, y 0.3..0.5 */
+    set3(c->u, 0.0f, 0.0f, 0.3f);       /* across the wind at the start */
+    set3(c->v, 0.0f, 0.2f, 0.0f);
+    c->res[0] = 16;
+    c->res[1] = 11;
+    c->mass = 0.03f;
+    c->bend = 1e-2f;
+    c->pin = PBFCL_PIN_EDGE_V0;
+    s->solver.iterations = 20; /* 16 particles from the pole: 10 stretched its edges 30 % */
+    s->solver.substeps = 6;    /* with 20 iterations, 12 % at most */
+    s->solver.wind_x = 4.0f;
+    s->solver.drag = 0.6f; /* air: 1/2 rho C with rho 1.2 kg/m^3 and C 1 */
+    s->solver.lift = 0.3f;
+}
