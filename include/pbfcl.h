@@ -630,8 +630,8 @@ PBFCL_API pbfcl_status pbfcl_solver_set_groups(pbfcl_solver *s, const unsigned *
 /* Triangles over the particles (three indices each, for rendering and export, and the
  * surfaces the wind acts on: solver.wind_x/y/z, drag and lift, method pbf): count triangles,
  * each three different indices below the particle count; refused naming the triangle. Removing
- * particles clears them; a saved state does not hold them (set them again after a load). get
- * copies count (the number set, pbfcl_solver_triangle_count) triangles. */
+ * particles clears them; a saved state holds them. get copies count (the number set,
+ * pbfcl_solver_triangle_count) triangles. */
 PBFCL_API pbfcl_status pbfcl_solver_set_triangles(pbfcl_solver *s, const unsigned *tri,
                                                   size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_triangle_count(const pbfcl_solver *s, size_t *count);

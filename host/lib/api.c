@@ -1174,5 +1174,6 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
     }
     PBFCL_TRY(read(user, "particle_phases", s->phases, (size_t)count * sizeof *s->phases));
     PBFCL_TRY(pbfcl_sim_state_load(s->sim, read, user));
+    PBFCL_TRY(pbfcl_api_cloth_loaded(s->sim, &s->cloth));
     return check_loaded_phases(s, (size_t)count);
 }

@@ -241,6 +241,20 @@ pbfcl_status pbfcl_api_cloth_drop(pbfcl_sim *sim, pbfcl_api_cloth *c)
     return pbfcl_pbf_set_triangles(sim, 0, NULL);
 }
 
+pbfcl_status pbfcl_api_cloth_loaded(pbfcl_sim *sim, pbfcl_api_cloth *c)
+{
+    pbfcl_api_cloth_free(c);
+    size_t count =
+        pbfcl_sim_scene(sim)->solver.method == PBFCL_METHOD_PBF ? pbfcl_pbf_triangle_count(sim) : 0;
+    if (count == 0)
+        return PBFCL_OK;
+    if (!(c->tri = malloc(3 * count * sizeof *c->tri)))
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_pbf_get_triangles(sim, c->tri);
+    c->triangles = count;
+    return PBFCL_OK;
+}
+
 void pbfcl_api_cloth_free(pbfcl_api_cloth *c)
 {
     free(c->tri);

@@ -90,6 +90,9 @@ void pbfcl_api_cloth_free(pbfcl_api_cloth *c);
 /* Frees c's triangles and removes the core's (the wind's), after a removal renumbered ids. */
 pbfcl_status pbfcl_api_cloth_drop(struct pbfcl_sim *sim, pbfcl_api_cloth *c);
 
+/* Takes c's triangles from the core's after a state was loaded (none without method pbf). */
+pbfcl_status pbfcl_api_cloth_loaded(struct pbfcl_sim *sim, pbfcl_api_cloth *c);
+
 /* Releases the diffuse particles; off afterwards. */
 void pbfcl_api_diffuse_free(pbfcl_api_diffuse *a);
 

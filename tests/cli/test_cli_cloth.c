@@ -145,30 +145,43 @@ START_TEST(flag_streams_downwind)
 }
 END_TEST
 
-/* A cloth-drape run stopped at step 30 (--checkpoint) and resumed to 60 writes the same last
- * frame, byte for byte, as one run to 60: the state keeps the groups and constraints. */
-START_TEST(cloth_drape_resumes_where_it_stopped)
+/* A run of scene stopped at step 30 (--checkpoint) and resumed to 60 writes the same last frame,
+ * byte for byte, as one run to 60: the state keeps the groups, the constraints and the
+ * triangles the wind acts on. */
+static void resumes(const char *scene)
 {
-    if (!cli_have_device())
-        return;
     char args[512], a[160], b[160];
     cli_result r;
-    snprintf(args, sizeof args,
-             "run --scene cloth-drape --steps 30 --checkpoint '%s/c.state' --quiet", cli_dir);
+    snprintf(args, sizeof args, "run --scene %s --steps 30 --checkpoint '%s/c.state' --quiet",
+             scene, cli_dir);
     cli_run(&r, args);
     ck_assert_msg(r.code == 0, "%s: %s", args, r.err);
     snprintf(args, sizeof args,
-             "run --resume '%s/c.state' --steps 60 --export '%s/a' --every 60 --quiet", cli_dir,
+             "run --resume '%s/c.state' --steps 60 --export '%s/a' --every 60 --quiet --force",
+             cli_dir, cli_dir);
+    cli_run(&r, args);
+    ck_assert_msg(r.code == 0, "%s: %s", args, r.err);
+    snprintf(args, sizeof args,
+             "run --scene %s --steps 60 --export '%s/b' --every 60 --quiet --force", scene,
              cli_dir);
-    cli_run(&r, args);
-    ck_assert_msg(r.code == 0, "%s: %s", args, r.err);
-    snprintf(args, sizeof args,
-             "run --scene cloth-drape --steps 60 --export '%s/b' --every 60 --quiet", cli_dir);
     cli_run(&r, args);
     ck_assert_msg(r.code == 0, "%s: %s", args, r.err);
     snprintf(a, sizeof a, "%s/a/frame_00060.ply", cli_dir);
     snprintf(b, sizeof b, "%s/b/frame_00060.ply", cli_dir);
-    ck_assert_msg(cli_same_bytes(a, b), "the resumed run differs from the whole one");
+    ck_assert_msg(cli_same_bytes(a, b), "%s: the resumed run differs from the whole one", scene);
+}
+
+START_TEST(cloth_drape_resumes_where_it_stopped)
+{
+    if (cli_have_device())
+        resumes("cloth-drape");
+}
+END_TEST
+
+START_TEST(flag_resumes_in_the_wind)
+{
+    if (cli_have_device())
+        resumes("flag");
 }
 END_TEST
 
@@ -182,6 +195,7 @@ int main(void)
     tcase_add_test(t, rope_bridge_holds_its_ends);
     tcase_add_test(t, flag_streams_downwind);
     tcase_add_test(t, cloth_drape_resumes_where_it_stopped);
+    tcase_add_test(t, flag_resumes_in_the_wind);
     suite_add_tcase(s, t);
     return test_run_suite(s, false);
 }

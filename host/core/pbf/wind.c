@@ -159,6 +159,41 @@ size_t pbfcl_pbf_triangle_count(pbfcl_sim *sim)
     return wind_of(sim, &v)->count;
 }
 
+void pbfcl_pbf_get_triangles(pbfcl_sim *sim, unsigned *tri)
+{
+    pbfcl_sim_view v;
+    wind_state *w = wind_of(sim, &v);
+    if (w->count)
+        memcpy(tri, w->tri, 3 * w->count * sizeof *tri);
+}
+
+pbfcl_status pbfcl_pbf_wind_save(pbfcl_sim *sim, pbfcl_state_write_fn put, void *ctx)
+{
+    pbfcl_sim_view v;
+    wind_state *w = wind_of(sim, &v);
+    cl_ulong count = w->count;
+    PBFCL_TRY(put(ctx, "triangles", &count, sizeof count));
+    return count ? put(ctx, "triangle_ids", w->tri, w->count * 12) : PBFCL_OK;
+}
+
+pbfcl_status pbfcl_pbf_wind_load(pbfcl_sim *sim, pbfcl_state_read_fn get, void *ctx)
+{
+    cl_ulong count;
+    PBFCL_TRY(get(ctx, "triangles", &count, sizeof count));
+    if (count > UINT32_MAX / 3) {
+        pbfcl_errorf("the saved triangles are damaged: %llu of them", (unsigned long long)count);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    unsigned *tri = malloc((size_t)count * 12 + 1);
+    pbfcl_status st = tri ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK && count)
+        st = get(ctx, "triangle_ids", tri, (size_t)count * 12);
+    if (st == PBFCL_OK)
+        st = pbfcl_pbf_set_triangles(sim, (size_t)count, tri);
+    free(tri);
+    return st;
+}
+
 pbfcl_status pbfcl_pbf_read_wind_forces(pbfcl_sim *sim, float *force3)
 {
     pbfcl_sim_view v;

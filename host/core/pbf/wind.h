@@ -16,6 +16,13 @@ pbfcl_status pbfcl_pbf_set_triangles(pbfcl_sim *sim, size_t count, const unsigne
 /* The number of triangles the wind acts on. */
 size_t pbfcl_pbf_triangle_count(pbfcl_sim *sim);
 
+/* Copies the triangles (3 ids each, pbfcl_pbf_triangle_count of them) into tri. */
+void pbfcl_pbf_get_triangles(pbfcl_sim *sim, unsigned *tri);
+
+/* Checkpoints: the triangles as sections ("triangles", their count, then "triangle_ids"). */
+pbfcl_status pbfcl_pbf_wind_save(pbfcl_sim *sim, pbfcl_state_write_fn put, void *ctx);
+pbfcl_status pbfcl_pbf_wind_load(pbfcl_sim *sim, pbfcl_state_read_fn get, void *ctx);
+
 /* Reads each triangle's wind force of the last substep that had wind (N, xyz; count of
  * pbfcl_pbf_triangle_count) into force3, for tests. */
 pbfcl_status pbfcl_pbf_read_wind_forces(pbfcl_sim *sim, float *force3);

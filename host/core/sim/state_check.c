@@ -369,6 +369,33 @@ static pbfcl_status check_distances(state_check_ctx *c)
     return PBFCL_OK;
 }
 
+/* "triangles" (the wind's, PBF's): their count, then "triangle_ids" (three different particles
+ * below the count each). */
+static pbfcl_status check_triangles(state_check_ctx *c)
+{
+    if (c->lim->method != PBFCL_METHOD_PBF)
+        return PBFCL_OK;
+    void *data;
+    PBFCL_TRY(state_check_take(c, "triangles", sizeof(cl_ulong), &data));
+    cl_ulong count;
+    memcpy(&count, data, sizeof count);
+    if (count > UINT32_MAX / 3)
+        return state_check_damaged("triangles", "count", -1, "is %llu; at most %u fit the lists",
+                                   (unsigned long long)count, UINT32_MAX / 3);
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(state_check_take(c, "triangle_ids", (size_t)count * 12, &data));
+    const cl_uint *t = data;
+    for (size_t k = 0; k < count; k++, t += 3)
+        if (t[0] >= c->n || t[1] >= c->n || t[2] >= c->n || t[0] == t[1] || t[1] == t[2] ||
+            t[0] == t[2])
+            return state_check_damaged("triangle_ids", "triangle", (long long)k,
+                                       "joins %u, %u and %u; give three different particles "
+                                       "below %zu",
+                                       t[0], t[1], t[2], c->n);
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_state_limits *lim)
 {
     state_check_ctx c;
@@ -392,6 +419,8 @@ pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_s
         st = state_check_paths(&c);
     if (st == PBFCL_OK)
         st = check_distances(&c);
+    if (st == PBFCL_OK)
+        st = check_triangles(&c);
     for (int k = 0; k < c.owned_count; k++)
         free(c.owned[k]);
     return st;
