@@ -635,6 +635,17 @@ PBFCL_API pbfcl_status pbfcl_solver_set_groups(pbfcl_solver *s, const unsigned *
 PBFCL_API pbfcl_status pbfcl_solver_set_triangles(pbfcl_solver *s, const unsigned *tri,
                                                   size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_triangle_count(const pbfcl_solver *s, size_t *count);
+
+/* Tearing (as FleX's NvFlexExtTearClothMesh; method pbf): after each pbfcl_solver_step, on the
+ * host, a stretch edge (a distance constraint between two particles of one triangle) of solid
+ * group g strained beyond max_strain[g] (|x_a - x_b| / rest - 1; 0: the group never tears)
+ * splits a vertex: a new particle (the next index, a copy of it in its group, the two sharing
+ * its mass) takes the triangles beyond the plane through it across the edge, and the edges and
+ * bends around are made anew (docs/ALGORITHM.md, "Tearing"). At most 64 splits a step, and
+ * none once the capacity is full. groups limits (count 0: no tearing); a saved state does not
+ * hold them. Refused, naming the group: a limit negative, NaN or infinite. */
+PBFCL_API pbfcl_status pbfcl_solver_set_tearing(pbfcl_solver *s, const float *max_strain,
+                                                size_t groups);
 PBFCL_API pbfcl_status pbfcl_solver_get_triangles(const pbfcl_solver *s, unsigned *tri,
                                                   size_t count);
 

@@ -332,6 +332,7 @@ static void solver_free(pbfcl_solver *s)
 {
     pbfcl_api_diffuse_free(&s->diffuse);
     pbfcl_api_cloth_free(&s->cloth);
+    free(s->cloth.tear);
     pbfcl_sim_destroy(s->sim);
     if (s->prof)
         pbfcl_profile_discard(s->prof);
@@ -920,6 +921,8 @@ static pbfcl_status timed_step(pbfcl_solver *s, pbfcl_timers *timers)
     pbfcl_status st = pbfcl_sim_step(s->sim, s->prof);
     if (st == PBFCL_OK)
         st = pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, s->prof);
+    if (st == PBFCL_OK)
+        st = pbfcl_api_cloth_tear(s);
     timers->kernels = s->prof->count - before + s->prof->flushed;
     cl_int err = pbfcl_api_timers_collect(&s->timers, s->prof, timers);
     PBFCL_TRY(st);
@@ -946,7 +949,8 @@ pbfcl_status pbfcl_solver_step(pbfcl_solver *s, float dt, pbfcl_timers *timers)
     if (timers)
         return timed_step(s, timers);
     PBFCL_TRY(pbfcl_sim_step(s->sim, NULL));
-    return pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, NULL);
+    PBFCL_TRY(pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, NULL));
+    return pbfcl_api_cloth_tear(s); /* host-side, after the step: a read back when on */
 }
 
 pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver *s,

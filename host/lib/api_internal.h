@@ -70,6 +70,8 @@ bool pbfcl_api_phase_is_group(int phase);
 typedef struct pbfcl_api_cloth {
     size_t triangles;
     unsigned *tri;
+    size_t tear_groups; /* pbfcl_solver_set_tearing's limits by group (api_tear.c) */
+    float *tear;
 } pbfcl_api_cloth;
 
 /* The triangles, simulation, active count and phases (by index, pbfcl_make_phase's) of a live
@@ -83,6 +85,9 @@ pbfcl_api_cloth *pbfcl_api_solver_cloth(const char *func, const pbfcl_solver *s,
  * sets the constraints and triangles (api_scene_cloth.c). */
 pbfcl_status pbfcl_api_scene_pin_cloths(const pbfcl_scene *sc, int *phases, size_t n);
 pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t n);
+
+/* After a step: tears the groups with a limit (pbfcl_solver_set_tearing; api_tear.c). */
+pbfcl_status pbfcl_api_cloth_tear(pbfcl_solver *s);
 
 /* Releases the triangles; none afterwards. */
 void pbfcl_api_cloth_free(pbfcl_api_cloth *c);

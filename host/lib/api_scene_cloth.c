@@ -4,6 +4,7 @@
 #include "api_internal.h"
 #include "scene/cloth_cook.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 /* The index of cloth c's first particle: the fill puts the cloths last, in order. */
@@ -98,6 +99,15 @@ pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *s
                                         all.constraints);
     if (st == PBFCL_OK)
         st = pbfcl_solver_set_triangles(solver, all.tri, all.triangles);
+    float *tear = malloc(((size_t)sc->cloth_count + 1) * sizeof *tear);
+    bool tearing = false;
+    for (int c = 0; tear && c < sc->cloth_count; c++)
+        tearing |= (tear[c] = sc->cloths[c].tear) > 0.0f; /* group c is cloth c */
+    if (st == PBFCL_OK && !tear)
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK && tearing)
+        st = pbfcl_solver_set_tearing(solver, tear, (size_t)sc->cloth_count);
+    free(tear);
     pbfcl_cook_free(&all);
     free(ids);
     free(group);

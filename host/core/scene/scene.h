@@ -128,6 +128,7 @@ typedef struct pbfcl_cloth_shape {
     float stretch, bend;         /* compliance, m/N (0: rigid) */
     float mass;                  /* kg, the whole cloth or rope's */
     bool tethers;                /* tethers from the free particles to the nearest pinned one */
+    float tear; /* a cloth's stretch edges tear beyond this strain (0: never; cloth_tear.h) */
 } pbfcl_cloth_shape;
 
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list

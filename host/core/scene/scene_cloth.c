@@ -44,6 +44,16 @@ static bool check_numbers(const pbfcl_scene *s, const pbfcl_cloth_shape *c, cons
                                  key, c->stretch, c->bend);
     if (!(c->mass > 0.0f) || isinf(c->mass))
         return pbfcl_scene_error(s, "%s.mass is %g; give the mass in kg, above 0", key, c->mass);
+    if (!(c->tear >= 0.0f) || isinf(c->tear))
+        return pbfcl_scene_error(s,
+                                 "%s.tear is %g; give the strain beyond which its edges tear, "
+                                 "a finite number above 0 (0 or none: never)",
+                                 key, c->tear);
+    if (c->tear > 0.0f && c->tethers)
+        return pbfcl_scene_error(s,
+                                 "%s has tear and tethers: tethers would hold its torn pieces "
+                                 "to the pins; drop one of them",
+                                 key);
     return true;
 }
 

@@ -68,6 +68,9 @@ size_t pbfcl_scene_capacity(const pbfcl_scene *s)
     size_t n = pbfcl_scene_count(s);
     for (int e = 0; e < s->emitter_count; e++)
         n += (size_t)s->emitters[e].count;
+    for (int c = 0; c < s->cloth_count; c++) /* room to split each of a tearing cloth's once */
+        if (s->cloths[c].tear > 0.0f)
+            n += pbfcl_scene_cloth_walk(s, c, NULL);
     return n;
 }
 

@@ -956,8 +956,8 @@ static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON
                                 pbfcl_cloth_shape *c)
 {
     static const char *const cloth_keys[] = {
-        "corner",          "u",       "v", "resolution", "mass", "pin", "stretch_compliance",
-        "bend_compliance", "tethers", NULL};
+        "corner",          "u",       "v",    "resolution", "mass", "pin", "stretch_compliance",
+        "bend_compliance", "tethers", "tear", NULL};
     static const char *const rope_keys[] = {
         "start",           "end",     "points", "mass", "pin", "stretch_compliance",
         "bend_compliance", "tethers", NULL};
@@ -984,6 +984,10 @@ static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON
             return key_error(path, key, "expected two integers [nu, nv], got %s", type_name(v));
         for (int k = 0; k < 2; k++)
             PBFCL_TRY(get_int(path, key, cJSON_GetArrayItem(v, k), &c->res[k]));
+    }
+    if (!rope && (v = cJSON_GetObjectItemCaseSensitive(item, "tear"))) {
+        snprintf(key, sizeof key, "%s.tear", where);
+        PBFCL_TRY(get_number(path, key, v, &c->tear));
     }
     return parse_cloth_common(path, where, item, c);
 }
