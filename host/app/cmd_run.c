@@ -346,6 +346,12 @@ static pbfcl_status run_step(run_args *a, run_state *r, long long step)
 {
     double time = (double)step * r->desc.solver.dt;
     PBFCL_TRY(pbfcl_solver_step(r->solver, 0.0f, NULL));
+    size_t n = 0;
+    PBFCL_TRY(pbfcl_solver_count(r->solver, &n));
+    if (n > r->n) { /* a tearing cloth's new particles, at the end, with the next ids */
+        run_outputs_flow(&a->out, NULL, 0, n - r->n);
+        r->n = n;
+    }
     PBFCL_TRY(pbfcl_solver_stats(r->solver, &r->last));
     r->substeps += r->last.substeps;
     PBFCL_TRY(run_outputs_stats(&a->out, step, time, &r->last));

@@ -905,10 +905,33 @@ static const struct {
                  "\"mass\": 1, \"tethers\": 1}]"),
      "rope[0].tethers", "true or false"},
     {CLOTH_SCENE("\"rope\": {}"), "rope", "expected an array"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 1, \"tear\": -1}]"),
+     "cloth[0].tear is -1", "0 or none: never"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 1, \"tear\": 0.5, "
+                 "\"pin\": [\"corners\"], \"tethers\": true}]"),
+     "cloth[0] has tear and tethers", "drop one"},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
+                 "\"mass\": 1, \"tear\": 0.5}]"),
+     "rope[0].tear", "unknown key"},
     {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
                  "\"mass\": 1}], \"solver\": {\"method\": \"sph\"}"),
      "cloths and ropes need solver.method pbf", "remove"},
 };
+
+/* A cloth's tear is read; a tearing cloth adds room for a copy of each of its particles. */
+START_TEST(json_cloth_tear)
+{
+    pbfcl_scene s;
+    const char *text = CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [4,3], \"mass\": 0.1, "
+                                   "\"tear\": 0.25}, {" GRID ", \"resolution\": [2,2], "
+                                   "\"mass\": 0.1}]");
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
+    ck_assert_float_eq(s.cloths[0].tear, 0.25f);
+    ck_assert_float_eq(s.cloths[1].tear, 0.0f);
+    ck_assert_uint_eq(pbfcl_scene_capacity(&s), pbfcl_scene_count(&s) + 12);
+}
+END_TEST
 
 START_TEST(json_bad_cloths_named)
 {
@@ -1116,6 +1139,7 @@ static Suite *scene_suite(void)
     tcase_add_loop_test(j, json_bad_obstacles_named, 0,
                         (int)(sizeof bad_obstacles / sizeof bad_obstacles[0]));
     tcase_add_test(j, json_cloth_rope_fill_and_cook);
+    tcase_add_test(j, json_cloth_tear);
     tcase_add_loop_test(j, json_bad_cloths_named, 0,
                         (int)(sizeof bad_cloths / sizeof bad_cloths[0]));
     tcase_add_test(j, json_docs_examples_load);
