@@ -327,7 +327,7 @@ START_TEST(mismatched_checkpoint_refused)
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 2);
     ck_assert_contains(r.err, "has format version 2 (written by pbfcl ");
-    ck_assert_contains(r.err, "reads version 5: resume it with the pbfcl that wrote it");
+    ck_assert_contains(r.err, "reads version 6: resume it with the pbfcl that wrote it");
 }
 END_TEST
 
@@ -358,7 +358,7 @@ START_TEST(format_4_checkpoint_refused)
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 2);
     ck_assert_contains(r.err, "has format version 4 (written by pbfcl ");
-    ck_assert_contains(r.err, "reads version 5: resume it with the pbfcl that wrote it, or run "
+    ck_assert_contains(r.err, "reads version 6: resume it with the pbfcl that wrote it, or run "
                               "the scene again with --checkpoint");
 }
 END_TEST
