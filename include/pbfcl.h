@@ -636,6 +636,15 @@ PBFCL_API pbfcl_status pbfcl_solver_set_triangles(pbfcl_solver *s, const unsigne
                                                   size_t count);
 PBFCL_API pbfcl_status pbfcl_solver_triangle_count(const pbfcl_solver *s, size_t *count);
 
+/* Self-collision of solid groups (FleX's self-collide flag on a cloth's phase): group g's
+ * particles collide with each other where on[g] != 0 (a cloth folded onto itself keeps its
+ * layers apart), as with other phases: pairs closer than 2r are pushed apart, so sample such a
+ * cloth at 2r or more (no rest-distance filter yet). groups flags (count 0: none); applies to
+ * the groups' particles now and later. pbfcl_solver_get_particle_phases keeps reporting
+ * PBFCL_PHASE_SOLID_GROUP(g). Refused: on NULL with groups, more than PBFCL_SOLVER_MAX_GROUPS. */
+PBFCL_API pbfcl_status pbfcl_solver_set_self_collide(pbfcl_solver *s, const unsigned char *on,
+                                                     size_t groups);
+
 /* Tearing (as FleX's NvFlexExtTearClothMesh; method pbf): after each pbfcl_solver_step, on the
  * host, a stretch edge (a distance constraint between two particles of one triangle) of solid
  * group g strained beyond max_strain[g] (|x_a - x_b| / rest - 1; 0: the group never tears)

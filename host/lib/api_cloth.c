@@ -168,6 +168,18 @@ pbfcl_status pbfcl_solver_set_groups(pbfcl_solver *s, const unsigned *ids, const
     return st;
 }
 
+pbfcl_status pbfcl_solver_set_self_collide(pbfcl_solver *s, const unsigned char *on, size_t groups)
+{
+    const char *f = "pbfcl_solver_set_self_collide";
+    SOLVER(f, s);
+    if (groups > PBFCL_SOLVER_MAX_GROUPS || (groups && !on)) {
+        pbfcl_errorf("%s: %s; give up to PBFCL_SOLVER_MAX_GROUPS flags (or count 0: none)", f,
+                     groups > PBFCL_SOLVER_MAX_GROUPS ? "too many groups" : "on is NULL");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    return pbfcl_sim_set_group_self_collide(sim, groups, on);
+}
+
 pbfcl_status pbfcl_solver_set_triangles(pbfcl_solver *s, const unsigned *tri, size_t count)
 {
     const char *f = "pbfcl_solver_set_triangles";

@@ -92,6 +92,15 @@ pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *s
             append_cloth(sc, c, &k, cloth_first(sc, c, n), &all, ids, group, w, &grouped);
         pbfcl_cook_free(&k);
     }
+    unsigned char *self = malloc((size_t)sc->cloth_count + 1);
+    bool any_self = false;
+    for (int c = 0; self && c < sc->cloth_count; c++)
+        any_self |= (self[c] = sc->cloths[c].self_collide) != 0; /* group c is cloth c */
+    if (st == PBFCL_OK && !self)
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK && any_self)
+        st = pbfcl_solver_set_self_collide(solver, self, (size_t)sc->cloth_count);
+    free(self);
     if (st == PBFCL_OK)
         st = pbfcl_solver_set_groups(solver, ids, group, w, grouped);
     if (st == PBFCL_OK)

@@ -185,6 +185,24 @@ START_TEST(flag_resumes_in_the_wind)
 }
 END_TEST
 
+/* A self-colliding cloth (its phases carry the flag on the device, not in the API's phases)
+ * checkpointed and resumed: the state loads (its check takes the flag) and runs on as one run. */
+START_TEST(self_colliding_cloth_resumes)
+{
+    if (!cli_have_device())
+        return;
+    char scene[160];
+    snprintf(scene, sizeof scene, "%s/fold.json", cli_dir);
+    cli_write_file(scene,
+                   "{\"name\": \"fold\", \"particle_radius\": 0.01,\n"
+                   " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.6, 0.6, 0.6]},\n"
+                   " \"fluid\": [{\"min\": [0, 0, 0], \"max\": [0.6, 0.02, 0.6]}],\n"
+                   " \"cloth\": [{\"corner\": [0.1, 0.3, 0.1], \"u\": [0.4, 0, 0], \"v\": [0, 0.2, "
+                   "0.4],\n  \"resolution\": [21, 21], \"mass\": 0.2, \"self_collide\": true}]}\n");
+    resumes(scene);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_cloth");
@@ -196,6 +214,7 @@ int main(void)
     tcase_add_test(t, flag_streams_downwind);
     tcase_add_test(t, cloth_drape_resumes_where_it_stopped);
     tcase_add_test(t, flag_resumes_in_the_wind);
+    tcase_add_test(t, self_colliding_cloth_resumes);
     suite_add_tcase(s, t);
     return test_run_suite(s, false);
 }

@@ -905,6 +905,9 @@ static const struct {
                  "\"mass\": 1, \"tethers\": 1}]"),
      "rope[0].tethers", "true or false"},
     {CLOTH_SCENE("\"rope\": {}"), "rope", "expected an array"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 1, \"self_collide\": "
+                 "1}]"),
+     "cloth[0].self_collide", "true or false"},
     {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 1, \"tear\": -1}]"),
      "cloth[0].tear is -1", "0 or none: never"},
     {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 1, \"tear\": 0.5, "
@@ -918,17 +921,20 @@ static const struct {
      "cloths and ropes need solver.method pbf", "remove"},
 };
 
-/* A cloth's tear is read; a tearing cloth adds room for a copy of each of its particles. */
+/* A cloth's tear and self_collide are read; a tearing cloth adds room for a copy of each of its
+ * particles. */
 START_TEST(json_cloth_tear)
 {
     pbfcl_scene s;
-    const char *text = CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [4,3], \"mass\": 0.1, "
-                                   "\"tear\": 0.25}, {" GRID ", \"resolution\": [2,2], "
-                                   "\"mass\": 0.1}]");
+    const char *text =
+        CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [4,3], \"mass\": 0.1, "
+                    "\"tear\": 0.25, \"self_collide\": true}, {" GRID ", \"resolution\": [2,2], "
+                    "\"mass\": 0.1}]");
     ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
     test_temp_remove();
     ck_assert_float_eq(s.cloths[0].tear, 0.25f);
     ck_assert_float_eq(s.cloths[1].tear, 0.0f);
+    ck_assert(s.cloths[0].self_collide && !s.cloths[1].self_collide);
     ck_assert_uint_eq(pbfcl_scene_capacity(&s), pbfcl_scene_count(&s) + 12);
 }
 END_TEST

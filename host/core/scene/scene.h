@@ -129,6 +129,7 @@ typedef struct pbfcl_cloth_shape {
     float mass;                  /* kg, the whole cloth or rope's */
     bool tethers;                /* tethers from the free particles to the nearest pinned one */
     float tear; /* a cloth's stretch edges tear beyond this strain (0: never; cloth_tear.h) */
+    bool self_collide; /* a cloth's particles collide with each other */
 } pbfcl_cloth_shape;
 
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list

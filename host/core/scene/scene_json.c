@@ -956,8 +956,8 @@ static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON
                                 pbfcl_cloth_shape *c)
 {
     static const char *const cloth_keys[] = {
-        "corner",          "u",       "v",    "resolution", "mass", "pin", "stretch_compliance",
-        "bend_compliance", "tethers", "tear", NULL};
+        "corner",          "u",       "v",    "resolution",   "mass", "pin", "stretch_compliance",
+        "bend_compliance", "tethers", "tear", "self_collide", NULL};
     static const char *const rope_keys[] = {
         "start",           "end",     "points", "mass", "pin", "stretch_compliance",
         "bend_compliance", "tethers", NULL};
@@ -984,6 +984,12 @@ static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON
             return key_error(path, key, "expected two integers [nu, nv], got %s", type_name(v));
         for (int k = 0; k < 2; k++)
             PBFCL_TRY(get_int(path, key, cJSON_GetArrayItem(v, k), &c->res[k]));
+    }
+    if (!rope && (v = cJSON_GetObjectItemCaseSensitive(item, "self_collide"))) {
+        snprintf(key, sizeof key, "%s.self_collide", where);
+        if (!cJSON_IsBool(v))
+            return key_error(path, key, "expected true or false, got %s", type_name(v));
+        c->self_collide = cJSON_IsTrue(v);
     }
     if (!rope && (v = cJSON_GetObjectItemCaseSensitive(item, "tear"))) {
         snprintf(key, sizeof key, "%s.tear", where);

@@ -170,6 +170,7 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
         sim->method->destroy(sim);
     sim_attachments_destroy(sim); /* the bodies, the paths */
     pbfcl_grid_destroy(&sim->grid);
+    free(sim->self_collide);
     free(sim);
 }
 
@@ -715,6 +716,46 @@ size_t pbfcl_sim_static_count(const pbfcl_sim *sim)
     return sim->statics;
 }
 
+/* The phase of solid group g, with the self-collide flag if the group has it. */
+static unsigned group_phase(const pbfcl_sim *sim, unsigned g)
+{
+    bool self = g < sim->self_collide_groups && sim->self_collide[g];
+    return PBFCL_SIM_PHASE_GROUP(g) | (self ? PBFCL_PHASE_SELF_COLLIDE_BIT : 0u);
+}
+
+pbfcl_status pbfcl_sim_set_group_self_collide(pbfcl_sim *sim, size_t groups,
+                                              const unsigned char *on)
+{
+    if (groups > PBFCL_SIM_MAX_GROUPS || (groups && !on)) {
+        pbfcl_errorf("self-collide of %zu groups: give at most %u flags, not NULL", groups,
+                     PBFCL_SIM_MAX_GROUPS);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    unsigned char *copy = malloc(groups + 1);
+    if (!copy)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    if (groups)
+        memcpy(copy, on, groups);
+    free(sim->self_collide);
+    sim->self_collide = copy;
+    sim->self_collide_groups = groups;
+    size_t n = sim->n;
+    if (sim->solid_groups == 0)
+        return PBFCL_OK;
+    unsigned *phase = malloc((n ? n : 1) * sizeof *phase);
+    float *w = malloc((n ? n : 1) * sizeof *w);
+    pbfcl_status st = phase && w ? pbfcl_sim_read_phases(sim, phase, w) : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++)
+        if (PBFCL_SIM_PHASE_IS_GROUP(phase[i]))
+            phase[i] = group_phase(sim, PBFCL_SIM_PHASE_STATIC - 1u -
+                                            (phase[i] & ~PBFCL_PHASE_SELF_COLLIDE_BIT));
+    if (st == PBFCL_OK)
+        st = pbfcl_sim_write_phases(sim, phase, w);
+    free(phase);
+    free(w);
+    return st;
+}
+
 /* Gives the particles of mark (by id) group[id]'s phase and inverse mass inv_mass[id], every
  * other particle of a group the fluid's; the count of grouped particles into *grouped. */
 static pbfcl_status set_groups(pbfcl_sim *sim, const unsigned *group, const float *inv_mass,
@@ -728,15 +769,14 @@ static pbfcl_status set_groups(pbfcl_sim *sim, const unsigned *group, const floa
     if (st == PBFCL_OK)
         st = sim_read_plain(sim, sim->id_buf, n * 4, id);
     for (size_t i = 0; st == PBFCL_OK && i < n; i++) {
-        bool was = phase[i] >= PBFCL_SIM_PHASE_GROUP(PBFCL_SIM_MAX_GROUPS - 1) &&
-                   phase[i] != PBFCL_SIM_PHASE_STATIC;
+        bool was = PBFCL_SIM_PHASE_IS_GROUP(phase[i]);
         if (mark[id[i]] && phase[i] != PBFCL_SIM_PHASE_FLUID && !was) {
             pbfcl_errorf("particle id %u is a body's or static and cannot join a group; give "
                          "groups fluid particles (pinned ones: pbfcl_sim_set_static)",
                          id[i]);
             st = PBFCL_ERR_BAD_ARGUMENT;
         } else if (mark[id[i]]) {
-            phase[i] = PBFCL_SIM_PHASE_GROUP(group[id[i]]);
+            phase[i] = group_phase(sim, group[id[i]]);
             w[i] = inv_mass[id[i]];
             ++*grouped;
         } else if (was) {

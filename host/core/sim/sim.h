@@ -139,6 +139,17 @@ size_t pbfcl_sim_static_count(const pbfcl_sim *sim);
  * take no part in the fluid's density constraint. The phase encoding lives here only. */
 #define PBFCL_SIM_MAX_GROUPS 65536u
 #define PBFCL_SIM_PHASE_GROUP(g) (PBFCL_SIM_PHASE_STATIC - 1u - (unsigned)(g))
+/* Whether phase p is a solid group's, with the self-collide flag or without. */
+#define PBFCL_SIM_PHASE_IS_GROUP(p)                                                                \
+    (((p) & ~PBFCL_PHASE_SELF_COLLIDE_BIT) < PBFCL_SIM_PHASE_STATIC &&                             \
+     ((p) & ~PBFCL_PHASE_SELF_COLLIDE_BIT) >= PBFCL_SIM_PHASE_GROUP(PBFCL_SIM_MAX_GROUPS - 1))
+
+/* Gives solid group g (< groups) the self-collide flag where on[g] (groups 0: none has it): its
+ * particles then collide with each other as with other phases (a cloth folded onto itself),
+ * pairs closer than the contact distance 2r pushed apart, so a cloth for it is sampled at
+ * spacings of 2r or more. Applies to the groups' particles now and to those set later. */
+pbfcl_status pbfcl_sim_set_group_self_collide(pbfcl_sim *sim, size_t groups,
+                                              const unsigned char *on);
 
 /* Puts the particles with ids[k] into solid group group[k] (< PBFCL_SIM_MAX_GROUPS) with
  * relative inverse mass inv_mass[k] (> 0: m_fluid / m) and every other particle of a group

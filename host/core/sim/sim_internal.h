@@ -35,7 +35,9 @@ struct pbfcl_sim {
     cl_mem phase_buf, phase_tmp_buf; /* uint: PBFCL_SIM_PHASE_FLUID or body + 1 */
     cl_mem inv_mass_buf, inv_mass_tmp_buf; /* float: m_fluid / m, the relative inverse mass */
     size_t statics; /* particles of inverse mass 0 (obstacles'; phase PBFCL_SIM_PHASE_STATIC) */
-    size_t solid_groups; /* particles of solid phases without a body (cloth, ropes) */
+    size_t solid_groups;         /* particles of solid phases without a body (cloth, ropes) */
+    unsigned char *self_collide; /* per solid group: its phase has the self-collide flag */
+    size_t self_collide_groups;  /* entries of self_collide */
     /* the state of sim_attachments[k] (attachments.c: the bodies, shape_match.h; the paths,
      * kinematic.h), NULL until its first use */
     void *attached[SIM_MAX_ATTACHMENTS];

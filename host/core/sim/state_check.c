@@ -188,8 +188,8 @@ static phase_kind kind_of_phase(unsigned p, size_t bodies)
     unsigned group = p & PBFCL_PHASE_GROUP_BITS, flags = p & ~PBFCL_PHASE_GROUP_BITS;
     if (group >= 1 && group <= bodies && (flags & ~PBFCL_PHASE_SELF_COLLIDE_BIT) == 0)
         return PHASE_BODY; /* body group - 1, self-colliding or not */
-    if (p < PBFCL_SIM_PHASE_STATIC && p >= PBFCL_SIM_PHASE_GROUP(PBFCL_SIM_MAX_GROUPS - 1))
-        return PHASE_GROUP; /* a solid group's (cloth, rope) */
+    if (PBFCL_SIM_PHASE_IS_GROUP(p))
+        return PHASE_GROUP; /* a solid group's (cloth, rope), self-colliding or not */
     return PHASE_NONE;
 }
 
@@ -244,8 +244,10 @@ static pbfcl_status check_device_phases(state_check_ctx *c)
     const float *w = masses;
     for (size_t i = 0; i < c->n; i++) {
         int p = c->phases[c->ids[i]];
-        unsigned want = pbfcl_sim_phase_upgrade((unsigned)p);
-        if (pbfcl_sim_phase_upgrade(d[i]) != want)
+        unsigned want = pbfcl_sim_phase_upgrade((unsigned)p), got = pbfcl_sim_phase_upgrade(d[i]);
+        if (PBFCL_SIM_PHASE_IS_GROUP(want) && PBFCL_SIM_PHASE_IS_GROUP(got))
+            got &= ~PBFCL_PHASE_SELF_COLLIDE_BIT; /* the group's flag lives on the device only */
+        if (got != want)
             return state_check_damaged("phases", "phase", (long long)i,
                                        "is %u but particle %u's phase in 'particle_phases' is %d",
                                        d[i], c->ids[i], p);
