@@ -3,7 +3,8 @@
  * dropped onto it from 6 cm above, offset by r so that its particles fall over the holes
  * between the lower's. With the group's self-collide flag no particle of the upper sheet ever
  * crosses the lower (the signed side of each against the lower sheet's triangle under it, every
- * frame); without it (the control) the upper sheet falls through. */
+ * frame); without it (the control) the upper sheet falls through. A state saved and loaded
+ * into another simulation keeps the flag, also through a later pbfcl_sim_set_groups. */
 #include "pbf/distance.h"
 #include "pbf/pbf.h"
 #include "sim/sim.h"
@@ -38,6 +39,21 @@ static size_t sheet_edges(unsigned first, unsigned *pair, float *rest, size_t c)
                 }
         }
     return c;
+}
+
+/* The particles of the group (all but the lower sheet's edges) into ids, their relative inverse
+ * masses (1) into w; their count. */
+static size_t free_particles(unsigned *ids, float *w)
+{
+    size_t ng = 0;
+    for (unsigned i = 0; i < 2 * SHEET; i++) {
+        unsigned a = i % S, b = (i % SHEET) / S;
+        if (!(i < SHEET && (a == 0 || b == 0 || a == S - 1 || b == S - 1))) {
+            ids[ng] = i;
+            w[ng++] = 1.0f;
+        }
+    }
+    return ng;
 }
 
 static pbfcl_sim *sheets(pbfcl_cl *cl, bool self_collide)
@@ -164,6 +180,79 @@ static void fold(pbfcl_cl *cl)
     }
 }
 
+/* Saved sections, in memory. */
+typedef struct memory_state {
+    char name[48][64];
+    unsigned char *data[48];
+    size_t bytes[48];
+    int count;
+} memory_state;
+
+static pbfcl_status put_memory(void *user, const char *name, const void *data, size_t bytes)
+{
+    memory_state *m = user;
+    ck_assert_int_lt(m->count, 48);
+    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
+    m->data[m->count] = malloc(bytes ? bytes : 1);
+    memcpy(m->data[m->count], data, bytes);
+    m->bytes[m->count++] = bytes;
+    return PBFCL_OK;
+}
+
+static pbfcl_status get_memory(void *user, const char *name, void *data, size_t bytes)
+{
+    memory_state *m = user;
+    for (int k = 0; k < m->count; k++)
+        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
+            memcpy(data, m->data[k], bytes);
+            return PBFCL_OK;
+        }
+    return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+/* The group particles' phases all carry the self-collide flag (want) or none does. */
+static void expect_flag(pbfcl_sim *sim, bool want, const char *when)
+{
+    unsigned phase[2 * SHEET];
+    ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, NULL), PBFCL_OK);
+    int grouped = 0;
+    for (int i = 0; i < 2 * SHEET; i++)
+        if (PBFCL_SIM_PHASE_IS_GROUP(phase[i])) {
+            grouped++;
+            ck_assert_msg(((phase[i] & PBFCL_PHASE_SELF_COLLIDE_BIT) != 0) == want,
+                          "%s: phase %u of a group particle", when, phase[i]);
+        }
+    ck_assert_int_eq(grouped, 2 * SHEET - 4 * (S - 1));
+}
+
+static void save_load(pbfcl_cl *cl)
+{
+    pbfcl_sim *a = sheets(cl, true), *b = sheets(cl, false);
+    ck_assert_int_eq(pbfcl_sim_step(a, NULL), PBFCL_OK);
+    expect_flag(a, true, "set");
+    expect_flag(b, false, "not set");
+    memory_state m;
+    memset(&m, 0, sizeof m);
+    ck_assert_int_eq(pbfcl_sim_state_save(a, put_memory, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_state_load(b, get_memory, &m), PBFCL_OK);
+    expect_flag(b, true, "loaded");
+    unsigned ids[2 * SHEET], group[2 * SHEET] = {0};
+    float w[2 * SHEET];
+    size_t ng = free_particles(ids, w);
+    ck_assert_int_eq(pbfcl_sim_set_groups(b, ng, ids, group, w), PBFCL_OK); /* as a tear does */
+    expect_flag(b, true, "grouped again after the load");
+    for (int k = 0; k < m.count; k++)
+        free(m.data[k]);
+    pbfcl_sim_destroy(a);
+    pbfcl_sim_destroy(b);
+}
+
+START_TEST(test_cloth_self_collide_saved)
+{
+    test_each_device(save_load);
+}
+END_TEST
+
 START_TEST(test_cloth_self_collide_fold)
 {
     test_each_device(fold);
@@ -176,6 +265,7 @@ int main(void)
     TCase *dev = tcase_create("device");
     tcase_set_timeout(dev, 600);
     tcase_add_test(dev, test_cloth_self_collide_fold);
+    tcase_add_test(dev, test_cloth_self_collide_saved);
     suite_add_tcase(suite, dev);
     return test_run_suite(suite, true);
 }

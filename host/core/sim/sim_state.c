@@ -109,6 +109,27 @@ pbfcl_status pbfcl_sim_state_save(pbfcl_sim *sim, pbfcl_state_put put, void *ctx
     return sim->method->state_save ? sim->method->state_save(sim, put, ctx) : PBFCL_OK;
 }
 
+/* The groups' self-collide flags from the loaded phases (the state holds them there only). */
+static pbfcl_status self_collide_from_phases(pbfcl_sim *sim)
+{
+    size_t n = sim->n, groups = 0;
+    unsigned *phase = malloc((n ? n : 1) * sizeof *phase);
+    unsigned char *on = calloc(PBFCL_SIM_MAX_GROUPS, 1);
+    pbfcl_status st =
+        phase && on ? pbfcl_sim_read_phases(sim, phase, NULL) : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; st == PBFCL_OK && i < n; i++)
+        if (PBFCL_SIM_PHASE_IS_GROUP(phase[i]) && (phase[i] & PBFCL_PHASE_SELF_COLLIDE_BIT)) {
+            size_t g = PBFCL_SIM_PHASE_STATIC - 1u - (phase[i] & ~PBFCL_PHASE_SELF_COLLIDE_BIT);
+            on[g] = 1;
+            groups = g + 1 > groups ? g + 1 : groups;
+        }
+    if (st == PBFCL_OK && (groups || sim->self_collide_groups))
+        st = pbfcl_sim_set_group_self_collide(sim, groups, on);
+    free(phase);
+    free(on);
+    return st;
+}
+
 pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx)
 {
     sim->slots_current = 0;
@@ -133,5 +154,5 @@ pbfcl_status pbfcl_sim_state_load(pbfcl_sim *sim, pbfcl_state_get get, void *ctx
         sim->method->loaded(sim);
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->params_buf, CL_TRUE, 0,
                                         sizeof sim->params, &sim->params, 0, NULL, NULL));
-    return PBFCL_OK;
+    return self_collide_from_phases(sim);
 }
