@@ -24,12 +24,44 @@ static float4 col_load4(__global const float *f)
     return vload4(0, f);
 }
 
+/* The signed distance field of shape s at local point x: the trilinear sample of its nodes'
+ * (gradient, distance) in the cell holding x, so the distance and the normal *n (the sampled
+ * gradient, normalised) are continuous. Outside the grid the sample at the nearest point xc of
+ * the grid continues along the vector from its surface point: x - xc + d(xc) g(xc). */
+static float col_sdf_distance(__global const pbfcl_collider_shape *s, __global const float4 *nodes,
+                              float3 x, float3 *n)
+{
+    float4 go = col_load4(s->grid_origin);
+    int3 dims = (int3)((int)s->grid_dims[0], (int)s->grid_dims[1], (int)s->grid_dims[2]);
+    float3 u = (x - go.xyz) / go.w, uc = clamp(u, (float3)(0.0f), convert_float3(dims - 1));
+    int3 c = min(convert_int3(floor(uc)), dims - 2);
+    float3 t = uc - convert_float3(c);
+    __global const float4 *p = nodes + s->first + (c.z * dims.y + c.y) * dims.x + c.x;
+    int sy = dims.x, sz = dims.x * dims.y;
+    float4 v = mix(mix(mix(p[0], p[1], t.x), mix(p[sy], p[sy + 1], t.x), t.y),
+                   mix(mix(p[sz], p[sz + 1], t.x), mix(p[sz + sy], p[sz + sy + 1], t.x), t.y), t.z);
+    float3 out = (u - uc) * go.w, g = v.xyz;
+    float gl = length(g);
+    g = gl > 0.0f ? g / gl : (float3)(0.0f, 1.0f, 0.0f);
+    if (all(out == 0.0f)) {
+        *n = g;
+        return v.w;
+    }
+    float3 from = out + fmax(v.w, 0.0f) * g;
+    float len = length(from);
+    *n = len > 0.0f ? from / len : g;
+    return len;
+}
+
 /* The signed distance of local point x from a primitive shape (sphere, capsule, box, convex
- * hull) and its outward normal n (the distance's gradient; for a hull the plane of the
- * largest distance, exact on its faces and inside). */
+ * hull, signed distance field) and its outward normal n (the distance's gradient; for a hull
+ * the plane of the largest distance, exact on its faces and inside). planes: a hull's planes
+ * and an SDF's nodes. */
 static float col_primitive_distance(__global const pbfcl_collider_shape *s,
                                     __global const float4 *planes, float3 x, float3 *n)
 {
+    if (s->type == PBFCL_COLLIDER_SDF)
+        return col_sdf_distance(s, planes, x, n);
     float4 size = col_load4(s->size);
     if (s->type == PBFCL_COLLIDER_SPHERE || s->type == PBFCL_COLLIDER_CAPSULE) {
         float3 axis = x;
@@ -208,9 +240,9 @@ static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_sha
 /* The broad and narrow phase of one substep: for particle i, moving from x to x*, the contact
  * planes of every shape within reach (r + margin + r: contacts found for the iterations'
  * moves too), with the shape (-1: none) in each slot, and pushes zeroed. A particle that
- * starts the substep inside a primitive shape is flagged in inside[i] (the shape's index + 1;
- * 0: none) and its x moved out along the distance's gradient to r + margin from the surface
- * (its x* then goes out by the contact, and it leaves without gaining speed). */
+ * starts the substep inside a primitive shape or an SDF is flagged in inside[i] (the shape's
+ * index + 1; 0: none) and its x moved out along the distance's gradient to r + margin from the
+ * surface (its x* then goes out by the contact, and it leaves without gaining speed). */
 __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
                                __global float4 *pos, __global const float4 *pred,
                                __global const pbfcl_collider_shape *shapes, uint shape_count,

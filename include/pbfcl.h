@@ -758,7 +758,9 @@ typedef enum pbfcl_shape_type {
                             along its local x axis, rounded by radius */
     PBFCL_SHAPE_KIND_BOX,     /* half_extents */
     PBFCL_SHAPE_KIND_CONVEX,  /* the convex hull of points (or of obj_path's vertices), 4 to 128 */
-    PBFCL_SHAPE_KIND_MESH     /* triangles over vertices (or obj_path's), open or closed */
+    PBFCL_SHAPE_KIND_MESH,    /* triangles over vertices (or obj_path's), open or closed */
+    PBFCL_SHAPE_KIND_SDF      /* the signed distance field of a closed mesh (vertices and
+                                 triangles, or obj_path's) on a grid of sdf_resolution cells */
 } pbfcl_shape_type;
 
 /* A collision shape (a zeroed struct plus its type and size is a valid one at the origin):
@@ -787,10 +789,14 @@ typedef struct pbfcl_shape_desc {
     float friction;            /* dynamic Coulomb coefficient, >= 0 */
     float static_friction;     /* static Coulomb coefficient, >= 0 */
     float margin;              /* m, >= 0: extra distance kept from the surface */
+    int sdf_resolution;        /* sdf: cells along the mesh's longest side, 2 to 128 (0: 32) */
 } pbfcl_shape_desc;
 
 /* The most shapes a solver holds. */
 #define PBFCL_MAX_SHAPES 64
+
+/* The finest SDF: cells along its mesh's longest side. */
+#define PBFCL_MAX_SDF_RESOLUTION 128
 
 /* Adds a shape (method pbf only); *id names it until destroyed. A shape that is not
  * valid (a size that is not positive, a non-finite pose, a hull of fewer than 4 non-coplanar

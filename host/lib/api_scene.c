@@ -223,7 +223,8 @@ pbfcl_status pbfcl_scene_setup_apply_colliders(const pbfcl_scene_setup *s, pbfcl
                               .two_sided = c->two_sided,
                               .friction = c->friction,
                               .static_friction = c->static_friction,
-                              .margin = c->margin};
+                              .margin = c->margin,
+                              .sdf_resolution = c->resolution};
         memcpy(d.half_extents, c->half_extents, sizeof d.half_extents);
         memcpy(d.position, c->position, sizeof d.position);
         memcpy(d.rotation, c->rotation, sizeof d.rotation);

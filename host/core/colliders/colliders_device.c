@@ -97,13 +97,14 @@ static pbfcl_status upload(pbfcl_cl *cl, const void *data, size_t bytes, const c
     return PBFCL_OK;
 }
 
-/* Every shape's planes, triangles and grid, concatenated (offsets into the rows). */
+/* Every shape's planes (a hull's, an SDF's nodes), triangles and grid, concatenated (offsets
+ * into the rows). */
 static pbfcl_status upload_geometry(pbfcl_colliders *c, pbfcl_cl *cl)
 {
     size_t planes = 0, tris = 0, cells = 0, entries = 0;
     for (int i = 0; i < c->count; i++) {
         const pbfcl_collider_geometry *g = &c->shape[i].geo;
-        size_t nc = g->tri_count ? (size_t)g->dims[0] * g->dims[1] * g->dims[2] + 1 : 0;
+        size_t nc = g->cell_start ? (size_t)g->dims[0] * g->dims[1] * g->dims[2] + 1 : 0;
         planes += g->plane_count;
         tris += g->tri_count;
         cells += nc;
@@ -116,14 +117,14 @@ static pbfcl_status upload_geometry(pbfcl_colliders *c, pbfcl_cl *cl)
     for (int i = 0; st == PBFCL_OK && i < c->count; i++) {
         const pbfcl_collider_geometry *g = &c->shape[i].geo;
         pbfcl_collider_shape *row = &c->shape[i].row;
-        size_t nc = g->tri_count ? (size_t)g->dims[0] * g->dims[1] * g->dims[2] + 1 : 0;
+        size_t nc = g->cell_start ? (size_t)g->dims[0] * g->dims[1] * g->dims[2] + 1 : 0;
         row->first = (pbfcl_uint)(g->plane_count ? p0 : t0);
         row->count = (pbfcl_uint)(g->plane_count ? g->plane_count : g->tri_count);
         row->grid_first = (pbfcl_uint)c0;
         memcpy(row->grid_dims, g->dims, sizeof g->dims);
         memcpy(row->grid_origin, g->grid_origin, sizeof g->grid_origin);
         row->grid_origin[3] = g->cell;
-        if (g->plane_count) /* a mesh has no planes, a primitive no triangles */
+        if (g->plane_count) /* a mesh has no planes, a primitive or an SDF no triangles */
             memcpy(pl + 4 * p0, g->planes, g->plane_count * 16);
         if (g->tri_count)
             memcpy(tr + 12 * t0, g->tris, g->tri_count * 48);

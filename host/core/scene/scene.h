@@ -143,6 +143,7 @@ typedef struct pbfcl_scene_collider {
     int type; /* a pbfcl_shape_type */
     float radius, half_length, half_extents[3], scale;
     int two_sided;
+    int resolution; /* sdf: cells along the mesh's longest side (0: the default) */
     float position[3], rotation[4], velocity[3], angular_velocity[3];
     float friction, static_friction, margin;
     char file[4096];
