@@ -822,7 +822,7 @@ PBFCL_API pbfcl_status pbfcl_shape_count(const pbfcl_solver *s, int *count);
 
 /* Shape id's contacts: the force the particles exert on it in the last substep (N; an
  * embedding engine pushes its rigid body with it), the particles its contacts moved then, and
- * the particles found inside it (a sphere, capsule, box or convex hull) at the start of a
+ * the particles found inside it (a sphere, capsule, box, convex hull or SDF) at the start of a
  * substep since shapes were last added or destroyed (placed there by the caller; each is moved
  * out along the distance's gradient). Zeros before the first step after such a change. Any
  * pointer may be NULL. */
