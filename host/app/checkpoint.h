@@ -15,7 +15,11 @@
  *
  * Format 5 (pbfcl 0.3) added the section "distances" (the count of distance constraints,
  * followed by "distance_pairs" and "distance_rest" when there are any) and parameters
- * (solver.multilevel): a file of format 4 (pbfcl 0.2) is refused with its format. */
+ * (solver.multilevel): a file of format 4 (pbfcl 0.2) is refused with its format. Format 6
+ * added the collision shapes ("shapes", then "shape_entries", "shape_planes",
+ * "shape_triangles" and "shape_forces" when there are any; colliders/colliders_state.h) and a
+ * scene collider's resolution: a file of format 5 is refused with its format (its scene
+ * section has another size, and a resume made its shapes again only within float rounding). */
 #ifndef PBFCL_CHECKPOINT_H
 #define PBFCL_CHECKPOINT_H
 
@@ -24,7 +28,7 @@
 #include <stdint.h>
 
 #define PBFCL_CHECKPOINT_MAGIC "PBFCLCKP"
-#define PBFCL_CHECKPOINT_FORMAT 5u
+#define PBFCL_CHECKPOINT_FORMAT 6u
 
 /* The checksum: FNV-1a (64 bit) from this start, over every byte before the checksum. */
 #define PBFCL_CHECKPOINT_HASH_START 14695981039346656037ull

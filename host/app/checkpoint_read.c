@@ -92,7 +92,7 @@ static pbfcl_status bad_file(const char *path, const char *fmt, ...)
 
 static pbfcl_status bad_format(const char *path, uint32_t format, ckp_reader *r)
 {
-    char writer[17] = "another version"; /* formats 1 to 5 all put it here */
+    char writer[17] = "another version"; /* formats 1 to 6 all put it here */
     if (format >= 1 && format <= PBFCL_CHECKPOINT_FORMAT && take(r, writer, 16))
         writer[16] = '\0';
     pbfcl_errorf("checkpoint '%s' has format version %u (written by pbfcl %s); this pbfcl (%s) "

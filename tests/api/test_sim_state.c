@@ -322,7 +322,8 @@ static void check_section_names(pbfcl_cl *cl)
                                        "path_offsets",
                                        "path_motions",
                                        "path_keys",
-                                       "distances"};
+                                       "distances",
+                                       "shapes"};
     const int count = (int)(sizeof want / sizeof want[0]);
     pbfcl_scene s;
     size_t n;

@@ -170,9 +170,7 @@ static void grid_pass(pbfcl_collider_geometry *g, unsigned *at, bool fill)
     }
 }
 
-/* The grid over the triangles: cells about the mean edge, at most PBFCL_COLLIDER_GRID_MAX per
- * axis. */
-static pbfcl_status build_grid(pbfcl_collider_geometry *g)
+pbfcl_status pbfcl_collider_mesh_grid(pbfcl_collider_geometry *g)
 {
     double edge = 0.0, extent = 0.0;
     for (size_t t = 0; t < g->tri_count; t++)
@@ -249,7 +247,7 @@ pbfcl_status pbfcl_collider_mesh(const float *v, size_t nv, const unsigned *tri,
                      name);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    return build_grid(g);
+    return pbfcl_collider_mesh_grid(g);
 }
 
 /* The vertices (and triangles) of desc's OBJ file, scaled, then the hull or the mesh. */

@@ -47,6 +47,10 @@ pbfcl_status pbfcl_collider_hull(const float *pts, size_t n, const char *name,
 pbfcl_status pbfcl_collider_mesh(const float *vertices, size_t nv, const unsigned *tri, size_t nt,
                                  const char *name, pbfcl_collider_geometry *out);
 
+/* The grid over a mesh's triangles (g->tris, tri_count, lo, hi): cells about the mean edge, at
+ * most PBFCL_COLLIDER_GRID_MAX per axis. */
+pbfcl_status pbfcl_collider_mesh_grid(pbfcl_collider_geometry *g);
+
 /* The signed distance field of the closed mesh of triangles over vertices (refused if open),
  * resolution cells along its bounds' longest side (0: 32); its nodes into out->planes. */
 pbfcl_status pbfcl_collider_sdf(const float *vertices, size_t nv, const unsigned *tri, size_t nt,

@@ -59,6 +59,7 @@ void pbfcl_colliders_destroy(pbfcl_colliders *c)
     release_geometry_bufs(c);
     release_particle_bufs(c);
     release_mem(&c->partial_buf);
+    free(c->pending_forces);
     free(c);
 }
 
@@ -82,8 +83,21 @@ static pbfcl_status build(pbfcl_colliders *c, const pbfcl_colliders_run *r)
         PBFCL_TRY(pbfcl_cl_kernel(c->program, names[j], k[j]));
         PBFCL_TRY(pbfcl_cl_check_launch(r->cl, *k[j], names[j], r->wg, local[j]));
     }
-    return pbfcl_cl_buffer(r->cl, CL_MEM_READ_WRITE, PARTIALS * 16, "collider force sums",
-                           &c->partial_buf);
+    PBFCL_TRY(pbfcl_cl_buffer(r->cl, CL_MEM_READ_WRITE, PARTIALS * 16, "collider force sums",
+                              &c->partial_buf));
+    if (!c->pending_forces) /* a loaded state's sums */
+        return PBFCL_OK;
+    pbfcl_status st = pbfcl_colliders_write_forces(c, r->cl, c->pending_forces);
+    free(c->pending_forces);
+    c->pending_forces = NULL;
+    return st;
+}
+
+pbfcl_status pbfcl_colliders_write_forces(pbfcl_colliders *c, pbfcl_cl *cl, const float *sums)
+{
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, c->partial_buf, CL_TRUE, 0, PARTIALS * 16, sums,
+                                        0, NULL, NULL));
+    return PBFCL_OK;
 }
 
 /* A device buffer holding bytes of data (4 bytes if none). */
@@ -348,8 +362,11 @@ pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, floa
     if (c->accumulated > 0) {
         cl_float4 part[2 * PBFCL_COLLIDER_FORCE_GROUPS];
         size_t at = (size_t)i * sizeof part;
-        PBFCL_CL_CHECK(clEnqueueReadBuffer(cl->queue, c->partial_buf, CL_TRUE, at, sizeof part,
-                                           part, 0, NULL, NULL));
+        if (c->partial_buf)
+            PBFCL_CL_CHECK(clEnqueueReadBuffer(cl->queue, c->partial_buf, CL_TRUE, at,
+                                               sizeof part, part, 0, NULL, NULL));
+        else /* loaded, not yet on the device */
+            memcpy(part, (const char *)c->pending_forces + at, sizeof part);
         for (int g = 0; g < PBFCL_COLLIDER_FORCE_GROUPS; g++) {
             for (int k = 0; k < 4; k++)
                 sum[k] += part[2 * g].s[k];
