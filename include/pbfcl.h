@@ -550,8 +550,8 @@ PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float st
 PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count);
 
 /* Makes the scene's collision shapes (its "colliders", docs/SCENES.md) in solver with
- * pbfcl_shape_create, each where its velocities have carried it by time (s; 0: the start,
- * else e.g. a resumed run's time); a shape refused names colliders[i]. */
+ * pbfcl_shape_create, each where its velocities have carried it by time (s; 0: the start); a
+ * shape refused names colliders[i]. A saved state holds the shapes: a resume needs no call. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_apply_colliders(const pbfcl_scene_setup *s,
                                                          pbfcl_solver *solver, double time);
 
@@ -639,7 +639,8 @@ typedef pbfcl_status (*pbfcl_state_read_fn)(void *user, const char *name, void *
 
 /* Saves everything that carries from one step to the next (the particle count, the
  * parameters, the phases, the device state in the solver's internal order, the bodies' rest
- * shapes, poses and motions, and the obstacles' paths with their clock) as named sections
+ * shapes, poses and motions, the obstacles' paths with their clock, the distance constraints
+ * and the collision shapes with their poses and velocities) as named sections
  * through write, in the order load reads them. The sections are opaque: a state loads into a
  * solver of the same library build, and continues bit for bit on the same device. */
 PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write,
