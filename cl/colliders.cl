@@ -181,12 +181,19 @@ typedef struct col_contacts {
 } col_contacts;
 
 /* Adds a contact of shape s (local normal n through local surface point sp, distance d at x*)
- * in world terms, replacing the shallowest when full. */
+ * in world terms, replacing the shallowest when full; not when it is a plane of s already held
+ * (coplanar triangles of a finely cut wall, or the two triangles of an edge, would fill every
+ * slot with one plane and crowd out a second wall's at a corner). */
 static void col_add(col_contacts *c, __global const pbfcl_collider_shape *sh, int s, int feature,
                     float d, float3 n, float3 sp, float r_eff)
 {
-    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++)
-        if (c->shape[k] == s && c->feature[k] == feature)
+    float4 rot = col_load4(sh->rotation);
+    float3 nw = col_rotate(rot, n), pw = col_rotate(rot, sp) + col_load4(sh->position).xyz;
+    float4 plane = (float4)(nw, -dot(nw, pw) - r_eff);
+    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) /* met before, or the same plane again */
+        if (c->shape[k] == s &&
+            (c->feature[k] == feature || (dot(c->plane[k].xyz, nw) > 1.0f - PBFCL_COLLIDER_SAME &&
+                                          fabs(c->plane[k].w - plane.w) < PBFCL_COLLIDER_SAME)))
             return;
     int slot = -1;
     float worst = d;
@@ -201,9 +208,7 @@ static void col_add(col_contacts *c, __global const pbfcl_collider_shape *sh, in
             }
     if (slot < 0)
         return;
-    float4 rot = col_load4(sh->rotation);
-    float3 nw = col_rotate(rot, n), pw = col_rotate(rot, sp) + col_load4(sh->position).xyz;
-    c->plane[slot] = (float4)(nw, -dot(nw, pw) - r_eff);
+    c->plane[slot] = plane;
     c->depth[slot] = d;
     c->shape[slot] = s;
     c->feature[slot] = feature;

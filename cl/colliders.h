@@ -7,6 +7,10 @@
 /* The contact planes a particle keeps per substep (the deepest when more are near). */
 #define PBFCL_COLLIDER_CONTACTS 4
 
+/* Two contact planes of one shape whose normals' dot product is within this of 1 and whose
+ * offsets (m) are within it of each other are one: a particle keeps it once. */
+#define PBFCL_COLLIDER_SAME 1e-5f
+
 /* The shapes a simulation holds at most (the force reduction's second dimension). */
 #define PBFCL_COLLIDER_MAX_SHAPES 64
 

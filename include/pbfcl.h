@@ -791,6 +791,8 @@ typedef struct pbfcl_shape_desc {
     float static_friction;     /* static Coulomb coefficient, >= 0 */
     float margin;              /* m, >= 0: extra distance kept from the surface */
     int sdf_resolution;        /* sdf: cells along the mesh's longest side, 2 to 128 (0: 32) */
+    float until; /* s: the velocities move it this long from its creation, then it stops (0:
+                    for ever; new velocities from pbfcl_shape_set_motion move it for ever) */
 } pbfcl_shape_desc;
 
 /* The most shapes a solver holds. */
@@ -806,7 +808,8 @@ typedef struct pbfcl_shape_desc {
  * shape and the fix. */
 PBFCL_API pbfcl_status pbfcl_shape_create(pbfcl_solver *s, const pbfcl_shape_desc *desc, int *id);
 
-/* Moves shape id to a new pose with new velocities (any pointer NULL: kept as it is). */
+/* Moves shape id to a new pose with new velocities (any pointer NULL: kept as it is; new
+ * velocities move it until changed). */
 PBFCL_API pbfcl_status pbfcl_shape_set_motion(pbfcl_solver *s, int id, const float position[3],
                                               const float rotation[4], const float velocity[3],
                                               const float angular_velocity[3]);

@@ -180,11 +180,23 @@ static double ref_primitive(const pbfcl_collider_shape *s, const float *planes, 
     return best;
 }
 
+/* Adds a contact unless it is a plane of the same shape held already (the kernel's
+ * PBFCL_COLLIDER_SAME; near that threshold either way). */
 static void ref_add(ref_result *r, const pbfcl_collider_shape *s, int shape, dvec n, dvec sp,
                     double r_eff)
 {
     dvec nw = rot(s->rotation, n, false), pw = add(rot(s->rotation, sp, false), fv(s->position));
-    r->c[r->count++] = (ref_contact){nw, -dot(nw, pw) - r_eff, shape};
+    double w = -dot(nw, pw) - r_eff, same = PBFCL_COLLIDER_SAME;
+    for (int j = 0; j < r->count; j++) {
+        if (r->c[j].shape != shape)
+            continue;
+        double off = 1.0 - dot(r->c[j].n, nw), dw = fabs(r->c[j].w - w);
+        if (off < same && dw < same)
+            return;
+        if (off < 3 * same && dw < 3 * same)
+            r->ambiguous = true;
+    }
+    r->c[r->count++] = (ref_contact){nw, w, shape};
 }
 
 /* The closest point of triangle a, b, c to x: the nearest of the face's interior projection,

@@ -232,16 +232,24 @@ static void grow_bounds(pbfcl_collider_shape *row, const float *lo, const float 
     }
 }
 
-/* Each shape one substep on: the pose at its start is the last one's end; its bounds swept. */
+/* Each shape one substep on: the pose at its start is the last one's end; its bounds swept.
+ * A shape whose time of motion ran out stops (its velocities 0) from the next substep. */
 static void advance(pbfcl_colliders *c, float dt)
 {
     for (int i = 0; i < c->count; i++) {
-        pbfcl_collider_shape *row = &c->shape[i].row;
+        collider_entry *e = &c->shape[i];
+        pbfcl_collider_shape *row = &e->row;
+        if (!(e->moving > 0.0f)) {
+            memset(row->velocity, 0, sizeof row->velocity);
+            memset(row->angular_velocity, 0, sizeof row->angular_velocity);
+        }
+        float step = fminf(dt, e->moving); /* dt while it moves for ever */
+        e->moving -= step;
         memcpy(row->prev_position, row->position, sizeof row->position);
         memcpy(row->prev_rotation, row->rotation, sizeof row->rotation);
         for (int k = 0; k < 3; k++)
-            row->position[k] += row->velocity[k] * dt;
-        rotate_by(row->rotation, row->angular_velocity, dt);
+            row->position[k] += row->velocity[k] * step;
+        rotate_by(row->rotation, row->angular_velocity, step);
         for (int k = 0; k < 3; k++) {
             row->bounds_min[k] = INFINITY;
             row->bounds_max[k] = -INFINITY;
@@ -363,8 +371,8 @@ pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, floa
         cl_float4 part[2 * PBFCL_COLLIDER_FORCE_GROUPS];
         size_t at = (size_t)i * sizeof part;
         if (c->partial_buf)
-            PBFCL_CL_CHECK(clEnqueueReadBuffer(cl->queue, c->partial_buf, CL_TRUE, at,
-                                               sizeof part, part, 0, NULL, NULL));
+            PBFCL_CL_CHECK(clEnqueueReadBuffer(cl->queue, c->partial_buf, CL_TRUE, at, sizeof part,
+                                               part, 0, NULL, NULL));
         else /* loaded, not yet on the device */
             memcpy(part, (const char *)c->pending_forces + at, sizeof part);
         for (int g = 0; g < PBFCL_COLLIDER_FORCE_GROUPS; g++) {

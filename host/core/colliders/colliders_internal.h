@@ -17,6 +17,7 @@ typedef struct collider_entry {
     char name[64];
     pbfcl_collider_geometry geo;
     pbfcl_collider_shape row;
+    float moving; /* s its velocities still move it (INFINITY: for ever) */
 } collider_entry;
 
 struct pbfcl_colliders {

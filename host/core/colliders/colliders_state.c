@@ -22,6 +22,7 @@ static void entry_of(const collider_entry *e, pbfcl_shape_saved *s)
     memcpy(s->lo, e->geo.lo, sizeof s->lo);
     memcpy(s->hi, e->geo.hi, sizeof s->hi);
     s->row = e->row;
+    s->moving = e->moving;
 }
 
 /* The forces' partial sums of the shapes there are, as they are on the device or still to go
@@ -146,6 +147,7 @@ static pbfcl_status adopt(pbfcl_colliders *c, const pbfcl_shape_saved *e, cl_uin
         s->id = e[i].id;
         memcpy(s->name, e[i].name, sizeof s->name);
         s->row = e[i].row;
+        s->moving = e[i].moving;
         pbfcl_status st = geometry_of(e + i, pl, tr, &s->geo);
         if (st != PBFCL_OK) {
             pbfcl_collider_geometry_free(&s->geo);

@@ -30,6 +30,8 @@ typedef struct pbfcl_shape_saved {
     float grid_origin[3], cell;     /* sdf: the first node, the cell edge */
     float lo[3], hi[3];             /* local bounds */
     pbfcl_collider_shape row;       /* type, flags, size, pose, velocities, material */
+    float moving;                   /* s its velocities still move it (INFINITY: for ever) */
+    float pad[3];
 } pbfcl_shape_saved;
 
 /* The floats of "shape_forces". */

@@ -148,6 +148,8 @@ static const builtin_scene builtins[] = {
     {"fountain", builtin_fountain},
     {"cloth-drape", pbfcl_scene_builtin_cloth_drape},
     {"rope-bridge", pbfcl_scene_builtin_rope_bridge},
+    {"pour", pbfcl_scene_builtin_pour},
+    {"mesh-container", pbfcl_scene_builtin_mesh_container},
 };
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])

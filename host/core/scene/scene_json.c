@@ -557,6 +557,7 @@ static pbfcl_status parse_collider(const char *path, int i, const cJSON *item,
                                        "static_friction",
                                        "margin",
                                        "resolution",
+                                       "until",
                                        NULL};
     static const char *const types[] = {"sphere", "capsule", "box", "convex", "mesh", "sdf"};
     char where[48], key[96];
@@ -575,11 +576,11 @@ static pbfcl_status parse_collider(const char *path, int i, const cJSON *item,
         return key_error(path, key,
                          "expected \"sphere\", \"capsule\", \"box\", \"convex\", "
                          "\"mesh\" or \"sdf\"");
-    const char *const numbers[] = {"radius",   "half_length",     "scale",
-                                   "friction", "static_friction", "margin"};
-    float *const at[] = {&c->radius,   &c->half_length,     &c->scale,
-                         &c->friction, &c->static_friction, &c->margin};
-    for (int k = 0; k < 6; k++)
+    const char *const numbers[] = {"radius",          "half_length", "scale", "friction",
+                                   "static_friction", "margin",      "until"};
+    float *const at[] = {&c->radius,          &c->half_length, &c->scale, &c->friction,
+                         &c->static_friction, &c->margin,      &c->until};
+    for (int k = 0; k < 7; k++)
         PBFCL_TRY(get_optional_number(path, where, item, numbers[k], at[k]));
     const char *const vectors[] = {"half_extents", "position", "velocity", "angular_velocity"};
     float *const vec[] = {c->half_extents, c->position, c->velocity, c->angular_velocity};

@@ -129,6 +129,15 @@ static pbfcl_status check_colliders(const unsigned char *b)
                     sizeof((pbfcl_scene_collider *)0)->file))
             return bad_scene("colliders.file", i, "does not end within its %zu bytes",
                              sizeof((pbfcl_scene_collider *)0)->file);
+        int first = int_at(b, at + offsetof(pbfcl_scene_collider, mesh_first));
+        int count = int_at(b, at + offsetof(pbfcl_scene_collider, mesh_count));
+        int triangles = int_at(b, offsetof(pbfcl_scene, meshes.triangle_count));
+        if (type >= PBFCL_SHAPE_KIND_CONVEX && b[at + offsetof(pbfcl_scene_collider, file)] == 0 &&
+            (first < 0 || count < 1 || first > triangles - count))
+            return bad_scene("colliders.mesh_first", i,
+                             "and its count are %d and %d; a collider without a file takes 1 or "
+                             "more of the scene's %d triangles",
+                             first, count, triangles);
     }
     return PBFCL_OK;
 }

@@ -102,6 +102,9 @@ static pbfcl_status check_entry(const state_check_ctx *c, const pbfcl_shape_save
           isfinite(s->grid_origin[2]) && isfinite(s->cell)))
         return state_check_damaged("shape_entries", "grid", (long long)i,
                                    "has its origin or cell not finite");
+    if (!(s->moving >= 0.0f)) /* +infinity: for ever */
+        return state_check_damaged("shape_entries", "moving", (long long)i,
+                                   "is %g s; give 0 or more", s->moving);
     for (int k = 0; k < 3; k++)
         if (!(isfinite(s->lo[k]) && isfinite(s->hi[k]) && s->lo[k] <= s->hi[k]))
             return state_check_damaged("shape_entries", "bounds", (long long)i,
