@@ -519,18 +519,18 @@ static pbfcl_status parse_collider_extras(const char *path, const char *where, c
         if (!mesh_path(path, v->valuestring, c->file, sizeof c->file))
             return key_error(path, key, "the file name is too long");
     } else if (c->type >= 3) {
-        static const char *const needs[] = {"convex", "mesh", "sdf"};
-        return key_error(path, where, "a %s collider needs \"file\": an OBJ file",
+        static const char *const needs[] = {"a convex", "a mesh", "an sdf"};
+        return key_error(path, where, "%s collider needs \"file\": an OBJ file",
                          needs[c->type - 3]);
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(item, "resolution"))) {
         snprintf(key, sizeof key, "%s.resolution", where);
+        if (c->type != PBFCL_SHAPE_KIND_SDF)
+            return key_error(path, key, "only an sdf collider has a resolution: remove it");
         PBFCL_TRY(get_int(path, key, v, &c->resolution));
-        if (c->type != PBFCL_SHAPE_KIND_SDF || c->resolution < 2 ||
-            c->resolution > PBFCL_MAX_SDF_RESOLUTION)
-            return key_error(path, key, "an sdf collider's resolution is 2 to %d cells, got %d%s",
-                             PBFCL_MAX_SDF_RESOLUTION, c->resolution,
-                             c->type != PBFCL_SHAPE_KIND_SDF ? " on another type" : "");
+        if (c->resolution < 2 || c->resolution > PBFCL_MAX_SDF_RESOLUTION)
+            return key_error(path, key, "an sdf collider's resolution is 2 to %d cells, got %d",
+                             PBFCL_MAX_SDF_RESOLUTION, c->resolution);
     }
     return PBFCL_OK;
 }
