@@ -305,7 +305,9 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
  * each plane it is behind, then Coulomb friction on the substep's slide relative to the shape
  * (x -> q against the shape's motion at the contact): held when the slide is within
  * friction_static times the depth, else shortened by friction_dynamic times the depth. The
- * moves add to push (the shape's force, colliders_force). Particles of inverse mass 0 stay. */
+ * moves add to push (the shape's force, colliders_force). Particles of inverse mass 0 stay.
+ * The walls (less r) bound the result, as they bound delta's and collide's: a shape through a
+ * wall does not push particles out of the box. */
 __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
                                 __global const float4 *pos, __global float4 *q,
                                 __global const float *inv_mass,
@@ -340,7 +342,9 @@ __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
             y -= slide * fmin(sh->friction_dynamic * depth / len, 1.0f);
         push[PBFCL_COLLIDER_CONTACTS * i + k] += (float4)(y - before, 0.0f);
     }
-    q[i] = (float4)(y, qi.w);
+    float3 lo = (float3)(p->box_min[0], p->box_min[1], p->box_min[2]) + p->radius;
+    float3 hi = (float3)(p->box_max[0], p->box_max[1], p->box_max[2]) - p->radius;
+    q[i] = (float4)(clamp(y, lo, hi), qi.w); /* the walls win, as in delta and collide */
 }
 
 /* The force reduction of one substep: work-group g of shape s = get_global_id(1) sums, over

@@ -300,6 +300,10 @@ static cl_mem params_buffer(pbfcl_cl *cl)
     p.dt = DT;
     p.inv_dt = 1.0f / DT;
     p.mass = 0.064f;
+    for (int k = 0; k < 3; k++) { /* walls far away, but for the top: project clamps to it */
+        p.box_min[k] = -10.0f;
+        p.box_max[k] = k == 1 ? 0.2f : 10.0f;
+    }
     cl_mem buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof p, "params", &buf), PBFCL_OK);
     test_write_buffer(buf, &p, sizeof p);
@@ -548,7 +552,8 @@ END_TEST
 
 /* ---- project and force -------------------------------------------------------------------- */
 
-/* colliders_project for one particle (the kernel's rules in double precision). */
+/* colliders_project for one particle (the kernel's rules in double precision), clamped below
+ * the top wall of params_buffer. */
 static void reference_project(const pbfcl_colliders *c, const float *x, float *q,
                               const float *planes, const int *shapes, float inv_mass, double *push)
 {
@@ -574,6 +579,7 @@ static void reference_project(const pbfcl_colliders *c, const float *x, float *q
         push[3 * k] += y.x - before.x, push[3 * k + 1] += y.y - before.y;
         push[3 * k + 2] += y.z - before.z;
     }
+    y.y = fmin(y.y, 0.2 - RADIUS); /* the top wall (params_buffer) less r */
     q[0] = (float)y.x, q[1] = (float)y.y, q[2] = (float)y.z;
 }
 
@@ -792,6 +798,8 @@ static void check_sdf(pbfcl_cl *cl, const char *what, const float *v, size_t nv,
             }
     /* samples: a big radius puts every point within reach, so each gets its contact plane */
     pbfcl_pbf_params pp = {.radius = 0.5f, .dt = DT, .inv_dt = 1.0f / DT, .mass = 0.064f};
+    for (int k = 0; k < 3; k++)
+        pp.box_min[k] = -10.0f, pp.box_max[k] = 10.0f;
     cl_mem params, pos;
     size_t n = test_small() ? 131 : 997, cap = n + 1;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof pp, "params", &params), PBFCL_OK);
@@ -874,7 +882,8 @@ END_TEST
 
 /* ---- the pose a substep advances to, and bad shapes --------------------------------------- */
 
-/* A shape turning at w about z for one substep ends rotated by w dt about z, moved by v dt. */
+/* A shape turning at w about z for one substep ends rotated by w dt about z, moved by v dt;
+ * one moving until 1.5 substeps moves 1.5 v dt and stops, its velocity 0. */
 static void run_advance(pbfcl_cl *cl)
 {
     pbfcl_colliders *c;
@@ -893,6 +902,19 @@ static void run_advance(pbfcl_cl *cl)
     ck_assert(fabsf(p[0] - (1.0f + 0.5f * DT)) < 1e-6f && fabsf(p[2] - (3.0f - DT)) < 1e-6f);
     ck_assert(fabsf(q[2] - sinf(half)) < 1e-6f && fabsf(q[3] - cosf(half)) < 1e-6f);
     ck_assert(c->rows[0].prev_position[0] == 1.0f && c->rows[0].prev_rotation[3] == 1.0f);
+    /* until 1.5 substeps: a whole substep, half of one, then still with its velocities 0 */
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SPHERE,
+                                    .radius = 0.1f,
+                                    .velocity = {1.0f, 0.0f, 0.0f},
+                                    .until = 1.5f * DT});
+    float x[3];
+    for (int s = 0; s < 3; s++) {
+        ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pos, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_colliders_get_pose(c, 1, x, NULL), PBFCL_OK);
+        float want = (float)fmin(s + 1, 1.5) * DT;
+        ck_assert_msg(fabsf(x[0] - want) < 1e-7f, "substep %d: x %g, expected %g", s, x[0], want);
+    }
+    ck_assert(c->rows[1].velocity[0] == 0.0f && c->rows[1].prev_position[0] == x[0]);
     pbfcl_cl_release_buffer(&pos);
     pbfcl_cl_release_buffer(&params);
     pbfcl_colliders_destroy(c);
