@@ -11,6 +11,7 @@
 #include "../../../cl/colliders.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,14 +123,79 @@ static void closest_on_triangle(const double *p, const double *a, const double *
         q[k] = from[k] + dir[k] * u + (dir2 ? dir2[k] * v : 0.0);
 }
 
-/* What the node loop shares: the mesh in double, each triangle's bounds, the grid. */
+/* What the node loop shares: the mesh in double, each triangle's bounds, the buckets that
+ * list the triangles each cell of a uniform grid over the mesh's bounds meets (searched in
+ * rings around a node), the stamps that visit a triangle listed in several cells once. */
 typedef struct sdf_build {
     const pbfcl_collider_geometry *g;
     double *tri;   /* 9 doubles per triangle */
     double *box;   /* 6 per triangle: lo, hi */
     double orient; /* +1: the triangles face out (counter-clockwise from outside), -1: in */
     size_t nt;
+    double lo[3], cell; /* the buckets' lower corner and cell edge */
+    int dims[3];
+    unsigned *start, *items; /* cells + 1 offsets into items (triangles) */
+    unsigned *stamp, visit;  /* per triangle: the visit that last met it */
 } sdf_build;
+
+/* The bucket cell range [c0, c1] of box b (lo, hi), or of point p (b NULL), clamped. */
+static void bucket_range(const sdf_build *b, const double *lo, const double *hi, int *c0, int *c1)
+{
+    for (int k = 0; k < 3; k++) {
+        c0[k] = (int)fmin(fmax(floor((lo[k] - b->lo[k]) / b->cell), 0.0), b->dims[k] - 1.0);
+        c1[k] = (int)fmin(fmax(floor((hi[k] - b->lo[k]) / b->cell), 0.0), b->dims[k] - 1.0);
+    }
+}
+
+/* The buckets: about 2 cbrt(T) cells along the longest side, at most 64; each triangle in
+ * every cell its box meets (a count pass, then a fill pass). */
+static pbfcl_status buckets_build(sdf_build *b)
+{
+    const pbfcl_collider_geometry *g = b->g;
+    double extent = 0.0;
+    for (int k = 0; k < 3; k++)
+        extent = fmax(extent, (double)g->hi[k] - g->lo[k]);
+    double per = fmin(fmax(ceil(2.0 * cbrt((double)b->nt)), 1.0), 64.0);
+    b->cell = extent > 0.0 ? extent / per * 1.0001 : 1.0;
+    size_t cells = 1;
+    for (int k = 0; k < 3; k++) {
+        b->lo[k] = g->lo[k];
+        b->dims[k] = (int)fmin(fmax(ceil(((double)g->hi[k] - g->lo[k]) / b->cell), 1.0), 64.0);
+        cells *= (size_t)b->dims[k];
+    }
+    b->start = calloc(cells + 1, sizeof *b->start);
+    b->stamp = calloc(b->nt + 1, sizeof *b->stamp);
+    if (!b->start || !b->stamp)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t t = 0; t < b->nt; t++) {
+            int c0[3], c1[3];
+            bucket_range(b, b->box + 6 * t, b->box + 6 * t + 3, c0, c1);
+            for (int z = c0[2]; z <= c1[2]; z++)
+                for (int y = c0[1]; y <= c1[1]; y++)
+                    for (int x = c0[0]; x <= c1[0]; x++) {
+                        size_t c = ((size_t)z * b->dims[1] + y) * b->dims[0] + x;
+                        if (pass)
+                            b->items[b->stamp[c]++] = (unsigned)t; /* stamp: a cursor here */
+                        else
+                            b->start[c + 1]++;
+                    }
+        }
+        if (pass)
+            break;
+        for (size_t c = 0; c < cells; c++)
+            b->start[c + 1] += b->start[c];
+        free(b->stamp);
+        b->stamp = malloc((cells > b->nt ? cells : b->nt) * sizeof *b->stamp + 4);
+        b->items = malloc((size_t)b->start[cells] * sizeof *b->items + 4);
+        if (!b->stamp || !b->items)
+            return PBFCL_ERR_OUT_OF_MEMORY;
+        memcpy(b->stamp, b->start, cells * sizeof *b->stamp);
+    }
+    memset(b->stamp, 0, (cells > b->nt ? cells : b->nt) * sizeof *b->stamp);
+    b->visit = 0;
+    return PBFCL_OK;
+}
 
 /* The squared distance from p to box b (lo, hi). */
 static double box_distance2(const double *p, const double *b)
@@ -142,29 +208,61 @@ static double box_distance2(const double *p, const double *b)
     return s;
 }
 
-/* The unsigned distance from p to the mesh and the unit vector from its closest point to p
- * (the outward normal of that triangle where p lies on it); *hint: the closest triangle of
- * the last node, tried first, then updated. */
-static double node_distance(const sdf_build *b, const double *p, size_t *hint, double *dir)
+/* The triangles of bucket cell c against p: the nearest so far in *best2, *best_t, bq. */
+static void bucket_visit(sdf_build *b, size_t c, const double *p, double *best2, size_t *best_t,
+                         double *bq)
 {
-    double best2 = INFINITY, q[3], bq[3] = {0};
-    size_t best_t = *hint;
-    for (size_t step = 0; step <= b->nt; step++) {
-        size_t t = step == 0 ? *hint : step - 1;
-        if ((step > 0 && t == *hint) || box_distance2(p, b->box + 6 * t) >= best2)
+    for (unsigned e = b->start[c]; e < b->start[c + 1]; e++) {
+        unsigned t = b->items[e];
+        if (b->stamp[t] == b->visit || box_distance2(p, b->box + 6 * t) >= *best2) {
+            b->stamp[t] = b->visit;
             continue;
-        const double *v = b->tri + 9 * t;
+        }
+        b->stamp[t] = b->visit;
+        const double *v = b->tri + 9 * (size_t)t;
+        double q[3], d2 = 0.0;
         closest_on_triangle(p, v, v + 3, v + 6, q);
-        double d2 = 0.0;
         for (int k = 0; k < 3; k++)
             d2 += (p[k] - q[k]) * (p[k] - q[k]);
-        if (d2 < best2) {
-            best2 = d2;
-            best_t = t;
-            memcpy(bq, q, sizeof bq);
+        if (d2 < *best2) {
+            *best2 = d2;
+            *best_t = t;
+            memcpy(bq, q, 3 * sizeof *q);
         }
     }
-    *hint = best_t;
+}
+
+/* The unsigned distance from p to the mesh and the unit vector from its closest point to p
+ * (the outward normal of that triangle where p lies on it): the buckets in rings of cells
+ * around p's (clamped) cell, until the next ring, at least (ring - 1) cells away, cannot hold
+ * a nearer triangle. */
+static double node_distance(sdf_build *b, const double *p, double *dir)
+{
+    double best2 = INFINITY, bq[3] = {0};
+    size_t best_t = 0;
+    if (++b->visit == 0) { /* the stamps wrapped: none is this visit's */
+        memset(b->stamp, 0, b->nt * sizeof *b->stamp);
+        b->visit = 1;
+    }
+    int c[3], unused[3];
+    bucket_range(b, p, p, c, unused);
+    int rings = b->dims[0] > b->dims[1] ? b->dims[0] : b->dims[1];
+    rings = rings > b->dims[2] ? rings : b->dims[2];
+    for (int r = 0; r <= rings; r++) {
+        double bound = (r - 1) * b->cell;
+        if (r > 1 && best2 <= bound * bound)
+            break;
+        for (int z = c[2] - r; z <= c[2] + r; z++)
+            for (int y = c[1] - r; y <= c[1] + r; y++) {
+                if (z < 0 || y < 0 || z >= b->dims[2] || y >= b->dims[1])
+                    continue;
+                bool face = abs(z - c[2]) == r || abs(y - c[1]) == r; /* else x = +-r only */
+                for (int x = c[0] - r; x <= c[0] + r; x += face || r == 0 ? 1 : 2 * r)
+                    if (x >= 0 && x < b->dims[0])
+                        bucket_visit(b, ((size_t)z * b->dims[1] + y) * b->dims[0] + x, p, &best2,
+                                     &best_t, bq);
+            }
+    }
     double d = sqrt(best2);
     if (d > 0.0) {
         for (int k = 0; k < 3; k++)
@@ -193,13 +291,13 @@ static double node_at(const pbfcl_collider_geometry *g, int k, unsigned i)
 /* One row of nodes (y index j, z index k): the crossings of the ray along +x from its start
  * with every triangle give each node's side (inside where the crossings beyond it sum to not
  * 0), then each node's distance and gradient. xs: room for a crossing per triangle. */
-static void fill_row(const sdf_build *b, const pbfcl_mesh_grid *mg, const int64_t (*snapped)[3][3],
+static void fill_row(sdf_build *b, const pbfcl_mesh_grid *mg, const int64_t (*snapped)[3][3],
                      unsigned j, unsigned k, double *xs, int *dirs)
 {
     const pbfcl_collider_geometry *g = b->g;
     double p[3] = {node_at(g, 0, 0), node_at(g, 1, j), node_at(g, 2, k)};
     int64_t ps[3] = {0, pbfcl_mesh_snap(mg, 1, p[1]), pbfcl_mesh_snap(mg, 2, p[2])};
-    size_t nx = 0, hint = 0;
+    size_t nx = 0;
     for (size_t t = 0; t < b->nt; t++) {
         const double *bx = b->box + 6 * t;
         if (p[1] < bx[1] - mg->step || p[1] > bx[4] + mg->step || p[2] < bx[2] - mg->step ||
@@ -217,7 +315,7 @@ static void fill_row(const sdf_build *b, const pbfcl_mesh_grid *mg, const int64_
         int wind = 0;
         for (size_t c = 0; c < nx; c++)
             wind += xs[c] > p[0] ? dirs[c] : 0;
-        double dir[3], d = node_distance(b, p, &hint, dir), sign = wind != 0 ? -1.0 : 1.0;
+        double dir[3], d = node_distance(b, p, dir), sign = wind != 0 ? -1.0 : 1.0;
         float *out = g->planes + 4 * (((size_t)k * g->dims[1] + j) * g->dims[0] + i);
         for (int a = 0; a < 3; a++)
             out[a] = (float)(sign * dir[a]);
@@ -298,6 +396,8 @@ pbfcl_status pbfcl_collider_sdf(const float *v, size_t nv, const unsigned *tri, 
     sdf_build b = {.g = g};
     int64_t(*snapped)[3][3] = NULL;
     pbfcl_status st = sdf_prepare(&b, &mg, &snapped);
+    if (st == PBFCL_OK)
+        st = buckets_build(&b);
     double *xs = malloc(nt * sizeof *xs + 8);
     int *dirs = malloc(nt * sizeof *dirs + 4);
     if (st == PBFCL_OK && (!xs || !dirs))
@@ -310,6 +410,9 @@ pbfcl_status pbfcl_collider_sdf(const float *v, size_t nv, const unsigned *tri, 
     free(snapped);
     free(b.tri);
     free(b.box);
+    free(b.start);
+    free(b.items);
+    free(b.stamp);
     free(g->tris); /* the nodes hold all the kernels need */
     g->tris = NULL;
     g->tri_count = 0;
