@@ -718,18 +718,22 @@ static const float box_v[] = {-0.1f, -0.1f, -0.1f, 0.1f,  -0.1f, -0.1f, 0.1f, 0.
 static const unsigned box_t[] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
                                  3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
 
-/* The exact signed distance from x to a closed convex mesh: to the nearest point of its
- * triangles, negative where x lies behind every face's plane. */
-static double ref_convex_distance(const float *v, const unsigned *t, size_t nt, dvec x)
+/* The exact signed distance from x to a closed mesh: to the nearest point of its triangles,
+ * negative where its winding number (the solid angles of its triangles seen from x over 4 pi)
+ * is 1 (not the ray crossings the build uses). */
+static double ref_mesh_distance(const float *v, const unsigned *t, size_t nt, dvec x)
 {
-    double best = INFINITY, plane = -INFINITY;
+    double best = INFINITY, solid = 0.0;
     for (size_t f = 0; f < nt; f++) {
         dvec a = fv(v + 3 * t[3 * f]), b = fv(v + 3 * t[3 * f + 1]), c = fv(v + 3 * t[3 * f + 2]);
         best = fmin(best, len(sub(x, ref_closest(x, a, b, c))));
-        dvec n = cross(sub(b, a), sub(c, a));
-        plane = fmax(plane, dot(sub(x, a), n) / len(n));
+        a = sub(a, x), b = sub(b, x), c = sub(c, x); /* its solid angle (Van Oosterom 1983) */
+        double la = len(a), lb = len(b), lc = len(c);
+        solid += 2.0 * atan2(dot(a, cross(b, c)),
+                             la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la);
     }
-    return plane < 0 ? -best : best;
+    return fabs(solid) > 2.0 * 3.14159265358979324 ? -best
+                                                   : best; /* winding number |w| > 1/2: inside */
 }
 
 /* Node (i, j, k) of geometry g. */
@@ -789,7 +793,7 @@ static void check_sdf(pbfcl_cl *cl, const char *what, const float *v, size_t nv,
         for (unsigned j = 0; j < g->dims[1]; j++)
             for (unsigned i = 0; i < g->dims[0]; i++) {
                 const float *p = g->planes + 4 * (((size_t)k * g->dims[1] + j) * g->dims[0] + i);
-                double want = ref_convex_distance(v, t, nt, sdf_node(g, i, j, k));
+                double want = ref_mesh_distance(v, t, nt, sdf_node(g, i, j, k));
                 node_err = fmax(node_err, fabs(p[3] - want));
                 expect(fabs(p[3] - want) < 1e-6 && fabs(len(fv(p)) - 1.0) < 1e-5,
                        "%s: node (%u, %u, %u) holds %.8f, |gradient| %.6f; the mesh's distance "
@@ -831,11 +835,15 @@ static void check_sdf(pbfcl_cl *cl, const char *what, const float *v, size_t nv,
         worst_c = fmax(worst_c, fabs(got - want_c));
         expect(fabs(got - want_c) < 1e-5, "%s: point %zu, the kernel's sample %.7f, C's %.7f", what,
                i, got, want_c);
-        if (p.x < lo || p.y < lo || p.z < lo || p.x > hi || p.y > hi || p.z > hi)
+        bool in_grid = true; /* along each axis: a grid need not be a cube */
+        for (int k = 0; k < 3; k++)
+            in_grid = in_grid && ((double *)&p)[k] >= g->grid_origin[k] &&
+                      ((double *)&p)[k] <= g->grid_origin[k] + g->cell * (g->dims[k] - 1.0);
+        if (!in_grid)
             continue;
         inside_grid++;
         bool lin;
-        double exact = ref_convex_distance(v, t, nt, p), bound = sdf_bound(g, p, &lin);
+        double exact = ref_mesh_distance(v, t, nt, p), bound = sdf_bound(g, p, &lin);
         worst_ratio = fmax(worst_ratio, fabs(got - exact) / bound);
         expect(fabs(got - exact) <= bound + 1e-5,
                "%s: point %zu, the sample %.7f is %.3g from the mesh's distance %.7f, beyond the "
@@ -872,6 +880,22 @@ static void run_sdf(pbfcl_cl *cl)
     check_sdf(cl, "sphere mesh", v, nv, t, nt, test_small() ? 9 : 21, false);
     free(v);
     free(t);
+    /* an L-shaped prism: a notch where a node's side needs the crossings of both bars */
+    static const float lxy[6][2] = {{0, 0},         {0.2f, 0},     {0.2f, 0.06f},
+                                    {0.06f, 0.06f}, {0.06f, 0.2f}, {0, 0.2f}};
+    float lv[12 * 3];
+    unsigned lt[20 * 3], *at = lt;
+    for (int k = 0; k < 12; k++) /* 0-5 at z = 0, 6-11 at z = 0.1 */
+        lv[3 * k] = lxy[k % 6][0], lv[3 * k + 1] = lxy[k % 6][1], lv[3 * k + 2] = k < 6 ? 0 : 0.1f;
+    for (unsigned k = 1; k < 5; k++) { /* the caps, fans from vertex 0 */
+        unsigned cap[6] = {0, k + 1, k, 6, 6 + k, 7 + k};
+        memcpy(at, cap, sizeof cap), at += 6;
+    }
+    for (unsigned k = 0; k < 6; k++) { /* the sides, facing out of the counter-clockwise L */
+        unsigned n = (k + 1) % 6, side[6] = {k, n, 6 + n, k, 6 + n, 6 + k};
+        memcpy(at, side, sizeof side), at += 6;
+    }
+    check_sdf(cl, "L prism", lv, 12, lt, 20, 14, false);
 }
 
 START_TEST(test_colliders_sdf)
