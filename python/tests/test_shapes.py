@@ -87,6 +87,24 @@ def test_every_kind_placed_moved_destroyed(context):
         assert again not in ids  # ids are never reused
 
 
+def test_shapes_in_saved_state(context):
+    with block_solver(context, 2) as s, block_solver(context, 2) as t:
+        s.create_shape("box", half_extents=(0.1, 0.02, 0.1), position=(0.2, 0.1, 0.2),
+                       velocity=(0, 0.05, 0), angular_velocity=(0, 1, 0))
+        s.create_shape("sdf", vertices=TET, triangles=TET_FACES, position=(0.1, 0.3, 0.1))
+        s.step()
+        t.create_shape("sphere", radius=0.05)  # replaced by the load
+        t.load_state(s.save_state())
+        assert t.shape_count == 2
+        for _ in range(3):
+            s.step()
+            t.step()
+        for k in range(2):
+            for a, b in zip(s.get_shape_pose(k), t.get_shape_pose(k)):
+                assert a.tobytes() == b.tobytes()
+        assert s.positions.tobytes() == t.positions.tobytes()
+
+
 def test_shapes_refused(context):
     with block_solver(context, 2) as s:
         with pytest.raises(ValueError, match="unknown shape kind 'cone'"):
