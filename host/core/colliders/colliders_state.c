@@ -53,6 +53,12 @@ pbfcl_status pbfcl_colliders_save(pbfcl_colliders *c, pbfcl_cl *cl, pbfcl_state_
         planes += c->shape[i].geo.plane_count;
         tris += c->shape[i].geo.tri_count;
     }
+    if (planes * 16 + tris * 48 > PBFCL_SHAPES_MAX_SAVED_BYTES) {
+        pbfcl_errorf("the shapes' geometry is %zu MB, more than a saved state holds (%llu MB): "
+                     "give the SDFs a lower resolution or the meshes fewer triangles",
+                     (planes * 16 + tris * 48) >> 20, PBFCL_SHAPES_MAX_SAVED_BYTES >> 20);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
     pbfcl_shape_saved *e = malloc(h.count * sizeof *e);
     float *pl = malloc(planes * 16 + 16), *tr = malloc(tris * 48 + 16);
     float *forces = malloc(PBFCL_SHAPE_FORCE_FLOATS * sizeof *forces);

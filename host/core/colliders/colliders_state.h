@@ -45,7 +45,13 @@ typedef struct pbfcl_shape_saved {
 #define PBFCL_SHAPE_HULL_MAX_PLANES (2 * 128 * 128)
 #define PBFCL_SHAPE_MESH_MAX_TRIANGLES (1u << 24)
 
-/* Saves set c (NULL: none) through put. */
+/* The most bytes of planes, nodes and triangles a saved state holds for all its shapes: 1 GiB
+ * (25 SDFs at the finest resolution, or 22 million triangles); a checkpoint reader allows it
+ * beside the particles (host/app/checkpoint_read.c). */
+#define PBFCL_SHAPES_MAX_SAVED_BYTES (1ull << 30)
+
+/* Saves set c (NULL: none) through put; refused when its geometry is over
+ * PBFCL_SHAPES_MAX_SAVED_BYTES. */
 pbfcl_status pbfcl_colliders_save(pbfcl_colliders *c, pbfcl_cl *cl, pbfcl_state_write_fn put,
                                   void *ctx);
 

@@ -152,6 +152,11 @@ pbfcl_status state_check_shapes(state_check_ctx *c)
         planes += e[i].plane_count; /* each bounded above: no overflow */
         tris += e[i].tri_count;
     }
+    if (planes * 16 + tris * 48 > PBFCL_SHAPES_MAX_SAVED_BYTES)
+        return state_check_damaged("shape_entries", "plane and triangle counts", -1,
+                                   "add up to %zu MB; a saved state holds at most %llu MB",
+                                   (planes * 16 + tris * 48) >> 20,
+                                   PBFCL_SHAPES_MAX_SAVED_BYTES >> 20);
     void *pl = NULL, *tr = NULL, *forces;
     if (planes) {
         PBFCL_TRY(state_check_take(c, "shape_planes", planes * 16, &pl));
