@@ -284,19 +284,36 @@ START_TEST(test_api_shapes_saved)
     printf("  loaded and straight agree over 6 frames; the box's force (%g, %g, %g) N, %u "
            "contacts\n",
            force[0], force[1], force[2], contacts);
-    for (int k = 0; k < m.count; k++) /* a NaN in the second shape's position */
-        if (!strcmp(m.name[k], "shape_entries")) {
-            size_t entry = m.bytes[k] / 5, at = entry + 128; /* the row's position, after the id,
-                                                              name, counts, grid and bounds */
-            float nan = NAN;
-            memcpy(m.data[k] + at, &nan, 4);
-        }
+    /* damaged fields (an entry: the id, name, counts, grid and bounds take 128 bytes, then the
+     * row: its position, ..., its type at 172) refused naming them */
+    float nan = NAN;
+    unsigned nine = 9, many = 65;
+    const struct {
+        const char *section;
+        int shape;
+        size_t at;
+        const void *value;
+        const char *says;
+    } bad[] = {{"shape_entries", 1, 128, &nan, "position[1] x is nan"},
+               {"shape_entries", 0, 128 + 172, &nine, "type[0] is 9"},
+               {"shapes", 0, 0, &many, "count, accumulated, next id and dt are 65"}};
     pbfcl_solver *c = fluid_solver(ctx, false);
-    test_capture_begin();
-    ck_assert_int_eq(pbfcl_solver_load_state(c, get_section, &m), PBFCL_ERR_BAD_ARGUMENT);
-    const char *log = test_capture_end();
-    ck_assert_contains(log, "section 'shape_entries'");
-    ck_assert_contains(log, "position[1] x is nan");
+    for (int d = 0; d < 3; d++) {
+        unsigned char keep[4];
+        unsigned char *at = NULL;
+        for (int k = 0; k < m.count; k++)
+            if (!strcmp(m.name[k], bad[d].section))
+                at = m.data[k] + (bad[d].shape ? m.bytes[k] / 5 * bad[d].shape : 0) + bad[d].at;
+        ck_assert_ptr_nonnull(at);
+        memcpy(keep, at, 4);
+        memcpy(at, bad[d].value, 4);
+        test_capture_begin();
+        ck_assert_int_eq(pbfcl_solver_load_state(c, get_section, &m), PBFCL_ERR_BAD_ARGUMENT);
+        const char *log = test_capture_end();
+        ck_assert_contains(log, bad[d].section);
+        ck_assert_contains(log, bad[d].says);
+        memcpy(at, keep, 4);
+    }
     for (int k = 0; k < m.count; k++)
         free(m.data[k]);
     free(sa);
