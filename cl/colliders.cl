@@ -24,12 +24,44 @@ static float4 col_load4(__global const float *f)
     return vload4(0, f);
 }
 
+/* The signed distance field of shape s at local point x: the trilinear sample of its nodes'
+ * (gradient, distance) in the cell holding x, so the distance and the normal *n (the sampled
+ * gradient, normalised) are continuous. Outside the grid the sample at the nearest point xc of
+ * the grid continues along the vector from its surface point: x - xc + d(xc) g(xc). */
+static float col_sdf_distance(__global const pbfcl_collider_shape *s, __global const float4 *nodes,
+                              float3 x, float3 *n)
+{
+    float4 go = col_load4(s->grid_origin);
+    int3 dims = (int3)((int)s->grid_dims[0], (int)s->grid_dims[1], (int)s->grid_dims[2]);
+    float3 u = (x - go.xyz) / go.w, uc = clamp(u, (float3)(0.0f), convert_float3(dims - 1));
+    int3 c = min(convert_int3(floor(uc)), dims - 2);
+    float3 t = uc - convert_float3(c);
+    __global const float4 *p = nodes + s->first + (c.z * dims.y + c.y) * dims.x + c.x;
+    int sy = dims.x, sz = dims.x * dims.y;
+    float4 v = mix(mix(mix(p[0], p[1], t.x), mix(p[sy], p[sy + 1], t.x), t.y),
+                   mix(mix(p[sz], p[sz + 1], t.x), mix(p[sz + sy], p[sz + sy + 1], t.x), t.y), t.z);
+    float3 out = (u - uc) * go.w, g = v.xyz;
+    float gl = length(g);
+    g = gl > 0.0f ? g / gl : (float3)(0.0f, 1.0f, 0.0f);
+    if (all(out == 0.0f)) {
+        *n = g;
+        return v.w;
+    }
+    float3 from = out + fmax(v.w, 0.0f) * g;
+    float len = length(from);
+    *n = len > 0.0f ? from / len : g;
+    return len;
+}
+
 /* The signed distance of local point x from a primitive shape (sphere, capsule, box, convex
- * hull) and its outward normal n (the distance's gradient; for a hull the plane of the
- * largest distance, exact on its faces and inside). */
+ * hull, signed distance field) and its outward normal n (the distance's gradient; for a hull
+ * the plane of the largest distance, exact on its faces and inside). planes: a hull's planes
+ * and an SDF's nodes. */
 static float col_primitive_distance(__global const pbfcl_collider_shape *s,
                                     __global const float4 *planes, float3 x, float3 *n)
 {
+    if (s->type == PBFCL_COLLIDER_SDF)
+        return col_sdf_distance(s, planes, x, n);
     float4 size = col_load4(s->size);
     if (s->type == PBFCL_COLLIDER_SPHERE || s->type == PBFCL_COLLIDER_CAPSULE) {
         float3 axis = x;
@@ -149,12 +181,19 @@ typedef struct col_contacts {
 } col_contacts;
 
 /* Adds a contact of shape s (local normal n through local surface point sp, distance d at x*)
- * in world terms, replacing the shallowest when full. */
+ * in world terms, replacing the shallowest when full; not when it is a plane of s already held
+ * (coplanar triangles of a finely cut wall, or the two triangles of an edge, would fill every
+ * slot with one plane and crowd out a second wall's at a corner). */
 static void col_add(col_contacts *c, __global const pbfcl_collider_shape *sh, int s, int feature,
                     float d, float3 n, float3 sp, float r_eff)
 {
-    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++)
-        if (c->shape[k] == s && c->feature[k] == feature)
+    float4 rot = col_load4(sh->rotation);
+    float3 nw = col_rotate(rot, n), pw = col_rotate(rot, sp) + col_load4(sh->position).xyz;
+    float4 plane = (float4)(nw, -dot(nw, pw) - r_eff);
+    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) /* met before, or the same plane again */
+        if (c->shape[k] == s &&
+            (c->feature[k] == feature || (dot(c->plane[k].xyz, nw) > 1.0f - PBFCL_COLLIDER_SAME &&
+                                          fabs(c->plane[k].w - plane.w) < PBFCL_COLLIDER_SAME)))
             return;
     int slot = -1;
     float worst = d;
@@ -169,9 +208,7 @@ static void col_add(col_contacts *c, __global const pbfcl_collider_shape *sh, in
             }
     if (slot < 0)
         return;
-    float4 rot = col_load4(sh->rotation);
-    float3 nw = col_rotate(rot, n), pw = col_rotate(rot, sp) + col_load4(sh->position).xyz;
-    c->plane[slot] = (float4)(nw, -dot(nw, pw) - r_eff);
+    c->plane[slot] = plane;
     c->depth[slot] = d;
     c->shape[slot] = s;
     c->feature[slot] = feature;
@@ -208,9 +245,9 @@ static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_sha
 /* The broad and narrow phase of one substep: for particle i, moving from x to x*, the contact
  * planes of every shape within reach (r + margin + r: contacts found for the iterations'
  * moves too), with the shape (-1: none) in each slot, and pushes zeroed. A particle that
- * starts the substep inside a primitive shape is flagged in inside[i] (the shape's index + 1;
- * 0: none) and its x moved out along the distance's gradient to r + margin from the surface
- * (its x* then goes out by the contact, and it leaves without gaining speed). */
+ * starts the substep inside a primitive shape or an SDF is flagged in inside[i] (the shape's
+ * index + 1; 0: none) and its x moved out along the distance's gradient to r + margin from the
+ * surface (its x* then goes out by the contact, and it leaves without gaining speed). */
 __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
                                __global float4 *pos, __global const float4 *pred,
                                __global const pbfcl_collider_shape *shapes, uint shape_count,
@@ -268,7 +305,9 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
  * each plane it is behind, then Coulomb friction on the substep's slide relative to the shape
  * (x -> q against the shape's motion at the contact): held when the slide is within
  * friction_static times the depth, else shortened by friction_dynamic times the depth. The
- * moves add to push (the shape's force, colliders_force). Particles of inverse mass 0 stay. */
+ * moves add to push (the shape's force, colliders_force). Particles of inverse mass 0 stay.
+ * The walls (less r) bound the result, as they bound delta's and collide's: a shape through a
+ * wall does not push particles out of the box. */
 __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
                                 __global const float4 *pos, __global float4 *q,
                                 __global const float *inv_mass,
@@ -303,7 +342,9 @@ __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
             y -= slide * fmin(sh->friction_dynamic * depth / len, 1.0f);
         push[PBFCL_COLLIDER_CONTACTS * i + k] += (float4)(y - before, 0.0f);
     }
-    q[i] = (float4)(y, qi.w);
+    float3 lo = (float3)(p->box_min[0], p->box_min[1], p->box_min[2]) + p->radius;
+    float3 hi = (float3)(p->box_max[0], p->box_max[1], p->box_max[2]) - p->radius;
+    q[i] = (float4)(clamp(y, lo, hi), qi.w); /* the walls win, as in delta and collide */
 }
 
 /* The force reduction of one substep: work-group g of shape s = get_global_id(1) sums, over

@@ -7,6 +7,10 @@
 /* The contact planes a particle keeps per substep (the deepest when more are near). */
 #define PBFCL_COLLIDER_CONTACTS 4
 
+/* Two contact planes of one shape whose normals' dot product is within this of 1 and whose
+ * offsets (m) are within it of each other are one: a particle keeps it once. */
+#define PBFCL_COLLIDER_SAME 1e-5f
+
 /* The shapes a simulation holds at most (the force reduction's second dimension). */
 #define PBFCL_COLLIDER_MAX_SHAPES 64
 
@@ -19,6 +23,9 @@
 #define PBFCL_COLLIDER_BOX 2u     /* size.xyz: half extents */
 #define PBFCL_COLLIDER_CONVEX 3u  /* first, count: planes (n, d) of the hull, local frame */
 #define PBFCL_COLLIDER_MESH 4u    /* first, count: triangles; grid_*: the triangles' grid */
+#define PBFCL_COLLIDER_SDF                                                                         \
+    5u /* first, count: nodes (gradient, distance) among the planes;                               \
+          grid_origin: the first node, w the cell; grid_dims: nodes */
 
 /* flags */
 #define PBFCL_COLLIDER_TWO_SIDED 1u /* a mesh that collides on both sides of its triangles */
@@ -36,15 +43,15 @@ typedef struct pbfcl_collider_shape {
     float size[4];             /* see the kinds */
     float bounds_min[4];       /* world box swept over the substep, margin included */
     float bounds_max[4];
-    float grid_origin[4];  /* mesh: lower corner of its triangle grid (local); w: cell edge */
+    float grid_origin[4];  /* mesh, sdf: lower corner of its grid (local); w: cell edge */
     float friction_static; /* Coulomb coefficients of its contacts */
     float friction_dynamic;
     float margin;            /* m: particles keep r + margin from its surface */
     pbfcl_uint type;         /* PBFCL_COLLIDER_* */
-    pbfcl_uint first, count; /* convex: planes; mesh: triangles (3 float4 each) */
+    pbfcl_uint first, count; /* convex: planes; mesh: triangles (3 float4 each); sdf: nodes */
     pbfcl_uint flags;        /* PBFCL_COLLIDER_TWO_SIDED */
     pbfcl_uint grid_first;   /* mesh: its first cell in the cell starts */
-    pbfcl_uint grid_dims[4]; /* mesh: cells per axis; w unused */
+    pbfcl_uint grid_dims[4]; /* mesh: cells per axis; sdf: nodes per axis; w unused */
 } pbfcl_collider_shape;
 
 #ifndef __OPENCL_VERSION__

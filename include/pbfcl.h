@@ -558,8 +558,8 @@ PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float st
 PBFCL_API pbfcl_status pbfcl_solver_get_bodies(pbfcl_solver *s, float *com, float *quat, int count);
 
 /* Makes the scene's collision shapes (its "colliders", docs/SCENES.md) in solver with
- * pbfcl_shape_create, each where its velocities have carried it by time (s; 0: the start,
- * else e.g. a resumed run's time); a shape refused names colliders[i]. */
+ * pbfcl_shape_create, each where its velocities have carried it by time (s; 0: the start); a
+ * shape refused names colliders[i]. A saved state holds the shapes: a resume needs no call. */
 PBFCL_API pbfcl_status pbfcl_scene_setup_apply_colliders(const pbfcl_scene_setup *s,
                                                          pbfcl_solver *solver, double time);
 
@@ -668,7 +668,8 @@ typedef pbfcl_status (*pbfcl_state_read_fn)(void *user, const char *name, void *
 
 /* Saves everything that carries from one step to the next (the particle count, the
  * parameters, the phases, the device state in the solver's internal order, the bodies' rest
- * shapes, poses and motions, and the obstacles' paths with their clock) as named sections
+ * shapes, poses and motions, the obstacles' paths with their clock, the distance constraints
+ * and the collision shapes with their poses and velocities) as named sections
  * through write, in the order load reads them. The sections are opaque: a state loads into a
  * solver of the same library build, and continues bit for bit on the same device. */
 PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write,
@@ -787,7 +788,9 @@ typedef enum pbfcl_shape_type {
                             along its local x axis, rounded by radius */
     PBFCL_SHAPE_KIND_BOX,     /* half_extents */
     PBFCL_SHAPE_KIND_CONVEX,  /* the convex hull of points (or of obj_path's vertices), 4 to 128 */
-    PBFCL_SHAPE_KIND_MESH     /* triangles over vertices (or obj_path's), open or closed */
+    PBFCL_SHAPE_KIND_MESH,    /* triangles over vertices (or obj_path's), open or closed */
+    PBFCL_SHAPE_KIND_SDF      /* the signed distance field of a closed mesh (vertices and
+                                 triangles, or obj_path's) on a grid of sdf_resolution cells */
 } pbfcl_shape_type;
 
 /* A collision shape (a zeroed struct plus its type and size is a valid one at the origin):
@@ -816,10 +819,16 @@ typedef struct pbfcl_shape_desc {
     float friction;            /* dynamic Coulomb coefficient, >= 0 */
     float static_friction;     /* static Coulomb coefficient, >= 0 */
     float margin;              /* m, >= 0: extra distance kept from the surface */
+    int sdf_resolution;        /* sdf: cells along the mesh's longest side, 2 to 128 (0: 32) */
+    float until; /* s: the velocities move it this long from its creation, then it stops (0:
+                    for ever; new velocities from pbfcl_shape_set_motion move it for ever) */
 } pbfcl_shape_desc;
 
 /* The most shapes a solver holds. */
 #define PBFCL_MAX_SHAPES 64
+
+/* The finest SDF: cells along its mesh's longest side. */
+#define PBFCL_MAX_SDF_RESOLUTION 128
 
 /* Adds a shape (method pbf only); *id names it until destroyed. A shape that is not
  * valid (a size that is not positive, a non-finite pose, a hull of fewer than 4 non-coplanar
@@ -828,7 +837,8 @@ typedef struct pbfcl_shape_desc {
  * shape and the fix. */
 PBFCL_API pbfcl_status pbfcl_shape_create(pbfcl_solver *s, const pbfcl_shape_desc *desc, int *id);
 
-/* Moves shape id to a new pose with new velocities (any pointer NULL: kept as it is). */
+/* Moves shape id to a new pose with new velocities (any pointer NULL: kept as it is; new
+ * velocities move it until changed). */
 PBFCL_API pbfcl_status pbfcl_shape_set_motion(pbfcl_solver *s, int id, const float position[3],
                                               const float rotation[4], const float velocity[3],
                                               const float angular_velocity[3]);
@@ -845,7 +855,7 @@ PBFCL_API pbfcl_status pbfcl_shape_count(const pbfcl_solver *s, int *count);
 
 /* Shape id's contacts: the force the particles exert on it in the last substep (N; an
  * embedding engine pushes its rigid body with it), the particles its contacts moved then, and
- * the particles found inside it (a sphere, capsule, box or convex hull) at the start of a
+ * the particles found inside it (a sphere, capsule, box, convex hull or SDF) at the start of a
  * substep since shapes were last added or destroyed (placed there by the caller; each is moved
  * out along the distance's gradient). Zeros before the first step after such a change. Any
  * pointer may be NULL. */

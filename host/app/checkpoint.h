@@ -17,8 +17,12 @@
  * followed by "distance_pairs" and "distance_rest" when there are any) and parameters
  * (solver.multilevel): a file of format 4 (pbfcl 0.2) is refused with its format. Format 6
  * added the sections "triangles" (the count of the triangles the wind acts on, followed by
- * "triangle_ids" when there are any), the parameters wind_x, wind_y, wind_z, drag and lift
- * and a cloth's tear in the scene: a file of format 5 is refused with its format. */
+ * "triangle_ids" when there are any), the parameters wind_x, wind_y, wind_z, drag and lift, a
+ * cloth's tear in the scene, the collision shapes ("shapes", then "shape_entries",
+ * "shape_planes", "shape_triangles" and "shape_forces" when there are any;
+ * colliders/colliders_state.h) and a scene collider's resolution: a file of format 5 is refused
+ * with its format (its scene section has another size, and a resume made its shapes again only
+ * within float rounding). */
 #ifndef PBFCL_CHECKPOINT_H
 #define PBFCL_CHECKPOINT_H
 

@@ -105,10 +105,12 @@ static pbfcl_status bad_format(const char *path, uint32_t format, ckp_reader *r)
 /* The most bytes a checkpoint of n particles takes: per particle the solver's buffers (128),
  * phases and frame ids (8), a body entry (24) and its share of a body (2 particles at least:
  * 94), a path entry (20) and its share of a path with its 33 keys (1120); 2 KB is above it.
- * The fixed part (header, parameters, the scene with its meshes) is far below 16 MB. */
+ * The fixed part (header, parameters, the scene with its meshes) is far below 16 MB; the
+ * collision shapes' geometry is at most 1 GiB (PBFCL_SHAPES_MAX_SAVED_BYTES, the core's
+ * colliders/colliders_state.h) and their entries and sums below 1 MB. */
 static uint64_t ckp_max_bytes(uint64_t n)
 {
-    return 2048 * n + (16u << 20);
+    return 2048 * n + (17u << 20) + (1ull << 30);
 }
 
 /* Checks the header's start (prefix, len bytes of a file of size bytes) before the rest is

@@ -329,8 +329,7 @@ static pbfcl_status run_prepare(run_args *a, run_state *r)
     if (r->checkpoint) {
         PBFCL_TRY(pbfcl_checkpoint_restore(r->checkpoint, r->solver));
         PBFCL_TRY(pbfcl_checkpoint_check_bodies(r->checkpoint, r->setup, r->solver));
-        double time = (double)r->first_step * r->desc.solver.dt; /* shapes are not saved */
-        PBFCL_TRY(pbfcl_scene_setup_apply_colliders(r->setup, r->solver, time));
+        /* the solver's state holds the collision shapes where they were */
     } else {
         PBFCL_TRY(pbfcl_solver_add(r->solver, r->positions, NULL, r->n));
         PBFCL_TRY(pbfcl_scene_setup_apply_bodies(r->setup, r->solver));

@@ -17,6 +17,7 @@ pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *s)
                        : s->obstacle_count > 0 ? "obstacles"
                        : s->emitter_count > 0  ? "emitters"
                        : s->drain_count > 0    ? "drains"
+                       : s->collider_count > 0 ? "colliders"
                        : s->solver.method != 0 ? "the SPH method"
                                                : NULL;
     if (what) {

@@ -203,6 +203,85 @@ static void turn_by(float q[4], const float w[3], double t)
     q[3] = (float)(r[3] * p[3] - r[0] * p[0] - r[1] * p[1] - r[2] * p[2]);
 }
 
+/* Triangles [first, first + count) of the scene's meshes as their own vertices (shared as
+ * there) and triangles, into *v and *t (free both). */
+static pbfcl_status inline_mesh(const pbfcl_scene *sc, int first, int count, float **v,
+                                unsigned **t, size_t *nv)
+{
+    int *map = malloc((size_t)sc->meshes.vertex_count * sizeof *map + 4);
+    *v = malloc((size_t)count * 9 * sizeof **v + 4);
+    *t = malloc((size_t)count * 3 * sizeof **t + 4);
+    *nv = 0;
+    if (!map || !*v || !*t) {
+        free(map);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    for (int k = 0; k < sc->meshes.vertex_count; k++)
+        map[k] = -1;
+    for (int i = 0; i < count; i++)
+        for (int j = 0; j < 3; j++) {
+            int at = sc->meshes.triangles[first + i][j];
+            if (map[at] < 0) {
+                map[at] = (int)(*nv)++;
+                memcpy(*v + 3 * map[at], sc->meshes.vertices[at], 3 * sizeof(float));
+            }
+            (*t)[3 * i + j] = (unsigned)map[at];
+        }
+    free(map);
+    return PBFCL_OK;
+}
+
+/* The description of collider c (named name) where its motion has carried it by time; its
+ * inline triangles (no file) into *v and *t (freed by the caller). */
+static pbfcl_status collider_desc(const pbfcl_scene *sc, const pbfcl_scene_collider *c,
+                                  const char *name, double time, pbfcl_shape_desc *d, float **v,
+                                  unsigned **t)
+{
+    *d = (pbfcl_shape_desc){.type = (pbfcl_shape_type)c->type,
+                            .name = name,
+                            .radius = c->radius,
+                            .half_length = c->half_length,
+                            .obj_path = c->file[0] ? c->file : NULL,
+                            .scale = c->scale,
+                            .two_sided = c->two_sided,
+                            .friction = c->friction,
+                            .static_friction = c->static_friction,
+                            .margin = c->margin,
+                            .sdf_resolution = c->resolution,
+                            .until = c->until};
+    memcpy(d->half_extents, c->half_extents, sizeof d->half_extents);
+    memcpy(d->position, c->position, sizeof d->position);
+    memcpy(d->rotation, c->rotation, sizeof d->rotation);
+    memcpy(d->velocity, c->velocity, sizeof d->velocity);
+    memcpy(d->angular_velocity, c->angular_velocity, sizeof d->angular_velocity);
+    double moved = c->until > 0.0f ? fmin(time, c->until) : time;
+    for (int k = 0; k < 3; k++) /* where its velocities have carried it by time */
+        d->position[k] += (float)(c->velocity[k] * moved);
+    turn_by(d->rotation, c->angular_velocity, moved);
+    if (c->until > 0.0f && time >= c->until) { /* stopped */
+        memset(d->velocity, 0, sizeof d->velocity);
+        memset(d->angular_velocity, 0, sizeof d->angular_velocity);
+        d->until = 0.0f;
+    } else if (c->until > 0.0f)
+        d->until = (float)(c->until - time);
+    *v = NULL;
+    *t = NULL;
+    if (c->file[0] || c->type < PBFCL_SHAPE_KIND_CONVEX)
+        return PBFCL_OK;
+    size_t nv;
+    PBFCL_TRY(inline_mesh(sc, c->mesh_first, c->mesh_count, v, t, &nv));
+    if (c->type == PBFCL_SHAPE_KIND_CONVEX) {
+        d->points = *v;
+        d->point_count = nv;
+    } else {
+        d->vertices = *v;
+        d->vertex_count = nv;
+        d->triangles = *t;
+        d->triangle_count = (size_t)c->mesh_count;
+    }
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_scene_setup_apply_colliders(const pbfcl_scene_setup *s, pbfcl_solver *solver,
                                                double time)
 {
@@ -211,29 +290,17 @@ pbfcl_status pbfcl_scene_setup_apply_colliders(const pbfcl_scene_setup *s, pbfcl
               "time must be finite and 0 or more");
     const pbfcl_scene *sc = &s->scene;
     for (int i = 0; i < sc->collider_count; i++) {
-        const pbfcl_scene_collider *c = &sc->colliders[i];
         char name[32];
         snprintf(name, sizeof name, "colliders[%d]", i);
-        pbfcl_shape_desc d = {.type = (pbfcl_shape_type)c->type,
-                              .name = name,
-                              .radius = c->radius,
-                              .half_length = c->half_length,
-                              .obj_path = c->file[0] ? c->file : NULL,
-                              .scale = c->scale,
-                              .two_sided = c->two_sided,
-                              .friction = c->friction,
-                              .static_friction = c->static_friction,
-                              .margin = c->margin};
-        memcpy(d.half_extents, c->half_extents, sizeof d.half_extents);
-        memcpy(d.position, c->position, sizeof d.position);
-        memcpy(d.rotation, c->rotation, sizeof d.rotation);
-        memcpy(d.velocity, c->velocity, sizeof d.velocity);
-        memcpy(d.angular_velocity, c->angular_velocity, sizeof d.angular_velocity);
-        for (int k = 0; k < 3; k++) /* where its velocities have carried it by time */
-            d.position[k] += (float)(c->velocity[k] * time);
-        turn_by(d.rotation, c->angular_velocity, time);
+        pbfcl_shape_desc d;
+        float *v;
+        unsigned *t;
+        PBFCL_TRY(collider_desc(sc, &sc->colliders[i], name, time, &d, &v, &t));
         int id;
-        PBFCL_TRY(pbfcl_shape_create(solver, &d, &id));
+        pbfcl_status st = pbfcl_shape_create(solver, &d, &id);
+        free(v);
+        free(t);
+        PBFCL_TRY(st);
     }
     return PBFCL_OK;
 }

@@ -68,7 +68,7 @@ Point = Union[Sequence[float], npt.NDArray[np.floating]]
 RenderMode = Literal["fluid", "spheres"]
 Indices = Union[Sequence[int], Sequence[Sequence[int]], npt.NDArray[np.integer]]
 FloatColumn = Union[float, npt.ArrayLike]
-ShapeKind = Literal["sphere", "capsule", "box", "convex", "mesh"]
+ShapeKind = Literal["sphere", "capsule", "box", "convex", "mesh", "sdf"]
 
 class ShapeContacts(TypedDict):
     force: npt.NDArray[np.float32]  # (3,), N, on the shape
@@ -139,7 +139,8 @@ class Solver:
                      rotation: Optional[Sequence[float]] = None,
                      velocity: Optional[Point] = None, angular_velocity: Optional[Point] = None,
                      friction: float = 0.0, static_friction: float = 0.0, margin: float = 0.0,
-                     name: Optional[str] = None) -> int:
+                     name: Optional[str] = None, sdf_resolution: int = 0,
+                     until: float = 0.0) -> int:
         """A collision shape's id (method pbf only, at most MAX_SHAPES)."""
     def set_shape_motion(self, id: int, position: Optional[Point] = None,
                          rotation: Optional[Sequence[float]] = None,

@@ -1,6 +1,7 @@
-/* Collision shapes on a solver (pbfcl_shape_*): spheres, capsules, boxes, convex hulls and
- * triangle meshes with a pose (position, rotation quaternion) and velocities, made, moved,
- * read and destroyed by id, with the force the particles exert on each. */
+/* Collision shapes on a solver (pbfcl_shape_*): spheres, capsules, boxes, convex hulls,
+ * triangle meshes and signed distance fields of closed meshes with a pose (position, rotation
+ * quaternion) and velocities, made, moved, read and destroyed by id, with the force the particles
+ * exert on each. */
 #include "pbfcl_py.h"
 
 #include <string.h>
@@ -8,11 +9,9 @@
 static const struct {
     const char *name;
     pbfcl_shape_type type;
-} kinds[] = {{"sphere", PBFCL_SHAPE_KIND_SPHERE},
-             {"capsule", PBFCL_SHAPE_KIND_CAPSULE},
-             {"box", PBFCL_SHAPE_KIND_BOX},
-             {"convex", PBFCL_SHAPE_KIND_CONVEX},
-             {"mesh", PBFCL_SHAPE_KIND_MESH}};
+} kinds[] = {{"sphere", PBFCL_SHAPE_KIND_SPHERE}, {"capsule", PBFCL_SHAPE_KIND_CAPSULE},
+             {"box", PBFCL_SHAPE_KIND_BOX},       {"convex", PBFCL_SHAPE_KIND_CONVEX},
+             {"mesh", PBFCL_SHAPE_KIND_MESH},     {"sdf", PBFCL_SHAPE_KIND_SDF}};
 
 /* obj as n finite numbers into v (None leaves v as it is, *given 0); -1 with ValueError. */
 static int small_vector(PyObject *obj, int n, const char *name, const char *unit, float *v,
@@ -113,15 +112,26 @@ static int shape_pose(pbfcl_shape_desc *d, PyObject *position, PyObject *rotatio
 
 static PyObject *create_shape(pbfcl_py_solver *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"kind",        "radius",
-                             "half_length", "half_extents",
-                             "points",      "vertices",
-                             "triangles",   "obj",
-                             "scale",       "two_sided",
-                             "position",    "rotation",
-                             "velocity",    "angular_velocity",
-                             "friction",    "static_friction",
-                             "margin",      "name",
+    static char *kwlist[] = {"kind",
+                             "radius",
+                             "half_length",
+                             "half_extents",
+                             "points",
+                             "vertices",
+                             "triangles",
+                             "obj",
+                             "scale",
+                             "two_sided",
+                             "position",
+                             "rotation",
+                             "velocity",
+                             "angular_velocity",
+                             "friction",
+                             "static_friction",
+                             "margin",
+                             "name",
+                             "sdf_resolution",
+                             "until",
                              NULL};
     const char *kind, *name = NULL;
     pbfcl_shape_desc d;
@@ -130,11 +140,11 @@ static PyObject *create_shape(pbfcl_py_solver *self, PyObject *args, PyObject *k
              *obj = Py_None, *position = Py_None, *rotation = Py_None, *velocity = Py_None,
              *angular_velocity = Py_None;
     int two_sided = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|$ffOOOOOfpOOOOfffz:create_shape", kwlist, &kind,
-                                     &d.radius, &d.half_length, &half_extents, &points, &vertices,
-                                     &triangles, &obj, &d.scale, &two_sided, &position, &rotation,
-                                     &velocity, &angular_velocity, &d.friction, &d.static_friction,
-                                     &d.margin, &name))
+    if (!PyArg_ParseTupleAndKeywords(
+            args, kwds, "s|$ffOOOOOfpOOOOfffzif:create_shape", kwlist, &kind, &d.radius,
+            &d.half_length, &half_extents, &points, &vertices, &triangles, &obj, &d.scale,
+            &two_sided, &position, &rotation, &velocity, &angular_velocity, &d.friction,
+            &d.static_friction, &d.margin, &name, &d.sdf_resolution, &d.until))
         return NULL;
     pbfcl_solver *h = pbfcl_py_solver_handle(self);
     if (!h || shape_kind(kind, &d.type) < 0)
@@ -237,14 +247,17 @@ PyMethodDef pbfcl_py_shape_methods[] = {
      "create_shape(kind, *, radius=0, half_length=0, half_extents=None, points=None, "
      "vertices=None, triangles=None, obj=None, scale=0, two_sided=False, position=None, "
      "rotation=None, velocity=None, angular_velocity=None, friction=0, static_friction=0, "
-     "margin=0, name=None) -> int\n\nAdds a collision shape (method pbf only; at most "
-     "pbfcl.MAX_SHAPES) and returns its id. kind: 'sphere' (radius), 'capsule' (radius, "
-     "half_length along its local x), 'box' (half_extents), 'convex' (the hull of points, "
-     "float32 (P, 3), or of obj's vertices), 'mesh' (vertices float32 (V, 3) and triangles "
-     "uint32 (T, 3), counter-clockwise from the front, or the OBJ file obj; scale multiplies "
-     "its vertices; two_sided collides on both sides). position (m) and rotation (quaternion "
+     "margin=0, name=None, sdf_resolution=0, until=0) -> int\n\nAdds a collision shape "
+     "(method pbf only; at most pbfcl.MAX_SHAPES) and returns its id. kind: 'sphere' (radius), "
+     "'capsule' (radius, half_length along its local x), 'box' (half_extents), 'convex' (the "
+     "hull of points, float32 (P, 3), or of obj's vertices), 'mesh' (vertices float32 (V, 3) "
+     "and triangles uint32 (T, 3), counter-clockwise from the front, or the OBJ file obj; scale "
+     "multiplies its vertices; two_sided collides on both sides), 'sdf' (the signed distance "
+     "field of a closed mesh given as for 'mesh', sdf_resolution cells along its longest side, "
+     "2 to 128, 0 for 32; an open mesh is refused). position (m) and rotation (quaternion "
      "x, y, z, w; None: none) place it; velocity (m/s) and angular_velocity (rad/s, about "
-     "position) move it each substep. Particles keep radius + margin from its surface with "
+     "position) move it each substep, for until s (0: for ever). Particles keep radius + margin "
+     "from its surface with "
      "Coulomb friction. A shape refused is named with the fix (pbfcl.ArgumentError)."},
     {"set_shape_motion", CAST(set_shape_motion), KW,
      "set_shape_motion(id, position=None, rotation=None, velocity=None, "

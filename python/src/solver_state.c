@@ -212,8 +212,9 @@ static PyObject *solver_load_state(pbfcl_py_solver *self, PyObject *arg)
 PyMethodDef pbfcl_py_state_methods[] = {
     {"save_state", (PyCFunction)solver_save_state, METH_NOARGS,
      "save_state() -> bytes\n\nEverything that carries from one step to the next (particles, "
-     "parameters, bodies, obstacles' paths, the scene's emitters), with a checksum. It loads "
-     "into a solver of the same library build and continues bit for bit on the same device."},
+     "parameters, bodies, obstacles' paths, collision shapes, the scene's emitters), with a "
+     "checksum. It loads into a solver of the same library build and continues bit for bit "
+     "on the same device."},
     {"load_state", (PyCFunction)solver_load_state, METH_O,
      "load_state(data)\n\nRestores a state from save_state() into this solver, which must be "
      "empty or hold the saved particle count and have room for it. A refused state (another "

@@ -43,6 +43,11 @@ def test_table_carries_the_fluids_weight(context):
         assert s.positions[:, 1].min() > 0.1 + 0.5 * R  # on the table, not through it
 
 
+# A closed tetrahedron, counter-clockwise from outside; the same with a face left out is open.
+TET = np.float32([[0, 0, 0], [0.05, 0, 0], [0, 0.05, 0], [0, 0, 0.05]])
+TET_FACES = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]
+
+
 def test_every_kind_placed_moved_destroyed(context):
     with block_solver(context, 2) as s:
         cube = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)],
@@ -56,8 +61,10 @@ def test_every_kind_placed_moved_destroyed(context):
             s.create_shape("convex", points=cube, position=(0.3, 0.05, 0.3)),
             s.create_shape("mesh", vertices=quad, triangles=[[0, 2, 1], [0, 3, 2]],
                            two_sided=True, position=(0.3, 0.02, 0.05)),
+            s.create_shape("sdf", vertices=TET, triangles=TET_FACES, sdf_resolution=8,
+                           position=(0.2, 0.2, 0.2), velocity=(0.1, 0, 0), until=0.01),
         ]
-        assert len(set(ids)) == 5 and s.shape_count == 5
+        assert len(set(ids)) == 6 and s.shape_count == 6
         _, rot = s.get_shape_pose(ids[2])
         assert rot.tolist() == pytest.approx([0, 0, 0.5 ** 0.5, 0.5 ** 0.5], abs=1e-6)
         s.set_shape_motion(ids[0], position=(0.06, 0.05, 0.05), velocity=(0.1, 0, 0))
@@ -66,14 +73,36 @@ def test_every_kind_placed_moved_destroyed(context):
         s.step()  # the velocity moves it each substep: 0.1 m/s over one frame
         pos, _ = s.get_shape_pose(ids[0])
         assert pos[0] == pytest.approx(0.06 + 0.1 * s.params.dt, abs=1e-4)
+        pos, _ = s.get_shape_pose(ids[5])  # moved for 0.01 s of its velocity, then stopped
+        assert pos[0] == pytest.approx(0.2 + 0.1 * 0.01, abs=1e-5)
+        s.step()
+        assert s.get_shape_pose(ids[5])[0][0] == pos[0]
         s.destroy_shape(ids[1])
-        assert s.shape_count == 4
+        assert s.shape_count == 5
         with pytest.raises(pbfcl.ArgumentError):
             s.get_shape_pose(ids[1])
         with pytest.raises(pbfcl.ArgumentError):
             s.shape_contacts(ids[1])
         again = s.create_shape("sphere", radius=0.01, position=(0.2, 0.3, 0.2))
         assert again not in ids  # ids are never reused
+
+
+def test_shapes_in_saved_state(context):
+    with block_solver(context, 2) as s, block_solver(context, 2) as t:
+        s.create_shape("box", half_extents=(0.1, 0.02, 0.1), position=(0.2, 0.1, 0.2),
+                       velocity=(0, 0.05, 0), angular_velocity=(0, 1, 0))
+        s.create_shape("sdf", vertices=TET, triangles=TET_FACES, position=(0.1, 0.3, 0.1))
+        s.step()
+        t.create_shape("sphere", radius=0.05)  # replaced by the load
+        t.load_state(s.save_state())
+        assert t.shape_count == 2
+        for _ in range(3):
+            s.step()
+            t.step()
+        for k in range(2):
+            for a, b in zip(s.get_shape_pose(k), t.get_shape_pose(k)):
+                assert a.tobytes() == b.tobytes()
+        assert s.positions.tobytes() == t.positions.tobytes()
 
 
 def test_shapes_refused(context):
@@ -93,6 +122,8 @@ def test_shapes_refused(context):
                            triangles=np.array([[0, 1, -1]]))
         with pytest.raises(pbfcl.Error):
             s.create_shape("mesh", obj="/nonexistent/cup.obj")
+        with pytest.raises(pbfcl.ArgumentError, match="close the mesh"):
+            s.create_shape("sdf", vertices=TET, triangles=TET_FACES[:3])
         assert s.shape_count == 0
         for k in range(pbfcl.MAX_SHAPES):
             s.create_shape("sphere", radius=0.005, position=(0.02 + 0.005 * k, 0.35, 0.35))

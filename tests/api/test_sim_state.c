@@ -323,7 +323,8 @@ static void check_section_names(pbfcl_cl *cl)
                                        "path_motions",
                                        "path_keys",
                                        "distances",
-                                       "triangles"};
+                                       "triangles",
+                                       "shapes"};
     const int count = (int)(sizeof want / sizeof want[0]);
     pbfcl_scene s;
     size_t n;

@@ -146,21 +146,32 @@ START_TEST(resume_with_obstacles)
 }
 END_TEST
 
-/* Still collision shapes (a sphere and a tilted box, colliders): the resumed run makes them
- * again, and every frame is the straight run's. */
+/* Collision shapes (colliders): a still sphere, a tilted box moving and turning through the
+ * fluid, and the SDF of a closed OBJ cube sliding under it: the checkpoint holds their poses,
+ * and every frame of the resumed run is the straight run's (a moving shape made again from
+ * the scene at the checkpoint's time differed in the last bits). */
 START_TEST(resume_with_colliders)
 {
     if (!cli_have_device())
         return;
-    char scene[128];
+    char scene[128], cube[128];
     snprintf(scene, sizeof scene, "%s/colliders.json", cli_dir);
+    snprintf(cube, sizeof cube, "%s/cube.obj", cli_dir);
+    cli_write_file(cube, "v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\n"
+                         "v -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n"
+                         "f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\n"
+                         "f 4 8 7\nf 4 7 3\nf 1 5 8\nf 1 8 4\nf 2 3 7\nf 2 7 6\n");
     cli_write_file(scene, "{\"name\": \"colliders-resume\", \"particle_radius\": 0.01,\n"
                           " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.2]},\n"
                           " \"fluid\": [{\"min\": [0, 0.2, 0], \"max\": [0.15, 0.35, 0.2]}],\n"
                           " \"colliders\": [{\"type\": \"sphere\", \"radius\": 0.05,\n"
                           "   \"position\": [0.08, 0.1, 0.1], \"friction\": 0.2},\n"
                           "  {\"type\": \"box\", \"half_extents\": [0.08, 0.01, 0.1],\n"
-                          "   \"position\": [0.28, 0.08, 0.1], \"rotation\": [0, 0, 0.2, 1]}]}\n");
+                          "   \"position\": [0.28, 0.08, 0.1], \"rotation\": [0, 0, 0.2, 1],\n"
+                          "   \"velocity\": [-0.3, 0.2, 0], \"angular_velocity\": [0, 0, 1.3]},\n"
+                          "  {\"type\": \"sdf\", \"file\": \"cube.obj\", \"scale\": 0.03,\n"
+                          "   \"resolution\": 12, \"position\": [0.05, 0.03, 0.1],\n"
+                          "   \"velocity\": [0.4, 0, 0], \"friction\": 0.3}]}\n");
     long counts[3];
     check_resume("colliders", scene, false, counts);
 }
@@ -331,10 +342,10 @@ START_TEST(mismatched_checkpoint_refused)
 }
 END_TEST
 
-/* A checkpoint of format 4 (pbfcl 0.2: the shape of the files this build's checkpoint fuzzer
- * seeds had before the format changed; a body scene) is refused at its header with its format
- * and what to do, before anything is read past it. */
-START_TEST(format_4_checkpoint_refused)
+/* Checkpoints of format 4 (pbfcl 0.2) and 5 (before the shapes were saved and the scene's
+ * colliders had a resolution) are refused at their header with the format and what to do,
+ * before anything is read past it. */
+START_TEST(old_formats_refused)
 {
     if (!cli_have_device())
         return;
@@ -348,18 +359,23 @@ START_TEST(format_4_checkpoint_refused)
     snprintf(args, sizeof args, "run --scene %s --steps 1 --checkpoint '%s' --quiet", two, c2);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
-    size_t len;
-    char *data = cli_slurp(c2, &len);
-    data[8] = 4; /* the format, little-endian */
-    reseal(data, len);
-    cli_spit(c2, data, len);
-    free(data);
-    snprintf(args, sizeof args, "run --resume '%s' --steps 2 --quiet", c2);
-    cli_run(&r, args);
-    ck_assert_int_eq(r.code, 2);
-    ck_assert_contains(r.err, "has format version 4 (written by pbfcl ");
-    ck_assert_contains(r.err, "reads version 6: resume it with the pbfcl that wrote it, or run "
-                              "the scene again with --checkpoint");
+    for (char format = 4; format <= 5; format++) {
+        size_t len;
+        char *data = cli_slurp(c2, &len);
+        data[8] = format; /* the format, little-endian */
+        reseal(data, len);
+        char old[128], want[64];
+        snprintf(old, sizeof old, "%s/old%d.ckp", cli_dir, format);
+        cli_spit(old, data, len);
+        free(data);
+        snprintf(args, sizeof args, "run --resume '%s' --steps 2 --quiet", old);
+        cli_run(&r, args);
+        ck_assert_int_eq(r.code, 2);
+        snprintf(want, sizeof want, "has format version %d (written by pbfcl ", format);
+        ck_assert_contains(r.err, want);
+        ck_assert_contains(r.err, "reads version 6: resume it with the pbfcl that wrote it, or "
+                                  "run the scene again with --checkpoint");
+    }
 }
 END_TEST
 
@@ -376,7 +392,7 @@ int main(void)
     tcase_add_test(t, resume_with_flow);
     tcase_add_test(t, resume_twice_cuts_bodies_csv);
     tcase_add_test(t, mismatched_checkpoint_refused);
-    tcase_add_test(t, format_4_checkpoint_refused);
+    tcase_add_test(t, old_formats_refused);
     suite_add_tcase(s, t);
     return test_run_suite(s, false);
 }

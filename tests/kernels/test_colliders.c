@@ -3,11 +3,14 @@
  * colliders_narrow against a brute-force reference that tests every shape and every triangle
  * (no bounds, no grid: so the broad phase and the mesh's grid miss nothing) and moves x out of
  * the shape it starts inside, for moving
- * primitives (sphere, capsule, box, convex hull) and for a one- and a two-sided mesh;
+ * primitives (sphere, capsule, box, convex hull, signed distance field) and for a one- and a
+ * two-sided mesh; an SDF's nodes against the exact distance to its mesh, and its samples
+ * between them within the trilinear bound (exact where the distance is linear);
  * colliders_project (planes and Coulomb friction relative to the shape's motion) and
  * colliders_force (each shape's pushes and counts) against their references; the pose a
  * substep advances to; and bad shapes refused with the shape and the fix named. */
 #include "colliders/colliders_internal.h"
+#include "sphere_mesh.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -91,10 +94,50 @@ static void near_threshold(ref_result *r, double v, double threshold)
         r->ambiguous = true;
 }
 
-/* The signed distance of local x from primitive row (planes: the hull's) and its normal. */
+/* The trilinear sample of SDF s (its nodes among planes) at local x and its normal, as the
+ * kernel samples it (continued from the grid's nearest point outside it). */
+static double ref_sdf(const pbfcl_collider_shape *s, const float *planes, dvec x, dvec *n,
+                      ref_result *r)
+{
+    double h = s->grid_origin[3], u[3], uc[3], t[3], out[3], v[4] = {0};
+    int c[3], dims[3];
+    for (int k = 0; k < 3; k++) {
+        dims[k] = (int)s->grid_dims[k];
+        u[k] = (((double *)&x)[k] - s->grid_origin[k]) / h;
+        uc[k] = fmin(fmax(u[k], 0.0), dims[k] - 1.0);
+        c[k] = (int)fmin(floor(uc[k]), dims[k] - 2.0);
+        t[k] = uc[k] - c[k];
+        out[k] = (u[k] - uc[k]) * h;
+    }
+    for (int corner = 0; corner < 8; corner++) {
+        int i = c[0] + (corner & 1), j = c[1] + (corner >> 1 & 1), k = c[2] + (corner >> 2);
+        double w = (corner & 1 ? t[0] : 1 - t[0]) * (corner & 2 ? t[1] : 1 - t[1]) *
+                   (corner & 4 ? t[2] : 1 - t[2]);
+        const float *p = planes + 4 * (s->first + ((size_t)k * dims[1] + j) * dims[0] + i);
+        for (int a = 0; a < 4; a++)
+            v[a] += w * p[a];
+    }
+    dvec g = v3(v[0], v[1], v[2]);
+    if (len(g) < 1e-2) /* the normal of a vanishing gradient is anyone's */
+        r->ambiguous = true;
+    g = len(g) > 0 ? mul(g, 1.0 / len(g)) : v3(0, 1, 0);
+    dvec o = v3(out[0], out[1], out[2]);
+    if (len(o) == 0) {
+        *n = g;
+        return v[3];
+    }
+    dvec from = add(o, mul(g, fmax(v[3], 0.0)));
+    *n = mul(from, 1.0 / len(from));
+    return len(from);
+}
+
+/* The signed distance of local x from primitive row (planes: the hull's; an SDF's nodes) and
+ * its normal. */
 static double ref_primitive(const pbfcl_collider_shape *s, const float *planes, dvec x, dvec *n,
                             ref_result *r)
 {
+    if (s->type == PBFCL_COLLIDER_SDF)
+        return ref_sdf(s, planes, x, n, r);
     if (s->type == PBFCL_COLLIDER_SPHERE || s->type == PBFCL_COLLIDER_CAPSULE) {
         dvec a = x;
         if (s->type == PBFCL_COLLIDER_CAPSULE)
@@ -137,11 +180,45 @@ static double ref_primitive(const pbfcl_collider_shape *s, const float *planes, 
     return best;
 }
 
+/* Adds a contact unless it is a plane of the same shape held already (the kernel's
+ * PBFCL_COLLIDER_SAME; near that threshold either way). */
 static void ref_add(ref_result *r, const pbfcl_collider_shape *s, int shape, dvec n, dvec sp,
                     double r_eff)
 {
     dvec nw = rot(s->rotation, n, false), pw = add(rot(s->rotation, sp, false), fv(s->position));
-    r->c[r->count++] = (ref_contact){nw, -dot(nw, pw) - r_eff, shape};
+    double w = -dot(nw, pw) - r_eff, same = PBFCL_COLLIDER_SAME;
+    for (int j = 0; j < r->count; j++) {
+        if (r->c[j].shape != shape)
+            continue;
+        double off = 1.0 - dot(r->c[j].n, nw), dw = fabs(r->c[j].w - w);
+        if (off < same && dw < same)
+            return;
+        if (off < 3 * same && dw < 3 * same)
+            r->ambiguous = true;
+    }
+    r->c[r->count++] = (ref_contact){nw, w, shape};
+}
+
+/* The closest point of triangle a, b, c to x: the nearest of the face's interior projection,
+ * edges and corners. */
+static dvec ref_closest(dvec x, dvec a, dvec b, dvec c)
+{
+    dvec nrm = cross(sub(b, a), sub(c, a));
+    nrm = mul(nrm, 1.0 / len(nrm));
+    dvec best = a, ends[3][2] = {{a, b}, {b, c}, {c, a}};
+    dvec p = sub(x, mul(nrm, dot(sub(x, a), nrm)));
+    double e0 = dot(cross(sub(b, a), sub(p, a)), nrm), e1 = dot(cross(sub(c, b), sub(p, b)), nrm),
+           e2 = dot(cross(sub(a, c), sub(p, c)), nrm);
+    if (e0 >= 0 && e1 >= 0 && e2 >= 0)
+        return p;
+    for (int e = 0; e < 3; e++) {
+        dvec u = sub(ends[e][1], ends[e][0]);
+        double f = fmin(fmax(dot(sub(x, ends[e][0]), u) / dot(u, u), 0.0), 1.0);
+        dvec q = add(ends[e][0], mul(u, f));
+        if (len(sub(x, q)) < len(sub(x, best)))
+            best = q;
+    }
+    return best;
 }
 
 /* Triangle t's contact for the path x0 -> x1 (the kernel's rules, written out). */
@@ -174,21 +251,7 @@ static void ref_triangle(ref_result *r, const pbfcl_collider_shape *s, int shape
             return;
         }
     }
-    /* the closest point: the nearest of the face's interior projection, edges and corners */
-    dvec best = a, ends[3][2] = {{a, b}, {b, c}, {c, a}};
-    dvec p = sub(x1, mul(nrm, dot(sub(x1, a), nrm)));
-    double e0 = dot(cross(sub(b, a), sub(p, a)), nrm), e1 = dot(cross(sub(c, b), sub(p, b)), nrm),
-           e2 = dot(cross(sub(a, c), sub(p, c)), nrm);
-    if (e0 >= 0 && e1 >= 0 && e2 >= 0)
-        best = p;
-    else
-        for (int e = 0; e < 3; e++) {
-            dvec u = sub(ends[e][1], ends[e][0]);
-            double f = fmin(fmax(dot(sub(x1, ends[e][0]), u) / dot(u, u), 0.0), 1.0);
-            dvec q = add(ends[e][0], mul(u, f));
-            if (len(sub(x1, q)) < len(sub(x1, best)))
-                best = q;
-        }
+    dvec best = ref_closest(x1, a, b, c);
     double dist = len(sub(x1, best));
     near_threshold(r, dist, reach);
     near_threshold(r, s1, 0.0);
@@ -237,6 +300,10 @@ static cl_mem params_buffer(pbfcl_cl *cl)
     p.dt = DT;
     p.inv_dt = 1.0f / DT;
     p.mass = 0.064f;
+    for (int k = 0; k < 3; k++) { /* walls far away, but for the top: project clamps to it */
+        p.box_min[k] = -10.0f;
+        p.box_max[k] = k == 1 ? 0.2f : 10.0f;
+    }
     cl_mem buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof p, "params", &buf), PBFCL_OK);
     test_write_buffer(buf, &p, sizeof p);
@@ -249,7 +316,7 @@ static void add_shape(pbfcl_colliders *c, pbfcl_shape_desc d)
     ck_assert_int_eq(pbfcl_colliders_add(c, &d, &id), PBFCL_OK);
 }
 
-/* Moving primitives: a sphere, a turning capsule, a box and a convex hull. */
+/* Moving primitives: a sphere, a turning capsule, a box, a convex hull and a turning SDF. */
 static void primitives(pbfcl_colliders *c)
 {
     add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SPHERE,
@@ -277,6 +344,23 @@ static void primitives(pbfcl_colliders *c)
                                     .point_count = 8,
                                     .position = {0.0f, -0.2f, 0.05f},
                                     .rotation = {0.1f, 0.0f, 0.2f, 1.0f}});
+    float *sv;
+    unsigned *st;
+    size_t nv, nt;
+    sphere_mesh(3, 0.08f, &sv, &nv, &st, &nt); /* a coarse sphere: its edges and corners show */
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SDF,
+                                    .vertices = sv,
+                                    .vertex_count = nv,
+                                    .triangles = st,
+                                    .triangle_count = nt,
+                                    .sdf_resolution = 13,
+                                    .position = {0.2f, 0.2f, -0.1f},
+                                    .rotation = {0.3f, -0.2f, 0.1f, 0.9f},
+                                    .velocity = {-0.5f, 0.0f, 0.3f},
+                                    .angular_velocity = {2.0f, 0.0f, 1.0f},
+                                    .margin = 0.003f});
+    free(sv);
+    free(st);
 }
 
 /* A closed one-sided tetrahedron, away from it a two-sided square of two triangles, and below
@@ -468,7 +552,8 @@ END_TEST
 
 /* ---- project and force -------------------------------------------------------------------- */
 
-/* colliders_project for one particle (the kernel's rules in double precision). */
+/* colliders_project for one particle (the kernel's rules in double precision), clamped below
+ * the top wall of params_buffer. */
 static void reference_project(const pbfcl_colliders *c, const float *x, float *q,
                               const float *planes, const int *shapes, float inv_mass, double *push)
 {
@@ -494,6 +579,7 @@ static void reference_project(const pbfcl_colliders *c, const float *x, float *q
         push[3 * k] += y.x - before.x, push[3 * k + 1] += y.y - before.y;
         push[3 * k + 2] += y.z - before.z;
     }
+    y.y = fmin(y.y, 0.2 - RADIUS); /* the top wall (params_buffer) less r */
     q[0] = (float)y.x, q[1] = (float)y.y, q[2] = (float)y.z;
 }
 
@@ -623,9 +709,205 @@ START_TEST(test_colliders_project_force)
 }
 END_TEST
 
+/* ---- signed distance fields: the nodes, and the samples between them --------------------- */
+
+/* The box [-0.1, 0.1]^3 as 12 outward triangles. */
+static const float box_v[] = {-0.1f, -0.1f, -0.1f, 0.1f,  -0.1f, -0.1f, 0.1f, 0.1f,
+                              -0.1f, -0.1f, 0.1f,  -0.1f, -0.1f, -0.1f, 0.1f, 0.1f,
+                              -0.1f, 0.1f,  0.1f,  0.1f,  0.1f,  -0.1f, 0.1f, 0.1f};
+static const unsigned box_t[] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
+
+/* The exact signed distance from x to a closed mesh: to the nearest point of its triangles,
+ * negative where its winding number (the solid angles of its triangles seen from x over 4 pi)
+ * is 1 (not the ray crossings the build uses). */
+static double ref_mesh_distance(const float *v, const unsigned *t, size_t nt, dvec x)
+{
+    double best = INFINITY, solid = 0.0;
+    for (size_t f = 0; f < nt; f++) {
+        dvec a = fv(v + 3 * t[3 * f]), b = fv(v + 3 * t[3 * f + 1]), c = fv(v + 3 * t[3 * f + 2]);
+        best = fmin(best, len(sub(x, ref_closest(x, a, b, c))));
+        a = sub(a, x), b = sub(b, x), c = sub(c, x); /* its solid angle (Van Oosterom 1983) */
+        double la = len(a), lb = len(b), lc = len(c);
+        solid += 2.0 * atan2(dot(a, cross(b, c)),
+                             la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la);
+    }
+    return fabs(solid) > 2.0 * 3.14159265358979324 ? -best
+                                                   : best; /* winding number |w| > 1/2: inside */
+}
+
+/* Node (i, j, k) of geometry g. */
+static dvec sdf_node(const pbfcl_collider_geometry *g, unsigned i, unsigned j, unsigned k)
+{
+    return v3((double)g->grid_origin[0] + (double)g->cell * i,
+              (double)g->grid_origin[1] + (double)g->cell * j,
+              (double)g->grid_origin[2] + (double)g->cell * k);
+}
+
+/* The trilinear bound at x: the node values are exact and the distance changes by at most
+ * the distance moved (it is 1-Lipschitz), so the sample is within sum_k w_k |x - x_k| of it. */
+static double sdf_bound(const pbfcl_collider_geometry *g, dvec x, bool *linear_face)
+{
+    double u[3], t[3], bound = 0.0;
+    unsigned c[3];
+    for (int k = 0; k < 3; k++) {
+        u[k] = (((double *)&x)[k] - g->grid_origin[k]) / g->cell;
+        c[k] = (unsigned)fmin(floor(u[k]), g->dims[k] - 2.0);
+        t[k] = u[k] - c[k];
+    }
+    int face = -1; /* the box's: the face whose region holds all 8 corners, outside */
+    for (int corner = 0; corner < 8; corner++) {
+        dvec p = sdf_node(g, c[0] + (corner & 1), c[1] + (corner >> 1 & 1), c[2] + (corner >> 2));
+        double w = (corner & 1 ? t[0] : 1 - t[0]) * (corner & 2 ? t[1] : 1 - t[1]) *
+                   (corner & 4 ? t[2] : 1 - t[2]);
+        bound += w * len(sub(x, p));
+        double q[3] = {p.x, p.y, p.z};
+        int out = -1, outs = 0;
+        for (int a = 0; a < 3; a++)
+            if (fabs(q[a]) > 0.1 + 1e-9)
+                out = 2 * a + (q[a] < 0), outs++;
+        face = corner == 0 ? (outs == 1 ? out : -2) : (outs == 1 && out == face ? face : -2);
+    }
+    *linear_face = face >= 0;
+    return bound;
+}
+
+/* An SDF of the mesh (v, t) at resolution res: every node against the exact distance, and
+ * the kernel's samples at random points against the C trilinear sample (1e-5), against the
+ * exact distance within the trilinear bound inside the grid, and exactly where the distance
+ * is linear over the whole cell (box: a face's region outside). */
+static void check_sdf(pbfcl_cl *cl, const char *what, const float *v, size_t nv, const unsigned *t,
+                      size_t nt, int res, bool box)
+{
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SDF,
+                                    .vertices = v,
+                                    .vertex_count = nv,
+                                    .triangles = t,
+                                    .triangle_count = nt,
+                                    .sdf_resolution = res});
+    const pbfcl_collider_geometry *g = &c->shape[0].geo;
+    double node_err = 0.0;
+    for (unsigned k = 0; k < g->dims[2]; k++)
+        for (unsigned j = 0; j < g->dims[1]; j++)
+            for (unsigned i = 0; i < g->dims[0]; i++) {
+                const float *p = g->planes + 4 * (((size_t)k * g->dims[1] + j) * g->dims[0] + i);
+                double want = ref_mesh_distance(v, t, nt, sdf_node(g, i, j, k));
+                node_err = fmax(node_err, fabs(p[3] - want));
+                expect(fabs(p[3] - want) < 1e-6 && fabs(len(fv(p)) - 1.0) < 1e-5,
+                       "%s: node (%u, %u, %u) holds %.8f, |gradient| %.6f; the mesh's distance "
+                       "is %.8f",
+                       what, i, j, k, p[3], len(fv(p)), want);
+            }
+    /* samples: a big radius puts every point within reach, so each gets its contact plane */
+    pbfcl_pbf_params pp = {.radius = 0.5f, .dt = DT, .inv_dt = 1.0f / DT, .mass = 0.064f};
+    for (int k = 0; k < 3; k++)
+        pp.box_min[k] = -10.0f, pp.box_max[k] = 10.0f;
+    cl_mem params, pos;
+    size_t n = test_small() ? 131 : 997, cap = n + 1;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof pp, "params", &params), PBFCL_OK);
+    test_write_buffer(params, &pp, sizeof pp);
+    float *x = malloc(cap * 16), *planes = malloc(cap * K * 16), *nodes, *tris;
+    int *shapes = malloc(cap * K * sizeof *shapes);
+    uint64_t rng = 31337;
+    double lo = g->grid_origin[0], hi = lo + g->cell * (g->dims[0] - 1.0);
+    for (size_t i = 0; i < n; i++) /* a tenth outside the grid */
+        for (int k = 0; k < 4; k++)
+            x[4 * i + k] = k == 3   ? 0.0f
+                           : i % 10 ? test_randf(&rng, (float)lo, (float)hi)
+                                    : test_randf(&rng, (float)lo - 0.1f, (float)hi + 0.1f);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cap * 16, "x", &pos), PBFCL_OK);
+    test_write_buffer(pos, x, n * 16);
+    pbfcl_colliders_run r = {cl, NULL, params, n, cap, 64, DT};
+    ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pos, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_colliders_read_contacts(c, cl, n, planes, shapes), PBFCL_OK);
+    read_geometry(c, &nodes, &tris);
+    double worst_c = 0.0, worst_ratio = 0.0, worst_linear = 0.0;
+    size_t inside_grid = 0, linear = 0;
+    for (size_t i = 0; i < n; i++) {
+        dvec p = fv(x + 4 * i), nrm;
+        const float *pl = planes + 4 * K * i;
+        ck_assert_msg(shapes[K * i] == 0, "%s: point %zu has no contact", what, i);
+        double got = pl[3] + dot(fv(pl), p) + pp.radius, want_c;
+        ref_result rr = {0};
+        want_c = ref_sdf(&c->rows[0], nodes, p, &nrm, &rr);
+        worst_c = fmax(worst_c, fabs(got - want_c));
+        expect(fabs(got - want_c) < 1e-5, "%s: point %zu, the kernel's sample %.7f, C's %.7f", what,
+               i, got, want_c);
+        bool in_grid = true; /* along each axis: a grid need not be a cube */
+        for (int k = 0; k < 3; k++)
+            in_grid = in_grid && ((double *)&p)[k] >= g->grid_origin[k] &&
+                      ((double *)&p)[k] <= g->grid_origin[k] + g->cell * (g->dims[k] - 1.0);
+        if (!in_grid)
+            continue;
+        inside_grid++;
+        bool lin;
+        double exact = ref_mesh_distance(v, t, nt, p), bound = sdf_bound(g, p, &lin);
+        worst_ratio = fmax(worst_ratio, fabs(got - exact) / bound);
+        expect(fabs(got - exact) <= bound + 1e-5,
+               "%s: point %zu, the sample %.7f is %.3g from the mesh's distance %.7f, beyond the "
+               "trilinear bound %.3g",
+               what, i, got, fabs(got - exact), exact, bound);
+        if (box && lin) {
+            linear++;
+            worst_linear = fmax(worst_linear, fabs(got - exact));
+            expect(fabs(got - exact) < 1e-5,
+                   "%s: point %zu, in a face's region the sample %.7f is not the distance %.7f",
+                   what, i, got, exact);
+        }
+    }
+    ck_assert(inside_grid > n / 2 && (!box || linear > n / 10));
+    printf("    %s (%zu triangles, %u x %u x %u nodes): nodes within %.2g of the exact "
+           "distance; samples within %.2g of C's, at most %.2f of the trilinear bound%s",
+           what, nt, g->dims[0], g->dims[1], g->dims[2], node_err, worst_c, worst_ratio,
+           box ? "" : "\n");
+    if (box)
+        printf(", %.2g where linear (%zu points)\n", worst_linear, linear);
+    free(x), free(planes), free(shapes), free(nodes), free(tris);
+    pbfcl_cl_release_buffer(&pos);
+    pbfcl_cl_release_buffer(&params);
+    pbfcl_colliders_destroy(c);
+}
+
+static void run_sdf(pbfcl_cl *cl)
+{
+    check_sdf(cl, "box mesh", box_v, 8, box_t, 12, 16, true);
+    float *v;
+    unsigned *t;
+    size_t nv, nt;
+    sphere_mesh(test_small() ? 3 : 6, 0.1f, &v, &nv, &t, &nt);
+    check_sdf(cl, "sphere mesh", v, nv, t, nt, test_small() ? 9 : 21, false);
+    free(v);
+    free(t);
+    /* an L-shaped prism: a notch where a node's side needs the crossings of both bars */
+    static const float lxy[6][2] = {{0, 0},         {0.2f, 0},     {0.2f, 0.06f},
+                                    {0.06f, 0.06f}, {0.06f, 0.2f}, {0, 0.2f}};
+    float lv[12 * 3];
+    unsigned lt[20 * 3], *at = lt;
+    for (int k = 0; k < 12; k++) /* 0-5 at z = 0, 6-11 at z = 0.1 */
+        lv[3 * k] = lxy[k % 6][0], lv[3 * k + 1] = lxy[k % 6][1], lv[3 * k + 2] = k < 6 ? 0 : 0.1f;
+    for (unsigned k = 1; k < 5; k++) { /* the caps, fans from vertex 0 */
+        unsigned cap[6] = {0, k + 1, k, 6, 6 + k, 7 + k};
+        memcpy(at, cap, sizeof cap), at += 6;
+    }
+    for (unsigned k = 0; k < 6; k++) { /* the sides, facing out of the counter-clockwise L */
+        unsigned n = (k + 1) % 6, side[6] = {k, n, 6 + n, k, 6 + n, 6 + k};
+        memcpy(at, side, sizeof side), at += 6;
+    }
+    check_sdf(cl, "L prism", lv, 12, lt, 20, 14, false);
+}
+
+START_TEST(test_colliders_sdf)
+{
+    test_each_device(run_sdf);
+}
+END_TEST
+
 /* ---- the pose a substep advances to, and bad shapes --------------------------------------- */
 
-/* A shape turning at w about z for one substep ends rotated by w dt about z, moved by v dt. */
+/* A shape turning at w about z for one substep ends rotated by w dt about z, moved by v dt;
+ * one moving until 1.5 substeps moves 1.5 v dt and stops, its velocity 0. */
 static void run_advance(pbfcl_cl *cl)
 {
     pbfcl_colliders *c;
@@ -644,6 +926,19 @@ static void run_advance(pbfcl_cl *cl)
     ck_assert(fabsf(p[0] - (1.0f + 0.5f * DT)) < 1e-6f && fabsf(p[2] - (3.0f - DT)) < 1e-6f);
     ck_assert(fabsf(q[2] - sinf(half)) < 1e-6f && fabsf(q[3] - cosf(half)) < 1e-6f);
     ck_assert(c->rows[0].prev_position[0] == 1.0f && c->rows[0].prev_rotation[3] == 1.0f);
+    /* until 1.5 substeps: a whole substep, half of one, then still with its velocities 0 */
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SPHERE,
+                                    .radius = 0.1f,
+                                    .velocity = {1.0f, 0.0f, 0.0f},
+                                    .until = 1.5f * DT});
+    float x[3];
+    for (int s = 0; s < 3; s++) {
+        ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pos, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_colliders_get_pose(c, 1, x, NULL), PBFCL_OK);
+        float want = (float)fmin(s + 1, 1.5) * DT;
+        ck_assert_msg(fabsf(x[0] - want) < 1e-7f, "substep %d: x %g, expected %g", s, x[0], want);
+    }
+    ck_assert(c->rows[1].velocity[0] == 0.0f && c->rows[1].prev_position[0] == x[0]);
     pbfcl_cl_release_buffer(&pos);
     pbfcl_cl_release_buffer(&params);
     pbfcl_colliders_destroy(c);
@@ -707,6 +1002,35 @@ START_TEST(test_colliders_bad_shapes)
             (pbfcl_shape_desc){
                 .type = PBFCL_SHAPE_KIND_MESH, .name = "nofile", .obj_path = "/nonexistent/x.obj"},
             PBFCL_ERR_IO, "'nofile'", "valid OBJ");
+    static const float tv[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const unsigned open[] = {0, 2, 1, 0, 1, 3, 0, 3, 2},
+                          flipped[] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 3, 2};
+    refused(c,
+            (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SDF,
+                               .name = "lid",
+                               .vertices = tv,
+                               .vertex_count = 4,
+                               .triangles = open,
+                               .triangle_count = 3},
+            bad, "'lid'", "close the mesh");
+    refused(c,
+            (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SDF,
+                               .name = "inside out",
+                               .vertices = tv,
+                               .vertex_count = 4,
+                               .triangles = flipped,
+                               .triangle_count = 4},
+            bad, "'inside out'", "counter-clockwise from outside");
+    static const unsigned tet[] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    refused(c,
+            (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SDF,
+                               .name = "fine",
+                               .vertices = tv,
+                               .vertex_count = 4,
+                               .triangles = tet,
+                               .triangle_count = 4,
+                               .sdf_resolution = 1000},
+            bad, "'fine'", "2 to 128");
     ck_assert_int_eq(pbfcl_colliders_count(c), 0);
     for (int i = 0; i < PBFCL_COLLIDER_MAX_SHAPES; i++)
         add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_SPHERE, .radius = 1});
@@ -724,6 +1048,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_colliders_narrow_primitives);
     tcase_add_test(tc, test_colliders_narrow_meshes);
+    tcase_add_test(tc, test_colliders_sdf);
     tcase_add_test(tc, test_colliders_project_force);
     tcase_add_test(tc, test_colliders_advance);
     tcase_add_test(tc, test_colliders_bad_shapes);

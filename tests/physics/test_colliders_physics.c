@@ -1,14 +1,15 @@
 /* Physics of the collision shapes (cl/colliders.cl) in whole simulations: a particle fired at
  * 10 m/s at a one-triangle wall never crosses it (one- and two-sided); a particle dropped on a
- * sphere, a capsule, a box, the convex hull of the box's corners and the box as a mesh rests
- * at the same height, r above the top, within 1 % of r, and the shape feels its weight; a
- * particle placed inside a shape is pushed out and counted; a moving platform carries a
- * particle resting on it; a small fluid at rest in a thin two-sided mesh cup keeps its level
- * and no particle leaves the cup; a rigid box body slides down a tilted mesh plane as
- * Coulomb's law says. */
+ * sphere, a capsule, a box, the convex hull of the box's corners, the box as a mesh and the
+ * SDF of a sphere mesh rests at the same height, r above the top, within 1 % of r, and the
+ * shape feels its weight; a particle placed inside a box or an SDF is pushed out and counted; a
+ * moving platform carries a particle resting on it; a small fluid at rest in a thin two-sided mesh
+ * cup keeps its level and no particle leaves the cup; a rigid box body slides down a tilted mesh
+ * plane as Coulomb's law says. */
 #include "pbf/pbf_colliders.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
+#include "sphere_mesh.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -90,7 +91,13 @@ static const float box_v[] = {-0.1f, -0.1f, -0.1f, 0.1f,  -0.1f, -0.1f, 0.1f, 0.
 static const unsigned box_t[] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
                                  3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
 
-/* Shape k of the five of the same top (y = 0.4) centred at (0.5, 0.3, 0.5). */
+/* The closed sphere mesh of radius 0.1 (a vertex at its top) the SDF of same_top is made of. */
+static float *sphere_v;
+static unsigned *sphere_t;
+static size_t sphere_nv, sphere_nt;
+
+/* Shape k of the six of the same top (y = 0.4) centred at (0.5, 0.3, 0.5): sphere, capsule,
+ * box, the box's convex hull, the box as a mesh, the SDF of a sphere mesh. */
 static pbfcl_shape_desc same_top(int k)
 {
     pbfcl_shape_desc d = {.position = {0.5f, 0.3f, 0.5f}, .friction = 0.5f, .static_friction = 1};
@@ -104,15 +111,25 @@ static pbfcl_shape_desc same_top(int k)
     d.vertex_count = 8;
     d.triangles = box_t;
     d.triangle_count = 12;
+    if (k == PBFCL_SHAPE_KIND_SDF) {
+        if (!sphere_v)
+            sphere_mesh(8, 0.1f, &sphere_v, &sphere_nv, &sphere_t, &sphere_nt);
+        d.vertices = sphere_v;
+        d.vertex_count = sphere_nv;
+        d.triangles = sphere_t;
+        d.triangle_count = sphere_nt;
+    }
     return d;
 }
 
 /* A particle dropped from 5 cm above each shape's top rests at r above it (within 1 % of r),
- * and the shape feels the particle's weight (within 1 %). */
+ * and the shape feels the particle's weight (within 1 %): the SDF of a sphere mesh as the
+ * analytic sphere (its grid has a node column through the top vertex, where the distance is
+ * the distance to that vertex, linear along the column). */
 static void run_rest(pbfcl_cl *cl)
 {
-    const char *names[5] = {"sphere", "capsule", "box", "convex hull", "mesh"};
-    for (int k = 0; k < 5; k++) {
+    const char *names[6] = {"sphere", "capsule", "box", "convex hull", "mesh", "sdf sphere"};
+    for (int k = 0; k < 6; k++) {
         float pos[3] = {0.5f, 0.45f, 0.5f};
         pbfcl_sim *sim = make_sim(cl, pos, NULL, 1, G);
         int id = add(sim, same_top(k));
@@ -144,23 +161,55 @@ START_TEST(test_colliders_rest_on_shapes)
 }
 END_TEST
 
+/* How far the sphere mesh's faces dip below its sphere of 0.1 m: 0.1 less the least distance
+ * from the centre to a face's plane. */
+static double sphere_sag(void)
+{
+    double least = 1.0;
+    for (size_t t = 0; t < sphere_nt; t++) {
+        const float *a = sphere_v + 3 * sphere_t[3 * t], *b = sphere_v + 3 * sphere_t[3 * t + 1],
+                    *c = sphere_v + 3 * sphere_t[3 * t + 2];
+        double u[3], w[3];
+        for (int k = 0; k < 3; k++)
+            u[k] = (double)b[k] - a[k], w[k] = (double)c[k] - a[k];
+        double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2],
+                       u[0] * w[1] - u[1] * w[0]};
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        least = fmin(least, fabs(n[0] * a[0] + n[1] * a[1] + n[2] * a[2]) / len);
+    }
+    return 0.1 - least;
+}
+
 /* A particle placed inside a box (3 cm from its top face) is out after one step, r above
- * the top, and counted as found inside. */
+ * the top, and counted as found inside; one placed inside the SDF of a sphere mesh (7.4 cm
+ * from its centre) is out along the gradient, r from the mesh: between 0.1 - sag + r and
+ * 0.1 + r from the centre (the mesh lies between the faces' planes and the sphere), with
+ * 1e-4 m more for the trilinear error of a smooth distance, h^2 / 8 * 2 / (0.1 + r) = 9e-5 m
+ * at h = 0.2 / 32 m. */
 static void run_inside(pbfcl_cl *cl)
 {
-    float pos[3] = {0.52f, 0.37f, 0.49f};
-    pbfcl_sim *sim = make_sim(cl, pos, NULL, 1, 0.0f);
-    int id = add(sim, same_top(PBFCL_SHAPE_KIND_BOX));
-    ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read(sim, pos, NULL, NULL), PBFCL_OK);
-    unsigned inside = 0;
-    pbfcl_sim_view v;
-    pbfcl_sim_view_get(sim, &v);
-    ck_assert_int_eq(pbfcl_colliders_read(pbfcl_pbf_colliders(sim), v.cl, id, NULL, NULL, &inside),
-                     PBFCL_OK);
-    ck_assert_msg(fabsf(pos[1] - (0.4f + R)) < 1e-4f && inside >= 1,
-                  "y %.6f (expected %.6f), found inside %u times", pos[1], 0.4f + R, inside);
-    pbfcl_sim_destroy(sim);
+    for (int k = 0; k < 2; k++) {
+        float pos[3] = {0.52f, 0.37f, 0.49f};
+        pbfcl_sim *sim = make_sim(cl, pos, NULL, 1, 0.0f);
+        int id = add(sim, same_top(k ? PBFCL_SHAPE_KIND_SDF : PBFCL_SHAPE_KIND_BOX));
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_sim_read(sim, pos, NULL, NULL), PBFCL_OK);
+        unsigned inside = 0;
+        pbfcl_sim_view v;
+        pbfcl_sim_view_get(sim, &v);
+        ck_assert_int_eq(
+            pbfcl_colliders_read(pbfcl_pbf_colliders(sim), v.cl, id, NULL, NULL, &inside),
+            PBFCL_OK);
+        double d[3] = {pos[0] - 0.5, pos[1] - 0.3, pos[2] - 0.5};
+        double from = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), want = 0.1 + R;
+        double got = k ? from : pos[1], hi = k ? want : 0.4 + R, lo = k ? hi - sphere_sag() : hi;
+        printf("    inside the %s: out at %.6f (expected %.6f to %.6f), found inside %u times\n",
+               k ? "sdf sphere (distance from its centre)" : "box (y)", got, lo, hi, inside);
+        ck_assert_msg(got > lo - 1e-4 && got < hi + 1e-4 && inside >= 1,
+                      "%s: %.6f (expected %.6f to %.6f), found inside %u times", k ? "sdf" : "box",
+                      got, lo, hi, inside);
+        pbfcl_sim_destroy(sim);
+    }
 }
 
 START_TEST(test_colliders_inside_pushed_out)

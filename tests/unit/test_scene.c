@@ -13,9 +13,9 @@
 
 /* --- built-in scenes ----------------------------------------------------------------- */
 
-static const char *const builtin_names[] = {"dam-break",        "double-dam-break", "drop",
-                                            "dam-break-bodies", "soft-ball",        "fountain",
-                                            "cloth-drape",      "rope-bridge",      "flag"};
+static const char *const builtin_names[] = {
+    "dam-break",   "double-dam-break", "drop", "dam-break-bodies", "soft-ball", "fountain",
+    "cloth-drape", "rope-bridge",      "flag", "pour",             "mesh-container"};
 
 /* Every particle lies in the domain at least r from the walls, none closer than 2r to
  * another, and each has a neighbour at exactly 2r (the lattice) when n > 1. */
@@ -1058,9 +1058,10 @@ static void source_root(char *out, size_t size)
 START_TEST(json_docs_examples_load)
 {
     static const char *const examples[] = {
-        "dam-break.json", "drop.json",          "two-columns-tuned.json", "floating-boxes.json",
-        "fountain.json",  "dam-break-sph.json", "obstacles.json",         "mesh-obstacle.json",
-        "paddle.json",    "keyed-paddle.json"};
+        "dam-break.json",      "drop.json",          "two-columns-tuned.json",
+        "floating-boxes.json", "fountain.json",      "dam-break-sph.json",
+        "obstacles.json",      "mesh-obstacle.json", "paddle.json",
+        "keyed-paddle.json",   "mesh-collider.json", "mesh-container-box-walls.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {

@@ -170,9 +170,7 @@ static void grid_pass(pbfcl_collider_geometry *g, unsigned *at, bool fill)
     }
 }
 
-/* The grid over the triangles: cells about the mean edge, at most PBFCL_COLLIDER_GRID_MAX per
- * axis. */
-static pbfcl_status build_grid(pbfcl_collider_geometry *g)
+pbfcl_status pbfcl_collider_mesh_grid(pbfcl_collider_geometry *g)
 {
     double edge = 0.0, extent = 0.0;
     for (size_t t = 0; t < g->tri_count; t++)
@@ -249,7 +247,7 @@ pbfcl_status pbfcl_collider_mesh(const float *v, size_t nv, const unsigned *tri,
                      name);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    return build_grid(g);
+    return pbfcl_collider_mesh_grid(g);
 }
 
 /* The vertices (and triangles) of desc's OBJ file, scaled, then the hull or the mesh. */
@@ -268,6 +266,9 @@ static pbfcl_status from_obj(const pbfcl_shape_desc *d, const char *name,
         m.vertices[i] *= scale;
     if (d->type == PBFCL_SHAPE_KIND_CONVEX)
         st = pbfcl_collider_hull(m.vertices, (size_t)m.vertex_count, name, g);
+    else if (d->type == PBFCL_SHAPE_KIND_SDF)
+        st = pbfcl_collider_sdf(m.vertices, (size_t)m.vertex_count, (const unsigned *)m.triangles,
+                                (size_t)m.triangle_count, d->sdf_resolution, name, g);
     else
         st = pbfcl_collider_mesh(m.vertices, (size_t)m.vertex_count, (const unsigned *)m.triangles,
                                  (size_t)m.triangle_count, name, g);
@@ -324,8 +325,8 @@ pbfcl_status pbfcl_collider_geometry_build(const pbfcl_shape_desc *d, const char
                      (double)d->scale);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    if ((unsigned)d->type > PBFCL_SHAPE_KIND_MESH) {
-        pbfcl_errorf("%s: its type %d is none of sphere, capsule, box, convex, mesh", name,
+    if ((unsigned)d->type > PBFCL_SHAPE_KIND_SDF) {
+        pbfcl_errorf("%s: its type %d is none of sphere, capsule, box, convex, mesh, sdf", name,
                      (int)d->type);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
@@ -335,6 +336,9 @@ pbfcl_status pbfcl_collider_geometry_build(const pbfcl_shape_desc *d, const char
         st = from_obj(d, name, g);
     else if (d->type == PBFCL_SHAPE_KIND_CONVEX)
         st = pbfcl_collider_hull(d->points, d->point_count, name, g);
+    else if (d->type == PBFCL_SHAPE_KIND_SDF)
+        st = pbfcl_collider_sdf(d->vertices, d->vertex_count, d->triangles, d->triangle_count,
+                                d->sdf_resolution, name, g);
     else
         st = pbfcl_collider_mesh(d->vertices, d->vertex_count, d->triangles, d->triangle_count,
                                  name, g);

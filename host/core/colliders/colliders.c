@@ -114,8 +114,13 @@ pbfcl_status pbfcl_colliders_add(pbfcl_colliders *c, const pbfcl_shape_desc *d, 
                      name, PBFCL_COLLIDER_MAX_SHAPES);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    collider_entry e = {.id = c->next_id};
+    collider_entry e = {.id = c->next_id, .moving = d->until > 0.0f ? d->until : INFINITY};
     memcpy(e.name, name, sizeof name);
+    if (!(isfinite(d->until) && d->until >= 0.0f)) {
+        pbfcl_errorf("%s: its until is %g s: give a finite time of 0 (for ever) or more", name,
+                     (double)d->until);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
     static const float none[4] = {0};
     PBFCL_TRY(set_motion(&e.row, name, d->position, d->rotation ? d->rotation : none, d->velocity,
                          d->angular_velocity));
@@ -159,6 +164,8 @@ pbfcl_status pbfcl_colliders_set_motion(pbfcl_colliders *c, int id, const float 
     pbfcl_collider_shape row = c->shape[i].row; /* unchanged if refused */
     PBFCL_TRY(set_motion(&row, c->shape[i].name, position, rotation, velocity, angular_velocity));
     c->shape[i].row = row;
+    if (velocity || angular_velocity) /* new velocities move it until changed */
+        c->shape[i].moving = INFINITY;
     return PBFCL_OK;
 }
 

@@ -59,6 +59,7 @@ void pbfcl_colliders_destroy(pbfcl_colliders *c)
     release_geometry_bufs(c);
     release_particle_bufs(c);
     release_mem(&c->partial_buf);
+    free(c->pending_forces);
     free(c);
 }
 
@@ -82,8 +83,21 @@ static pbfcl_status build(pbfcl_colliders *c, const pbfcl_colliders_run *r)
         PBFCL_TRY(pbfcl_cl_kernel(c->program, names[j], k[j]));
         PBFCL_TRY(pbfcl_cl_check_launch(r->cl, *k[j], names[j], r->wg, local[j]));
     }
-    return pbfcl_cl_buffer(r->cl, CL_MEM_READ_WRITE, PARTIALS * 16, "collider force sums",
-                           &c->partial_buf);
+    PBFCL_TRY(pbfcl_cl_buffer(r->cl, CL_MEM_READ_WRITE, PARTIALS * 16, "collider force sums",
+                              &c->partial_buf));
+    if (!c->pending_forces) /* a loaded state's sums */
+        return PBFCL_OK;
+    pbfcl_status st = pbfcl_colliders_write_forces(c, r->cl, c->pending_forces);
+    free(c->pending_forces);
+    c->pending_forces = NULL;
+    return st;
+}
+
+pbfcl_status pbfcl_colliders_write_forces(pbfcl_colliders *c, pbfcl_cl *cl, const float *sums)
+{
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, c->partial_buf, CL_TRUE, 0, PARTIALS * 16, sums,
+                                        0, NULL, NULL));
+    return PBFCL_OK;
 }
 
 /* A device buffer holding bytes of data (4 bytes if none). */
@@ -97,13 +111,14 @@ static pbfcl_status upload(pbfcl_cl *cl, const void *data, size_t bytes, const c
     return PBFCL_OK;
 }
 
-/* Every shape's planes, triangles and grid, concatenated (offsets into the rows). */
+/* Every shape's planes (a hull's, an SDF's nodes), triangles and grid, concatenated (offsets
+ * into the rows). */
 static pbfcl_status upload_geometry(pbfcl_colliders *c, pbfcl_cl *cl)
 {
     size_t planes = 0, tris = 0, cells = 0, entries = 0;
     for (int i = 0; i < c->count; i++) {
         const pbfcl_collider_geometry *g = &c->shape[i].geo;
-        size_t nc = g->tri_count ? (size_t)g->dims[0] * g->dims[1] * g->dims[2] + 1 : 0;
+        size_t nc = g->cell_start ? (size_t)g->dims[0] * g->dims[1] * g->dims[2] + 1 : 0;
         planes += g->plane_count;
         tris += g->tri_count;
         cells += nc;
@@ -116,14 +131,14 @@ static pbfcl_status upload_geometry(pbfcl_colliders *c, pbfcl_cl *cl)
     for (int i = 0; st == PBFCL_OK && i < c->count; i++) {
         const pbfcl_collider_geometry *g = &c->shape[i].geo;
         pbfcl_collider_shape *row = &c->shape[i].row;
-        size_t nc = g->tri_count ? (size_t)g->dims[0] * g->dims[1] * g->dims[2] + 1 : 0;
+        size_t nc = g->cell_start ? (size_t)g->dims[0] * g->dims[1] * g->dims[2] + 1 : 0;
         row->first = (pbfcl_uint)(g->plane_count ? p0 : t0);
         row->count = (pbfcl_uint)(g->plane_count ? g->plane_count : g->tri_count);
         row->grid_first = (pbfcl_uint)c0;
         memcpy(row->grid_dims, g->dims, sizeof g->dims);
         memcpy(row->grid_origin, g->grid_origin, sizeof g->grid_origin);
         row->grid_origin[3] = g->cell;
-        if (g->plane_count) /* a mesh has no planes, a primitive no triangles */
+        if (g->plane_count) /* a mesh has no planes, a primitive or an SDF no triangles */
             memcpy(pl + 4 * p0, g->planes, g->plane_count * 16);
         if (g->tri_count)
             memcpy(tr + 12 * t0, g->tris, g->tri_count * 48);
@@ -217,16 +232,24 @@ static void grow_bounds(pbfcl_collider_shape *row, const float *lo, const float 
     }
 }
 
-/* Each shape one substep on: the pose at its start is the last one's end; its bounds swept. */
+/* Each shape one substep on: the pose at its start is the last one's end; its bounds swept.
+ * A shape whose time of motion ran out stops (its velocities 0) from the next substep. */
 static void advance(pbfcl_colliders *c, float dt)
 {
     for (int i = 0; i < c->count; i++) {
-        pbfcl_collider_shape *row = &c->shape[i].row;
+        collider_entry *e = &c->shape[i];
+        pbfcl_collider_shape *row = &e->row;
+        if (!(e->moving > 0.0f)) {
+            memset(row->velocity, 0, sizeof row->velocity);
+            memset(row->angular_velocity, 0, sizeof row->angular_velocity);
+        }
+        float step = fminf(dt, e->moving); /* dt while it moves for ever */
+        e->moving -= step;
         memcpy(row->prev_position, row->position, sizeof row->position);
         memcpy(row->prev_rotation, row->rotation, sizeof row->rotation);
         for (int k = 0; k < 3; k++)
-            row->position[k] += row->velocity[k] * dt;
-        rotate_by(row->rotation, row->angular_velocity, dt);
+            row->position[k] += row->velocity[k] * step;
+        rotate_by(row->rotation, row->angular_velocity, step);
         for (int k = 0; k < 3; k++) {
             row->bounds_min[k] = INFINITY;
             row->bounds_max[k] = -INFINITY;
@@ -347,8 +370,11 @@ pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, floa
     if (c->accumulated > 0) {
         cl_float4 part[2 * PBFCL_COLLIDER_FORCE_GROUPS];
         size_t at = (size_t)i * sizeof part;
-        PBFCL_CL_CHECK(clEnqueueReadBuffer(cl->queue, c->partial_buf, CL_TRUE, at, sizeof part,
-                                           part, 0, NULL, NULL));
+        if (c->partial_buf)
+            PBFCL_CL_CHECK(clEnqueueReadBuffer(cl->queue, c->partial_buf, CL_TRUE, at, sizeof part,
+                                               part, 0, NULL, NULL));
+        else /* loaded, not yet on the device */
+            memcpy(part, (const char *)c->pending_forces + at, sizeof part);
         for (int g = 0; g < PBFCL_COLLIDER_FORCE_GROUPS; g++) {
             for (int k = 0; k < 4; k++)
                 sum[k] += part[2 * g].s[k];

@@ -17,6 +17,7 @@ typedef struct collider_entry {
     char name[64];
     pbfcl_collider_geometry geo;
     pbfcl_collider_shape row;
+    float moving; /* s its velocities still move it (INFINITY: for ever) */
 } collider_entry;
 
 struct pbfcl_colliders {
@@ -36,7 +37,11 @@ struct pbfcl_colliders {
     cl_mem contact_plane_buf, contact_shape_buf, push_buf, inside_buf;
     cl_mem partial_buf; /* PBFCL_COLLIDER_MAX_SHAPES * FORCE_GROUPS * 2 float4 */
     int accumulated;    /* partial_buf holds a substep's sums (0: none since the table changed) */
-    float dt;           /* the last substep's */
+    float *pending_forces; /* loaded sums for partial_buf when it is made (NULL: none) */
+    float dt;              /* the last substep's */
 };
+
+/* Writes the force reduction's partial sums (PBFCL_SHAPE_FORCE_FLOATS floats) to partial_buf. */
+pbfcl_status pbfcl_colliders_write_forces(pbfcl_colliders *c, pbfcl_cl *cl, const float *sums);
 
 #endif

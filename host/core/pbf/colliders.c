@@ -6,6 +6,8 @@
 
 #include "pbf/pbf_colliders.h"
 
+#include "colliders/colliders_state.h"
+
 static pbfcl_status collider_create(const pbfcl_sim_view *v, cl_program program, void **state)
 {
     (void)v;
@@ -41,6 +43,20 @@ pbfcl_colliders *pbfcl_pbf_colliders(pbfcl_sim *sim)
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
     return ps ? pbf_constraint_state(ps, &pbf_collider_constraint) : NULL;
+}
+
+pbfcl_status pbfcl_pbf_colliders_save(pbfcl_sim *sim, pbfcl_state_write_fn put, void *ctx)
+{
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(sim, &v);
+    return pbfcl_colliders_save(pbfcl_pbf_colliders(sim), v.cl, put, ctx);
+}
+
+pbfcl_status pbfcl_pbf_colliders_load(pbfcl_sim *sim, pbfcl_state_read_fn get, void *ctx)
+{
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(sim, &v);
+    return pbfcl_colliders_load(pbfcl_pbf_colliders(sim), v.cl, get, ctx);
 }
 
 const pbf_constraint_kind pbf_collider_constraint = {

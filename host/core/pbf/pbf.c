@@ -3,6 +3,7 @@
  * and its time step. The stages are pbf_stages.c's and the constraint projections'. */
 #include "pbf/constraint.h"
 #include "pbf/distance.h"
+#include "pbf/pbf_colliders.h"
 #include "pbf/wind.h"
 
 #include "runtime/programs.h"
@@ -271,18 +272,20 @@ static pbfcl_status pbf_compute_density(pbfcl_sim *sim)
     return pbfcl_pbf_lambda(sim, NULL);
 }
 
-/* pbf's state_save and state_load: the constraints that are not per particle, the distance
- * constraints' then the wind's triangles. */
+/* pbf's state_save and state_load: the state that is not per particle, the distance
+ * constraints', the wind's triangles, then the collision shapes. */
 static pbfcl_status pbf_state_save(pbfcl_sim *sim, pbfcl_state_write_fn put, void *ctx)
 {
     PBFCL_TRY(pbfcl_pbf_distance_save(sim, put, ctx));
-    return pbfcl_pbf_wind_save(sim, put, ctx);
+    PBFCL_TRY(pbfcl_pbf_wind_save(sim, put, ctx));
+    return pbfcl_pbf_colliders_save(sim, put, ctx);
 }
 
 static pbfcl_status pbf_state_load(pbfcl_sim *sim, pbfcl_state_read_fn get, void *ctx)
 {
     PBFCL_TRY(pbfcl_pbf_distance_load(sim, get, ctx));
-    return pbfcl_pbf_wind_load(sim, get, ctx);
+    PBFCL_TRY(pbfcl_pbf_wind_load(sim, get, ctx));
+    return pbfcl_pbf_colliders_load(sim, get, ctx);
 }
 
 static const pbfcl_stage pbf_stages[] = {
@@ -300,7 +303,7 @@ static const pbfcl_solver_method pbf_method = {
     .compute_density = pbf_compute_density,
     .derive = pbf_derive,
     .loaded = pbf_loaded,
-    .state_save = pbf_state_save, /* the constraints that are not per particle */
+    .state_save = pbf_state_save, /* the constraints that are not per particle, the shapes */
     .state_load = pbf_state_load,
     .stages = pbf_stages,
     .stage_count = (int)(sizeof pbf_stages / sizeof pbf_stages[0]),

@@ -8,4 +8,8 @@
 /* The shapes of sim, which PBF moves (a simulation of another method has none: do not call). */
 pbfcl_colliders *pbfcl_pbf_colliders(pbfcl_sim *sim);
 
+/* Saves / loads sim's shapes as sections of its state (colliders/colliders_state.h). */
+pbfcl_status pbfcl_pbf_colliders_save(pbfcl_sim *sim, pbfcl_state_write_fn put, void *ctx);
+pbfcl_status pbfcl_pbf_colliders_load(pbfcl_sim *sim, pbfcl_state_read_fn get, void *ctx);
+
 #endif

@@ -149,6 +149,8 @@ static const builtin_scene builtins[] = {
     {"cloth-drape", pbfcl_scene_builtin_cloth_drape},
     {"rope-bridge", pbfcl_scene_builtin_rope_bridge},
     {"flag", pbfcl_scene_builtin_flag},
+    {"pour", pbfcl_scene_builtin_pour},
+    {"mesh-container", pbfcl_scene_builtin_mesh_container},
 };
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])

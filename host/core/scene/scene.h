@@ -140,13 +140,18 @@ typedef pbfcl_solver_params pbfcl_solver_settings;
 #define PBFCL_MAX_SCENE_COLLIDERS 16
 
 /* One collision shape of a scene file (docs/SCENES.md, "Colliders"): the public description's
- * values, a convex hull's or a mesh's vertices read from file (relative to the scene file). */
+ * values, a convex hull's, a mesh's or an SDF's vertices read from file (relative to the scene
+ * file) or, with no file (the built-in scenes), triangles [mesh_first, mesh_first +
+ * mesh_count) of the scene's meshes, in the shape's own frame. */
 typedef struct pbfcl_scene_collider {
     int type; /* a pbfcl_shape_type */
     float radius, half_length, half_extents[3], scale;
     int two_sided;
+    int resolution; /* sdf: cells along the mesh's longest side (0: the default) */
     float position[3], rotation[4], velocity[3], angular_velocity[3];
+    float until; /* s of motion from the start (0: for ever) */
     float friction, static_friction, margin;
+    int mesh_first, mesh_count;
     char file[4096];
 } pbfcl_scene_collider;
 
@@ -291,6 +296,9 @@ void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s);
  * (drag 0.6, lift 0.3 kg/m^3) over a 2 cm pool in a 0.8 x 0.6 x 0.5 m box; 20 iterations and
  * 6 substeps. */
 void pbfcl_scene_builtin_flag(pbfcl_scene *s);
+/* The built-in scenes of collision shapes (scene_colliders.c): pour, mesh-container. */
+void pbfcl_scene_builtin_pour(pbfcl_scene *s);
+void pbfcl_scene_builtin_mesh_container(pbfcl_scene *s);
 
 /* --- obstacles (host/core/scene/scene_obstacles.c) --- */
 

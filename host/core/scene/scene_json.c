@@ -519,15 +519,25 @@ static pbfcl_status parse_collider_extras(const char *path, const char *where, c
         if (!mesh_path(path, v->valuestring, c->file, sizeof c->file))
             return key_error(path, key, "the file name is too long");
     } else if (c->type >= 3) {
-        return key_error(path, where, "a %s collider needs \"file\": an OBJ file",
-                         c->type == 3 ? "convex" : "mesh");
+        static const char *const needs[] = {"a convex", "a mesh", "an sdf"};
+        return key_error(path, where, "%s collider needs \"file\": an OBJ file",
+                         needs[c->type - 3]);
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "resolution"))) {
+        snprintf(key, sizeof key, "%s.resolution", where);
+        if (c->type != PBFCL_SHAPE_KIND_SDF)
+            return key_error(path, key, "only an sdf collider has a resolution: remove it");
+        PBFCL_TRY(get_int(path, key, v, &c->resolution));
+        if (c->resolution < 2 || c->resolution > PBFCL_MAX_SDF_RESOLUTION)
+            return key_error(path, key, "an sdf collider's resolution is 2 to %d cells, got %d",
+                             PBFCL_MAX_SDF_RESOLUTION, c->resolution);
     }
     return PBFCL_OK;
 }
 
-/* colliders[i]: {"type": "sphere" | "capsule" | "box" | "convex" | "mesh", its size
- * ("radius", "half_length", "half_extents"; "file", "scale", "two_sided"), "position",
- * "rotation" (quaternion x, y, z, w), "velocity", "angular_velocity", "friction",
+/* colliders[i]: {"type": "sphere" | "capsule" | "box" | "convex" | "mesh" | "sdf", its size
+ * ("radius", "half_length", "half_extents"; "file", "scale", "two_sided", "resolution"),
+ * "position", "rotation" (quaternion x, y, z, w), "velocity", "angular_velocity", "friction",
  * "static_friction", "margin"}. The shape itself is checked when it is made. */
 static pbfcl_status parse_collider(const char *path, int i, const cJSON *item,
                                    pbfcl_scene_collider *c)
@@ -546,8 +556,10 @@ static pbfcl_status parse_collider(const char *path, int i, const cJSON *item,
                                        "friction",
                                        "static_friction",
                                        "margin",
+                                       "resolution",
+                                       "until",
                                        NULL};
-    static const char *const types[] = {"sphere", "capsule", "box", "convex", "mesh"};
+    static const char *const types[] = {"sphere", "capsule", "box", "convex", "mesh", "sdf"};
     char where[48], key[96];
     const cJSON *v;
     snprintf(where, sizeof where, "colliders[%d]", i);
@@ -556,19 +568,19 @@ static pbfcl_status parse_collider(const char *path, int i, const cJSON *item,
     PBFCL_TRY(check_keys(path, where, item, keys));
     PBFCL_TRY(need(path, where, item, "type", &v));
     c->type = -1;
-    for (int t = 0; t < 5 && cJSON_IsString(v); t++)
+    for (int t = 0; t < 6 && cJSON_IsString(v); t++)
         if (!strcmp(v->valuestring, types[t]))
             c->type = t;
     snprintf(key, sizeof key, "%s.type", where);
     if (c->type < 0)
         return key_error(path, key,
-                         "expected \"sphere\", \"capsule\", \"box\", \"convex\" "
-                         "or \"mesh\"");
-    const char *const numbers[] = {"radius",   "half_length",     "scale",
-                                   "friction", "static_friction", "margin"};
-    float *const at[] = {&c->radius,   &c->half_length,     &c->scale,
-                         &c->friction, &c->static_friction, &c->margin};
-    for (int k = 0; k < 6; k++)
+                         "expected \"sphere\", \"capsule\", \"box\", \"convex\", "
+                         "\"mesh\" or \"sdf\"");
+    const char *const numbers[] = {"radius",          "half_length", "scale", "friction",
+                                   "static_friction", "margin",      "until"};
+    float *const at[] = {&c->radius,          &c->half_length, &c->scale, &c->friction,
+                         &c->static_friction, &c->margin,      &c->until};
+    for (int k = 0; k < 7; k++)
         PBFCL_TRY(get_optional_number(path, where, item, numbers[k], at[k]));
     const char *const vectors[] = {"half_extents", "position", "velocity", "angular_velocity"};
     float *const vec[] = {c->half_extents, c->position, c->velocity, c->angular_velocity};

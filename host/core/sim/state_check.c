@@ -423,6 +423,8 @@ pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_s
         st = check_distances(&c);
     if (st == PBFCL_OK)
         st = check_triangles(&c);
+    if (st == PBFCL_OK)
+        st = state_check_shapes(&c);
     for (int k = 0; k < c.owned_count; k++)
         free(c.owned[k]);
     return st;

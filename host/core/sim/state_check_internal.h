@@ -72,4 +72,7 @@ pbfcl_status state_check_bodies(state_check_ctx *c);
 /* The paths' tables: counts, entries, offsets, motions, keys, clock. */
 pbfcl_status state_check_paths(state_check_ctx *c);
 
+/* The collision shapes (state_check_shapes.c): counts, ids, kinds, poses, geometry. */
+pbfcl_status state_check_shapes(state_check_ctx *c);
+
 #endif

@@ -55,6 +55,7 @@ static pbfcl_status check_counts(const unsigned char *b)
          PBFCL_MAX_MESH_VERTICES},
         {"meshes.triangle_count", offsetof(pbfcl_scene, meshes.triangle_count),
          PBFCL_MAX_MESH_TRIANGLES},
+        {"collider_count", offsetof(pbfcl_scene, collider_count), PBFCL_MAX_SCENE_COLLIDERS},
     };
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
         int v = int_at(b, counts[k].offset);
@@ -107,6 +108,40 @@ static pbfcl_status check_shapes(const unsigned char *b)
     return PBFCL_OK;
 }
 
+/* Each collider: a kind of the enum, two_sided a boolean, a resolution 0 or in range, its
+ * file's name ending within its array. */
+static pbfcl_status check_colliders(const unsigned char *b)
+{
+    for (int i = 0; i < int_at(b, offsetof(pbfcl_scene, collider_count)); i++) {
+        size_t at = offsetof(pbfcl_scene, colliders) + (size_t)i * sizeof(pbfcl_scene_collider);
+        int type = int_at(b, at + offsetof(pbfcl_scene_collider, type));
+        int two = int_at(b, at + offsetof(pbfcl_scene_collider, two_sided));
+        int res = int_at(b, at + offsetof(pbfcl_scene_collider, resolution));
+        if (type < PBFCL_SHAPE_KIND_SPHERE || type > PBFCL_SHAPE_KIND_SDF)
+            return bad_scene("colliders.type", i, "is %d; a collider's type is 0 to %d", type,
+                             PBFCL_SHAPE_KIND_SDF);
+        if (two != 0 && two != 1)
+            return bad_scene("colliders.two_sided", i, "is %d; a boolean is 0 or 1", two);
+        if (res != 0 && (res < 2 || res > PBFCL_MAX_SDF_RESOLUTION))
+            return bad_scene("colliders.resolution", i, "is %d; give 0 or 2 to %d", res,
+                             PBFCL_MAX_SDF_RESOLUTION);
+        if (!memchr(b + at + offsetof(pbfcl_scene_collider, file), '\0',
+                    sizeof((pbfcl_scene_collider *)0)->file))
+            return bad_scene("colliders.file", i, "does not end within its %zu bytes",
+                             sizeof((pbfcl_scene_collider *)0)->file);
+        int first = int_at(b, at + offsetof(pbfcl_scene_collider, mesh_first));
+        int count = int_at(b, at + offsetof(pbfcl_scene_collider, mesh_count));
+        int triangles = int_at(b, offsetof(pbfcl_scene, meshes.triangle_count));
+        if (type >= PBFCL_SHAPE_KIND_CONVEX && b[at + offsetof(pbfcl_scene_collider, file)] == 0 &&
+            (first < 0 || count < 1 || first > triangles - count))
+            return bad_scene("colliders.mesh_first", i,
+                             "and its count are %d and %d; a collider without a file takes 1 or "
+                             "more of the scene's %d triangles",
+                             first, count, triangles);
+    }
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_state_check_scene(const void *bytes, size_t size)
 {
     const unsigned char *b = bytes;
@@ -117,6 +152,7 @@ pbfcl_status pbfcl_state_check_scene(const void *bytes, size_t size)
         return bad_scene("name", -1, "does not end within its 64 bytes");
     PBFCL_TRY(check_counts(b));
     PBFCL_TRY(check_shapes(b));
+    PBFCL_TRY(check_colliders(b));
     for (int i = 0; i < int_at(b, offsetof(pbfcl_scene, obstacle_count)); i++) {
         size_t at =
             offsetof(pbfcl_scene, obstacle_motion) + (size_t)i * sizeof(pbfcl_obstacle_motion);

@@ -1,0 +1,237 @@
+/* The built-in scenes of collision shapes run through the public API as pbfcl run runs them
+ * (pbfcl_scene_setup_load, fill, pbfcl_scene_setup_apply_bodies): pour moves the water from
+ * the tilting cup A into cup B (the particles in B's interior rise over the run and end there)
+ * and no particle's path between two frames crosses a wall of either cup below its rim;
+ * mesh-container keeps every particle inside its closed mesh tank and out of its SDF ramp at
+ * every frame. */
+#include "pbfcl.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char device[16]; /* the device under test, as pbfcl_context_desc wants it */
+
+/* A solver of scene name (about target particles; 0: the scene's own) with its shapes. */
+static pbfcl_solver *scene_solver(pbfcl_context **ctx, const char *name, size_t target, size_t *n,
+                                  float *r)
+{
+    pbfcl_context_desc cd;
+    pbfcl_context_desc_defaults(&cd);
+    cd.device = device;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, ctx), PBFCL_OK);
+    pbfcl_scene_setup *setup;
+    ck_assert_int_eq(pbfcl_scene_setup_load(name, &setup), PBFCL_OK);
+    if (target)
+        ck_assert_int_eq(pbfcl_scene_setup_set_particle_count(setup, target), PBFCL_OK);
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    float *start;
+    ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &start, n), PBFCL_OK);
+    d.capacity = *n;
+    pbfcl_solver *s;
+    ck_assert_int_eq(pbfcl_solver_create(*ctx, &d, &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_add(s, start, NULL, *n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(setup, s), PBFCL_OK);
+    *r = d.scene.particle_radius;
+    pbfcl_free(start);
+    pbfcl_scene_setup_destroy(setup);
+    return s;
+}
+
+/* v rotated by the inverse of unit quaternion q (x, y, z, w). */
+static void unrotate(const float q[4], const double v[3], double out[3])
+{
+    double x = -q[0], y = -q[1], z = -q[2], w = q[3];
+    double t[3] = {2 * (y * v[2] - z * v[1]), 2 * (z * v[0] - x * v[2]), 2 * (x * v[1] - y * v[0])};
+    out[0] = v[0] + w * t[0] + y * t[2] - z * t[1];
+    out[1] = v[1] + w * t[1] + z * t[0] - x * t[2];
+    out[2] = v[2] + w * t[2] + x * t[1] - y * t[0];
+}
+
+/* An open cup in its own frame: interior lo..hi, open at the top (y = hi[1]). */
+typedef struct cup {
+    double lo[3], hi[3];
+} cup;
+
+static bool in_cup(const cup *c, const double p[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (!(p[k] > c->lo[k] && p[k] < c->hi[k]))
+            return false;
+    return true;
+}
+
+/* Whether the straight path a -> b (the cup's frame) crosses one of its floor or walls more
+ * than margin below its rim and inside the wall's extent. */
+static bool crosses_wall(const cup *c, const double a[3], const double b[3], double margin)
+{
+    for (int k = 0; k < 3; k++)
+        for (int side = 0; side < 2; side++) {
+            double plane = side ? c->hi[k] : c->lo[k];
+            if (k == 1 && side) /* the open top */
+                continue;
+            if ((a[k] - plane) * (b[k] - plane) >= 0.0)
+                continue;
+            double t = (plane - a[k]) / (b[k] - a[k]), p[3];
+            for (int j = 0; j < 3; j++)
+                p[j] = a[j] + t * (b[j] - a[j]);
+            bool within = true;
+            for (int j = 0; j < 3; j++)
+                if (j != k)
+                    within =
+                        within && p[j] > c->lo[j] && p[j] < (j == 1 ? c->hi[j] - margin : c->hi[j]);
+            if (within)
+                return true;
+        }
+    return false;
+}
+
+/* Cup A (shape 0, its frame at the lip it pours over) and cup B (world, on the floor). */
+static const cup cup_a = {{-0.2, -0.2, -0.12}, {0.0, 0.0, 0.12}};
+static const cup cup_b = {{0.45, 0.01, 0.05}, {1.05, 0.30, 0.55}};
+
+/* Particle i of pos in A's frame at its pose (p, q). */
+static void in_a(const float *pos, size_t i, const float p[3], const float q[4], double out[3])
+{
+    double d[3] = {pos[3 * i] - (double)p[0], pos[3 * i + 1] - (double)p[1],
+                   pos[3 * i + 2] - (double)p[2]};
+    unrotate(q, d, out);
+}
+
+START_TEST(test_pour)
+{
+    pbfcl_context *ctx;
+    size_t n;
+    float r;
+    pbfcl_solver *s = scene_solver(&ctx, "pour", 0, &n, &r);
+    float *pos = malloc(n * 12), *last = malloc(n * 12), pa[3], qa[4], pl[3], ql[4];
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, last, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_shape_get_pose(s, 0, pl, ql), PBFCL_OK);
+    size_t in_a0 = 0, crossings = 0, at[4] = {0};
+    for (size_t i = 0; i < n; i++) {
+        double a[3];
+        in_a(last, i, pl, ql, a);
+        in_a0 += in_cup(&cup_a, a);
+    }
+    const int frames = 210, marks[4] = {60, 100, 140, 210}; /* 3.5 s at 60 frames a second */
+    for (int f = 1; f <= frames; f++) {
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, pos, n), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_shape_get_pose(s, 0, pa, qa), PBFCL_OK);
+        size_t in_b = 0;
+        for (size_t i = 0; i < n; i++) {
+            double a0[3], a1[3], b0[3], b1[3];
+            in_a(last, i, pl, ql, a0);
+            in_a(pos, i, pa, qa, a1);
+            for (int k = 0; k < 3; k++)
+                b0[k] = last[3 * i + k], b1[k] = pos[3 * i + k];
+            in_b += in_cup(&cup_b, b1);
+            bool through =
+                crosses_wall(&cup_a, a0, a1, 2 * r) || crosses_wall(&cup_b, b0, b1, 2 * r);
+            crossings += through;
+            expect(!through,
+                   "frame %d: particle %zu went through a wall, (%.4f, %.4f, %.4f) -> "
+                   "(%.4f, %.4f, %.4f)",
+                   f, i, b0[0], b0[1], b0[2], b1[0], b1[1], b1[2]);
+        }
+        for (int m = 0; m < 4; m++)
+            if (f == marks[m])
+                at[m] = in_b;
+        memcpy(last, pos, n * 12);
+        memcpy(pl, pa, sizeof pl);
+        memcpy(ql, qa, sizeof ql);
+    }
+    printf("  pour: %zu particles, %zu in cup A at the start; in cup B after 1, 1.67, 2.33 and "
+           "3.5 s: %zu, %zu, %zu, %zu; %zu crossings of a wall\n",
+           n, in_a0, at[0], at[1], at[2], at[3], crossings);
+    ck_assert_msg(in_a0 == n, "%zu of %zu particles start in cup A", in_a0, n);
+    ck_assert_msg(at[0] < at[1] && at[1] < at[2] && at[2] <= at[3] && at[3] > n * 9 / 10,
+                  "cup B holds %zu, %zu, %zu, %zu of %zu: expected to rise to over 90 %%", at[0],
+                  at[1], at[2], at[3], n);
+    free(pos);
+    free(last);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+END_TEST
+
+/* How deep p lies inside the ramp (a wedge at (1.15, 0.02, 0.3): x -0.25..0.25, y from 0 up to
+ * its slope, rising 0.2 m over 0.5 m, z -0.28..0.28); negative outside. */
+static double ramp_depth(const float *p)
+{
+    double x = p[0] - 1.15, y = p[1] - 0.02, z = p[2] - 0.3;
+    double slope = (0.2 * (x + 0.25) - 0.5 * y) / sqrt(0.2 * 0.2 + 0.5 * 0.5);
+    return fmin(fmin(fmin(x + 0.25, 0.25 - x), fmin(y, slope)), fmin(z + 0.28, 0.28 - z));
+}
+
+START_TEST(test_mesh_container)
+{
+    pbfcl_context *ctx;
+    size_t n;
+    float r;
+    pbfcl_solver *s = scene_solver(&ctx, "mesh-container", test_small() ? 1500 : 5000, &n, &r);
+    float *pos = malloc(n * 12);
+    const float lo[3] = {0.02f, 0.02f, 0.02f}, hi[3] = {1.58f, 0.98f, 0.58f};
+    double deepest = -1.0, closest = 1.0, front = 0.0;
+    const int frames = test_small() ? 30 : 120;
+    for (int f = 1; f <= frames; f++) {
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, pos, n), PBFCL_OK);
+        for (size_t i = 0; i < n; i++) {
+            const float *p = pos + 3 * i;
+            for (int k = 0; k < 3; k++) {
+                closest = fmin(closest, fmin(p[k] - lo[k], hi[k] - p[k]));
+                expect(p[k] > lo[k] && p[k] < hi[k],
+                       "frame %d: particle %zu left the tank at (%.4f, %.4f, %.4f)", f, i, p[0],
+                       p[1], p[2]);
+            }
+            double d = ramp_depth(p);
+            deepest = fmax(deepest, d);
+            expect(d < 0.25 * r, "frame %d: particle %zu is %.4f m inside the ramp", f, i, d);
+            front = fmax(front, p[0]);
+        }
+    }
+    printf("  mesh-container: %zu particles, %d frames: closest to the tank %.4f m (r %.3f), "
+           "deepest in the ramp %.4f m, the front at x %.3f\n",
+           n, frames, closest, r, deepest, front);
+    ck_assert(front > 0.9); /* the wave reached the ramp */
+    free(pos);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+END_TEST
+
+int main(void)
+{
+    int devices = pbfcl_device_count(), failed = 0, ran = 0;
+    if (devices == 0) {
+        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
+               "pocl-opencl-icd) to run this suite\n");
+        return PBFCL_TEST_SKIP;
+    }
+    int only = test_selected_device();
+    if (only == -2)
+        return 1;
+    for (int i = 0; i < devices; i++) {
+        if (only >= 0 && i != only)
+            continue;
+        snprintf(device, sizeof device, "%d", i);
+        ran++;
+        Suite *suite = suite_create("builtin_colliders");
+        TCase *tc = tcase_create("builtin_colliders");
+        tcase_set_timeout(tc, 900);
+        tcase_add_test(tc, test_pour);
+        tcase_add_test(tc, test_mesh_container);
+        suite_add_tcase(suite, tc);
+        SRunner *sr = srunner_create(suite);
+        srunner_set_fork_status(sr, CK_NOFORK); /* the parent opened OpenCL already */
+        srunner_run_all(sr, CK_NORMAL);
+        failed += srunner_ntests_failed(sr);
+        srunner_free(sr);
+    }
+    return ran && failed == 0 ? 0 : 1;
+}
