@@ -12,6 +12,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const part_names[] = {
+#define PART_NAME(id, name, what) name,
+    PBFCL_DIST_PARTS(PART_NAME)
+#undef PART_NAME
+};
+static const char *const part_whats[] = {
+#define PART_WHAT(id, name, what) what,
+    PBFCL_DIST_PARTS(PART_WHAT)
+#undef PART_WHAT
+};
+
+const char *pbfcl_dist_part_name(int part)
+{
+    return part >= 0 && part < PBFCL_DIST_PART_COUNT ? part_names[part] : NULL;
+}
+
+const char *pbfcl_dist_part_what(int part)
+{
+    return part >= 0 && part < PBFCL_DIST_PART_COUNT ? part_whats[part] : NULL;
+}
+
+int dist_part(pbfcl_dist *d, int part)
+{
+    double now = pbfcl_wall_seconds();
+    int was = d->part;
+    d->traffic.part_seconds[was] += now - d->part_since;
+    d->part_since = now;
+    d->part = part;
+    return was;
+}
+
 void dist_list_free(dist_list *l)
 {
     free(l->ids);
@@ -43,6 +74,7 @@ static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts
                               void **recv, size_t *rcount, bool known)
 {
     double start = pbfcl_wall_seconds();
+    int was = dist_part(d, PBFCL_DIST_PART_MPI);
     if (!known)
         MPI_Alltoall(counts, 1, MPI_INT, d->rcounts, 1, MPI_INT, d->comm);
     int sd = 0, rd = 0;
@@ -63,6 +95,7 @@ static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts
     for (int r = 0; r < d->size; r++)
         d->traffic.bytes += r == d->rank ? 0 : (unsigned long long)counts[r] * unit;
     MPI_Type_free(&t);
+    dist_part(d, was);
     d->traffic.mpi_seconds += pbfcl_wall_seconds() - start;
     return err == MPI_SUCCESS ? PBFCL_OK : PBFCL_ERR_UNSUPPORTED;
 }
@@ -89,11 +122,13 @@ static pbfcl_status send_records(pbfcl_dist *d, const unsigned *slots, const uns
     char *rec = malloc(k * d->record + 16), *in = NULL;
     unsigned *in_ids = NULL;
     size_t m = 0, m_ids = 0;
+    dist_part(d, PBFCL_DIST_PART_RECORDS);
     pbfcl_status st = rec ? dist_records_read(d, slots, k, rec) : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
         st = alltoallv(d, rec, counts, d->record, (void **)&in, &m, false);
     if (st == PBFCL_OK && got)
         st = alltoallv(d, ids, counts, sizeof(unsigned), (void **)&in_ids, &m_ids, true);
+    dist_part(d, PBFCL_DIST_PART_APPEND);
     if (st == PBFCL_OK)
         st = append_records(d, in, m);
     free(rec);
@@ -143,12 +178,15 @@ static pbfcl_status migrate(pbfcl_dist *d, size_t n, const unsigned *ids, const 
     size_t k = st == PBFCL_OK ? group_by_rank(d, dest, n, d->counts, slots) : 0, got = 0;
     if (st == PBFCL_OK && !(rec = malloc(k * d->record + 16)))
         st = PBFCL_ERR_OUT_OF_MEMORY;
+    dist_part(d, PBFCL_DIST_PART_RECORDS);
     if (st == PBFCL_OK) /* the records first: compact renumbers the slots */
         st = dist_records_read(d, slots, k, rec);
+    dist_part(d, PBFCL_DIST_PART_COMPACT);
     if (st == PBFCL_OK && m < n)
         st = pbfcl_sim_compact(d->sim, keep, m, keep_ids);
     if (st == PBFCL_OK)
         st = alltoallv(d, rec, d->counts, d->record, (void **)&in, &got, false);
+    dist_part(d, PBFCL_DIST_PART_APPEND);
     if (st == PBFCL_OK)
         st = append_records(d, in, got);
     free(in);
@@ -170,6 +208,7 @@ static bool near_slab(const pbfcl_dist *d, int r, float c)
  * ghost (its record); the lists of who sends what to whom are kept for the exchanges. */
 static pbfcl_status make_ghosts(pbfcl_dist *d)
 {
+    dist_part(d, PBFCL_DIST_PART_CLASSIFY);
     size_t n = pbfcl_sim_count(d->sim), room = n ? n : 1, k = 0;
     unsigned *ids = malloc(room * 4);
     cl_float4 *pred = malloc(room * sizeof *pred);
@@ -195,6 +234,7 @@ static pbfcl_status make_ghosts(pbfcl_dist *d)
         st = send_records(d, d->send.slots, d->send.ids, d->send.counts, k, &d->ghost.ids);
     if (st != PBFCL_OK)
         return st;
+    dist_part(d, PBFCL_DIST_PART_CLASSIFY);
     d->ghost.count = 0;
     for (int r = 0; r < d->size; r++) {
         d->ghost.counts[r] = d->rcounts[r];
@@ -210,6 +250,7 @@ static pbfcl_status make_ghosts(pbfcl_dist *d)
 /* PBFCL_SYNC_SEARCH: migration, then the ghosts. */
 static pbfcl_status before_search(pbfcl_dist *d)
 {
+    dist_part(d, PBFCL_DIST_PART_CLASSIFY);
     size_t n = pbfcl_sim_count(d->sim), room = n ? n : 1;
     unsigned *ids = malloc(room * 4);
     cl_float4 *pred = malloc(room * sizeof *pred);
@@ -224,6 +265,7 @@ static pbfcl_status before_search(pbfcl_dist *d)
 /* PBFCL_SYNC_SORTED: the slots of the particles sent and of the ghosts in the new order. */
 static pbfcl_status after_sort(pbfcl_dist *d)
 {
+    dist_part(d, PBFCL_DIST_PART_SLOTS);
     size_t n = pbfcl_sim_count(d->sim);
     unsigned *ids = malloc((n ? n : 1) * 4);
     pbfcl_status st = ids ? read_state(d, ids, NULL) : PBFCL_ERR_OUT_OF_MEMORY;
@@ -259,6 +301,7 @@ pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, v
 static pbfcl_status send_values(pbfcl_dist *d, cl_mem buf, size_t elem)
 {
     size_t got = 0;
+    dist_part(d, PBFCL_DIST_PART_VALUES);
     char *out = malloc(d->send.count * elem + 16), *in = NULL;
     pbfcl_status st = out ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK)
@@ -267,6 +310,7 @@ static pbfcl_status send_values(pbfcl_dist *d, cl_mem buf, size_t elem)
         d->rcounts[r] = d->ghost.counts[r];
     if (st == PBFCL_OK)
         st = alltoallv(d, out, d->send.counts, elem, (void **)&in, &got, true);
+    dist_part(d, PBFCL_DIST_PART_VALUES);
     if (st == PBFCL_OK)
         st = dist_rows_scatter(&d->rows, buf, elem, d->ghost.slots, got, in);
     free(out);
@@ -294,6 +338,8 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
     pbfcl_sim_view_get(sim, &v);
     PBFCL_CL_CHECK(clFinish(v.cl->queue)); /* the kernels before: not the exchange's time */
     double start = pbfcl_wall_seconds();
+    d->part = PBFCL_DIST_PART_OTHER;
+    d->part_since = start;
     pbfcl_status st = PBFCL_OK;
     if (point == PBFCL_SYNC_SEARCH) {
         st = before_search(d);
@@ -308,7 +354,8 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
             st = mark_all_moved(d);
     }
     d->traffic.syncs++;
-    d->traffic.seconds += pbfcl_wall_seconds() - start;
+    dist_part(d, PBFCL_DIST_PART_OTHER);
+    d->traffic.seconds += d->part_since - start;
     return st;
 }
 
@@ -346,6 +393,9 @@ done:
 
 pbfcl_status dist_drop_ghosts(pbfcl_dist *d)
 {
+    double start = pbfcl_wall_seconds();
+    d->part = PBFCL_DIST_PART_CLASSIFY;
+    d->part_since = start;
     size_t n = pbfcl_sim_count(d->sim), m = 0;
     unsigned *ids = malloc((n ? n : 1) * 4), *keep = malloc((n ? n : 1) * 4);
     pbfcl_status st = ids && keep ? read_state(d, ids, NULL) : PBFCL_ERR_OUT_OF_MEMORY;
@@ -359,9 +409,12 @@ pbfcl_status dist_drop_ghosts(pbfcl_dist *d)
         d->is_ghost[d->ghost.ids[g]] = 0;
     dist_list_free(&d->ghost);
     dist_list_free(&d->send);
+    dist_part(d, PBFCL_DIST_PART_COMPACT);
     if (st == PBFCL_OK && m < n)
         st = compact_keeping_results(d, keep, m, ids);
     free(ids);
     free(keep);
+    dist_part(d, PBFCL_DIST_PART_OTHER);
+    d->traffic.seconds += d->part_since - start;
     return st;
 }

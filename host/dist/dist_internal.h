@@ -50,6 +50,8 @@ struct pbfcl_dist {
     unsigned *slot_of;       /* n_global: the slot of an id held here (after the last sort) */
     int *counts, *displs, *rcounts, *rdispls; /* scratch for alltoallv, per rank */
     pbfcl_dist_traffic traffic;
+    int part;          /* the part of traffic.part_seconds the time now goes to */
+    double part_since; /* since when */
     dist_rows rows;
 };
 
@@ -65,6 +67,9 @@ pbfcl_status dist_finish_local(pbfcl_dist *d);
 /* Every rank's verdict on its creation st: all go on (*out = d), or d is destroyed on every
  * rank and the status returned (PBFCL_ERR_SIMULATION where another rank failed). */
 pbfcl_status dist_agree(pbfcl_dist **out, pbfcl_dist *d, pbfcl_status st);
+
+/* From now on the time goes to part (pbfcl_dist_part); returns the part it went to. */
+int dist_part(pbfcl_dist *d, int part);
 
 /* Reads the records (pbfcl_sim_record_bytes each) of the particles at slots into out. */
 pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, void *out);
