@@ -104,8 +104,9 @@ typedef struct pbfcl_dist_traffic {
     double mpi_seconds; /* of it in MPI calls: messages and waiting for the other ranks */
     double part_seconds[PBFCL_DIST_PART_COUNT]; /* seconds by part (they sum to seconds) */
     unsigned long long bytes;                   /* sent to other ranks */
-    unsigned long long syncs;                   /* hook calls */
-    unsigned long long ghosts;                  /* ghosts received, summed over the substeps */
+    unsigned long long bus_bytes; /* moved between this rank's device and host, both ways */
+    unsigned long long syncs;     /* hook calls */
+    unsigned long long ghosts;    /* ghosts received, summed over the substeps */
     unsigned long long substeps;
 } pbfcl_dist_traffic;
 

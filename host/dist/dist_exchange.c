@@ -182,6 +182,7 @@ static pbfcl_status send_records(pbfcl_dist *d, const unsigned *slots, const int
     PBFCL_TRY(dist_records_read(d, slots, k, d->records.ptr));
     PBFCL_TRY(alltoallv(d, d->records.ptr, counts, d->record, &d->received, &m, false));
     dist_part(d, PBFCL_DIST_PART_APPEND);
+    d->traffic.bus_bytes += m * d->record;
     return append_records(d, d->received.ptr, m);
 }
 
@@ -197,6 +198,7 @@ static pbfcl_status migrate(pbfcl_dist *d)
     dist_part(d, PBFCL_DIST_PART_CLASSIFY);
     PBFCL_TRY(
         pbfcl_exchange_classify(&d->xchg, *v.pred, n, PBFCL_EXCHANGE_MIGRATE, &sent, &kept, &list));
+    d->traffic.bus_bytes += 8 + sent * 8;
     dist_list *l = &d->migrants;
     PBFCL_TRY(list_room(l, sent));
     for (int r = 0; r < d->size; r++)
@@ -218,6 +220,7 @@ static pbfcl_status migrate(pbfcl_dist *d)
     size_t got = 0;
     PBFCL_TRY(alltoallv(d, d->records.ptr, d->counts, d->record, &d->received, &got, false));
     dist_part(d, PBFCL_DIST_PART_APPEND);
+    d->traffic.bus_bytes += got * d->record;
     return append_records(d, d->received.ptr, got);
 }
 
@@ -233,6 +236,7 @@ static pbfcl_status make_ghosts(pbfcl_dist *d)
     dist_part(d, PBFCL_DIST_PART_CLASSIFY);
     PBFCL_TRY(
         pbfcl_exchange_classify(&d->xchg, *v.pred, n, PBFCL_EXCHANGE_GHOSTS, &sent, &kept, &list));
+    d->traffic.bus_bytes += 4 + sent * 8;
     dist_list *s = &d->send;
     for (int r = 0; r < d->size; r++)
         s->counts[r] = 0;
@@ -289,6 +293,7 @@ static pbfcl_status after_sort(pbfcl_dist *d)
     size_t s = d->send.count, total = s + d->ghost.count; /* the ghosts: slots owned on */
     PBFCL_TRY(grow_host(&d->slots_tmp, &d->slots_tmp_cap, total * 4 + 4));
     PBFCL_TRY(pbfcl_exchange_slots(&d->xchg, d->send.slots, s, total, d->owned, d->slots_tmp));
+    d->traffic.bus_bytes += (s + total) * 4;
     memcpy(d->send.slots, d->slots_tmp, s * 4);
     memcpy(d->ghost.slots, d->slots_tmp + s, d->ghost.count * 4);
     return PBFCL_OK;
@@ -302,6 +307,7 @@ pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, v
     char *rows = d->rows_host.ptr;
     for (size_t r = 0; k > 0 && pbfcl_sim_record_row(d->sim, r, &buf, &elem, NULL); r++) {
         PBFCL_TRY(dist_rows_gather(&d->rows, buf, elem, slots, k, rows));
+        d->traffic.bus_bytes += k * (4 + elem); /* the slots up, the rows down */
         for (size_t i = 0; i < k; i++)
             memcpy((char *)out + i * d->record + at, rows + i * elem, elem);
         at += elem;
@@ -319,6 +325,7 @@ static pbfcl_status send_values(pbfcl_dist *d, cl_mem buf, size_t elem)
     PBFCL_TRY(dist_rows_gather(&d->rows, buf, elem, d->send.slots, d->send.count, d->records.ptr));
     for (int r = 0; r < d->size; r++)
         d->rcounts[r] = d->ghost.counts[r];
+    d->traffic.bus_bytes += (d->send.count + d->ghost.count) * (4 + elem);
     PBFCL_TRY(alltoallv(d, d->records.ptr, d->send.counts, elem, &d->received, &got, true));
     dist_part(d, PBFCL_DIST_PART_VALUES);
     return dist_rows_scatter(&d->rows, buf, elem, d->ghost.slots, got, d->received.ptr);
@@ -401,6 +408,7 @@ pbfcl_status dist_drop_ghosts(pbfcl_dist *d)
     } else if (d->ghost.count > 0) {
         st =
             pbfcl_exchange_classify(&d->xchg, *v.pred, n, PBFCL_EXCHANGE_DROP, &sent, &kept, &list);
+        d->traffic.bus_bytes += 8;
     }
     dist_part(d, PBFCL_DIST_PART_COMPACT);
     if (st == PBFCL_OK && kept < n)

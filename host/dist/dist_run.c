@@ -383,6 +383,8 @@ static void report_parts(const drun_args *a, drun *r, double substeps)
     for (int p = 0; p < PBFCL_DIST_PART_COUNT; p++)
         printf("  %-9s %9.3f s %9.3f ms/substep  %s\n", pbfcl_dist_part_name(p), most[p],
                1e3 * most[p] / substeps, pbfcl_dist_part_what(p));
+    printf("  between device and host: %.3g MB per substep on rank 0\n",
+           (double)t->bus_bytes / substeps / 1e6);
 }
 
 /* The exchanges' share of the run: the slowest rank's time in them, the bytes sent by all per
