@@ -99,16 +99,18 @@ __kernel void exchange_classify(__global const float4 *pred, __global const ucha
 }
 
 /* The lists, from the flags' exclusive scan pos (2n + 1 entries, n + 1 in mode ghosts): the
- * sent slots in order with their fates, list[k] = (slot, fate), and (not in mode ghosts) the
+ * sent slots in order with their fates, list[2k, 2k + 1] = (slot, fate), and (not in mode ghosts) the
  * kept slots in order, keep[k]. Items: n. */
 __kernel void exchange_lists(__global const uint *pos, __global const uint *fate, uint n,
-                             uint mode, __global uint2 *list, __global uint *keep)
+                             uint mode, __global uint *list, __global uint *keep)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    if (pos[i + 1u] != pos[i])
-        list[pos[i]] = (uint2)(i, fate[i]);
+    if (pos[i + 1u] != pos[i]) {
+        list[2u * pos[i]] = i;
+        list[2u * pos[i] + 1u] = fate[i];
+    }
     if (mode != EXCHANGE_GHOSTS && pos[n + i + 1u] != pos[n + i])
         keep[pos[n + i] - pos[n]] = i;
 }

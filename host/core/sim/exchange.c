@@ -82,9 +82,11 @@ static pbfcl_status create(pbfcl_exchange *x, const float *bounds)
                 {&x->flags_buf, (2 * c + 1) * 4, "exchange flags"},
                 {&x->keep_buf, c * 4, "exchange keep list"},
                 {&x->ghost_buf, c, "exchange ghost flags"}};
-    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
+    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++) { /* whole host writes: see grow */
         PBFCL_TRY(
             pbfcl_cl_buffer(x->cl, CL_MEM_READ_WRITE, bufs[b].bytes, bufs[b].what, bufs[b].buf));
+        PBFCL_TRY(pbfcl_cl_write_zeros(x->cl, *bufs[b].buf, bufs[b].bytes));
+    }
     PBFCL_CL_CHECK(clEnqueueWriteBuffer(x->cl->queue, x->bounds_buf, CL_TRUE, 0,
                                         3 * (size_t)x->ranks * sizeof(float), bounds, 0, NULL,
                                         NULL));
@@ -133,14 +135,18 @@ void pbfcl_exchange_destroy(pbfcl_exchange *x)
     memset(x, 0, sizeof *x);
 }
 
-/* A device buffer of at least bytes, grown by half again as needed (contents lost). */
+/* A device buffer of at least bytes, grown by half again as needed (contents lost), written
+ * whole from the host once when made: Oclgrind keeps the record of a released buffer's
+ * initialised bytes for the next buffer of its number (docs/ALGORITHM.md, "Oclgrind and reused
+ * buffers"), and a whole host write replaces it. */
 static pbfcl_status grow(pbfcl_cl *cl, cl_mem *buf, size_t *cap, size_t bytes, const char *what)
 {
     if (*buf && bytes <= *cap)
         return PBFCL_OK;
     pbfcl_cl_release_buffer(buf);
     *cap = bytes + bytes / 2 + 256;
-    return pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, *cap, what, buf);
+    PBFCL_TRY(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, *cap, what, buf));
+    return pbfcl_cl_write_zeros(cl, *buf, *cap);
 }
 
 static pbfcl_status check_count(const pbfcl_exchange *x, size_t n)
