@@ -68,6 +68,15 @@ static pbfcl_status grow_host(void *p, size_t *cap, size_t bytes)
     return PBFCL_OK;
 }
 
+/* The simulation's OpenCL context and queue (the pinned staging's; dist_records_read runs on
+ * one rank too, where the device exchange is not made). */
+static pbfcl_cl *sim_cl(pbfcl_dist *d)
+{
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    return v.cl;
+}
+
 /* Room for count slots in l. */
 static pbfcl_status list_room(dist_list *l, size_t count)
 {
@@ -107,7 +116,7 @@ pbfcl_status dist_exchange_create(pbfcl_dist *d)
 
 void dist_exchange_release(pbfcl_dist *d)
 {
-    pbfcl_cl *cl = d->xchg.cl;
+    pbfcl_cl *cl = d->sim ? sim_cl(d) : NULL; /* the pinned staging is empty without one */
     if (cl) {
         pbfcl_pinned *p[] = {&d->records, &d->received, &d->rows_host};
         for (int i = 0; i < 3; i++)
@@ -139,7 +148,7 @@ static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts
         rd += d->rcounts[r];
     }
     *rcount = (size_t)rd;
-    pbfcl_status st = pbfcl_pinned_reserve(d->xchg.cl, recv, (size_t)rd * unit + 16);
+    pbfcl_status st = pbfcl_pinned_reserve(sim_cl(d), recv, (size_t)rd * unit + 16);
     int err = MPI_SUCCESS;
     if (st == PBFCL_OK) {
         MPI_Datatype t;
@@ -178,7 +187,7 @@ static pbfcl_status send_records(pbfcl_dist *d, const unsigned *slots, const int
 {
     size_t m = 0;
     dist_part(d, PBFCL_DIST_PART_RECORDS);
-    PBFCL_TRY(pbfcl_pinned_reserve(d->xchg.cl, &d->records, k * d->record + 16));
+    PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->records, k * d->record + 16));
     PBFCL_TRY(dist_records_read(d, slots, k, d->records.ptr));
     PBFCL_TRY(alltoallv(d, d->records.ptr, counts, d->record, &d->received, &m, false));
     dist_part(d, PBFCL_DIST_PART_APPEND);
@@ -211,7 +220,7 @@ static pbfcl_status migrate(pbfcl_dist *d)
         l->slots[d->displs[list[2 * e + 1]]++] = list[2 * e];
     l->count = sent;
     dist_part(d, PBFCL_DIST_PART_RECORDS); /* the records first: compact renumbers the slots */
-    PBFCL_TRY(pbfcl_pinned_reserve(d->xchg.cl, &d->records, sent * d->record + 16));
+    PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->records, sent * d->record + 16));
     PBFCL_TRY(dist_records_read(d, l->slots, sent, d->records.ptr));
     dist_part(d, PBFCL_DIST_PART_COMPACT);
     if (kept < n)
@@ -303,7 +312,7 @@ pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, v
 {
     size_t at = 0, elem;
     cl_mem buf;
-    PBFCL_TRY(pbfcl_pinned_reserve(d->xchg.cl, &d->rows_host, 16 * k + 16));
+    PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->rows_host, 16 * k + 16));
     char *rows = d->rows_host.ptr;
     for (size_t r = 0; k > 0 && pbfcl_sim_record_row(d->sim, r, &buf, &elem, NULL); r++) {
         PBFCL_TRY(dist_rows_gather(&d->rows, buf, elem, slots, k, rows));
@@ -321,7 +330,7 @@ static pbfcl_status send_values(pbfcl_dist *d, cl_mem buf, size_t elem)
 {
     size_t got = 0;
     dist_part(d, PBFCL_DIST_PART_VALUES);
-    PBFCL_TRY(pbfcl_pinned_reserve(d->xchg.cl, &d->records, d->send.count * elem + 16));
+    PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->records, d->send.count * elem + 16));
     PBFCL_TRY(dist_rows_gather(&d->rows, buf, elem, d->send.slots, d->send.count, d->records.ptr));
     for (int r = 0; r < d->size; r++)
         d->rcounts[r] = d->ghost.counts[r];
