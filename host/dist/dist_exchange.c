@@ -126,8 +126,20 @@ void dist_exchange_release(pbfcl_dist *d)
     dist_list_free(&d->send);
     dist_list_free(&d->ghost);
     dist_list_free(&d->migrants);
-    free(d->slots_tmp);
-    d->slots_tmp = NULL;
+    cl_mem *bufs[] = {&d->send_slots_buf, &d->ghost_slots_buf, &d->packed_buf};
+    for (int b = 0; b < 3; b++)
+        pbfcl_cl_release_buffer(bufs[b]);
+}
+
+/* A device buffer of at least bytes (grown by half again as needed, contents lost). */
+static pbfcl_status grow_device(pbfcl_dist *d, cl_mem *buf, size_t *cap, size_t bytes,
+                                const char *what)
+{
+    if (*buf && bytes <= *cap)
+        return PBFCL_OK;
+    pbfcl_cl_release_buffer(buf);
+    *cap = bytes + bytes / 2 + 256;
+    return pbfcl_cl_buffer(sim_cl(d), CL_MEM_READ_WRITE, *cap, what, buf);
 }
 
 /* Sends counts[r] items of unit bytes from send (grouped by rank, displs from counts) to each
@@ -277,7 +289,7 @@ static pbfcl_status make_ghosts(pbfcl_dist *d)
         d->ghost.displs[r] = d->rdispls[r];
         d->ghost.count += (size_t)d->rcounts[r];
     }
-    return list_room(&d->ghost, d->ghost.count);
+    return PBFCL_OK;
 }
 
 /* PBFCL_SYNC_SEARCH: migration, then the ghosts. */
@@ -292,19 +304,23 @@ static pbfcl_status before_search(pbfcl_dist *d)
 }
 
 /* PBFCL_SYNC_SORTED: the slots of the particles sent and of the ghosts in the new order, from
- * the sort's gather map on the device; the ghosts' flags follow them. */
+ * the sort's gather map on the device, where they stay for the values' gathers and scatters;
+ * the ghosts' flags follow them. */
 static pbfcl_status after_sort(pbfcl_dist *d)
 {
     dist_part(d, PBFCL_DIST_PART_SLOTS);
     pbfcl_sim_view v;
     pbfcl_sim_view_get(d->sim, &v);
     PBFCL_TRY(pbfcl_exchange_sorted(&d->xchg, v.grid->index_buf, v.n, d->owned));
-    size_t s = d->send.count, total = s + d->ghost.count; /* the ghosts: slots owned on */
-    PBFCL_TRY(grow_host(&d->slots_tmp, &d->slots_tmp_cap, total * 4 + 4));
-    PBFCL_TRY(pbfcl_exchange_slots(&d->xchg, d->send.slots, s, total, d->owned, d->slots_tmp));
-    d->traffic.bus_bytes += (s + total) * 4;
-    memcpy(d->send.slots, d->slots_tmp, s * 4);
-    memcpy(d->ghost.slots, d->slots_tmp + s, d->ghost.count * 4);
+    size_t s = d->send.count, g = d->ghost.count; /* the ghosts: the old slots from owned on */
+    PBFCL_TRY(grow_device(d, &d->send_slots_buf, &d->send_slots_cap, (s + g) * 4, "sent slots"));
+    PBFCL_TRY(grow_device(d, &d->ghost_slots_buf, &d->ghost_slots_cap, g * 4, "ghost slots"));
+    PBFCL_TRY(
+        pbfcl_exchange_slots(&d->xchg, d->send.slots, s, s + g, d->owned, d->send_slots_buf, NULL));
+    d->traffic.bus_bytes += s * 4;
+    if (g > 0)
+        PBFCL_CL_CHECK(clEnqueueCopyBuffer(v.cl->queue, d->send_slots_buf, d->ghost_slots_buf,
+                                           s * 4, 0, g * 4, 0, NULL, NULL));
     return PBFCL_OK;
 }
 
@@ -325,19 +341,36 @@ pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, v
 }
 
 /* The owners' values of buf (elem bytes a particle) to their ghosts: the sent rows gathered
- * and the received ones scattered on the device, only they through the host. */
+ * and the received ones scattered on the device at the slots after_sort left there, only the
+ * rows through the host. */
 static pbfcl_status send_values(pbfcl_dist *d, cl_mem buf, size_t elem)
 {
-    size_t got = 0;
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    size_t got = 0, s = d->send.count, g = d->ghost.count, words = elem / 4;
     dist_part(d, PBFCL_DIST_PART_VALUES);
-    PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->records, d->send.count * elem + 16));
-    PBFCL_TRY(dist_rows_gather(&d->rows, buf, elem, d->send.slots, d->send.count, d->records.ptr));
+    PBFCL_TRY(grow_device(d, &d->packed_buf, &d->packed_cap, (s > g ? s : g) * elem + 16,
+                          "exchanged values"));
+    PBFCL_TRY(pbfcl_pinned_reserve(v.cl, &d->records, s * elem + 16));
+    if (s > 0) {
+        PBFCL_TRY(pbfcl_particles_gather_rows(v.particles, buf, words, d->send_slots_buf, s,
+                                              d->packed_buf));
+        PBFCL_CL_CHECK(clEnqueueReadBuffer(v.cl->queue, d->packed_buf, CL_TRUE, 0, s * elem,
+                                           d->records.ptr, 0, NULL, NULL));
+    }
     for (int r = 0; r < d->size; r++)
         d->rcounts[r] = d->ghost.counts[r];
-    d->traffic.bus_bytes += (d->send.count + d->ghost.count) * (4 + elem);
+    d->traffic.bus_bytes += (s + g) * elem;
     PBFCL_TRY(alltoallv(d, d->records.ptr, d->send.counts, elem, &d->received, &got, true));
     dist_part(d, PBFCL_DIST_PART_VALUES);
-    return dist_rows_scatter(&d->rows, buf, elem, d->ghost.slots, got, d->received.ptr);
+    if (got == 0)
+        return PBFCL_OK;
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(v.cl->queue, d->packed_buf, CL_FALSE, 0, got * elem,
+                                        d->received.ptr, 0, NULL, NULL));
+    PBFCL_TRY(pbfcl_particles_scatter_rows(v.particles, d->packed_buf, words, d->ghost_slots_buf,
+                                           got, buf));
+    PBFCL_CL_CHECK(clFinish(v.cl->queue)); /* the received rows are read until then */
+    return PBFCL_OK;
 }
 
 /* After delta the moved flags (collide's near lists) know nothing of how far the ghosts'

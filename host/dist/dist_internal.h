@@ -10,7 +10,8 @@
 #include <stdbool.h>
 
 /* A list of particles exchanged with every other rank: their slots grouped by rank (counts,
- * displs), in the order before the search's sort until PBFCL_SYNC_SORTED, then after it. */
+ * displs), in the order before the search's sort (the send list's, on the host; after the
+ * sort they are on the device, pbfcl_dist's send_slots_buf and ghost_slots_buf). */
 typedef struct dist_list {
     unsigned *slots;
     size_t count, cap;    /* entries; room for them */
@@ -50,10 +51,11 @@ struct pbfcl_dist {
     dist_list migrants;  /* the owned particles leaving the slab, by destination */
     size_t owned;        /* the particles before the ghosts were appended (the search's) */
     pbfcl_exchange xchg; /* the classification and the slots on the device */
-    unsigned *slots_tmp; /* scratch: the slots after the sort */
-    size_t slots_tmp_cap;
-    pbfcl_pinned records, received, rows_host; /* sent and received; rows read */
-    int *counts, *displs, *rcounts, *rdispls;  /* scratch for alltoallv, per rank */
+    cl_mem send_slots_buf, ghost_slots_buf; /* the lists' slots after the sort, on the device */
+    cl_mem packed_buf;                      /* the values sent or received, packed */
+    size_t send_slots_cap, ghost_slots_cap, packed_cap; /* bytes */
+    pbfcl_pinned records, received, rows_host;          /* sent and received; rows read */
+    int *counts, *displs, *rcounts, *rdispls;           /* scratch for alltoallv, per rank */
     pbfcl_dist_traffic traffic;
     int part;          /* the part of traffic.part_seconds the time now goes to */
     double part_since; /* since when */

@@ -212,12 +212,14 @@ static void check_sorted(fixture *f, size_t n, uint64_t *rng)
     ck_assert_int_eq(pbfcl_cl_buffer(f->cl, CL_MEM_READ_WRITE, n * 4, "index", &index_buf),
                      PBFCL_OK);
     ck_assert_int_eq(pbfcl_cl_buffer(f->cl, CL_MEM_READ_WRITE, n * 4, "rows", &rows_buf), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_cl_buffer(f->cl, CL_MEM_READ_WRITE, n * 4, "out", &out_buf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(f->cl, CL_MEM_READ_WRITE, (listed + n) * 4, "out", &out_buf),
+                     PBFCL_OK);
     test_write_buffer(index_buf, index, n * 4);
     test_write_buffer(rows_buf, rows, n * 4);
     ck_assert_int_eq(pbfcl_exchange_sorted(&f->x, index_buf, n, owned), PBFCL_OK);
     size_t count = listed + (n - owned);
-    ck_assert_int_eq(pbfcl_exchange_slots(&f->x, old, listed, count, owned, got), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_exchange_slots(&f->x, old, listed, count, owned, out_buf, got),
+                     PBFCL_OK);
     test_read_buffer(f->x.ghost_buf, flags, n);
     for (size_t j = 0; j < n; j++) {
         expect(flags[j] == (index[j] >= owned), "sorted n %zu: ghost flag %zu", n, j);

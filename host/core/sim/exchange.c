@@ -235,17 +235,16 @@ pbfcl_status pbfcl_exchange_sorted(pbfcl_exchange *x, cl_mem index_buf, size_t n
 }
 
 pbfcl_status pbfcl_exchange_slots(pbfcl_exchange *x, const cl_uint *old, size_t listed,
-                                  size_t count, size_t base, cl_uint *out)
+                                  size_t count, size_t base, cl_mem out_buf, cl_uint *out)
 {
     if (count == 0)
         return PBFCL_OK;
     pbfcl_cl *cl = x->cl;
     PBFCL_TRY(grow(cl, &x->old_buf, &x->old_cap, listed * 4 + 4, "exchange old slots"));
-    PBFCL_TRY(grow(cl, &x->list_buf, &x->list_cap, count * 4, "exchange list"));
     PBFCL_TRY(pbfcl_pinned_reserve(cl, &x->host, (listed > count ? listed : count) * 4));
-    if (listed > 0) {
+    if (listed > 0) { /* blocking: the staging is reused at once */
         memcpy(x->host.ptr, old, listed * 4);
-        PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, x->old_buf, CL_FALSE, 0, listed * 4,
+        PBFCL_CL_CHECK(clEnqueueWriteBuffer(cl->queue, x->old_buf, CL_TRUE, 0, listed * 4,
                                             x->host.ptr, 0, NULL, NULL));
     }
     cl_kernel k = x->slots;
@@ -255,10 +254,12 @@ pbfcl_status pbfcl_exchange_slots(pbfcl_exchange *x, const cl_uint *old, size_t 
     EXCHANGE_ARG(k, 2, ul);
     EXCHANGE_ARG(k, 3, uc);
     EXCHANGE_ARG(k, 4, ub);
-    EXCHANGE_ARG(k, 5, x->list_buf);
+    EXCHANGE_ARG(k, 5, out_buf);
     PBFCL_TRY(pbfcl_cl_launch(cl, k, count, x->wg, NULL, PBFCL_STAGE_OTHER));
-    PBFCL_CL_CHECK(clEnqueueReadBuffer(cl->queue, x->list_buf, CL_TRUE, 0, count * 4, x->host.ptr,
-                                       0, NULL, NULL));
+    if (!out)
+        return PBFCL_OK;
+    PBFCL_CL_CHECK(
+        clEnqueueReadBuffer(cl->queue, out_buf, CL_TRUE, 0, count * 4, x->host.ptr, 0, NULL, NULL));
     memcpy(out, x->host.ptr, count * 4);
     return PBFCL_OK;
 }

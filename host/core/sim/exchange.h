@@ -56,7 +56,7 @@ typedef struct pbfcl_exchange {
     cl_mem keep_buf;   /* uint per kept particle: the keep list (slots, ascending) */
     cl_mem ghost_buf;  /* uchar per slot: it holds a ghost (valid while ghosts_valid) */
     int ghosts_valid;  /* ghost_buf holds the current order's flags (pbfcl_exchange_sorted) */
-    cl_mem list_buf;   /* the short lists: uint2 (slot, fate) per entry; or new slots */
+    cl_mem list_buf;   /* the short lists: (slot, fate) per entry */
     cl_mem old_buf;    /* old slots uploaded for pbfcl_exchange_slots */
     size_t list_cap, old_cap; /* bytes */
     pbfcl_pinned host;        /* the lists read and the slots written and read */
@@ -90,9 +90,11 @@ pbfcl_status pbfcl_exchange_classify(pbfcl_exchange *x, cl_mem pred_buf, size_t 
 pbfcl_status pbfcl_exchange_sorted(pbfcl_exchange *x, cl_mem index_buf, size_t n, size_t owned);
 
 /* The new slots (after the last pbfcl_exchange_sorted) of old[0..listed) and of the old slots
- * base .. base + count - listed - 1, in that order, into out[0..count). Blocks. */
+ * base .. base + count - listed - 1, in that order, into out_buf[0..count) (at least count
+ * uints), and into out[0..count) if not NULL (then blocking; else enqueued, and old is copied
+ * before the call returns). */
 pbfcl_status pbfcl_exchange_slots(pbfcl_exchange *x, const cl_uint *old, size_t listed,
-                                  size_t count, size_t base, cl_uint *out);
+                                  size_t count, size_t base, cl_mem out_buf, cl_uint *out);
 
 /* Enqueues out[k] = src[keep[k]] for k < m, 4-byte rows, keep the last keep list. */
 pbfcl_status pbfcl_exchange_pick(pbfcl_exchange *x, cl_mem src_buf, size_t m, cl_mem out_buf);
