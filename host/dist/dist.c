@@ -78,12 +78,10 @@ pbfcl_status dist_setup_layout(pbfcl_dist *d, const pbfcl_dist_layout *layout)
     }
     d->layout = *layout;
     d->layout.cuts = malloc((size_t)(d->size + 1) * sizeof *d->layout.cuts);
-    size_t n = d->n_global, per_rank = (size_t)d->size * sizeof(int);
-    d->is_ghost = calloc(n + 1, 1);
-    d->slot_of = calloc(n + 1, sizeof *d->slot_of);
+    size_t per_rank = (size_t)d->size * sizeof(int);
     int **arrays[] = {&d->counts,      &d->displs,      &d->rcounts,      &d->rdispls,
                       &d->send.counts, &d->send.displs, &d->ghost.counts, &d->ghost.displs};
-    bool ok = d->layout.cuts && d->is_ghost && d->slot_of;
+    bool ok = d->layout.cuts != NULL;
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
         ok = (*arrays[a] = calloc(1, per_rank)) && ok;
     if (!ok)
@@ -99,8 +97,10 @@ pbfcl_status dist_finish_local(pbfcl_dist *d)
     PBFCL_TRY(pbfcl_dist_check_layout(&d->layout, h));
     d->halo = h * 1.001f; /* the search takes pairs within h: a margin for rounding */
     d->record = pbfcl_sim_record_bytes(d->sim);
-    if (d->size > 1)
+    if (d->size > 1) {
+        PBFCL_TRY(dist_exchange_create(d));
         pbfcl_sim_set_sync(d->sim, dist_sync, d);
+    }
     return PBFCL_OK;
 }
 
@@ -155,17 +155,14 @@ void pbfcl_dist_destroy(pbfcl_dist *d)
 {
     if (!d)
         return;
+    dist_exchange_release(d);
     dist_rows_release(&d->rows);
     pbfcl_sim_destroy(d->sim);
-    dist_list_free(&d->send);
-    dist_list_free(&d->ghost);
     int *arrays[] = {d->counts,      d->displs,      d->rcounts,      d->rdispls,
                      d->send.counts, d->send.displs, d->ghost.counts, d->ghost.displs};
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
         free(arrays[a]);
     free(d->layout.cuts);
-    free(d->is_ghost);
-    free(d->slot_of);
     free(d);
 }
 

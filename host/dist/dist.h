@@ -74,13 +74,39 @@ pbfcl_sim *pbfcl_dist_sim(pbfcl_dist *d);
 size_t pbfcl_dist_owned(const pbfcl_dist *d);
 size_t pbfcl_dist_total(const pbfcl_dist *d);
 
+/* The parts of an exchange's wall time (pbfcl_dist_traffic.part_seconds): the host's work,
+ * the transfers and the device work it waits for, then MPI. Name, and what it holds. */
+#define PBFCL_DIST_PARTS(X)                                                                        \
+    X(CLASSIFY, "classify", "which particles migrate and which are ghosts: reads and lists")       \
+    X(COMPACT, "compact", "the migrants and the ghosts removed (compaction)")                      \
+    X(RECORDS, "records", "the records of those sent gathered and read")                           \
+    X(APPEND, "append", "the records received appended")                                           \
+    X(SLOTS, "slots", "the slots of the exchanged particles after the sort")                       \
+    X(VALUES, "values", "the values sent to the ghosts gathered, read, written, scattered")        \
+    X(MPI, "mpi", "MPI calls: messages and waiting for the other ranks")                           \
+    X(OTHER, "other", "the rest (bookkeeping)")
+
+typedef enum pbfcl_dist_part {
+#define PBFCL_DIST_PART_ENUM(id, name, what) PBFCL_DIST_PART_##id,
+    PBFCL_DIST_PARTS(PBFCL_DIST_PART_ENUM)
+#undef PBFCL_DIST_PART_ENUM
+        PBFCL_DIST_PART_COUNT
+} pbfcl_dist_part;
+
+/* A part's short name ("classify", ...) and what it holds; NULL past the last. */
+const char *pbfcl_dist_part_name(int part);
+const char *pbfcl_dist_part_what(int part);
+
 /* What this rank's exchanges cost since its creation (not collective). */
 typedef struct pbfcl_dist_traffic {
-    double seconds;            /* wall time in the core's sync hooks: copies, messages, waiting */
-    double mpi_seconds;        /* of it in MPI calls: messages and waiting for the other ranks */
-    unsigned long long bytes;  /* sent to other ranks */
-    unsigned long long syncs;  /* hook calls */
-    unsigned long long ghosts; /* ghosts received, summed over the substeps */
+    double seconds;     /* wall time in the core's sync hooks and in the removal of the
+                         * ghosts after each frame: copies, messages, waiting */
+    double mpi_seconds; /* of it in MPI calls: messages and waiting for the other ranks */
+    double part_seconds[PBFCL_DIST_PART_COUNT]; /* seconds by part (they sum to seconds) */
+    unsigned long long bytes;                   /* sent to other ranks */
+    unsigned long long bus_bytes; /* moved between this rank's device and host, both ways */
+    unsigned long long syncs;     /* hook calls */
+    unsigned long long ghosts;    /* ghosts received, summed over the substeps */
     unsigned long long substeps;
 } pbfcl_dist_traffic;
 

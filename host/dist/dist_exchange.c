@@ -2,47 +2,154 @@
  * neighbour search the particles that left the slab go to their new owner and the ghosts are
  * made anew from the owners' records; after the sort the slots of the exchanged particles are
  * looked up; after each stage whose values the neighbours read, the owners send them to their
- * ghosts. The values travel through the host (docs/DISTRIBUTED.md, "What is left"). */
+ * ghosts. Which particles go where is found on the device (sim/exchange.h): only the lists of
+ * the boundary's particles and their rows cross the bus, through pinned host memory, and the
+ * host's work is theirs, not every particle's. The rows travel through the host and MPI
+ * (docs/DISTRIBUTED.md, "What is left"). */
 #include "dist_internal.h"
 
 #include "runtime/clock.h"
 #include "runtime/pbfcl_error.h"
 #include "sim/solver_method.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void dist_list_free(dist_list *l)
+static const char *const part_names[] = {
+#define PART_NAME(id, name, what) name,
+    PBFCL_DIST_PARTS(PART_NAME)
+#undef PART_NAME
+};
+static const char *const part_whats[] = {
+#define PART_WHAT(id, name, what) what,
+    PBFCL_DIST_PARTS(PART_WHAT)
+#undef PART_WHAT
+};
+
+const char *pbfcl_dist_part_name(int part)
 {
-    free(l->ids);
-    free(l->slots);
-    l->ids = l->slots = NULL;
-    l->count = 0;
+    return part >= 0 && part < PBFCL_DIST_PART_COUNT ? part_names[part] : NULL;
 }
 
-/* Reads the ids and x* of the n particles now (either may be NULL). */
-static pbfcl_status read_state(pbfcl_dist *d, unsigned *ids, cl_float4 *pred)
+const char *pbfcl_dist_part_what(int part)
 {
-    pbfcl_sim_view v;
-    pbfcl_sim_view_get(d->sim, &v);
-    if (v.n == 0)
+    return part >= 0 && part < PBFCL_DIST_PART_COUNT ? part_whats[part] : NULL;
+}
+
+int dist_part(pbfcl_dist *d, int part)
+{
+    double now = pbfcl_wall_seconds();
+    int was = d->part;
+    d->traffic.part_seconds[was] += now - d->part_since;
+    d->part_since = now;
+    d->part = part;
+    return was;
+}
+
+void dist_list_free(dist_list *l)
+{
+    free(l->slots);
+    l->slots = NULL;
+    l->count = l->cap = 0;
+}
+
+/* Makes *p hold at least bytes (grown by half again, never shrunk; contents kept). */
+static pbfcl_status grow_host(void *p, size_t *cap, size_t bytes)
+{
+    if (*(void **)p && bytes <= *cap)
         return PBFCL_OK;
-    if (ids)
-        PBFCL_CL_CHECK(
-            clEnqueueReadBuffer(v.cl->queue, v.id_buf, CL_TRUE, 0, v.n * 4, ids, 0, NULL, NULL));
-    if (pred)
-        PBFCL_CL_CHECK(
-            clEnqueueReadBuffer(v.cl->queue, *v.pred, CL_TRUE, 0, v.n * 16, pred, 0, NULL, NULL));
+    size_t want = bytes + bytes / 2 + 64;
+    void *q = realloc(*(void **)p, want);
+    if (!q)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    *(void **)p = q;
+    *cap = want;
     return PBFCL_OK;
 }
 
+/* The simulation's OpenCL context and queue (the pinned staging's; dist_records_read runs on
+ * one rank too, where the device exchange is not made). */
+static pbfcl_cl *sim_cl(pbfcl_dist *d)
+{
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    return v.cl;
+}
+
+/* Room for count slots in l. */
+static pbfcl_status list_room(dist_list *l, size_t count)
+{
+    size_t bytes = l->cap * 4;
+    PBFCL_TRY(grow_host(&l->slots, &bytes, count * 4));
+    l->cap = bytes / 4;
+    return PBFCL_OK;
+}
+
+/* The smallest float f >= x: for a float c, x <= c exactly when f <= c, and c < x when c < f. */
+static float float_at_least(double x)
+{
+    float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
+
+pbfcl_status dist_exchange_create(pbfcl_dist *d)
+{
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    pbfcl_cl *cl = v.cl;
+    int k = d->size;
+    float *b = malloc(3 * (size_t)k * sizeof *b);
+    if (!b)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    const double *cuts = d->layout.cuts;
+    for (int r = 0; r < k; r++) { /* the host's tests in double (dist_owner, near_slab) */
+        b[r] = float_at_least(cuts[r]);
+        b[k + r] = float_at_least(cuts[r] - d->halo);
+        b[2 * k + r] = float_at_least(cuts[r + 1] + d->halo);
+    }
+    pbfcl_status st = pbfcl_exchange_create(&d->xchg, cl, pbfcl_sim_capacity(d->sim),
+                                            d->layout.axis, d->rank, k, b);
+    free(b);
+    return st;
+}
+
+void dist_exchange_release(pbfcl_dist *d)
+{
+    pbfcl_cl *cl = d->sim ? sim_cl(d) : NULL; /* the pinned staging is empty without one */
+    if (cl) {
+        pbfcl_pinned *p[] = {&d->records, &d->received, &d->rows_host};
+        for (int i = 0; i < 3; i++)
+            pbfcl_pinned_release(cl, p[i]);
+    }
+    pbfcl_exchange_destroy(&d->xchg);
+    dist_list_free(&d->send);
+    dist_list_free(&d->ghost);
+    dist_list_free(&d->migrants);
+    cl_mem *bufs[] = {&d->send_slots_buf, &d->ghost_slots_buf, &d->packed_buf};
+    for (int b = 0; b < 3; b++)
+        pbfcl_cl_release_buffer(bufs[b]);
+}
+
+/* A device buffer of at least bytes (grown by half again as needed, contents lost). */
+static pbfcl_status grow_device(pbfcl_dist *d, cl_mem *buf, size_t *cap, size_t bytes,
+                                const char *what)
+{
+    if (*buf && bytes <= *cap)
+        return PBFCL_OK;
+    pbfcl_cl_release_buffer(buf);
+    *cap = bytes + bytes / 2 + 256;
+    return pbfcl_cl_buffer(sim_cl(d), CL_MEM_READ_WRITE, *cap, what, buf);
+}
+
 /* Sends counts[r] items of unit bytes from send (grouped by rank, displs from counts) to each
- * rank r; receives into *recv (malloc'd) *rcount items, grouped by source, with the per-rank
- * counts in d->rcounts and offsets in d->rdispls. */
+ * rank r; receives *rcount items into recv, grouped by source, with the per-rank counts in
+ * d->rcounts (known: already there) and offsets in d->rdispls. */
 static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts, size_t unit,
-                              void **recv, size_t *rcount, bool known)
+                              pbfcl_pinned *recv, size_t *rcount, bool known)
 {
     double start = pbfcl_wall_seconds();
+    int was = dist_part(d, PBFCL_DIST_PART_MPI);
     if (!known)
         MPI_Alltoall(counts, 1, MPI_INT, d->rcounts, 1, MPI_INT, d->comm);
     int sd = 0, rd = 0;
@@ -53,18 +160,23 @@ static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts
         rd += d->rcounts[r];
     }
     *rcount = (size_t)rd;
-    *recv = malloc((size_t)rd * unit + 16);
-    if (!*recv)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    MPI_Datatype t;
-    MPI_Type_contiguous((int)unit, MPI_BYTE, &t);
-    MPI_Type_commit(&t);
-    int err = MPI_Alltoallv(send, counts, d->displs, t, *recv, d->rcounts, d->rdispls, t, d->comm);
+    pbfcl_status st = pbfcl_pinned_reserve(sim_cl(d), recv, (size_t)rd * unit + 16);
+    int err = MPI_SUCCESS;
+    if (st == PBFCL_OK) {
+        MPI_Datatype t;
+        MPI_Type_contiguous((int)unit, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        err = MPI_Alltoallv(send, counts, d->displs, t, recv->ptr, d->rcounts, d->rdispls, t,
+                            d->comm);
+        MPI_Type_free(&t);
+    }
     for (int r = 0; r < d->size; r++)
         d->traffic.bytes += r == d->rank ? 0 : (unsigned long long)counts[r] * unit;
-    MPI_Type_free(&t);
+    dist_part(d, was);
     d->traffic.mpi_seconds += pbfcl_wall_seconds() - start;
-    return err == MPI_SUCCESS ? PBFCL_OK : PBFCL_ERR_UNSUPPORTED;
+    if (st == PBFCL_OK && err != MPI_SUCCESS)
+        st = PBFCL_ERR_UNSUPPORTED;
+    return st;
 }
 
 /* Appends k received records (ghosts or arrivals); a rank without room says what to change. */
@@ -81,197 +193,184 @@ static pbfcl_status append_records(pbfcl_dist *d, const void *rec, size_t k)
     return pbfcl_sim_records_append(d->sim, rec, k);
 }
 
-/* Sends the records of the particles at slots (grouped by destination, counts per rank) and
- * appends those received; their ids (grouped by source) into *got if not NULL. */
-static pbfcl_status send_records(pbfcl_dist *d, const unsigned *slots, const unsigned *ids,
-                                 const int *counts, size_t k, unsigned **got)
+/* Sends the records of the k particles at slots (grouped by destination, counts per rank) and
+ * appends those received (grouped by source: d->rcounts). */
+static pbfcl_status send_records(pbfcl_dist *d, const unsigned *slots, const int *counts, size_t k)
 {
-    char *rec = malloc(k * d->record + 16), *in = NULL;
-    unsigned *in_ids = NULL;
-    size_t m = 0, m_ids = 0;
-    pbfcl_status st = rec ? dist_records_read(d, slots, k, rec) : PBFCL_ERR_OUT_OF_MEMORY;
-    if (st == PBFCL_OK)
-        st = alltoallv(d, rec, counts, d->record, (void **)&in, &m, false);
-    if (st == PBFCL_OK && got)
-        st = alltoallv(d, ids, counts, sizeof(unsigned), (void **)&in_ids, &m_ids, true);
-    if (st == PBFCL_OK)
-        st = append_records(d, in, m);
-    free(rec);
-    free(in);
-    if (got && st == PBFCL_OK)
-        *got = in_ids;
-    else
-        free(in_ids);
-    return st;
-}
-
-/* Groups items by rank: order[] holds the indices i of item_rank[i] >= 0 by rank (stable),
- * counts per rank into counts; returns how many. */
-static size_t group_by_rank(const pbfcl_dist *d, const int *item_rank, size_t n, int *counts,
-                            unsigned *order)
-{
-    size_t k = 0;
-    for (int r = 0; r < d->size; r++) {
-        counts[r] = 0;
-        for (size_t i = 0; i < n; i++)
-            if (item_rank[i] == r) {
-                order[k++] = (unsigned)i;
-                counts[r]++;
-            }
-    }
-    return k;
+    size_t m = 0;
+    dist_part(d, PBFCL_DIST_PART_RECORDS);
+    PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->records, k * d->record + 16));
+    PBFCL_TRY(dist_records_read(d, slots, k, d->records.ptr));
+    PBFCL_TRY(alltoallv(d, d->records.ptr, counts, d->record, &d->received, &m, false));
+    dist_part(d, PBFCL_DIST_PART_APPEND);
+    d->traffic.bus_bytes += m * d->record;
+    return append_records(d, d->received.ptr, m);
 }
 
 /* Migration: drops the ghosts, and sends each owned particle whose x* left the slab to the
- * rank whose slab it is in now (any rank: a fast particle may cross several slabs). */
-static pbfcl_status migrate(pbfcl_dist *d, size_t n, const unsigned *ids, const cl_float4 *pred)
+ * rank whose slab it is in now (any rank: a fast particle may cross several slabs). The
+ * device lists the leaving ones with their ranks and keeps the others' slots. */
+static pbfcl_status migrate(pbfcl_dist *d)
 {
-    size_t room = n ? n : 1, m = 0;
-    int *dest = malloc(room * sizeof *dest);
-    unsigned *keep = malloc(room * 4), *keep_ids = malloc(room * 4), *slots = malloc(room * 4);
-    char *rec = NULL, *in = NULL;
-    pbfcl_status st = dest && keep && keep_ids && slots ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    for (size_t i = 0; st == PBFCL_OK && i < n; i++) {
-        int r = d->is_ghost[ids[i]] ? -1 : dist_owner(d, pred[i].s[d->layout.axis]);
-        d->is_ghost[ids[i]] = 0;
-        dest[i] = r == d->rank ? -1 : r;
-        if (r == d->rank) {
-            keep[m] = (unsigned)i;
-            keep_ids[m++] = ids[i];
-        }
-    }
-    size_t k = st == PBFCL_OK ? group_by_rank(d, dest, n, d->counts, slots) : 0, got = 0;
-    if (st == PBFCL_OK && !(rec = malloc(k * d->record + 16)))
-        st = PBFCL_ERR_OUT_OF_MEMORY;
-    if (st == PBFCL_OK) /* the records first: compact renumbers the slots */
-        st = dist_records_read(d, slots, k, rec);
-    if (st == PBFCL_OK && m < n)
-        st = pbfcl_sim_compact(d->sim, keep, m, keep_ids);
-    if (st == PBFCL_OK)
-        st = alltoallv(d, rec, d->counts, d->record, (void **)&in, &got, false);
-    if (st == PBFCL_OK)
-        st = append_records(d, in, got);
-    free(in);
-    free(rec);
-    free(dest);
-    free(keep);
-    free(keep_ids);
-    free(slots);
-    return st;
-}
-
-/* Whether coordinate c is within the halo of rank r's slab. */
-static bool near_slab(const pbfcl_dist *d, int r, float c)
-{
-    return c >= d->layout.cuts[r] - d->halo && c < d->layout.cuts[r + 1] + d->halo;
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    size_t n = v.n, sent, kept;
+    const cl_uint *list; /* (slot, rank) pairs in slot order */
+    dist_part(d, PBFCL_DIST_PART_CLASSIFY);
+    PBFCL_TRY(
+        pbfcl_exchange_classify(&d->xchg, *v.pred, n, PBFCL_EXCHANGE_MIGRATE, &sent, &kept, &list));
+    d->traffic.bus_bytes += 8 + sent * 8;
+    dist_list *l = &d->migrants;
+    PBFCL_TRY(list_room(l, sent));
+    for (int r = 0; r < d->size; r++)
+        d->counts[r] = 0;
+    for (size_t e = 0; e < sent; e++)
+        d->counts[list[2 * e + 1]]++;
+    for (int r = 0, at = 0; r < d->size; at += d->counts[r++])
+        d->displs[r] = at;
+    for (size_t e = 0; e < sent; e++) /* by rank, in slot order within each */
+        l->slots[d->displs[list[2 * e + 1]]++] = list[2 * e];
+    l->count = sent;
+    dist_part(d, PBFCL_DIST_PART_RECORDS); /* the records first: compact renumbers the slots */
+    PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->records, sent * d->record + 16));
+    PBFCL_TRY(dist_records_read(d, l->slots, sent, d->records.ptr));
+    dist_part(d, PBFCL_DIST_PART_COMPACT);
+    if (kept < n)
+        PBFCL_TRY(pbfcl_sim_compact_device(d->sim, d->xchg.keep_buf, kept));
+    d->xchg.ghosts_valid = 0; /* there are none now */
+    size_t got = 0;
+    PBFCL_TRY(alltoallv(d, d->records.ptr, d->counts, d->record, &d->received, &got, false));
+    dist_part(d, PBFCL_DIST_PART_APPEND);
+    d->traffic.bus_bytes += got * d->record;
+    return append_records(d, d->received.ptr, got);
 }
 
 /* The ghosts: every owned particle within the halo of another rank's slab goes there as a
- * ghost (its record); the lists of who sends what to whom are kept for the exchanges. */
+ * ghost (its record); the lists of who sends what to whom are kept for the exchanges. The
+ * device lists the particles near another slab with the range of ranks whose halo holds them. */
 static pbfcl_status make_ghosts(pbfcl_dist *d)
 {
-    size_t n = pbfcl_sim_count(d->sim), room = n ? n : 1, k = 0;
-    unsigned *ids = malloc(room * 4);
-    cl_float4 *pred = malloc(room * sizeof *pred);
-    dist_list_free(&d->send);
-    dist_list_free(&d->ghost);
-    d->send.ids = malloc(room * (size_t)d->size * 4); /* at most every particle to each rank */
-    d->send.slots = malloc(room * (size_t)d->size * 4);
-    pbfcl_status st = ids && pred && d->send.ids && d->send.slots ? read_state(d, ids, pred)
-                                                                  : PBFCL_ERR_OUT_OF_MEMORY;
-    for (int r = 0; st == PBFCL_OK && r < d->size; r++) {
-        d->send.displs[r] = (int)k;
-        for (size_t i = 0; r != d->rank && i < n; i++)
-            if (near_slab(d, r, pred[i].s[d->layout.axis])) {
-                d->send.slots[k] = (unsigned)i;
-                d->send.ids[k++] = ids[i];
-            }
-        d->send.counts[r] = (int)k - d->send.displs[r];
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    size_t n = v.n, sent, kept, k = 0;
+    const cl_uint *list; /* (slot, first << 16 | last) in slot order */
+    dist_part(d, PBFCL_DIST_PART_CLASSIFY);
+    PBFCL_TRY(
+        pbfcl_exchange_classify(&d->xchg, *v.pred, n, PBFCL_EXCHANGE_GHOSTS, &sent, &kept, &list));
+    d->traffic.bus_bytes += 4 + sent * 8;
+    dist_list *s = &d->send;
+    for (int r = 0; r < d->size; r++)
+        s->counts[r] = 0;
+    for (size_t e = 0; e < sent; e++) {
+        cl_uint first = PBFCL_EXCHANGE_FIRST(list[2 * e + 1]);
+        cl_uint last = PBFCL_EXCHANGE_LAST(list[2 * e + 1]);
+        for (cl_uint r = first; r <= last; r++)
+            s->counts[r] += (int)r != d->rank;
     }
-    d->send.count = k;
-    free(ids);
-    free(pred);
-    if (st == PBFCL_OK)
-        st = send_records(d, d->send.slots, d->send.ids, d->send.counts, k, &d->ghost.ids);
-    if (st != PBFCL_OK)
-        return st;
+    for (int r = 0; r < d->size; k += (size_t)s->counts[r++])
+        s->displs[r] = (int)k;
+    PBFCL_TRY(list_room(s, k));
+    for (int r = 0; r < d->size; r++)
+        d->counts[r] = s->displs[r];    /* the next entry of each rank */
+    for (size_t e = 0; e < sent; e++) { /* by rank, in slot order within each */
+        cl_uint first = PBFCL_EXCHANGE_FIRST(list[2 * e + 1]);
+        cl_uint last = PBFCL_EXCHANGE_LAST(list[2 * e + 1]);
+        for (cl_uint r = first; r <= last; r++)
+            if ((int)r != d->rank)
+                s->slots[d->counts[r]++] = list[2 * e];
+    }
+    s->count = k;
+    d->owned = n;
+    PBFCL_TRY(send_records(d, s->slots, s->counts, k));
+    dist_part(d, PBFCL_DIST_PART_OTHER);
     d->ghost.count = 0;
     for (int r = 0; r < d->size; r++) {
         d->ghost.counts[r] = d->rcounts[r];
         d->ghost.displs[r] = d->rdispls[r];
         d->ghost.count += (size_t)d->rcounts[r];
     }
-    for (size_t g = 0; g < d->ghost.count; g++)
-        d->is_ghost[d->ghost.ids[g]] = 1;
-    d->ghost.slots = malloc((d->ghost.count ? d->ghost.count : 1) * 4);
-    return d->ghost.slots ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    return PBFCL_OK;
 }
 
 /* PBFCL_SYNC_SEARCH: migration, then the ghosts. */
 static pbfcl_status before_search(pbfcl_dist *d)
 {
-    size_t n = pbfcl_sim_count(d->sim), room = n ? n : 1;
-    unsigned *ids = malloc(room * 4);
-    cl_float4 *pred = malloc(room * sizeof *pred);
-    pbfcl_status st = ids && pred ? read_state(d, ids, pred) : PBFCL_ERR_OUT_OF_MEMORY;
-    if (st == PBFCL_OK)
-        st = migrate(d, n, ids, pred);
-    free(ids);
-    free(pred);
-    return st == PBFCL_OK ? make_ghosts(d) : st;
+    if (d->ghost.count > 0 && !d->xchg.ghosts_valid) {
+        pbfcl_errorf("the split's ghosts are not flagged in the current order (internal error)");
+        return PBFCL_ERR_SIMULATION;
+    }
+    PBFCL_TRY(migrate(d));
+    return make_ghosts(d);
 }
 
-/* PBFCL_SYNC_SORTED: the slots of the particles sent and of the ghosts in the new order. */
+/* PBFCL_SYNC_SORTED: the slots of the particles sent and of the ghosts in the new order, from
+ * the sort's gather map on the device, where they stay for the values' gathers and scatters;
+ * the ghosts' flags follow them. */
 static pbfcl_status after_sort(pbfcl_dist *d)
 {
-    size_t n = pbfcl_sim_count(d->sim);
-    unsigned *ids = malloc((n ? n : 1) * 4);
-    pbfcl_status st = ids ? read_state(d, ids, NULL) : PBFCL_ERR_OUT_OF_MEMORY;
-    for (size_t i = 0; st == PBFCL_OK && i < n; i++)
-        d->slot_of[ids[i]] = (unsigned)i;
-    for (size_t k = 0; st == PBFCL_OK && k < d->send.count; k++)
-        d->send.slots[k] = d->slot_of[d->send.ids[k]];
-    for (size_t g = 0; st == PBFCL_OK && g < d->ghost.count; g++)
-        d->ghost.slots[g] = d->slot_of[d->ghost.ids[g]];
-    free(ids);
-    return st;
+    dist_part(d, PBFCL_DIST_PART_SLOTS);
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    PBFCL_TRY(pbfcl_exchange_sorted(&d->xchg, v.grid->index_buf, v.n, d->owned));
+    size_t s = d->send.count, g = d->ghost.count; /* the ghosts: the old slots from owned on */
+    PBFCL_TRY(grow_device(d, &d->send_slots_buf, &d->send_slots_cap, (s + g) * 4, "sent slots"));
+    PBFCL_TRY(grow_device(d, &d->ghost_slots_buf, &d->ghost_slots_cap, g * 4, "ghost slots"));
+    PBFCL_TRY(
+        pbfcl_exchange_slots(&d->xchg, d->send.slots, s, s + g, d->owned, d->send_slots_buf, NULL));
+    d->traffic.bus_bytes += s * 4;
+    if (g > 0)
+        PBFCL_CL_CHECK(clEnqueueCopyBuffer(v.cl->queue, d->send_slots_buf, d->ghost_slots_buf,
+                                           s * 4, 0, g * 4, 0, NULL, NULL));
+    return PBFCL_OK;
 }
 
 pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, void *out)
 {
     size_t at = 0, elem;
     cl_mem buf;
-    char *rows = malloc(16 * k + 16);
-    pbfcl_status st = rows ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    for (size_t r = 0;
-         st == PBFCL_OK && k > 0 && pbfcl_sim_record_row(d->sim, r, &buf, &elem, NULL); r++) {
-        st = dist_rows_gather(&d->rows, buf, elem, slots, k, rows);
-        for (size_t i = 0; st == PBFCL_OK && i < k; i++)
+    PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->rows_host, 16 * k + 16));
+    char *rows = d->rows_host.ptr;
+    for (size_t r = 0; k > 0 && pbfcl_sim_record_row(d->sim, r, &buf, &elem, NULL); r++) {
+        PBFCL_TRY(dist_rows_gather(&d->rows, buf, elem, slots, k, rows));
+        d->traffic.bus_bytes += k * (4 + elem); /* the slots up, the rows down */
+        for (size_t i = 0; i < k; i++)
             memcpy((char *)out + i * d->record + at, rows + i * elem, elem);
         at += elem;
     }
-    free(rows);
-    return st;
+    return PBFCL_OK;
 }
 
 /* The owners' values of buf (elem bytes a particle) to their ghosts: the sent rows gathered
- * and the received ones scattered on the device, only they through the host. */
+ * and the received ones scattered on the device at the slots after_sort left there, only the
+ * rows through the host. */
 static pbfcl_status send_values(pbfcl_dist *d, cl_mem buf, size_t elem)
 {
-    size_t got = 0;
-    char *out = malloc(d->send.count * elem + 16), *in = NULL;
-    pbfcl_status st = out ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    if (st == PBFCL_OK)
-        st = dist_rows_gather(&d->rows, buf, elem, d->send.slots, d->send.count, out);
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    size_t got = 0, s = d->send.count, g = d->ghost.count, words = elem / 4;
+    dist_part(d, PBFCL_DIST_PART_VALUES);
+    PBFCL_TRY(grow_device(d, &d->packed_buf, &d->packed_cap, (s > g ? s : g) * elem + 16,
+                          "exchanged values"));
+    PBFCL_TRY(pbfcl_pinned_reserve(v.cl, &d->records, s * elem + 16));
+    if (s > 0) {
+        PBFCL_TRY(pbfcl_particles_gather_rows(v.particles, buf, words, d->send_slots_buf, s,
+                                              d->packed_buf));
+        PBFCL_CL_CHECK(clEnqueueReadBuffer(v.cl->queue, d->packed_buf, CL_TRUE, 0, s * elem,
+                                           d->records.ptr, 0, NULL, NULL));
+    }
     for (int r = 0; r < d->size; r++)
         d->rcounts[r] = d->ghost.counts[r];
-    if (st == PBFCL_OK)
-        st = alltoallv(d, out, d->send.counts, elem, (void **)&in, &got, true);
-    if (st == PBFCL_OK)
-        st = dist_rows_scatter(&d->rows, buf, elem, d->ghost.slots, got, in);
-    free(out);
-    free(in);
-    return st;
+    d->traffic.bus_bytes += (s + g) * elem;
+    PBFCL_TRY(alltoallv(d, d->records.ptr, d->send.counts, elem, &d->received, &got, true));
+    dist_part(d, PBFCL_DIST_PART_VALUES);
+    if (got == 0)
+        return PBFCL_OK;
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(v.cl->queue, d->packed_buf, CL_FALSE, 0, got * elem,
+                                        d->received.ptr, 0, NULL, NULL));
+    PBFCL_TRY(pbfcl_particles_scatter_rows(v.particles, d->packed_buf, words, d->ghost_slots_buf,
+                                           got, buf));
+    PBFCL_CL_CHECK(clFinish(v.cl->queue)); /* the received rows are read until then */
+    return PBFCL_OK;
 }
 
 /* After delta the moved flags (collide's near lists) know nothing of how far the ghosts'
@@ -294,6 +393,8 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
     pbfcl_sim_view_get(sim, &v);
     PBFCL_CL_CHECK(clFinish(v.cl->queue)); /* the kernels before: not the exchange's time */
     double start = pbfcl_wall_seconds();
+    d->part = PBFCL_DIST_PART_OTHER;
+    d->part_since = start;
     pbfcl_status st = PBFCL_OK;
     if (point == PBFCL_SYNC_SEARCH) {
         st = before_search(d);
@@ -308,60 +409,55 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
             st = mark_all_moved(d);
     }
     d->traffic.syncs++;
-    d->traffic.seconds += pbfcl_wall_seconds() - start;
+    dist_part(d, PBFCL_DIST_PART_OTHER);
+    d->traffic.seconds += d->part_since - start;
     return st;
 }
 
-/* pbfcl_sim_compact, with the last substep's densities and neighbour counts (what the
- * statistics read) of the kept particles kept in their places too: the core's compaction
- * leaves these, which each substep writes anew, in the old slots. */
-static pbfcl_status compact_keeping_results(pbfcl_dist *d, const unsigned *keep, size_t m,
-                                            const unsigned *ids)
+/* The ghosts removed (pbfcl_sim_compact_device with the device's keep list), with the last
+ * substep's densities and neighbour counts (what the statistics read) of the kept particles
+ * kept in their places too: the compaction leaves these, which each substep writes anew, in
+ * the old slots. */
+static pbfcl_status compact_keeping_results(pbfcl_dist *d, size_t m)
 {
     pbfcl_sim_view v;
     pbfcl_sim_view_get(d->sim, &v);
     cl_mem bufs[] = {v.density_buf, v.grid->neighbor_count_buf}; /* 4 bytes a particle each */
-    cl_uint *rows[2] = {malloc(v.n * 4 + 4), malloc(v.n * 4 + 4)};
-    pbfcl_status st = rows[0] && rows[1] ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    for (int b = 0; b < 2 && st == PBFCL_OK; b++) {
-        PBFCL_CL_TRY(
-            st,
-            clEnqueueReadBuffer(v.cl->queue, bufs[b], CL_TRUE, 0, v.n * 4, rows[b], 0, NULL, NULL),
-            done);
-        for (size_t i = 0; i < m; i++)
-            rows[b][i] = rows[b][keep[i]]; /* keep[i] >= i: in place */
-    }
-    if (st == PBFCL_OK)
-        st = pbfcl_sim_compact(d->sim, keep, m, ids);
-    for (int b = 0; b < 2 && st == PBFCL_OK && m > 0; b++)
-        PBFCL_CL_TRY(
-            st,
-            clEnqueueWriteBuffer(v.cl->queue, bufs[b], CL_TRUE, 0, m * 4, rows[b], 0, NULL, NULL),
-            done);
-done:
-    free(rows[0]);
-    free(rows[1]);
-    return st;
+    cl_mem kept[] = {d->xchg.fate_buf, d->xchg.flags_buf};       /* scratch of the device part */
+    for (int b = 0; b < 2; b++)
+        PBFCL_TRY(pbfcl_exchange_pick(&d->xchg, bufs[b], m, kept[b]));
+    PBFCL_TRY(pbfcl_sim_compact_device(d->sim, d->xchg.keep_buf, m));
+    for (int b = 0; b < 2 && m > 0; b++)
+        PBFCL_CL_CHECK(
+            clEnqueueCopyBuffer(v.cl->queue, kept[b], bufs[b], 0, 0, m * 4, 0, NULL, NULL));
+    PBFCL_CL_CHECK(clFinish(v.cl->queue));
+    return PBFCL_OK;
 }
 
 pbfcl_status dist_drop_ghosts(pbfcl_dist *d)
 {
-    size_t n = pbfcl_sim_count(d->sim), m = 0;
-    unsigned *ids = malloc((n ? n : 1) * 4), *keep = malloc((n ? n : 1) * 4);
-    pbfcl_status st = ids && keep ? read_state(d, ids, NULL) : PBFCL_ERR_OUT_OF_MEMORY;
-    for (size_t i = 0; st == PBFCL_OK && i < n; i++) {
-        if (!d->is_ghost[ids[i]]) {
-            keep[m] = (unsigned)i;
-            ids[m++] = ids[i]; /* m <= i: in place */
-        }
+    double start = pbfcl_wall_seconds();
+    d->part = PBFCL_DIST_PART_CLASSIFY;
+    d->part_since = start;
+    pbfcl_status st = PBFCL_OK;
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    size_t n = v.n, sent = 0, kept = n;
+    const cl_uint *list;
+    if (d->ghost.count > 0 && !d->xchg.ghosts_valid) {
+        pbfcl_errorf("the split's ghosts are not flagged in the current order (internal error)");
+        st = PBFCL_ERR_SIMULATION;
+    } else if (d->ghost.count > 0) {
+        st =
+            pbfcl_exchange_classify(&d->xchg, *v.pred, n, PBFCL_EXCHANGE_DROP, &sent, &kept, &list);
+        d->traffic.bus_bytes += 8;
     }
-    for (size_t g = 0; g < d->ghost.count; g++)
-        d->is_ghost[d->ghost.ids[g]] = 0;
-    dist_list_free(&d->ghost);
-    dist_list_free(&d->send);
-    if (st == PBFCL_OK && m < n)
-        st = compact_keeping_results(d, keep, m, ids);
-    free(ids);
-    free(keep);
+    dist_part(d, PBFCL_DIST_PART_COMPACT);
+    if (st == PBFCL_OK && kept < n)
+        st = compact_keeping_results(d, kept);
+    d->ghost.count = d->send.count = 0;
+    d->xchg.ghosts_valid = 0;
+    dist_part(d, PBFCL_DIST_PART_OTHER);
+    d->traffic.seconds += d->part_since - start;
     return st;
 }

@@ -3,16 +3,18 @@
 #define PBFCL_DIST_INTERNAL_H
 
 #include "dist.h"
+#include "sim/exchange.h"
 #include "sim/particles.h"
 #include "sim/solver_method.h"
 
 #include <stdbool.h>
 
-/* A list of particles exchanged with every other rank: ids grouped by rank (counts, displs),
- * and their slots in the current order (after the last sort). */
+/* A list of particles exchanged with every other rank: their slots grouped by rank (counts,
+ * displs), in the order before the search's sort (the send list's, on the host; after the
+ * sort they are on the device, pbfcl_dist's send_slots_buf and ghost_slots_buf). */
 typedef struct dist_list {
-    unsigned *ids, *slots;
-    size_t count;
+    unsigned *slots;
+    size_t count, cap;    /* entries; room for them */
     int *counts, *displs; /* per rank */
 } dist_list;
 
@@ -41,15 +43,22 @@ struct pbfcl_dist {
     int rank, size;
     pbfcl_sim *sim;
     pbfcl_dist_layout layout;
-    float halo;              /* ghosts: particles within this of a slab (h and a rounding margin) */
-    size_t n_global;         /* particles of the whole simulation (ids 0..n_global - 1) */
-    size_t record;           /* bytes of a particle's record (pbfcl_sim_record_bytes) */
-    dist_list send;          /* owned particles that are other ranks' ghosts, by destination */
-    dist_list ghost;         /* this rank's ghosts, by owner */
-    unsigned char *is_ghost; /* n_global flags: the id is a ghost here */
-    unsigned *slot_of;       /* n_global: the slot of an id held here (after the last sort) */
-    int *counts, *displs, *rcounts, *rdispls; /* scratch for alltoallv, per rank */
+    float halo;          /* ghosts: particles within this of a slab (h and a rounding margin) */
+    size_t n_global;     /* particles of the whole simulation (ids 0..n_global - 1) */
+    size_t record;       /* bytes of a particle's record (pbfcl_sim_record_bytes) */
+    dist_list send;      /* owned particles that are other ranks' ghosts, by destination */
+    dist_list ghost;     /* this rank's ghosts, by owner */
+    dist_list migrants;  /* the owned particles leaving the slab, by destination */
+    size_t owned;        /* the particles before the ghosts were appended (the search's) */
+    pbfcl_exchange xchg; /* the classification and the slots on the device */
+    cl_mem send_slots_buf, ghost_slots_buf; /* the lists' slots after the sort, on the device */
+    cl_mem packed_buf;                      /* the values sent or received, packed */
+    size_t send_slots_cap, ghost_slots_cap, packed_cap; /* bytes */
+    pbfcl_pinned records, received, rows_host;          /* sent and received; rows read */
+    int *counts, *displs, *rcounts, *rdispls;           /* scratch for alltoallv, per rank */
     pbfcl_dist_traffic traffic;
+    int part;          /* the part of traffic.part_seconds the time now goes to */
+    double part_since; /* since when */
     dist_rows rows;
 };
 
@@ -66,6 +75,9 @@ pbfcl_status dist_finish_local(pbfcl_dist *d);
  * rank and the status returned (PBFCL_ERR_SIMULATION where another rank failed). */
 pbfcl_status dist_agree(pbfcl_dist **out, pbfcl_dist *d, pbfcl_status st);
 
+/* From now on the time goes to part (pbfcl_dist_part); returns the part it went to. */
+int dist_part(pbfcl_dist *d, int part);
+
 /* Reads the records (pbfcl_sim_record_bytes each) of the particles at slots into out. */
 pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, void *out);
 
@@ -80,7 +92,12 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
 /* Removes the ghosts, leaving the owned particles (between frames). */
 pbfcl_status dist_drop_ghosts(pbfcl_dist *d);
 
-/* Releases a list's arrays. */
+/* Releases a list's slots (its counts and displs are the creator's). */
 void dist_list_free(dist_list *l);
+
+/* The device exchange's bounds of the layout and halo (pbfcl_exchange_create), and the device
+ * part itself (after the simulation). */
+pbfcl_status dist_exchange_create(pbfcl_dist *d);
+void dist_exchange_release(pbfcl_dist *d);
 
 #endif

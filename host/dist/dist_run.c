@@ -367,6 +367,26 @@ static void output_ok(drun *r, pbfcl_status st, const char *what)
         pbfcl_dist_abort(r->comm, 1, what);
 }
 
+/* With PBFCL_DIST_PROFILE=1, the exchanges' time by part (pbfcl_dist_part), the most of any
+ * rank for each, per substep too (docs/DISTRIBUTED.md). */
+static void report_parts(const drun_args *a, drun *r, double substeps)
+{
+    const char *env = getenv("PBFCL_DIST_PROFILE");
+    if (!env || !strcmp(env, "") || !strcmp(env, "0"))
+        return;
+    const pbfcl_dist_traffic *t = pbfcl_dist_traffic_of(r->d);
+    double most[PBFCL_DIST_PART_COUNT];
+    MPI_Reduce(t->part_seconds, most, PBFCL_DIST_PART_COUNT, MPI_DOUBLE, MPI_MAX, 0, r->comm);
+    if (r->rank != 0 || a->quiet)
+        return;
+    printf("pbfcl run: the exchanges by part (the most of any rank):\n");
+    for (int p = 0; p < PBFCL_DIST_PART_COUNT; p++)
+        printf("  %-9s %9.3f s %9.3f ms/substep  %s\n", pbfcl_dist_part_name(p), most[p],
+               1e3 * most[p] / substeps, pbfcl_dist_part_what(p));
+    printf("  between device and host: %.3g MB per substep on rank 0\n",
+           (double)t->bus_bytes / substeps / 1e6);
+}
+
 /* The exchanges' share of the run: the slowest rank's time in them, the bytes sent by all per
  * substep and the ghosts per rank (docs/PERFORMANCE.md's model of them). */
 static void report_traffic(const drun_args *a, drun *r, double wall)
@@ -382,6 +402,7 @@ static void report_traffic(const drun_args *a, drun *r, double wall)
                "of it in MPI (messages and waiting for the others); %.3g MB sent per substep, "
                "%.0f ghosts per rank\n",
                most[0], wall, most[1], all[0] / substeps / 1e6, all[1] / substeps / r->size);
+    report_parts(a, r, substeps);
 }
 
 /* The checkpoint after step, if one is due (every --checkpoint-every steps and at the last). */

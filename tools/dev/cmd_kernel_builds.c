@@ -7,6 +7,7 @@
 #include "runtime/programs.h"
 #include "diffuse/diffuse.h"
 #include "grid/grid.h"
+#include "sim/exchange.h"
 #include "sim/particles.h"
 #include "grid/radix_sort.h"
 #include "grid/scan.h"
@@ -67,6 +68,8 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_shape_match_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_KINEMATIC) {
         pbfcl_kinematic_build_config(&dev, cfg);
+    } else if (id == PBFCL_PROGRAM_EXCHANGE) {
+        pbfcl_exchange_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_DIFFUSE) {
         pbfcl_diffuse_build_config(&dev, cfg);
     } else if (id == PBFCL_PROGRAM_SPH) {

@@ -29,6 +29,8 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
                                   {"pbfcl_shared.h", "morton.h", "pbf.cl", "multilevel.cl"},
                                   4},
     [PBFCL_PROGRAM_COLLIDERS] = {"colliders", {"pbfcl_shared.h", "colliders.h", "colliders.cl"}, 3},
+    /* a simulation split over slabs (sim/exchange.c, host/dist/) */
+    [PBFCL_PROGRAM_EXCHANGE] = {"exchange", {"exchange.cl"}, 1},
 };
 
 const pbfcl_program_desc *pbfcl_program(pbfcl_program_id id)

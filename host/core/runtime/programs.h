@@ -16,6 +16,7 @@ typedef enum pbfcl_program_id {
     PBFCL_PROGRAM_DIFFUSE,
     PBFCL_PROGRAM_MULTILEVEL,
     PBFCL_PROGRAM_COLLIDERS,
+    PBFCL_PROGRAM_EXCHANGE,
     PBFCL_PROGRAM_COUNT
 } pbfcl_program_id;
 

@@ -485,6 +485,20 @@ pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_
     return enqueue_bounds(sim, NULL);
 }
 
+pbfcl_status pbfcl_sim_compact_device(pbfcl_sim *sim, cl_mem keep_buf, size_t m)
+{
+    if (m > sim->n)
+        return PBFCL_ERR_BAD_ARGUMENT;
+    if (m > 0) {
+        PBFCL_CL_CHECK(clEnqueueCopyBuffer(sim->cl->queue, keep_buf, sim->grid.index_buf, 0, 0,
+                                           m * 4, 0, NULL, NULL));
+        sim->n = m;
+        PBFCL_TRY(sim_reorder(sim, false, NULL)); /* every per-particle state buffer, ids too */
+    }
+    sim->n = m;
+    return enqueue_bounds(sim, NULL);
+}
+
 pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel3)
 {
     size_t n = sim->n;

@@ -46,6 +46,11 @@ pbfcl_status pbfcl_sim_append(pbfcl_sim *sim, const float *pos3, const float *ve
 pbfcl_status pbfcl_sim_compact(pbfcl_sim *sim, const unsigned *keep_slots, size_t m,
                                const unsigned *new_ids);
 
+/* pbfcl_sim_compact with the slots kept on the device and no host round trip: slot i of the
+ * result is slot keep[i] of the current order (keep_buf: at least m uints), every particle
+ * keeping its id. Enqueued; keep_buf may be reused once the queue has run it. */
+pbfcl_status pbfcl_sim_compact_device(pbfcl_sim *sim, cl_mem keep_buf, size_t m);
+
 /* Overwrites the positions and/or velocities (xyz triples in the current order; NULL leaves
  * one as it is) of the n particles. */
 pbfcl_status pbfcl_sim_write(pbfcl_sim *sim, const float *pos3, const float *vel3);
