@@ -10,6 +10,7 @@
 #include "demo_hud.h"
 #include "demo_input.h"
 #include "demo_interop.h"
+#include "demo_mesh.h"
 #include "demo_params.h"
 #include "demo_record.h"
 #include "demo_renderer.h"
@@ -39,6 +40,7 @@ typedef struct demo {
     pbfcl_demo_window win;
     pbfcl_demo_renderer ren;
     pbfcl_demo_fluid fluid;
+    pbfcl_demo_mesh mesh; /* cloth, ropes and shapes */
     pbfcl_demo_shadow shadow;
     pbfcl_demo_diffuse diffuse; /* spray, foam and bubbles */
     bool diffuse_on;            /* the solver makes them (--no-diffuse, D) */
@@ -130,7 +132,8 @@ static pbfcl_status apply_diffuse(demo *d, pbfcl_solver *solver, size_t n)
 }
 
 /* Gives the renderer the particles' phases once per scene (they do not change while it runs), or
- * none when every particle is fluid, so that a fluid-only frame reads nothing more than before. */
+ * none when every particle is fluid, so that a fluid-only frame reads nothing more than before;
+ * the particles of cloth and ropes are marked to be drawn as meshes (demo_mesh.h). */
 static pbfcl_status upload_phases(demo *d)
 {
     if (d->n == 0)
@@ -144,6 +147,11 @@ static pbfcl_status upload_phases(demo *d)
     bool solids = false; /* bodies or obstacles */
     for (size_t i = 0; s == PBFCL_OK && i < d->n && !solids; i++)
         solids = phases[i] != PBFCL_PHASE_FLUID;
+    bool meshes = false;
+    if (s == PBFCL_OK)
+        s = pbfcl_demo_mesh_set_solver(&d->mesh, d->solver, d->n, d->scene.particle_radius, phases,
+                                       &meshes);
+    solids = solids || meshes;
     if (s == PBFCL_OK)
         s = pbfcl_demo_renderer_set_phases(&d->ren, solids ? phases : NULL, d->n);
     free(phases);
@@ -208,6 +216,7 @@ static pbfcl_status setup(demo *d)
     PBFCL_TRY(pbfcl_demo_window_create(&d->win, "pbfcl", d->opt->width, d->opt->height, vsync));
     PBFCL_TRY(pbfcl_demo_renderer_create(&d->ren, shader_dir));
     PBFCL_TRY(pbfcl_demo_fluid_create(&d->fluid, shader_dir));
+    PBFCL_TRY(pbfcl_demo_mesh_create(&d->mesh, shader_dir));
     PBFCL_TRY(pbfcl_demo_shadow_create(&d->shadow, shader_dir));
     PBFCL_TRY(pbfcl_demo_diffuse_create(&d->diffuse, shader_dir));
     d->shadow.enabled = d->shadow.enabled && !d->opt->no_shadows;
@@ -250,6 +259,7 @@ static void teardown(demo *d)
     pbfcl_demo_shadow_destroy(&d->shadow);
     pbfcl_demo_diffuse_destroy(&d->diffuse);
     pbfcl_demo_fluid_destroy(&d->fluid);
+    pbfcl_demo_mesh_destroy(&d->mesh);
     pbfcl_demo_renderer_destroy(&d->ren);
     pbfcl_demo_window_destroy(&d->win);
 }
@@ -442,6 +452,7 @@ static pbfcl_status transfer(demo *d)
         return PBFCL_OK;
     PBFCL_TRY(pbfcl_demo_interop_update(&d->ip, d->solver));
     PBFCL_TRY(pbfcl_demo_diffuse_update(&d->diffuse, d->solver));
+    PBFCL_TRY(pbfcl_demo_mesh_update(&d->mesh, d->solver));
     if (d->color == PBFCL_DEMO_COLOR_DENSITY) {
         PBFCL_TRY(pbfcl_solver_get_densities(d->solver, d->density, d->n));
         pbfcl_demo_renderer_upload_density(&d->ren, d->density, d->n);
@@ -485,6 +496,8 @@ static pbfcl_status render(demo *d)
     pbfcl_demo_view_scene(&v, &d->scene, d->color, d->win.draw_width, d->win.draw_height, d->n,
                           &d->shadow);
     pbfcl_demo_camera_matrices(&d->cam, (float)v.width / (float)v.height, v.view, v.proj);
+    v.draw_extra = pbfcl_demo_mesh_draw;
+    v.extra = &d->mesh;
     bool fluid = d->render_mode == PBFCL_DEMO_RENDER_FLUID;
     read_render_time(d);
     glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % PBFCL_FLUID_QUERY_FRAMES]);
