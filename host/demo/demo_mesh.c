@@ -47,6 +47,7 @@ pbfcl_status pbfcl_demo_mesh_create(pbfcl_demo_mesh *m, const char *shader_dir)
     m->u_color = glGetUniformLocation(m->program, "u_color");
     m->u_back_color = glGetUniformLocation(m->program, "u_back_color");
     m->u_shine = glGetUniformLocation(m->program, "u_shine");
+    m->u_offset = glGetUniformLocation(m->program, "u_offset");
     glGenBuffers(1, &m->ebo);
     make_vao(&m->vao, &m->vbo, m->ebo);
     return PBFCL_OK;
@@ -344,6 +345,7 @@ void pbfcl_demo_mesh_draw(void *mesh, const pbfcl_demo_view *v)
     glUniformMatrix4fv(m->u_view, 1, GL_FALSE, v->view);
     glUniformMatrix4fv(m->u_proj, 1, GL_FALSE, v->proj);
     glUniformMatrix4fv(m->u_model, 1, GL_FALSE, identity);
+    glUniform1f(m->u_offset, 0.0f);
     glDisable(GL_CULL_FACE);
     glEnable(GL_DEPTH_TEST);
     glBindVertexArray(m->vao);
@@ -351,7 +353,11 @@ void pbfcl_demo_mesh_draw(void *mesh, const pbfcl_demo_view *v)
         glUniform3fv(m->u_color, 1, cloth_front);
         glUniform3fv(m->u_back_color, 1, cloth_back);
         glUniform1f(m->u_shine, 0.3f);
-        glDrawElements(GL_TRIANGLES, (GLsizei)m->cloth_indices, GL_UNSIGNED_INT, (void *)0);
+        for (int side = -1; side <= 1; side += 2) { /* the sheet's two faces, r apart from it */
+            glUniform1f(m->u_offset, (float)side * m->tube_radius);
+            glDrawElements(GL_TRIANGLES, (GLsizei)m->cloth_indices, GL_UNSIGNED_INT, (void *)0);
+        }
+        glUniform1f(m->u_offset, 0.0f);
     }
     if (m->tube_indices) {
         glUniform3fv(m->u_color, 1, rope_color);

@@ -1,9 +1,10 @@
 /* Cloth, ropes and collision shapes as shaded surfaces: the solver's triangles (cloth,
  * inflatables) as a two-sided mesh with smooth normals recomputed from the particles each
- * frame, its ropes as tubes along their particles, and its shapes as their surfaces
- * (pbfcl_shape_get_surface) placed by their poses. The particles of a mesh or a tube are left
- * out of the sphere and fluid passes (their phase in the renderer's buffer is
- * PBFCL_DEMO_PHASE_MESH). */
+ * frame, drawn twice, a particle radius to either side, as a sheet of the particles' thickness
+ * (the particles it rests on do not show through it), its ropes as tubes along their particles, and
+ * its shapes as their surfaces (pbfcl_shape_get_surface) placed by their poses. The particles of a
+ * mesh or a tube are left out of the sphere and fluid passes (their phase in the renderer's buffer
+ * is PBFCL_DEMO_PHASE_MESH). */
 #ifndef PBFCL_DEMO_MESH_H
 #define PBFCL_DEMO_MESH_H
 
@@ -32,12 +33,12 @@ typedef struct pbfcl_demo_shape_draw {
 
 typedef struct pbfcl_demo_mesh {
     GLuint program, vao, vbo, ebo;
-    GLint u_model, u_view, u_proj, u_color, u_back_color, u_shine;
+    GLint u_model, u_view, u_proj, u_color, u_back_color, u_shine, u_offset;
     pbfcl_solver_mesh topo; /* triangles and ropes over the particles */
     size_t cloth_indices;   /* indices of the triangles in ebo (first) */
     size_t tube_indices;    /* indices of the tubes after them */
     size_t tube_vertices;   /* ring vertices after the mesh's vertices */
-    float tube_radius;      /* m */
+    float tube_radius;      /* m: the particles' radius, a tube's and half a cloth's thickness */
     float *pos;             /* the particles' positions, 3 each */
     float *vdata;           /* per vertex: position, normal */
     int shape_count;
