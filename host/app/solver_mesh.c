@@ -170,8 +170,12 @@ pbfcl_status pbfcl_solver_mesh_read(pbfcl_solver_mesh *m, pbfcl_solver *s, size_
     pbfcl_solver_mesh_free(m);
     m->n = n;
     size_t nd = 0;
+    pbfcl_solver_params p;
+    PBFCL_TRY(pbfcl_solver_get_params(s, NULL, &p));
     PBFCL_TRY(pbfcl_solver_triangle_count(s, &m->tri_count));
-    PBFCL_TRY(pbfcl_solver_distance_count(s, &nd));
+    /* distance constraints are PBF's: the library's read of an SPH solver's crashes */
+    if (p.method == PBFCL_METHOD_PBF)
+        PBFCL_TRY(pbfcl_solver_distance_count(s, &nd));
     m->tri = malloc((3 * m->tri_count + 1) * sizeof *m->tri);
     unsigned *pair = malloc((2 * nd + 1) * sizeof *pair);
     float *rest = malloc((nd + 1) * sizeof *rest);
