@@ -12,6 +12,7 @@
 #include "demo_interop.h"
 #include "demo_mesh.h"
 #include "demo_params.h"
+#include "demo_pick.h"
 #include "demo_record.h"
 #include "demo_renderer.h"
 #include "demo_screenshot.h"
@@ -66,6 +67,8 @@ typedef struct demo {
     size_t capacity; /* particles the solver, the GL buffers and density hold (emitters add) */
     float *density;  /* host copy for density colouring, in the caller's particle order */
     bool paused, tilted, help, dirty, pushing;
+    int grabbed;               /* the collision shape being dragged (ctrl + left), or -1 */
+    float grab_depth;          /* its distance in front of the camera when picked, m */
     bool stepped;              /* this frame advanced the simulation */
     double shake_until;        /* simulated time at which a shake ends, s */
     double time;               /* simulated time since the scene was built, s */
@@ -202,6 +205,7 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     if (refit_camera)
         pbfcl_demo_camera_fit(&d->cam, d->scene.domain_min, d->scene.domain_max);
     d->tilted = false;
+    d->grabbed = -1;
     d->shake_until = 0.0;
     d->time = 0.0;
     d->dirty = true;
@@ -409,6 +413,90 @@ static pbfcl_status update_push(demo *d)
     return pbfcl_solver_set_push(d->solver, origin, dir, push, 0.12f * d->cam.scene_size, strength);
 }
 
+/* The camera's forward vector (unit length) and tan of half its vertical field of view in
+ * this window (widened in portrait ones, as the projection is). */
+static float camera_forward(const demo *d, float forward[3])
+{
+    float eye[3], len = 0.0f;
+    pbfcl_demo_camera_eye(&d->cam, eye);
+    for (int k = 0; k < 3; k++) {
+        forward[k] = d->cam.target[k] - eye[k];
+        len += forward[k] * forward[k];
+    }
+    len = sqrtf(len);
+    for (int k = 0; k < 3; k++)
+        forward[k] /= len > 0.0f ? len : 1.0f;
+    float aspect = d->win.height > 0 ? (float)d->win.width / (float)d->win.height : 1.0f;
+    float t = tanf(0.5f * d->cam.fovy);
+    return aspect > 0.0f && aspect < 1.0f ? t / aspect : t;
+}
+
+/* The world offset of this frame's drag of the grabbed shape. */
+static void drag_offset(demo *d, float move[3])
+{
+    float forward[3], right[3], up[3];
+    float tan_half = camera_forward(d, forward);
+    pbfcl_demo_camera_basis(&d->cam, right, up);
+    pbfcl_demo_drag_offset(right, up, tan_half, d->win.height, d->grab_depth, d->in.grab_dx,
+                           d->in.grab_dy, move);
+}
+
+/* Picks the shape under the cursor, if any, as the one to drag. */
+static void grab_shape(demo *d)
+{
+    float forward[3], origin[3], dir[3], t = 0.0f;
+    camera_forward(d, forward);
+    pbfcl_demo_camera_ray(&d->cam, (float)d->in.mouse_x, (float)d->in.mouse_y, d->win.width,
+                          d->win.height, origin, dir);
+    d->grabbed = pbfcl_demo_mesh_pick(&d->mesh, origin, dir, &t);
+    if (d->grabbed < 0)
+        return;
+    d->grab_depth = t * (dir[0] * forward[0] + dir[1] * forward[1] + dir[2] * forward[2]);
+    printf("pbfcl demo: dragging shape %d\n", d->grabbed);
+    fflush(stdout);
+}
+
+/* Moves the grabbed shape by move and stops it there. */
+static pbfcl_status place_shape(demo *d, const float move[3])
+{
+    static const float still[3] = {0.0f, 0.0f, 0.0f};
+    float p[3];
+    PBFCL_TRY(pbfcl_shape_get_pose(d->solver, d->grabbed, p, NULL));
+    for (int k = 0; k < 3; k++)
+        p[k] += move[k];
+    d->dirty = true;
+    return pbfcl_shape_set_motion(d->solver, d->grabbed, p, NULL, still, still);
+}
+
+/* Ctrl + left drag: the collision shape under the cursor follows it in the plane facing the
+ * camera; while the simulation runs by a velocity that covers the frame's drag in one step (so
+ * that it pushes and carries the particles it touches), while paused, and for the drag of the
+ * frame it is let go in, by moving it there. Let go, it stands still. */
+static pbfcl_status drag_shape(demo *d)
+{
+    if (d->grabbed < 0 && d->in.grab)
+        grab_shape(d);
+    if (d->grabbed < 0)
+        return PBFCL_OK;
+    float move[3];
+    drag_offset(d, move);
+    if (d->in.grab && !d->paused) {
+        static const float still[3] = {0.0f, 0.0f, 0.0f};
+        float v[3] = {move[0] / d->dt, move[1] / d->dt, move[2] / d->dt};
+        return pbfcl_shape_set_motion(d->solver, d->grabbed, NULL, NULL, v, still);
+    }
+    PBFCL_TRY(place_shape(d, move));
+    if (d->in.grab)
+        return PBFCL_OK;
+    float p[3];
+    PBFCL_TRY(pbfcl_shape_get_pose(d->solver, d->grabbed, p, NULL));
+    printf("pbfcl demo: let go of shape %d at %.3f %.3f %.3f\n", d->grabbed, (double)p[0],
+           (double)p[1], (double)p[2]);
+    fflush(stdout);
+    d->grabbed = -1;
+    return PBFCL_OK;
+}
+
 /* The scene's drains and emitters after a step: particles removed and appended, so the count
  * and (with obstacles or bodies) the phases by index change. */
 static pbfcl_status run_flow(demo *d)
@@ -572,6 +660,8 @@ static pbfcl_status frame(demo *d)
     handle_actions(d);
     if (d->in.quit)
         return PBFCL_OK;
+    if (drag_shape(d) != PBFCL_OK)
+        snprintf(d->message, sizeof d->message, "the shape could not be moved (see console)");
     if (d->win.minimized && d->opt->frames == 0) {
         SDL_Delay(50); /* nothing to draw: do not spin, and leave the simulation paused */
         return PBFCL_OK;

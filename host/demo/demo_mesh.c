@@ -3,6 +3,7 @@
  * tube rings along the ropes (a frame carried from ring to ring so that the tube does not
  * twist), and each shape's pose as a model matrix. */
 #include "demo_mesh.h"
+#include "demo_pick.h"
 #include "demo_shader.h"
 #include "runtime/pbfcl_error.h"
 
@@ -175,6 +176,11 @@ static pbfcl_status add_shape(pbfcl_demo_mesh *m, pbfcl_solver *s, int id)
     if (st == PBFCL_OK) {
         pbfcl_demo_shape_draw *d = &m->shapes[m->shape_count++];
         d->id = id;
+        d->bound = 0.0f;
+        for (size_t i = 0; i < nv; i++) {
+            const float *p = v + 3 * i;
+            d->bound = fmaxf(d->bound, sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
+        }
         d->vertices = (GLsizei)(3 * nt);
         make_vao(&d->vao, &d->vbo, 0);
         glBindBuffer(GL_ARRAY_BUFFER, d->vbo);
@@ -332,6 +338,18 @@ pbfcl_status pbfcl_demo_mesh_update(pbfcl_demo_mesh *m, pbfcl_solver *s)
                  GL_STREAM_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     return PBFCL_OK;
+}
+
+int pbfcl_demo_mesh_pick(const pbfcl_demo_mesh *m, const float origin[3], const float dir[3],
+                         float *t)
+{
+    float centres[3 * PBFCL_MAX_SHAPES], radii[PBFCL_MAX_SHAPES];
+    for (int i = 0; i < m->shape_count; i++) {
+        memcpy(centres + 3 * i, m->shapes[i].model + 12, 3 * sizeof *centres);
+        radii[i] = m->shapes[i].bound;
+    }
+    int i = pbfcl_demo_pick_sphere(centres, radii, m->shape_count, origin, dir, t);
+    return i >= 0 ? m->shapes[i].id : -1;
 }
 
 static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};

@@ -28,6 +28,7 @@ typedef struct pbfcl_demo_shape_draw {
     int id;
     GLuint vao, vbo;
     GLsizei vertices;
+    float bound;     /* m: the radius of a sphere about its origin holding it (for picking) */
     float model[16]; /* its pose this frame */
 } pbfcl_demo_shape_draw;
 
@@ -60,6 +61,11 @@ pbfcl_status pbfcl_demo_mesh_set_solver(pbfcl_demo_mesh *m, pbfcl_solver *s, siz
 /* Reads the positions (when there are meshes or tubes) and the shapes' poses, recomputes the
  * normals and uploads them. */
 pbfcl_status pbfcl_demo_mesh_update(pbfcl_demo_mesh *m, pbfcl_solver *s);
+
+/* The id of the shape whose bounding sphere the ray origin + t dir (dir of unit length) meets
+ * first, where it is now, or -1 for none; *t the distance along the ray. */
+int pbfcl_demo_mesh_pick(const pbfcl_demo_mesh *m, const float origin[3], const float dir[3],
+                         float *t);
 
 /* Draws the meshes, tubes and shapes with the view's camera (a pbfcl_demo_view draw_extra). */
 void pbfcl_demo_mesh_draw(void *mesh, const pbfcl_demo_view *v);

@@ -6,6 +6,7 @@
 #ifdef PBFCL_HAVE_PNG
 #include "demo_hud_layout.h"
 #include "demo_params.h"
+#include "demo_pick.h"
 #include "demo_ramp.h"
 #include "demo_record.h"
 #include "demo_screenshot.h"
@@ -1334,6 +1335,32 @@ START_TEST(test_demo_shapes)
 END_TEST
 #endif
 
+#if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
+/* Picking a shape by its bounding sphere: of two spheres on the ray the nearer, from inside a
+ * sphere that one at distance 0, none behind the camera or beside the ray; a drag's offset
+ * scales with the depth and the field of view, right for +x and up for -y (screen points). */
+START_TEST(test_demo_pick)
+{
+    float centres[9] = {0, 0, -5, 0, 0, -2, 3, 0, -1}, radii[3] = {1, 0.5f, 0.5f};
+    float origin[3] = {0, 0, 0}, dir[3] = {0, 0, -1}, t = -1;
+    ck_assert_int_eq(pbfcl_demo_pick_sphere(centres, radii, 3, origin, dir, &t), 1);
+    ck_assert_float_eq_tol(t, 1.5f, 1e-6f);
+    float inside[3] = {0, 0, -5};
+    ck_assert_int_eq(pbfcl_demo_pick_sphere(centres, radii, 1, inside, dir, &t), 0);
+    ck_assert_float_eq(t, 0.0f);
+    float back[3] = {0, 0, 1};
+    ck_assert_int_eq(pbfcl_demo_pick_sphere(centres, radii, 2, origin, back, &t), -1);
+    float aside[3] = {0.6f, 0.8f, 0.0f};
+    ck_assert_int_eq(pbfcl_demo_pick_sphere(centres, radii, 3, origin, aside, &t), -1);
+    float right[3] = {1, 0, 0}, up[3] = {0, 1, 0}, move[3];
+    pbfcl_demo_drag_offset(right, up, 1.0f, 100, 2.0f, 10.0f, 5.0f, move); /* 0.04 m a point */
+    ck_assert_float_eq_tol(move[0], 0.4f, 1e-6f);
+    ck_assert_float_eq_tol(move[1], -0.2f, 1e-6f);
+    ck_assert_float_eq(move[2], 0.0f);
+}
+END_TEST
+#endif
+
 static int run_cloth_suite(void)
 {
 #if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
@@ -1419,6 +1446,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_demo_gravity_turn);
     tcase_add_test(tc, test_demo_ramp);
     tcase_add_test(tc, test_demo_hud_layout);
+    tcase_add_test(tc, test_demo_pick);
 #endif
     suite_add_tcase(s, tc);
     return test_run_suite(s, false);
