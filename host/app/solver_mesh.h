@@ -25,11 +25,12 @@ typedef struct pbfcl_solver_mesh {
  * held; m zeroed first or read before). */
 pbfcl_status pbfcl_solver_mesh_read(pbfcl_solver_mesh *m, pbfcl_solver *s, size_t n);
 
-/* The ropes of count distance constraints (pair, rest, tether as pbfcl_solver_get_distances
- * gives them; tether may be NULL) among n particles, in_tri[p] != 0 for particles of a
- * triangle: the constraints that are no tether and join two particles of no triangle, less
- * the bends (a constraint longer than two others that join its ends through one particle),
- * chained into polylines (a particle with more than two neighbours ends its lines). */
+/* Sets m's lines (m zeroed but for m->n, the particle count) to the ropes of count distance
+ * constraints (pair, rest, tether as pbfcl_solver_get_distances gives them; tether may be
+ * NULL), in_tri[p] != 0 (m->n entries) for the particles of a triangle: the constraints that are no
+ * tether and join two particles of no triangle, less the bends (a constraint longer than two others
+ * that join its ends through one particle), chained into polylines (a particle with more than two
+ * neighbours ends its lines). */
 pbfcl_status pbfcl_solver_mesh_ropes(pbfcl_solver_mesh *m, const unsigned *pair, const float *rest,
                                      const unsigned char *tether, size_t count,
                                      const unsigned char *in_tri);

@@ -109,8 +109,10 @@ static pbfcl_status upload_indices(pbfcl_demo_mesh *m)
     m->tube_indices = 6 * PBFCL_DEMO_TUBE_SIDES * segs;
     m->tube_vertices = PBFCL_DEMO_TUBE_SIDES * points;
     unsigned *idx = malloc((m->cloth_indices + m->tube_indices + 1) * sizeof *idx);
-    m->vdata = realloc(m->vdata, (t->vert_count + m->tube_vertices + 1) * 6 * sizeof(float));
-    m->pos = realloc(m->pos, (t->n + 1) * 3 * sizeof(float));
+    free(m->vdata);
+    free(m->pos);
+    m->vdata = malloc((t->vert_count + m->tube_vertices + 1) * 6 * sizeof(float));
+    m->pos = malloc((t->n + 1) * 3 * sizeof(float));
     if (!idx || !m->vdata || !m->pos) {
         free(idx);
         pbfcl_errorf("out of host memory for the meshes of %zu particles", t->n);

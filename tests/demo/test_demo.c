@@ -1285,7 +1285,9 @@ START_TEST(test_demo_rope_tube)
 END_TEST
 
 /* A scene with a sphere, a capsule, a box and a convex hull as colliders shows more than 3000
- * pixels of the shapes' colour at frame 2; the same scene without them none. */
+ * pixels of the shapes' colour at frame 2, the same scene without them none; and the shapes
+ * cast shadows: turning shadows off (--no-shadows) brightens more than 2000 more pixels with
+ * them than without them. */
 START_TEST(test_demo_shapes)
 {
     char scene[2][96], obj[96];
@@ -1299,7 +1301,7 @@ START_TEST(test_demo_shapes)
     const char *head = "{\"name\": \"shapes\", \"domain\": {\"min\": [0, 0, 0], \"max\": [1.2, "
                        "0.8, 0.4]}, \"particle_radius\": 0.02, \"fluid\": [{\"min\": [0, 0, 0], "
                        "\"max\": [0.25, 0.3, 0.4]}]";
-    long shown[2];
+    long shown[2], shadowed[2];
     for (int k = 0; k < 2; k++) {
         snprintf(scene[k], sizeof scene[k], "/tmp/pbfcl_demo_%d_shapes%d.json", (int)getpid(), k);
         f = fopen(scene[k], "w");
@@ -1316,21 +1318,38 @@ START_TEST(test_demo_shapes)
         char sed[512];
         snprintf(sed, sizeof sed, "sed -i 's|pbfcl_demo_WEDGE|%s|' %s", obj, scene[k]);
         ck_assert_int_eq(system(sed), 0);
-        char path[96];
-        snprintf(path, sizeof path, "/tmp/pbfcl_demo_%d_shapes%d.png", (int)getpid(), k);
-        render_own_scene(scene[k], 2, "spheres", path);
-        image im = read_png(path);
-        unlink(path);
+        char path[2][96];
+        image im[2];
+        for (int lit = 0; lit < 2; lit++) { /* with shadows, then without */
+            snprintf(path[lit], sizeof path[lit], "/tmp/pbfcl_demo_%d_shapes%d_%d.png",
+                     (int)getpid(), k, lit);
+            render_own_scene(scene[k], 2, lit ? "spheres --no-shadows" : "spheres", path[lit]);
+            im[lit] = read_png(path[lit]);
+            unlink(path[lit]);
+        }
         unlink(scene[k]);
-        unsigned char *m = mask_of(&im, is_shape_colour, &shown[k]);
+        unsigned char *m = mask_of(&im[0], is_shape_colour, &shown[k]);
         free(m);
-        free(im.rgb);
+        shadowed[k] = 0;
+        for (int y = DEMO_HUD_BOTTOM; y < im[0].h; y++)
+            for (int x = 0; x < im[0].w; x++) {
+                const unsigned char *p = im[0].rgb + 3 * ((size_t)y * (size_t)im[0].w + (size_t)x);
+                const unsigned char *q = im[1].rgb + 3 * ((size_t)y * (size_t)im[0].w + (size_t)x);
+                shadowed[k] += (q[0] + q[1] + q[2]) - (p[0] + p[1] + p[2]) > 24;
+            }
+        free(im[0].rgb);
+        free(im[1].rgb);
     }
     unlink(obj);
-    printf("shape-coloured pixels: %ld with the colliders, %ld without\n", shown[0], shown[1]);
+    printf("shape-coloured pixels: %ld with the colliders, %ld without; pixels darkened by the "
+           "shadows: %ld with, %ld without\n",
+           shown[0], shown[1], shadowed[0], shadowed[1]);
     ck_assert_msg(shown[0] > 3000, "the colliders show as only %ld pixels", shown[0]);
     ck_assert_msg(shown[1] < 50, "the scene without colliders has %ld shape-coloured pixels",
                   shown[1]);
+    ck_assert_msg(shadowed[0] > shadowed[1] + 2000,
+                  "the colliders cast no shadow: %ld pixels darkened with them, %ld without",
+                  shadowed[0], shadowed[1]);
 }
 END_TEST
 #endif
