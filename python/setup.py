@@ -3,8 +3,8 @@
 It links pbfcl's static library, so the module needs no libpbfcl.so at run time. With a build
 tree that has the demo's renderer (build/host/libpbfcl_render.a with libpbfcl_solver_mesh.a,
 built when SDL2, GLEW and EGL were found), Solver.render() draws through EGL and the shaders go
-into the package; otherwise
-render() raises an error saying what to install. The library is looked for, in order, in:
+into the package; otherwise render() raises an error saying what to install. The library is
+looked for, in order, in:
   $PBFCL_PREFIX            an installed pbfcl (cmake --install build --prefix P): P/include, P/lib
   $PBFCL_BUILD_DIR or ../build   the build tree of this checkout (tools/build first)
   pkg-config pbfcl         an installed pbfcl that pkg-config knows
