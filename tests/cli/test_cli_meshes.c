@@ -1,13 +1,15 @@
-/* The cloth and colliders of `pbfcl run --export` from the outside: shapes.csv's rows equal
- * the poses and velocities the API reports for the same scene stepped as far; a run resumed
- * from a checkpoint writes the meshes (their triangles kept in the checkpoint) and the
- * collection byte for byte as the whole run does, and shapes.csv's rows to float rounding; a folder
- * holding another run's shapes.csv, and a --stats file that is one of the mesh or shape files, are
- * refused before anything runs. (The files' content as readers see it: check_export_meshes.py.) */
+/* The cloth and colliders of `pbfcl run --export` from the outside: a mesh file's faces are the
+ * API's triangles of the same scene, and shapes.csv's rows the poses and velocities the API
+ * reports for it stepped as far; a run resumed from a checkpoint writes the meshes (their
+ * triangles kept in the checkpoint) and the collection byte for byte as the whole run does,
+ * and shapes.csv's rows to float rounding; a folder holding another run's shapes.csv, and a
+ * --stats file that is one of the mesh or shape files, are refused before anything runs. (The
+ * files' content as readers see it: check_export_meshes.py.) */
 #include "cli_util.h"
 #include "pbfcl.h"
 
 #include <math.h>
+#include <stdint.h>
 
 /* A small cloth falling onto a sphere collider beside a box collider that rises and turns. */
 static const char scene_text[] =
@@ -48,6 +50,43 @@ static double csv_value(const char *text, int step, int shape, int col)
     return 0.0;
 }
 
+/* The run's mesh_00000.ply holds the solver's triangles: as many faces, each the particles (by
+ * the vertices' ids: a particle's index at step 0) of the same triangle. */
+static void assert_mesh_faces(pbfcl_solver *s)
+{
+    size_t nt = 0, len;
+    ck_assert_int_eq(pbfcl_solver_triangle_count(s, &nt), PBFCL_OK);
+    ck_assert_uint_eq(nt, 200); /* 11 x 11 particles, two triangles per cell */
+    unsigned *tri = malloc(3 * nt * sizeof *tri);
+    ck_assert_int_eq(pbfcl_solver_get_triangles(s, tri, nt), PBFCL_OK);
+    char path[256];
+    snprintf(path, sizeof path, "%s/e/mesh_00000.ply", cli_dir);
+    char *buf = cli_slurp(path, &len);
+    const char *v = strstr(buf, "element vertex "), *f = strstr(buf, "element face ");
+    const char *end = strstr(buf, "end_header\n");
+    ck_assert_msg(v && f && end, "%s: not a PLY mesh of pbfcl", path);
+    size_t nv = strtoul(v + 15, NULL, 10), faces = strtoul(f + 13, NULL, 10);
+    ck_assert_uint_eq(faces, nt);
+    ck_assert_uint_eq(nv, 121);
+    const unsigned char *body = (const unsigned char *)end + 11;
+    ck_assert_uint_eq(len - (size_t)(body - (const unsigned char *)buf), nv * 16 + faces * 13);
+    for (size_t t = 0; t < faces; t++) {
+        const unsigned char *rec = body + nv * 16 + t * 13;
+        ck_assert_uint_eq(rec[0], 3);
+        for (int k = 0; k < 3; k++) {
+            int32_t index;
+            uint32_t id;
+            memcpy(&index, rec + 1 + 4 * k, 4);
+            ck_assert(index >= 0 && (size_t)index < nv);
+            memcpy(&id, body + 16 * (size_t)index + 12, 4);
+            ck_assert_msg(id == tri[3 * t + k], "face %zu corner %d: particle %u, triangle's %u", t,
+                          k, id, tri[3 * t + k]);
+        }
+    }
+    free(buf);
+    free(tri);
+}
+
 /* Steps of 1/60 s after which the run exports a row (the run's frames). */
 #define STEPS 6
 #define EVERY 3
@@ -85,6 +124,7 @@ START_TEST(shapes_csv_matches_api)
     ck_assert_int_eq(pbfcl_solver_create(ctx, &sd, &s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_add(s, pos, NULL, n), PBFCL_OK);
     ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(setup, s), PBFCL_OK);
+    assert_mesh_faces(s);
     int count;
     ck_assert_int_eq(pbfcl_shape_count(s, &count), PBFCL_OK);
     ck_assert_int_eq(count, 2);
