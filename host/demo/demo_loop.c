@@ -518,6 +518,12 @@ static pbfcl_status step(demo *d)
     pbfcl_timers timers;
     double t0 = now_s();
     PBFCL_TRY(pbfcl_solver_step(d->solver, 0.0f, &timers)); /* waits for the device */
+    size_t n = d->n;
+    PBFCL_TRY(pbfcl_solver_count(d->solver, &n));
+    if (n != d->n) { /* a tearing cloth's new particles, at the end: phases and meshes anew */
+        d->n = n;
+        PBFCL_TRY(upload_phases(d));
+    }
     d->substeps = timers.substeps;
     d->time += d->dt;
     d->stepped = true;
