@@ -112,29 +112,10 @@ pbfcl_status pbfcl_checkpoint_write_with(const char *path, size_t n,
     return pbfcl_atomic_commit(&a);
 }
 
-/* The solver's triangles (cloth, inflatables: for drawing and export, not in its saved state)
- * as the section "triangles"; none without triangles, so such a checkpoint is as before. */
-static pbfcl_status save_triangles(pbfcl_solver *solver, pbfcl_state_write_fn write, void *user)
-{
-    size_t count = 0;
-    PBFCL_TRY(pbfcl_solver_triangle_count(solver, &count));
-    if (count == 0)
-        return PBFCL_OK;
-    unsigned *tri = malloc(3 * count * sizeof *tri);
-    if (!tri)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    pbfcl_status st = pbfcl_solver_get_triangles(solver, tri, count);
-    if (st == PBFCL_OK)
-        st = write(user, "triangles", tri, 3 * count * sizeof *tri);
-    free(tri);
-    return st;
-}
-
-/* pbfcl_checkpoint_save_fn of a solver (ctx): its state, then its triangles. */
+/* pbfcl_checkpoint_save_fn of a solver (ctx). */
 static pbfcl_status save_solver(void *ctx, pbfcl_state_write_fn write, void *user)
 {
-    PBFCL_TRY(pbfcl_solver_save_state(ctx, write, user));
-    return save_triangles(ctx, write, user);
+    return pbfcl_solver_save_state(ctx, write, user);
 }
 
 pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
@@ -152,21 +133,7 @@ pbfcl_status pbfcl_checkpoint_write(const char *path, pbfcl_solver *solver,
 
 pbfcl_status pbfcl_checkpoint_restore(pbfcl_checkpoint *c, pbfcl_solver *solver)
 {
-    PBFCL_TRY(pbfcl_solver_load_state(solver, pbfcl_checkpoint_section, c));
-    size_t bytes = pbfcl_checkpoint_section_bytes(c, "triangles");
-    if (bytes == 0)
-        return PBFCL_OK;
-    unsigned *tri = bytes % (3 * sizeof *tri) == 0 ? malloc(bytes) : NULL;
-    if (!tri) {
-        pbfcl_errorf("checkpoint '%s': section 'triangles' holds %zu bytes, not whole triangles",
-                     pbfcl_checkpoint_path(c), bytes);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
-    pbfcl_status st = pbfcl_checkpoint_section(c, "triangles", tri, bytes);
-    if (st == PBFCL_OK) /* checked there: each index below the particle count */
-        st = pbfcl_solver_set_triangles(solver, tri, bytes / (3 * sizeof *tri));
-    free(tri);
-    return st;
+    return pbfcl_solver_load_state(solver, pbfcl_checkpoint_section, c);
 }
 
 pbfcl_status pbfcl_checkpoint_restore_setup(pbfcl_checkpoint *c, const pbfcl_checkpoint_info *info,

@@ -93,12 +93,8 @@ const char *pbfcl_checkpoint_path(const pbfcl_checkpoint *c);
  * exactly bytes bytes. */
 pbfcl_status pbfcl_checkpoint_section(void *ctx, const char *name, void *data, size_t bytes);
 
-/* Restores the saved state into solver (empty, with room for the checkpoint's particles), and
- * its triangles (section "triangles", written only for a solver that has some). */
+/* Restores the saved state into solver (empty, with room for the checkpoint's particles). */
 pbfcl_status pbfcl_checkpoint_restore(pbfcl_checkpoint *c, pbfcl_solver *solver);
-
-/* The bytes of the section called name, 0 if there is none. */
-size_t pbfcl_checkpoint_section_bytes(const pbfcl_checkpoint *c, const char *name);
 
 /* Makes the scene setup saved in the checkpoint (the scene and its emitters' progress), and
  * checks that it is the scene the header names; a difference is named. */

@@ -342,14 +342,6 @@ pbfcl_status pbfcl_checkpoint_section(void *ctx, const char *name, void *data, s
     return PBFCL_ERR_BAD_ARGUMENT;
 }
 
-size_t pbfcl_checkpoint_section_bytes(const pbfcl_checkpoint *c, const char *name)
-{
-    for (size_t k = 0; k < c->count; k++)
-        if (!strcmp(c->sections[k].name, name))
-            return (size_t)c->sections[k].bytes;
-    return 0;
-}
-
 static int compare_ids(const void *a, const void *b)
 {
     unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;

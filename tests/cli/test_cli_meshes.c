@@ -1,7 +1,7 @@
 /* The cloth and colliders of `pbfcl run --export` from the outside: a mesh file's faces are the
  * API's triangles of the same scene, and shapes.csv's rows the poses and velocities the API
  * reports for it stepped as far; a run resumed from a checkpoint writes the meshes (their
- * triangles kept in the checkpoint) and the collection byte for byte as the whole run does,
+ * triangles in the saved state) and the collection byte for byte as the whole run does,
  * and shapes.csv's rows to float rounding; a folder holding another run's shapes.csv, and a
  * --stats file that is one of the mesh or shape files, are refused before anything runs. (The
  * files' content as readers see it: check_export_meshes.py.) */
@@ -162,7 +162,7 @@ START_TEST(shapes_csv_matches_api)
 END_TEST
 
 /* A run stopped with a checkpoint at step 4 and resumed to 6 writes what the whole run does:
- * every mesh with its triangles (which the checkpoint keeps: without them the resumed meshes
+ * every mesh with its triangles (which the saved state keeps: without them the resumed meshes
  * had none), the collection, and shapes.csv's rows (those after the checkpoint's step that the
  * stopped run never wrote, and none twice). */
 START_TEST(meshes_resume_byte_for_byte)
