@@ -853,6 +853,35 @@ PBFCL_API pbfcl_status pbfcl_shape_destroy(pbfcl_solver *s, int id);
 /* The number of shapes. */
 PBFCL_API pbfcl_status pbfcl_shape_count(const pbfcl_solver *s, int *count);
 
+/* The id of the index-th shape (0 .. pbfcl_shape_count - 1, in the order they were made). */
+PBFCL_API pbfcl_status pbfcl_shape_id(const pbfcl_solver *s, int index, int *id);
+
+/* What a shape is, for drawing and export (pbfcl_shape_get_info). */
+typedef struct pbfcl_shape_info {
+    pbfcl_shape_type type;
+    char name[64];             /* as messages name it: "shape 'NAME'" or "shape <id>" */
+    float radius;              /* sphere, capsule, m */
+    float half_length;         /* capsule, m (along its local x) */
+    float half_extents[3];     /* box, m */
+    int two_sided;             /* mesh */
+    float velocity[3];         /* m/s */
+    float angular_velocity[3]; /* rad/s about its position */
+} pbfcl_shape_info;
+
+/* Reads shape id's kind, size and velocities. */
+PBFCL_API pbfcl_status pbfcl_shape_get_info(const pbfcl_solver *s, int id, pbfcl_shape_info *info);
+
+/* Shape id's surface in its own frame (pbfcl_shape_get_pose places it in the world) as
+ * triangles over vertices, counter-clockwise seen from outside: a sphere or capsule tessellated
+ * with `segments` (4 .. 256; 0: 24) around its axis and half as many from pole to pole, a box's
+ * 12 triangles over its 8 corners, a convex hull's faces (each a fan), a mesh's triangles over
+ * its distinct corners. *vertex_count and *triangle_count give the room in vertices (xyz
+ * triples) and triangles (3 indices each) and return the numbers the surface has; with either
+ * array NULL only the numbers are returned, and room for fewer is PBFCL_ERR_BUFFER_SIZE. */
+PBFCL_API pbfcl_status pbfcl_shape_get_surface(const pbfcl_solver *s, int id, int segments,
+                                               float *vertices, size_t *vertex_count,
+                                               unsigned *triangles, size_t *triangle_count);
+
 /* Shape id's contacts: the force the particles exert on it in the last substep (N; an
  * embedding engine pushes its rigid body with it), the particles its contacts moved then, and
  * the particles found inside it (a sphere, capsule, box, convex hull or SDF) at the start of a

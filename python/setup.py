@@ -1,9 +1,10 @@
 """Builds the Python package pbfcl (the extension pbfcl._pbfcl over include/pbfcl.h).
 
 It links pbfcl's static library, so the module needs no libpbfcl.so at run time. With a build
-tree that has the demo's renderer (build/host/libpbfcl_render.a, built when SDL2, GLEW and EGL
-were found), Solver.render() draws through EGL and the shaders go into the package; otherwise
-render() raises an error saying what to install. The library is looked for, in order, in:
+tree that has the demo's renderer (build/host/libpbfcl_render.a with libpbfcl_solver_mesh.a,
+built when SDL2, GLEW and EGL were found), Solver.render() draws through EGL and the shaders go
+into the package; otherwise render() raises an error saying what to install. The library is
+looked for, in order, in:
   $PBFCL_PREFIX            an installed pbfcl (cmake --install build --prefix P): P/include, P/lib
   $PBFCL_BUILD_DIR or ../build   the build tree of this checkout (tools/build first)
   pkg-config pbfcl         an installed pbfcl that pkg-config knows
@@ -79,11 +80,13 @@ def header_version(include):
 
 
 def find_renderer(archive):
-    """The renderer's archive beside the library's in a build tree, or None."""
+    """The renderer's archives beside the library's in a build tree (the renderer and the
+    cloth's and ropes' surfaces it draws, libpbfcl_solver_mesh.a), or None."""
     render = os.path.join(os.path.dirname(archive), "libpbfcl_render.a")
+    meshes = os.path.join(os.path.dirname(archive), "libpbfcl_solver_mesh.a")
     demo = os.path.join(root, "host", "demo")
-    if os.path.exists(render) and os.path.exists(os.path.join(demo, "demo_offscreen.h")):
-        return render
+    if all(os.path.exists(p) for p in (render, meshes, os.path.join(demo, "demo_offscreen.h"))):
+        return [render, meshes]
     return None
 
 
@@ -100,7 +103,7 @@ class build_py_with_shaders(build_py):
 include, archive, libs = find_library()
 renderer = find_renderer(archive)
 render_args = dict(
-    extra_objects=[renderer, archive], libraries=["EGL", "GLEW", "GL"],
+    extra_objects=renderer + [archive], libraries=["EGL", "GLEW", "GL"],
     include_dirs=[os.path.join(root, "host", "demo")], define_macros=[("PBFCL_PY_RENDER", "1")],
 ) if renderer else dict(extra_objects=[archive], libraries=[], include_dirs=[], define_macros=[])
 sources = sorted(os.path.join("src", f) for f in os.listdir(os.path.join(here, "src"))

@@ -1,7 +1,7 @@
 // Fluid depth and thickness passes: each particle a point sprite that covers its sphere of
 // radius u_radius (u_point_scale = target height in pixels * u_proj[1][1]). Body particles
-// (phase > 0) and obstacles' (phase -1) are no part of the fluid: they are dropped here and
-// drawn as spheres.
+// (phase > 0), obstacles' (phase -1) and those of a cloth's mesh or a rope's tube (-2) are no
+// part of the fluid: they are dropped here and drawn as spheres or meshes.
 #version 330 core
 layout(location = 0) in vec4 a_position; // x, y, z (m), w = speed (unused here)
 layout(location = 2) in float a_phase;   // 0 = fluid, b + 1 = body b, -1 = an obstacle's

@@ -1,10 +1,13 @@
 // Particles as point sprites sized to cover a sphere of radius u_radius; the colour is
 // picked here from speed (position.w) or density on the scale u_ramp, a body particle's
-// (phase > 0) from its body's colour, and an obstacle's (phase -1, static) is green.
+// (phase > 0) from its body's colour, and an obstacle's (phase -1, static) is green; a
+// particle drawn in a cloth's mesh or a rope's tube (phase -2, host/demo/demo_mesh.h) is not
+// drawn here.
 #version 330 core
 layout(location = 0) in vec4 a_position; // x, y, z (m), w = speed (m/s)
 layout(location = 1) in float a_density; // kg/m^3 (used in density mode only)
-layout(location = 2) in float a_phase;   // 0 = fluid, b + 1 = body b, -1 = an obstacle's
+layout(location = 2) in float a_phase;   // 0 = fluid, b + 1 = body b, -1 = an obstacle's,
+                                         // -2 = part of a mesh
                                          // (constant 0 without bodies and obstacles)
 uniform mat4 u_view;
 uniform mat4 u_proj;
@@ -33,7 +36,7 @@ void main()
 {
     int body = int(a_phase + 0.5) - 1;
     bool obstacle = a_phase < -0.5;
-    if (u_only_bodies != 0 && body < 0 && !obstacle) {
+    if ((u_only_bodies != 0 && body < 0 && !obstacle) || a_phase < -1.5) {
         gl_Position = vec4(2.0, 2.0, 2.0, 1.0); // outside the clip volume: the point is dropped
         gl_PointSize = 1.0;
         v_center_eye = vec3(0.0);

@@ -21,72 +21,9 @@ pbfcl_status pbfcl_body_csv_open(pbfcl_body_csv *c, const char *path, bool repla
     return pbfcl_row_file_open(&c->file, &body_kind, path, replace);
 }
 
-/* The bytes of text (size bytes, the header first) to keep when resuming after step: the
- * header and the whole rows of steps up to step (rows come in step order). */
-static size_t rows_up_to(const char *text, size_t size, long long step)
-{
-    size_t keep = strlen(PBFCL_BODY_CSV_HEADER) + 1;
-    while (keep < size) {
-        const char *end = memchr(text + keep, '\n', size - keep);
-        if (!end || strtoll(text + keep, NULL, 10) > step)
-            break;
-        keep = (size_t)(end - text) + 1;
-    }
-    return keep;
-}
-
-/* Reads the whole file fd into *text (NUL-terminated); false if it cannot. */
-static bool read_all(int fd, char **text, size_t *size)
-{
-    off_t end = lseek(fd, 0, SEEK_END);
-    *text = end >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? malloc((size_t)end + 1) : NULL;
-    size_t done = 0;
-    while (*text && done < (size_t)end) {
-        ssize_t r = read(fd, *text + done, (size_t)end - done);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        done += (size_t)r;
-    }
-    if (*text)
-        (*text)[done] = '\0';
-    *size = done;
-    return *text && done == (size_t)end;
-}
-
 pbfcl_status pbfcl_body_csv_resume(pbfcl_body_csv *c, const char *path, long long step)
 {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT) /* the interrupted run wrote no frames: start one */
-        return pbfcl_body_csv_open(c, path, false);
-    memset(c, 0, sizeof *c);
-    char *text = NULL;
-    size_t size = 0, head = strlen(PBFCL_BODY_CSV_HEADER);
-    if (fd < 0 || !read_all(fd, &text, &size)) {
-        pbfcl_errorf("cannot continue body motion file '%s': %s", path, strerror(errno));
-        free(text);
-        if (fd >= 0)
-            close(fd);
-        return PBFCL_ERR_IO;
-    }
-    if (size <= head || memcmp(text, PBFCL_BODY_CSV_HEADER "\n", head + 1) != 0) {
-        pbfcl_errorf("'%s' is not a body motion file (its first line is not '%s'); remove it or "
-                     "export to another directory",
-                     path, PBFCL_BODY_CSV_HEADER);
-        free(text);
-        close(fd);
-        return PBFCL_ERR_IO;
-    }
-    off_t keep = (off_t)rows_up_to(text, size, step);
-    free(text);
-    if (ftruncate(fd, keep) != 0 || lseek(fd, keep, SEEK_SET) < 0) {
-        pbfcl_errorf("cannot continue body motion file '%s': %s", path, strerror(errno));
-        close(fd);
-        return PBFCL_ERR_IO;
-    }
-    pbfcl_row_file_adopt(&c->file, &body_kind, path, fd, keep);
-    return PBFCL_OK;
+    return pbfcl_row_file_resume(&c->file, &body_kind, path, step);
 }
 
 /* One row; returns its length or -1 if it does not fit. */

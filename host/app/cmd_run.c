@@ -63,7 +63,9 @@ static void run_usage(FILE *f)
     static const char *const lines[][2] = {
         {"--steps S", "run until step S (default 300; 1 to 1e9)"},
         {"--export DIR", "write DIR/frame_NNNNN.ply|vtu at steps 0, K, 2K, ... (0: the initial "
-                         "state); VTK adds DIR/frames.pvd with the simulated times"},
+                         "state); VTK adds DIR/frames.pvd with the simulated times; cloth and "
+                         "ropes add DIR/mesh_NNNNN.ply|vtp, bodies DIR/bodies.csv, colliders "
+                         "DIR/shapes.csv and DIR/shape_NN.obj"},
         {"--every K", "export every K steps (default 1)"},
         {"--format ply|vtk", "frame format (default ply; vtk: .vtu for ParaView)"},
         {"--up y|z", "the axis that is up in the frames (default y; z for z-up tools)"},

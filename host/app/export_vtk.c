@@ -163,9 +163,9 @@ pbfcl_status pbfcl_pvd_write(const char *path, const pbfcl_pvd_entry *entries, s
                               "<VTKFile type=\"Collection\" version=\"0.1\" "
                               "byte_order=\"LittleEndian\">\n  <Collection>\n") > 0;
     for (size_t i = 0; i < count && ok; i++)
-        ok =
-            fprintf(a.file, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n",
-                    entries[i].time, entries[i].file) > 0;
+        ok = fprintf(a.file,
+                     "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%d\" file=\"%s\"/>\n",
+                     entries[i].time, !strncmp(entries[i].file, "mesh_", 5), entries[i].file) > 0;
     ok = ok && fprintf(a.file, "  </Collection>\n</VTKFile>\n") > 0;
     if (!ok) {
         int saved = errno;

@@ -11,7 +11,8 @@
  * (header_type UInt64). */
 pbfcl_status pbfcl_vtu_write(const char *path, const pbfcl_frame *f);
 
-/* One entry of a .pvd collection: a frame file (relative to the .pvd) and its time, s. */
+/* One entry of a .pvd collection: a frame file (relative to the .pvd) and its time, s; a
+ * mesh_NNNNN.vtp (export_mesh.h) is its time's part 1, the particles' frame part 0. */
 typedef struct pbfcl_pvd_entry {
     char file[64];
     double time;

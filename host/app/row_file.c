@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -88,4 +89,74 @@ pbfcl_status pbfcl_row_file_close(pbfcl_row_file *f, bool remove_file)
     f->open = false;
     f->fd = -1;
     return st;
+}
+
+/* The bytes of text (size bytes, the header line first) to keep when resuming after step: the
+ * header and the whole rows of steps up to step (rows come in step order, the step first). */
+static size_t rows_up_to(const char *text, size_t size, const char *header, long long step)
+{
+    size_t keep = strlen(header);
+    while (keep < size) {
+        const char *end = memchr(text + keep, '\n', size - keep);
+        if (!end || strtoll(text + keep, NULL, 10) > step)
+            break;
+        keep = (size_t)(end - text) + 1;
+    }
+    return keep;
+}
+
+/* Reads the whole file fd into *text (NUL-terminated); false if it cannot. */
+static bool read_all(int fd, char **text, size_t *size)
+{
+    off_t end = lseek(fd, 0, SEEK_END);
+    *text = end >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? malloc((size_t)end + 1) : NULL;
+    size_t done = 0;
+    while (*text && done < (size_t)end) {
+        ssize_t r = read(fd, *text + done, (size_t)end - done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        done += (size_t)r;
+    }
+    if (*text)
+        (*text)[done] = '\0';
+    *size = done;
+    return *text && done == (size_t)end;
+}
+
+pbfcl_status pbfcl_row_file_resume(pbfcl_row_file *f, const pbfcl_row_file_kind *kind,
+                                   const char *path, long long step)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) /* the interrupted run wrote no frames: start one */
+        return pbfcl_row_file_open(f, kind, path, false);
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    char *text = NULL;
+    size_t size = 0, head = strlen(kind->header);
+    if (fd < 0 || !read_all(fd, &text, &size)) {
+        pbfcl_errorf("cannot continue %s '%s': %s", kind->what, path, strerror(errno));
+        free(text);
+        if (fd >= 0)
+            close(fd);
+        return PBFCL_ERR_IO;
+    }
+    if (size < head || memcmp(text, kind->header, head) != 0) {
+        pbfcl_errorf("'%s' is not a %s (its first line is not '%.*s'); remove it or export to "
+                     "another directory",
+                     path, kind->what, (int)head - 1, kind->header);
+        free(text);
+        close(fd);
+        return PBFCL_ERR_IO;
+    }
+    off_t keep = (off_t)rows_up_to(text, size, kind->header, step);
+    free(text);
+    if (ftruncate(fd, keep) != 0 || lseek(fd, keep, SEEK_SET) < 0) {
+        pbfcl_errorf("cannot continue %s '%s': %s", kind->what, path, strerror(errno));
+        close(fd);
+        return PBFCL_ERR_IO;
+    }
+    pbfcl_row_file_adopt(f, kind, path, fd, keep);
+    return PBFCL_OK;
 }

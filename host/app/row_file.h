@@ -36,6 +36,11 @@ pbfcl_status pbfcl_row_file_open(pbfcl_row_file *f, const pbfcl_row_file_kind *k
  * position is at keep (e.g. a file being continued). */
 void pbfcl_row_file_adopt(pbfcl_row_file *f, const pbfcl_row_file_kind *kind, const char *path,
                           int fd, off_t keep);
+/* Opens path to continue a run resumed after step: keeps the header and the rows (each led by
+ * its step) of steps up to step and cuts off the rest; creates the file if it is missing;
+ * refuses a file whose first line is not the kind's header. */
+pbfcl_status pbfcl_row_file_resume(pbfcl_row_file *f, const pbfcl_row_file_kind *kind,
+                                   const char *path, long long step);
 /* Appends len bytes with one write; if they cannot be written whole, cuts the file back to
  * its whole appends and reports the error. */
 pbfcl_status pbfcl_row_file_append(pbfcl_row_file *f, const char *buf, size_t len);

@@ -73,20 +73,31 @@ pbfcl_status run_outputs_check_checkpoint(const char *path, bool force)
     return PBFCL_OK;
 }
 
-/* A resumed run's export folder: frames (or bodies.csv) there must be of the run that wrote
- * the checkpoint, or --force; then those after the checkpoint's step are replaced. */
+/* The first of the motion files (bodies.csv, shapes.csv) that dir holds, or NULL. */
+static const char *held_csv(const char *dir)
+{
+    static const char *const names[2] = {PBFCL_BODY_CSV_NAME, PBFCL_SHAPE_CSV_NAME};
+    for (int i = 0; i < 2; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (access(path, F_OK) == 0)
+            return names[i];
+    }
+    return NULL;
+}
+
+/* A resumed run's export folder: frames (or bodies.csv, shapes.csv) there must be of the run that
+ * wrote the checkpoint, or --force; then those after the checkpoint's step are replaced. */
 static pbfcl_status check_resume_folder(const run_outputs *o, size_t frames, const char *first)
 {
-    char bodies[4200];
-    snprintf(bodies, sizeof bodies, "%s/%s", o->export_dir, PBFCL_BODY_CSV_NAME);
-    bool held = frames > 0 || access(bodies, F_OK) == 0;
+    const char *csv = held_csv(o->export_dir);
+    bool held = frames > 0 || csv;
     if (!held || o->force || run_lineage_lists(o->export_dir, o->resume_path))
         return PBFCL_OK;
     pbfcl_errorf("export directory '%s' holds %s of a run other than the one that wrote "
                  "checkpoint '%s'; give an empty or new directory, or --force to replace the "
                  "frames after the checkpoint's step %lld",
-                 o->export_dir, frames > 0 ? first : PBFCL_BODY_CSV_NAME, o->resume_path,
-                 o->resume_step);
+                 o->export_dir, frames > 0 ? first : csv, o->resume_path, o->resume_step);
     pbfcl_export_dir_undo();
     return PBFCL_ERR_IO;
 }
@@ -114,12 +125,11 @@ pbfcl_status run_outputs_check(run_outputs *o)
         pbfcl_export_dir_undo();
         return PBFCL_ERR_IO;
     }
-    char bodies[4200];
-    snprintf(bodies, sizeof bodies, "%s/%s", o->export_dir, PBFCL_BODY_CSV_NAME);
-    if (!o->force && access(bodies, F_OK) == 0) {
+    const char *held = held_csv(o->export_dir);
+    if (!o->force && held) {
         pbfcl_errorf("export directory '%s' already holds %s of another run; give an empty or "
                      "new directory, or --force to replace it",
-                     o->export_dir, PBFCL_BODY_CSV_NAME);
+                     o->export_dir, held);
         pbfcl_export_dir_undo();
         return PBFCL_ERR_IO;
     }
@@ -143,7 +153,6 @@ static void remove_replaced(run_outputs *o, const char *name, long long step, pb
 /* Adds the kept frames of the resumed run (steps up to the checkpoint's) to the collection. */
 static void collect_kept(run_outputs *o, const char *name, long long step, pbfcl_export_format f)
 {
-    (void)name;
     if (step < 0 || f != o->format || f != PBFCL_FORMAT_VTK || step > o->resume_step)
         return;
     if (o->pvd_count == o->pvd_cap) {
@@ -155,14 +164,16 @@ static void collect_kept(run_outputs *o, const char *name, long long step, pbfcl
         o->pvd_cap = cap;
     }
     pbfcl_pvd_entry *e = &o->pvd[o->pvd_count++];
-    snprintf(e->file, sizeof e->file, "frame_%05lld.vtu", step);
+    snprintf(e->file, sizeof e->file, "%s", name); /* a frame's .vtu or a mesh's .vtp */
     e->time = (double)step; /* times in steps until run_outputs_start multiplies by dt */
 }
 
 static int by_time(const void *a, const void *b)
 {
-    double x = ((const pbfcl_pvd_entry *)a)->time, y = ((const pbfcl_pvd_entry *)b)->time;
-    return (x > y) - (x < y);
+    const pbfcl_pvd_entry *p = a, *q = b;
+    if (p->time != q->time)
+        return (p->time > q->time) - (p->time < q->time);
+    return strcmp(p->file, q->file); /* the frame (part 0) before its mesh (part 1) */
 }
 
 /* Reads the phases and the body count, and opens bodies.csv if there are bodies. */
@@ -180,6 +191,58 @@ static pbfcl_status start_bodies(run_outputs *o, pbfcl_solver *solver)
     if (o->resume_step >= 0) /* the rows up to the checkpoint's step stay */
         return pbfcl_body_csv_resume(&o->body_csv, path, o->resume_step);
     return pbfcl_body_csv_open(&o->body_csv, path, o->force);
+}
+
+/* Writes shape i's surface, in its own frame, to DIR/shape_NN.obj. */
+static pbfcl_status write_shape_obj(run_outputs *o, pbfcl_solver *solver, int i)
+{
+    int id = o->shape_ids[i];
+    pbfcl_shape_info info;
+    size_t nv = 0, nt = 0;
+    PBFCL_TRY(pbfcl_shape_get_info(solver, id, &info));
+    PBFCL_TRY(pbfcl_shape_get_surface(solver, id, 32, NULL, &nv, NULL, &nt));
+    float *v = malloc((3 * nv + 1) * sizeof *v);
+    unsigned *t = malloc((3 * nt + 1) * sizeof *t);
+    pbfcl_status st =
+        v && t ? pbfcl_shape_get_surface(solver, id, 32, v, &nv, t, &nt) : PBFCL_ERR_OUT_OF_MEMORY;
+    char name[64], path[4200], comment[256];
+    snprintf(name, sizeof name, PBFCL_SHAPE_OBJ_FORMAT, i);
+    snprintf(path, sizeof path, "%s/%s", o->export_dir, name);
+    snprintf(comment, sizeof comment,
+             "%s, a %s, in its own frame: shapes.csv's rows of shape %d place it (rotation, "
+             "then position)",
+             info.name, pbfcl_shape_type_name((int)info.type), i);
+    if (st == PBFCL_OK)
+        st = pbfcl_obj_write(path, v, nv, t, nt, comment, o->z_up);
+    free(v);
+    free(t);
+    return st;
+}
+
+/* Reads the collision shapes (method pbf only) and, if there are any, writes their surfaces
+ * and opens shapes.csv. */
+static pbfcl_status start_shapes(run_outputs *o, pbfcl_solver *solver)
+{
+    pbfcl_solver_params p;
+    PBFCL_TRY(pbfcl_solver_get_params(solver, NULL, &p));
+    if (p.method != PBFCL_METHOD_PBF)
+        return PBFCL_OK;
+    PBFCL_TRY(pbfcl_shape_count(solver, &o->shapes));
+    if (o->shapes == 0)
+        return PBFCL_OK;
+    o->shape_ids = calloc((size_t)o->shapes, sizeof *o->shape_ids);
+    o->shape_motion = calloc((size_t)o->shapes, sizeof *o->shape_motion);
+    if (!o->shape_ids || !o->shape_motion)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < o->shapes; i++) {
+        PBFCL_TRY(pbfcl_shape_id(solver, i, &o->shape_ids[i]));
+        PBFCL_TRY(write_shape_obj(o, solver, i));
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", o->export_dir, PBFCL_SHAPE_CSV_NAME);
+    if (o->resume_step >= 0)
+        return pbfcl_shape_csv_resume(&o->shape_csv, path, o->resume_step);
+    return pbfcl_shape_csv_open(&o->shape_csv, path, o->force);
 }
 
 static bool is_named(const char *name, const void *base)
@@ -244,6 +307,8 @@ pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, s
         if (o->resume_step < 0) /* a new run: its own list of checkpoints */
             run_lineage_reset(o->export_dir);
         PBFCL_TRY(start_bodies(o, solver));
+        PBFCL_TRY(pbfcl_solver_mesh_read(&o->mesh, solver, n));
+        PBFCL_TRY(start_shapes(o, solver));
     }
     remove_stale(o);
     if (o->stats_path)
@@ -251,7 +316,7 @@ pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, s
     return PBFCL_OK;
 }
 
-static pbfcl_status add_to_collection(run_outputs *o, long long step, double time)
+static pbfcl_status add_to_collection(run_outputs *o, const char *file, double time)
 {
     if (o->pvd_count == o->pvd_cap) {
         size_t cap = o->pvd_cap ? 2 * o->pvd_cap : 64;
@@ -262,7 +327,7 @@ static pbfcl_status add_to_collection(run_outputs *o, long long step, double tim
         o->pvd_cap = cap;
     }
     pbfcl_pvd_entry *e = &o->pvd[o->pvd_count++];
-    snprintf(e->file, sizeof e->file, "frame_%05lld.vtu", step);
+    snprintf(e->file, sizeof e->file, "%s", file);
     e->time = time;
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", o->export_dir, PBFCL_PVD_NAME);
@@ -282,6 +347,49 @@ void run_outputs_flow(run_outputs *o, const size_t *removed, size_t drained, siz
     for (size_t k = 0; k < added; k++)
         o->ids[kept++] = o->next_id++;
     o->n = kept;
+    o->mesh_stale = o->mesh_stale || drained > 0 || added > 0;
+}
+
+/* The file's name without its folder. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The cloth and ropes of the frame just read into the buffers, as DIR/mesh_NNNNN. */
+static pbfcl_status write_mesh(run_outputs *o, pbfcl_solver *solver, long long step, double time)
+{
+    if (o->mesh_stale) { /* drains clear the triangles; the indices moved */
+        PBFCL_TRY(pbfcl_solver_mesh_read(&o->mesh, solver, o->n));
+        o->mesh_stale = false;
+    }
+    if (o->mesh.vert_count == 0)
+        return PBFCL_OK;
+    char path[4200];
+    PBFCL_TRY(pbfcl_mesh_path(path, sizeof path, o->export_dir, step, o->format));
+    pbfcl_mesh_frame f = {&o->mesh, o->pos, o->vel, o->ids, step, time, o->z_up};
+    if (o->format == PBFCL_FORMAT_PLY)
+        return pbfcl_mesh_ply_write(path, &f);
+    PBFCL_TRY(pbfcl_mesh_vtp_write(path, &f));
+    return add_to_collection(o, base_name(path), time);
+}
+
+/* A row per collision shape in shapes.csv: its pose and velocities now. */
+static pbfcl_status write_shapes(run_outputs *o, pbfcl_solver *solver, long long step, double time)
+{
+    if (o->shapes == 0)
+        return PBFCL_OK;
+    for (int i = 0; i < o->shapes; i++) {
+        pbfcl_shape_motion *m = &o->shape_motion[i];
+        pbfcl_shape_info info;
+        PBFCL_TRY(pbfcl_shape_get_info(solver, o->shape_ids[i], &info));
+        PBFCL_TRY(pbfcl_shape_get_pose(solver, o->shape_ids[i], m->pos, m->quat));
+        m->type = (int)info.type;
+        memcpy(m->vel, info.velocity, sizeof m->vel);
+        memcpy(m->omega, info.angular_velocity, sizeof m->omega);
+    }
+    return pbfcl_shape_csv_frame(&o->shape_csv, step, time, o->shape_motion, o->shapes, o->z_up);
 }
 
 pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long step, double time)
@@ -299,9 +407,11 @@ pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long s
         PBFCL_TRY(pbfcl_ply_write(path, &f));
     else {
         PBFCL_TRY(pbfcl_vtu_write(path, &f));
-        PBFCL_TRY(add_to_collection(o, step, time));
+        PBFCL_TRY(add_to_collection(o, base_name(path), time));
     }
     o->frames_written++;
+    PBFCL_TRY(write_mesh(o, solver, step, time));
+    PBFCL_TRY(write_shapes(o, solver, step, time));
     if (o->bodies == 0)
         return PBFCL_OK;
     float *com = malloc((size_t)o->bodies * 7 * sizeof *com), *quat = com + 3 * o->bodies;
@@ -340,7 +450,13 @@ pbfcl_status run_outputs_finish(run_outputs *o, bool started)
 {
     pbfcl_status st = pbfcl_stats_csv_close(&o->csv, 0);
     pbfcl_status sb = pbfcl_body_csv_close(&o->body_csv);
-    st = st != PBFCL_OK ? st : sb;
+    pbfcl_status ss = pbfcl_shape_csv_close(&o->shape_csv);
+    st = st != PBFCL_OK ? st : sb != PBFCL_OK ? sb : ss;
+    pbfcl_solver_mesh_free(&o->mesh);
+    free(o->shape_ids);
+    free(o->shape_motion);
+    o->shape_ids = NULL;
+    o->shape_motion = NULL;
     if (!started && o->export_dir)
         pbfcl_export_dir_undo();
     free(o->pos);

@@ -6,8 +6,11 @@
 #define PBFCL_RUN_OUTPUTS_H
 
 #include "body_csv.h"
+#include "export_mesh.h"
 #include "export_vtk.h"
 #include "pbfcl.h"
+#include "shape_csv.h"
+#include "solver_mesh.h"
 #include "stats_csv.h"
 
 /* The name of the VTK collection in the export directory. */
@@ -41,6 +44,12 @@ typedef struct run_outputs {
     int bodies;                /* the body count; > 0: bodies.csv beside the frames */
     pbfcl_body_motion *motion; /* per body */
     pbfcl_body_csv body_csv;
+    pbfcl_solver_mesh mesh;           /* cloth and ropes: DIR/mesh_NNNNN.ply|vtp per frame */
+    bool mesh_stale;                  /* particles came or went since the mesh was read */
+    int shapes;                       /* colliders at the start; > 0: shapes.csv, shape_NN.obj */
+    int *shape_ids;                   /* their ids, by index */
+    pbfcl_shape_motion *shape_motion; /* per shape */
+    pbfcl_shape_csv shape_csv;
     size_t n;
     long long frames_written;
 } run_outputs;
@@ -54,10 +63,12 @@ typedef struct run_outputs {
 pbfcl_status run_outputs_check(run_outputs *o);
 
 /* Starts the outputs once the simulation exists (n particles): allocates the export buffers,
- * reads the phases, removes the frames being replaced and the temporary files a killed run
- * left beside the checkpoint and the frames, creates the statistics file and, for a
- * solver with bodies, the body motion file (DIR/bodies.csv; when resuming, the rows up to the
- * checkpoint's step are kept and the rest of the interrupted run's are cut off). */
+ * reads the phases, the triangles and ropes, removes the frames being replaced and the
+ * temporary files a killed run left beside the checkpoint and the frames, creates the
+ * statistics file and, for a solver with bodies, the body motion file (DIR/bodies.csv), for one
+ * with collision shapes their motion file (DIR/shapes.csv) and surfaces (DIR/shape_NN.obj);
+ * when resuming, the rows up to the checkpoint's step are kept and the rest of the interrupted
+ * run's are cut off. */
 pbfcl_status run_outputs_start(run_outputs *o, pbfcl_solver *solver, size_t n, size_t capacity,
                                double dt);
 
@@ -67,7 +78,8 @@ void run_outputs_flow(run_outputs *o, const size_t *removed, size_t drained, siz
 
 /* Writes the frame of step (time) if the export asks for it: the particles in the caller's
  * order with their persistent ids (k for the k-th particle of the fill, then one more for each
- * emitted particle), and a row per body in bodies.csv. */
+ * emitted particle), the cloth and ropes as mesh_NNNNN (their vertices the particles of the
+ * same ids and positions), a row per body in bodies.csv and per shape in shapes.csv. */
 pbfcl_status run_outputs_frame(run_outputs *o, pbfcl_solver *solver, long long step, double time);
 
 /* Appends the statistics row of step. */

@@ -5,6 +5,7 @@
 #include "run_paths.h"
 #include "body_csv.h"
 #include "run_outputs.h"
+#include "shape_csv.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -18,11 +19,13 @@ long long run_frame_step(const char *name, pbfcl_export_format *format)
     long long step;
     char ext[8];
     int used = 0;
-    if (sscanf(name, "frame_%lld.%3s%n", &step, ext, &used) != 2 || name[used] != '\0' || step < 0)
+    bool mesh = !strncmp(name, "mesh_", 5);
+    const char *fmt = mesh ? "mesh_%lld.%3s%n" : "frame_%lld.%3s%n";
+    if (sscanf(name, fmt, &step, ext, &used) != 2 || name[used] != '\0' || step < 0)
         return -1;
     if (!strcmp(ext, "ply"))
         *format = PBFCL_FORMAT_PLY;
-    else if (!strcmp(ext, "vtu"))
+    else if (!strcmp(ext, mesh ? "vtp" : "vtu"))
         *format = PBFCL_FORMAT_VTK;
     else
         return -1;
@@ -33,7 +36,8 @@ bool run_is_export_name(const char *name)
 {
     pbfcl_export_format f;
     return run_frame_step(name, &f) >= 0 || !strcmp(name, PBFCL_PVD_NAME) ||
-           !strcmp(name, PBFCL_BODY_CSV_NAME) || !strcmp(name, PBFCL_LINEAGE_NAME);
+           !strcmp(name, PBFCL_BODY_CSV_NAME) || !strcmp(name, PBFCL_SHAPE_CSV_NAME) ||
+           pbfcl_is_shape_obj_name(name) || !strcmp(name, PBFCL_LINEAGE_NAME);
 }
 
 /* path resolved into out (PATH_MAX): realpath where it exists, else a link's target (a
@@ -164,6 +168,8 @@ pbfcl_status run_paths_check(const run_paths *p)
         {"--resume", p->resume, "checkpoint being resumed", NULL},
     };
     const path_folder frames = {2, holds_export_name,
-                                "frame_NNNNN.ply|vtu, " PBFCL_PVD_NAME ", " PBFCL_BODY_CSV_NAME};
+                                "frame_NNNNN.ply|vtu, mesh_NNNNN.ply|vtp, " PBFCL_PVD_NAME
+                                ", " PBFCL_BODY_CSV_NAME ", " PBFCL_SHAPE_CSV_NAME
+                                ", shape_NN.obj"};
     return paths_check(roles, 5, &frames);
 }

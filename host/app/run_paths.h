@@ -44,11 +44,12 @@ typedef struct run_paths {
 /* paths_check for `pbfcl run`: the export folder's names are run_is_export_name's. */
 pbfcl_status run_paths_check(const run_paths *p);
 
-/* The step of a frame file name "frame_NNNNN.ply|vtu" (its format in *format), or -1. */
+/* The step of a frame file name "frame_NNNNN.ply|vtu" or "mesh_NNNNN.ply|vtp" (its format in
+ * *format), or -1. */
 long long run_frame_step(const char *name, pbfcl_export_format *format);
 
-/* True for the names a run writes into its export folder: frames, the collection,
- * bodies.csv and the list of checkpoints. */
+/* True for the names a run writes into its export folder: frames and meshes, the collection,
+ * bodies.csv, shapes.csv and the shapes' OBJ files, and the list of checkpoints. */
 bool run_is_export_name(const char *name);
 
 #endif

@@ -7,6 +7,7 @@ const char *const pbfcl_demo_help_lines[] = {
     "wheel                zoom",
     "middle / shift+left  pan",
     "right drag           push the fluid",
+    "ctrl+left drag       move a collision shape",
     "space                pause / resume",
     "N                    single step while paused",
     "R                    reset the scene",
@@ -40,6 +41,7 @@ void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in)
     in->tune_notch = 0;
     in->turn_pitch = in->turn_roll = 0.0f;
     in->push_dx = in->push_dy = 0.0f;
+    in->grab_dx = in->grab_dy = 0.0f;
 }
 
 /* A key that changes a solver parameter: up one notch, or down with shift held when the key
@@ -153,9 +155,10 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key, Uint16 mod)
 
 static void on_button(pbfcl_demo_input *in, const SDL_MouseButtonEvent *b, bool down)
 {
-    if (b->button == SDL_BUTTON_LEFT)
+    if (b->button == SDL_BUTTON_LEFT) {
         in->left = down;
-    else if (b->button == SDL_BUTTON_MIDDLE)
+        in->grab = down && (SDL_GetModState() & KMOD_CTRL) != 0; /* until the button is up */
+    } else if (b->button == SDL_BUTTON_MIDDLE)
         in->middle = down;
     else if (b->button == SDL_BUTTON_RIGHT)
         in->right = down;
@@ -169,7 +172,10 @@ static void on_motion(pbfcl_demo_input *in, const SDL_MouseMotionEvent *m, pbfcl
     in->mouse_x = m->x;
     in->mouse_y = m->y;
     bool shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
-    if ((in->left && shift) || in->middle)
+    if (in->grab) {
+        in->grab_dx += (float)m->xrel;
+        in->grab_dy += (float)m->yrel;
+    } else if ((in->left && shift) || in->middle)
         pbfcl_demo_camera_pan(cam, (float)m->xrel, (float)m->yrel, w->width, w->height);
     else if (in->left)
         pbfcl_demo_camera_orbit(cam, (float)m->xrel, (float)m->yrel);

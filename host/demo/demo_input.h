@@ -1,6 +1,6 @@
 /* The demo's input: SDL events turned into camera moves (done here) and actions for the main
- * loop (pause, step, reset, scenes, particle count, tilt, shake, push, help, colour, render
- * mode, fluid smoothing, quit). */
+ * loop (pause, step, reset, scenes, particle count, tilt, shake, push, shape drag, help,
+ * colour, render mode, fluid smoothing, quit). */
 #ifndef PBFCL_DEMO_INPUT_H
 #define PBFCL_DEMO_INPUT_H
 
@@ -27,6 +27,8 @@ typedef struct pbfcl_demo_input {
     bool left, middle, right; /* buttons held */
     int mouse_x, mouse_y;     /* cursor, screen points from the window's top-left */
     float push_dx, push_dy;   /* right-drag motion since the last frame, screen points */
+    bool grab;                /* ctrl + left held: dragging a collision shape, not orbiting */
+    float grab_dx, grab_dy;   /* its motion since the last frame, screen points */
 } pbfcl_demo_input;
 
 /* Clears the per-frame actions (not the buttons held). */

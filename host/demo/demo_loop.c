@@ -10,7 +10,9 @@
 #include "demo_hud.h"
 #include "demo_input.h"
 #include "demo_interop.h"
+#include "demo_mesh.h"
 #include "demo_params.h"
+#include "demo_pick.h"
 #include "demo_record.h"
 #include "demo_renderer.h"
 #include "demo_screenshot.h"
@@ -39,6 +41,7 @@ typedef struct demo {
     pbfcl_demo_window win;
     pbfcl_demo_renderer ren;
     pbfcl_demo_fluid fluid;
+    pbfcl_demo_mesh mesh; /* cloth, ropes and shapes */
     pbfcl_demo_shadow shadow;
     pbfcl_demo_diffuse diffuse; /* spray, foam and bubbles */
     bool diffuse_on;            /* the solver makes them (--no-diffuse, D) */
@@ -64,6 +67,8 @@ typedef struct demo {
     size_t capacity; /* particles the solver, the GL buffers and density hold (emitters add) */
     float *density;  /* host copy for density colouring, in the caller's particle order */
     bool paused, tilted, help, dirty, pushing;
+    int grabbed;               /* the collision shape being dragged (ctrl + left), or -1 */
+    float grab_depth;          /* its distance in front of the camera when picked, m */
     bool stepped;              /* this frame advanced the simulation */
     double shake_until;        /* simulated time at which a shake ends, s */
     double time;               /* simulated time since the scene was built, s */
@@ -130,7 +135,8 @@ static pbfcl_status apply_diffuse(demo *d, pbfcl_solver *solver, size_t n)
 }
 
 /* Gives the renderer the particles' phases once per scene (they do not change while it runs), or
- * none when every particle is fluid, so that a fluid-only frame reads nothing more than before. */
+ * none when every particle is fluid, so that a fluid-only frame reads nothing more than before;
+ * the particles of cloth and ropes are marked to be drawn as meshes (demo_mesh.h). */
 static pbfcl_status upload_phases(demo *d)
 {
     if (d->n == 0)
@@ -144,6 +150,11 @@ static pbfcl_status upload_phases(demo *d)
     bool solids = false; /* bodies or obstacles */
     for (size_t i = 0; s == PBFCL_OK && i < d->n && !solids; i++)
         solids = phases[i] != PBFCL_PHASE_FLUID;
+    bool meshes = false;
+    if (s == PBFCL_OK)
+        s = pbfcl_demo_mesh_set_solver(&d->mesh, d->solver, d->n, d->scene.particle_radius, phases,
+                                       &meshes);
+    solids = solids || meshes;
     if (s == PBFCL_OK)
         s = pbfcl_demo_renderer_set_phases(&d->ren, solids ? phases : NULL, d->n);
     free(phases);
@@ -194,6 +205,7 @@ static pbfcl_status build_scene(demo *d, bool refit_camera)
     if (refit_camera)
         pbfcl_demo_camera_fit(&d->cam, d->scene.domain_min, d->scene.domain_max);
     d->tilted = false;
+    d->grabbed = -1;
     d->shake_until = 0.0;
     d->time = 0.0;
     d->dirty = true;
@@ -208,6 +220,7 @@ static pbfcl_status setup(demo *d)
     PBFCL_TRY(pbfcl_demo_window_create(&d->win, "pbfcl", d->opt->width, d->opt->height, vsync));
     PBFCL_TRY(pbfcl_demo_renderer_create(&d->ren, shader_dir));
     PBFCL_TRY(pbfcl_demo_fluid_create(&d->fluid, shader_dir));
+    PBFCL_TRY(pbfcl_demo_mesh_create(&d->mesh, shader_dir));
     PBFCL_TRY(pbfcl_demo_shadow_create(&d->shadow, shader_dir));
     PBFCL_TRY(pbfcl_demo_diffuse_create(&d->diffuse, shader_dir));
     d->shadow.enabled = d->shadow.enabled && !d->opt->no_shadows;
@@ -250,6 +263,7 @@ static void teardown(demo *d)
     pbfcl_demo_shadow_destroy(&d->shadow);
     pbfcl_demo_diffuse_destroy(&d->diffuse);
     pbfcl_demo_fluid_destroy(&d->fluid);
+    pbfcl_demo_mesh_destroy(&d->mesh);
     pbfcl_demo_renderer_destroy(&d->ren);
     pbfcl_demo_window_destroy(&d->win);
 }
@@ -399,6 +413,90 @@ static pbfcl_status update_push(demo *d)
     return pbfcl_solver_set_push(d->solver, origin, dir, push, 0.12f * d->cam.scene_size, strength);
 }
 
+/* The camera's forward vector (unit length) and tan of half its vertical field of view in
+ * this window (widened in portrait ones, as the projection is). */
+static float camera_forward(const demo *d, float forward[3])
+{
+    float eye[3], len = 0.0f;
+    pbfcl_demo_camera_eye(&d->cam, eye);
+    for (int k = 0; k < 3; k++) {
+        forward[k] = d->cam.target[k] - eye[k];
+        len += forward[k] * forward[k];
+    }
+    len = sqrtf(len);
+    for (int k = 0; k < 3; k++)
+        forward[k] /= len > 0.0f ? len : 1.0f;
+    float aspect = d->win.height > 0 ? (float)d->win.width / (float)d->win.height : 1.0f;
+    float t = tanf(0.5f * d->cam.fovy);
+    return aspect > 0.0f && aspect < 1.0f ? t / aspect : t;
+}
+
+/* The world offset of this frame's drag of the grabbed shape. */
+static void drag_offset(demo *d, float move[3])
+{
+    float forward[3], right[3], up[3];
+    float tan_half = camera_forward(d, forward);
+    pbfcl_demo_camera_basis(&d->cam, right, up);
+    pbfcl_demo_drag_offset(right, up, tan_half, d->win.height, d->grab_depth, d->in.grab_dx,
+                           d->in.grab_dy, move);
+}
+
+/* Picks the shape under the cursor, if any, as the one to drag. */
+static void grab_shape(demo *d)
+{
+    float forward[3], origin[3], dir[3], t = 0.0f;
+    camera_forward(d, forward);
+    pbfcl_demo_camera_ray(&d->cam, (float)d->in.mouse_x, (float)d->in.mouse_y, d->win.width,
+                          d->win.height, origin, dir);
+    d->grabbed = pbfcl_demo_mesh_pick(&d->mesh, origin, dir, &t);
+    if (d->grabbed < 0)
+        return;
+    d->grab_depth = t * (dir[0] * forward[0] + dir[1] * forward[1] + dir[2] * forward[2]);
+    printf("pbfcl demo: dragging shape %d\n", d->grabbed);
+    fflush(stdout);
+}
+
+/* Moves the grabbed shape by move and stops it there. */
+static pbfcl_status place_shape(demo *d, const float move[3])
+{
+    static const float still[3] = {0.0f, 0.0f, 0.0f};
+    float p[3];
+    PBFCL_TRY(pbfcl_shape_get_pose(d->solver, d->grabbed, p, NULL));
+    for (int k = 0; k < 3; k++)
+        p[k] += move[k];
+    d->dirty = true;
+    return pbfcl_shape_set_motion(d->solver, d->grabbed, p, NULL, still, still);
+}
+
+/* Ctrl + left drag: the collision shape under the cursor follows it in the plane facing the
+ * camera; while the simulation runs by a velocity that covers the frame's drag in one step (so
+ * that it pushes and carries the particles it touches), while paused, and for the drag of the
+ * frame it is let go in, by moving it there. Let go, it stands still. */
+static pbfcl_status drag_shape(demo *d)
+{
+    if (d->grabbed < 0 && d->in.grab)
+        grab_shape(d);
+    if (d->grabbed < 0)
+        return PBFCL_OK;
+    float move[3];
+    drag_offset(d, move);
+    if (d->in.grab && !d->paused) {
+        static const float still[3] = {0.0f, 0.0f, 0.0f};
+        float v[3] = {move[0] / d->dt, move[1] / d->dt, move[2] / d->dt};
+        return pbfcl_shape_set_motion(d->solver, d->grabbed, NULL, NULL, v, still);
+    }
+    PBFCL_TRY(place_shape(d, move));
+    if (d->in.grab)
+        return PBFCL_OK;
+    float p[3];
+    PBFCL_TRY(pbfcl_shape_get_pose(d->solver, d->grabbed, p, NULL));
+    printf("pbfcl demo: let go of shape %d at %.3f %.3f %.3f\n", d->grabbed, (double)p[0],
+           (double)p[1], (double)p[2]);
+    fflush(stdout);
+    d->grabbed = -1;
+    return PBFCL_OK;
+}
+
 /* The scene's drains and emitters after a step: particles removed and appended, so the count
  * and (with obstacles or bodies) the phases by index change. */
 static pbfcl_status run_flow(demo *d)
@@ -420,6 +518,12 @@ static pbfcl_status step(demo *d)
     pbfcl_timers timers;
     double t0 = now_s();
     PBFCL_TRY(pbfcl_solver_step(d->solver, 0.0f, &timers)); /* waits for the device */
+    size_t n = d->n;
+    PBFCL_TRY(pbfcl_solver_count(d->solver, &n));
+    if (n != d->n) { /* a tearing cloth's new particles, at the end: phases and meshes anew */
+        d->n = n;
+        PBFCL_TRY(upload_phases(d));
+    }
     d->substeps = timers.substeps;
     d->time += d->dt;
     d->stepped = true;
@@ -442,6 +546,7 @@ static pbfcl_status transfer(demo *d)
         return PBFCL_OK;
     PBFCL_TRY(pbfcl_demo_interop_update(&d->ip, d->solver));
     PBFCL_TRY(pbfcl_demo_diffuse_update(&d->diffuse, d->solver));
+    PBFCL_TRY(pbfcl_demo_mesh_update(&d->mesh, d->solver));
     if (d->color == PBFCL_DEMO_COLOR_DENSITY) {
         PBFCL_TRY(pbfcl_solver_get_densities(d->solver, d->density, d->n));
         pbfcl_demo_renderer_upload_density(&d->ren, d->density, d->n);
@@ -485,6 +590,8 @@ static pbfcl_status render(demo *d)
     pbfcl_demo_view_scene(&v, &d->scene, d->color, d->win.draw_width, d->win.draw_height, d->n,
                           &d->shadow);
     pbfcl_demo_camera_matrices(&d->cam, (float)v.width / (float)v.height, v.view, v.proj);
+    v.draw_extra = pbfcl_demo_mesh_draw;
+    v.extra = &d->mesh;
     bool fluid = d->render_mode == PBFCL_DEMO_RENDER_FLUID;
     read_render_time(d);
     glBeginQuery(GL_TIME_ELAPSED, d->queries[d->frame % PBFCL_FLUID_QUERY_FRAMES]);
@@ -559,6 +666,8 @@ static pbfcl_status frame(demo *d)
     handle_actions(d);
     if (d->in.quit)
         return PBFCL_OK;
+    if (drag_shape(d) != PBFCL_OK)
+        snprintf(d->message, sizeof d->message, "the shape could not be moved (see console)");
     if (d->win.minimized && d->opt->frames == 0) {
         SDL_Delay(50); /* nothing to draw: do not spin, and leave the simulation paused */
         return PBFCL_OK;

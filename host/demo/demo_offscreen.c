@@ -6,6 +6,7 @@
 #include "demo_diffuse.h"
 #include "demo_egl.h"
 #include "demo_fluid.h"
+#include "demo_mesh.h"
 #include "demo_renderer.h"
 #include "demo_shader.h"
 #include "demo_shadow.h"
@@ -21,9 +22,10 @@ struct pbfcl_offscreen {
     pbfcl_demo_fluid fluid;
     pbfcl_demo_shadow shadow;
     pbfcl_demo_diffuse diffuse;
-    float *host;     /* positions, velocities (3 floats each), then float4 for the buffer */
-    int *phases;     /* the particles' phases */
-    size_t host_cap; /* particles host and phases hold */
+    pbfcl_demo_mesh mesh; /* cloth, ropes and shapes */
+    float *host;          /* positions, velocities (3 floats each), then float4 for the buffer */
+    int *phases;          /* the particles' phases */
+    size_t host_cap;      /* particles host and phases hold */
 };
 
 pbfcl_status pbfcl_offscreen_create(pbfcl_offscreen **out, const char *shader_dir)
@@ -48,6 +50,8 @@ pbfcl_status pbfcl_offscreen_create(pbfcl_offscreen **out, const char *shader_di
         s = pbfcl_demo_shadow_create(&o->shadow, dir);
     if (s == PBFCL_OK)
         s = pbfcl_demo_diffuse_create(&o->diffuse, dir);
+    if (s == PBFCL_OK)
+        s = pbfcl_demo_mesh_create(&o->mesh, dir);
     if (s != PBFCL_OK) {
         pbfcl_offscreen_destroy(o);
         return s;
@@ -61,12 +65,16 @@ void pbfcl_offscreen_destroy(pbfcl_offscreen *o)
     if (!o)
         return;
     if (o->egl.context && pbfcl_demo_egl_use(&o->egl, o->egl.width, o->egl.height) == PBFCL_OK) {
+        pbfcl_demo_mesh_destroy(&o->mesh);
         pbfcl_demo_diffuse_destroy(&o->diffuse);
         pbfcl_demo_shadow_destroy(&o->shadow);
         pbfcl_demo_fluid_destroy(&o->fluid);
         pbfcl_demo_renderer_destroy(&o->ren);
     }
     pbfcl_demo_egl_destroy(&o->egl);
+    pbfcl_solver_mesh_free(&o->mesh.topo); /* if the context was gone: the host's part */
+    free(o->mesh.pos);
+    free(o->mesh.vdata);
     free(o->host);
     free(o->phases);
     free(o);
@@ -188,8 +196,10 @@ static pbfcl_status reserve(pbfcl_offscreen *o, size_t n)
 }
 
 /* The solver's n particles into the renderer: float4 (x, y, z, speed) and, where a particle
- * is not fluid, the phases (bodies and obstacles are drawn in their colours). */
-static pbfcl_status upload_particles(pbfcl_offscreen *o, pbfcl_solver *solver, size_t n)
+ * is not fluid, the phases (bodies and obstacles are drawn in their colours); its cloth, ropes
+ * and shapes (read again each frame: a solver's may change between renders) into the mesh. */
+static pbfcl_status upload_particles(pbfcl_offscreen *o, pbfcl_solver *solver, size_t n,
+                                     float radius)
 {
     PBFCL_TRY(reserve(o, n));
     float *x = o->host, *v = o->host + 3 * n;
@@ -204,6 +214,13 @@ static pbfcl_status upload_particles(pbfcl_offscreen *o, pbfcl_solver *solver, s
         return PBFCL_ERR_OUT_OF_MEMORY;
     }
     bool solids = false;
+    pbfcl_status st = pbfcl_demo_mesh_set_solver(&o->mesh, solver, n, radius, o->phases, &solids);
+    if (st == PBFCL_OK)
+        st = pbfcl_demo_mesh_update(&o->mesh, solver);
+    if (st != PBFCL_OK) {
+        free(xs);
+        return st;
+    }
     for (size_t i = 0; i < n; i++) {
         memcpy(xs + 4 * i, x + 3 * i, 3 * sizeof *xs);
         xs[4 * i + 3] = sqrtf(dot3(v + 3 * i, v + 3 * i));
@@ -284,7 +301,7 @@ pbfcl_status pbfcl_offscreen_render(pbfcl_offscreen *o, pbfcl_solver *solver,
     PBFCL_TRY(pbfcl_demo_egl_use(&o->egl, c->width, c->height));
     while (glGetError() != GL_NO_ERROR)
         ;
-    pbfcl_status uploaded = upload_particles(o, solver, n);
+    pbfcl_status uploaded = upload_particles(o, solver, n, scene.particle_radius);
     if (uploaded != PBFCL_OK) {
         pbfcl_demo_egl_release(&o->egl);
         return uploaded;
@@ -294,6 +311,8 @@ pbfcl_status pbfcl_offscreen_render(pbfcl_offscreen *o, pbfcl_solver *solver,
     float znear, zfar;
     pbfcl_demo_view_scene(&v, &scene, PBFCL_DEMO_COLOR_SPEED, c->width, c->height, n, &o->shadow);
     camera_matrices(c, &scene, &v, &znear, &zfar);
+    v.draw_extra = pbfcl_demo_mesh_draw;
+    v.extra = &o->mesh;
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     pbfcl_status s = PBFCL_OK;
     if (c->spheres) {

@@ -265,13 +265,16 @@ void pbfcl_demo_renderer_draw(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
 {
     pbfcl_demo_renderer_draw_backdrop(r, v);
     draw_particles(r, v, false);
+    if (v->draw_extra)
+        v->draw_extra(v->extra, v);
     glBindVertexArray(0);
 }
 
 void pbfcl_demo_renderer_draw_bodies(pbfcl_demo_renderer *r, const pbfcl_demo_view *v)
 {
-    if (!r->bodies)
-        return;
-    draw_particles(r, v, true);
+    if (r->bodies)
+        draw_particles(r, v, true);
+    if (v->draw_extra)
+        v->draw_extra(v->extra, v);
     glBindVertexArray(0);
 }

@@ -27,7 +27,8 @@ typedef struct pbfcl_demo_renderer {
 } pbfcl_demo_renderer;
 
 /* What one frame shows. */
-typedef struct pbfcl_demo_view {
+typedef struct pbfcl_demo_view pbfcl_demo_view;
+struct pbfcl_demo_view {
     float view[16], proj[16];
     int width, height;            /* viewport, pixels */
     float particle_radius;        /* m */
@@ -38,7 +39,11 @@ typedef struct pbfcl_demo_view {
     GLuint shadow_tex;            /* the particles' shadow map (demo_shadow.h), 0 for none */
     float light[16];              /* world to shadow-map coordinates */
     float shadow_soft;            /* softening radius of the shadow, shadow-map uv */
-} pbfcl_demo_view;
+    /* what else the scene shows (the demo's cloth, ropes and shapes, demo_mesh.h), drawn with
+     * the bodies: after the backdrop, before the fluid; NULL for nothing */
+    void (*draw_extra)(void *user, const struct pbfcl_demo_view *v);
+    void *extra;
+};
 
 /* Builds the programs (from shader_dir) and the static geometry. */
 pbfcl_status pbfcl_demo_renderer_create(pbfcl_demo_renderer *r, const char *shader_dir);
@@ -64,7 +69,7 @@ void pbfcl_demo_renderer_upload_density(pbfcl_demo_renderer *r, const float *den
 pbfcl_status pbfcl_demo_renderer_set_phases(pbfcl_demo_renderer *r, const int *phases, size_t n);
 
 /* Draws the body and obstacle particles (none without phases) as lit spheres in their
- * colours. */
+ * colours, and the view's draw_extra. */
 void pbfcl_demo_renderer_draw_bodies(pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
 
 /* Clears and draws the floor and the box (what the fluid is seen against). */
@@ -73,7 +78,8 @@ void pbfcl_demo_renderer_draw_backdrop(pbfcl_demo_renderer *r, const pbfcl_demo_
 /* The particles a draw of v shows: v->count, at most the buffers' capacity. */
 size_t pbfcl_demo_renderer_particle_count(const pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
 
-/* Clears and draws the floor, the box and the particles as lit spheres. */
+/* Clears and draws the floor, the box, the particles as lit spheres and the view's
+ * draw_extra. */
 void pbfcl_demo_renderer_draw(pbfcl_demo_renderer *r, const pbfcl_demo_view *v);
 
 #endif

@@ -1,5 +1,6 @@
 /* The shadow map pass: the light's matrices fitted to the box, a depth-only render target,
- * and the particles drawn into it as sphere sprites (fluid_depth.frag writes their depth). */
+ * and the particles drawn into it as sphere sprites (fluid_depth.frag writes their depth),
+ * then the view's cloth, ropes and shapes (draw_extra) seen from the light. */
 #include "demo_shadow.h"
 #include "demo_camera.h"
 #include "demo_renderer.h"
@@ -131,5 +132,11 @@ void pbfcl_demo_shadow_draw(pbfcl_demo_shadow *s, pbfcl_demo_renderer *r, const 
     glBindVertexArray(r->particle_vao);
     glDrawArrays(GL_POINTS, 0, (GLsizei)pbfcl_demo_renderer_particle_count(r, v));
     glBindVertexArray(0);
+    if (v->draw_extra) { /* the cloth, ropes and shapes from the light: only their depth lands */
+        pbfcl_demo_view from_sun = *v;
+        memcpy(from_sun.view, view, sizeof view);
+        memcpy(from_sun.proj, proj, sizeof proj);
+        v->draw_extra(v->extra, &from_sun);
+    }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }

@@ -38,7 +38,8 @@ void pbfcl_demo_shadow_destroy(pbfcl_demo_shadow *s);
 void pbfcl_demo_shadow_matrices(const float lo[3], const float hi[3], float view[16],
                                 float proj[16], float light[16]);
 
-/* Draws r's particles into the shadow map from the light (nothing when not enabled). */
+/* Draws r's particles, and v's draw_extra, into the shadow map from the light (nothing when
+ * not enabled). */
 void pbfcl_demo_shadow_draw(pbfcl_demo_shadow *s, struct pbfcl_demo_renderer *r,
                             const struct pbfcl_demo_view *v);
 

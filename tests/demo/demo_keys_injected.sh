@@ -3,8 +3,9 @@
 # through the X server (xdotool, XTEST), as a user's would. Each key whose action the console
 # reports is checked there: I, shift+I, V, shift+V, O (live parameters), D twice (spray, foam
 # and bubbles off, then on again), 3 (a scene), + and - (particle counts), R (reset), P (a
-# screenshot, which must be a whole PNG in the folder the demo runs in) and Esc (quit before
-# the frame limit, exit status 0). Skipped (77) without xvfb-run or xdotool.
+# screenshot, which must be a whole PNG in the folder the demo runs in), Esc (quit before
+# the frame limit, exit status 0) and ctrl + left drag (a collision shape moved). Skipped (77)
+# without xvfb-run or xdotool.
 set -euo pipefail
 pbfcl=${1:?usage: demo_keys_injected.sh PATH/TO/pbfcl}
 for tool in xvfb-run xdotool; do
@@ -110,5 +111,41 @@ if [ -z "$frames" ] || [ "$frames" -ge 100000 ]; then
   fail=1
 fi
 expect '^exit=0$' "the demo exits with status 0 after Esc"
+# ctrl + left drag moves the collision shape under the cursor: a sphere collider at the box's
+# centre, which the camera looks at (the window's centre), dragged 100 points to the right, is
+# let go away from where it was, at the same height (the camera's right vector is level).
+cat >drag.json <<'EOF'
+{"name": "drag", "domain": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]}, "particle_radius": 0.02,
+ "fluid": [{"min": [0, 0, 0], "max": [0.6, 0.1, 0.6]}],
+ "colliders": [{"type": "sphere", "radius": 0.1, "position": [0.3, 0.3, 0.3]}]}
+EOF
+cat >drag.sh <<'EOF'
+stdbuf -oL "$1" demo --scene drag.json --size 640x480 --frames 100000 --render spheres \
+  >drag.txt 2>&1 &
+pid=$!
+wait_for() { # REGEX: until drag.txt holds a line matching it; false if the demo ended first
+  until grep -Eq -- "$1" drag.txt; do
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.2
+  done
+}
+wait_for '^pbfcl demo: positions reach OpenGL by' || exit 1
+win=$(xdotool search --sync --onlyvisible --name '^pbfcl$' | head -1)
+xdotool mousemove --window "$win" 320 240 keydown ctrl mousedown 1
+wait_for '^pbfcl demo: dragging shape 0$' || exit 1
+xdotool mousemove_relative 100 0 mouseup 1 keyup ctrl
+wait_for '^pbfcl demo: let go of shape 0 at ' || exit 1
+xdotool key Escape
+wait "$pid"
+EOF
+timeout "${PBFCL_KEYS_TIME_LIMIT:-1800}" xvfb-run -a -s "-screen 0 800x600x24" bash drag.sh "$pbfcl" || true
+cat drag.txt
+at=$(grep -Eo '^pbfcl demo: let go of shape 0 at .*' drag.txt | awk '{print $9, $10, $11}')
+if [ -z "$at" ] || ! awk -v p="$at" 'BEGIN { split(p, x, " "); dx = x[1] - 0.3; dz = x[3] - 0.3;
+    exit !(sqrt(dx * dx + dz * dz) > 0.1 && (x[2] - 0.3) ^ 2 < 1e-4) }'; then
+  echo "FAIL: ctrl + left drag left the sphere at '$at', expected more than 0.1 m from (0.3, 0.3, 0.3) at height 0.3"
+  fail=1
+fi
+
 [ "$fail" -eq 0 ] && echo "ok: every key reached the demo and did what its help says"
 exit "$fail"

@@ -6,6 +6,7 @@
 #ifdef PBFCL_HAVE_PNG
 #include "demo_hud_layout.h"
 #include "demo_params.h"
+#include "demo_pick.h"
 #include "demo_ramp.h"
 #include "demo_record.h"
 #include "demo_screenshot.h"
@@ -1106,6 +1107,301 @@ START_TEST(test_screenshot_full_disk)
 END_TEST
 #endif
 
+#if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
+/* Renders `frames` frames of `scene` (its own particle count) under Xvfb as `render` into
+ * path. */
+static void render_own_scene(const char *scene, int frames, const char *render, const char *path)
+{
+    char prefix[256], args[512], cmd[2048], out[16384];
+    snprintf(prefix, sizeof prefix, "xvfb-run -a -s '-screen 0 %dx%dx24'", DEMO_W, DEMO_H);
+    snprintf(args, sizeof args, "--scene %s --render %s --frames %d --screenshot %s", scene, render,
+             frames, path);
+    int rc = run_demo(prefix, args, cmd, sizeof cmd, out, sizeof out);
+    printf("%s", out);
+    ck_assert_msg(rc == 0, "`%s` exited %d; output:\n%s", cmd, rc, out);
+}
+
+/* A cloth's colours, lit (host/demo/demo_mesh.c): the raspberry front (red well above green,
+ * some blue) or the cream back (red, then green, then blue, none of them small). Water, the
+ * bodies' and obstacles' colours, the floor, the box and the background are none of them. */
+static bool is_cloth_colour(const unsigned char *p)
+{
+    int r = p[0], g = p[1], b = p[2];
+    bool front = r >= 60 && r > g + 30 && 20 * b > 7 * r && 10 * g < 6 * r && r > b + 15;
+    bool back = r >= 60 && 4 * g > 3 * r && g > b + 8 && r > b + 20 && 20 * b > 9 * r;
+    return front || back;
+}
+
+/* A rope's hemp colour, lit: red, then green, then blue, each well apart. */
+static bool is_rope_colour(const unsigned char *p)
+{
+    int r = p[0], g = p[1], b = p[2];
+    return r >= 50 && r > g + 10 && g > b + 10 && 5 * b > r && 5 * b < 3 * r && 20 * g < 17 * r;
+}
+
+/* A shape's pale grey, lit on its bright side: red and green equal, blue a little above. The
+ * floor, the box's lines and the background are neutral grey; water is far bluer. */
+static bool is_shape_colour(const unsigned char *p)
+{
+    return p[0] >= 100 && abs(p[0] - p[1]) <= 6 && p[2] >= p[0] + 2 && p[2] <= p[0] + 30;
+}
+
+/* The pixels below the HUD for which pred holds, as a mask (1 byte each). */
+static unsigned char *mask_of(const image *im, bool (*pred)(const unsigned char *), long *count)
+{
+    unsigned char *m = calloc((size_t)im->w * (size_t)im->h, 1);
+    ck_assert_ptr_nonnull(m);
+    *count = 0;
+    for (int y = DEMO_HUD_BOTTOM; y < im->h; y++)
+        for (int x = 0; x < im->w; x++) {
+            size_t i = (size_t)y * (size_t)im->w + (size_t)x;
+            m[i] = pred(im->rgb + 3 * i);
+            *count += m[i];
+        }
+    return m;
+}
+
+/* Of the pixels between the first and the last of the mask in each row (columns: by column),
+ * the fraction in the mask: 1 for a region with no gap across it. */
+static double span_fill(const unsigned char *m, int w, int h, bool columns)
+{
+    long inside = 0, span = 0;
+    int lines = columns ? w : h, along = columns ? h : w;
+    for (int l = 0; l < lines; l++) {
+        int first = -1, last = -1;
+        long on = 0;
+        for (int k = 0; k < along; k++) {
+            size_t i =
+                columns ? (size_t)k * (size_t)w + (size_t)l : (size_t)l * (size_t)w + (size_t)k;
+            if (m[i]) {
+                first = first < 0 ? k : first;
+                last = k;
+                on++;
+            }
+        }
+        if (first >= 0) {
+            span += last - first + 1;
+            inside += on;
+        }
+    }
+    return span ? (double)inside / (double)span : 0.0;
+}
+
+/* The size of the largest 8-connected region of the mask, and its columns' extent. */
+static long largest_region(const unsigned char *m, int w, int h, int *x_extent)
+{
+    unsigned char *seen = calloc((size_t)w * (size_t)h, 1);
+    int *stack = malloc((size_t)w * (size_t)h * sizeof *stack);
+    ck_assert(seen && stack);
+    long best = 0;
+    *x_extent = 0;
+    for (int start = 0; start < w * h; start++) {
+        if (!m[start] || seen[start])
+            continue;
+        long size = 0;
+        int top = 0, lo = w, hi = -1;
+        stack[top++] = start;
+        seen[start] = 1;
+        while (top > 0) {
+            int i = stack[--top], x = i % w, y = i / w;
+            size++;
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int nx = x + dx, ny = y + dy;
+                    if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+                        continue;
+                    int j = ny * w + nx;
+                    if (m[j] && !seen[j]) {
+                        seen[j] = 1;
+                        stack[top++] = j;
+                    }
+                }
+        }
+        if (size > best) {
+            best = size;
+            *x_extent = hi - lo + 1;
+        }
+    }
+    free(seen);
+    free(stack);
+    return best;
+}
+
+/* cloth-drape at frame 14 (the cloth fallen onto the sphere, its corners still spread out) in
+ * both render modes: the cloth is a surface of its colours with no gap across it, row by row
+ * and column by column, where the spheres of its particles left the background and the
+ * obstacle's green between them (51 % of each row's span filled, measured with the spheres at
+ * --particles 5000); its particles are drawn as no sphere (nothing of the bodies' red). */
+START_TEST(test_demo_cloth_surface)
+{
+    const char *modes[2] = {"spheres", "fluid"};
+    for (int k = 0; k < 2; k++) {
+        char path[96];
+        snprintf(path, sizeof path, "/tmp/pbfcl_demo_%d_cloth_%s.png", (int)getpid(), modes[k]);
+        render_own_scene("cloth-drape", 14, modes[k], path);
+        image im = read_png(path);
+        unlink(path);
+        long count;
+        unsigned char *m = mask_of(&im, is_cloth_colour, &count);
+        double rows = span_fill(m, im.w, im.h, false), cols = span_fill(m, im.w, im.h, true);
+        printf("cloth-drape frame 14, %s: %ld cloth pixels, rows %.4f and columns %.4f filled\n",
+               modes[k], count, rows, cols);
+        ck_assert_msg(count > 10000, "%s: only %ld cloth-coloured pixels", modes[k], count);
+        ck_assert_msg(rows > 0.97 && cols > 0.97,
+                      "%s: the cloth has gaps: %.3f of its rows' and %.3f of its columns' spans "
+                      "filled",
+                      modes[k], rows, cols);
+        free(m);
+        free(im.rgb);
+    }
+}
+END_TEST
+
+/* rope-bridge at frame 2 (the cube still above it): the rope is one tube of its colour from
+ * pinned end to pinned end, more than 300 pixels across. */
+START_TEST(test_demo_rope_tube)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/pbfcl_demo_%d_rope.png", (int)getpid());
+    render_own_scene("rope-bridge", 2, "spheres", path);
+    image im = read_png(path);
+    unlink(path);
+    long count;
+    unsigned char *m = mask_of(&im, is_rope_colour, &count);
+    int extent;
+    long region = largest_region(m, im.w, im.h, &extent);
+    printf("rope-bridge frame 2: %ld rope pixels, the largest region %ld across %d columns\n",
+           count, region, extent);
+    ck_assert_msg(count > 1500, "only %ld rope-coloured pixels", count);
+    ck_assert_msg(region >= 0.95 * (double)count && extent > 300,
+                  "the rope is not one tube: its largest region holds %ld of %ld pixels and "
+                  "spans %d columns",
+                  region, count, extent);
+    free(m);
+    free(im.rgb);
+}
+END_TEST
+
+/* A scene with a sphere, a capsule, a box and a convex hull as colliders shows more than 3000
+ * pixels of the shapes' colour at frame 2, the same scene without them none; and the shapes
+ * cast shadows: turning shadows off (--no-shadows) brightens more than 2000 more pixels with
+ * them than without them. */
+START_TEST(test_demo_shapes)
+{
+    char scene[2][96], obj[96];
+    snprintf(obj, sizeof obj, "/tmp/pbfcl_demo_%d_wedge.obj", (int)getpid());
+    FILE *f = fopen(obj, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("v 0 0 0\nv 0.3 0 0\nv 0.3 0.2 0\nv 0 0 0.3\nv 0.3 0 0.3\nv 0.3 0.2 0.3\nf 1 3 2\nf "
+          "4 5 6\nf 1 2 5 4\nf 2 3 6 5\nf 3 1 4 6\n",
+          f);
+    fclose(f);
+    const char *head = "{\"name\": \"shapes\", \"domain\": {\"min\": [0, 0, 0], \"max\": [1.2, "
+                       "0.8, 0.4]}, \"particle_radius\": 0.02, \"fluid\": [{\"min\": [0, 0, 0], "
+                       "\"max\": [0.25, 0.3, 0.4]}]";
+    long shown[2], shadowed[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(scene[k], sizeof scene[k], "/tmp/pbfcl_demo_%d_shapes%d.json", (int)getpid(), k);
+        f = fopen(scene[k], "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "%s%s}\n", head,
+                k ? ""
+                  : ", \"colliders\": [{\"type\": \"sphere\", \"radius\": 0.08, "
+                    "\"position\": [0.5, 0.1, 0.2]}, {\"type\": \"capsule\", \"radius\": "
+                    "0.04, \"half_length\": 0.12, \"position\": [0.75, 0.3, 0.2]}, "
+                    "{\"type\": \"box\", \"half_extents\": [0.05, 0.08, 0.15], "
+                    "\"position\": [1.1, 0.08, 0.2]}, {\"type\": \"convex\", \"file\": "
+                    "\"pbfcl_demo_WEDGE\", \"position\": [0.8, 0, 0.05]}]");
+        fclose(f);
+        char sed[512];
+        snprintf(sed, sizeof sed, "sed -i 's|pbfcl_demo_WEDGE|%s|' %s", obj, scene[k]);
+        ck_assert_int_eq(system(sed), 0);
+        char path[2][96];
+        image im[2];
+        for (int lit = 0; lit < 2; lit++) { /* with shadows, then without */
+            snprintf(path[lit], sizeof path[lit], "/tmp/pbfcl_demo_%d_shapes%d_%d.png",
+                     (int)getpid(), k, lit);
+            render_own_scene(scene[k], 2, lit ? "spheres --no-shadows" : "spheres", path[lit]);
+            im[lit] = read_png(path[lit]);
+            unlink(path[lit]);
+        }
+        unlink(scene[k]);
+        unsigned char *m = mask_of(&im[0], is_shape_colour, &shown[k]);
+        free(m);
+        shadowed[k] = 0;
+        for (int y = DEMO_HUD_BOTTOM; y < im[0].h; y++)
+            for (int x = 0; x < im[0].w; x++) {
+                const unsigned char *p = im[0].rgb + 3 * ((size_t)y * (size_t)im[0].w + (size_t)x);
+                const unsigned char *q = im[1].rgb + 3 * ((size_t)y * (size_t)im[0].w + (size_t)x);
+                shadowed[k] += (q[0] + q[1] + q[2]) - (p[0] + p[1] + p[2]) > 24;
+            }
+        free(im[0].rgb);
+        free(im[1].rgb);
+    }
+    unlink(obj);
+    printf("shape-coloured pixels: %ld with the colliders, %ld without; pixels darkened by the "
+           "shadows: %ld with, %ld without\n",
+           shown[0], shown[1], shadowed[0], shadowed[1]);
+    ck_assert_msg(shown[0] > 3000, "the colliders show as only %ld pixels", shown[0]);
+    ck_assert_msg(shown[1] < 50, "the scene without colliders has %ld shape-coloured pixels",
+                  shown[1]);
+    ck_assert_msg(shadowed[0] > shadowed[1] + 2000,
+                  "the colliders cast no shadow: %ld pixels darkened with them, %ld without",
+                  shadowed[0], shadowed[1]);
+}
+END_TEST
+#endif
+
+#if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
+/* Picking a shape by its bounding sphere: of two spheres on the ray the nearer, from inside a
+ * sphere that one at distance 0, none behind the camera or beside the ray; a drag's offset
+ * scales with the depth and the field of view, right for +x and up for -y (screen points). */
+START_TEST(test_demo_pick)
+{
+    float centres[9] = {0, 0, -5, 0, 0, -2, 3, 0, -1}, radii[3] = {1, 0.5f, 0.5f};
+    float origin[3] = {0, 0, 0}, dir[3] = {0, 0, -1}, t = -1;
+    ck_assert_int_eq(pbfcl_demo_pick_sphere(centres, radii, 3, origin, dir, &t), 1);
+    ck_assert_float_eq_tol(t, 1.5f, 1e-6f);
+    float inside[3] = {0, 0, -5};
+    ck_assert_int_eq(pbfcl_demo_pick_sphere(centres, radii, 1, inside, dir, &t), 0);
+    ck_assert_float_eq(t, 0.0f);
+    float back[3] = {0, 0, 1};
+    ck_assert_int_eq(pbfcl_demo_pick_sphere(centres, radii, 2, origin, back, &t), -1);
+    float aside[3] = {0.6f, 0.8f, 0.0f};
+    ck_assert_int_eq(pbfcl_demo_pick_sphere(centres, radii, 3, origin, aside, &t), -1);
+    float right[3] = {1, 0, 0}, up[3] = {0, 1, 0}, move[3];
+    pbfcl_demo_drag_offset(right, up, 1.0f, 100, 2.0f, 10.0f, 5.0f, move); /* 0.04 m a point */
+    ck_assert_float_eq_tol(move[0], 0.4f, 1e-6f);
+    ck_assert_float_eq_tol(move[1], -0.2f, 1e-6f);
+    ck_assert_float_eq(move[2], 0.0f);
+}
+END_TEST
+#endif
+
+static int run_cloth_suite(void)
+{
+#if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
+    if (!have_xvfb()) {
+        printf("SKIP: xvfb-run is not installed (apt-get install xvfb); the demo's cloth test "
+               "needs a virtual display\n");
+        return PBFCL_TEST_SKIP;
+    }
+    Suite *s = suite_create("demo_cloth");
+    TCase *tc = tcase_create("meshes");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_demo_cloth_surface);
+    tcase_add_test(tc, test_demo_rope_tube);
+    tcase_add_test(tc, test_demo_shapes);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s, true);
+#else
+    printf("SKIP: this build has no demo or no PNG support (needs SDL2, GLEW and libpng)\n");
+    return PBFCL_TEST_SKIP;
+#endif
+}
+
 static int run_screenshot_suite(void)
 {
 #if defined(PBFCL_HAVE_DEMO) && defined(PBFCL_HAVE_PNG)
@@ -1150,6 +1446,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--screenshot"))
         return run_screenshot_suite();
+    if (argc > 1 && !strcmp(argv[1], "--cloth"))
+        return run_cloth_suite();
     Suite *s = suite_create("demo");
     TCase *tc = tcase_create("command_line");
     tcase_set_timeout(tc, 120);
@@ -1167,6 +1465,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_demo_gravity_turn);
     tcase_add_test(tc, test_demo_ramp);
     tcase_add_test(tc, test_demo_hud_layout);
+    tcase_add_test(tc, test_demo_pick);
 #endif
     suite_add_tcase(s, tc);
     return test_run_suite(s, false);

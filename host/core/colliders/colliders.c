@@ -183,3 +183,16 @@ pbfcl_status pbfcl_colliders_get_pose(const pbfcl_colliders *c, int id, float po
         memcpy(rotation, c->shape[i].row.rotation, 4 * sizeof(float));
     return PBFCL_OK;
 }
+
+pbfcl_status pbfcl_colliders_view_at(const pbfcl_colliders *c, int i, pbfcl_collider_view *out)
+{
+    if (!c || i < 0 || i >= c->count)
+        return PBFCL_ERR_BAD_ARGUMENT;
+    const collider_entry *e = &c->shape[i];
+    out->id = e->id;
+    out->name = e->name;
+    out->geo = &e->geo;
+    memcpy(out->velocity, e->row.velocity, sizeof out->velocity);
+    memcpy(out->angular_velocity, e->row.angular_velocity, sizeof out->angular_velocity);
+    return PBFCL_OK;
+}

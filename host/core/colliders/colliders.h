@@ -8,6 +8,7 @@
 #ifndef PBFCL_COLLIDERS_H
 #define PBFCL_COLLIDERS_H
 
+#include "colliders/collider_geometry.h"
 #include "runtime/build_options.h"
 #include "runtime/clrt.h"
 #include "runtime/profile.h"
@@ -48,6 +49,19 @@ pbfcl_status pbfcl_colliders_set_motion(pbfcl_colliders *c, int id, const float 
 /* Shape id's pose (either pointer may be NULL). */
 pbfcl_status pbfcl_colliders_get_pose(const pbfcl_colliders *c, int id, float position[3],
                                       float rotation[4]);
+
+/* What the API reads of one shape (host/lib/api_shape_read.c): its id, name, geometry in its
+ * own frame and velocities. */
+typedef struct pbfcl_collider_view {
+    int id;
+    const char *name;
+    const pbfcl_collider_geometry *geo;
+    float velocity[3], angular_velocity[3];
+} pbfcl_collider_view;
+
+/* The shape at index i (0 .. count - 1, in the order they were made); PBFCL_ERR_BAD_ARGUMENT
+ * out of range. */
+pbfcl_status pbfcl_colliders_view_at(const pbfcl_colliders *c, int i, pbfcl_collider_view *out);
 
 /* The stage colliders_narrow of a substep on x (pos_buf) and x* (pred_buf). */
 pbfcl_status pbfcl_colliders_narrow(pbfcl_colliders *c, const pbfcl_colliders_run *r,
