@@ -46,6 +46,12 @@ static const char *distance_fault(const unsigned *pair, const float *rest, const
     return NULL;
 }
 
+size_t pbfcl_api_distance_count(pbfcl_sim *sim)
+{
+    return pbfcl_sim_scene(sim)->solver.method == PBFCL_METHOD_PBF ? pbfcl_pbf_distance_count(sim)
+                                                                   : 0;
+}
+
 pbfcl_status pbfcl_solver_set_distances(pbfcl_solver *s, const unsigned *pair, const float *rest,
                                         const float *compliance, const unsigned char *tether,
                                         size_t count)
@@ -64,6 +70,14 @@ pbfcl_status pbfcl_solver_set_distances(pbfcl_solver *s, const unsigned *pair, c
             return PBFCL_ERR_BAD_ARGUMENT;
         }
     }
+    if (pbfcl_sim_scene(sim)->solver.method != PBFCL_METHOD_PBF) {
+        if (count == 0)
+            return PBFCL_OK; /* none to remove */
+        pbfcl_errorf("%s: distance constraints need solver.method pbf (this solver runs %s); "
+                     "create the solver with solver.method pbf",
+                     f, pbfcl_method_name(pbfcl_sim_scene(sim)->solver.method));
+        return PBFCL_ERR_UNSUPPORTED;
+    }
     return pbfcl_pbf_set_distances(sim, count, pair, rest, compliance, tether);
 }
 
@@ -72,14 +86,14 @@ pbfcl_status pbfcl_solver_distance_count(pbfcl_solver *s, size_t *count)
     SOLVER("pbfcl_solver_distance_count", s);
     if (!count)
         return null_arg("pbfcl_solver_distance_count", "count");
-    *count = pbfcl_pbf_distance_count(sim);
+    *count = pbfcl_api_distance_count(sim);
     return PBFCL_OK;
 }
 
 /* Refuses a count other than the number of constraints. */
 static pbfcl_status check_distance_count(const char *func, pbfcl_sim *sim, size_t count)
 {
-    size_t have = pbfcl_pbf_distance_count(sim);
+    size_t have = pbfcl_api_distance_count(sim);
     if (count == have)
         return PBFCL_OK;
     pbfcl_errorf("%s: count is %zu, but there are %zu distance constraints: give "

@@ -80,6 +80,9 @@ pbfcl_api_cloth *pbfcl_api_solver_cloth(const char *func, const pbfcl_solver *s,
                                         struct pbfcl_sim **sim, size_t *count, int **phases,
                                         double *fluid_w);
 
+/* The distance constraints of a simulation: PBF's (sph has none, 0). */
+size_t pbfcl_api_distance_count(struct pbfcl_sim *sim);
+
 /* Makes the pinned particles of a scene's cloths and ropes static in phases (the fill's n,
  * pbfcl_scene_phases'); then, once the phases are set, puts the others into their groups and
  * sets the constraints and triangles (api_scene_cloth.c). */

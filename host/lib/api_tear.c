@@ -62,7 +62,7 @@ static long group_of(int phase)
 static pbfcl_status read_mesh(pbfcl_solver *s, pbfcl_sim *sim, const pbfcl_api_cloth *cloth,
                               const int *phases, size_t n, pbfcl_tear_mesh *m)
 {
-    size_t c = pbfcl_pbf_distance_count(sim), t = cloth->triangles;
+    size_t c = pbfcl_api_distance_count(sim), t = cloth->triangles;
     memset(m, 0, sizeof *m);
     m->particles = n;
     m->pos = malloc(3 * n * sizeof *m->pos + 1);

@@ -239,6 +239,39 @@ START_TEST(test_groups_rope)
 }
 END_TEST
 
+/* An SPH solver has no distance constraints: it counts none, reads none and refuses some,
+ * naming the method (it crashed reading PBF's state). */
+START_TEST(test_distances_sph)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = 64;
+    d.scene.particle_radius = R;
+    for (int a = 0; a < 3; a++)
+        d.scene.domain_max[a] = 0.3f;
+    d.solver.method = PBFCL_METHOD_SPH;
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    add_rope(s);
+    size_t count = 99;
+    ck_assert_int_eq(pbfcl_solver_distance_count(s, &count), PBFCL_OK);
+    ck_assert_uint_eq(count, 0);
+    unsigned pair[2 * (N - 1)];
+    float rest[N - 1], comp[N - 1], force[1];
+    unsigned char tether[N - 1];
+    ck_assert_int_eq(pbfcl_solver_get_distances(s, pair, rest, comp, tether, 0), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_distance_forces(s, force, 0), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_set_distances(s, NULL, NULL, NULL, NULL, 0), PBFCL_OK);
+    rope_edges(pair, rest, comp, tether);
+    ck_assert_int_eq(pbfcl_solver_set_distances(s, pair, rest, comp, tether, N - 1),
+                     PBFCL_ERR_UNSUPPORTED);
+    expect_message("solver.method pbf (this solver runs sph)");
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+}
+END_TEST
+
 /* Triangles read back as set; one out of range or degenerate is refused naming it and keeps
  * the old; a wrong count is refused; removing particles clears them. */
 START_TEST(test_triangles)
@@ -300,6 +333,7 @@ int main(void)
         tcase_add_test(tc, test_distances);
         tcase_add_test(tc, test_groups_rope);
         tcase_add_test(tc, test_triangles);
+        tcase_add_test(tc, test_distances_sph);
         suite_add_tcase(suite, tc);
         SRunner *sr = srunner_create(suite);
         srunner_set_fork_status(sr, CK_NOFORK);
