@@ -17,14 +17,17 @@ __kernel void distance_slots(uint n, __global const uint *id, __global uint *slo
 /* distance_project: for constraint c between ids pair[c] = (a, b) with rest (L, compliance
  * alpha, tether flag, 0), C = |x*_a - x*_b| - L and the XPBD step of its multiplier,
  * dlambda = (-C - alpha~ lambda) / (n_a w_a + n_b w_b + alpha~), alpha~ = alpha / dt^2, w the
- * inverse masses (1/kg) and n the constraints of each particle: constraint averaging (Macklin
- * et al. 2014, section 4.2) put into the multiplier, so that a particle takes at most 1/n of
- * each of its constraints' full steps and lambda accumulates exactly what was applied (its
- * force lambda / dt^2 then obeys Hooke's law with compliance alpha at any iteration count).
- * A tether acts only when stretched (lambda <= 0). lambda restarts at 0 with first (the first
+ * inverse masses (1/kg) and n the constraints of each particle of the constraint's sort (count
+ * = (others, tethers) per id): constraint averaging (Macklin et al. 2014, section 4.2) put into
+ * the multiplier, so that a particle takes at most 1/n of each of its constraints' full steps
+ * and lambda accumulates exactly what was applied (its force lambda / dt^2 then obeys Hooke's
+ * law with compliance alpha at any iteration count). A tether acts only when stretched
+ * (lambda <= 0) and is averaged only with the particle's other tethers: averaged with its
+ * edges and bends too (a tenth of its step), a cloth hung from two corners stretched by 2.6 %
+ * at 4 iterations, with tethers apart by less than 1 %. lambda restarts at 0 with first (the first
  * iteration of a substep). corr[c] = dlambda grad_a C, the step of a per unit inverse mass. */
 __kernel void distance_project(pbf_params p, uint count, uint first, __global const uint2 *pair,
-                               __global const float4 *rest, __global const uint *offset,
+                               __global const float4 *rest, __global const uint2 *n_of,
                                __global const uint *slot, __global const float4 *pred,
                                __global const float *inv_mass, __global float *lambda,
                                __global float4 *corr)
@@ -40,8 +43,8 @@ __kernel void distance_project(pbf_params p, uint count, uint first, __global co
     float len = length(d);
     float l = first ? 0.0f : lambda[c];
     float inv_m = 1.0f / p->mass; /* inv_mass holds m_fluid / m */
-    float ni = (float)(offset[ab.x + 1u] - offset[ab.x]);
-    float nj = (float)(offset[ab.y + 1u] - offset[ab.y]);
+    uint2 na = n_of[ab.x], nb = n_of[ab.y];
+    float ni = (float)(r.z != 0.0f ? na.y : na.x), nj = (float)(r.z != 0.0f ? nb.y : nb.x);
     float at = r.y * p->inv_dt * p->inv_dt;
     float denom = (ni * inv_mass[i] + nj * inv_mass[j]) * inv_m + at;
     float dl = 0.0f;

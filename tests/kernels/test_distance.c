@@ -78,9 +78,9 @@ static void ref_project(size_t n, size_t count, const unsigned *pair, const floa
                         double mass, double dt, int first, double *lambda, double *x)
 {
     double *dx = calloc(3 * n + 3, sizeof *dx);
-    unsigned *deg = calloc(n + 1, sizeof *deg);
+    unsigned *deg = calloc(2 * n + 2, sizeof *deg); /* per id: others, tethers */
     for (size_t k = 0; k < 2 * count; k++)
-        deg[pair[k]]++;
+        deg[2 * pair[k] + (tether[k / 2] != 0)]++;
     for (size_t c = 0; c < count; c++) {
         unsigned a = pair[2 * c], b = pair[2 * c + 1];
         double d[3], len = 0.0;
@@ -90,7 +90,8 @@ static void ref_project(size_t n, size_t count, const unsigned *pair, const floa
         }
         len = sqrt(len);
         double l = first ? 0.0 : lambda[c], at = alpha[c] / (dt * dt);
-        double denom = (deg[a] * w[a] + deg[b] * w[b]) / mass + at, dl = 0.0;
+        int t = tether[c] != 0; /* a tether is averaged with the particle's tethers only */
+        double denom = (deg[2 * a + t] * w[a] + deg[2 * b + t] * w[b]) / mass + at, dl = 0.0;
         if (len > 0 && denom > 0) {
             dl = (-(len - rest[c]) - at * l) / denom;
             if (tether[c])
@@ -102,8 +103,8 @@ static void ref_project(size_t n, size_t count, const unsigned *pair, const floa
             dx[3 * b + k] -= w[b] / mass * dl / len * d[k];
         }
     }
-    for (size_t k = 0; k < 3 * n; k++)
-        x[k] += dx[k];
+    for (size_t k = 0; k < 3 * n; k++) /* kept inside the walls, as every kernel keeps them */
+        x[k] = fmin(fmax(x[k] + dx[k], (double)R), (double)(BOX - R));
     free(dx);
     free(deg);
 }

@@ -56,14 +56,27 @@ START_TEST(test_rope_and_tethers)
     ck_assert_float_eq_tol(c.rest[4], 0.2f, 1e-6f); /* the first bend spans two segments */
     unsigned char pinned[5] = {1, 0, 0, 0, 1};
     ck_assert_int_eq(pbfcl_cook_pin(&c, pinned, true), PBFCL_OK);
-    ck_assert_uint_eq(c.tethers, 3);
-    unsigned nearest[3] = {0, 0, 4}; /* particle 2 is as near to both: the first wins */
-    for (size_t t = 0; t < 3; t++) {
+    ck_assert_uint_eq(c.tethers, 6); /* the ends are two anchors: each free particle to both */
+    for (size_t t = 0; t < 6; t++) {
         size_t q = c.edges + c.bends + t;
         ck_assert(c.tether[q]);
-        ck_assert_uint_eq(c.pair[2 * q], t + 1);
-        ck_assert_uint_eq(c.pair[2 * q + 1], nearest[t]);
+        ck_assert_uint_eq(c.pair[2 * q], t / 2 + 1);
+        ck_assert_uint_eq(c.pair[2 * q + 1], t % 2 ? 4 : 0);
         ck_assert_float_eq(c.compliance[q], 0.0f);
+        ck_assert_float_eq_tol(c.rest[q], dist(c.pos, c.pair[2 * q], c.pair[2 * q + 1]), 1e-6f);
+    }
+    pbfcl_cook_free(&c);
+    /* a 3 x 3 grid with its edge j = 0 pinned: one anchor (joined by edges), so each free
+     * particle has one tether, to the pinned particle above it */
+    const float o[3] = {0, 0, 0}, u[3] = {1, 0, 0}, v[3] = {0, 1, 0};
+    ck_assert_int_eq(pbfcl_cook_grid("g", o, u, v, 3, 3, 0.0f, 0.0f, &c), PBFCL_OK);
+    unsigned char edge[9] = {1, 1, 1};
+    ck_assert_int_eq(pbfcl_cook_pin(&c, edge, true), PBFCL_OK);
+    ck_assert_uint_eq(c.tethers, 6);
+    for (size_t t = 0; t < 6; t++) {
+        size_t q = c.edges + c.bends + t;
+        ck_assert_uint_eq(c.pair[2 * q], t + 3);
+        ck_assert_uint_eq(c.pair[2 * q + 1], t % 3);
     }
     pbfcl_cook_free(&c);
 }

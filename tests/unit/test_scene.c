@@ -866,7 +866,7 @@ START_TEST(json_cloth_rope_fill_and_cook)
     ck_assert_int_eq(pbfcl_scene_cloth_cook(&s, 1, &c), PBFCL_OK);
     for (size_t i = 0; i < c.particles; i++)
         ck_assert_int_eq(c.pinned[i], i == 4);
-    ck_assert_uint_eq(c.tethers, 0);
+    ck_assert_uint_eq(c.tethers, 4); /* tethers on by default: each free point to the end */
     ck_assert_float_eq(c.compliance[0], 0.0f);
     pbfcl_cook_free(&c);
     free(phase);

@@ -18,6 +18,7 @@ typedef struct distance_state {
     cl_mem pair_buf;   /* uint2 per constraint */
     cl_mem rest_buf;   /* float4 per constraint */
     cl_mem offset_buf; /* uint per id (capacity + 1): the first entry of the id's list */
+    cl_mem n_buf;      /* uint2 per id: its constraints other than tethers, its tethers */
     cl_mem entry_buf;  /* uint per (constraint, side): constraint * 2 + side, by id */
     cl_mem slot_buf;   /* uint per id: its slot after the sort */
     cl_mem lambda_buf; /* float per constraint: the multiplier of this substep */
@@ -32,7 +33,7 @@ static void release_constraints(distance_state *d)
     d->rest = NULL;
     d->count = 0;
     cl_mem *bufs[] = {&d->pair_buf, &d->rest_buf,   &d->offset_buf, &d->entry_buf,
-                      &d->slot_buf, &d->lambda_buf, &d->corr_buf};
+                      &d->slot_buf, &d->lambda_buf, &d->corr_buf,   &d->n_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         pbfcl_cl_release_buffer(bufs[k]);
 }
@@ -110,6 +111,15 @@ static void build_lists(size_t count, const unsigned *pair, size_t ids, unsigned
     offset[0] = 0;
 }
 
+/* n (2 per id): each id's constraints other than tethers, and its tethers. */
+static void count_kinds(size_t count, const unsigned *pair, const cl_float4 *rest, size_t ids,
+                        unsigned *n)
+{
+    memset(n, 0, 2 * ids * sizeof *n);
+    for (size_t k = 0; k < 2 * count; k++)
+        n[2 * pair[k] + (rest[k / 2].s[2] != 0.0f)]++;
+}
+
 /* Makes buffer *buf of bytes from data (NULL: uninitialised). */
 static pbfcl_status upload(const pbfcl_sim_view *v, size_t bytes, const void *data,
                            const char *what, cl_mem *buf)
@@ -133,6 +143,14 @@ static pbfcl_status make_buffers(const pbfcl_sim_view *v, distance_state *d)
     }
     if (st == PBFCL_OK)
         st = upload(v, 2 * count * 4, entry, "distance list entries", &d->entry_buf);
+    unsigned *kinds = st == PBFCL_OK ? malloc(2 * ids * sizeof *kinds + 1) : NULL;
+    if (st == PBFCL_OK && !kinds)
+        st = PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK) {
+        count_kinds(count, d->pair, d->rest, ids, kinds);
+        st = upload(v, 2 * ids * 4, kinds, "distance counts", &d->n_buf);
+    }
+    free(kinds);
     free(offset);
     free(entry);
     PBFCL_TRY(st);
@@ -248,7 +266,7 @@ static pbfcl_status distance_project(pbfcl_sim *sim, void *state, int it, pbfcl_
         PBFCL_TRY(pbf_launch(&v, d->slots, prof, PBFCL_STAGE_SOLVE));
     }
     cl_kernel k = d->project;
-    cl_mem args[] = {d->pair_buf, d->rest_buf,    d->offset_buf, d->slot_buf,
+    cl_mem args[] = {d->pair_buf, d->rest_buf,    d->n_buf,      d->slot_buf,
                      *v.pred,     v.inv_mass_buf, d->lambda_buf, d->corr_buf};
     PBF_ARG(k, 0, v.params_buf);
     PBF_ARG(k, 1, count);

@@ -191,34 +191,95 @@ pbfcl_status pbfcl_cook_rope(const char *name, const float *points, size_t n, fl
     return PBFCL_OK;
 }
 
-pbfcl_status pbfcl_cook_pin(pbfcl_cloth_cook *c, const unsigned char *pinned, bool tethers)
+/* The root of i in the forest of parents (path halving). */
+static size_t find_root(size_t *parent, size_t i)
+{
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* anchor[i]: for a pinned particle, the lowest index of its anchor (the pinned particles
+ * joined to it by edges); n otherwise. */
+static void find_anchors(const pbfcl_cloth_cook *c, size_t *anchor)
 {
     size_t n = c->particles;
-    memcpy(c->pinned, pinned, n);
-    unsigned *pair = realloc(c->pair, 2 * (c->constraints + n) * sizeof *pair + 1);
+    for (size_t i = 0; i < n; i++)
+        anchor[i] = i;
+    for (size_t e = 0; e < c->edges; e++) {
+        size_t a = c->pair[2 * e], b = c->pair[2 * e + 1];
+        if (c->pinned[a] && c->pinned[b]) {
+            size_t ra = find_root(anchor, a), rb = find_root(anchor, b);
+            anchor[ra > rb ? ra : rb] = ra > rb ? rb : ra;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        anchor[i] = c->pinned[i] ? find_root(anchor, i) : n;
+}
+
+/* Adds a tether from free particle i to the nearest particle of each anchor (room made). */
+static void add_tethers(pbfcl_cloth_cook *c, size_t i, const size_t *anchor, long *best)
+{
+    size_t n = c->particles;
+    for (size_t p = 0; p < n; p++)
+        if (c->pinned[p] && anchor[p] == p)
+            best[p] = -1;
+    for (size_t p = 0; p < n; p++) {
+        if (!c->pinned[p])
+            continue;
+        long *b = &best[anchor[p]];
+        if (*b < 0 ||
+            dist(c->pos, (unsigned)i, (unsigned)p) < dist(c->pos, (unsigned)i, (unsigned)*b))
+            *b = (long)p;
+    }
+    for (size_t p = 0; p < n; p++)
+        if (c->pinned[p] && anchor[p] == p)
+            add(c, (unsigned)i, (unsigned)best[p], 0.0f, true);
+}
+
+/* Grows c's constraint arrays to hold more more constraints. */
+static pbfcl_status grow(pbfcl_cloth_cook *c, size_t more)
+{
+    size_t m = c->constraints + more;
+    unsigned *pair = realloc(c->pair, 2 * m * sizeof *pair + 1);
     if (pair)
         c->pair = pair;
-    float *rest = pair ? realloc(c->rest, (c->constraints + n) * sizeof *rest + 1) : NULL;
+    float *rest = pair ? realloc(c->rest, m * sizeof *rest + 1) : NULL;
     if (rest)
         c->rest = rest;
-    float *comp = rest ? realloc(c->compliance, (c->constraints + n) * sizeof *comp + 1) : NULL;
+    float *comp = rest ? realloc(c->compliance, m * sizeof *comp + 1) : NULL;
     if (comp)
         c->compliance = comp;
-    unsigned char *tet = comp ? realloc(c->tether, c->constraints + n + 1) : NULL;
+    unsigned char *tet = comp ? realloc(c->tether, m + 1) : NULL;
     if (!tet)
         return PBFCL_ERR_OUT_OF_MEMORY;
     c->tether = tet;
-    for (size_t i = 0; tethers && i < n; i++) {
-        long best = -1;
-        for (size_t p = 0; !pinned[i] && p < n; p++)
-            if (pinned[p] && (best < 0 || dist(c->pos, (unsigned)i, (unsigned)p) <
-                                              dist(c->pos, (unsigned)i, (unsigned)best)))
-                best = (long)p;
-        if (best >= 0)
-            add(c, (unsigned)i, (unsigned)best, 0.0f, true);
-    }
-    c->tethers = c->constraints - c->edges - c->bends;
     return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_cook_pin(pbfcl_cloth_cook *c, const unsigned char *pinned, bool tethers)
+{
+    size_t n = c->particles, anchors = 0;
+    memcpy(c->pinned, pinned, n);
+    size_t *anchor = malloc(n * sizeof *anchor + 1);
+    long *best = malloc(n * sizeof *best + 1);
+    pbfcl_status st = anchor && best ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK) {
+        find_anchors(c, anchor);
+        for (size_t p = 0; p < n; p++)
+            anchors += pinned[p] && anchor[p] == p;
+        size_t free_count = 0;
+        for (size_t p = 0; p < n; p++)
+            free_count += !pinned[p];
+        st = grow(c, tethers ? free_count * anchors : 0);
+    }
+    for (size_t i = 0; st == PBFCL_OK && tethers && i < n; i++)
+        if (!pinned[i])
+            add_tethers(c, i, anchor, best);
+    c->tethers = c->constraints - c->edges - c->bends;
+    free(anchor);
+    free(best);
+    return st;
 }
 
 void pbfcl_cook_free(pbfcl_cloth_cook *c)

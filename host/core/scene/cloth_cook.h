@@ -2,7 +2,7 @@
  * particles and distance constraints that make a cloth or a rope of them (as FleX's cloth
  * cooker does, extensions/flexExtCloth.cpp): an edge constraint per mesh edge (stretch and
  * shear), a bend constraint across each edge two triangles share (between their opposite
- * vertices), and tethers from the free particles to the nearest pinned one. Host only; the
+ * vertices), and tethers from the free particles to each anchor of pinned ones. Host only; the
  * constraints name particles by their index in the cooked object. */
 #ifndef PBFCL_CLOTH_COOK_H
 #define PBFCL_CLOTH_COOK_H
@@ -43,8 +43,11 @@ pbfcl_status pbfcl_cook_grid(const char *name, const float origin[3], const floa
 pbfcl_status pbfcl_cook_rope(const char *name, const float *points, size_t n, float stretch,
                              float bend, pbfcl_cloth_cook *out);
 
-/* Pins the particles of pinned (1 each) and adds a tether from every free particle to the
- * nearest pinned one at its present distance (compliance 0); none without a pinned particle. */
+/* Pins the particles of pinned (1 each) and, with tethers, adds tethers (compliance 0, acting
+ * only when stretched) from every free particle to each anchor at their present (rest)
+ * distance: an anchor is a set of pinned particles joined by edges (a pinned corner, a pinned
+ * edge), and the tether goes to its particle nearest the free one. None without a pinned
+ * particle. */
 pbfcl_status pbfcl_cook_pin(pbfcl_cloth_cook *c, const unsigned char *pinned, bool tethers);
 
 /* Releases what a cook made; accepts a zeroed struct. */

@@ -273,6 +273,10 @@ void pbfcl_scene_shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[
 
 /* --- cloths and ropes (host/core/scene/scene_cloth.c) --- */
 
+/* A cloth's or rope's values where a scene file gives none: no pins, stretch compliance 0,
+ * bend compliance 1e-3 m/N, tethers on (they act only with a pinned particle); zero shape. */
+void pbfcl_cloth_shape_defaults(pbfcl_cloth_shape *c, bool rope);
+
 /* Checks each cloth's and rope's values and that it lies inside the domain less the particle
  * radius; errors name cloth[i] or rope[i] and the key. */
 bool pbfcl_scene_check_cloths(const pbfcl_scene *s);

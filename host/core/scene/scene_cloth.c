@@ -76,6 +76,14 @@ static bool check_inside(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const
     return true;
 }
 
+void pbfcl_cloth_shape_defaults(pbfcl_cloth_shape *c, bool rope)
+{
+    memset(c, 0, sizeof *c);
+    c->rope = rope;
+    c->bend = 1e-3f;
+    c->tethers = true;
+}
+
 bool pbfcl_scene_check_cloths(const pbfcl_scene *s)
 {
     if (s->cloth_count < 0 || s->cloth_count > PBFCL_MAX_CLOTHS)
@@ -173,8 +181,7 @@ static void small_box_with_pool(pbfcl_scene *s, float x, float z)
 static pbfcl_cloth_shape *add_cloth(pbfcl_scene *s, bool rope)
 {
     pbfcl_cloth_shape *c = &s->cloths[s->cloth_count++];
-    memset(c, 0, sizeof *c);
-    c->rope = rope;
+    pbfcl_cloth_shape_defaults(c, rope);
     return c;
 }
 
@@ -206,6 +213,7 @@ void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s)
     c->stretch = 2e-3f;
     c->bend = 1e-2f;
     c->pin = PBFCL_PIN_CORNER00 | PBFCL_PIN_CORNER10;
+    c->tethers = false;        /* an elastic rope: tethers to both ends would keep it straight */
     s->solver.iterations = 20; /* a long chain: few iterations leave it stretched */
     s->solver.substeps = 4;    /* the cube does not pass through a rope one particle thick */
     pbfcl_body_shape *b = &s->bodies[s->body_count++];

@@ -963,7 +963,7 @@ static pbfcl_status parse_cloth_common(const char *path, const char *where, cons
 }
 
 /* One cloth {"corner", "u", "v", "resolution": [nu, nv], ...} or rope {"start", "end",
- * "points", ...}; bend compliance 1e-3 m/N and stretch 0 unless given. */
+ * "points", ...}, on top of pbfcl_cloth_shape_defaults. */
 static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON *item, bool rope,
                                 pbfcl_cloth_shape *c)
 {
@@ -975,7 +975,6 @@ static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON
         "bend_compliance", "tethers", NULL};
     char key[96];
     const cJSON *v;
-    c->bend = 1e-3f;
     PBFCL_TRY(need_object(path, where, item));
     PBFCL_TRY(check_keys(path, where, item, rope ? rope_keys : cloth_keys));
     const char *const vecs[] = {rope ? "start" : "corner", rope ? "end" : "u", "v"};
@@ -1007,6 +1006,8 @@ static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON
         snprintf(key, sizeof key, "%s.tear", where);
         PBFCL_TRY(get_number(path, key, v, &c->tear));
     }
+    if (c->tear > 0.0f && !cJSON_GetObjectItemCaseSensitive(item, "tethers"))
+        c->tethers = false; /* tethers would hold the torn pieces together: off unless asked */
     return parse_cloth_common(path, where, item, c);
 }
 
@@ -1023,8 +1024,7 @@ static pbfcl_status parse_cloths(const char *path, const char *name, const cJSON
             return key_error(path, name, "expected at most %d cloths and ropes together",
                              PBFCL_MAX_CLOTHS);
         pbfcl_cloth_shape *cl = &s->cloths[s->cloth_count++];
-        memset(cl, 0, sizeof *cl);
-        cl->rope = rope;
+        pbfcl_cloth_shape_defaults(cl, rope);
         cl->index = i;
         char where[48];
         snprintf(where, sizeof where, "%s[%d]", name, i);
