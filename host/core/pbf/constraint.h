@@ -47,6 +47,7 @@ extern const pbf_constraint_kind pbf_multilevel_constraint; /* multilevel.c */
 extern const pbf_constraint_kind pbf_shape_constraint;      /* shape_matching.c */
 extern const pbf_constraint_kind pbf_distance_constraint;   /* distance.c */
 extern const pbf_constraint_kind pbf_wind_force;            /* wind.c (the forces pass) */
+extern const pbf_constraint_kind pbf_inflatable_constraint; /* inflatable.c */
 extern const pbf_constraint_kind *const pbf_constraints[];
 extern const int pbf_constraint_count;
 

@@ -10,6 +10,7 @@ const pbf_constraint_kind *const pbf_constraints[] = {
     &pbf_shape_constraint,      /* shape matching of the bodies on x* */
     &pbf_distance_constraint,   /* cloth and ropes (XPBD) on x* */
     &pbf_wind_force,            /* before predict: drag and lift of the cloth's triangles */
+    &pbf_inflatable_constraint, /* closed meshes holding a volume (XPBD) on x* */
 };
 
 const int pbf_constraint_count = (int)(sizeof pbf_constraints / sizeof pbf_constraints[0]);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PHI 1.6180339887498949f /* the golden ratio: an icosahedron's vertices */
+
 /* One side of a triangle: its edge (lo < hi) and the vertex opposite it. */
 typedef struct half_edge {
     unsigned lo, hi, opposite;
@@ -279,6 +281,191 @@ pbfcl_status pbfcl_cook_pin(pbfcl_cloth_cook *c, const unsigned char *pinned, bo
     c->tethers = c->constraints - c->edges - c->bends;
     free(anchor);
     free(best);
+    return st;
+}
+
+/* A directed edge a -> b of triangle t. */
+typedef struct directed_edge {
+    unsigned a, b;
+    size_t t;
+} directed_edge;
+
+static int directed_order(const void *x, const void *y)
+{
+    const directed_edge *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    if (p->b != q->b)
+        return p->b < q->b ? -1 : 1;
+    return (p->t > q->t) - (p->t < q->t);
+}
+
+/* Whether the sorted edges e (ne) hold a -> b. */
+static bool has_edge(const directed_edge *e, size_t ne, unsigned a, unsigned b)
+{
+    size_t lo = 0, hi = ne;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e[mid].a < a || (e[mid].a == a && e[mid].b < b))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ne && e[lo].a == a && e[lo].b == b;
+}
+
+pbfcl_status pbfcl_cook_check_closed(const char *name, const unsigned *tri, size_t nt)
+{
+    directed_edge *e = malloc(3 * nt * sizeof *e + 1);
+    if (!e)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t t = 0; t < nt; t++)
+        for (int s = 0; s < 3; s++)
+            e[3 * t + s] = (directed_edge){tri[3 * t + s], tri[3 * t + (s + 1) % 3], t};
+    qsort(e, 3 * nt, sizeof *e, directed_order);
+    pbfcl_status st = PBFCL_OK;
+    for (size_t k = 1; st == PBFCL_OK && k < 3 * nt; k++) /* first the edges run twice */
+        if (e[k].a == e[k - 1].a && e[k].b == e[k - 1].b) {
+            pbfcl_errorf("%s: triangles %zu and %zu both run from vertex %u to %u: more than two "
+                         "triangles meet at that edge (not manifold) or one of them faces the "
+                         "other way; give every edge two triangles, wound the same way (each "
+                         "counter-clockwise seen from outside)",
+                         name, e[k - 1].t, e[k].t, e[k].a, e[k].b);
+            st = PBFCL_ERR_BAD_ARGUMENT;
+        }
+    for (size_t k = 0; st == PBFCL_OK && k < 3 * nt; k++) /* then those with no partner */
+        if (!has_edge(e, 3 * nt, e[k].b, e[k].a)) {
+            pbfcl_errorf("%s: the edge from vertex %u to %u of triangle %zu has no triangle on "
+                         "its other side: the mesh is open (or that neighbour faces the other "
+                         "way); close it so that it encloses a volume",
+                         name, e[k].a, e[k].b, e[k].t);
+            st = PBFCL_ERR_BAD_ARGUMENT;
+        }
+    free(e);
+    return st;
+}
+
+double pbfcl_cook_volume(const float *pos, const unsigned *tri, size_t nt)
+{
+    double v = 0.0, o[3] = {pos[3 * tri[0]], pos[3 * tri[0] + 1], pos[3 * tri[0] + 2]};
+    for (size_t t = 0; t < nt; t++) {
+        double x[3][3];
+        for (int c = 0; c < 3; c++)
+            for (int a = 0; a < 3; a++)
+                x[c][a] = pos[3 * tri[3 * t + c] + a] - o[a];
+        v += (x[0][0] * (x[1][1] * x[2][2] - x[1][2] * x[2][1]) -
+              x[0][1] * (x[1][0] * x[2][2] - x[1][2] * x[2][0]) +
+              x[0][2] * (x[1][0] * x[2][1] - x[1][1] * x[2][0])) /
+             6.0;
+    }
+    return v;
+}
+
+pbfcl_status pbfcl_cook_inflatable(const char *name, const float *pos, size_t nv,
+                                   const unsigned *tri, size_t nt, float stretch, float bend,
+                                   pbfcl_cloth_cook *out)
+{
+    if (nt < 4) {
+        pbfcl_errorf("inflatable '%s' has %zu triangles; a closed mesh has at least 4: give its "
+                     "whole surface",
+                     name, nt);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    for (size_t t = 0; t < nt; t++)
+        PBFCL_TRY(check_triangle(name, pos, nv, tri + 3 * t, t));
+    PBFCL_TRY(pbfcl_cook_check_closed(name, tri, nt));
+    double v = pbfcl_cook_volume(pos, tri, nt);
+    if (!(v > 0.0)) {
+        pbfcl_errorf("inflatable '%s' encloses a volume of %g m^3; %s", name, v,
+                     v < 0.0 ? "its triangles wind clockwise seen from outside: reverse the "
+                               "order of each triangle's vertices"
+                             : "give it a mesh that encloses a volume");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    PBFCL_TRY(pbfcl_cook_mesh(name, pos, nv, tri, nt, stretch, bend, out));
+    out->volume = (float)v;
+    return PBFCL_OK;
+}
+
+/* One subdivision of the sphere's triangles (*nt of tri into 4 each, new vertices at the
+ * edges' midpoints pushed onto the unit sphere, appended to pos from *nv); h is scratch of 3 *nt
+ * half-edges, the arrays have room. */
+static void subdivide(float *pos, size_t *nv, unsigned *tri, size_t *nt, half_edge *h)
+{
+    for (size_t t = 0; t < *nt; t++)
+        for (int s = 0; s < 3; s++) {
+            unsigned a = tri[3 * t + s], b = tri[3 * t + (s + 1) % 3];
+            h[3 * t + s] = (half_edge){a < b ? a : b, a < b ? b : a, (unsigned)(3 * t + s)};
+        }
+    qsort(h, 3 * *nt, sizeof *h, half_edge_order);
+    unsigned *mid = malloc(3 * *nt * sizeof *mid + 1); /* per (triangle, side): its midpoint */
+    for (size_t k = 0; mid && k < 3 * *nt; k++) {
+        if (k == 0 || h[k].lo != h[k - 1].lo || h[k].hi != h[k - 1].hi) {
+            double m[3], len = 0.0;
+            for (int a = 0; a < 3; a++) {
+                m[a] = 0.5 * ((double)pos[3 * h[k].lo + a] + pos[3 * h[k].hi + a]);
+                len += m[a] * m[a];
+            }
+            for (int a = 0; a < 3; a++)
+                pos[3 * *nv + a] = (float)(m[a] / sqrt(len));
+            (*nv)++;
+        }
+        mid[h[k].opposite] = (unsigned)(*nv - 1);
+    }
+    size_t n0 = *nt;
+    for (size_t t = 0; mid && t < n0; t++) {
+        unsigned a = tri[3 * t], b = tri[3 * t + 1], c = tri[3 * t + 2];
+        unsigned ab = mid[3 * t], bc = mid[3 * t + 1], ca = mid[3 * t + 2];
+        unsigned four[12] = {a, ab, ca, ab, b, bc, ca, bc, c, ab, bc, ca};
+        memcpy(tri + 3 * t, four, 3 * sizeof *tri);
+        memcpy(tri + 3 * (n0 + 3 * t), four + 3, 9 * sizeof *tri);
+    }
+    *nt = 4 * n0;
+    free(mid);
+}
+
+pbfcl_status pbfcl_cook_sphere(const char *name, const float center[3], float radius,
+                               int subdivisions, float stretch, float bend, pbfcl_cloth_cook *out)
+{
+    if (subdivisions < 0 || subdivisions > PBFCL_COOK_MAX_SUBDIVISIONS || !(radius > 0.0f) ||
+        isinf(radius)) {
+        pbfcl_errorf("inflatable '%s': a sphere of radius %g m and %d subdivisions; give a "
+                     "finite radius > 0 and 0 to %d subdivisions",
+                     name, (double)radius, subdivisions, PBFCL_COOK_MAX_SUBDIVISIONS);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    static const float ico[12][3] = {{-1, PHI, 0}, {1, PHI, 0}, {-1, -PHI, 0}, {1, -PHI, 0},
+                                     {0, -1, PHI}, {0, 1, PHI}, {0, -1, -PHI}, {0, 1, -PHI},
+                                     {PHI, 0, -1}, {PHI, 0, 1}, {-PHI, 0, -1}, {-PHI, 0, 1}};
+    static const unsigned faces[60] = {0, 11, 5, 0, 5,  1,  0,  1,  7,  0,  7, 10, 0, 10, 11,
+                                       1, 5,  9, 5, 11, 4,  11, 10, 2,  10, 7, 6,  7, 1,  8,
+                                       3, 9,  4, 3, 4,  2,  3,  2,  6,  3,  6, 8,  3, 8,  9,
+                                       4, 9,  5, 2, 4,  11, 6,  2,  10, 8,  6, 7,  9, 8,  1};
+    size_t most_t = 20, nv = 12, nt = 20;
+    for (int s = 0; s < subdivisions; s++)
+        most_t *= 4;
+    size_t most_v = most_t / 2 + 2;
+    float *pos = malloc(3 * most_v * sizeof *pos);
+    unsigned *tri = malloc(3 * most_t * sizeof *tri);
+    half_edge *h = malloc(3 * most_t * sizeof *h);
+    pbfcl_status st = pos && tri && h ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t v = 0; st == PBFCL_OK && v < 12; v++) {
+        double len = sqrt(1.0 + PHI * PHI);
+        for (int a = 0; a < 3; a++)
+            pos[3 * v + a] = (float)(ico[v][a] / len);
+    }
+    if (st == PBFCL_OK)
+        memcpy(tri, faces, sizeof faces);
+    for (int s = 0; st == PBFCL_OK && s < subdivisions; s++)
+        subdivide(pos, &nv, tri, &nt, h);
+    for (size_t v = 0; st == PBFCL_OK && v < nv; v++)
+        for (int a = 0; a < 3; a++)
+            pos[3 * v + a] = center[a] + radius * pos[3 * v + a];
+    if (st == PBFCL_OK)
+        st = pbfcl_cook_inflatable(name, pos, nv, tri, nt, stretch, bend, out);
+    free(pos);
+    free(tri);
+    free(h);
     return st;
 }
 

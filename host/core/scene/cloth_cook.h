@@ -23,7 +23,11 @@ typedef struct pbfcl_cloth_cook {
     unsigned char *tether; /* 1 per constraint: acts only when stretched */
     size_t triangles;
     unsigned *tri; /* 3 per triangle (none for a rope) */
+    float volume;  /* an inflatable's: the volume its mesh encloses at rest, m^3 */
 } pbfcl_cloth_cook;
+
+/* The most subdivisions of a sphere (pbfcl_cook_sphere): 20 * 4^6 = 81920 triangles. */
+#define PBFCL_COOK_MAX_SUBDIVISIONS 6
 
 /* A cloth of the mesh (nv vertices pos, nt triangles tri) with the stretch compliance of its
  * edges and the bend compliance of its bends (m/N). name names the object in errors: a
@@ -42,6 +46,29 @@ pbfcl_status pbfcl_cook_grid(const char *name, const float origin[3], const floa
  * neighbours with compliance stretch, a bend between every other one with compliance bend. */
 pbfcl_status pbfcl_cook_rope(const char *name, const float *points, size_t n, float stretch,
                              float bend, pbfcl_cloth_cook *out);
+
+/* Refuses a mesh (nt triangles tri) that is not closed and manifold with its triangles wound
+ * alike: every directed edge a -> b in one triangle and b -> a in one other. The error names
+ * name, the triangle, its edge and the fix. */
+pbfcl_status pbfcl_cook_check_closed(const char *name, const unsigned *tri, size_t nt);
+
+/* The signed volume the triangles enclose (positive when counter-clockwise seen from outside),
+ * in double precision about the first triangle's first vertex. */
+double pbfcl_cook_volume(const float *pos, const unsigned *tri, size_t nt);
+
+/* An inflatable's shell: a cloth of the mesh (pbfcl_cook_mesh), refused naming name, the
+ * triangle or edge and the fix when a triangle is degenerate or out of range, the mesh is open
+ * or not manifold, or it encloses a volume of 0 or less (wound clockwise); out->volume is the
+ * volume it encloses. */
+pbfcl_status pbfcl_cook_inflatable(const char *name, const float *pos, size_t nv,
+                                   const unsigned *tri, size_t nt, float stretch, float bend,
+                                   pbfcl_cloth_cook *out);
+
+/* An inflatable sphere about center of radius (finite, > 0): an icosahedron subdivided
+ * subdivisions times (0 to PBFCL_COOK_MAX_SUBDIVISIONS; 10 * 4^s + 2 vertices, 20 * 4^s
+ * triangles), its vertices on the sphere; as pbfcl_cook_inflatable. */
+pbfcl_status pbfcl_cook_sphere(const char *name, const float center[3], float radius,
+                               int subdivisions, float stretch, float bend, pbfcl_cloth_cook *out);
 
 /* Pins the particles of pinned (1 each) and, with tethers, adds tethers (compliance 0, acting
  * only when stretched) from every free particle to each anchor at their present (rest)
