@@ -658,6 +658,38 @@ PBFCL_API pbfcl_status pbfcl_solver_set_tearing(pbfcl_solver *s, const float *ma
 PBFCL_API pbfcl_status pbfcl_solver_get_triangles(const pbfcl_solver *s, unsigned *tri,
                                                   size_t count);
 
+/* ---- inflatables: closed meshes holding a volume of gas --------------------------------- */
+
+/* Inflatables (FleX's; docs/ALGORITHM.md, "Inflatables"), method pbf only: inflatable k is the
+ * next tri_count[k] triangles of tri (3 particle indices each, the caller's order,
+ * counter-clockwise seen from outside), a closed manifold mesh (every edge in two triangles
+ * wound alike; at least 4), no particle in two inflatables. rest_volume[k] (m^3, finite, > 0)
+ * is the volume it encloses at rest, pressure[k] (finite, > 0) the multiple of it that its gas
+ * holds when nothing presses on it, compliance[k] (m^3/Pa, finite, >= 0) its gas' compliance
+ * there: 0 holds the volume exactly; otherwise the gas is at the ambient pressure
+ * pressure * rest_volume / compliance when unloaded and follows Boyle's law (pressure times
+ * volume constant) when pressed. Its shell is whatever holds the particles together (distance
+ * constraints: a cloth of the mesh). count 0 removes them. Refused, naming the inflatable, the
+ * triangle and the fix, the old ones kept: an index out of range or repeated in a triangle, a
+ * particle in two inflatables, an open or non-manifold mesh, a bad number. Removing particles
+ * clears them. get copies them (any array may be NULL) into arrays of count inflatables and
+ * their triangles, count the number set (pbfcl_solver_inflatable_count). */
+PBFCL_API pbfcl_status pbfcl_solver_set_inflatables(pbfcl_solver *s, const unsigned *tri_count,
+                                                    const unsigned *tri, const float *rest_volume,
+                                                    const float *pressure, const float *compliance,
+                                                    size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_inflatable_count(pbfcl_solver *s, size_t *count,
+                                                     size_t *triangles);
+PBFCL_API pbfcl_status pbfcl_solver_get_inflatables(pbfcl_solver *s, unsigned *tri_count,
+                                                    unsigned *tri, float *rest_volume,
+                                                    float *pressure, float *compliance,
+                                                    size_t count);
+
+/* Each inflatable's volume (m^3) and its gas' pressure above the ambient one (Pa), as the last
+ * substep's last solver iteration measured them; either array may be NULL. */
+PBFCL_API pbfcl_status pbfcl_solver_get_inflatable_volumes(pbfcl_solver *s, float *volume,
+                                                           float *pressure, size_t count);
+
 /* ---- state: checkpoints and restarts ------------------------------------------------------ */
 
 /* Receives one named section of a solver's state; a non-OK status stops the save. */

@@ -22,7 +22,10 @@
  * "shape_planes", "shape_triangles" and "shape_forces" when there are any;
  * colliders/colliders_state.h) and a scene collider's resolution: a file of format 5 is refused
  * with its format (its scene section has another size, and a resume made its shapes again only
- * within float rounding). */
+ * within float rounding). Format 7
+ * added the section "inflatables" (their count, followed by "inflatable_triangle_counts",
+ * "inflatable_triangles" and "inflatable_params" when there are any) and the scene's
+ * inflatables: a file of format 6 is refused with its format. */
 #ifndef PBFCL_CHECKPOINT_H
 #define PBFCL_CHECKPOINT_H
 
@@ -31,7 +34,7 @@
 #include <stdint.h>
 
 #define PBFCL_CHECKPOINT_MAGIC "PBFCLCKP"
-#define PBFCL_CHECKPOINT_FORMAT 6u
+#define PBFCL_CHECKPOINT_FORMAT 7u
 
 /* The checksum: FNV-1a (64 bit) from this start, over every byte before the checksum. */
 #define PBFCL_CHECKPOINT_HASH_START 14695981039346656037ull

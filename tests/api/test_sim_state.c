@@ -324,7 +324,8 @@ static void check_section_names(pbfcl_cl *cl)
                                        "path_keys",
                                        "distances",
                                        "triangles",
-                                       "shapes"};
+                                       "shapes",
+                                       "inflatables"};
     const int count = (int)(sizeof want / sizeof want[0]);
     pbfcl_scene s;
     size_t n;

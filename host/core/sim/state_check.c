@@ -395,6 +395,59 @@ static pbfcl_status check_triangles(state_check_ctx *c)
                                        "joins %u, %u and %u; give three different particles "
                                        "below %zu",
                                        t[0], t[1], t[2], c->n);
+/* Inflatable k's parameters (rest volume, pressure, compliance, 0): finite, the first two > 0,
+ * the compliance >= 0. */
+static bool inflatable_params_ok(const float *f)
+{
+    return isfinite(f[0]) && f[0] > 0.0f && isfinite(f[1]) && f[1] > 0.0f && isfinite(f[2]) &&
+           f[2] >= 0.0f && f[3] == 0.0f;
+}
+
+/* "inflatables" (PBF's inflatables): their count, then "inflatable_triangle_counts" (4 or more
+ * each), "inflatable_triangles" (three different particles below the count each) and
+ * "inflatable_params" (inflatable_params_ok). Whether each mesh is closed is checked when it is
+ * loaded (pbfcl_pbf_inflatable_load), as when it is set. */
+static pbfcl_status check_inflatables(state_check_ctx *c)
+{
+    if (c->lim->method != PBFCL_METHOD_PBF)
+        return PBFCL_OK;
+    void *data, *counts, *tris, *params;
+    PBFCL_TRY(state_check_take(c, "inflatables", sizeof(cl_ulong), &data));
+    cl_ulong count;
+    memcpy(&count, data, sizeof count);
+    if (count > c->n)
+        return state_check_damaged("inflatables", "count", -1, "is %llu; at most %zu fit",
+                                   (unsigned long long)count, c->n);
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(state_check_take(c, "inflatable_triangle_counts", (size_t)count * 4, &counts));
+    size_t triangles = 0;
+    const cl_uint *tc = counts;
+    for (size_t k = 0; k < count; k++) {
+        triangles += tc[k];
+        if (tc[k] < 4 || triangles > 4 * c->n)
+            return state_check_damaged("inflatable_triangle_counts", "inflatable", (long long)k,
+                                       "has %u triangles; give 4 or more, 2 per particle at most",
+                                       tc[k]);
+    }
+    PBFCL_TRY(state_check_take(c, "inflatable_triangles", triangles * 12, &tris));
+    PBFCL_TRY(state_check_take(c, "inflatable_params", (size_t)count * 16, &params));
+    const cl_uint *t = tris;
+    for (size_t k = 0; k < triangles; k++) {
+        const cl_uint *q = t + 3 * k;
+        if (q[0] >= c->n || q[1] >= c->n || q[2] >= c->n || q[0] == q[1] || q[1] == q[2] ||
+            q[0] == q[2])
+            return state_check_damaged("inflatable_triangles", "triangle", (long long)k,
+                                       "is (%u, %u, %u); give three different particles below %zu",
+                                       q[0], q[1], q[2], c->n);
+    }
+    const cl_float4 *p = params;
+    for (size_t k = 0; k < count; k++)
+        if (!inflatable_params_ok(p[k].s))
+            return state_check_damaged("inflatable_params", "inflatable", (long long)k,
+                                       "is (%g, %g, %g, %g); give a rest volume and pressure "
+                                       "finite and > 0, a compliance finite and >= 0, then 0",
+                                       p[k].s[0], p[k].s[1], p[k].s[2], p[k].s[3]);
     return PBFCL_OK;
 }
 
@@ -425,6 +478,8 @@ pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_s
         st = check_triangles(&c);
     if (st == PBFCL_OK)
         st = state_check_shapes(&c);
+    if (st == PBFCL_OK)
+        st = check_inflatables(&c);
     for (int k = 0; k < c.owned_count; k++)
         free(c.owned[k]);
     return st;
