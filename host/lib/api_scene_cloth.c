@@ -1,6 +1,7 @@
-/* A scene's cloths and ropes applied to a solver through the public calls: the pinned
- * particles made static, the others put into solid group c (cloth or rope c) with the mass the
- * scene gives, and every cloth's constraints and triangles set at once. */
+/* A scene's cloths, ropes and inflatables applied to a solver through the public calls: the
+ * pinned particles made static, the others put into solid group c (cloth, rope or inflatable c)
+ * with the mass the scene gives, every one's constraints and triangles set at once, then the
+ * inflatables' volumes. */
 #include "api_internal.h"
 #include "scene/cloth_cook.h"
 
@@ -76,6 +77,53 @@ static pbfcl_status reserve(const pbfcl_scene *sc, pbfcl_cloth_cook *all)
                : PBFCL_ERR_OUT_OF_MEMORY;
 }
 
+/* Sets the scene's inflatables on solver: each one's cooked mesh (its triangles offset to its
+ * first particle), rest volume, pressure and compliance. */
+static pbfcl_status apply_inflatables(const pbfcl_scene *sc, pbfcl_solver *solver, size_t n)
+{
+    size_t count = 0, tris = 0;
+    for (int c = 0; c < sc->cloth_count; c++)
+        count += sc->cloths[c].inflatable;
+    if (count == 0)
+        return PBFCL_OK;
+    unsigned *tc = malloc(count * sizeof *tc), *tri = NULL;
+    float *rest = malloc(count * sizeof *rest), *pressure = malloc(count * sizeof *pressure);
+    float *comp = malloc(count * sizeof *comp);
+    pbfcl_status st = tc && rest && pressure && comp ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    size_t k = 0;
+    for (int c = 0; st == PBFCL_OK && c < sc->cloth_count; c++) {
+        const pbfcl_cloth_shape *shape = &sc->cloths[c];
+        if (!shape->inflatable)
+            continue;
+        pbfcl_cloth_cook cook;
+        st = pbfcl_scene_cloth_cook(sc, c, &cook);
+        unsigned *grown =
+            st == PBFCL_OK ? realloc(tri, 3 * (tris + cook.triangles) * sizeof *tri) : NULL;
+        if (st == PBFCL_OK && !grown)
+            st = PBFCL_ERR_OUT_OF_MEMORY;
+        if (st == PBFCL_OK) {
+            tri = grown;
+            size_t first = cloth_first(sc, c, n);
+            for (size_t t = 0; t < 3 * cook.triangles; t++)
+                tri[3 * tris + t] = (unsigned)first + cook.tri[t];
+            tris += cook.triangles;
+            tc[k] = (unsigned)cook.triangles;
+            rest[k] = cook.volume;
+            pressure[k] = shape->pressure;
+            comp[k++] = shape->compliance;
+        }
+        pbfcl_cook_free(&cook);
+    }
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_set_inflatables(solver, tc, tri, rest, pressure, comp, count);
+    free(tc);
+    free(tri);
+    free(rest);
+    free(pressure);
+    free(comp);
+    return st;
+}
+
 pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t n)
 {
     if (sc->cloth_count == 0)
@@ -117,6 +165,8 @@ pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *s
     if (st == PBFCL_OK && tearing)
         st = pbfcl_solver_set_tearing(solver, tear, (size_t)sc->cloth_count);
     free(tear);
+    if (st == PBFCL_OK)
+        st = apply_inflatables(sc, solver, n);
     pbfcl_cook_free(&all);
     free(ids);
     free(group);

@@ -151,6 +151,7 @@ static const builtin_scene builtins[] = {
     {"flag", pbfcl_scene_builtin_flag},
     {"pour", pbfcl_scene_builtin_pour},
     {"mesh-container", pbfcl_scene_builtin_mesh_container},
+    {"water-balloon", pbfcl_scene_builtin_water_balloon},
 };
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])

@@ -121,15 +121,19 @@ enum { /* the pinned particles: bits of pbfcl_cloth_shape.pin */
 };
 typedef struct pbfcl_cloth_shape {
     bool rope;
-    int index;                   /* among the scene's cloths or ropes (for messages) */
+    bool inflatable; /* a closed mesh holding a volume of gas: the shape below, no pins */
+    int index;       /* among the scene's cloths or ropes (for messages) */
     float corner[3], u[3], v[3]; /* m */
     int res[2];                  /* particles along u and v (a rope: res[0]) */
     unsigned pin;                /* PBFCL_PIN_* bits */
     float stretch, bend;         /* compliance, m/N (0: rigid) */
     float mass;                  /* kg, the whole cloth or rope's */
-    bool tethers;                /* tethers from the free particles to the nearest pinned one */
+    bool tethers;                /* tethers from the free particles to each anchor */
     float tear; /* a cloth's stretch edges tear beyond this strain (0: never; cloth_tear.h) */
-    bool self_collide; /* a cloth's particles collide with each other */
+    bool self_collide;          /* a cloth's particles collide with each other */
+    pbfcl_fluid_shape shape;    /* inflatable: a sphere (center, radius) or a mesh */
+    int subdivisions;           /* inflatable sphere: of an icosahedron, 0 to 6 */
+    float pressure, compliance; /* inflatable: of its gas (inflatable.h), m^3/Pa */
 } pbfcl_cloth_shape;
 
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list
@@ -277,8 +281,11 @@ void pbfcl_scene_shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[
  * bend compliance 1e-3 m/N, tethers on (they act only with a pinned particle); zero shape. */
 void pbfcl_cloth_shape_defaults(pbfcl_cloth_shape *c, bool rope);
 
-/* Checks each cloth's and rope's values and that it lies inside the domain less the particle
- * radius; errors name cloth[i] or rope[i] and the key. */
+/* An inflatable's: as a cloth's, and a sphere of 3 subdivisions, pressure 1, compliance 0. */
+void pbfcl_inflatable_shape_defaults(pbfcl_cloth_shape *c);
+
+/* Checks each cloth's, rope's and inflatable's values and that it lies inside the domain less
+ * the particle radius; errors name cloth[i], rope[i] or inflatable[i] and the key. */
 bool pbfcl_scene_check_cloths(const pbfcl_scene *s);
 
 /* The particle positions of cloth c (as pbfcl_scene_fill writes them) into out if not NULL;
@@ -293,6 +300,10 @@ pbfcl_status pbfcl_scene_cloth_cook(const pbfcl_scene *s, int c, struct pbfcl_cl
  * a static sphere of radius 0.1 m over a 2 cm pool in a 0.6 m box; rope-bridge, a rope of 41
  * points 0.8 m long pinned at both ends 0.4 m up with a 6 cm cube (500 kg/m^3) dropped on it. */
 void pbfcl_scene_builtin_cloth_drape(pbfcl_scene *s);
+
+/* water-balloon: an inflatable sphere of radius 8 cm (642 particles, 1 kg, its gas air at about
+ * 1 atm) dropped from 0.55 m into a 0.2 m deep pool in a 0.6 x 0.8 x 0.6 m box. */
+void pbfcl_scene_builtin_water_balloon(pbfcl_scene *s);
 void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s);
 
 /* Built-in scene flag: a 0.3 x 0.2 m cloth of 16 x 11 particles (0.03 kg) pinned along one

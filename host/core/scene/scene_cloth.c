@@ -9,15 +9,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "cloth[i]" or "rope[i]". */
+/* "cloth[i]", "rope[i]" or "inflatable[i]". */
 static void cloth_key(const pbfcl_cloth_shape *c, char *key, size_t size)
 {
-    snprintf(key, size, "%s[%d]", c->rope ? "rope" : "cloth", c->index);
+    snprintf(key, size, "%s[%d]",
+             c->inflatable ? "inflatable"
+             : c->rope     ? "rope"
+                           : "cloth",
+             c->index);
+}
+
+/* An inflatable's shell: a sphere's or the mesh's (its vertices that triangles use, in their
+ * order in the scene's meshes), cooked and checked (inflatable.h's errors name key). */
+static pbfcl_status cook_inflatable(const pbfcl_scene *s, const pbfcl_cloth_shape *c,
+                                    const char *key, pbfcl_cloth_cook *out)
+{
+    if (c->shape.kind == PBFCL_SHAPE_SPHERE)
+        return pbfcl_cook_sphere(key, c->shape.center, c->shape.radius, c->subdivisions, c->stretch,
+                                 c->bend, out);
+    const pbfcl_scene_meshes *m = &s->meshes;
+    size_t nt = (size_t)c->shape.mesh_count, nv = 0;
+    unsigned *local = malloc((size_t)m->vertex_count * sizeof *local + 1);
+    unsigned *tri = malloc(3 * nt * sizeof *tri + 1);
+    float *pos = malloc(3 * 3 * nt * sizeof *pos + 1);
+    pbfcl_status st = local && tri && pos ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    for (int v = 0; st == PBFCL_OK && v < m->vertex_count; v++)
+        local[v] = UINT32_MAX;
+    for (size_t t = 0; st == PBFCL_OK && t < nt; t++)
+        for (int j = 0; j < 3; j++) {
+            int g = m->triangles[c->shape.mesh_first + (int)t][j];
+            if (local[g] == UINT32_MAX) {
+                memcpy(pos + 3 * nv, m->vertices[g], 3 * sizeof *pos);
+                local[g] = (unsigned)nv++;
+            }
+            tri[3 * t + j] = local[g];
+        }
+    if (st == PBFCL_OK)
+        st = pbfcl_cook_inflatable(key, pos, nv, tri, nt, c->stretch, c->bend, out);
+    free(local);
+    free(tri);
+    free(pos);
+    return st;
 }
 
 /* The number of particles of c. */
-static size_t cloth_points(const pbfcl_cloth_shape *c)
+static size_t cloth_points(const pbfcl_scene *s, const pbfcl_cloth_shape *c)
 {
+    if (c->inflatable) {
+        pbfcl_cloth_cook k;
+        char key[32];
+        cloth_key(c, key, sizeof key);
+        size_t n = cook_inflatable(s, c, key, &k) == PBFCL_OK ? k.particles : 0;
+        pbfcl_cook_free(&k);
+        return n;
+    }
     return c->rope ? (size_t)c->res[0] : (size_t)c->res[0] * (size_t)c->res[1];
 }
 
@@ -31,7 +76,7 @@ static void cloth_point(const pbfcl_cloth_shape *c, int i, int j, float p[3])
 
 static bool check_numbers(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const char *key)
 {
-    int need = c->rope ? 1 : 2;
+    int need = c->inflatable ? 0 : c->rope ? 1 : 2;
     for (int d = 0; d < need; d++)
         if (c->res[d] < 2 || c->res[d] > PBFCL_CLOTH_MAX_POINTS / (c->rope ? 1 : 256))
             return pbfcl_scene_error(s, "%s.%s is %d; give 2 to %d", key,
@@ -54,12 +99,47 @@ static bool check_numbers(const pbfcl_scene *s, const pbfcl_cloth_shape *c, cons
                                  "%s has tear and tethers: tethers would hold its torn pieces "
                                  "to the pins; drop one of them",
                                  key);
+    if (c->inflatable && (!(c->pressure > 0.0f) || isinf(c->pressure)))
+        return pbfcl_scene_error(s,
+                                 "%s.pressure is %g; give a finite number above 0 (1: it holds "
+                                 "its rest volume)",
+                                 key, c->pressure);
+    if (c->inflatable && (!(c->compliance >= 0.0f) || isinf(c->compliance)))
+        return pbfcl_scene_error(s,
+                                 "%s.compliance is %g; give a finite number, 0 or above "
+                                 "(m^3/Pa; 0 keeps the volume)",
+                                 key, c->compliance);
     return true;
+}
+
+/* Every vertex of inflatable c inside the domain less the particle radius, its mesh closed. */
+static bool check_inflatable(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const char *key)
+{
+    pbfcl_cloth_cook k;
+    if (cook_inflatable(s, c, key, &k) != PBFCL_OK)
+        return pbfcl_scene_error(s, "%s: its shape was refused (above)", key);
+    double r = s->particle_radius;
+    bool ok = true;
+    for (size_t i = 0; ok && i < k.particles; i++)
+        for (int a = 0; ok && a < 3; a++) {
+            float p = k.pos[3 * i + a];
+            if (!isfinite(p) || p < s->domain_min[a] + r || p > s->domain_max[a] - r)
+                ok = pbfcl_scene_error(s,
+                                       "%s: vertex %zu reaches %g along %c, outside the domain "
+                                       "less the particle radius (%g..%g); move it inside or "
+                                       "make it smaller",
+                                       key, i, p, "xyz"[a], s -> domain_min[a] + r,
+                                       s -> domain_max[a] - r);
+        }
+    pbfcl_cook_free(&k);
+    return ok;
 }
 
 /* Every point of c inside the domain less the particle radius. */
 static bool check_inside(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const char *key)
 {
+    if (c->inflatable)
+        return check_inflatable(s, c, key);
     double r = s->particle_radius;
     for (int j = 0; j < (c->rope ? 1 : 2); j++)
         for (int i = 0; i < 2; i++) { /* the corners suffice: the shape is convex */
@@ -84,14 +164,25 @@ void pbfcl_cloth_shape_defaults(pbfcl_cloth_shape *c, bool rope)
     c->tethers = true;
 }
 
+void pbfcl_inflatable_shape_defaults(pbfcl_cloth_shape *c)
+{
+    pbfcl_cloth_shape_defaults(c, false);
+    c->inflatable = true;
+    c->shape.kind = PBFCL_SHAPE_SPHERE;
+    c->subdivisions = 3;
+    c->pressure = 1.0f;
+}
+
 bool pbfcl_scene_check_cloths(const pbfcl_scene *s)
 {
     if (s->cloth_count < 0 || s->cloth_count > PBFCL_MAX_CLOTHS)
-        return pbfcl_scene_error(s, "the scene may have 0 to %d cloths and ropes together (has %d)",
+        return pbfcl_scene_error(s,
+                                 "the scene may have 0 to %d cloths, ropes and inflatables "
+                                 "together (has %d)",
                                  PBFCL_MAX_CLOTHS, s->cloth_count);
     if (s->cloth_count > 0 && s->solver.method != PBFCL_METHOD_PBF)
-        return pbfcl_scene_error(s, "cloths and ropes need solver.method pbf; remove \"cloth\" and "
-                                    "\"rope\" or the method");
+        return pbfcl_scene_error(s, "cloths, ropes and inflatables need solver.method pbf; remove "
+                                    "\"cloth\", \"rope\" and \"inflatable\" or the method");
     for (int i = 0; i < s->cloth_count; i++) {
         const pbfcl_cloth_shape *c = &s->cloths[i];
         char key[32];
@@ -105,11 +196,19 @@ bool pbfcl_scene_check_cloths(const pbfcl_scene *s)
 size_t pbfcl_scene_cloth_walk(const pbfcl_scene *s, int c, float *out)
 {
     const pbfcl_cloth_shape *cl = &s->cloths[c];
-    if (out)
+    if (out && cl->inflatable) {
+        pbfcl_cloth_cook k;
+        char key[32];
+        cloth_key(cl, key, sizeof key);
+        if (cook_inflatable(s, cl, key, &k) == PBFCL_OK)
+            memcpy(out, k.pos, 3 * k.particles * sizeof *out);
+        pbfcl_cook_free(&k);
+    }
+    if (out && !cl->inflatable)
         for (int j = 0; j < (cl->rope ? 1 : cl->res[1]); j++)
             for (int i = 0; i < cl->res[0]; i++)
                 cloth_point(cl, i, j, out + 3 * ((size_t)j * cl->res[0] + i));
-    return cloth_points(cl);
+    return cloth_points(s, cl);
 }
 
 /* Marks the particles c's pin bits name. */
@@ -134,7 +233,11 @@ pbfcl_status pbfcl_scene_cloth_cook(const pbfcl_scene *s, int c, pbfcl_cloth_coo
     char key[32];
     cloth_key(cl, key, sizeof key);
     memset(out, 0, sizeof *out);
-    size_t n = cloth_points(cl);
+    if (cl->inflatable) { /* no pins: nothing holds it but its gas and its shell */
+        PBFCL_TRY(cook_inflatable(s, cl, key, out));
+        return PBFCL_OK;
+    }
+    size_t n = cloth_points(s, cl);
     float *pos = malloc(3 * n * sizeof *pos);
     unsigned char *pinned = calloc(n, 1);
     pbfcl_status st = pos && pinned ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
@@ -202,6 +305,29 @@ void pbfcl_scene_builtin_cloth_drape(pbfcl_scene *s)
     c->bend = 1e-2f;
 }
 
+void pbfcl_scene_builtin_water_balloon(pbfcl_scene *s)
+{
+    set3(s->domain_min, 0.0f, 0.0f, 0.0f);
+    set3(s->domain_max, 0.6f, 0.8f, 0.6f);
+    s->particle_radius = 0.01f;
+    pbfcl_fluid_shape *f = &s->fluid[s->fluid_count++];
+    memset(f, 0, sizeof *f);
+    f->kind = PBFCL_SHAPE_BOX;
+    set3(f->min, 0.0f, 0.0f, 0.0f);
+    set3(f->max, 0.6f, 0.2f, 0.6f);
+    pbfcl_cloth_shape *c = &s->cloths[s->cloth_count++];
+    pbfcl_inflatable_shape_defaults(c);
+    set3(c->shape.center, 0.3f, 0.55f, 0.3f);
+    c->shape.radius = 0.08f;
+    c->subdivisions = 2; /* 162 particles 2.1 cm apart: a fluid particle (2 cm) cannot pass, and
+                          * with 3 (1 cm apart) the lists overflowed beside the shell */
+    c->mass = 1.0f;
+    c->stretch = 1e-5f; /* a rubber shell that gives a little */
+    c->bend = 1e-3f;
+    /* air at 1 atm: its compliance V / P, (4/3) pi 0.08^3 m^3 / 101325 Pa */
+    c->compliance = 2.1e-8f;
+}
+
 void pbfcl_scene_builtin_rope_bridge(pbfcl_scene *s)
 {
     small_box_with_pool(s, 1.0f, 0.4f);
@@ -237,6 +363,7 @@ void pbfcl_scene_builtin_flag(pbfcl_scene *s)
     c->mass = 0.03f;
     c->bend = 1e-2f;
     c->pin = PBFCL_PIN_EDGE_V0;
+    c->tethers = false;        /* as the flag was made and measured (tethers are on by default) */
     s->solver.iterations = 20; /* 16 particles from the pole: 10 stretched its edges 30 % */
     s->solver.substeps = 6;    /* with 20 iterations, 12 % at most */
     s->solver.wind_x = 4.0f;

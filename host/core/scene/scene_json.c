@@ -31,6 +31,7 @@ pbfcl_status pbfcl_scene_load_json(const char *path, pbfcl_scene *out)
 
 #else
 
+#include "scene/cloth_cook.h"
 #include "scene/obj_mesh.h"
 #include "scene/scene_mesh.h"
 #include "scene/input_file.h"
@@ -1011,24 +1012,93 @@ static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON
     return parse_cloth_common(path, where, item, c);
 }
 
-/* "cloth" or "rope": an array of them, appended to the scene's cloths. */
+/* An inflatable's sphere {"center", "radius", "subdivisions"}. */
+static pbfcl_status parse_inflatable_sphere(const char *path, const char *where, const cJSON *item,
+                                            pbfcl_cloth_shape *c)
+{
+    static const char *const keys[] = {"center", "radius", "subdivisions", NULL};
+    char key[128];
+    const cJSON *v;
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    PBFCL_TRY(need(path, where, item, "center", &v));
+    snprintf(key, sizeof key, "%s.center", where);
+    PBFCL_TRY(get_vec3(path, key, v, c->shape.center));
+    PBFCL_TRY(need(path, where, item, "radius", &v));
+    snprintf(key, sizeof key, "%s.radius", where);
+    PBFCL_TRY(get_number(path, key, v, &c->shape.radius));
+    if (!(c->shape.radius > 0.0f))
+        return key_error(path, key, "is %g; give the radius in m, above 0", c->shape.radius);
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "subdivisions"))) {
+        snprintf(key, sizeof key, "%s.subdivisions", where);
+        PBFCL_TRY(get_int(path, key, v, &c->subdivisions));
+        if (c->subdivisions < 0 || c->subdivisions > PBFCL_COOK_MAX_SUBDIVISIONS)
+            return key_error(path, key, "is %d; give 0 to %d (10 * 4^s + 2 particles)",
+                             c->subdivisions, PBFCL_COOK_MAX_SUBDIVISIONS);
+    }
+    c->shape.kind = PBFCL_SHAPE_SPHERE;
+    return PBFCL_OK;
+}
+
+/* One inflatable {"sphere": {...}} or {"mesh": {...}} with "mass", "pressure", "compliance"
+ * and the shell's "stretch_compliance" and "bend_compliance", on top of
+ * pbfcl_inflatable_shape_defaults. */
+static pbfcl_status parse_inflatable(const char *path, const char *where, const cJSON *item,
+                                     pbfcl_scene *s, pbfcl_cloth_shape *c)
+{
+    static const char *const keys[] = {"sphere",          "mesh",       "mass",
+                                       "pressure",        "compliance", "stretch_compliance",
+                                       "bend_compliance", NULL};
+    static const char *const names[] = {
+        "mass", "pressure", "compliance", "stretch_compliance", "bend_compliance", NULL};
+    float *outs[] = {&c->mass, &c->pressure, &c->compliance, &c->stretch, &c->bend};
+    char key[96];
+    const cJSON *v, *sphere, *mesh;
+    PBFCL_TRY(need_object(path, where, item));
+    PBFCL_TRY(check_keys(path, where, item, keys));
+    sphere = cJSON_GetObjectItemCaseSensitive(item, "sphere");
+    mesh = cJSON_GetObjectItemCaseSensitive(item, "mesh");
+    if ((sphere != NULL) + (mesh != NULL) != 1)
+        return key_error(path, where,
+                         "give exactly one shape: \"sphere\": {\"center\": [..], \"radius\": R, "
+                         "\"subdivisions\": S} or \"mesh\": {\"file\": \"x.obj\"} (closed)");
+    snprintf(key, sizeof key, "%s.%s", where, sphere ? "sphere" : "mesh");
+    if (sphere)
+        PBFCL_TRY(parse_inflatable_sphere(path, key, sphere, c));
+    else
+        PBFCL_TRY(parse_mesh(path, key, mesh, s, &c->shape));
+    PBFCL_TRY(need(path, where, item, "mass", &v));
+    for (int k = 0; names[k]; k++)
+        if ((v = cJSON_GetObjectItemCaseSensitive(item, names[k]))) {
+            snprintf(key, sizeof key, "%s.%s", where, names[k]);
+            PBFCL_TRY(get_number(path, key, v, outs[k]));
+        }
+    return PBFCL_OK;
+}
+
+/* "cloth", "rope" or "inflatable": an array of them, appended to the scene's cloths. */
 static pbfcl_status parse_cloths(const char *path, const char *name, const cJSON *item,
                                  pbfcl_scene *s)
 {
-    bool rope = !strcmp(name, "rope");
+    bool rope = !strcmp(name, "rope"), inflatable = !strcmp(name, "inflatable");
     if (!cJSON_IsArray(item))
         return key_error(path, name, "expected an array of %ss, got %s", name, type_name(item));
     int i = 0;
     for (const cJSON *c = item->child; c; c = c->next, i++) {
         if (s->cloth_count >= PBFCL_MAX_CLOTHS)
-            return key_error(path, name, "expected at most %d cloths and ropes together",
+            return key_error(path, name,
+                             "expected at most %d cloths, ropes and inflatables together",
                              PBFCL_MAX_CLOTHS);
         pbfcl_cloth_shape *cl = &s->cloths[s->cloth_count++];
-        pbfcl_cloth_shape_defaults(cl, rope);
+        if (inflatable)
+            pbfcl_inflatable_shape_defaults(cl);
+        else
+            pbfcl_cloth_shape_defaults(cl, rope);
         cl->index = i;
         char where[48];
         snprintf(where, sizeof where, "%s[%d]", name, i);
-        PBFCL_TRY(parse_cloth(path, where, c, rope, cl));
+        PBFCL_TRY(inflatable ? parse_inflatable(path, where, c, s, cl)
+                             : parse_cloth(path, where, c, rope, cl));
     }
     return PBFCL_OK;
 }
@@ -1036,10 +1106,10 @@ static pbfcl_status parse_cloths(const char *path, const char *name, const cJSON
 /* Fills s from the parsed root object (on top of the defaults). */
 static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene *s)
 {
-    static const char *const keys[] = {"name",         "domain",    "gravity", "particle_radius",
-                                       "rest_density", "fluid",     "bodies",  "emitters",
-                                       "drains",       "obstacles", "solver",  "colliders",
-                                       "cloth",        "rope",      NULL};
+    static const char *const keys[] = {"name",         "domain",    "gravity",    "particle_radius",
+                                       "rest_density", "fluid",     "bodies",     "emitters",
+                                       "drains",       "obstacles", "solver",     "colliders",
+                                       "cloth",        "rope",      "inflatable", NULL};
     const cJSON *item;
     if (!cJSON_IsObject(root))
         return key_error(path, "(top level)", "expected an object {...}, got %s", type_name(root));
@@ -1077,6 +1147,8 @@ static pbfcl_status parse_root(const char *path, const cJSON *root, pbfcl_scene 
         PBFCL_TRY(parse_cloths(path, "cloth", item, s));
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "rope")))
         PBFCL_TRY(parse_cloths(path, "rope", item, s));
+    if ((item = cJSON_GetObjectItemCaseSensitive(root, "inflatable")))
+        PBFCL_TRY(parse_cloths(path, "inflatable", item, s));
     return PBFCL_OK;
 }
 
