@@ -1,8 +1,11 @@
 /* Tests of the cloth cooker (host/core/scene/cloth_cook.c) by counting: a grid of nu x nv
  * particles has (nu-1) nv + nu (nv-1) + (nu-1)(nv-1) edges and a bend across each interior
  * edge; every constraint's rest length is its particles' distance; a rope of n points has
- * n - 1 edges and n - 2 bends; tethers go from each free particle to the nearest pinned one;
- * degenerate triangles and bad ropes are refused naming the object, the index and the fix. */
+ * n - 1 edges and n - 2 bends; tethers go from each free particle to each anchor's nearest
+ * pinned particle; a sphere of s subdivisions has 10 * 4^s + 2 vertices on the sphere and
+ * 20 * 4^s triangles enclosing less than the sphere's volume (a regular octahedron's exactly);
+ * degenerate triangles, bad ropes, open, non-manifold and inside-out inflatables are refused
+ * naming the object, the index and the fix. */
 #include "scene/cloth_cook.h"
 #include "test_util.h"
 
@@ -109,6 +112,78 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+START_TEST(test_inflatables)
+{
+    const float c[3] = {0.5f, 0.5f, 0.5f};
+    for (int s = 0; s <= 3; s++) {
+        pbfcl_cloth_cook k;
+        ck_assert_int_eq(pbfcl_cook_sphere("ball", c, 0.2f, s, 0.0f, 1e-3f, &k), PBFCL_OK);
+        size_t four = (size_t)1 << (2 * s);
+        ck_assert_uint_eq(k.particles, 10 * four + 2);
+        ck_assert_uint_eq(k.triangles, 20 * four);
+        ck_assert_uint_eq(k.edges, 30 * four); /* Euler: V - E + F = 2 */
+        for (size_t i = 0; i < k.particles; i++) {
+            double d = sqrt(pow(k.pos[3 * i] - 0.5, 2) + pow(k.pos[3 * i + 1] - 0.5, 2) +
+                            pow(k.pos[3 * i + 2] - 0.5, 2));
+            ck_assert_msg(fabs(d - 0.2) < 1e-6, "vertex %zu at %g from the centre", i, d);
+        }
+        double sphere = 4.0 / 3.0 * 3.14159265358979 * 0.008;
+        ck_assert_msg(k.volume > 0.6 * sphere && k.volume < sphere, "volume %g", k.volume);
+        pbfcl_cook_free(&k);
+    }
+    /* a regular octahedron of vertices at distance 1: volume 4/3 */
+    float oct[18] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1};
+    unsigned tri[24] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
+    pbfcl_cloth_cook k;
+    ck_assert_int_eq(pbfcl_cook_inflatable("oct", oct, 6, tri, 8, 0.0f, 0.0f, &k), PBFCL_OK);
+    ck_assert_float_eq_tol(k.volume, 4.0f / 3.0f, 1e-6f);
+    pbfcl_cook_free(&k);
+    struct {
+        unsigned a, b; /* swap tri[a] and tri[b] (a == b: set tri[a] to b - 100) */
+        size_t nt;
+        const char *says;
+    } cases[] = {
+        {0, 1, 8, "inflatable 'oct': triangles 0 and 3 both run from vertex 0 to 4"},
+        {5, 101, 8, "oct': triangle 1 (2, 1, 1) is degenerate"},
+        {0, 0, 7, "the edge from vertex 0 to 4 of triangle 2 has no triangle on its other side"},
+        {0, 0, 3, "inflatable 'oct' has 3 triangles; a closed mesh has at least 4"},
+        {1, 106, 8, "triangle 0 (0, 6, 4) names a vertex beyond its 6 vertices"},
+    };
+    for (size_t n = 0; n < sizeof cases / sizeof cases[0]; n++) {
+        unsigned t[24];
+        memcpy(t, tri, sizeof t);
+        if (cases[n].b >= 100) {
+            t[cases[n].a] = cases[n].b - 100;
+        } else if (cases[n].a != cases[n].b) {
+            t[cases[n].a] = tri[cases[n].b];
+            t[cases[n].b] = tri[cases[n].a];
+        }
+        const unsigned *from = cases[n].nt == 7 ? t + 3 : t; /* 7: the first triangle left out */
+        test_capture_begin();
+        pbfcl_status st = pbfcl_cook_inflatable("oct", oct, 6, from, cases[n].nt, 0, 0, &k);
+        const char *msg = test_capture_end();
+        ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+        ck_assert_msg(strstr(msg, cases[n].says), "case %zu: '%s' lacks '%s'", n, msg,
+                      cases[n].says);
+    }
+    /* inside out: every triangle turned round */
+    unsigned inv[24];
+    for (int t = 0; t < 8; t++) {
+        inv[3 * t] = tri[3 * t];
+        inv[3 * t + 1] = tri[3 * t + 2];
+        inv[3 * t + 2] = tri[3 * t + 1];
+    }
+    test_capture_begin();
+    pbfcl_status st = pbfcl_cook_inflatable("oct", oct, 6, inv, 8, 0, 0, &k);
+    const char *msg = test_capture_end();
+    ck_assert_int_eq(st, PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_msg(strstr(msg, "inflatable 'oct' encloses a volume of -1.33333 m^3; its triangles "
+                              "wind clockwise seen from outside: reverse the order of each "
+                              "triangle's vertices"),
+                  "'%s'", msg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("cloth_cook");
@@ -116,6 +191,7 @@ int main(void)
     tcase_add_test(host, test_grid_counts);
     tcase_add_test(host, test_rope_and_tethers);
     tcase_add_test(host, test_bad_input);
+    tcase_add_test(host, test_inflatables);
     suite_add_tcase(suite, host);
     return test_run_suite(suite, false);
 }

@@ -13,9 +13,12 @@
 
 /* --- built-in scenes ----------------------------------------------------------------- */
 
-static const char *const builtin_names[] = {
-    "dam-break",   "double-dam-break", "drop", "dam-break-bodies", "soft-ball", "fountain",
-    "cloth-drape", "rope-bridge",      "flag", "pour",             "mesh-container"};
+static const char *const builtin_names[] = {"dam-break",      "double-dam-break",
+                                            "drop",           "dam-break-bodies",
+                                            "soft-ball",      "fountain",
+                                            "cloth-drape",    "rope-bridge",
+                                            "flag",           "pour",
+                                            "mesh-container", "water-balloon"};
 
 /* Every particle lies in the domain at least r from the walls, none closer than 2r to
  * another, and each has a neighbour at exactly 2r (the lattice) when n > 1. */
@@ -918,7 +921,24 @@ static const struct {
      "rope[0].tear", "unknown key"},
     {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
                  "\"mass\": 1}], \"solver\": {\"method\": \"sph\"}"),
-     "cloths and ropes need solver.method pbf", "remove"},
+     "cloths, ropes and inflatables need solver.method pbf", "remove"},
+#define BALL "\"sphere\": {\"center\": [0.5,0.6,0.5], \"radius\": 0.2"
+    {CLOTH_SCENE("\"inflatable\": [{" BALL ", \"subdivisions\": 7}, \"mass\": 1}]"),
+     "inflatable[0].sphere.subdivisions: expected 0 to 6", "got 7"},
+    {CLOTH_SCENE("\"inflatable\": [{" BALL "}}]"), "inflatable[0].mass", "missing"},
+    {CLOTH_SCENE("\"inflatable\": [{" BALL "}, \"mass\": 1, \"pressure\": 0}]"),
+     "inflatable[0].pressure is 0", "above 0"},
+    {CLOTH_SCENE("\"inflatable\": [{" BALL "}, \"mass\": 1, \"compliance\": -1}]"),
+     "inflatable[0].compliance is -1", "0 or above"},
+    {CLOTH_SCENE("\"inflatable\": [{\"sphere\": {\"center\": [0.5,0.6,0.5], \"radius\": 0}, "
+                 "\"mass\": 1}]"),
+     "inflatable[0].sphere.radius", "above 0"},
+    {CLOTH_SCENE("\"inflatable\": [{\"sphere\": {\"center\": [0.5,0.9,0.5], \"radius\": 0.2}, "
+                 "\"mass\": 1}]"),
+     "inflatable[0]: vertex", "outside the domain"},
+    {CLOTH_SCENE("\"inflatable\": [{\"mass\": 1}]"), "inflatable[0]", "give exactly one shape"},
+    {CLOTH_SCENE("\"inflatable\": [{" BALL "}, \"mass\": 1, \"tethers\": true}]"),
+     "inflatable[0].tethers", "unknown key"},
 };
 
 /* A cloth's tear and self_collide are read; a tearing cloth adds room for a copy of each of its
@@ -936,6 +956,44 @@ START_TEST(json_cloth_tear)
     ck_assert_float_eq(s.cloths[1].tear, 0.0f);
     ck_assert(s.cloths[0].self_collide && !s.cloths[1].self_collide);
     ck_assert_uint_eq(pbfcl_scene_capacity(&s), pbfcl_scene_count(&s) + 12);
+}
+END_TEST
+
+/* An inflatable sphere of radius 0.2 m and 1 subdivision after the fluid in the fill: its 42
+ * particles on the sphere, 80 triangles enclosing the subdivided icosahedron's volume (below
+ * the sphere's, above 0.85 of it), its pressure and compliance as given, no pins or tethers. */
+START_TEST(json_inflatable_fill_and_cook)
+{
+    pbfcl_scene s;
+    const char *text = CLOTH_SCENE("\"inflatable\": [{\"sphere\": {\"center\": [0.5,0.6,0.5], "
+                                   "\"radius\": 0.2, \"subdivisions\": 1}, \"mass\": 0.3, "
+                                   "\"pressure\": 1.1, \"compliance\": 1e-6}]");
+    ck_assert_int_eq(pbfcl_scene_load(test_temp_write("scene.json", text), &s), PBFCL_OK);
+    test_temp_remove();
+    ck_assert_int_eq(s.cloth_count, 1);
+    ck_assert(s.cloths[0].inflatable);
+    size_t fluid = 10 * 2 * 10, n = 0;
+    float *p = NULL;
+    ck_assert_int_eq(pbfcl_scene_fill(&s, &p, &n), PBFCL_OK);
+    ck_assert_uint_eq(n, fluid + 42);
+    for (size_t i = fluid; i < n; i++) {
+        double d =
+            sqrt(pow(p[3 * i] - 0.5, 2) + pow(p[3 * i + 1] - 0.6, 2) + pow(p[3 * i + 2] - 0.5, 2));
+        ck_assert_msg(fabs(d - 0.2) < 1e-6, "particle %zu is %g m from the centre", i, d);
+    }
+    pbfcl_cloth_cook c;
+    ck_assert_int_eq(pbfcl_scene_cloth_cook(&s, 0, &c), PBFCL_OK);
+    ck_assert_uint_eq(c.particles, 42);
+    ck_assert_uint_eq(c.triangles, 80);
+    ck_assert_uint_eq(c.edges, 120);
+    ck_assert_uint_eq(c.tethers, 0);
+    double sphere = 4.0 / 3.0 * 3.14159265358979 * 0.008;
+    ck_assert_msg(c.volume < sphere && c.volume > 0.85 * sphere, "volume %g of a sphere's %g",
+                  c.volume, sphere);
+    ck_assert_float_eq(s.cloths[0].pressure, 1.1f);
+    ck_assert_float_eq(s.cloths[0].compliance, 1e-6f);
+    pbfcl_cook_free(&c);
+    free(p);
 }
 END_TEST
 
@@ -1147,14 +1205,17 @@ static Suite *scene_suite(void)
                         (int)(sizeof bad_obstacles / sizeof bad_obstacles[0]));
     tcase_add_test(j, json_cloth_rope_fill_and_cook);
     tcase_add_test(j, json_cloth_tear);
-    tcase_add_loop_test(j, json_bad_cloths_named, 0,
-                        (int)(sizeof bad_cloths / sizeof bad_cloths[0]));
-    tcase_add_test(j, json_docs_examples_load);
+}
+END_TEST
+
+tcase_add_test(j, json_inflatable_fill_and_cook);
+tcase_add_loop_test(j, json_bad_cloths_named, 0, (int)(sizeof bad_cloths / sizeof bad_cloths[0]));
+tcase_add_test(j, json_docs_examples_load);
 #else
     tcase_add_test(j, json_without_cjson_says_so);
 #endif
-    suite_add_tcase(s, j);
-    return s;
+suite_add_tcase(s, j);
+return s;
 }
 
 int main(void)

@@ -4,6 +4,7 @@
 #include "runtime/pbfcl_error.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,7 +374,9 @@ pbfcl_status pbfcl_cook_inflatable(const char *name, const float *pos, size_t nv
     }
     for (size_t t = 0; t < nt; t++)
         PBFCL_TRY(check_triangle(name, pos, nv, tri + 3 * t, t));
-    PBFCL_TRY(pbfcl_cook_check_closed(name, tri, nt));
+    char what[160];
+    snprintf(what, sizeof what, "inflatable '%s'", name);
+    PBFCL_TRY(pbfcl_cook_check_closed(what, tri, nt));
     double v = pbfcl_cook_volume(pos, tri, nt);
     if (!(v > 0.0)) {
         pbfcl_errorf("inflatable '%s' encloses a volume of %g m^3; %s", name, v,

@@ -1028,13 +1028,13 @@ static pbfcl_status parse_inflatable_sphere(const char *path, const char *where,
     snprintf(key, sizeof key, "%s.radius", where);
     PBFCL_TRY(get_number(path, key, v, &c->shape.radius));
     if (!(c->shape.radius > 0.0f))
-        return key_error(path, key, "is %g; give the radius in m, above 0", c->shape.radius);
+        return key_error(path, key, "expected the radius in m, above 0, got %g", c->shape.radius);
     if ((v = cJSON_GetObjectItemCaseSensitive(item, "subdivisions"))) {
         snprintf(key, sizeof key, "%s.subdivisions", where);
         PBFCL_TRY(get_int(path, key, v, &c->subdivisions));
         if (c->subdivisions < 0 || c->subdivisions > PBFCL_COOK_MAX_SUBDIVISIONS)
-            return key_error(path, key, "is %d; give 0 to %d (10 * 4^s + 2 particles)",
-                             c->subdivisions, PBFCL_COOK_MAX_SUBDIVISIONS);
+            return key_error(path, key, "expected 0 to %d (10 * 4^s + 2 particles), got %d",
+                             PBFCL_COOK_MAX_SUBDIVISIONS, c->subdivisions);
     }
     c->shape.kind = PBFCL_SHAPE_SPHERE;
     return PBFCL_OK;
