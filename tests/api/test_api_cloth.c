@@ -305,6 +305,102 @@ START_TEST(test_triangles)
 }
 END_TEST
 
+/* An octahedron of 6 particles (radius 5 cm, a solid group) as an inflatable of pressure 1.5
+ * with gravity off: read back as set; after a second it encloses 1.5 times its rest volume
+ * (within 1 %, from the positions and as the solver reports it, with a gauge pressure of 0
+ * within 1 Pa: compliance 0 leaves no load); an open mesh, a particle out of range, a bad
+ * pressure and a wrong count are refused naming the call and the inflatable; removing a
+ * particle (here a fluid one beside it) clears them; an SPH solver refuses them. */
+START_TEST(test_inflatables)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver *s = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
+    pbfcl_scene_params sc;
+    ck_assert_int_eq(pbfcl_solver_get_params(s, &sc, NULL), PBFCL_OK);
+    sc.gravity[1] = 0.0f;
+    ck_assert_int_eq(pbfcl_solver_set_params(s, &sc, NULL), PBFCL_OK);
+    float p[21] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, -2, -2, -2};
+    for (int k = 0; k < 21; k++)
+        p[k] = 0.15f + 0.05f * p[k];
+    ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, 7), PBFCL_OK); /* 6 and a fluid particle */
+    unsigned ids[6] = {0, 1, 2, 3, 4, 5}, group[6] = {0}, tc = 8, got_tc = 0, got[24];
+    float w[6] = {125, 125, 125, 125, 125, 125};
+    ck_assert_int_eq(pbfcl_solver_set_groups(s, ids, group, w, 6), PBFCL_OK);
+    unsigned tri[24] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
+    float rest = 4.0f / 3.0f * 0.05f * 0.05f * 0.05f, pressure = 1.5f, zero = 0.0f, gr, gp, gc;
+    ck_assert_int_eq(pbfcl_solver_set_inflatables(s, &tc, tri, &rest, &pressure, &zero, 1),
+                     PBFCL_OK);
+    size_t count = 0, triangles = 0;
+    ck_assert_int_eq(pbfcl_solver_inflatable_count(s, &count, &triangles), PBFCL_OK);
+    ck_assert_uint_eq(count, 1);
+    ck_assert_uint_eq(triangles, 8);
+    ck_assert_int_eq(pbfcl_solver_get_inflatables(s, &got_tc, got, &gr, &gp, &gc, 1), PBFCL_OK);
+    ck_assert_uint_eq(got_tc, 8);
+    ck_assert_mem_eq(got, tri, sizeof tri);
+    ck_assert(gr == rest && gp == pressure && gc == 0.0f);
+    for (int f = 0; f < 60; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, p, 7), PBFCL_OK);
+    double v = 0.0; /* about vertex 5 */
+    for (int t = 0; t < 8; t++) {
+        const float *a = p + 3 * tri[3 * t], *b = p + 3 * tri[3 * t + 1],
+                    *c = p + 3 * tri[3 * t + 2];
+        double x[3][3];
+        for (int k = 0; k < 3; k++) {
+            x[0][k] = a[k] - p[15 + k];
+            x[1][k] = b[k] - p[15 + k];
+            x[2][k] = c[k] - p[15 + k];
+        }
+        v += (x[0][0] * (x[1][1] * x[2][2] - x[1][2] * x[2][1]) -
+              x[0][1] * (x[1][0] * x[2][2] - x[1][2] * x[2][0]) +
+              x[0][2] * (x[1][0] * x[2][1] - x[1][1] * x[2][0])) /
+             6.0;
+    }
+    float vol = 0.0f, gauge = 0.0f;
+    ck_assert_int_eq(pbfcl_solver_get_inflatable_volumes(s, &vol, &gauge, 1), PBFCL_OK);
+    printf("  octahedron at pressure 1.5: volume %.4g (solver %.4g), 1.5 V_rest %.4g m^3, "
+           "gauge %.3g Pa\n",
+           v, (double)vol, 1.5 * rest, (double)gauge);
+    ck_assert_msg(fabs(v / (1.5 * rest) - 1.0) < 0.01, "volume %g, want %g", v, 1.5 * rest);
+    ck_assert_msg(fabs(vol / (1.5 * rest) - 1.0) < 0.01, "reported %g, want %g", vol, 1.5 * rest);
+    ck_assert_msg(fabs(gauge) < 1.0f, "gauge pressure %g Pa with nothing pressing", gauge);
+    unsigned open[24];
+    memcpy(open, tri, sizeof open);
+    open[23] = 4; /* the last triangle (0, 3, 5) -> (0, 3, 4): edges without partners */
+    ck_assert_int_eq(pbfcl_solver_set_inflatables(s, &tc, open, &rest, &pressure, &zero, 1),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_solver_set_inflatables: the inflatables were refused");
+    unsigned far[24];
+    memcpy(far, tri, sizeof far);
+    far[0] = 7;
+    ck_assert_int_eq(pbfcl_solver_set_inflatables(s, &tc, far, &rest, &pressure, &zero, 1),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    float bad = NAN;
+    ck_assert_int_eq(pbfcl_solver_set_inflatables(s, &tc, tri, &rest, &bad, &zero, 1),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_solver_get_inflatables(s, &got_tc, got, NULL, NULL, NULL, 2),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("pbfcl_solver_inflatable_count");
+    ck_assert_int_eq(pbfcl_solver_inflatable_count(s, &count, NULL), PBFCL_OK);
+    ck_assert_uint_eq(count, 1);
+    size_t gone = 6; /* the fluid particle (a group's are refused) */
+    ck_assert_int_eq(pbfcl_solver_remove(s, &gone, 1), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_inflatable_count(s, &count, NULL), PBFCL_OK);
+    ck_assert_uint_eq(count, 0);
+    pbfcl_solver_destroy(s);
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = 64;
+    d.scene.domain_max[0] = d.scene.domain_max[1] = d.scene.domain_max[2] = 0.3f;
+    d.solver.method = PBFCL_METHOD_SPH;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_inflatable_count(s, &count, NULL), PBFCL_ERR_UNSUPPORTED);
+    expect_message("inflatables need solver.method pbf");
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
@@ -334,6 +430,7 @@ int main(void)
         tcase_add_test(tc, test_groups_rope);
         tcase_add_test(tc, test_triangles);
         tcase_add_test(tc, test_distances_sph);
+        tcase_add_test(tc, test_inflatables);
         suite_add_tcase(suite, tc);
         SRunner *sr = srunner_create(suite);
         srunner_set_fork_status(sr, CK_NOFORK);

@@ -1,7 +1,8 @@
-/* The built-in cloth and rope scenes through `pbfcl run`: the cloth of cloth-drape falls onto
- * the static sphere and stays outside it, the rope of rope-bridge keeps its pinned ends and
- * sags under the cube, the flag of flag streams downwind in its wind and hangs without it, and
- * no position or velocity is NaN (the frames --export writes). */
+/* The built-in cloth, rope and inflatable scenes through `pbfcl run`: the cloth of cloth-drape
+ * falls onto the static sphere and stays outside it, the rope of rope-bridge keeps its pinned
+ * ends and sags under the cube, the flag of flag streams downwind in its wind and hangs without
+ * it, the balloon of water-balloon floats round, and no position or velocity is NaN (the frames
+ * --export writes). */
 #include "cli_util.h"
 
 #include <math.h>
