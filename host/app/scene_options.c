@@ -32,8 +32,8 @@ static const opt_spec opt_specs[] = {
     {"--device", "D", OPT_STRING, NULL, OFF(device), NO_SET,
      "OpenCL device: index from `pbfcl devices` or part of its name"},
     {"--scene", "NAME|FILE", OPT_STRING, NULL, OFF(scene), NO_SET,
-     "dam-break (default), double-dam-break, drop, dam-break-bodies, soft-ball, fountain, or a "
-     ".json scene file"},
+     "dam-break (default), double-dam-break, drop, dam-break-bodies, soft-ball, fountain, "
+     "cloth-drape, rope-bridge, water-balloon, or a .json scene file"},
     {"--particles", "N", OPT_LLONG, "particles", OFF(particles), NO_SET,
      "about N particles (sets the particle radius; the device must hold them, some 600 bytes "
      "each); default: the scene's radius"},

@@ -68,7 +68,7 @@ class Solver(_Solver):
 
     A particle solver. scene: a built-in scene's name ('dam-break', 'double-dam-break',
     'drop', 'dam-break-bodies', 'soft-ball', 'fountain', 'cloth-drape', 'rope-bridge', 'flag',
-    'pour', 'mesh-container'), a JSON scene file, or a dict with the
+    'pour', 'mesh-container', 'water-balloon'), a JSON scene file, or a dict with the
     keys of a scene file (docs/SCENES.md; relative mesh files are taken from the current
     folder); None makes an empty solver with room for `capacity` particles. particles: about
     how many particles to fill the scene with (None: the scene's own radius). params: a dict
