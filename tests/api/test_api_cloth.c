@@ -305,12 +305,70 @@ START_TEST(test_triangles)
 }
 END_TEST
 
+/* A saved state in memory: its sections by name. */
+typedef struct saved {
+    int count;
+    char name[128][64];
+    void *data[128];
+    size_t bytes[128];
+} saved;
+
+static pbfcl_status keep_section(void *user, const char *name, const void *data, size_t bytes)
+{
+    saved *s = user;
+    ck_assert_int_lt(s->count, 128);
+    snprintf(s->name[s->count], sizeof s->name[0], "%s", name);
+    s->data[s->count] = malloc(bytes + 1);
+    memcpy(s->data[s->count], data, bytes);
+    s->bytes[s->count++] = bytes;
+    return PBFCL_OK;
+}
+
+static pbfcl_status give_section(void *user, const char *name, void *data, size_t bytes)
+{
+    saved *s = user;
+    for (int k = 0; k < s->count; k++)
+        if (!strcmp(s->name[k], name) && s->bytes[k] == bytes) {
+            memcpy(data, s->data[k], bytes);
+            return PBFCL_OK;
+        }
+    return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+/* The inflatables of s saved and loaded into a new solver: read back alike, and the next
+ * frame of both the same bit for bit. */
+static void check_saved_inflatables(pbfcl_context *ctx, pbfcl_solver *s)
+{
+    saved st = {0};
+    ck_assert_int_eq(pbfcl_solver_save_state(s, keep_section, &st), PBFCL_OK);
+    pbfcl_solver *t = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
+    ck_assert_int_eq(pbfcl_solver_load_state(t, give_section, &st), PBFCL_OK);
+    unsigned tc[2][1], tri[2][24];
+    float rest[2], pr[2], comp[2], pa[2][21];
+    pbfcl_solver *both[2] = {s, t};
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(
+            pbfcl_solver_get_inflatables(both[k], tc[k], tri[k], &rest[k], &pr[k], &comp[k], 1),
+            PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_step(both[k], 0.0f, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_solver_get_positions(both[k], pa[k], 7), PBFCL_OK);
+    }
+    ck_assert_uint_eq(tc[0][0], tc[1][0]);
+    ck_assert_mem_eq(tri[0], tri[1], sizeof tri[0]);
+    ck_assert(rest[0] == rest[1] && pr[0] == pr[1] && comp[0] == comp[1]);
+    ck_assert_mem_eq(pa[0], pa[1], sizeof pa[0]);
+    pbfcl_solver_destroy(t);
+    for (int k = 0; k < st.count; k++)
+        free(st.data[k]);
+}
+
 /* An octahedron of 6 particles (radius 5 cm, a solid group) as an inflatable of pressure 1.5
  * with gravity off: read back as set; after a second it encloses 1.5 times its rest volume
  * (within 1 %, from the positions and as the solver reports it, with a gauge pressure of 0
  * within 1 Pa: compliance 0 leaves no load); an open mesh, a particle out of range, a bad
  * pressure and a wrong count are refused naming the call and the inflatable; removing a
- * particle (here a fluid one beside it) clears them; an SPH solver refuses them. */
+ * particle (here a fluid one beside it) clears them; a saved state holds them (loaded, the
+ * next frame is the same bit for bit); an SPH solver refuses them. */
 START_TEST(test_inflatables)
 {
     pbfcl_context *ctx = open_context();
@@ -364,6 +422,7 @@ START_TEST(test_inflatables)
     ck_assert_msg(fabs(v / (1.5 * rest) - 1.0) < 0.01, "volume %g, want %g", v, 1.5 * rest);
     ck_assert_msg(fabs(vol / (1.5 * rest) - 1.0) < 0.01, "reported %g, want %g", vol, 1.5 * rest);
     ck_assert_msg(fabs(gauge) < 1.0f, "gauge pressure %g Pa with nothing pressing", gauge);
+    check_saved_inflatables(ctx, s);
     unsigned open[24];
     memcpy(open, tri, sizeof open);
     open[23] = 4; /* the last triangle (0, 3, 5) -> (0, 3, 4): edges without partners */
