@@ -997,6 +997,27 @@ START_TEST(json_inflatable_fill_and_cook)
 }
 END_TEST
 
+/* A sphere without subdivisions gets the fewest that put its particles at most 2.2 r apart
+ * (an icosahedron's edge 1.0515 R, about halved by each): R = 8 cm at r = 1 cm 2 (2.1 cm
+ * apart), at r = 4.5 mm 4 (5.3 mm), at r = 1 mm 6, the most; given ones are kept. */
+START_TEST(inflatable_subdivisions_from_the_radius)
+{
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    pbfcl_cloth_shape c;
+    pbfcl_inflatable_shape_defaults(&c);
+    c.shape.radius = 0.08f;
+    const float r[] = {0.01f, 0.0045f, 0.001f};
+    const int want[] = {2, 4, 6};
+    for (int k = 0; k < 3; k++) {
+        s.particle_radius = r[k];
+        ck_assert_int_eq(pbfcl_inflatable_subdivisions(&s, &c), want[k]);
+    }
+    c.subdivisions = 3;
+    ck_assert_int_eq(pbfcl_inflatable_subdivisions(&s, &c), 3);
+}
+END_TEST
+
 START_TEST(json_bad_cloths_named)
 {
     expect_refused(bad_cloths[_i].text, bad_cloths[_i].part1, bad_cloths[_i].part2);
@@ -1205,12 +1226,11 @@ static Suite *scene_suite(void)
                         (int)(sizeof bad_obstacles / sizeof bad_obstacles[0]));
     tcase_add_test(j, json_cloth_rope_fill_and_cook);
     tcase_add_test(j, json_cloth_tear);
-}
-END_TEST
-
-tcase_add_test(j, json_inflatable_fill_and_cook);
-tcase_add_loop_test(j, json_bad_cloths_named, 0, (int)(sizeof bad_cloths / sizeof bad_cloths[0]));
-tcase_add_test(j, json_docs_examples_load);
+    tcase_add_test(j, json_inflatable_fill_and_cook);
+    tcase_add_test(j, inflatable_subdivisions_from_the_radius);
+    tcase_add_loop_test(j, json_bad_cloths_named, 0,
+                        (int)(sizeof bad_cloths / sizeof bad_cloths[0]));
+    tcase_add_test(j, json_docs_examples_load);
 #else
     tcase_add_test(j, json_without_cjson_says_so);
 #endif

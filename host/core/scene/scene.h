@@ -131,9 +131,9 @@ typedef struct pbfcl_cloth_shape {
     bool tethers;                /* tethers from the free particles to each anchor */
     float tear; /* a cloth's stretch edges tear beyond this strain (0: never; cloth_tear.h) */
     bool self_collide;          /* a cloth's particles collide with each other */
-    pbfcl_fluid_shape shape;    /* inflatable: a sphere (center, radius) or a mesh */
-    int subdivisions;           /* inflatable sphere: of an icosahedron, 0 to 6 */
-    float pressure, compliance; /* inflatable: of its gas (inflatable.h), m^3/Pa */
+    pbfcl_fluid_shape shape;     /* inflatable: a sphere (center, radius) or a mesh */
+    int subdivisions;            /* inflatable sphere: of an icosahedron, 0 to 6; -1: auto */
+    float pressure, compliance;  /* inflatable: of its gas (inflatable.h), m^3/Pa */
 } pbfcl_cloth_shape;
 
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list
@@ -281,8 +281,14 @@ void pbfcl_scene_shape_bounds(const pbfcl_fluid_shape *f, float lo[3], float hi[
  * bend compliance 1e-3 m/N, tethers on (they act only with a pinned particle); zero shape. */
 void pbfcl_cloth_shape_defaults(pbfcl_cloth_shape *c, bool rope);
 
-/* An inflatable's: as a cloth's, and a sphere of 3 subdivisions, pressure 1, compliance 0. */
+/* An inflatable's: as a cloth's, and a sphere of subdivisions chosen from the particle radius
+ * (-1), pressure 1, compliance 0. */
 void pbfcl_inflatable_shape_defaults(pbfcl_cloth_shape *c);
+
+/* The subdivisions of inflatable sphere c: its own, or with -1 the fewest (up to 6) that put
+ * its particles at most 2.2 particle radii apart (closer lets no fluid particle through the
+ * shell without overfilling the neighbour lists beside it). */
+int pbfcl_inflatable_subdivisions(const pbfcl_scene *s, const pbfcl_cloth_shape *c);
 
 /* Checks each cloth's, rope's and inflatable's values and that it lies inside the domain less
  * the particle radius; errors name cloth[i], rope[i] or inflatable[i] and the key. */

@@ -19,14 +19,25 @@ static void cloth_key(const pbfcl_cloth_shape *c, char *key, size_t size)
              c->index);
 }
 
+int pbfcl_inflatable_subdivisions(const pbfcl_scene *s, const pbfcl_cloth_shape *c)
+{
+    if (c->subdivisions >= 0)
+        return c->subdivisions;
+    int k = 0; /* an icosahedron's edge is 1.0515 R; each subdivision about halves it */
+    while (k < PBFCL_COOK_MAX_SUBDIVISIONS &&
+           1.0515 * c->shape.radius / (double)(1 << k) > 2.2 * s->particle_radius)
+        k++;
+    return k;
+}
+
 /* An inflatable's shell: a sphere's or the mesh's (its vertices that triangles use, in their
  * order in the scene's meshes), cooked and checked (inflatable.h's errors name key). */
 static pbfcl_status cook_inflatable(const pbfcl_scene *s, const pbfcl_cloth_shape *c,
                                     const char *key, pbfcl_cloth_cook *out)
 {
     if (c->shape.kind == PBFCL_SHAPE_SPHERE)
-        return pbfcl_cook_sphere(key, c->shape.center, c->shape.radius, c->subdivisions, c->stretch,
-                                 c->bend, out);
+        return pbfcl_cook_sphere(key, c->shape.center, c->shape.radius,
+                                 pbfcl_inflatable_subdivisions(s, c), c->stretch, c->bend, out);
     const pbfcl_scene_meshes *m = &s->meshes;
     size_t nt = (size_t)c->shape.mesh_count, nv = 0;
     unsigned *local = malloc((size_t)m->vertex_count * sizeof *local + 1);
@@ -169,7 +180,7 @@ void pbfcl_inflatable_shape_defaults(pbfcl_cloth_shape *c)
     pbfcl_cloth_shape_defaults(c, false);
     c->inflatable = true;
     c->shape.kind = PBFCL_SHAPE_SPHERE;
-    c->subdivisions = 3;
+    c->subdivisions = -1; /* as the particle radius asks */
     c->pressure = 1.0f;
 }
 
@@ -319,8 +330,9 @@ void pbfcl_scene_builtin_water_balloon(pbfcl_scene *s)
     pbfcl_inflatable_shape_defaults(c);
     set3(c->shape.center, 0.3f, 0.55f, 0.3f);
     c->shape.radius = 0.08f;
-    c->subdivisions = 2; /* 162 particles 2.1 cm apart: a fluid particle (2 cm) cannot pass, and
-                          * with 3 (1 cm apart) the lists overflowed beside the shell */
+    /* subdivisions from the particle radius: at 1 cm, 2 (162 particles 2.1 cm apart: a fluid
+     * particle, 2 cm across, cannot pass; with 3, 1 cm apart, the neighbour lists overflowed
+     * beside the shell) */
     c->mass = 1.0f;
     c->stretch = 1e-5f; /* a rubber shell that gives a little */
     c->bend = 1e-3f;

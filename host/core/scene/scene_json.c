@@ -1012,7 +1012,8 @@ static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON
     return parse_cloth_common(path, where, item, c);
 }
 
-/* An inflatable's sphere {"center", "radius", "subdivisions"}. */
+/* An inflatable's sphere {"center", "radius", "subdivisions"} (no subdivisions: from the
+ * particle radius). */
 static pbfcl_status parse_inflatable_sphere(const char *path, const char *where, const cJSON *item,
                                             pbfcl_cloth_shape *c)
 {
