@@ -1140,7 +1140,8 @@ START_TEST(json_docs_examples_load)
         "dam-break.json",      "drop.json",          "two-columns-tuned.json",
         "floating-boxes.json", "fountain.json",      "dam-break-sph.json",
         "obstacles.json",      "mesh-obstacle.json", "paddle.json",
-        "keyed-paddle.json",   "mesh-collider.json", "mesh-container-box-walls.json"};
+        "keyed-paddle.json",   "mesh-collider.json", "mesh-container-box-walls.json",
+        "pillow.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
@@ -1234,8 +1235,8 @@ static Suite *scene_suite(void)
 #else
     tcase_add_test(j, json_without_cjson_says_so);
 #endif
-suite_add_tcase(s, j);
-return s;
+    suite_add_tcase(s, j);
+    return s;
 }
 
 int main(void)
