@@ -594,7 +594,8 @@ PBFCL_API pbfcl_status pbfcl_solver_compute_densities(pbfcl_solver *s);
  * makes it act only when stretched. count 0 removes them all. Refused, with the constraint and
  * the fix named, the old constraints kept: a particle joined to itself, an index out of range,
  * a NaN, infinite or negative rest length or compliance. get copies them (any array may be
- * NULL) into arrays of count entries, count the number set (pbfcl_solver_distance_count). */
+ * NULL) into arrays of count entries, count the number set (pbfcl_solver_distance_count).
+ * Removing particles renumbers them as the particles and drops those with a removed one. */
 PBFCL_API pbfcl_status pbfcl_solver_set_distances(pbfcl_solver *s, const unsigned *pair,
                                                   const float *rest, const float *compliance,
                                                   const unsigned char *tether, size_t count);
@@ -672,8 +673,9 @@ PBFCL_API pbfcl_status pbfcl_solver_get_triangles(const pbfcl_solver *s, unsigne
  * constraints: a cloth of the mesh). count 0 removes them. Refused, naming the inflatable, the
  * triangle and the fix, the old ones kept: an index out of range or repeated in a triangle, a
  * particle in two inflatables, an open or non-manifold mesh, a bad number. Removing particles
- * clears them. get copies them (any array may be NULL) into arrays of count inflatables and
- * their triangles, count the number set (pbfcl_solver_inflatable_count). */
+ * renumbers them and drops one that lost a vertex. get copies them (any array may be NULL) into
+ * arrays of count inflatables and their triangles, count the number set
+ * (pbfcl_solver_inflatable_count). */
 PBFCL_API pbfcl_status pbfcl_solver_set_inflatables(pbfcl_solver *s, const unsigned *tri_count,
                                                     const unsigned *tri, const float *rest_volume,
                                                     const float *pressure, const float *compliance,

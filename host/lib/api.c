@@ -3,7 +3,6 @@
  * solver's sorted order, steps with per-stage timers. Every entry point checks its arguments
  * and logs what was wrong before returning the status. */
 #include "api_internal.h"
-#include "pbf/inflatable.h"
 #include "runtime/clrt.h"
 #include "runtime/profile.h"
 #include "bodies/shape_match.h"
@@ -592,8 +591,8 @@ pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_
         st = pbfcl_sim_compact(s->sim, slots, m, s->ids);
     if (st == PBFCL_OK) /* the triangles' indices name particles that move */
         st = pbfcl_api_cloth_drop(s->sim, &s->cloth);
-    if (st == PBFCL_OK && pbfcl_sim_scene(s->sim)->solver.method == PBFCL_METHOD_PBF)
-        st = pbfcl_pbf_set_inflatables(s->sim, 0, NULL, NULL, NULL, NULL, NULL); /* so do theirs */
+    if (st == PBFCL_OK) /* distance constraints and inflatables name particles by index too */
+        st = pbfcl_api_remap_constraints(s->sim, rank);
     if (st == PBFCL_OK)
         st = pbfcl_sim_remap_body_ids(s->sim, rank); /* bodies name their particles by id */
     free(rank);

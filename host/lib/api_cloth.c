@@ -4,6 +4,7 @@
 #include "api_internal.h"
 #include "pbf/distance.h"
 #include "pbf/wind.h"
+#include "pbf/inflatable.h"
 #include "runtime/pbfcl_error.h"
 #include "sim/sim.h"
 
@@ -286,4 +287,80 @@ void pbfcl_api_cloth_free(pbfcl_api_cloth *c)
     free(c->tri);
     c->tri = NULL;
     c->triangles = 0;
+}
+
+/* The distance constraints renumbered by rank, those with a removed particle dropped. */
+static pbfcl_status remap_distances(pbfcl_sim *sim, const unsigned *rank)
+{
+    size_t count = pbfcl_pbf_distance_count(sim), kept = 0;
+    if (count == 0)
+        return PBFCL_OK;
+    unsigned *pair = malloc(2 * count * sizeof *pair);
+    float *rest = malloc(count * sizeof *rest), *comp = malloc(count * sizeof *comp);
+    unsigned char *tether = malloc(count);
+    pbfcl_status st = pair && rest && comp && tether ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = pbfcl_pbf_get_distances(sim, pair, rest, comp, tether);
+    for (size_t c = 0; st == PBFCL_OK && c < count; c++) {
+        unsigned a = rank[pair[2 * c]], b = rank[pair[2 * c + 1]];
+        if (a == UINT32_MAX || b == UINT32_MAX)
+            continue;
+        pair[2 * kept] = a;
+        pair[2 * kept + 1] = b;
+        rest[kept] = rest[c];
+        comp[kept] = comp[c];
+        tether[kept++] = tether[c];
+    }
+    if (st == PBFCL_OK)
+        st = pbfcl_pbf_set_distances(sim, kept, pair, rest, comp, tether);
+    free(pair);
+    free(rest);
+    free(comp);
+    free(tether);
+    return st;
+}
+
+/* The inflatables renumbered by rank, one with a removed vertex dropped. */
+static pbfcl_status remap_inflatables(pbfcl_sim *sim, const unsigned *rank)
+{
+    size_t count = 0, tris = 0, kept = 0, kept_tris = 0;
+    pbfcl_pbf_inflatable_count(sim, &count, &tris);
+    if (count == 0)
+        return PBFCL_OK;
+    unsigned *tc = malloc(count * sizeof *tc), *tri = malloc(3 * tris * sizeof *tri);
+    float *rest = malloc(count * sizeof *rest), *pr = malloc(count * sizeof *pr);
+    float *comp = malloc(count * sizeof *comp);
+    pbfcl_status st = tc && tri && rest && pr && comp ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = pbfcl_pbf_get_inflatables(sim, tc, tri, rest, pr, comp);
+    for (size_t k = 0, t0 = 0; st == PBFCL_OK && k < count; t0 += tc[k++]) {
+        bool whole = true;
+        for (size_t v = 3 * t0; v < 3 * (t0 + tc[k]); v++)
+            whole = whole && rank[tri[v]] != UINT32_MAX;
+        if (!whole)
+            continue;
+        for (size_t v = 3 * t0; v < 3 * (t0 + tc[k]); v++)
+            tri[3 * kept_tris + (v - 3 * t0)] = rank[tri[v]];
+        kept_tris += tc[k];
+        tc[kept] = tc[k];
+        rest[kept] = rest[k];
+        pr[kept] = pr[k];
+        comp[kept++] = comp[k];
+    }
+    if (st == PBFCL_OK)
+        st = pbfcl_pbf_set_inflatables(sim, kept, tc, tri, rest, pr, comp);
+    free(tc);
+    free(tri);
+    free(rest);
+    free(pr);
+    free(comp);
+    return st;
+}
+
+pbfcl_status pbfcl_api_remap_constraints(pbfcl_sim *sim, const unsigned *rank)
+{
+    if (pbfcl_sim_scene(sim)->solver.method != PBFCL_METHOD_PBF)
+        return PBFCL_OK;
+    PBFCL_TRY(remap_distances(sim, rank));
+    return remap_inflatables(sim, rank);
 }

@@ -92,6 +92,12 @@ pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *s
 /* After a step: tears the groups with a limit (pbfcl_solver_set_tearing; api_tear.c). */
 pbfcl_status pbfcl_api_cloth_tear(pbfcl_solver *s);
 
+/* After a removal that gave each old index its new one (rank, UINT32_MAX: removed): the
+ * distance constraints renumbered, those with a removed particle dropped; the inflatables
+ * renumbered, one with a removed vertex dropped (its mesh is no longer closed). PBF only;
+ * nothing for another method. */
+pbfcl_status pbfcl_api_remap_constraints(struct pbfcl_sim *sim, const unsigned *rank);
+
 /* Releases the triangles; none afterwards. */
 void pbfcl_api_cloth_free(pbfcl_api_cloth *c);
 

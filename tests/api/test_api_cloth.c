@@ -273,7 +273,8 @@ START_TEST(test_distances_sph)
 END_TEST
 
 /* Triangles read back as set; one out of range or degenerate is refused naming it and keeps
- * the old; a wrong count is refused; removing particles clears them. */
+ * the old; a wrong count is refused; removing particles clears them, and renumbers the distance
+ * constraints, dropping those of the removed particle. */
 START_TEST(test_triangles)
 {
     pbfcl_context *ctx = open_context();
@@ -296,10 +297,21 @@ START_TEST(test_triangles)
     ck_assert_int_eq(pbfcl_solver_get_triangles(s, got, 1), PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_int_eq(pbfcl_solver_get_triangles(s, got, 2), PBFCL_OK);
     ck_assert_mem_eq(got, tri, sizeof tri);
-    size_t gone = 5;
+    unsigned pair[2 * (N - 1)], gp[6];
+    float rest[N - 1], comp[N - 1];
+    unsigned char tether[N - 1];
+    rope_edges(pair, rest, comp, tether);
+    ck_assert_int_eq(pbfcl_solver_set_distances(s, pair, rest, comp, tether, N - 1), PBFCL_OK);
+    size_t gone = 2;
     ck_assert_int_eq(pbfcl_solver_remove(s, &gone, 1), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_triangle_count(s, &count), PBFCL_OK);
     ck_assert_uint_eq(count, 0);
+    /* the edges 1-2 and 2-3 went with particle 2; 3-4 and 4-5 are now 2-3 and 3-4 */
+    ck_assert_int_eq(pbfcl_solver_distance_count(s, &count), PBFCL_OK);
+    ck_assert_uint_eq(count, 3);
+    ck_assert_int_eq(pbfcl_solver_get_distances(s, gp, NULL, NULL, NULL, 3), PBFCL_OK);
+    const unsigned want[6] = {0, 1, 2, 3, 3, 4};
+    ck_assert_mem_eq(gp, want, sizeof want);
     pbfcl_solver_destroy(s);
     pbfcl_context_destroy(ctx);
 }
@@ -367,7 +379,7 @@ static void check_saved_inflatables(pbfcl_context *ctx, pbfcl_solver *s)
  * (within 1 %, from the positions and as the solver reports it, with a gauge pressure of 0
  * within 1 Pa: compliance 0 leaves no load); an open mesh, a particle out of range, a bad
  * pressure and a wrong count are refused naming the call and the inflatable; removing a
- * particle (here a fluid one beside it) clears them; a saved state holds them (loaded, the
+ * fluid particle beside it keeps them; a saved state holds them (loaded, the
  * next frame is the same bit for bit); an SPH solver refuses them. */
 START_TEST(test_inflatables)
 {
@@ -442,10 +454,12 @@ START_TEST(test_inflatables)
     expect_message("pbfcl_solver_inflatable_count");
     ck_assert_int_eq(pbfcl_solver_inflatable_count(s, &count, NULL), PBFCL_OK);
     ck_assert_uint_eq(count, 1);
-    size_t gone = 6; /* the fluid particle (a group's are refused) */
+    size_t gone = 6; /* the fluid particle (a group's are refused): the octahedron stays */
     ck_assert_int_eq(pbfcl_solver_remove(s, &gone, 1), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_inflatable_count(s, &count, NULL), PBFCL_OK);
-    ck_assert_uint_eq(count, 0);
+    ck_assert_uint_eq(count, 1);
+    ck_assert_int_eq(pbfcl_solver_get_inflatables(s, &got_tc, got, NULL, NULL, NULL, 1), PBFCL_OK);
+    ck_assert_mem_eq(got, tri, sizeof tri);
     pbfcl_solver_destroy(s);
     pbfcl_solver_desc d;
     pbfcl_solver_desc_defaults(&d);

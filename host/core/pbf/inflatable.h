@@ -15,7 +15,8 @@
  * triangles, once each way), no particle in two inflatables, with rest volume rest[k] (m^3,
  * finite, > 0), pressure pressure[k] (finite, > 0: it holds pressure * rest when unloaded) and
  * compliance compliance[k] (m^3/Pa, finite, >= 0). count = 0 removes them. Bad input is
- * refused naming the inflatable (and triangle), what is wrong and the fix; the old ones stay. */
+ * refused naming the inflatable (and triangle), what is wrong and the fix; the old ones stay.
+ * The winding is not checked here (the cooker, cloth_cook.h, checks it). */
 pbfcl_status pbfcl_pbf_set_inflatables(pbfcl_sim *sim, size_t count, const unsigned *tri_count,
                                        const unsigned *tri, const float *rest,
                                        const float *pressure, const float *compliance);
