@@ -131,9 +131,9 @@ typedef struct pbfcl_cloth_shape {
     bool tethers;                /* tethers from the free particles to each anchor */
     float tear; /* a cloth's stretch edges tear beyond this strain (0: never; cloth_tear.h) */
     bool self_collide;          /* a cloth's particles collide with each other */
-    pbfcl_fluid_shape shape;     /* inflatable: a sphere (center, radius) or a mesh */
-    int subdivisions;            /* inflatable sphere: of an icosahedron, 0 to 6; -1: auto */
-    float pressure, compliance;  /* inflatable: of its gas (inflatable.h), m^3/Pa */
+    pbfcl_fluid_shape shape;    /* inflatable: a sphere (center, radius) or a mesh */
+    int subdivisions;           /* inflatable sphere: of an icosahedron, 0 to 6; -1: auto */
+    float pressure, compliance; /* inflatable: of its gas (inflatable.h), m^3/Pa */
 } pbfcl_cloth_shape;
 
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list

@@ -395,6 +395,9 @@ static pbfcl_status check_triangles(state_check_ctx *c)
                                        "joins %u, %u and %u; give three different particles "
                                        "below %zu",
                                        t[0], t[1], t[2], c->n);
+    return PBFCL_OK;
+}
+
 /* Inflatable k's parameters (rest volume, pressure, compliance, 0): finite, the first two > 0,
  * the compliance >= 0. */
 static bool inflatable_params_ok(const float *f)
