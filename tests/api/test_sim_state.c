@@ -107,16 +107,16 @@ static unsigned char *snapshot(pbfcl_solver *s, size_t n, size_t *bytes, int *su
 
 /* A state saved as sections in memory (what a checkpoint file holds). */
 typedef struct memory_state {
-    char name[32][64];
-    unsigned char *data[32];
-    size_t bytes[32];
+    char name[48][64];
+    unsigned char *data[48];
+    size_t bytes[48];
     int count;
 } memory_state;
 
 static pbfcl_status put_memory(void *user, const char *name, const void *data, size_t bytes)
 {
     memory_state *m = user;
-    ck_assert_int_lt(m->count, 32);
+    ck_assert_int_lt(m->count, 48);
     snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
     m->data[m->count] = malloc(bytes ? bytes : 1);
     memcpy(m->data[m->count], data, bytes);
