@@ -152,3 +152,44 @@ __kernel void particles_scatter_rows(uint count, uint words, __global const uint
     size_t row = g / words;
     dst[(size_t)slots[row] * words + (g - row * words)] = in[g];
 }
+
+/* fill_rows: the rows first..first+count-1 of dst (rows of `words` 32-bit words) take their
+ * initial values made on the device: every word of row first + r is value + step * (first +
+ * r): a constant (step 0: zero, one, the rest density, the fluid phase, as bits) or the row's
+ * id (value 0, step 1). What appended particles start from, with no upload. */
+__kernel void particles_fill_rows(uint first, uint count, uint words, uint value, uint step,
+                                  __global uint *dst)
+{
+    size_t g = get_global_id(0);
+    if (g >= (size_t)count * words)
+        return;
+    uint row = first + (uint)(g / words);
+    dst[(size_t)first * words + g] = value + step * row;
+}
+
+/* gather_column: the rows at slots slots[r] of src (rows of `words` words) into column `at`
+ * of the packed records out, count records of `stride` words each: out[r * stride + at + w] =
+ * src[slots[r] * words + w]. One launch per saved buffer fills every record's rows, which are
+ * then read at once (a simulation split over devices, host/dist/). */
+__kernel void particles_gather_column(uint count, uint words, uint stride, uint at,
+                                      __global const uint *src, __global const uint *slots,
+                                      __global uint *out)
+{
+    size_t g = get_global_id(0);
+    if (g >= (size_t)count * words)
+        return;
+    size_t row = g / words, w = g - row * words;
+    out[row * stride + at + w] = src[(size_t)slots[row] * words + w];
+}
+
+/* append_column: the inverse for appended particles: column `at` of the packed records in
+ * (count records of `stride` words) into the rows first..first+count-1 of dst. */
+__kernel void particles_append_column(uint count, uint words, uint stride, uint at, uint first,
+                                      __global const uint *in, __global uint *dst)
+{
+    size_t g = get_global_id(0);
+    if (g >= (size_t)count * words)
+        return;
+    size_t row = g / words, w = g - row * words;
+    dst[(size_t)first * words + g] = in[row * stride + at + w];
+}

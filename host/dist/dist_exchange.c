@@ -118,8 +118,8 @@ void dist_exchange_release(pbfcl_dist *d)
 {
     pbfcl_cl *cl = d->sim ? sim_cl(d) : NULL; /* the pinned staging is empty without one */
     if (cl) {
-        pbfcl_pinned *p[] = {&d->records, &d->received, &d->rows_host};
-        for (int i = 0; i < 3; i++)
+        pbfcl_pinned *p[] = {&d->records, &d->received};
+        for (int i = 0; i < 2; i++)
             pbfcl_pinned_release(cl, p[i]);
     }
     pbfcl_exchange_destroy(&d->xchg);
@@ -326,17 +326,8 @@ static pbfcl_status after_sort(pbfcl_dist *d)
 
 pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, void *out)
 {
-    size_t at = 0, elem;
-    cl_mem buf;
-    PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->rows_host, 16 * k + 16));
-    char *rows = d->rows_host.ptr;
-    for (size_t r = 0; k > 0 && pbfcl_sim_record_row(d->sim, r, &buf, &elem, NULL); r++) {
-        PBFCL_TRY(dist_rows_gather(&d->rows, buf, elem, slots, k, rows));
-        d->traffic.bus_bytes += k * (4 + elem); /* the slots up, the rows down */
-        for (size_t i = 0; i < k; i++)
-            memcpy((char *)out + i * d->record + at, rows + i * elem, elem);
-        at += elem;
-    }
+    PBFCL_TRY(dist_rows_records(&d->rows, d->sim, slots, k, d->record, out));
+    d->traffic.bus_bytes += k * (4 + d->record); /* the slots up, the records down */
     return PBFCL_OK;
 }
 

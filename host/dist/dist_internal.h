@@ -30,9 +30,11 @@ typedef struct dist_rows {
 pbfcl_status dist_rows_create(dist_rows *r, pbfcl_sim *sim);
 void dist_rows_release(dist_rows *r);
 
-/* Reads the rows (elem bytes, a multiple of 4) of buf at slots[0..count-1] into out, packed. */
-pbfcl_status dist_rows_gather(dist_rows *r, cl_mem buf, size_t elem, const unsigned *slots,
-                              size_t count, void *out);
+/* Reads the records (record bytes: the rows of every saved buffer, pbfcl_sim_record_row) of
+ * sim's particles at slots[0..count-1] into out, packed: one gather per saved buffer into its
+ * column of one device block, one read. */
+pbfcl_status dist_rows_records(dist_rows *r, pbfcl_sim *sim, const unsigned *slots, size_t count,
+                               size_t record, void *out);
 
 /* Writes the packed rows in to the rows of buf at slots[0..count-1]. */
 pbfcl_status dist_rows_scatter(dist_rows *r, cl_mem buf, size_t elem, const unsigned *slots,
@@ -54,7 +56,7 @@ struct pbfcl_dist {
     cl_mem send_slots_buf, ghost_slots_buf; /* the lists' slots after the sort, on the device */
     cl_mem packed_buf;                      /* the values sent or received, packed */
     size_t send_slots_cap, ghost_slots_cap, packed_cap; /* bytes */
-    pbfcl_pinned records, received, rows_host;          /* sent and received; rows read */
+    pbfcl_pinned records, received;                     /* sent and received */
     int *counts, *displs, *rcounts, *rdispls;           /* scratch for alltoallv, per rank */
     pbfcl_dist_traffic traffic;
     int part;          /* the part of traffic.part_seconds the time now goes to */

@@ -1,8 +1,8 @@
-/* The rows a rank exchanges, packed and unpacked on the device: a gather of the rows at a list
- * of slots into a packed buffer, which alone is read to the host, and a scatter of received
- * rows to their slots, so that only the exchanged particles' bytes cross the bus. The copies
- * are the core's solver-neutral passes gather_rows and scatter_rows (sim/particles.h,
- * cl/particles.cl); this file holds their slots and packed rows. */
+/* The rows a rank exchanges, packed and unpacked on the device: the records of the particles
+ * at a list of slots gathered into one packed block, which alone is read to the host, and a
+ * scatter of received rows to their slots, so that only the exchanged particles' bytes cross
+ * the bus. The copies are the core's solver-neutral passes gather_column and scatter_rows
+ * (sim/particles.h, cl/particles.cl); this file holds their slots and packed rows. */
 #include "dist_internal.h"
 
 #include "runtime/pbfcl_error.h"
@@ -50,16 +50,22 @@ static pbfcl_status upload_slots(dist_rows *r, const unsigned *slots, size_t cou
     return PBFCL_OK;
 }
 
-pbfcl_status dist_rows_gather(dist_rows *r, cl_mem buf, size_t elem, const unsigned *slots,
-                              size_t count, void *out)
+pbfcl_status dist_rows_records(dist_rows *r, pbfcl_sim *sim, const unsigned *slots, size_t count,
+                               size_t record, void *out)
 {
     if (count == 0)
         return PBFCL_OK;
-    PBFCL_TRY(ensure(r->cl, &r->packed, &r->packed_cap, count * elem));
+    PBFCL_TRY(ensure(r->cl, &r->packed, &r->packed_cap, count * record));
     PBFCL_TRY(upload_slots(r, slots, count));
-    PBFCL_TRY(pbfcl_particles_gather_rows(r->particles, buf, elem / 4, r->slots, count, r->packed));
-    PBFCL_CL_CHECK(
-        clEnqueueReadBuffer(r->cl->queue, r->packed, CL_TRUE, 0, count * elem, out, 0, NULL, NULL));
+    size_t at = 0, elem;
+    cl_mem buf;
+    for (size_t row = 0; pbfcl_sim_record_row(sim, row, &buf, &elem, NULL); row++) {
+        PBFCL_TRY(pbfcl_particles_gather_column(r->particles, buf, elem / 4, r->slots, count,
+                                                record / 4, at / 4, r->packed));
+        at += elem;
+    }
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(r->cl->queue, r->packed, CL_TRUE, 0, count * record, out, 0,
+                                       NULL, NULL));
     return PBFCL_OK;
 }
 

@@ -4,7 +4,9 @@
  * rest density given directly (any solver's), non-finite and outside particles included, and
  * the render copy through a shuffled id order; gather_rows and scatter_rows (what a split
  * simulation exchanges) against a C copy at 0, 1, wg - 1, wg, wg + 1 and a prime rows of 1, 3
- * and 32 words, at shuffled slots, nothing written past the rows. */
+ * and 32 words, at shuffled slots, nothing written past the rows; gather_column and
+ * append_column (a split simulation's records, packed) and fill_rows (appended particles'
+ * initial values) the same way, at 0, 1, wg - 1, wg, wg + 1 and 1009 rows from rows 0 and 7. */
 #include "pbfcl_shared.h"
 #include "sim/particles.h"
 #include "test_util.h"
@@ -353,6 +355,141 @@ START_TEST(test_particles_rows)
 }
 END_TEST
 
+/* fill_rows: rows first..first+count-1 of a buffer of first + count + 3 rows of words take
+ * value + step * row (every word), against a C fill; the rows around keep their words. */
+static void check_fill_once(pbfcl_cl *cl, pbfcl_particles *p, size_t first, size_t count,
+                            size_t words, cl_uint value, cl_uint step)
+{
+    size_t rows = first + count + 3;
+    cl_uint *dst = malloc(rows * words * 4);
+    for (size_t i = 0; i < rows * words; i++)
+        dst[i] = 0xdeadbeefu ^ (cl_uint)i;
+    cl_mem dst_buf = upload(cl, dst, rows * words * 4);
+    ck_assert_int_eq(pbfcl_particles_fill_rows(p, dst_buf, words, first, count, value, step),
+                     PBFCL_OK);
+    ck_assert_int_eq(
+        clEnqueueReadBuffer(cl->queue, dst_buf, CL_TRUE, 0, rows * words * 4, dst, 0, NULL, NULL),
+        CL_SUCCESS);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t w = 0; w < words; w++) {
+            bool filled = r >= first && r < first + count;
+            cl_uint want =
+                filled ? value + step * (cl_uint)r : 0xdeadbeefu ^ (cl_uint)(r * words + w);
+            expect(dst[r * words + w] == want,
+                   "fill_rows %zu rows of %zu from %zu (%08x + %u a row): word %zu of row %zu is "
+                   "%08x, not %08x",
+                   count, words, first, value, step, w, r, dst[r * words + w], want);
+        }
+    clReleaseMemObject(dst_buf);
+    free(dst);
+}
+
+/* The columns of a record of 8 words: 4 words at 0, 1 at 4 and 3 at 5 (as positions, an id
+ * and a row of three): gather_column from count shuffled slots of three buffers of count + 5
+ * rows into packed records, then append_column of those records into rows first.. of three
+ * buffers of other words; each against a C copy, the word past the records and the rows
+ * outside untouched. */
+static void check_columns_once(pbfcl_cl *cl, pbfcl_particles *p, size_t count, size_t first)
+{
+    enum { COLS = 3, STRIDE = 8 };
+    static const size_t words[COLS] = {4, 1, 3}, at[COLS] = {0, 4, 5};
+    size_t rows = count + 5, dst_rows = first + count + 2;
+    uint64_t seed = 4321 + count * 7 + first;
+    cl_uint *src[COLS], *dst[COLS], *slots = malloc(rows * 4);
+    cl_uint *rec = malloc((count * STRIDE + 1) * 4);
+    cl_mem src_buf[COLS], dst_buf[COLS];
+    for (size_t r = 0; r < rows; r++)
+        slots[r] = (cl_uint)r;
+    test_shuffle(slots, rows, &seed);
+    for (size_t i = 0; i < count * STRIDE + 1; i++)
+        rec[i] = 0xdeadbeefu;
+    cl_mem slots_buf = upload(cl, slots, rows * 4),
+           rec_buf = upload(cl, rec, (count * STRIDE + 1) * 4);
+    for (int c = 0; c < COLS; c++) {
+        src[c] = malloc(rows * words[c] * 4);
+        for (size_t i = 0; i < rows * words[c]; i++)
+            src[c][i] = test_rand(&seed);
+        src_buf[c] = upload(cl, src[c], rows * words[c] * 4);
+        ck_assert_int_eq(pbfcl_particles_gather_column(p, src_buf[c], words[c], slots_buf, count,
+                                                       STRIDE, at[c], rec_buf),
+                         PBFCL_OK);
+    }
+    ck_assert_int_eq(clEnqueueReadBuffer(cl->queue, rec_buf, CL_TRUE, 0, (count * STRIDE + 1) * 4,
+                                         rec, 0, NULL, NULL),
+                     CL_SUCCESS);
+    for (int c = 0; c < COLS; c++)
+        for (size_t r = 0; r < count; r++)
+            for (size_t w = 0; w < words[c]; w++)
+                expect(rec[r * STRIDE + at[c] + w] == src[c][slots[r] * words[c] + w],
+                       "gather_column %zu records: word %zu of column %d of record %zu (slot %u) "
+                       "is %08x, not %08x",
+                       count, w, c, r, slots[r], rec[r * STRIDE + at[c] + w],
+                       src[c][slots[r] * words[c] + w]);
+    ck_assert_msg(rec[count * STRIDE] == 0xdeadbeefu, "gather_column wrote past %zu records",
+                  count);
+    for (int c = 0; c < COLS; c++) {
+        dst[c] = malloc(dst_rows * words[c] * 4);
+        for (size_t i = 0; i < dst_rows * words[c]; i++)
+            dst[c][i] = ~(cl_uint)i;
+        dst_buf[c] = upload(cl, dst[c], dst_rows * words[c] * 4);
+        ck_assert_int_eq(pbfcl_particles_append_column(p, rec_buf, STRIDE, at[c], words[c], first,
+                                                       count, dst_buf[c]),
+                         PBFCL_OK);
+        ck_assert_int_eq(clEnqueueReadBuffer(cl->queue, dst_buf[c], CL_TRUE, 0,
+                                             dst_rows * words[c] * 4, dst[c], 0, NULL, NULL),
+                         CL_SUCCESS);
+        for (size_t r = 0; r < dst_rows; r++)
+            for (size_t w = 0; w < words[c]; w++) {
+                size_t i = r * words[c] + w;
+                bool in = r >= first && r < first + count;
+                cl_uint want = in ? rec[(r - first) * STRIDE + at[c] + w] : ~(cl_uint)i;
+                expect(dst[c][i] == want,
+                       "append_column %zu records from row %zu: word %zu of column %d of row %zu "
+                       "is %08x, not %08x",
+                       count, first, w, c, r, dst[c][i], want);
+            }
+    }
+    for (int c = 0; c < COLS; c++) {
+        clReleaseMemObject(src_buf[c]), clReleaseMemObject(dst_buf[c]);
+        free(src[c]), free(dst[c]);
+    }
+    clReleaseMemObject(slots_buf), clReleaseMemObject(rec_buf);
+    free(slots), free(rec);
+}
+
+static void check_records(pbfcl_cl *cl)
+{
+    pbfcl_particles p;
+    ck_assert_int_eq(pbfcl_particles_create(&p, cl, 16), PBFCL_OK);
+    size_t wg = p.wg, counts[] = {0, 1, wg - 1, wg, wg + 1, 1009}, firsts[] = {0, 7};
+    static const cl_uint patterns[][2] = {{0, 0}, {0x3f800000u, 0}, {0, 1}, {5, 1}};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (size_t f = 0; f < 2; f++) {
+            check_columns_once(cl, &p, counts[c], firsts[f]);
+            for (size_t k = 0; k < sizeof patterns / sizeof patterns[0]; k++)
+                check_fill_once(cl, &p, firsts[f], counts[c], k % 2 ? 4 : 1, patterns[k][0],
+                                patterns[k][1]);
+        }
+    /* rows of no words, and columns past their records, are refused */
+    cl_uint one = 0;
+    cl_mem b = upload(cl, &one, 4);
+    ck_assert_int_eq(pbfcl_particles_fill_rows(&p, b, 0, 0, 1, 0, 0), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_particles_gather_column(&p, b, 0, b, 1, 1, 0, b),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_particles_gather_column(&p, b, 4, b, 1, 8, 5, b),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_particles_append_column(&p, b, 8, 5, 4, 0, 1, b),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    clReleaseMemObject(b);
+    pbfcl_particles_destroy(&p);
+}
+
+START_TEST(test_particles_records)
+{
+    test_each_device(check_records);
+}
+END_TEST
+
 START_TEST(test_particles_reference)
 {
     test_each_device(check_passes);
@@ -366,6 +503,7 @@ int main(void)
     tcase_set_timeout(dev, 300);
     tcase_add_test(dev, test_particles_reference);
     tcase_add_test(dev, test_particles_rows);
+    tcase_add_test(dev, test_particles_records);
     suite_add_tcase(suite, dev);
     return test_run_suite(suite, true);
 }

@@ -47,14 +47,16 @@ static pbfcl_status build_kernels(pbfcl_particles *p)
         return PBFCL_ERR_BAD_ARGUMENT;
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_PARTICLES);
     PBFCL_TRY(pbfcl_cl_build(p->cl, desc->files, desc->nfiles, options, &p->program));
-    static const char *const names[] = {"particles_stats",          "particles_bounds",
-                                        "particles_copy_positions", "particles_slots",
-                                        "particles_gather_rows",    "particles_scatter_rows"};
-    cl_kernel *slots[] = {&p->stats, &p->bounds,      &p->copy_positions,
-                          &p->slots, &p->gather_rows, &p->scatter_rows};
+    static const char *const names[] = {
+        "particles_stats",     "particles_bounds",        "particles_copy_positions",
+        "particles_slots",     "particles_gather_rows",   "particles_scatter_rows",
+        "particles_fill_rows", "particles_gather_column", "particles_append_column"};
+    cl_kernel *slots[] = {&p->stats,     &p->bounds,        &p->copy_positions,
+                          &p->slots,     &p->gather_rows,   &p->scatter_rows,
+                          &p->fill_rows, &p->gather_column, &p->append_column};
     size_t local[] = {
-        PBFCL_STATS_FIELDS * p->wg * sizeof(float), 3 * p->wg * sizeof(float), 0, 0, 0, 0};
-    for (int k = 0; k < 6; k++) {
+        PBFCL_STATS_FIELDS * p->wg * sizeof(float), 3 * p->wg * sizeof(float), 0, 0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < 9; k++) {
         PBFCL_TRY(pbfcl_cl_kernel(p->program, names[k], slots[k]));
         PBFCL_TRY(pbfcl_cl_check_launch(p->cl, *slots[k], names[k], p->wg, local[k]));
     }
@@ -87,9 +89,10 @@ void pbfcl_particles_destroy(pbfcl_particles *p)
     pbfcl_cl_release_buffer(&p->partial_buf);
     pbfcl_cl_release_buffer(&p->bounds_buf);
     pbfcl_cl_release_buffer(&p->slot_buf);
-    cl_kernel kernels[] = {p->stats, p->bounds,      p->copy_positions,
-                           p->slots, p->gather_rows, p->scatter_rows};
-    for (int k = 0; k < 6; k++)
+    cl_kernel kernels[] = {p->stats,     p->bounds,        p->copy_positions,
+                           p->slots,     p->gather_rows,   p->scatter_rows,
+                           p->fill_rows, p->gather_column, p->append_column};
+    for (int k = 0; k < 9; k++)
         if (kernels[k])
             clReleaseKernel(kernels[k]);
     if (p->program)
@@ -283,4 +286,76 @@ pbfcl_status pbfcl_particles_scatter_rows(pbfcl_particles *p, cl_mem in_buf, siz
 {
     return rows_launch(p, p->scatter_rows, "particles scatter_rows", in_buf, words, slots_buf,
                        count, dst_buf);
+}
+
+/* Checks that count rows of words (at first, in records of stride words at column at) make a
+ * launch of 32-bit indices. */
+static pbfcl_status check_rows(const char *name, size_t count, size_t words, size_t first,
+                               size_t stride, size_t at)
+{
+    if (words == 0 || at + words > stride || stride > CL_UINT_MAX || first > CL_UINT_MAX ||
+        count > CL_UINT_MAX - first || count * stride / stride != count ||
+        (first + count) * words / words != first + count) {
+        pbfcl_errorf("%s: %zu rows of %zu words from row %zu, in records of %zu words at word "
+                     "%zu, are not a launch (1 to %u words a row within its record, at most %u "
+                     "rows)",
+                     name, count, words, first, stride, at, CL_UINT_MAX, CL_UINT_MAX);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_particles_fill_rows(pbfcl_particles *p, cl_mem dst_buf, size_t words,
+                                       size_t first, size_t count, cl_uint value, cl_uint step)
+{
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(check_rows("particles fill_rows", count, words, first, words, 0));
+    cl_uint f = (cl_uint)first, n = (cl_uint)count, w = (cl_uint)words;
+    PARTICLES_ARG(p->fill_rows, 0, f);
+    PARTICLES_ARG(p->fill_rows, 1, n);
+    PARTICLES_ARG(p->fill_rows, 2, w);
+    PARTICLES_ARG(p->fill_rows, 3, value);
+    PARTICLES_ARG(p->fill_rows, 4, step);
+    PARTICLES_ARG(p->fill_rows, 5, dst_buf);
+    return pbfcl_cl_launch(p->cl, p->fill_rows, count * words, p->wg, NULL, PBFCL_STAGE_OTHER);
+}
+
+pbfcl_status pbfcl_particles_gather_column(pbfcl_particles *p, cl_mem src_buf, size_t words,
+                                           cl_mem slots_buf, size_t count, size_t stride, size_t at,
+                                           cl_mem out_buf)
+{
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(check_rows("particles gather_column", count, words, 0, stride, at));
+    cl_uint n = (cl_uint)count, w = (cl_uint)words, s = (cl_uint)stride, a = (cl_uint)at;
+    cl_kernel k = p->gather_column;
+    PARTICLES_ARG(k, 0, n);
+    PARTICLES_ARG(k, 1, w);
+    PARTICLES_ARG(k, 2, s);
+    PARTICLES_ARG(k, 3, a);
+    PARTICLES_ARG(k, 4, src_buf);
+    PARTICLES_ARG(k, 5, slots_buf);
+    PARTICLES_ARG(k, 6, out_buf);
+    return pbfcl_cl_launch(p->cl, k, count * words, p->wg, NULL, PBFCL_STAGE_OTHER);
+}
+
+pbfcl_status pbfcl_particles_append_column(pbfcl_particles *p, cl_mem in_buf, size_t stride,
+                                           size_t at, size_t words, size_t first, size_t count,
+                                           cl_mem dst_buf)
+{
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(check_rows("particles append_column", count, words, first, stride, at));
+    cl_uint n = (cl_uint)count, w = (cl_uint)words, s = (cl_uint)stride, a = (cl_uint)at;
+    cl_uint f = (cl_uint)first;
+    cl_kernel k = p->append_column;
+    PARTICLES_ARG(k, 0, n);
+    PARTICLES_ARG(k, 1, w);
+    PARTICLES_ARG(k, 2, s);
+    PARTICLES_ARG(k, 3, a);
+    PARTICLES_ARG(k, 4, f);
+    PARTICLES_ARG(k, 5, in_buf);
+    PARTICLES_ARG(k, 6, dst_buf);
+    return pbfcl_cl_launch(p->cl, k, count * words, p->wg, NULL, PBFCL_STAGE_OTHER);
 }

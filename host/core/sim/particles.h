@@ -3,7 +3,8 @@
  * read), copy_positions (the render hook, in the caller's particle order), slots (the
  * id-to-slot map every module that names particles by id reads), and gather_rows and
  * scatter_rows (rows of a per-particle buffer at a list of slots, packed and unpacked: what a
- * simulation split over devices exchanges, host/dist/). */
+ * simulation split over devices exchanges, host/dist/), gather_column and append_column (the
+ * same into and out of a column of packed records), and fill_rows (initial values). */
 #ifndef PBFCL_PARTICLES_H
 #define PBFCL_PARTICLES_H
 
@@ -16,6 +17,7 @@ typedef struct pbfcl_particles {
     pbfcl_cl *cl;
     cl_program program;
     cl_kernel stats, bounds, copy_positions, slots, gather_rows, scatter_rows;
+    cl_kernel fill_rows, gather_column, append_column;
     size_t wg;          /* work-group size of every kernel (a power of two, >= 16) */
     size_t capacity;    /* particles */
     cl_mem partial_buf; /* stats: PBFCL_STATS_FIELDS floats per work-group */
@@ -94,5 +96,23 @@ pbfcl_status pbfcl_particles_gather_rows(pbfcl_particles *p, cl_mem src_buf, siz
  * dst_buf (the slots distinct), the inverse of gather_rows. */
 pbfcl_status pbfcl_particles_scatter_rows(pbfcl_particles *p, cl_mem in_buf, size_t words,
                                           cl_mem slots_buf, size_t count, cl_mem dst_buf);
+
+/* fill_rows: enqueues the initial values of dst_buf's rows first..first+count-1 (words 32-bit
+ * words each): every word of row j is value + step * j (a constant with step 0, the id with
+ * value 0 and step 1). Not profiled. */
+pbfcl_status pbfcl_particles_fill_rows(pbfcl_particles *p, cl_mem dst_buf, size_t words,
+                                       size_t first, size_t count, cl_uint value, cl_uint step);
+
+/* gather_column: enqueues the rows at slots slots_buf[r] of src_buf (words each) into words
+ * at..at+words-1 of record r of out_buf (count records of stride words). Not profiled. */
+pbfcl_status pbfcl_particles_gather_column(pbfcl_particles *p, cl_mem src_buf, size_t words,
+                                           cl_mem slots_buf, size_t count, size_t stride, size_t at,
+                                           cl_mem out_buf);
+
+/* append_column: enqueues words at..at+words-1 of records r = 0..count-1 of in_buf (stride
+ * words each) into rows first + r of dst_buf (words each), the inverse for appended rows. */
+pbfcl_status pbfcl_particles_append_column(pbfcl_particles *p, cl_mem in_buf, size_t stride,
+                                           size_t at, size_t words, size_t first, size_t count,
+                                           cl_mem dst_buf);
 
 #endif

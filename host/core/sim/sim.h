@@ -304,7 +304,9 @@ size_t pbfcl_sim_record_bytes(const pbfcl_sim *sim);
  * these rows in this order, the order of the state's per-particle sections. */
 bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem, const char **name);
 
-/* Appends k particles with the records rec (ids, positions and all). */
+/* Appends k particles with the records rec (ids, positions and all; uploaded at once and
+ * unpacked on the device), every other buffer taking its initial values made on the device;
+ * blocks until rec is read. */
 pbfcl_status pbfcl_sim_records_append(pbfcl_sim *sim, const void *rec, size_t k);
 
 /* Replaces the bounds the next step's substep count is chosen from (pbfcl_sim_bounds' three

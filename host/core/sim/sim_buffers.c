@@ -87,6 +87,7 @@ void sim_buffers_release(pbfcl_sim *sim)
     }
     pbfcl_cl_release_buffer(&sim->params_buf);
     pbfcl_cl_release_buffer(&sim->accel_max_buf);
+    pbfcl_cl_release_buffer(&sim->records_buf);
 }
 
 /* Makes row d's buffers (and its reorder target) in owner, zeros written from the host
@@ -194,6 +195,50 @@ pbfcl_status sim_upload_particles(pbfcl_sim *sim, size_t first, size_t n, const 
             st = upload_row(sim, tab.owner, &tab.rows[b], first, n, positions, velocities, tmp);
     free(tmp);
     return st;
+}
+
+/* The value and step of fill_rows (particles.h) that give row d its initial values with no
+ * positions or velocities given: the kinds of one word, the ids, and zeros. */
+static void initial_pattern(const pbfcl_sim *sim, const pbfcl_particle_buffer *d, cl_uint *value,
+                            cl_uint *step)
+{
+    float one = 1.0f;
+    *value = 0;
+    *step = d->init == PBFCL_INIT_ID;
+    if (d->init == PBFCL_INIT_REST_DENSITY)
+        memcpy(value, &sim->params.rest_density, sizeof *value);
+    else if (d->init == PBFCL_INIT_ONE)
+        memcpy(value, &one, sizeof *value);
+    else if (d->init == PBFCL_INIT_FLUID_PHASE)
+        *value = PBFCL_SIM_PHASE_FLUID;
+}
+
+/* Enqueues the initial values of row d (base: the owner of its handles) for particles
+ * first..first+n-1 on the device, as upload_row with no positions or velocities; a saved row
+ * (keep_saved) leaves its own buffer to the caller and fills its reorder target alone. */
+static pbfcl_status fill_row(pbfcl_sim *sim, void *base, const pbfcl_particle_buffer *d,
+                             size_t first, size_t n, bool keep_saved)
+{
+    if (d->init == PBFCL_INIT_UNSET)
+        return PBFCL_OK;
+    cl_uint value, step;
+    initial_pattern(sim, d, &value, &step);
+    for (int t = keep_saved && d->saved == PBFCL_SAVED; t < 1 + reordered(d); t++)
+        PBFCL_TRY(pbfcl_particles_fill_rows(&sim->particles, *sim_table_buf(base, d, t),
+                                            d->elem / 4, first, n, value, step));
+    return PBFCL_OK;
+}
+
+pbfcl_status sim_fill_particles(pbfcl_sim *sim, size_t first, size_t n, bool keep_saved)
+{
+    for (size_t b = 0; b < sim_buffer_count && n > 0; b++)
+        if (sim_buffer_used(sim, &sim_buffers[b]))
+            PBFCL_TRY(fill_row(sim, sim, &sim_buffers[b], first, n, keep_saved));
+    pbfcl_buffer_table tab;
+    for (int t = 0; n > 0 && sim_method_table(sim->method, sim, t, &tab); t++)
+        for (int b = 0; b < tab.count; b++)
+            PBFCL_TRY(fill_row(sim, tab.owner, &tab.rows[b], first, n, keep_saved));
+    return PBFCL_OK;
 }
 
 static void swap_buf(cl_mem *a, cl_mem *b)

@@ -52,6 +52,8 @@ struct pbfcl_sim {
     float wall_scale;       /* pbfcl_pbf_wall_scale of params */
     pbfcl_sim_sync_fn sync; /* the layer that splits the simulation over devices, or NULL */
     void *sync_ctx;
+    cl_mem records_buf; /* pbfcl_sim_records_append: the appended records, packed */
+    size_t records_cap; /* bytes of records_buf */
 };
 
 /* The common per-particle buffers (sim_buffers.c) and the method's (its table), each row
@@ -83,6 +85,12 @@ unsigned long long sim_buffers_bytes(const pbfcl_solver_method *m);
  * and the method's): positions, velocities (NULL: zero), ids, the rest density, zeros. */
 pbfcl_status sim_upload_particles(pbfcl_sim *sim, size_t first, size_t n, const float *positions,
                                   const float *velocities);
+
+/* Enqueues the initial values of particles first..first+n-1 in every per-particle buffer as
+ * sim_upload_particles with no positions or velocities, made on the device (fill_rows): no
+ * upload. With keep_saved the saved rows' own buffers (the records' rows) are left as they
+ * are, their reorder targets filled. */
+pbfcl_status sim_fill_particles(pbfcl_sim *sim, size_t first, size_t n, bool keep_saved);
 
 /* reorder: every per-particle buffer that carries state into sorted order; for a substep's
  * sort (sort), those that need it then, the solids' words in one launch. */

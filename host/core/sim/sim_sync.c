@@ -74,6 +74,20 @@ bool pbfcl_sim_record_row(pbfcl_sim *sim, size_t r, cl_mem *buf, size_t *elem, c
     return true;
 }
 
+/* Makes records_buf hold at least bytes (grown by half again, contents lost). */
+static pbfcl_status records_room(pbfcl_sim *sim, size_t bytes)
+{
+    if (sim->records_buf && bytes <= sim->records_cap)
+        return PBFCL_OK;
+    pbfcl_cl_release_buffer(&sim->records_buf);
+    sim->records_cap = bytes + bytes / 2 + 256;
+    return pbfcl_cl_buffer(sim->cl, CL_MEM_READ_ONLY, sim->records_cap, "appended records",
+                           &sim->records_buf);
+}
+
+/* Every buffer's initial values made on the device (the scratch ones too; the records' rows
+ * leave theirs to the records), then the records uploaded at once and each saved row's column
+ * appended: the bytes of the records alone cross the bus, and one finish waits for them. */
 pbfcl_status pbfcl_sim_records_append(pbfcl_sim *sim, const void *rec, size_t k)
 {
     if (k > sim->capacity - sim->n) {
@@ -82,25 +96,20 @@ pbfcl_status pbfcl_sim_records_append(pbfcl_sim *sim, const void *rec, size_t k)
         return PBFCL_ERR_CAPACITY;
     }
     size_t bytes = pbfcl_sim_record_bytes(sim), at = 0;
-    char *rows = calloc(k + 1, 16);
-    if (!rows)
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    /* every buffer's initial values first (the scratch ones too), then the records' rows */
-    pbfcl_status st = sim_upload_particles(sim, sim->n, k, (const float *)rows, NULL);
     const pbfcl_particle_buffer *d;
     cl_mem *buf;
-    for (size_t r = 0; st == PBFCL_OK && k > 0 && record_row(sim, r, &d, &buf); r++) {
-        for (size_t i = 0; i < k; i++)
-            memcpy(rows + i * d->elem, (const char *)rec + i * bytes + at, d->elem);
-        at += d->elem;
-        PBFCL_CL_TRY(st,
-                     clEnqueueWriteBuffer(sim->cl->queue, *buf, CL_TRUE, sim->n * d->elem,
-                                          k * d->elem, rows, 0, NULL, NULL),
-                     done);
+    if (k > 0) {
+        PBFCL_TRY(sim_fill_particles(sim, sim->n, k, true));
+        PBFCL_TRY(records_room(sim, k * bytes));
+        PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->records_buf, CL_FALSE, 0,
+                                            k * bytes, rec, 0, NULL, NULL));
+        pbfcl_status st = PBFCL_OK;
+        for (size_t r = 0; st == PBFCL_OK && record_row(sim, r, &d, &buf); at += d->elem, r++)
+            st = pbfcl_particles_append_column(&sim->particles, sim->records_buf, bytes / 4, at / 4,
+                                               d->elem / 4, sim->n, k, *buf);
+        PBFCL_CL_CHECK(clFinish(sim->cl->queue)); /* rec is read until then, failed or not */
+        PBFCL_TRY(st);
     }
-done:
-    free(rows);
-    PBFCL_TRY(st);
     sim->n += k;
     sim->slots_current = 0; /* the new particles have no body slots */
     return PBFCL_OK;
