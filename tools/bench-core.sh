@@ -20,6 +20,9 @@ bench_core_setup() {
     >"$build/configure.log" || { cat "$build/configure.log"; exit 1; }
   cmake --build "$build" -j "${PBFCL_BUILD_JOBS:-$(nproc)}" >/dev/null
   pbfcl="$build/pbfcl"
-  echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $("$pbfcl" --version)"
+  local commit
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git diff --quiet HEAD -- 2>/dev/null || commit="$commit with uncommitted changes"
+  echo "# commit $commit; $("$pbfcl" --version)"
   "$pbfcl" devices "${device[@]}"
 }

@@ -257,14 +257,14 @@ def frame(k, step):
     lines = head.decode().splitlines()
     n = int(next(l.split()[2] for l in lines if l.startswith("element vertex")))
     props = [l.split() for l in lines if l.startswith("property")]
-    code = {"float": "f", "uint": "I", "int": "i"}
+    code = {"float": "f", "uint": "u", "int": "i"}  # NumPy's kinds ("<u4"; "<I4" is refused)
     names = [p[2] for p in props]
     if np is not None:
         dt = np.dtype([(p[2], "<" + code[p[1]] + "4") for p in props])
         a = np.frombuffer(body, dtype=dt, count=n)
         order = np.argsort(a["id"]) if "id" in names else np.arange(n)
         return np.stack([a["x"], a["y"], a["z"]], axis=1)[order].astype(np.float64)
-    fmt = "<" + "".join(code[p[1]] for p in props)
+    fmt = "<" + "".join({"float": "f", "uint": "I", "int": "i"}[p[1]] for p in props)
     rows = list(struct.iter_unpack(fmt, body[: n * struct.calcsize(fmt)]))
     ix, iy, iz = names.index("x"), names.index("y"), names.index("z")
     if "id" in names:
