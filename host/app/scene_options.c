@@ -33,7 +33,7 @@ static const opt_spec opt_specs[] = {
      "OpenCL device: index from `pbfcl devices` or part of its name"},
     {"--scene", "NAME|FILE", OPT_STRING, NULL, OFF(scene), NO_SET,
      "dam-break (default), double-dam-break, drop, dam-break-bodies, soft-ball, fountain, "
-     "cloth-drape, rope-bridge, water-balloon, or a .json scene file"},
+     "cloth-drape, rope-bridge, flag, pour, mesh-container, water-balloon, or a .json scene file"},
     {"--particles", "N", OPT_LLONG, "particles", OFF(particles), NO_SET,
      "about N particles (sets the particle radius; the device must hold them, some 600 bytes "
      "each); default: the scene's radius"},

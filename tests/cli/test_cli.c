@@ -80,6 +80,30 @@ START_TEST(run_help)
     ck_assert_contains(r.out, "--export DIR");
     ck_assert_contains(r.out, "--iterations N");
     ck_assert_contains(r.out, "--stats FILE.csv");
+    /* --scene's help names every built-in scene the unknown-scene message lists (the table) */
+    const char *scene = strstr(r.out, "\n  --scene NAME|FILE");
+    ck_assert_msg(scene != NULL, "run --help has no --scene line");
+    size_t line = strcspn(++scene, "\n");
+    cli_result u;
+    cli_run(&u, "run --scene dam-brake --steps 1");
+    const char *list = strstr(u.err, "the built-in scenes are: ");
+    ck_assert_msg(list != NULL, "no list of built-in scenes in: %s", u.err);
+    list += strlen("the built-in scenes are: ");
+    const char *end = strstr(list, " (or");
+    ck_assert_msg(end != NULL, "the list of built-in scenes does not end: %s", list);
+    int names = 0;
+    for (const char *p = list; p < end;) {
+        size_t len = strcspn(p, " ");
+        bool found = false; /* as a whole word of the --scene line */
+        for (const char *q = scene; !found && q < scene + line; q++)
+            found = strncmp(q, p, len) == 0 && (q[len] == ',' || q[len] == ' ') &&
+                    (q == scene || q[-1] == ' ');
+        ck_assert_msg(found, "run --help's --scene does not name the built-in scene %.*s", (int)len,
+                      p);
+        names++;
+        p += len + (p[len] == ' ');
+    }
+    ck_assert_int_ge(names, 12);
 }
 END_TEST
 
