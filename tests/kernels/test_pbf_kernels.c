@@ -1,4 +1,4 @@
-/* Tests of the PBF kernels (cl/pbf.cl): the SPH kernels Poly6 and Spiky against their
+/* Tests of the PBF kernels (cl/pbf/pbf.cl): the SPH kernels Poly6 and Spiky against their
  * integrals and lattice sums, and the lambda, delta, collide and vorticity_viscosity stages
  * (with the walls' density) against a plain C reference on small particle sets; bad
  * configurations fail. */
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether a phase is a solid's: a body's or a static particle (cl/pbfcl_shared.h, no fluid
+/* Whether a phase is a solid's: a body's or a static particle (cl/common/pbfcl_shared.h, no fluid
  * flag). */
 static bool solid_phase(unsigned phase)
 {
@@ -280,10 +280,10 @@ static void ref_lambda(const kstate *k, const pbfcl_pbf_params *p, size_t i, dou
     *lambda = -c / (sum2 + p->epsilon);
 }
 
-/* The per-iteration correction limit of cl/pbf.cl, in units of r. */
+/* The per-iteration correction limit of cl/pbf/pbf.cl, in units of r. */
 #define PBF_MAX_CORRECTION 0.5
 
-/* Scales v to length at most max_len (pbf_limit in cl/pbf.cl). */
+/* Scales v to length at most max_len (pbf_limit in cl/pbf/pbf.cl). */
 static int ref_limited; /* how many ref_limit calls shortened their vector */
 
 static void ref_limit(double v[3], double max_len)
@@ -743,8 +743,8 @@ static pbfcl_grid *grid_of(pbfcl_sim *sim)
     return v.grid;
 }
 
-/* The region (cl/pbfcl_shared.h, PBFCL_MOVED_LEVEL) of each of the n sorted particles' cells at
- * the last search, into region (n uints). */
+/* The region (cl/common/pbfcl_shared.h, PBFCL_MOVED_LEVEL) of each of the n sorted particles' cells
+ * at the last search, into region (n uints). */
 static void read_regions(pbfcl_sim *sim, size_t n, unsigned *region)
 {
     pbfcl_grid *g = grid_of(sim);

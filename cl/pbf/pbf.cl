@@ -2,7 +2,7 @@
  * 001's outline: predict, lambda, delta, collide, update, and omega, the vorticity force and
  * the viscosity in one pass (vorticity_viscosity). apply_delta needs no kernel: delta and
  * collide write x* + dx, which the host adopts as x* (host/core/sim/sim.c). The statistics, the bounds
- * and the copy for rendering are solver-neutral (cl/particles.cl). */
+ * and the copy for rendering are solver-neutral (cl/sim/particles.cl). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
@@ -98,7 +98,7 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
     return 1.0f - f[0] * f[1] * f[2];
 }
 
-/* With bodies, predict, delta and collide write the particle's phase (cl/pbfcl_shared.h: a
+/* With bodies, predict, delta and collide write the particle's phase (cl/common/pbfcl_shared.h: a
  * group and flags, below 2^24) into x*.w and q.w (as a float, exact; shape_match_predict keeps
  * it and kinematic_path writes the same), so that collide finds a neighbour's phase in the
  * float4 it reads anyway instead of a gather of phase[j] per neighbour (at 1M particles on an
@@ -191,7 +191,7 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
  * particles of bodies count in a fluid particle's density as fluid of their volume (Macklin
  * et al. 2014, section 7.1) and have no constraint of their own (lambda 0): a solid's density
  * is the rest density (its volume m / rho0, which vorticity_viscosity reads) and its list,
- * which holds no particle of its own phase (cl/neighbours.cl), is not read.
+ * which holds no particle of its own phase (cl/grid/neighbours.cl), is not read.
  * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4.
  * With record (the first lambda after a neighbour search), x* is also kept in search and the
  * first particle of each region of the grid (PBFCL_MOVED_LEVEL; cell_id: the cells at the
@@ -280,9 +280,9 @@ static void pbf_report_move(__global uint *moved, uint cell, uint grid_bits, uin
 }
 
 /* Whether particle i may have a solid among its neighbours: a solid, or a fluid particle that a
- * solid listed at the last search (near_solid[i] == stamp, cl/neighbours.cl, neighbours_solids;
- * with symmetric lists exactly those). Only these take the bodies' paths of collide and
- * vorticity_viscosity; for the others they give the fluid's result. */
+ * solid listed at the last search (near_solid[i] == stamp, cl/grid/neighbours.cl,
+ * neighbours_solids; with symmetric lists exactly those). Only these take the bodies' paths of
+ * collide and vorticity_viscosity; for the others they give the fluid's result. */
 static bool pbf_near_solid(uint bodies, uint phase_i, __global const uint *near_solid, uint stamp,
                            uint i)
 {
@@ -506,7 +506,7 @@ static void pbf_contact_sums(pbf_params p, pbf_contact *t, const bool solids, ui
  * over its whole body, so a body resting on a slope below its friction angle crept down it
  * (3 cm/s at 15 degrees) when each contact particle undid its own slide. Such a pair (i of a
  * body among the matched ones) gets no friction here: body_contacts gathers it and shape
- * matching applies Coulomb's law to the body as a whole (sm_friction, cl/shape_match.cl).
+ * matching applies Coulomb's law to the body as a whole (sm_friction, cl/bodies/shape_match.cl).
  * Rejected: moving x by the whole of c never removes the velocity
  * into a contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
  * pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the unconverged
@@ -620,7 +620,7 @@ static void pbf_body_contact_term(float4 qi, float4 xi, uint phase_i, float w_bo
  * slot[entry_id[k]]; its phase, group b + 1, in q.w as delta tags it, b below matched), its
  * contacts closer than 2r with the particles of other bodies and static ones (q = x* + dx of the
  * substep's first collide pass, the near or whole neighbour lists as collide reads them), for
- * its body's friction (sm_friction, cl/shape_match.cl): the sums of the body's share
+ * its body's friction (sm_friction, cl/bodies/shape_match.cl): the sums of the body's share
  * W_i / (W_i + W_j) of each pair's tangential slide over the substep (xyz) and their number
  * (w), and of how far the pairs closed (the second float4's x), into static_out (2 float4 per
  * slot). W: the whole bodies' inverse masses (pbf_body_inv_mass, 0 for a static particle). A
