@@ -371,7 +371,8 @@ typedef struct pbfcl_context_desc {
     /* Extra properties (zero-terminated) for the context pbfcl creates, e.g. GL sharing. */
     const cl_context_properties *cl_properties;
     /* A folder holding the .cl files to build instead of the built-in ones (kernel
-     * development); NULL or "": the kernels built into the library. */
+     * development): a copy of pbfcl's cl/, with its folders or flat; NULL or "": the kernels
+     * built into the library. */
     const char *kernel_dir;
     int trace_builds; /* nonzero: log every program build (INFO) with its options */
 } pbfcl_context_desc;

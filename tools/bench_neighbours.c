@@ -1,7 +1,7 @@
-/* bench_neighbours: device time of the neighbours kernel (cl/neighbours.cl) on a jittered
+/* bench_neighbours: device time of the neighbours kernel (cl/grid/neighbours.cl) on a jittered
  * lattice (spacing h/2, ~28-33 neighbours each, like a fluid at rest), and a check of its
  * lists against a plain C search. Not part of the build; compile against a built library:
- *   cc -O2 -std=c11 -DCL_TARGET_OPENCL_VERSION=120 -Iinclude -Ihost/core -Icl \
+ *   cc -O2 -std=c11 -DCL_TARGET_OPENCL_VERSION=120 -Iinclude -Ihost/core -Icl/common \
  *      tools/bench_neighbours.c b/host/libpbfcl.a -lOpenCL -lm -lpthread
  *   PBFCL_KERNEL_DIR=b/cl ./a.out DEVICE N [REPS] */
 #include "grid/grid.h"

@@ -2,7 +2,7 @@
  * at a list of slots gathered into one packed block, which alone is read to the host, and a
  * scatter of received rows to their slots, so that only the exchanged particles' bytes cross
  * the bus. The copies are the core's solver-neutral passes gather_column and scatter_rows
- * (sim/particles.h, cl/particles.cl); this file holds their slots and packed rows. */
+ * (sim/particles.h, cl/sim/particles.cl); this file holds their slots and packed rows. */
 #include "dist_internal.h"
 
 #include "runtime/pbfcl_error.h"

@@ -7,7 +7,7 @@
 #include "sim/solver_method.h"
 
 #include "pbfcl_shared.h"
-#include "../../cl/colliders.h"
+#include "../../cl/colliders/colliders.h"
 
 #include <math.h>
 #include <stdio.h>

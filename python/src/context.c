@@ -127,10 +127,10 @@ PyTypeObject pbfcl_py_ContextType = {
               "An OpenCL device, context and queue. device: an index from pbfcl.devices() or "
               "a case-insensitive part of a platform or device name; None: the first GPU, else "
               "the first device. kernel_dir: a folder of .cl files to build instead of the "
-              "built-in kernels. It keeps the programs its first solver built: later solvers "
-              "of the same parameters on it are made in milliseconds, so make many solvers on "
-              "one context rather than a context each. Usable as a context manager (destroyed "
-              "on exit).",
+              "built-in kernels (a copy of pbfcl's cl/, with its folders or flat). It keeps the "
+              "programs its first solver built: later solvers of the same parameters on it are "
+              "made in milliseconds, so make many solvers on one context rather than a context "
+              "each. Usable as a context manager (destroyed on exit).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)context_init,
     .tp_dealloc = (destructor)context_dealloc,

@@ -1148,7 +1148,8 @@ START_TEST(test_version)
 END_TEST
 
 /* A kernel override directory that lacks a file, or holds a broken one, fails naming the path
- * and the fix; the built-in kernels need no directory at all. */
+ * and the fix; a copy of cl/ serves with its folders or flat; the built-in kernels need no
+ * directory at all. */
 START_TEST(test_kernel_dir)
 {
     pbfcl_context_desc d;
@@ -1159,12 +1160,28 @@ START_TEST(test_kernel_dir)
     ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_ERR_KERNEL_FILE);
     expect_message("/nonexistent/pbfcl-kernels");
     expect_message("unset it to use the kernels built into the library");
-    /* a copy of cl/ with a broken pbf.cl */
+    /* the same files flat (dir/pbf.cl, not dir/pbf/pbf.cl) are found too */
+    char flat[] = "/tmp/pbfcl-test-kernels-flat-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(flat));
+    char cmd[768];
+    snprintf(cmd, sizeof cmd, "cp %s/*/*.cl %s/*/*.h %s/", PBFCL_TEST_CL_DIR, PBFCL_TEST_CL_DIR,
+             flat);
+    ck_assert_int_eq(system(cmd), 0);
+    d.kernel_dir = flat;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+    /* a flat copy that lacks a file names the file in its folder */
+    snprintf(cmd, sizeof cmd, "rm %s/hash.cl", flat);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_ERR_KERNEL_FILE);
+    expect_message("grid/hash.cl");
+    snprintf(cmd, sizeof cmd, "rm -r %s", flat);
+    ck_assert_int_eq(system(cmd), 0);
+    /* a copy of cl/, its folders kept, with a broken pbf/pbf.cl */
     char dir[] = "/tmp/pbfcl-test-kernels-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "cp %s/*.cl %s/*.h %s/ && echo 'this is not OpenCL C' >> %s/pbf.cl",
-             PBFCL_TEST_CL_DIR, PBFCL_TEST_CL_DIR, dir, dir);
+    snprintf(cmd, sizeof cmd, "cp -r %s/. %s/ && echo 'this is not OpenCL C' >> %s/pbf/pbf.cl",
+             PBFCL_TEST_CL_DIR, dir, dir);
     ck_assert_int_eq(system(cmd), 0);
     d.kernel_dir = dir;
     ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
@@ -1174,7 +1191,7 @@ START_TEST(test_kernel_dir)
     pbfcl_solver *s = NULL;
     ck_assert_int_eq(pbfcl_solver_create(ctx, &sd, &s), PBFCL_ERR_BUILD);
     expect_message(dir);
-    expect_message("pbf.cl");
+    expect_message("pbf/pbf.cl");
     expect_message("fix the files there, or unset the override");
     ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
     snprintf(cmd, sizeof cmd, "rm -r %s", dir);

@@ -1,5 +1,5 @@
 /* Host references shared by the kernel tests of both methods: Poly6 and the walls' density
- * (cl/pbf.cl, pbf_wall_density) by quadrature, from the kernel's definition. Header-only. */
+ * (cl/pbf/pbf.cl, pbf_wall_density) by quadrature, from the kernel's definition. Header-only. */
 #ifndef PBFCL_WALL_REF_H
 #define PBFCL_WALL_REF_H
 
@@ -9,7 +9,7 @@
 
 #define PI 3.14159265358979323846
 
-/* Host reference of Poly6 (the formula of cl/pbf.cl). */
+/* Host reference of Poly6 (the formula of cl/pbf/pbf.cl). */
 static inline double ref_poly6(double r, double h)
 {
     return r < h ? 315.0 / (64.0 * PI * pow(h, 9)) * pow(h * h - r * r, 3) : 0.0;
@@ -17,7 +17,7 @@ static inline double ref_poly6(double r, double h)
 
 /* The walls' density at distance d from a wall plane, in units of rho0, by quadrature: the
  * Poly6 mass of the fluid beyond the plane, int_d^h dz int_0^sqrt(h^2 - z^2) 2 pi s W ds
- * (Simpson's rule in both), times the calibration (cl/pbf.cl, pbf_wall_phi, in closed form). */
+ * (Simpson's rule in both), times the calibration (cl/pbf/pbf.cl, pbf_wall_phi, in closed form). */
 static inline double ref_wall_phi(double d, double h, double scale)
 {
     if (d >= h)

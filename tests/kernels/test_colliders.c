@@ -1,4 +1,4 @@
-/* Tests of the collision shapes' kernels (cl/colliders.cl) against plain C references in
+/* Tests of the collision shapes' kernels (cl/colliders/colliders.cl) against plain C references in
  * double precision at awkward sizes (0, 1, work-group size - 1, wg, wg + 1, a prime):
  * colliders_narrow against a brute-force reference that tests every shape and every triangle
  * (no bounds, no grid: so the broad phase and the mesh's grid miss nothing) and moves x out of

@@ -1,4 +1,4 @@
-/* Tests of the diffuse particles (spray, foam, bubbles; cl/diffuse.cl,
+/* Tests of the diffuse particles (spray, foam, bubbles; cl/diffuse/diffuse.cl,
  * host/core/diffuse/diffuse.c): each kernel of the stage against a plain C reference written from
  * Ihmsen et al.'s definitions at n = 1, the work-group size - 1, + 0, + 1 and primes; the motion of
  * each type against closed forms (spray: the parabola of the integrator; a bubble: its approach to

@@ -1,4 +1,4 @@
-/* Tests of the distance constraints' kernels (cl/distance.cl, host/core/pbf/distance.c): two
+/* Tests of the distance constraints' kernels (cl/pbf/distance.cl, host/core/pbf/distance.c): two
  * solver iterations of random constraints (edges, tethers, rigid and compliant, pinned and
  * heavy particles) on sorted particles against a plain C reference of XPBD with averaging put
  * into the multiplier, at awkward constraint counts (0, 1, wg - 1, wg + 1, a prime); the

@@ -1,4 +1,4 @@
-/* Reference tests of a split simulation's device exchange (cl/exchange.cl, host/core/sim/
+/* Reference tests of a split simulation's device exchange (cl/sim/exchange.cl, host/core/sim/
  * exchange.c): the fates of particles against slabs (migrate, ghosts, drop) and their lists
  * against the host's own tests in double of the cuts and halo (host/dist/, dist_owner and
  * near_slab), at n = 0, 1, the work-group size - 1, + 0, + 1, primes and past a scan block,

@@ -1,4 +1,4 @@
-/* Tests of the inflatables' kernels (cl/inflatable.cl, host/core/pbf/inflatable.c): two solver
+/* Tests of the inflatables' kernels (cl/pbf/inflatable.cl, host/core/pbf/inflatable.c): two solver
  * iterations of several closed meshes at once (randomly jittered bipyramids, a tetrahedron;
  * rigid and compliant, pressures above and below 1, some vertices static, the rest of random
  * inverse masses) on sorted particles against a plain C reference in double precision of the

@@ -1,4 +1,4 @@
-/* Tests of the stage kinematic_path (cl/kinematic.cl) against a plain C reference in double
+/* Tests of the stage kinematic_path (cl/bodies/kinematic.cl) against a plain C reference in double
  * precision (Rodrigues' rotation formula) at awkward sizes (1, work-group size - 1, wg, wg + 1,
  * primes): particles in a shuffled order, some static with a path, some static without one
  * and some fluid with an entry (neither of those moves); paths that translate until a stop

@@ -1,4 +1,4 @@
-/* Tests of the multilevel coarse correction (host/core/pbf/multilevel.c, cl/multilevel.cl)
+/* Tests of the multilevel coarse correction (host/core/pbf/multilevel.c, cl/pbf/multilevel.cl)
  * against a plain C reference in double precision: the grids of a box; each grid kernel
  * (smooth, residual, restrict, prolong; the coarsest grid's sweeps) on random fields at awkward
  * sizes (1 x 1 x 1, work-group size +- 1 cells in a row, odd sizes that leave half-empty coarse

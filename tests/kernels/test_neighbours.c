@@ -33,7 +33,7 @@ static float distance2(const float *p, const float *q)
  * found by the last check_lists. */
 static unsigned over_maybe;
 
-/* Whether phase p is a solid's (cl/pbfcl_shared.h: no fluid flag). */
+/* Whether phase p is a solid's (cl/common/pbfcl_shared.h: no fluid flag). */
 static bool is_solid(pbfcl_uint p)
 {
     return (p & PBFCL_PHASE_FLUID_BIT) == 0u;
@@ -195,7 +195,7 @@ static unsigned run_case_phases(const float *pos, size_t n, float radius, float 
     host_init_cells(&g);
     sorted_set s = sort_on_host(pos, n, &test_params);
     pbfcl_uint *phase = NULL;
-    if (phases) { /* the tags in w, as pbf_predict writes them (cl/pbf.cl, pbf_phase_tag) */
+    if (phases) { /* the tags in w, as pbf_predict writes them (cl/pbf/pbf.cl, pbf_phase_tag) */
         phase = malloc(n * 4);
         for (size_t i = 0; i < n; i++) {
             phase[i] = case_phase(i);

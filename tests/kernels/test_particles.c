@@ -1,4 +1,4 @@
-/* Reference tests of the solver-neutral particle passes (cl/particles.cl, host/core/
+/* Reference tests of the solver-neutral particle passes (cl/sim/particles.cl, host/core/
  * particles.c) on plain buffers, no solver: stats, bounds and copy_positions against plain C
  * references at n = 1, the work-group size - 1, + 0 and + 1, and a prime, with walls, mass and
  * rest density given directly (any solver's), non-finite and outside particles included, and

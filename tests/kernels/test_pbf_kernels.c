@@ -1,4 +1,4 @@
-/* Tests of the PBF kernels (cl/pbf.cl): the SPH kernels Poly6 and Spiky against their
+/* Tests of the PBF kernels (cl/pbf/pbf.cl): the SPH kernels Poly6 and Spiky against their
  * integrals and lattice sums, and the lambda, delta, collide and vorticity_viscosity stages
  * (with the walls' density) against a plain C reference on small particle sets; bad
  * configurations fail. */
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether a phase is a solid's: a body's or a static particle (cl/pbfcl_shared.h, no fluid
+/* Whether a phase is a solid's: a body's or a static particle (cl/common/pbfcl_shared.h, no fluid
  * flag). */
 static bool solid_phase(unsigned phase)
 {
@@ -280,10 +280,10 @@ static void ref_lambda(const kstate *k, const pbfcl_pbf_params *p, size_t i, dou
     *lambda = -c / (sum2 + p->epsilon);
 }
 
-/* The per-iteration correction limit of cl/pbf.cl, in units of r. */
+/* The per-iteration correction limit of cl/pbf/pbf.cl, in units of r. */
 #define PBF_MAX_CORRECTION 0.5
 
-/* Scales v to length at most max_len (pbf_limit in cl/pbf.cl). */
+/* Scales v to length at most max_len (pbf_limit in cl/pbf/pbf.cl). */
 static int ref_limited; /* how many ref_limit calls shortened their vector */
 
 static void ref_limit(double v[3], double max_len)
@@ -743,8 +743,8 @@ static pbfcl_grid *grid_of(pbfcl_sim *sim)
     return v.grid;
 }
 
-/* The region (cl/pbfcl_shared.h, PBFCL_MOVED_LEVEL) of each of the n sorted particles' cells at
- * the last search, into region (n uints). */
+/* The region (cl/common/pbfcl_shared.h, PBFCL_MOVED_LEVEL) of each of the n sorted particles' cells
+ * at the last search, into region (n uints). */
 static void read_regions(pbfcl_sim *sim, size_t n, unsigned *region)
 {
     pbfcl_grid *g = grid_of(sim);
@@ -1513,6 +1513,173 @@ START_TEST(test_collide_body_contacts_reference)
 }
 END_TEST
 
+/* Friction a contact undoes (pbf_friction, cl/pbf/pbf.cl): of rel's tangential part t, all of
+ * it while |t| < mu_s overlap, else t scaled by min(mu_k overlap / |t|, 1); into f with weight. */
+static void ref_friction(const pbfcl_pbf_params *p, const double rel[3], const double n[3],
+                         double overlap, double weight, double f[3])
+{
+    double along = rel[0] * n[0] + rel[1] * n[1] + rel[2] * n[2], t[3], len = 0.0;
+    for (int a = 0; a < 3; a++) {
+        t[a] = rel[a] - along * n[a];
+        len += t[a] * t[a];
+    }
+    len = sqrt(len);
+    if (!(len > 0.0))
+        return;
+    double scale =
+        len < p->friction_static * overlap ? 1.0 : fmin(p->friction_dynamic * overlap / len, 1.0);
+    for (int a = 0; a < 3; a++)
+        f[a] -= weight * scale * t[a];
+}
+
+/* The reference of collide with solids for particle i (phases, inverse masses w, matched: the
+ * shape-matched bodies): pairs of one group without self-collide skipped, i's share of a pair
+ * w_i / (w_i + w_j) (a fluid particle's w is 1), friction where a solid takes part but not for a
+ * matched body's particle against another solid. c, e as ref_collide's; f the friction. Returns
+ * whether a solid was among i's contacts. */
+static bool ref_collide_solids(const kstate *k, const float *x, const unsigned *phase,
+                               const float *w, unsigned matched, const pbfcl_pbf_params *p,
+                               size_t i, double c[3], double e[3], double f[3])
+{
+    double q[3], qj[3], d[3], dx[3], n[3], rel[3];
+    bool solid_i = solid_phase(phase[i]), touched = false;
+    bool matched_i = solid_i && PBFCL_SIM_PHASE_BODY_OF(phase[i]) < matched;
+    double w_i = solid_i ? w[i] : 1.0;
+    for (int a = 0; a < 3; a++) {
+        q[a] = (double)k->x[3 * i + a] + k->delta[3 * i + a];
+        c[a] = e[a] = f[a] = 0.0;
+    }
+    for (size_t j = 0; j < k->n; j++) {
+        if (j == i || (phase[j] == phase[i] && !(phase[i] & PBFCL_PHASE_SELF_COLLIDE_BIT)))
+            continue;
+        double r = 0.0;
+        for (int a = 0; a < 3; a++) {
+            qj[a] = (double)k->x[3 * j + a] + k->delta[3 * j + a];
+            d[a] = q[a] - qj[a];
+            r += d[a] * d[a];
+        }
+        r = sqrt(r);
+        if (!(r < p->min_dist && r > 0))
+            continue;
+        bool solid_j = solid_phase(phase[j]);
+        touched |= solid_j;
+        double share = w_i / (w_i + (solid_j ? w[j] : 1.0));
+        double overlap = p->min_dist - r;
+        double overlap_x = p->min_dist * (1.0 - p->contact_slop) - dist3(x + 3 * i, x + 3 * j, dx);
+        double moved_x = fmin(fmax(overlap_x, 0.0), overlap);
+        for (int a = 0; a < 3; a++) {
+            c[a] += share * overlap / r * d[a];
+            e[a] += share * moved_x / r * d[a];
+            n[a] = d[a] / r;
+            rel[a] = (q[a] - x[3 * i + a]) - (qj[a] - x[3 * j + a]);
+        }
+        if ((solid_i || solid_j) && !(matched_i && solid_j))
+            ref_friction(p, rel, n, overlap, share, f);
+    }
+    return touched;
+}
+
+/* Whether a solid lies within h of particle i's x* (the neighbour search's radius). */
+static bool near_a_solid(const kstate *k, const unsigned *phase, double h, size_t i)
+{
+    for (size_t j = 0; j < k->n; j++) {
+        double d[3];
+        if (j != i && solid_phase(phase[j]) && dist3(k->x + 3 * i, k->x + 3 * j, d) < h)
+            return true;
+    }
+    return false;
+}
+
+/* collide with solids: two bodies and static particles in a corner of an overlapping 7^3 lattice
+ * (id x + 7 y + 49 z: ids 0-7 body 0 with w 1, ids 49-56 body 1 with w 0.5, ids 98-105 static),
+ * the rest fluid. The fluid beside a solid and the solids take the bodies' path (pbf_collide),
+ * the fluid away from them the fluid's (pbf_collide_fluid with the bodies on); every particle's
+ * q and x must match one reference of both, and each path must have particles. */
+static void check_collide_solids(pbfcl_cl *cl)
+{
+    if (test_small()) { /* Oclgrind */
+        fprintf(stderr,
+                "    collide with solids is not run under Oclgrind: its check of unwritten "
+                "memory crashes in pbf_collide's solid path; it runs on every real device\n");
+        return;
+    }
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const int nx = 7;
+    float *pos = lattice(nx, 0.011f, 0.017f, 0.003f, 3); /* overlapping, touching a wall */
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    unsigned entry_id[16], entry_body[16], statics[8];
+    float rest[48], stiffness[2] = {1.0f, 1.0f}, w_body[2] = {1.0f, 0.5f};
+    for (unsigned k = 0; k < 16; k++) {
+        entry_id[k] = k < 8 ? k : 49 + (k - 8);
+        entry_body[k] = k < 8 ? 0 : 1;
+        memcpy(rest + 3 * k, pos + 3 * entry_id[k], 12);
+    }
+    for (unsigned k = 0; k < 8; k++)
+        statics[k] = 98 + k;
+    ck_assert_int_eq(
+        pbfcl_sim_set_bodies(sim, 2, 16, entry_id, entry_body, rest, stiffness, w_body), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, 8, statics), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_body_slots(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
+    kstate k;
+    kstate_read(sim, &k);
+    float *x = malloc(n * 12), *w = malloc(n * 4), *out = malloc(n * 12), *x_out = malloc(n * 12);
+    unsigned *phase = malloc(n * 4);
+    ck_assert_int_eq(pbfcl_sim_read(sim, x, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_collide(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, NULL, NULL, out, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read(sim, x_out, NULL, NULL), PBFCL_OK);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
+    int far_fluid = 0, fluid_on_solid = 0, solids = 0;
+    for (size_t i = 0; i < n; i++) {
+        double c[3], e[3], f[3];
+        bool touched = ref_collide_solids(&k, x, phase, w, 2, p, i, c, e, f);
+        if (solid_phase(phase[i]))
+            solids++;
+        else if (touched)
+            fluid_on_solid++;
+        else if (!near_a_solid(&k, phase, p->h, i))
+            far_fluid++;
+        double len = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        double limit = 0.5 * p->radius, scale = len > limit ? limit / len : 1.0;
+        for (int a = 0; a < 3; a++) {
+            double lo = p->box_min[a] + p->radius, hi = p->box_max[a] - p->radius;
+            double q = (double)k.x[3 * i + a] + k.delta[3 * i + a];
+            double want = fmin(fmax(q + scale * c[a] + f[a], lo), hi) - (double)k.x[3 * i + a];
+            double want_x = fmin(fmax(x[3 * i + a] + scale * e[a], lo), hi);
+            ck_assert_msg(test_close(out[3 * i + a], want, 2e-6, 1e-4),
+                          "collide with solids: delta[%zu][%d] = %g, reference %g (phase %#x)", i,
+                          a, out[3 * i + a], want, phase[i]);
+            ck_assert_msg(test_close(x_out[3 * i + a], want_x, 2e-6, 1e-5),
+                          "collide with solids: x[%zu][%d] = %g, reference %g (phase %#x)", i, a,
+                          x_out[3 * i + a], want_x, phase[i]);
+        }
+    }
+    fprintf(stderr,
+            "    collide with solids: %d solids, %d fluid particles touching one, %d beyond h of "
+            "every solid\n",
+            solids, fluid_on_solid, far_fluid);
+    ck_assert_int_eq(solids, 24);
+    ck_assert(fluid_on_solid > 0 && far_fluid > 0);
+    free(x), free(w), free(out), free(x_out), free(phase);
+    kstate_free(&k);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+START_TEST(test_collide_solids_reference)
+{
+    test_each_device(check_collide_solids);
+}
+END_TEST
+
 /* Solver settings the solver cannot run with are rejected with PBFCL_ERR_BAD_ARGUMENT. */
 static void check_bad_config(pbfcl_cl *cl)
 {
@@ -1589,6 +1756,7 @@ int main(void)
     tcase_add_test(dev, test_collide_after_one_moves);
     tcase_add_test(dev, test_moved_flags_reference);
     tcase_add_test(dev, test_collide_body_contacts_reference);
+    tcase_add_test(dev, test_collide_solids_reference);
     tcase_add_test(dev, test_delta_chebyshev_reference);
     tcase_add_test(dev, test_vorticity_viscosity_reference);
     tcase_add_test(dev, test_vorticity_viscosity_bodies_reference);

@@ -1,11 +1,11 @@
-/* Tests of shape matching (cl/shape_match.cl) against a plain C reference in double precision
- * at awkward body sizes (2, wg - 1, wg, wg + 1, primes, one body of 100 000), all bodies in one
- * launch: the slots, the segmented reduction, the
- * polar decomposition and the goal projection (centre of mass, A_pq and its rotation by
- * Higham's iteration R = (R + R^-T) / 2, not the kernels' method); the rigid prediction from
- * the particles' momentum (omega = I^-1 L, rotated by Rodrigues' formula) and the velocity of
- * the body's motion; the friction of the bodies' contacts with other solids (Coulomb's law
- * for each body as a whole: held, sliding, none); bad bodies refused. */
+/* Tests of shape matching (cl/bodies/shape_match.cl) against a plain C reference in double
+ * precision at awkward body sizes (2, wg - 1, wg, wg + 1, primes, one body of 100 000), all bodies
+ * in one launch: the slots, the segmented reduction, the polar decomposition and the goal
+ * projection (centre of mass, A_pq and its rotation by Higham's iteration R = (R + R^-T) / 2, not
+ * the kernels' method); the rigid prediction from the particles' momentum (omega = I^-1 L, rotated
+ * by Rodrigues' formula) and the velocity of the body's motion; the friction of the bodies'
+ * contacts with other solids (Coulomb's law for each body as a whole: held, sliding, none); bad
+ * bodies refused. */
 #include "bodies/shape_match.h"
 #include "test_util.h"
 

@@ -1,4 +1,4 @@
-/* Tests of the weakly compressible SPH method (host/core/sph/sph.c, cl/sph.cl): its constants
+/* Tests of the weakly compressible SPH method (host/core/sph/sph.c, cl/sph/sph.cl): its constants
  * against the closed forms of Becker & Teschner 2007 from the scene's values; the density,
  * force and integrate stages against a plain C reference at awkward sizes (n = 1, a prime,
  * the work-group size +- 1), with the walls; the stages a step records; and the bad input

@@ -1,4 +1,4 @@
-/* Tests of split-and-compress (tools/dev/split_compress.c, cl/split_compress.cl): the compact
+/* Tests of split-and-compress (tools/dev/split_compress.c, cl/dev/split_compress.cl): the compact
  * block list of split_count, split_scan and split_write against a plain C split of the
  * host-sorted cells, and split_density's (and list_density's) densities and neighbour counts
  * against a brute-force O(n^2) SPH sum with Poly6 = 315 / (64 pi h^9) (h^2 - r^2)^3 written

@@ -1,4 +1,4 @@
-/* Tests of the wind's kernels (cl/wind.cl, host/core/pbf/wind.c): the force stage on random
+/* Tests of the wind's kernels (cl/pbf/wind.cl, host/core/pbf/wind.c): the force stage on random
  * triangles (pinned vertices, heavy and light ones, particles in many triangles) over particles
  * whose slots are not their ids, against a plain C reference of the drag and lift model in
  * double precision, at awkward triangle counts (0, 1, wg - 1, wg + 1, a prime); an edge-on and

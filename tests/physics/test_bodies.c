@@ -1,5 +1,5 @@
 /* Physics of shape-matched bodies (the solver with bodies, host/core/sim/sim.c and
- * cl/shape_match.cl) by invariants: a rigid body tumbling in free fall and onto the floor
+ * cl/bodies/shape_match.cl) by invariants: a rigid body tumbling in free fall and onto the floor
  * keeps every pairwise distance of its particles, and spinning with gravity off keeps its
  * angular momentum about its centre of mass. */
 #include "pbf/pbf.h"
@@ -274,7 +274,7 @@ END_TEST
  * the fluid beyond 4 cm of the cube, plus r), *bottom its lowest particle's height. */
 /* The neighbour lists of the last search after a whole step: no solid (a body's particle or a
  * static one, no fluid flag; none of these self-collide) lists a particle of its own phase,
- * for which predict, shape_match_predict and kinematic_path must have tagged x* (cl/pbf.cl,
+ * for which predict, shape_match_predict and kinematic_path must have tagged x* (cl/pbf/pbf.cl,
  * pbf_phase_tag); the solids do list the fluid beside them, and the fluid lists the solids. */
 static void check_solid_lists(pbfcl_sim *sim)
 {

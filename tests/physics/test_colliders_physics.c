@@ -1,7 +1,7 @@
-/* Physics of the collision shapes (cl/colliders.cl) in whole simulations: a particle fired at
- * 10 m/s at a one-triangle wall never crosses it (one- and two-sided); a particle dropped on a
- * sphere, a capsule, a box, the convex hull of the box's corners, the box as a mesh and the
- * SDF of a sphere mesh rests at the same height, r above the top, within 1 % of r, and the
+/* Physics of the collision shapes (cl/colliders/colliders.cl) in whole simulations: a particle
+ * fired at 10 m/s at a one-triangle wall never crosses it (one- and two-sided); a particle
+ * dropped on a sphere, a capsule, a box, the convex hull of the box's corners, the box as a mesh
+ * and the SDF of a sphere mesh rests at the same height, r above the top, within 1 % of r, and the
  * shape feels its weight; a particle placed inside a box or an SDF is pushed out and counted; a
  * moving platform carries a particle resting on it; a small fluid at rest in a thin two-sided mesh
  * cup keeps its level and no particle leaves the cup; a rigid box body slides down a tilted mesh

@@ -73,7 +73,7 @@ static void print_stats(const char *what, const pbfcl_sim_stats *st)
 
 /* A block at rest density filling the floor of a box settles: after 2 s the mean density
  * error is <= 1 %, the fastest particle moves at <= 5 cm/s, the rms speed is <= 2 cm/s,
- * nothing is outside, no NaN. Without the walls' density (cl/pbf.cl, pbf_wall_density) the
+ * nothing is outside, no NaN. Without the walls' density (cl/pbf/pbf.cl, pbf_wall_density) the
  * wall layer was under-dense and its particles jittered at 5-7 cm/s; what is left are slow
  * rearrangements of the settling block, see docs/PERFORMANCE.md, "Known limits". */
 static void check_settle(pbfcl_cl *cl)

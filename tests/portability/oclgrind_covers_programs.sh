@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every kernel program that `pbfcl-dev kernel-builds` lists (the program table, host/core/runtime/programs.c)
-# must have run under Oclgrind in some *_oclgrind test: the programs each of them built are in
+# Every kernel program that `pbfcl-dev kernel-builds` lists (the library's program table,
+# host/core/runtime/programs.c, and pbfcl-dev's own split_compress, which test_split_compress
+# builds) must have run under Oclgrind in some *_oclgrind test: the programs each of them built are in
 # DIR/<test>.builds (tests/portability/oclgrind_run.sh). A program added to the table and built by
 # `pbfcl run` is covered by pbfcl_run_oclgrind without anything more; one that no Oclgrind test
 # builds fails here, by name.
@@ -13,7 +14,7 @@ if ! command -v oclgrind >/dev/null 2>&1; then
   exit 77
 fi
 listed=$("$dev" kernel-builds | grep -v '^#' | cut -f1,2 | sort -u) ||
-  { echo "FAIL: '$pbfcl-dev kernel-builds' failed"; exit 1; }
+  { echo "FAIL: '$dev kernel-builds' failed"; exit 1; }
 [ -n "$listed" ] || { echo "FAIL: pbfcl-dev kernel-builds listed no programs"; exit 1; }
 missing=0
 while IFS=$'\t' read -r prog files; do

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # docs/PORTABILITY.md (written by tools/validate-kernels) must cover every kernel program
-# pbfcl builds: each program of `pbfcl-dev kernel-builds` (the program table,
-# host/core/runtime/programs.c) with the same files under "### Programs" and at least one row in the
-# compile matrix, and every file in cl/ (kernels and headers) in some program. A program added without running
+# pbfcl builds: each program of `pbfcl-dev kernel-builds` (the library's program table,
+# host/core/runtime/programs.c, and pbfcl-dev's own split_compress) with the same files under
+# "### Programs" and at least one row in the compile matrix, and every file under cl/ (kernels
+# and headers, in cl/'s folders) in some program. A program added without running
 # tools/validate-kernels again fails here, by name; so does a report with failures in it.
 set -uo pipefail
 usage="usage: portability_covers_programs.sh PATH/TO/pbfcl-dev PATH/TO/PORTABILITY.md PATH/TO/cl"
@@ -29,17 +30,17 @@ while IFS=$'\t' read -r prog files; do
     echo "ok: $prog ($files) is in $doc"
   fi
 done <<<"$listed"
-for f in "$cldir"/*.cl "$cldir"/*.h; do
+while IFS= read -r -d '' f; do
   name=$(basename "$f")
   if ! grep -qxF "$name" <<<"$(cut -f2 <<<"$documented" | tr ',' '\n')"; then
-    echo "FAIL: cl/$name is in no program of $doc (is it in the program table, host/core/runtime/programs.c?): $fix"
+    echo "FAIL: cl/${f#"$cldir"/} is in no program of $doc (is it in the program table, host/core/runtime/programs.c?): $fix"
     missing=$((missing + 1))
   fi
-done
+done < <(find "$cldir" \( -name '*.cl' -o -name '*.h' \) -type f -print0)
 result=$(grep -m1 '^- Result: ' "$doc") || { echo "FAIL: $doc has no '- Result:' line: $fix"; exit 1; }
 if ! grep -q ' 0 failed' <<<"$result"; then
   echo "FAIL: $doc reports failures ($result): fix them and $fix"
   missing=$((missing + 1))
 fi
 [ $missing -eq 0 ] || exit 1
-echo "ok: all $(wc -l <<<"$listed") programs of pbfcl-dev kernel-builds and every file in cl/ are in $doc"
+echo "ok: all $(wc -l <<<"$listed") programs of pbfcl-dev kernel-builds and every file under cl/ are in $doc"

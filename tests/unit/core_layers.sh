@@ -10,7 +10,7 @@ src=${1:?usage: core_layers.sh SOURCE_DIR [OBJECT_FILES...]}
 shift
 # lowest first: a folder may include only those before it (and itself)
 layers="runtime grid scene colliders bodies diffuse sim pbf sph"
-cl_headers="pbfcl_shared.h morton.h ../../../cl/diffuse.h ../../../cl/colliders.h"
+cl_headers="pbfcl_shared.h morton.h ../../../cl/diffuse/diffuse.h ../../../cl/colliders/colliders.h"
 rank() {
   local i=0 l
   for l in $layers; do

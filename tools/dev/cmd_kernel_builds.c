@@ -1,6 +1,7 @@
-/* `pbfcl-dev kernel-builds`: every program of the program table with every set of build options
- * pbfcl compiles it with, one line each, so that tools/validate-kernels compiles exactly what
- * the runtime builds (same files, same order, same options string). */
+/* `pbfcl-dev kernel-builds`: every program of the library's program table, and pbfcl-dev's own
+ * (split-and-compress, cl/dev/), with every set of build options pbfcl compiles it with, one
+ * line each, so that tools/validate-kernels compiles exactly what the runtime builds (same
+ * files, same order, same options string). */
 #include "runtime/build_options.h"
 #include "runtime/clrt.h"
 #include "dev_commands.h"
@@ -33,6 +34,16 @@ static const unsigned default_max_wg[] = {64, 128, 256, 1024};
 /* GRID_BITS values built: a small scene's grid and the largest grid (1024 cells per axis). */
 static const unsigned grid_bits_values[] = {5, 10};
 
+/* The programs listed: the library's (pbfcl_program_id) and then pbfcl-dev's own. */
+#define DEV_PROGRAM_SPLIT_COMPRESS PBFCL_PROGRAM_COUNT
+#define LISTED_PROGRAMS (PBFCL_PROGRAM_COUNT + 1)
+
+static const pbfcl_program_desc *listed_program(int id)
+{
+    return id == DEV_PROGRAM_SPLIT_COMPRESS ? pbfcl_split_compress_program()
+                                            : pbfcl_program((pbfcl_program_id)id);
+}
+
 typedef struct device_limits {
     size_t max_wg;
     unsigned long long local_mem;
@@ -46,7 +57,7 @@ typedef struct line_set {
 
 /* The configuration the module owning program id builds with on device d: each module says
  * itself (pbfcl_<module>_build_config), so this list cannot drift from what a run builds. */
-static void module_config(pbfcl_program_id id, const device_limits *d, unsigned grid_bits,
+static void module_config(int id, const device_limits *d, unsigned grid_bits,
                           pbfcl_build_config *cfg)
 {
     pbfcl_device_info dev;
@@ -62,7 +73,7 @@ static void module_config(pbfcl_program_id id, const device_limits *d, unsigned 
         pbfcl_grid_build_config(&dev, grid_bits, PBFCL_SIM_MAX_NEIGHBORS, cfg);
     } else if (id == PBFCL_PROGRAM_PARTICLES) {
         pbfcl_particles_build_config(&dev, cfg);
-    } else if (id == PBFCL_PROGRAM_SPLIT_COMPRESS) {
+    } else if (id == DEV_PROGRAM_SPLIT_COMPRESS) {
         pbfcl_split_compress_build_config(&dev, grid_bits, cfg);
     } else if (id == PBFCL_PROGRAM_SHAPE_MATCH) {
         pbfcl_shape_match_build_config(&dev, cfg);
@@ -106,12 +117,12 @@ static int add_line(line_set *s, const pbfcl_program_desc *p, const char *option
 /* Collects the builds of every program on every device in limits[0..n). */
 static int collect(const device_limits *limits, int n, line_set *out)
 {
-    for (int id = 0; id < PBFCL_PROGRAM_COUNT; id++) {
-        const pbfcl_program_desc *p = pbfcl_program((pbfcl_program_id)id);
+    for (int id = 0; id < LISTED_PROGRAMS; id++) {
+        const pbfcl_program_desc *p = listed_program(id);
         for (int d = 0; d < n; d++) {
             for (size_t g = 0; g < sizeof grid_bits_values / sizeof grid_bits_values[0]; g++) {
                 pbfcl_build_config cfg;
-                module_config((pbfcl_program_id)id, &limits[d], grid_bits_values[g], &cfg);
+                module_config(id, &limits[d], grid_bits_values[g], &cfg);
                 char options[1024];
                 int len = pbfcl_build_options(&cfg, options, sizeof options);
                 if (len < 0 || add_line(out, p, options, limits[d].local_mem) < 0) {
@@ -127,7 +138,8 @@ static int collect(const device_limits *limits, int n, line_set *out)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: pbfcl-dev kernel-builds [--wg N]... [--no-devices]\n\n"
-               "Prints one tab-separated line per program and build-option set pbfcl uses:\n"
+               "Prints one tab-separated line per program and build-option set pbfcl uses (the\n"
+               "library's programs, then pbfcl-dev's own split_compress of cl/dev/):\n"
                "  program name, its cl/ files in build order (comma-separated), the options,\n"
                "  and the least local memory (bytes) of the devices that make this build.\n"
                "The sets are what the modules choose on devices whose maximum work-group size\n"

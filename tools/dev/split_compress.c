@@ -1,4 +1,4 @@
-/* Split-and-compress (see split_compress.h): builds cl/split_compress.cl with a work-group
+/* Split-and-compress (see split_compress.h): builds cl/dev/split_compress.cl with a work-group
  * size from device queries, sizes split_density's local stage from the device's local memory,
  * and wraps the stages split_count, split_scan (host/core/grid/scan), split_write, split_density
  * and the benchmark's reference list_density. */
@@ -38,6 +38,15 @@ static size_t split_device_wg(const pbfcl_device_info *dev, size_t wg_limit)
     return dev->max_wg < wg ? dev->max_wg : wg;
 }
 
+/* The program: the library's shared headers and pbfcl-dev's own kernel file (cl/dev/). */
+static const pbfcl_program_desc split_program = {
+    "split_compress", {"pbfcl_shared.h", "morton.h", "split_compress.cl"}, 3};
+
+const pbfcl_program_desc *pbfcl_split_compress_program(void)
+{
+    return &split_program;
+}
+
 void pbfcl_split_compress_build_config(const pbfcl_device_info *dev, unsigned grid_bits,
                                        pbfcl_build_config *cfg)
 {
@@ -67,8 +76,8 @@ static pbfcl_status split_build(pbfcl_split_compress *sc, size_t wg)
         pbfcl_errorf("split-and-compress build options do not fit in %zu bytes", sizeof options);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_SPLIT_COMPRESS);
-    PBFCL_TRY(pbfcl_cl_build(sc->cl, desc->files, desc->nfiles, options, &sc->program));
+    PBFCL_TRY(pbfcl_cl_build_with(sc->cl, pbfcl_dev_kernels, split_program.files,
+                                  split_program.nfiles, options, &sc->program));
     PBFCL_TRY(pbfcl_cl_kernel(sc->program, "split_count", &sc->split_count));
     PBFCL_TRY(pbfcl_cl_kernel(sc->program, "split_write", &sc->split_write));
     PBFCL_TRY(pbfcl_cl_kernel(sc->program, "split_density", &sc->split_density));

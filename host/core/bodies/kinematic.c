@@ -1,4 +1,4 @@
-/* Kinematic obstacles (see kinematic.h): builds cl/kinematic.cl with a work-group size from
+/* Kinematic obstacles (see kinematic.h): builds cl/bodies/kinematic.cl with a work-group size from
  * device queries, keeps the paths, their keys and their particles' rest offsets on the device
  * (entries sorted by particle id, which the kernel looks up by bisection), and the paths'
  * clock. */

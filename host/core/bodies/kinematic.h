@@ -40,8 +40,8 @@ typedef struct pbfcl_kinematic {
     double time;             /* s since the paths were set */
 } pbfcl_kinematic;
 
-/* The build options of cl/kinematic.cl on a device (`pbfcl-dev kernel-builds`): a power-of-two
- * work-group size up to 256. */
+/* The build options of cl/bodies/kinematic.cl on a device (`pbfcl-dev kernel-builds`): a
+ * power-of-two work-group size up to 256. */
 void pbfcl_kinematic_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
 
 /* Builds the kernel; no paths yet. */

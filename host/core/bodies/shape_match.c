@@ -1,4 +1,4 @@
-/* Shape matching (see shape_match.h): builds cl/shape_match.cl with a work-group size from
+/* Shape matching (see shape_match.h): builds cl/bodies/shape_match.cl with a work-group size from
  * device queries, keeps the bodies' entries, rest shapes and poses on the device, and runs
  * the segmented reduction, the polar decomposition and the goal projection for all bodies
  * in one launch each. */

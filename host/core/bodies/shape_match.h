@@ -1,5 +1,5 @@
 /* Shape matching of rigid and soft bodies (Mueller et al. 2005, as in Macklin et al. 2014):
- * the bodies' entries and rest shapes on the device and the four stages of cl/shape_match.cl
+ * the bodies' entries and rest shapes on the device and the four stages of cl/bodies/shape_match.cl
  * that pull each body's particles towards their goal positions. */
 #ifndef PBFCL_SHAPE_MATCH_H
 #define PBFCL_SHAPE_MATCH_H
@@ -38,7 +38,7 @@ typedef struct pbfcl_shape_match {
     cl_float4 wall_lo, wall_hi; /* the walls the bodies are kept inside (none until set) */
 } pbfcl_shape_match;
 
-/* The build options of cl/shape_match.cl on a device (`pbfcl kernel-builds`): a power-of-two
+/* The build options of cl/bodies/shape_match.cl on a device (`pbfcl kernel-builds`): a power-of-two
  * work-group size up to 256 whose local memory (84 bytes per item) fits the device. */
 void pbfcl_shape_match_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
 

@@ -6,7 +6,7 @@
 #include "scene/obj_mesh.h"
 
 #include "pbfcl_shared.h"
-#include "../../../cl/colliders.h"
+#include "../../../cl/colliders/colliders.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -19,7 +19,7 @@
 
 /* One shape's geometry in its own frame. */
 typedef struct pbfcl_collider_geometry {
-    unsigned type; /* PBFCL_COLLIDER_* (cl/colliders.h) */
+    unsigned type; /* PBFCL_COLLIDER_* (cl/colliders/colliders.h) */
     float size[4]; /* sphere, capsule, box */
     float *planes; /* convex: (n, d) per plane, dot(n, x) + d the distance outside; sdf: its
                       nodes, x fastest, each (the gradient xyz, the signed distance) */

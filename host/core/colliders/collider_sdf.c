@@ -1,14 +1,14 @@
 /* A signed distance field shape's geometry: a closed mesh (every edge shared by exactly two
  * triangles, in opposite directions; an open one is refused) sampled on a grid of nodes, each
  * holding the exact distance to the mesh (negative inside) and its gradient, for the kernels'
- * trilinear samples (cl/colliders.cl). The sign comes from exact ray crossings along x, row by
- * row (scene/mesh_ray.h); the distance from the closest point of every triangle. */
+ * trilinear samples (cl/colliders/colliders.cl). The sign comes from exact ray crossings along x,
+ * row by row (scene/mesh_ray.h); the distance from the closest point of every triangle. */
 #include "colliders/collider_geometry.h"
 
 #include "scene/mesh_ray.h"
 
 #include "pbfcl_shared.h"
-#include "../../../cl/colliders.h"
+#include "../../../cl/colliders/colliders.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,9 +1,9 @@
 /* Colliders as shapes: the set of a simulation's collision shapes (their geometry on the host,
- * their flat table and geometry on the device, cl/colliders.h) and the stages that collide the
- * particles with them (cl/colliders.cl): narrow (once per substep, after the neighbour search:
- * advances each shape by its velocities, uploads the table, finds each particle's contact
- * planes), project (every solver iteration, on the corrected positions q) and force (after the
- * last iteration: each shape's push, per work-group, for pbfcl_colliders_read). Nothing is
+ * their flat table and geometry on the device, cl/colliders/colliders.h) and the stages that
+ * collide the particles with them (cl/colliders/colliders.cl): narrow (once per substep, after the
+ * neighbour search: advances each shape by its velocities, uploads the table, finds each particle's
+ * contact planes), project (every solver iteration, on the corrected positions q) and force (after
+ * the last iteration: each shape's push, per work-group, for pbfcl_colliders_read). Nothing is
  * built or launched while there are no shapes. */
 #ifndef PBFCL_COLLIDERS_H
 #define PBFCL_COLLIDERS_H

@@ -7,7 +7,7 @@
 #include "colliders/colliders.h"
 
 #include "pbfcl_shared.h"
-#include "../../../cl/colliders.h"
+#include "../../../cl/colliders/colliders.h"
 
 #include <stdbool.h>
 

@@ -11,7 +11,7 @@
 #include "colliders/colliders.h"
 
 #include "pbfcl_shared.h"
-#include "../../../cl/colliders.h"
+#include "../../../cl/colliders/colliders.h"
 
 /* The "shapes" section. */
 typedef struct pbfcl_shapes_saved {

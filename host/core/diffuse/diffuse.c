@@ -1,5 +1,5 @@
-/* Diffuse particles (spray, foam, bubbles) on the device: the kernels of cl/diffuse.cl, their
- * buffers, and the stage that runs them once per frame (diffuse.h). */
+/* Diffuse particles (spray, foam, bubbles) on the device: the kernels of cl/diffuse/diffuse.cl,
+ * their buffers, and the stage that runs them once per frame (diffuse.h). */
 #include "diffuse/diffuse.h"
 
 #include "runtime/programs.h"

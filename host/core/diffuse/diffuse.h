@@ -1,5 +1,5 @@
 /* Diffuse particles: spray, foam and bubbles generated from the fluid's state after each step
- * (Ihmsen et al., CGI 2012; cl/diffuse.cl). One-way: the fluid never feels them. The stage
+ * (Ihmsen et al., CGI 2012; cl/diffuse/diffuse.cl). One-way: the fluid never feels them. The stage
  * "diffuse" runs its four kernels once per frame: normals, potentials, advect, compact (an
  * exclusive scan of the survivors and emission counts places everything in a fixed
  * capacity; what does not fit is dropped and counted). */
@@ -15,7 +15,7 @@
 #include <math.h> /* diffuse.h's Phi uses fmin */
 #include <stdbool.h>
 
-#include "../../../cl/diffuse.h"
+#include "../../../cl/diffuse/diffuse.h"
 
 /* The fluid state a diffuse update reads: the step's sorted particles, their neighbour lists
  * (within h) and the grid's cell ranges. */

@@ -38,7 +38,7 @@ typedef struct pbfcl_grid {
     cl_mem near_solid_buf;
     cl_uint solid_stamp; /* the last search with solids' number (from 1; 0 marks nothing) */
     /* per region of the grid (pbfcl_grid_moved_regions): the solver's moved flags, bits that a
-     * particle near it moved since the search (cl/pbf.cl, pbf_report_move); all set at
+     * particle near it moved since the search (cl/pbf/pbf.cl, pbf_report_move); all set at
      * creation */
     cl_mem moved_buf;
     size_t moved_regions;
@@ -115,7 +115,7 @@ pbfcl_status pbfcl_grid_cells(pbfcl_grid *g, size_t n, pbfcl_profile *prof);
  * other particle within radius (radius <= cell size), up to max_neighbors; those within
  * near_radius (0 <= near_radius <= radius) come first, their number in neighbor_near_buf.
  * With solids, the positions' w hold each particle's phase as a float tag (0 fluid, as
- * cl/pbf.cl's pbf_phase_tag writes it), and a particle of tag t != 0 (a solid) does not list
+ * cl/pbf/pbf.cl's pbf_phase_tag writes it), and a particle of tag t != 0 (a solid) does not list
  * the other particles of tag t (neighbours_solids, a pass after the search that drops them:
  * up to max_neighbors of every phase are found, and a solid with more counts as an
  * overflow), and the fluid particles a solid lists are marked with a new solid_stamp in

@@ -1,5 +1,5 @@
 /* Host side of the Morton grid: the plain C Morton encode/decode (the reference the tests
- * use; the bit tricks are shared with the kernels through cl/morton.h) and fitting grid
+ * use; the bit tricks are shared with the kernels through cl/common/morton.h) and fitting grid
  * parameters to a domain. */
 #include "grid/grid.h"
 #include "morton.h"

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 
 typedef struct contact_state {
-    cl_kernel collide, collide_fluid, body_contacts; /* collide_fluid: without solids */
+    /* collide_fluid: the fluid's path (every particle without solids, else those away from
+     * them); collide: the bodies' path, for the particles beside a solid */
+    cl_kernel collide, collide_fluid, body_contacts;
     cl_mem q_twin_buf; /* float4: collide's target, swapped with PBF's q after each pass */
 } contact_state;
 
@@ -64,39 +66,53 @@ static pbfcl_status body_contacts(const pbfcl_sim_view *v, pbf_state *ps, cl_ker
     return pbfcl_cl_launch(v->cl, k, sm->entries, v->wg, prof, PBFCL_STAGE_SOLVE);
 }
 
+/* Sets collide's arguments (pbf_collide and pbf_collide_fluid take the same ones). */
+static pbfcl_status collide_args(const pbfcl_sim_view *v, const pbf_state *ps,
+                                 const contact_state *cs, cl_kernel k, cl_uint whole_lists,
+                                 cl_uint matched)
+{
+    PBFCL_TRY(pbf_set_head(v, k));
+    PBF_ARG(k, 2, *v->pos);
+    PBF_ARG(k, 3, ps->q_buf);
+    PBF_ARG(k, 4, v->grid->neighbor_near_buf); /* the pairs within contact range come first */
+    PBF_ARG(k, 5, v->grid->neighbor_buf);
+    PBF_ARG(k, 6, cs->q_twin_buf);
+    PBF_ARG(k, 7, *v->pos_tmp); /* free between reorders */
+    PBF_ARG(k, 8, v->grid->neighbor_count_buf);
+    PBF_ARG(k, 9, v->grid->moved_buf);
+    PBF_ARG(k, 10, whole_lists);
+    PBF_ARG(k, 11, v->solids);
+    PBF_ARG(k, 12, v->phase_buf);
+    PBF_ARG(k, 13, v->inv_mass_buf);
+    PBF_ARG(k, 14, matched);
+    PBF_ARG(k, 15, v->grid->near_solid_buf); /* fluid beside a solid: the last search's stamp */
+    PBF_ARG(k, 16, v->grid->solid_stamp);
+    PBF_ARG(k, 17, v->grid->cell_id_buf); /* each particle's cell at the search */
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_pbf_collide(pbfcl_sim *sim, pbfcl_profile *prof)
 {
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
     contact_state *cs = pbf_constraint_state(ps, &pbf_contact_constraint);
-    cl_kernel k = v.solids ? cs->collide : cs->collide_fluid;
     /* the near lists hold every contact only for q from delta, which reports where it moved
      * particles (grid.moved_buf); a pass after another collide pass reads the whole lists */
     cl_uint whole_lists = !ps->q_from_delta;
     ps->q_from_delta = 0;
-    PBFCL_TRY(pbf_set_head(&v, k));
-    PBF_ARG(k, 2, *v.pos);
-    PBF_ARG(k, 3, ps->q_buf);
-    PBF_ARG(k, 4, v.grid->neighbor_near_buf); /* the pairs within contact range come first */
-    PBF_ARG(k, 5, v.grid->neighbor_buf);
-    PBF_ARG(k, 6, cs->q_twin_buf);
-    PBF_ARG(k, 7, *v.pos_tmp); /* free between reorders */
-    PBF_ARG(k, 8, v.grid->neighbor_count_buf);
-    PBF_ARG(k, 9, v.grid->moved_buf);
-    PBF_ARG(k, 10, whole_lists);
-    PBF_ARG(k, 11, v.solids);
-    PBF_ARG(k, 12, v.phase_buf);
-    PBF_ARG(k, 13, v.inv_mass_buf);
     cl_uint matched = v.bodies ? (cl_uint)v.bodies->bodies : 0;
-    PBF_ARG(k, 14, matched);
-    PBF_ARG(k, 15, v.grid->near_solid_buf); /* fluid beside a solid: the last search's stamp */
-    PBF_ARG(k, 16, v.grid->solid_stamp);
-    PBF_ARG(k, 17, v.grid->cell_id_buf);     /* each particle's cell at the search */
+    PBFCL_TRY(collide_args(&v, ps, cs, cs->collide_fluid, whole_lists, matched));
+    if (v.solids)
+        PBFCL_TRY(collide_args(&v, ps, cs, cs->collide, whole_lists, matched));
     if (ps->body_friction == 1 && matched) { /* the substep's first pass: the bodies' */
         PBFCL_TRY(body_contacts(&v, ps, cs->body_contacts, whole_lists, prof));
         ps->body_friction = 2;
     }
-    PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
+    /* the fluid's path; with solids only away from them, and the bodies' path beside them (each
+     * its own kernel, so that the bodies' registers do not set the fluid's occupancy) */
+    PBFCL_TRY(pbf_launch(&v, cs->collide_fluid, prof, PBFCL_STAGE_SOLVE));
+    if (v.solids)
+        PBFCL_TRY(pbf_launch(&v, cs->collide, prof, PBFCL_STAGE_SOLVE));
     pbf_swap(&ps->q_buf, &cs->q_twin_buf);
     pbf_swap(v.pos, v.pos_tmp);
     const cl_mem bufs[] = {ps->q_buf, *v.pos}; /* the next pass reads the neighbours' */

@@ -1,6 +1,6 @@
 /* Distance constraints with XPBD compliance (Macklin, Mueller & Chentanez 2016) between
  * particles named by persistent id: the edges, bends and tethers of cloth and ropes, projected
- * in PBF's solver iteration after the bodies' shape matching (distance.c, cl/distance.cl). A
+ * in PBF's solver iteration after the bodies' shape matching (distance.c, cl/pbf/distance.cl). A
  * simulation without them launches nothing of theirs. */
 #ifndef PBFCL_PBF_DISTANCE_H
 #define PBFCL_PBF_DISTANCE_H

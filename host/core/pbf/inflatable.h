@@ -1,6 +1,6 @@
 /* Inflatables: closed triangle meshes over particles named by persistent id that hold a volume
  * of gas (FleX's inflatables; Mueller et al. 2007, section 4.4), a constraint kind of PBF's
- * solver iteration projected after the distance constraints (inflatable.c, cl/inflatable.cl).
+ * solver iteration projected after the distance constraints (inflatable.c, cl/pbf/inflatable.cl).
  * The gas of inflatable k holds V1 = pressure * rest volume when nothing presses on it; its
  * compliance alpha (m^3/Pa) at V1 makes its ambient pressure V1 / alpha, and at volume V its
  * pressure is Boyle's, V1 / alpha * V1 / V (docs/ALGORITHM.md, "Inflatables"); compliance 0

@@ -1,4 +1,4 @@
-/* The multilevel coarse correction of the density constraint (cl/multilevel.cl): after the
+/* The multilevel coarse correction of the density constraint (cl/pbf/multilevel.cl): after the
  * first solver.multilevel iterations of a substep, the fluid's compression (its SPH density at
  * x*) is gathered into cells of h over the box, lap(phi) = compression is solved by V-cycles
  * over cells of h, 2h, 4h, ... and every fluid particle moves by grad(phi). A Jacobi iteration
@@ -291,7 +291,7 @@ static pbfcl_status v_cycle(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
 }
 
 /* The most a coarse correction moves a particle: PBFCL_ML_SUPPORT |g| dt^2 of the substep (at
- * most PBF_MAX_CORRECTION r, cl/pbf.cl). Holding a resting fluid takes |g| dt^2 per substep,
+ * most PBF_MAX_CORRECTION r, cl/pbf/pbf.cl). Holding a resting fluid takes |g| dt^2 per substep,
  * what gravity moved it; a larger move removes a compression the fluid had before the substep
  * (the SPH estimate's offsets at walls, a lattice settling) at once, as a velocity. While the
  * coarse grids lost the free surface (fluid where any child was) and 4 V-cycles solved them, a

@@ -1,6 +1,6 @@
 /* Position Based Fluids (Macklin & Mueller 2013), seed 001's outline: the method
  * (pbfcl_solver_pbf, solver_method.h) and its stages, one host function per kernel of
- * cl/pbf.cl, exposed for the tests and the benchmark (pbfcl_sim_step is the normal way to
+ * cl/pbf/pbf.cl, exposed for the tests and the benchmark (pbfcl_sim_step is the normal way to
  * advance). Its state (kernels, buffers, flags) lives in pbf_state (pbf_internal.h), its
  * per-particle buffers in its table (pbf.c); the solver iteration's constraint projections
  * are its constraints (constraint.h). */

@@ -1,6 +1,6 @@
 /* Wind on cloth (as FleX's drag and lift): a force per dynamic triangle from its velocity
  * relative to the wind (solver.wind_x/y/z, solver.drag, solver.lift), shared by its three
- * vertices and added to their velocities before predict (wind.c, cl/wind.cl). Triangles name
+ * vertices and added to their velocities before predict (wind.c, cl/pbf/wind.cl). Triangles name
  * particles by persistent id. A simulation without triangles, or with drag and lift 0,
  * launches nothing of theirs. */
 #ifndef PBFCL_PBF_WIND_H

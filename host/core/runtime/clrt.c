@@ -295,6 +295,34 @@ pbfcl_status pbfcl_cl_wrap(pbfcl_cl *cl, cl_context context, cl_device_id device
     return PBFCL_OK;
 }
 
+/* The embedded entry of kernel file name: in own (may be NULL), else the library's; NULL if
+ * neither has it. */
+static const pbfcl_embedded_file *embedded_file(const pbfcl_embedded_file *own, const char *name)
+{
+    for (const pbfcl_embedded_file *e = own; e && e->name; e++)
+        if (!strcmp(e->name, name))
+            return e;
+    for (const pbfcl_embedded_file *e = pbfcl_embedded_kernels; e->name; e++)
+        if (!strcmp(e->name, name))
+            return e;
+    return NULL;
+}
+
+/* The path of kernel file e in override directory dir: its folder's copy (dir/grid/hash.cl) if
+ * readable, else a flat copy (dir/hash.cl) if readable (true), else the folder's (false). */
+static bool override_path(const char *dir, const pbfcl_embedded_file *e, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, e->path);
+    if (access(path, R_OK) == 0)
+        return true;
+    char flat[1300];
+    snprintf(flat, sizeof flat, "%s/%s", dir, e->name);
+    if (access(flat, R_OK) != 0)
+        return false;
+    snprintf(path, size, "%s", flat);
+    return true;
+}
+
 pbfcl_status pbfcl_cl_use_kernel_dir(pbfcl_cl *cl, const char *dir)
 {
     cl->kernel_dir[0] = '\0';
@@ -308,16 +336,16 @@ pbfcl_status pbfcl_cl_use_kernel_dir(pbfcl_cl *cl, const char *dir)
     for (int p = 0; p < PBFCL_PROGRAM_COUNT; p++) {
         const pbfcl_program_desc *desc = pbfcl_program((pbfcl_program_id)p);
         for (int f = 0; f < desc->nfiles; f++) {
+            const pbfcl_embedded_file *e = embedded_file(NULL, desc->files[f]);
             char path[1300];
-            snprintf(path, sizeof path, "%s/%s", dir, desc->files[f]);
-            if (access(path, R_OK) != 0) {
-                pbfcl_errorf("kernel override directory %s has no readable %s (%s); point the "
-                             "override (PBFCL_KERNEL_DIR for the pbfcl program) at a folder "
-                             "holding every file of pbfcl's cl/, or unset it to use the kernels "
-                             "built into the library",
-                             dir, desc->files[f], strerror(errno));
-                return PBFCL_ERR_KERNEL_FILE;
-            }
+            if (e && override_path(dir, e, path, sizeof path))
+                continue;
+            pbfcl_errorf("kernel override directory %s has no readable %s (nor %s) (%s); point "
+                         "the override (PBFCL_KERNEL_DIR for the pbfcl program) at a copy of "
+                         "pbfcl's cl/ (its folders, or every file flat), or unset it to use the "
+                         "kernels built into the library",
+                         dir, e ? e->path : desc->files[f], desc->files[f], strerror(errno));
+            return PBFCL_ERR_KERNEL_FILE;
         }
     }
     snprintf(cl->kernel_dir, sizeof cl->kernel_dir, "%s", dir);
@@ -339,49 +367,50 @@ void pbfcl_cl_destroy(pbfcl_cl *cl)
     cl->context = NULL;
 }
 
-/* The text of a kernel file: read from the override directory, or built into the library.
- * *allocated tells whether to free it. */
-static const char *kernel_text(const char *dir, const char *file, size_t *len, bool *allocated)
+/* The text of kernel file e: read from the override directory, or built in. *allocated tells
+ * whether to free it. */
+static const char *kernel_text(const char *dir, const pbfcl_embedded_file *e, size_t *len,
+                               bool *allocated)
 {
     *allocated = false;
     if (!dir || !*dir) {
-        for (const pbfcl_embedded_file *e = pbfcl_embedded_kernels; e->name; e++)
-            if (!strcmp(e->name, file)) {
-                *len = e->size;
-                return e->text;
-            }
-        pbfcl_errorf("kernel file %s is not built into this library (a build error: cl/%s "
-                     "is missing from the sources CMake embedded)",
-                     file, file);
-        return NULL;
+        *len = e->size;
+        return e->text;
     }
     char path[1300];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
+    override_path(dir, e, path, sizeof path);
     char *text = pbfcl_read_text_file(path, len);
     if (!text)
         pbfcl_errorf("cannot read kernel file %s: %s (kernel override directory: %s; point it "
-                     "at a folder holding pbfcl's cl/ files, or unset it (PBFCL_KERNEL_DIR for "
-                     "the pbfcl program) to use the kernels built into the library)",
+                     "at a copy of pbfcl's cl/ (its folders, or every file flat), or unset it "
+                     "(PBFCL_KERNEL_DIR for the pbfcl program) to use the kernels built into "
+                     "the library)",
                      path, strerror(errno), dir);
     *allocated = text != NULL;
     return text;
 }
 
-/* Concatenates the files, each after a #line directive naming it. */
-static pbfcl_status load_sources(const char *dir, const char *const *files, int nfiles, char **out)
+/* Concatenates the files, each after a #line directive naming its path under cl/. */
+static pbfcl_status load_sources(const char *dir, const pbfcl_embedded_file *own,
+                                 const char *const *files, int nfiles, char **out)
 {
     size_t total = 1, cap = 0;
     char *src = NULL;
     for (int i = 0; i < nfiles; i++) {
         size_t len = 0;
         bool allocated;
-        const char *text = kernel_text(dir, files[i], &len, &allocated);
+        const pbfcl_embedded_file *e = embedded_file(own, files[i]);
+        if (!e)
+            pbfcl_errorf("kernel file %s is not built into this library or program (a build "
+                         "error: it is missing from the files of cl/ CMake embedded)",
+                         files[i]);
+        const char *text = e ? kernel_text(dir, e, &len, &allocated) : NULL;
         if (!text) {
             free(src);
             return PBFCL_ERR_KERNEL_FILE;
         }
         char header[1400];
-        int hl = snprintf(header, sizeof header, "#line 1 \"%s\"\n", files[i]);
+        int hl = snprintf(header, sizeof header, "#line 1 \"%s\"\n", e->path);
         size_t need = total + (size_t)hl + len + 1;
         if (need > cap) {
             cap = need * 2;
@@ -408,15 +437,22 @@ static pbfcl_status load_sources(const char *dir, const char *const *files, int 
     return PBFCL_OK;
 }
 
-static void print_build_failure(pbfcl_cl *cl, cl_program program, const char *const *files,
-                                int nfiles, const char *options)
+static void print_build_failure(pbfcl_cl *cl, cl_program program, const pbfcl_embedded_file *own,
+                                const char *const *files, int nfiles, const char *options)
 {
     pbfcl_msg m = {0};
     pbfcl_msg_addf(&m, "OpenCL build failed\n");
     pbfcl_msg_addf(&m, "  device:  %s / %s\n", cl->dev.platform_name, cl->dev.device_name);
     pbfcl_msg_addf(&m, "  files:  ");
-    for (int i = 0; i < nfiles; i++)
-        pbfcl_msg_addf(&m, " %s/%s", cl->kernel_dir[0] ? cl->kernel_dir : "(built in)", files[i]);
+    for (int i = 0; i < nfiles; i++) {
+        const pbfcl_embedded_file *e = embedded_file(own, files[i]);
+        char path[1300];
+        if (cl->kernel_dir[0])
+            override_path(cl->kernel_dir, e, path, sizeof path);
+        else
+            snprintf(path, sizeof path, "(built in) cl/%s", e->path);
+        pbfcl_msg_addf(&m, " %s", path);
+    }
     pbfcl_msg_addf(&m, "\n  options: %s\n", options ? options : "");
     if (cl->kernel_dir[0])
         pbfcl_msg_addf(&m,
@@ -474,11 +510,12 @@ static char *program_key(const pbfcl_cl *cl, const char *const *files, int nfile
     return key;
 }
 
-static pbfcl_status build_program(pbfcl_cl *cl, const char *const *files, int nfiles,
-                                  const char *options, cl_program *out)
+static pbfcl_status build_program(pbfcl_cl *cl, const pbfcl_embedded_file *own,
+                                  const char *const *files, int nfiles, const char *options,
+                                  cl_program *out)
 {
     char *src = NULL;
-    PBFCL_TRY(load_sources(cl->kernel_dir, files, nfiles, &src));
+    PBFCL_TRY(load_sources(cl->kernel_dir, own, files, nfiles, &src));
     trace_build(cl, "build", files, nfiles, options);
     cl_int err;
     const char *srcs[1] = {src};
@@ -488,7 +525,7 @@ static pbfcl_status build_program(pbfcl_cl *cl, const char *const *files, int nf
     err = clBuildProgram(program, 1, &cl->dev.device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         if (err == CL_BUILD_PROGRAM_FAILURE)
-            print_build_failure(cl, program, files, nfiles, options);
+            print_build_failure(cl, program, own, files, nfiles, options);
         else
             pbfcl_report_cl(err, "clBuildProgram", __FILE__, __LINE__);
         clReleaseProgram(program);
@@ -501,6 +538,13 @@ static pbfcl_status build_program(pbfcl_cl *cl, const char *const *files, int nf
 pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, const char *options,
                             cl_program *out)
 {
+    return pbfcl_cl_build_with(cl, NULL, files, nfiles, options, out);
+}
+
+pbfcl_status pbfcl_cl_build_with(pbfcl_cl *cl, const pbfcl_embedded_file *own,
+                                 const char *const *files, int nfiles, const char *options,
+                                 cl_program *out)
+{
     *out = NULL;
     char *key = program_key(cl, files, nfiles, options);
     if ((*out = pbfcl_program_cache_find(&cl->programs, key))) {
@@ -508,7 +552,7 @@ pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, 
         free(key);
         return PBFCL_OK;
     }
-    pbfcl_status st = build_program(cl, files, nfiles, options, out);
+    pbfcl_status st = build_program(cl, own, files, nfiles, options, out);
     if (st == PBFCL_OK)
         pbfcl_program_cache_put(&cl->programs, key, *out);
     free(key);

@@ -74,20 +74,30 @@ pbfcl_status pbfcl_cl_wrap(pbfcl_cl *cl, cl_context context, cl_device_id device
                            cl_command_queue queue);
 
 /* Builds kernels from the .cl files in dir instead of the built-in ones (NULL or "": the
- * built-in ones); fails naming the first file dir lacks and how to fix it. */
+ * built-in ones). dir is a copy of cl/ (each file in its folder: dir/grid/hash.cl) or holds the
+ * files flat (dir/hash.cl); the folder's copy is read first. Fails naming the first file of
+ * the library's programs that dir lacks and how to fix it. */
 pbfcl_status pbfcl_cl_use_kernel_dir(pbfcl_cl *cl, const char *dir);
 
 /* Releases the queue and context; accepts a zeroed or half-built struct. */
 void pbfcl_cl_destroy(pbfcl_cl *cl);
 
-/* Builds one program from the given kernel files, built in or from the override directory
- * (concatenated, each preceded by a #line directive so build logs name the real file and
- * line). A failed build logs device, files, options and the full build log. The built-in
- * kernels' programs are kept in cl->programs: the same files and options again give the
- * program built before (retained; release it as a new one), so a second solver on a context
- * compiles nothing. An override directory's files are read and built each time. */
+/* Builds one program from the given kernel files (basenames), built in or from the override
+ * directory (concatenated, each preceded by a #line directive naming its path under cl/, so
+ * build logs name the real file and line). A failed build logs device, files, options and the
+ * full build log. The built-in kernels' programs are kept in cl->programs: the same files and
+ * options again give the program built before (retained; release it as a new one), so a
+ * second solver on a context compiles nothing. An override directory's files are read and
+ * built each time. */
 pbfcl_status pbfcl_cl_build(pbfcl_cl *cl, const char *const *files, int nfiles, const char *options,
                             cl_program *out);
+
+/* pbfcl_cl_build for a program that carries kernel files of its own (pbfcl-dev's of cl/dev/):
+ * a file is looked up in own (ended by an entry with name NULL) before the library's. */
+struct pbfcl_embedded_file;
+pbfcl_status pbfcl_cl_build_with(pbfcl_cl *cl, const struct pbfcl_embedded_file *own,
+                                 const char *const *files, int nfiles, const char *options,
+                                 cl_program *out);
 
 /* Creates the named kernel of a built program. */
 pbfcl_status pbfcl_cl_kernel(cl_program program, const char *name, cl_kernel *out);

@@ -15,9 +15,6 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
                             "inflatable.cl"},
                            6},
     [PBFCL_PROGRAM_PARTICLES] = {"particles", {"pbfcl_shared.h", "particles.cl"}, 2},
-    [PBFCL_PROGRAM_SPLIT_COMPRESS] = {"split_compress",
-                                      {"pbfcl_shared.h", "morton.h", "split_compress.cl"},
-                                      3},
     [PBFCL_PROGRAM_SHAPE_MATCH] = {"shape_match", {"pbfcl_shared.h", "shape_match.cl"}, 2},
     /* sph.cl calls pbf.cl's kernel functions and walls */
     [PBFCL_PROGRAM_SPH] = {"sph", {"pbfcl_shared.h", "morton.h", "pbf.cl", "sph.cl"}, 4},

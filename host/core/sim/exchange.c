@@ -1,4 +1,4 @@
-/* The device side of a split simulation's exchanges (exchange.h, cl/exchange.cl): the fates'
+/* The device side of a split simulation's exchanges (exchange.h, cl/sim/exchange.cl): the fates'
  * classification, the scan and the lists, the slots after the sort, and pinned host staging. */
 #include "sim/exchange.h"
 

@@ -1,4 +1,4 @@
-/* The device side of a simulation split over slabs along one axis (cl/exchange.cl), for the
+/* The device side of a simulation split over slabs along one axis (cl/sim/exchange.cl), for the
  * layer above that splits it (host/dist/, docs/DISTRIBUTED.md): each slot's fate from its x*
  * (stays, migrates to a rank, is a ghost for other ranks), compacted by a scan into short
  * lists that alone are read to the host, the keep list left on the device for
@@ -12,7 +12,7 @@
 #include "runtime/build_options.h"
 #include "runtime/clrt.h"
 
-/* What pbfcl_exchange_classify lists (cl/exchange.cl's EXCHANGE_*). */
+/* What pbfcl_exchange_classify lists (cl/sim/exchange.cl's EXCHANGE_*). */
 typedef enum pbfcl_exchange_mode {
     PBFCL_EXCHANGE_MIGRATE, /* sent: owned particles of another rank's slab, with that rank;
                              * kept: the other owned ones (the ghosts are neither) */
@@ -50,7 +50,7 @@ typedef struct pbfcl_exchange {
     size_t capacity; /* particles */
     int axis, rank, ranks;
     pbfcl_scan scan;
-    cl_mem bounds_buf; /* 3 * ranks floats: own_lo, ghost_lo, ghost_hi (cl/exchange.cl) */
+    cl_mem bounds_buf; /* 3 * ranks floats: own_lo, ghost_lo, ghost_hi (cl/sim/exchange.cl) */
     cl_mem fate_buf;   /* uint per slot: its fate; after the sort, where each old slot went */
     cl_mem flags_buf;  /* 2 * capacity + 1 uints: the fates' flags, then their exclusive scan */
     cl_mem keep_buf;   /* uint per kept particle: the keep list (slots, ascending) */
@@ -62,7 +62,7 @@ typedef struct pbfcl_exchange {
     pbfcl_pinned host;        /* the lists read and the slots written and read */
 } pbfcl_exchange;
 
-/* The build options of cl/exchange.cl on a device with these limits (`kernel-builds`). */
+/* The build options of cl/sim/exchange.cl on a device with these limits (`kernel-builds`). */
 void pbfcl_exchange_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg);
 
 /* Builds the kernels and allocates the per-slot buffers for up to capacity particles of a

@@ -1,4 +1,4 @@
-/* The solver-neutral particle passes (particles.h, cl/particles.cl): stats reduced per
+/* The solver-neutral particle passes (particles.h, cl/sim/particles.cl): stats reduced per
  * work-group on the device and summed on the host, bounds merged with atomic_max, and the
  * render copy scattered into the caller's order by particle id. */
 #include "sim/particles.h"

@@ -1,4 +1,4 @@
-/* Solver-neutral passes over the particle state (cl/particles.cl), used by every method
+/* Solver-neutral passes over the particle state (cl/sim/particles.cl), used by every method
  * behind solver_method.h: stats (the step statistics), bounds (what the adaptive substeps
  * read), copy_positions (the render hook, in the caller's particle order), slots (the
  * id-to-slot map every module that names particles by id reads), and gather_rows and

@@ -83,8 +83,8 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
  * ids[i] of the initial state. */
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
 
-/* Phases (cl/pbfcl_shared.h, FleX's encoding: a group and flags): the fluid's, group 0 with the
- * fluid and self-collide flags; a particle of body b has group b + 1 (PBFCL_PHASE_BODY), flags
+/* Phases (cl/common/pbfcl_shared.h, FleX's encoding: a group and flags): the fluid's, group 0 with
+ * the fluid and self-collide flags; a particle of body b has group b + 1 (PBFCL_PHASE_BODY), flags
  * as the API set them; a static particle (an obstacle's, inverse mass 0)
  * PBFCL_SIM_PHASE_STATIC: the kernels treat it as a body's particle that never moves, and
  * static particles (one group, no self-collide) do not collide with each other. */
@@ -232,7 +232,7 @@ pbfcl_status pbfcl_sim_constants(const pbfcl_scene *scene, const pbfcl_solver_me
  * rho0 (1.0098 for h = 4r). */
 double pbfcl_pbf_lattice_density(const pbfcl_constants *p);
 
-/* The calibration of the walls' density (cl/pbf.cl, pbf_wall_phi): the continuum half-space
+/* The calibration of the walls' density (cl/pbf/pbf.cl, pbf_wall_phi): the continuum half-space
  * of fluid beyond a wall is scaled so that a particle of the rest lattice (spacing 2r) at
  * distance r from the wall has the density of one inside the lattice (0.89 for h = 4r). */
 double pbfcl_pbf_wall_scale(const pbfcl_constants *p);

@@ -23,7 +23,7 @@ struct pbfcl_sim {
     size_t capacity; /* particles the buffers hold */
     pbfcl_constants params;
     pbfcl_grid grid;
-    pbfcl_particles particles; /* stats, bounds, copy_positions (cl/particles.cl) */
+    pbfcl_particles particles; /* stats, bounds, copy_positions (cl/sim/particles.cl) */
     size_t wg;
     cl_float4 gravity, push_origin, push_dir, push; /* the forces' arguments; push.w = radius */
     cl_mem params_buf;                              /* pbfcl_constants, __constant */

@@ -18,7 +18,7 @@
 
 typedef struct pbfcl_sim pbfcl_sim;
 
-/* The constants every method's kernels read (`__constant`, cl/pbfcl_shared.h): box, dt of a
+/* The constants every method's kernels read (`__constant`, cl/common/pbfcl_shared.h): box, dt of a
  * substep, h, mass, Poly6, Spiky, radius, rest density (pbfcl_sim_constants), and the fields a
  * method derives for its own kernels (its derive: PBF's relaxation, s_corr, vorticity,
  * viscosity, contact slop and friction; SPH's lattice mass). */

@@ -1,6 +1,6 @@
 /* Weakly compressible SPH (Becker & Teschner 2007) with velocity Verlet integration, seed
  * 002's phase II on the core's neighbour pipeline: the method's constants and scene checks,
- * its kernels (cl/sph.cl) and one host wrapper per stage, its step and its time step. */
+ * its kernels (cl/sph/sph.cl) and one host wrapper per stage, its step and its time step. */
 #include "sph/sph.h"
 
 #include "runtime/programs.h"
@@ -140,7 +140,7 @@ static pbfcl_status sph_derive(const pbfcl_scene *scene, pbfcl_constants *p)
     return PBFCL_OK;
 }
 
-/* sph's kernels and constants (its program compiles cl/pbf.cl before cl/sph.cl for the
+/* sph's kernels and constants (its program compiles cl/pbf/pbf.cl before cl/sph/sph.cl for the
  * kernel functions and walls it shares with pbf). */
 static pbfcl_status sph_create(pbfcl_sim *sim)
 {
@@ -384,7 +384,7 @@ static pbfcl_status sph_compute_density(pbfcl_sim *sim)
     return pbfcl_sph_density(sim, NULL);
 }
 
-/* The build options: the particle kernels' (the program includes cl/pbf.cl). */
+/* The build options: the particle kernels' (the program includes cl/pbf/pbf.cl). */
 static void sph_build_config(const pbfcl_device_info *dev, pbfcl_build_config *cfg)
 {
     pbfcl_sim_kernel_config(dev, cfg);

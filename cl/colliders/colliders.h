@@ -1,5 +1,5 @@
-/* Colliders as shapes (cl/colliders.cl, host/core/colliders/): the flat table of shapes the
- * kernels read, shared by the host (C11) and the kernels (OpenCL C 1.2), after FleX's
+/* Colliders as shapes (cl/colliders/colliders.cl, host/core/colliders/): the flat table of shapes
+ * the kernels read, shared by the host (C11) and the kernels (OpenCL C 1.2), after FleX's
  * NvFlexCollisionGeometry / NvFlexSetShapes. 4-byte scalars only, sizes checked on the host. */
 #ifndef PBFCL_CL_COLLIDERS_H
 #define PBFCL_CL_COLLIDERS_H

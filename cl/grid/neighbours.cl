@@ -120,21 +120,21 @@ __kernel void neighbours(__constant pbfcl_grid_params *gp,         /* in: grid *
         atomic_inc(overflow);
 }
 
-/* neighbours_solids: after neighbours, on positions whose w hold each particle's phase as a
- * float tag (cl/pbfcl_shared.h, the fluid's PBFCL_PHASE_FLUID_WORD, body b's group b + 1, the
- * static group; cl/pbf.cl, pbf_phase_tag), drops from the list of every solid (a tag not the
+/* neighbours_solids: after neighbours, on positions whose w hold each particle's phase as a float
+ * tag (cl/common/pbfcl_shared.h, the fluid's PBFCL_PHASE_FLUID_WORD, body b's group b + 1, the
+ * static group; cl/pbf/pbf.cl, pbf_phase_tag), drops from the list of every solid (a tag not the
  * fluid's) the particles of its own tag unless its phase has the self-collide flag (a group's
- * particles share one phase: host/lib/api_phases.c), keeping the near ones first (their
- * number is updated). A pass of its own over the lists: the same test in the search loop made
- * neighbours 39 % slower at 1M particles on an H200, even for the fluid alone, and in the
- * near partition after the search (a kernel of its own, for the fluid's to stay as it is) 12 %
- * slower with the bodies of docs/PERFORMANCE.md. Entries past the new count are left as they
- * were; nothing reads them. Each fluid particle a solid keeps in its list gets near_solid[j] =
- * stamp (a number new with each search, so that nothing has to clear the marks of the last):
- * with symmetric lists, the fluid particles that list a solid. collide and vorticity_viscosity
- * take the bodies' path for those and the solids only (cl/pbf.cl). The entries are read four at
- * a time, their positions' tags after them (48 against 39 us at 1.128M particles with 64 bodies
- * on an H200: one at a time, each tag's load waited for its entry's). */
+ * particles share one phase: host/lib/api_phases.c), keeping the near ones first (their number is
+ * updated). A pass of its own over the lists: the same test in the search loop made neighbours 39 %
+ * slower at 1M particles on an H200, even for the fluid alone, and in the near partition after the
+ * search (a kernel of its own, for the fluid's to stay as it is) 12 % slower with the bodies of
+ * docs/PERFORMANCE.md. Entries past the new count are left as they were; nothing reads them. Each
+ * fluid particle a solid keeps in its list gets near_solid[j] = stamp (a number new with each
+ * search, so that nothing has to clear the marks of the last): with symmetric lists, the fluid
+ * particles that list a solid. collide and vorticity_viscosity take the bodies' path for those and
+ * the solids only (cl/pbf/pbf.cl). The entries are read four at a time, their positions' tags after
+ * them (48 against 39 us at 1.128M particles with 64 bodies on an H200: one at a time, each tag's
+ * load waited for its entry's). */
 __kernel void
 neighbours_solids(__global const float4 *restrict pos,    /* in: sorted, tags in w */
                   __global uint *restrict neighbor_count, /* in/out */

@@ -5,14 +5,14 @@
  * naming a particle by persistent id), reduced in one launch for every body at once whatever
  * their sizes: a segmented scan within each work-group, then one pass per body over the
  * partial sums of the groups it spans, through the id-to-slot map of the particles
- * (particles_slots, cl/particles.cl). Stages: shape_match_reduce, shape_match_finish,
+ * (particles_slots, cl/sim/particles.cl). Stages: shape_match_reduce, shape_match_finish,
  * shape_match_goal (host/core/bodies/shape_match.c). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
 
 
-/* The rows of a reduction (PBFCL_SHAPE_MATCH_ROWS, cl/pbfcl_shared.h); shape_match_momentum
+/* The rows of a reduction (PBFCL_SHAPE_MATCH_ROWS, cl/common/pbfcl_shared.h); shape_match_momentum
  * uses the first three, and so does shape_match_reduce without contacts (SM_ROWS_POSE). */
 #define SM_ROWS PBFCL_SHAPE_MATCH_ROWS
 #define SM_ROWS_POSE 3u
@@ -450,7 +450,7 @@ __kernel void shape_match_predict(uint entries, float dt, __global const uint *e
     float4 vc = body_motion[4 * b], omega = body_motion[4 * b + 1], c = body_motion[4 * b + 2];
     float4 d = (float4)(pos[i].xyz - c.xyz, 0.0f);
     float4 q = normalize(sm_quat_exp(omega * dt));
-    /* xyz only: w keeps the phase's tag that predict wrote (cl/pbf.cl, pbf_phase_tag) */
+    /* xyz only: w keeps the phase's tag that predict wrote (cl/pbf/pbf.cl, pbf_phase_tag) */
     vstore3(c.xyz + vc.xyz * dt + sm_rotate(q, d).xyz, 0, (__global float *)(pred + i));
 }
 

@@ -1,7 +1,7 @@
 /* The weakly compressible SPH kernels (Becker & Teschner 2007) of seed 002's phase II, one per
  * stage: density (summation and the Tait equation of state), force (symmetric pressure force,
  * Monaghan's artificial viscosity, gravity, the walls) and the two halves of a velocity Verlet
- * step (integrate). Built after cl/pbf.cl, whose kernel functions (Poly6, Spiky's gradient)
+ * step (integrate). Built after cl/pbf/pbf.cl, whose kernel functions (Poly6, Spiky's gradient)
  * and walls (pbf_wall_density) they share, so that both methods see the same fluid and walls. */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"

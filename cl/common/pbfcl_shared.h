@@ -24,7 +24,7 @@ typedef struct pbfcl_grid_params {
 /* The empty-cell marker of the cell range table and the cell id of no particle. */
 #define PBFCL_EMPTY 0xffffffffu
 
-/* The regions of the grid that keep the solver's moved flags (cl/pbf.cl, pbf_report_move):
+/* The regions of the grid that keep the solver's moved flags (cl/pbf/pbf.cl, pbf_report_move):
  * 2^PBFCL_MOVED_LEVEL cells along each axis, a region's index its cells' Morton codes shifted
  * right by 3 PBFCL_MOVED_LEVEL. */
 #define PBFCL_MOVED_LEVEL 2u
@@ -40,7 +40,7 @@ _Static_assert(sizeof(pbfcl_grid_params) == 32, "pbfcl_grid_params layout");
  * part in the density constraint. The fluid is group 0 with both flags (PBFCL_PHASE_FLUID_WORD,
  * the only fluid phase), body b's particles group b + 1, the static particles (inverse mass 0)
  * group PBFCL_PHASE_GROUP_BITS without flags. Every phase is below 2^24, so the kernels' float
- * tag of it (cl/pbf.cl, pbf_phase_tag) is exact. */
+ * tag of it (cl/pbf/pbf.cl, pbf_phase_tag) is exact. */
 #define PBFCL_PHASE_GROUP_BITS 0x000fffffu
 #define PBFCL_PHASE_SELF_COLLIDE_BIT 0x00100000u
 #define PBFCL_PHASE_SELF_COLLIDE_FILTER_BIT 0x00200000u
@@ -50,7 +50,7 @@ _Static_assert(sizeof(pbfcl_grid_params) == 32, "pbfcl_grid_params layout");
 /* A word no phase equals (its bits 24-31 are set): a skip test against it never skips. */
 #define PBFCL_PHASE_NONE 0xffffffffu
 
-/* --- Position Based Fluids solver (cl/pbf.cl, host/core/sim/sim.c) ---------------------------
+/* --- Position Based Fluids solver (cl/pbf/pbf.cl, host/core/sim/sim.c) ---------------------------
  * The solver's constants, derived once from the scene in SI units; __constant in the kernels.
  * Values that change while running (gravity, the push) are kernel arguments instead. */
 typedef struct pbfcl_pbf_params {
@@ -80,7 +80,7 @@ typedef struct pbfcl_pbf_params {
     float friction_dynamic;
 } pbfcl_pbf_params;
 
-/* --- Weakly compressible SPH (cl/sph.cl, host/core/sph/sph.c) ---------------------------------
+/* --- Weakly compressible SPH (cl/sph/sph.cl, host/core/sph/sph.c) --------------------------------
  * Its constants beside the common ones of pbfcl_pbf_params (box, dt, h, mass, kernels, r). */
 typedef struct pbfcl_sph_params {
     float stiffness;    /* Tait B = rho0 c^2 / gamma, Pa */
@@ -108,7 +108,7 @@ typedef struct pbfcl_sph_params {
 #define PBFCL_STATS_FINITE 11      /* particles counted in the sums */
 #define PBFCL_STATS_FLUID 12       /* of them, fluid particles (the density error's) */
 
-/* --- Shape matching (cl/shape_match.cl, host/core/bodies/shape_match.c) ------------------------
+/* --- Shape matching (cl/bodies/shape_match.cl, host/core/bodies/shape_match.c) -------------------
  * The float4 rows of each segmented reduction per entry: three of A_pq and the centre, then
  * the body's contacts with other solids (their slides and number; how far they closed). */
 #define PBFCL_SHAPE_MATCH_ROWS 5

@@ -2,7 +2,7 @@
  * 001's outline: predict, lambda, delta, collide, update, and omega, the vorticity force and
  * the viscosity in one pass (vorticity_viscosity). apply_delta needs no kernel: delta and
  * collide write x* + dx, which the host adopts as x* (host/core/sim/sim.c). The statistics, the bounds
- * and the copy for rendering are solver-neutral (cl/particles.cl). */
+ * and the copy for rendering are solver-neutral (cl/sim/particles.cl). */
 #ifndef WG_SIZE
 #error "WG_SIZE (work-group size) must be defined with -D"
 #endif
@@ -98,7 +98,7 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
     return 1.0f - f[0] * f[1] * f[2];
 }
 
-/* With bodies, predict, delta and collide write the particle's phase (cl/pbfcl_shared.h: a
+/* With bodies, predict, delta and collide write the particle's phase (cl/common/pbfcl_shared.h: a
  * group and flags, below 2^24) into x*.w and q.w (as a float, exact; shape_match_predict keeps
  * it and kinematic_path writes the same), so that collide finds a neighbour's phase in the
  * float4 it reads anyway instead of a gather of phase[j] per neighbour (at 1M particles on an
@@ -191,7 +191,7 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
  * particles of bodies count in a fluid particle's density as fluid of their volume (Macklin
  * et al. 2014, section 7.1) and have no constraint of their own (lambda 0): a solid's density
  * is the rest density (its volume m / rho0, which vorticity_viscosity reads) and its list,
- * which holds no particle of its own phase (cl/neighbours.cl), is not read.
+ * which holds no particle of its own phase (cl/grid/neighbours.cl), is not read.
  * Written as (x*_i, lambda_i): delta reads a neighbour's position and lambda in one float4.
  * With record (the first lambda after a neighbour search), x* is also kept in search and the
  * first particle of each region of the grid (PBFCL_MOVED_LEVEL; cell_id: the cells at the
@@ -280,9 +280,9 @@ static void pbf_report_move(__global uint *moved, uint cell, uint grid_bits, uin
 }
 
 /* Whether particle i may have a solid among its neighbours: a solid, or a fluid particle that a
- * solid listed at the last search (near_solid[i] == stamp, cl/neighbours.cl, neighbours_solids;
- * with symmetric lists exactly those). Only these take the bodies' paths of collide and
- * vorticity_viscosity; for the others they give the fluid's result. */
+ * solid listed at the last search (near_solid[i] == stamp, cl/grid/neighbours.cl,
+ * neighbours_solids; with symmetric lists exactly those). Only these take the bodies' paths of
+ * collide and vorticity_viscosity; for the others they give the fluid's result. */
 static bool pbf_near_solid(uint bodies, uint phase_i, __global const uint *near_solid, uint stamp,
                            uint i)
 {
@@ -424,7 +424,7 @@ static float pbf_body_inv_mass(uint ph, float w, __global const uint2 *body_rang
  * the constants, and the sums of the x* correction c, the x correction e and friction f. */
 typedef struct pbf_contact {
     float4 qi, xi;
-    uint phase_i, bodies, matched_i;
+    uint phase_i, matched_i;
     float w_i, min_dist, min_dist2, deep;
     float4 c, e, f;
 } pbf_contact;
@@ -506,7 +506,7 @@ static void pbf_contact_sums(pbf_params p, pbf_contact *t, const bool solids, ui
  * over its whole body, so a body resting on a slope below its friction angle crept down it
  * (3 cm/s at 15 degrees) when each contact particle undid its own slide. Such a pair (i of a
  * body among the matched ones) gets no friction here: body_contacts gathers it and shape
- * matching applies Coulomb's law to the body as a whole (sm_friction, cl/shape_match.cl).
+ * matching applies Coulomb's law to the body as a whole (sm_friction, cl/bodies/shape_match.cl).
  * Rejected: moving x by the whole of c never removes the velocity
  * into a contact (a resting block reached 2.7 m/s within a second); the separate pre-stabilisation
  * pass of Macklin et al. 2014 (section 4.4) removed the overlap left by the unconverged
@@ -521,33 +521,29 @@ static void pbf_contact_sums(pbf_params p, pbf_contact *t, const bool solids, ui
  * (q from an earlier collide pass, whose moves delta has not checked), the whole lists; where
  * only solids moved, only for the solids and the fluid beside them (pbf_whole_lists). The
  * fluid away from the solids (pbf_near_solid) takes the fluid's path, which gives the same
- * sums without reading phases or inverse masses. */
+ * sums without reading phases or inverse masses. solids is a constant in each call, so that
+ * each kernel compiles one path: the fluid's (pbf_collide_fluid) or the bodies' (pbf_collide). */
 static void pbf_collide_at(pbf_params p, uint n, __global const float4 *pos_in,
                            __global const float4 *q_in, __global const uint *near_count,
                            __global const uint *neighbors, __global float4 *q_out,
                            __global float4 *pos_out, __global const uint *neighbor_count,
-                           __global const uint *moved, uint whole_lists, uint bodies,
-                           __global const uint *phase, __global const float *inv_mass,
-                           uint matched, __global const uint *near_solid, uint stamp,
+                           __global const uint *moved, uint whole_lists, const bool solids,
+                           uint phase_i, __global const float *inv_mass, uint matched,
                            __global const uint *cell_id, uint i)
 {
     pbf_contact t;
     t.qi = q_in[i];
     t.xi = pos_in[i];
-    t.phase_i = bodies ? phase[i] : PBFCL_PHASE_FLUID_WORD;
-    t.bodies = pbf_near_solid(bodies, t.phase_i, near_solid, stamp, i); /* else the fluid's sums */
-    t.w_i = bodies ? inv_mass[i] : 1.0f;
+    t.phase_i = phase_i;
+    t.w_i = solids ? inv_mass[i] : 1.0f;
     t.matched_i = pbf_body_of(t.phase_i) < matched; /* the fluid and the static group are not */
     t.min_dist = p->min_dist;
     t.min_dist2 = t.min_dist * t.min_dist;
     t.deep = t.min_dist * (1.0f - p->contact_slop);
     t.c = t.e = t.f = (float4)(0.0f);
-    bool whole = pbf_whole_lists(whole_lists, moved, cell_id, i, t.bodies);
+    bool whole = pbf_whole_lists(whole_lists, moved, cell_id, i, solids);
     uint count = min(whole ? neighbor_count[i] : near_count[i], (uint)MAX_NEIGHBORS);
-    if (t.bodies)
-        pbf_contact_sums(p, &t, true, i, n, count, neighbors, q_in, pos_in, inv_mass);
-    else
-        pbf_contact_sums(p, &t, false, i, n, count, neighbors, q_in, pos_in, inv_mass);
+    pbf_contact_sums(p, &t, solids, i, n, count, neighbors, q_in, pos_in, inv_mass);
     float4 qi = t.qi, xi = t.xi, c = t.c, e = t.e, f = t.f;
     float len = length(c.xyz), max_len = PBF_MAX_CORRECTION * p->radius;
     float scale = len > max_len ? max_len / len : 1.0f; /* e is limited with c */
@@ -559,6 +555,14 @@ static void pbf_collide_at(pbf_params p, uint n, __global const float4 *pos_in,
     pos_out[i] = (float4)(x.xyz, 0.0f);
 }
 
+/* collide's particles beside a solid (pbf_near_solid: the solids, and the fluid particles a
+ * solid listed at the last search), on the bodies' path; the host launches it after
+ * pbf_collide_fluid where the simulation has bodies or static particles (bodies != 0), with
+ * the same arguments, and each particle is written by one of the two. The rest of the
+ * particles return after reading their phase and mark: at 1M fluid particles with 64 bodies of
+ * 2000 on an H200 the one kernel of both paths took 142-148 us a pass against 119.5 before
+ * the phases' decoding, its registers (those of the bodies' path) setting the occupancy of the
+ * fluid away from the bodies too. */
 __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global const float4 *q_in, __global const uint *near_count,
                           __global const uint *neighbors, __global float4 *q_out,
@@ -568,16 +572,20 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global const uint *near_solid, uint stamp, __global const uint *cell_id)
 {
     uint i = get_global_id(0);
-    if (i < n)
+    if (i >= n || !bodies)
+        return;
+    uint phase_i = phase[i];
+    if (pbf_near_solid(bodies, phase_i, near_solid, stamp, i))
         pbf_collide_at(p, n, pos_in, q_in, near_count, neighbors, q_out, pos_out, neighbor_count,
-                       moved, whole_lists, bodies, phase, inv_mass, matched, near_solid, stamp,
-                       cell_id, i);
+                       moved, whole_lists, true, phase_i, inv_mass, matched, cell_id, i);
 }
 
-/* collide without solids (the host launches it where the simulation has no bodies and no
- * static particles): pbf_collide with bodies = 0, the same arguments. Its own kernel, so that
- * the bodies' path, which the compiler drops here, does not set the registers and occupancy of
- * a fluid's collide (at 1M particles on an H200 it cost the fluid's pass 96 -> 112 us). */
+/* collide on the fluid's path (no phase, no inverse mass, no friction: two fluid particles
+ * share an overlap half and half): every particle where the simulation has no bodies and no
+ * static particles (bodies = 0), else those away from the solids (not pbf_near_solid), which
+ * pbf_collide leaves to it. Its own kernel, so that the bodies' path, which the compiler
+ * drops here, does not set the registers and occupancy of a fluid's collide (at 1M particles
+ * on an H200 it cost the fluid's pass 96 -> 112 us). */
 __kernel void pbf_collide_fluid(pbf_params p, uint n, __global const float4 *pos_in,
                                 __global const float4 *q_in, __global const uint *near_count,
                                 __global const uint *neighbors, __global float4 *q_out,
@@ -588,10 +596,11 @@ __kernel void pbf_collide_fluid(pbf_params p, uint n, __global const float4 *pos
                                 __global const uint *cell_id)
 {
     uint i = get_global_id(0);
-    if (i < n)
-        pbf_collide_at(p, n, pos_in, q_in, near_count, neighbors, q_out, pos_out, neighbor_count,
-                       moved, whole_lists, 0u, phase, inv_mass, matched, near_solid, stamp,
-                       cell_id, i);
+    if (i >= n || (bodies && pbf_near_solid(bodies, phase[i], near_solid, stamp, i)))
+        return;
+    pbf_collide_at(p, n, pos_in, q_in, near_count, neighbors, q_out, pos_out, neighbor_count,
+                   moved, whole_lists, false, PBFCL_PHASE_FLUID_WORD, inv_mass, matched, cell_id,
+                   i);
 }
 
 /* One neighbour j (q_j = qj) of body_contacts' particle (qi, xi, phase_i, its whole body's
@@ -620,7 +629,7 @@ static void pbf_body_contact_term(float4 qi, float4 xi, uint phase_i, float w_bo
  * slot[entry_id[k]]; its phase, group b + 1, in q.w as delta tags it, b below matched), its
  * contacts closer than 2r with the particles of other bodies and static ones (q = x* + dx of the
  * substep's first collide pass, the near or whole neighbour lists as collide reads them), for
- * its body's friction (sm_friction, cl/shape_match.cl): the sums of the body's share
+ * its body's friction (sm_friction, cl/bodies/shape_match.cl): the sums of the body's share
  * W_i / (W_i + W_j) of each pair's tangential slide over the substep (xyz) and their number
  * (w), and of how far the pairs closed (the second float4's x), into static_out (2 float4 per
  * slot). W: the whole bodies' inverse masses (pbf_body_inv_mass, 0 for a static particle). A
