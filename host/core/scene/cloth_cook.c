@@ -220,24 +220,22 @@ static void find_anchors(const pbfcl_cloth_cook *c, size_t *anchor)
         anchor[i] = c->pinned[i] ? find_root(anchor, i) : n;
 }
 
-/* Adds a tether from free particle i to the nearest particle of each anchor (room made). */
-static void add_tethers(pbfcl_cloth_cook *c, size_t i, const size_t *anchor, long *best)
+/* Adds a tether from free particle i to the nearest particle of each anchor (room made): pins
+ * lists the pinned particles, roots the anchors' first ones; best is scratch by particle. */
+static void add_tethers(pbfcl_cloth_cook *c, size_t i, const size_t *anchor, const size_t *pins,
+                        size_t npins, const size_t *roots, size_t nroots, long *best)
 {
-    size_t n = c->particles;
-    for (size_t p = 0; p < n; p++)
-        if (c->pinned[p] && anchor[p] == p)
-            best[p] = -1;
-    for (size_t p = 0; p < n; p++) {
-        if (!c->pinned[p])
-            continue;
+    for (size_t r = 0; r < nroots; r++)
+        best[roots[r]] = -1;
+    for (size_t k = 0; k < npins; k++) {
+        size_t p = pins[k];
         long *b = &best[anchor[p]];
         if (*b < 0 ||
             dist(c->pos, (unsigned)i, (unsigned)p) < dist(c->pos, (unsigned)i, (unsigned)*b))
             *b = (long)p;
     }
-    for (size_t p = 0; p < n; p++)
-        if (c->pinned[p] && anchor[p] == p)
-            add(c, (unsigned)i, (unsigned)best[p], 0.0f, true);
+    for (size_t r = 0; r < nroots; r++)
+        add(c, (unsigned)i, (unsigned)best[roots[r]], 0.0f, true);
 }
 
 /* Grows c's constraint arrays to hold more more constraints. */
@@ -264,23 +262,27 @@ pbfcl_status pbfcl_cook_pin(pbfcl_cloth_cook *c, const unsigned char *pinned, bo
 {
     size_t n = c->particles, anchors = 0;
     memcpy(c->pinned, pinned, n);
-    size_t *anchor = malloc(n * sizeof *anchor + 1);
+    size_t *anchor = malloc(n * sizeof *anchor + 1), npins = 0;
+    size_t *pins = malloc(n * sizeof *pins + 1), *roots = malloc(n * sizeof *roots + 1);
     long *best = malloc(n * sizeof *best + 1);
-    pbfcl_status st = anchor && best ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st = anchor && pins && roots && best ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK) {
         find_anchors(c, anchor);
-        for (size_t p = 0; p < n; p++)
-            anchors += pinned[p] && anchor[p] == p;
-        size_t free_count = 0;
-        for (size_t p = 0; p < n; p++)
-            free_count += !pinned[p];
-        st = grow(c, tethers ? free_count * anchors : 0);
+        for (size_t p = 0; p < n; p++) {
+            if (pinned[p])
+                pins[npins++] = p; /* the tethers' search runs over these alone */
+            if (pinned[p] && anchor[p] == p)
+                roots[anchors++] = p;
+        }
+        st = grow(c, tethers ? (n - npins) * anchors : 0);
     }
     for (size_t i = 0; st == PBFCL_OK && tethers && i < n; i++)
         if (!pinned[i])
-            add_tethers(c, i, anchor, best);
+            add_tethers(c, i, anchor, pins, npins, roots, anchors, best);
     c->tethers = c->constraints - c->edges - c->bends;
     free(anchor);
+    free(pins);
+    free(roots);
     free(best);
     return st;
 }
