@@ -324,8 +324,10 @@ pbfcl_status pbfcl_shape_get_surface(const pbfcl_solver *s, int id, int segments
                          func, v.name, m.nv, m.nt, *vertex_count, *triangle_count);
             st = PBFCL_ERR_BUFFER_SIZE;
         } else {
-            memcpy(vertices, m.v, m.nv * 3 * sizeof *vertices);
-            memcpy(triangles, m.t, m.nt * 3 * sizeof *triangles);
+            if (m.nv > 0) /* an SDF keeps no triangles: none, and no memcpy from NULL */
+                memcpy(vertices, m.v, m.nv * 3 * sizeof *vertices);
+            if (m.nt > 0)
+                memcpy(triangles, m.t, m.nt * 3 * sizeof *triangles);
         }
     }
     *vertex_count = m.nv;
