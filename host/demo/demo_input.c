@@ -11,8 +11,8 @@ const char *const pbfcl_demo_help_lines[] = {
     "space                pause / resume",
     "N                    single step while paused",
     "R                    reset the scene",
-    "1 2 3 4 5 6          dam-break, double-dam-break, drop, dam-break-bodies, soft-ball,",
-    "                     fountain",
+    "1 2 3 4 5 6 7 8 9 0  the first ten built-in scenes, in --scene's order",
+    "Tab / shift+Tab      the next / previous built-in scene, all of them",
     "+ -                  particles x1.5 / /1.5",
     "T                    tilt the box",
     "arrows               turn gravity 10 degrees (up/down about x, left/right about z)",
@@ -36,7 +36,7 @@ void pbfcl_demo_input_begin_frame(pbfcl_demo_input *in)
     in->pause = in->step = in->reset = in->help = in->color = in->tilt = in->shake = false;
     in->render = in->smooth_method = in->shot = in->diffuse = false;
     in->smooth_change = 0;
-    in->scene = 0;
+    in->scene = in->scene_cycle = 0;
     in->count_change = 0;
     in->tune_notch = 0;
     in->turn_pitch = in->turn_roll = 0.0f;
@@ -116,28 +116,35 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key, Uint16 mod)
         in->shake = true;
         break;
     case SDLK_1:
-    case SDLK_KP_1:
-        in->scene = 1;
-        break;
     case SDLK_2:
-    case SDLK_KP_2:
-        in->scene = 2;
-        break;
     case SDLK_3:
-    case SDLK_KP_3:
-        in->scene = 3;
-        break;
     case SDLK_4:
-    case SDLK_KP_4:
-        in->scene = 4;
-        break;
     case SDLK_5:
-    case SDLK_KP_5:
-        in->scene = 5;
-        break;
     case SDLK_6:
+    case SDLK_7:
+    case SDLK_8:
+    case SDLK_9:
+        in->scene = 1 + (int)(key - SDLK_1);
+        break;
+    case SDLK_0:
+        in->scene = 10;
+        break;
+    case SDLK_KP_1:
+    case SDLK_KP_2:
+    case SDLK_KP_3:
+    case SDLK_KP_4:
+    case SDLK_KP_5:
     case SDLK_KP_6:
-        in->scene = 6;
+    case SDLK_KP_7:
+    case SDLK_KP_8:
+    case SDLK_KP_9:
+        in->scene = 1 + (int)(key - SDLK_KP_1);
+        break;
+    case SDLK_KP_0:
+        in->scene = 10;
+        break;
+    case SDLK_TAB:
+        in->scene_cycle = (mod & KMOD_SHIFT) ? -1 : 1;
         break;
     case SDLK_PLUS:
     case SDLK_EQUALS:

@@ -18,7 +18,8 @@ typedef struct pbfcl_demo_input {
     bool diffuse;             /* turn spray, foam and bubbles on / off */
     bool smooth_method;       /* switch the fluid smoothing: bilateral / curvature flow */
     int smooth_change;        /* +1 more fluid smoothing iterations, -1 fewer, 0 no change */
-    int scene;                /* 1..6: switch to that built-in scene; 0: no change */
+    int scene;                /* k > 0: switch to the k-th built-in scene (1 to 10); 0: no change */
+    int scene_cycle;          /* +1 / -1: switch to the next / previous built-in scene; 0: none */
     int count_change;         /* +1 more particles, -1 fewer, 0 no change */
     pbfcl_demo_tune tune;     /* the solver parameter to change when tune_notch != 0 */
     int tune_notch;           /* +1 one notch up, -1 down, 0 no change */

@@ -23,6 +23,7 @@
 #include "demo_window.h"
 #include "pbfcl.h"
 #include "runtime/pbfcl_error.h"
+#include "scene/scene.h"
 #include "run_paths.h"
 
 #include <math.h>
@@ -30,9 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char *const builtin_scenes[6] = {"dam-break",        "double-dam-break", "drop",
-                                              "dam-break-bodies", "soft-ball",        "fountain"};
 
 /* Everything the running demo holds. */
 typedef struct demo {
@@ -289,6 +287,24 @@ static void rebuild(demo *d, const char *scene_name, long long particles, bool r
             d->in.quit = true;
 }
 
+/* A scene key: the k-th built-in scene (k > 0), or the one after (cycle +1) or before (-1)
+ * the current in --scene's list, with the particle count or radius asked for so far. */
+static void switch_scene(demo *d, int k, int cycle)
+{
+    const char *const *names = pbfcl_scene_builtin_names();
+    int count = 0, current = -1;
+    for (; names[count]; count++)
+        if (d->scene_opt.scene && !strcmp(names[count], d->scene_opt.scene))
+            current = count;
+    if (k > count) {
+        snprintf(d->message, sizeof d->message, "there are %d built-in scenes (Tab cycles them)",
+                 count);
+        return;
+    }
+    int next = k > 0 ? k - 1 : current < 0 ? 0 : (current + cycle + count) % count;
+    rebuild(d, names[next], d->scene_opt.particles, true);
+}
+
 /* A key changed a solver parameter: the simulation takes the changed scene from the next
  * step; the HUD says the new value or why it stays. */
 static void tune(demo *d)
@@ -352,8 +368,8 @@ static void handle_actions(demo *d)
         d->shake_until = d->time + 1.5;
     if (in->reset)
         rebuild(d, d->scene_opt.scene, d->scene_opt.particles, false);
-    if (in->scene)
-        rebuild(d, builtin_scenes[in->scene - 1], d->scene_opt.particles, true);
+    if (in->scene || in->scene_cycle)
+        switch_scene(d, in->scene, in->scene_cycle);
     if (in->count_change) {
         double f = in->count_change > 0 ? 1.5 : 1.0 / 1.5;
         long long target = (long long)((double)d->n * f);

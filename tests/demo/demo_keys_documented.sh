@@ -12,6 +12,7 @@ label() {
   [0-9] | KP_[0-9]) echo "${1#KP_}" ;;
   SPACE) echo space ;;
   ESCAPE) echo Esc ;;
+  TAB) echo Tab ;;
   PLUS | EQUALS | KP_PLUS) echo + ;;
   MINUS | KP_MINUS) echo - ;;
   LEFTBRACKET) echo '[' ;;

@@ -44,7 +44,7 @@ if ! wait_for '^pbfcl demo: positions reach OpenGL by' 1; then
 fi
 win=$(xdotool search --sync --onlyvisible --name '^pbfcl$' | head -1)
 xdotool mousemove --window "$win" 200 200
-for k in i i shift+i v shift+v o d d 3 plus minus r p; do
+for k in i i shift+i v shift+v o d d 3 plus minus r p Tab 9 shift+Tab; do
   case $k in
   i | shift+i) line='^pbfcl demo: iterations ' ;;
   v | shift+v) line='^pbfcl demo: viscosity ' ;;
@@ -52,6 +52,9 @@ for k in i i shift+i v shift+v o d d 3 plus minus r p; do
   d) line='^pbfcl demo: spray, foam and bubbles (on|off)$' ;;
   3 | plus | minus | r) line='^pbfcl demo: drop, [0-9]+ particles$' ;;
   p) line='^pbfcl demo: wrote ' ;;
+  Tab) line='^pbfcl demo: dam-break-bodies, [0-9]+ particles$' ;;
+  9) line='^pbfcl demo: flag, [0-9]+ particles$' ;;
+  shift+Tab) line='^pbfcl demo: rope-bridge, [0-9]+ particles$' ;;
   esac
   seen=$(count "$line")
   xdotool key "$k"
@@ -98,6 +101,13 @@ read -r -a c <<<"$counts"
 if [ "${#c[@]}" -ne 4 ] || [ "${c[1]}" -le "${c[0]}" ] || [ "${c[2]}" -ge "${c[1]}" ] ||
   [ "${c[3]}" -ne "${c[2]}" ]; then
   echo "FAIL: 3, +, -, R gave drop scenes of '$counts' particles (expected: more after +, fewer after -, the same after R)"
+  fail=1
+fi
+# Tab after drop (the third built-in scene) is the fourth, 9 the ninth, shift+Tab the eighth;
+order=$(grep -Eo '^pbfcl demo: (dam-break-bodies|flag|rope-bridge), [0-9]+ particles$' out.txt |
+  awk '{print $3}' | tr -d ',' | tr '\n' ' ')
+if [ "$order" != "dam-break-bodies flag rope-bridge " ]; then
+  echo "FAIL: Tab, 9, shift+Tab after drop gave scenes '$order', expected 'dam-break-bodies flag rope-bridge '"
   fail=1
 fi
 expect '^pbfcl demo: wrote pbfcl-shot-0001.png \(640x480\)$' "P writes a screenshot"
