@@ -25,6 +25,8 @@ const char *const pbfcl_demo_help_lines[] = {
     "I / shift+I          more / fewer solver iterations",
     "V / shift+V          viscosity x2 / /2",
     "O / shift+O          vorticity confinement x2 / /2",
+    "W / shift+W          wind on cloth x2 / /2 (from none: 1 m/s along x)",
+    "E / shift+E          turn the wind 45 degrees left / right",
     "P                    screenshot (pbfcl-shot-NNNN.png here)",
     "H                    this help",
     "Esc                  quit",
@@ -64,6 +66,12 @@ static void on_key(pbfcl_demo_input *in, SDL_Keycode key, Uint16 mod)
         break;
     case SDLK_o:
         on_tune_key(in, PBFCL_DEMO_TUNE_VORTICITY, mod);
+        break;
+    case SDLK_w:
+        on_tune_key(in, PBFCL_DEMO_TUNE_WIND, mod);
+        break;
+    case SDLK_e:
+        on_tune_key(in, PBFCL_DEMO_TUNE_WIND_TURN, mod);
         break;
     case SDLK_UP:
     case SDLK_DOWN:

@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The parameter list's name of each tunable parameter, and whether it moves by factors. */
+/* The parameter list's name of each tunable scalar, and whether it moves by factors. */
 static const struct {
     const char *name;
     bool scaled;
-} tunable[PBFCL_DEMO_TUNE_COUNT] = {
+} tunable[PBFCL_DEMO_TUNE_WIND] = {
     {"iterations", false},
     {"viscosity", true},
     {"vorticity", true},
@@ -36,11 +36,71 @@ static double next_value(const pbfcl_param_info *info, bool scaled, double v, in
     return v <= least * 1.0001 ? 0.0 : 0.5 * v;
 }
 
+/* The wind's heading in degrees from +x, counterclockwise seen from above (+y). */
+static double wind_heading(const double w[3])
+{
+    double h = atan2(-w[2], w[0]) * 180.0 / 3.14159265358979;
+    return h == 0.0 ? 0.0 : h; /* not -0 for a wind along +x */
+}
+
+/* The wind one notch faster or slower (turn false) or turned 45 degrees about +y. */
+static bool tune_wind(pbfcl_solver_params *p, bool turn, int notch, char *message, size_t size)
+{
+    double w[3] = {p->wind_x, p->wind_y, p->wind_z};
+    double speed = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    if (turn && speed == 0.0) {
+        snprintf(message, size, "no wind to turn: W starts it");
+        return false;
+    }
+    if (turn) {
+        double a = (notch > 0 ? 45.0 : -45.0) * 3.14159265358979 / 180.0;
+        double x = cos(a) * w[0] + sin(a) * w[2], z = -sin(a) * w[0] + cos(a) * w[2];
+        w[0] = x;
+        w[2] = z;
+    } else if (speed == 0.0) {
+        if (notch < 0) {
+            snprintf(message, size, "there is no wind to weaken");
+            return false;
+        }
+        w[0] = 1.0;
+    } else {
+        double next = notch > 0         ? (speed < 1.0 ? 1.0 : 2.0 * speed)
+                      : speed <= 1.0001 ? 0.0
+                                        : 0.5 * speed;
+        for (int k = 0; k < 3; k++)
+            w[k] *= next / speed;
+    }
+    static const char *const names[3] = {"wind_x", "wind_y", "wind_z"};
+    for (int k = 0; k < 3; k++) {
+        const pbfcl_param_info *info = find_param(names[k]);
+        if (!info || !pbfcl_param_in_range(info, w[k])) {
+            char range[96] = "in its range";
+            if (info)
+                pbfcl_param_range_text(info, range, sizeof range);
+            snprintf(message, size, "the wind stays: %s would be %g, it must be %s", names[k], w[k],
+                     range);
+            return false;
+        }
+    }
+    p->wind_x = (float)w[0];
+    p->wind_y = (float)w[1];
+    p->wind_z = (float)w[2];
+    double now = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    if (now == 0.0)
+        snprintf(message, size, "wind off");
+    else
+        snprintf(message, size, "wind %g m/s at %.0f degrees (%g %g %g m/s)", now, wind_heading(w),
+                 (double)p->wind_x, (double)p->wind_y, (double)p->wind_z);
+    return true;
+}
+
 bool pbfcl_demo_tune_step(pbfcl_solver_params *p, pbfcl_demo_tune which, int notch, char *message,
                           size_t size)
 {
+    if ((which == PBFCL_DEMO_TUNE_WIND || which == PBFCL_DEMO_TUNE_WIND_TURN) && notch != 0)
+        return tune_wind(p, which == PBFCL_DEMO_TUNE_WIND_TURN, notch, message, size);
     const pbfcl_param_info *info =
-        (int)which >= 0 && which < PBFCL_DEMO_TUNE_COUNT ? find_param(tunable[which].name) : NULL;
+        (int)which >= 0 && which < PBFCL_DEMO_TUNE_WIND ? find_param(tunable[which].name) : NULL;
     if (!info || notch == 0) {
         snprintf(message, size, "no such setting");
         return false;
@@ -72,6 +132,10 @@ void pbfcl_demo_gravity_turn(const float g0[3], float pitch_deg, float roll_deg,
 
 void pbfcl_demo_tune_describe(const pbfcl_solver_params *p, char *text, size_t size)
 {
-    snprintf(text, size, "ITER %d  VISC %.3g  VORT %.3g M/S", p->iterations, (double)p->viscosity,
-             (double)p->vorticity);
+    int n = snprintf(text, size, "ITER %d  VISC %.3g  VORT %.3g M/S", p->iterations,
+                     (double)p->viscosity, (double)p->vorticity);
+    double w[3] = {p->wind_x, p->wind_y, p->wind_z};
+    double speed = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    if (speed > 0.0 && n >= 0 && (size_t)n < size)
+        snprintf(text + n, size - (size_t)n, "  WIND %.3g M/S AT %.0f DEG", speed, wind_heading(w));
 }

@@ -44,11 +44,12 @@ if ! wait_for '^pbfcl demo: positions reach OpenGL by' 1; then
 fi
 win=$(xdotool search --sync --onlyvisible --name '^pbfcl$' | head -1)
 xdotool mousemove --window "$win" 200 200
-for k in i i shift+i v shift+v o d d 3 plus minus r p Tab 9 shift+Tab; do
+for k in i i shift+i v shift+v o w e d d 3 plus minus r p Tab 9 shift+Tab; do
   case $k in
   i | shift+i) line='^pbfcl demo: iterations ' ;;
   v | shift+v) line='^pbfcl demo: viscosity ' ;;
   o) line='^pbfcl demo: vorticity ' ;;
+  w | e) line='^pbfcl demo: wind ' ;;
   d) line='^pbfcl demo: spray, foam and bubbles (on|off)$' ;;
   3 | plus | minus | r) line='^pbfcl demo: drop, [0-9]+ particles$' ;;
   p) line='^pbfcl demo: wrote ' ;;
@@ -89,6 +90,8 @@ if [ "$visc" != "0.1 0.05 " ]; then
   fail=1
 fi
 expect '^pbfcl demo: vorticity ' "O changes the vorticity confinement"
+expect '^pbfcl demo: wind 1 m/s at 0 degrees' "W starts a 1 m/s wind along x"
+expect '^pbfcl demo: wind 1 m/s at 45 degrees' "E turns the wind 45 degrees"
 toggles=$(grep -Eo '^pbfcl demo: spray, foam and bubbles (on|off)$' out.txt | awk '{print $NF}' |
   tr '\n' ' ')
 if [ "$toggles" != "off on " ]; then

@@ -827,6 +827,46 @@ START_TEST(test_demo_tune)
 }
 END_TEST
 
+/* The wind keys: W from none blows 1 m/s along +x and doubles it; E turns it 45 degrees
+ * counterclockwise seen from above (+x towards -z), shift+E back; shift+W halves it to 1 m/s
+ * and then to none; nothing to weaken or turn at none, and no component past the parameter
+ * list's 1000 m/s. The HUD line gives the speed and heading. */
+START_TEST(test_demo_tune_wind)
+{
+    pbfcl_solver_params p;
+    pbfcl_solver_params_defaults(&p);
+    char msg[160], hud[160];
+    p.wind_x = p.wind_y = p.wind_z = 0.0f;
+    ck_assert(!pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_WIND, -1, msg, sizeof msg));
+    ck_assert(!pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_WIND_TURN, 1, msg, sizeof msg));
+    pbfcl_demo_tune_describe(&p, hud, sizeof hud);
+    ck_assert_msg(strstr(hud, "WIND") == NULL, "%s", hud);
+    ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_WIND, 1, msg, sizeof msg));
+    ck_assert(p.wind_x == 1.0f && p.wind_y == 0.0f && p.wind_z == 0.0f);
+    ck_assert_str_eq(msg, "wind 1 m/s at 0 degrees (1 0 0 m/s)");
+    ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_WIND, 1, msg, sizeof msg));
+    ck_assert(p.wind_x == 2.0f);
+    ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_WIND_TURN, 1, msg, sizeof msg));
+    const float c = 2.0f * sqrtf(0.5f);
+    ck_assert_msg(fabsf(p.wind_x - c) < 1e-6f && p.wind_y == 0.0f && fabsf(p.wind_z + c) < 1e-6f,
+                  "%g %g %g", p.wind_x, p.wind_y, p.wind_z);
+    pbfcl_demo_tune_describe(&p, hud, sizeof hud);
+    ck_assert_msg(strstr(hud, "  WIND 2 M/S AT 45 DEG") != NULL, "%s", hud);
+    ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_WIND_TURN, -1, msg, sizeof msg));
+    ck_assert_msg(fabsf(p.wind_x - 2.0f) < 1e-6f && fabsf(p.wind_z) < 1e-6f, "%g %g", p.wind_x,
+                  p.wind_z);
+    ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_WIND, -1, msg, sizeof msg));
+    ck_assert(fabsf(p.wind_x - 1.0f) < 1e-6f);
+    ck_assert(pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_WIND, -1, msg, sizeof msg));
+    ck_assert(p.wind_x == 0.0f && p.wind_z == 0.0f);
+    ck_assert_str_eq(msg, "wind off");
+    p.wind_x = 600.0f;
+    ck_assert(!pbfcl_demo_tune_step(&p, PBFCL_DEMO_TUNE_WIND, 1, msg, sizeof msg));
+    ck_assert(p.wind_x == 600.0f);
+    ck_assert_msg(strstr(msg, "wind_x") && strstr(msg, "must be"), "%s", msg);
+}
+END_TEST
+
 /* Gravity turned by the arrow keys: a quarter turn about z sends -y gravity to +x, about x to
  * -z; any turn keeps the magnitude; no turn changes nothing. */
 START_TEST(test_demo_gravity_turn)
@@ -1462,6 +1502,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_surface_metrics);
     tcase_add_test(tc, test_record_folder);
     tcase_add_test(tc, test_demo_tune);
+    tcase_add_test(tc, test_demo_tune_wind);
     tcase_add_test(tc, test_demo_gravity_turn);
     tcase_add_test(tc, test_demo_ramp);
     tcase_add_test(tc, test_demo_hud_layout);
