@@ -63,6 +63,20 @@ def _absolute_meshes(scene, base_dir):
     return scene
 
 
+_shared_contexts = {}
+
+
+def _shared_context(device):
+    """The Context that solvers made without one share on `device`, so that the second and
+    later compile nothing (a context keeps the programs it built); a new one once the last was
+    destroyed."""
+    key = (type(device).__name__, device)
+    context = _shared_contexts.get(key)
+    if context is None or not context.alive:
+        context = _shared_contexts[key] = Context(device=device)
+    return context
+
+
 class Solver(_Solver):
     """Solver(scene=None, *, particles=None, capacity=None, params=None, context=None, device=None)
 
@@ -73,8 +87,9 @@ class Solver(_Solver):
     folder); None makes an empty solver with room for `capacity` particles. particles: about
     how many particles to fill the scene with (None: the scene's own radius). params: a dict
     of parameter overrides applied before the fill (pbfcl.parameters() lists them). context: a
-    Context to run on; without one the solver opens its own on `device` (an index from
-    pbfcl.devices() or part of a device's name; None: the first GPU, else the first device).
+    Context to run on; without one the solver runs on a context shared by every solver made
+    without one on the same `device` (an index from pbfcl.devices() or part of a device's name;
+    None: the first GPU, else the first device), so only the first of them compiles kernels.
 
     Every method raises pbfcl.Error (pbfcl.ArgumentError, also a ValueError, for a refused
     argument) with the library's message, and raises instead of crashing once the solver or
@@ -84,7 +99,7 @@ class Solver(_Solver):
     def __init__(self, scene=None, *, particles=None, capacity=None, params=None, context=None,
                  device=None):
         if context is None:
-            context = Context(device=device)
+            context = _shared_context(device)
         elif device is not None:
             raise ValueError("give either context or device, not both")
         kwargs = {"particles": -1 if particles is None else particles,
