@@ -304,6 +304,10 @@ PBFCL_API pbfcl_status pbfcl_load_scene(const char *name_or_file, size_t target_
  * is a built-in scene's name. */
 PBFCL_API int pbfcl_scene_is_file(const char *name_or_file);
 
+/* The built-in scenes' names in a NULL-terminated list (static: do not free), in the order
+ * --scene lists them. */
+PBFCL_API const char *const *pbfcl_scene_builtin_names(void);
+
 /* Frees memory the library allocated for the caller (pbfcl_load_scene's positions). */
 PBFCL_API void pbfcl_free(void *p);
 

@@ -23,7 +23,6 @@
 #include "demo_window.h"
 #include "pbfcl.h"
 #include "runtime/pbfcl_error.h"
-#include "scene/scene.h"
 #include "run_paths.h"
 
 #include <math.h>

@@ -240,8 +240,7 @@ pbfcl_status pbfcl_scene_parse_json(const char *path, pbfcl_scene *out);
  * validating the values (the fuzz target's entry point, tests/fuzz/). */
 pbfcl_status pbfcl_scene_parse_json_text(const char *path, const char *text, pbfcl_scene *out);
 
-/* The built-in scene names, NULL-terminated. */
-const char *const *pbfcl_scene_builtin_names(void);
+/* pbfcl_scene_builtin_names (the built-in scenes' names) is public (include/pbfcl.h). */
 
 /* Loads and validates a JSON scene file (docs/SCENES.md); errors name the file and the key.
  * Without cJSON in the build it fails with PBFCL_ERR_UNSUPPORTED and says so. */
