@@ -94,9 +94,13 @@ pbfcl_status pbfcl_api_cloth_tear(pbfcl_solver *s);
 
 /* After a removal that gave each old index its new one (rank, UINT32_MAX: removed): the
  * distance constraints renumbered, those with a removed particle dropped; the inflatables
- * renumbered, one with a removed vertex dropped (its mesh is no longer closed). PBF only;
- * nothing for another method. */
+ * renumbered, one with a removed vertex dropped (its mesh is no longer closed); the attachments
+ * renumbered, those of a removed particle dropped. PBF only; nothing for another method. */
 pbfcl_status pbfcl_api_remap_constraints(struct pbfcl_sim *sim, const unsigned *rank);
+
+/* Removes every attachment (api_attach.c; PBF only, nothing for another method): setting
+ * phases replaces the bodies and static particles they name. */
+pbfcl_status pbfcl_api_clear_attachments(struct pbfcl_sim *sim);
 
 /* Releases the triangles; none afterwards. */
 void pbfcl_api_cloth_free(pbfcl_api_cloth *c);
