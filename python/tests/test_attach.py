@@ -1,0 +1,60 @@
+"""Attachments from Python: a rope's top attached to a moving sphere follows its point, a
+rope's end attached to a body holds it, the attachments read back as set, and bad input is
+refused naming the attachment."""
+import numpy as np
+import pytest
+
+import pbfcl
+
+R = 0.01
+
+
+def rope_and_body(context):
+    """A rope of 5 (its top static) hanging at (0.3, 0.8, 0.5) and a rigid square body of 4 below
+    its end, in a unit box; a sphere above the rope moving along x."""
+    s = pbfcl.Solver(capacity=9, context=context,
+                     params={"domain_min": (0, 0, 0), "domain_max": (1, 1, 1),
+                             "particle_radius": R})
+    rope = np.float32([[0.3, 0.8 - 2 * R * i, 0.5] for i in range(5)])
+    body = np.float32([[0.3 + R * sx, 0.8 - 10 * R, 0.5 + R * sz]
+                       for sx in (-1, 1) for sz in (-1, 1)])
+    s.add(np.concatenate([rope, body]))
+    s.set_phases([pbfcl.PHASE_STATIC, 0, 0, 0, 0, 1, 1, 1, 1])
+    s.set_groups([1, 2, 3, 4], 0, 100.0)
+    s.set_distances([[i, i + 1] for i in range(4)], np.full(4, 2 * R, np.float32))
+    sphere = s.create_shape("sphere", radius=0.02, position=(0.3, 0.84, 0.5),
+                            velocity=(0.2, 0, 0))
+    return s, sphere
+
+
+def test_rope_follows_a_shape_and_holds_a_body(context):
+    s, sphere = rope_and_body(context)
+    with s:
+        s.set_attachments([0, 4], [pbfcl.ATTACH_SHAPE, pbfcl.ATTACH_BODY], [sphere, 0],
+                          [[0, -0.04, 0], [0, 2 * R, 0]], compliance=[0.0, 1e-4])
+        assert s.attachment_count == 2
+        p, k, t, x, c = s.get_attachments()
+        assert p.tolist() == [0, 4] and k.tolist() == [pbfcl.ATTACH_SHAPE, pbfcl.ATTACH_BODY]
+        assert t.tolist() == [sphere, 0] and x.shape == (2, 3)
+        assert c[1] == pytest.approx(1e-4)
+        y0 = s.get_bodies()[0][0, 1]
+        for _ in range(30):
+            s.step()
+        pos, rot = s.get_shape_pose(sphere)
+        assert rot.tolist() == [0, 0, 0, 1]
+        top = s.positions[0]
+        assert np.abs(top - (pos + [0, -0.04, 0])).max() < 1e-5  # on the sphere's point
+        assert pos[0] == pytest.approx(0.3 + 0.2 * 0.5, abs=1e-4)
+        assert s.get_bodies()[0][0, 1] > y0 - 0.05  # held (the rope gives): free fall is 1.2 m
+
+
+def test_bad_attachments_refused(context):
+    s, sphere = rope_and_body(context)
+    with s:
+        with pytest.raises(pbfcl.ArgumentError, match="attachment 0 .*not static"):
+            s.set_attachments([2], pbfcl.ATTACH_SHAPE, sphere, [[0, 0, 0]])
+        with pytest.raises(pbfcl.ArgumentError, match="attachment 1 .*does not exist"):
+            s.set_attachments([2, 3], pbfcl.ATTACH_BODY, [0, 5], [[0, 0, 0], [0, 0, 0]])
+        with pytest.raises(ValueError):
+            s.set_attachments([2], pbfcl.ATTACH_BODY, 0, [[0, 0]])
+        assert s.attachment_count == 0
