@@ -58,3 +58,19 @@ def test_bad_attachments_refused(context):
         with pytest.raises(ValueError):
             s.set_attachments([2], pbfcl.ATTACH_BODY, 0, [[0, 0]])
         assert s.attachment_count == 0
+
+
+def test_scene_attach_key(context):
+    """docs/scenes/attached.json: the flag's pinned edge (9 particles) moves with the pole it is
+    attached to, 2 cm beside its axis; the rope's pinned start hangs from the buoy."""
+    import os
+    scene = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "scenes", "attached.json")
+    with pbfcl.Solver(scene, context=context) as s:
+        p, k, t, x, _ = s.get_attachments()
+        assert len(p) == 10 and (k[:9] == pbfcl.ATTACH_SHAPE).all() and k[9] == pbfcl.ATTACH_BODY
+        for _ in range(30):
+            s.step()
+        pole, _ = s.get_shape_pose(int(t[0]))
+        edge = s.positions[p[:9]]
+        assert pole[0] == pytest.approx(0.15 + 0.3 * 0.5, abs=1e-4)
+        assert np.abs(edge[:, 0] - (pole[0] + 0.02)).max() < 1e-5

@@ -184,6 +184,29 @@ void pbfcl_inflatable_shape_defaults(pbfcl_cloth_shape *c)
     c->pressure = 1.0f;
 }
 
+/* c's attach: a collider or body of the scene, pinned particles to hold. */
+static bool check_attach(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const char *key)
+{
+    if (c->attach == PBFCL_CLOTH_ATTACH_WORLD)
+        return true;
+    bool collider = c->attach == PBFCL_CLOTH_ATTACH_COLLIDER;
+    int have = collider ? s->collider_count : s->body_count;
+    if (c->attach != PBFCL_CLOTH_ATTACH_BODY && !collider)
+        return pbfcl_scene_error(s, "%s.attach is %d; give a collider or a body", key, c->attach);
+    if (c->attach_index < 0 || c->attach_index >= have)
+        return pbfcl_scene_error(s,
+                                 "%s.attach names %s %d, but the scene has %d; give an index "
+                                 "below %d of \"%s\"",
+                                 key, collider ? "collider" : "body", c->attach_index, have, have,
+                                 collider ? "colliders" : "bodies");
+    if (c->pin == 0)
+        return pbfcl_scene_error(s,
+                                 "%s.attach holds its pinned particles, and it has none; give "
+                                 "\"pin\" too",
+                                 key);
+    return true;
+}
+
 bool pbfcl_scene_check_cloths(const pbfcl_scene *s)
 {
     if (s->cloth_count < 0 || s->cloth_count > PBFCL_MAX_CLOTHS)
@@ -199,6 +222,8 @@ bool pbfcl_scene_check_cloths(const pbfcl_scene *s)
         char key[32];
         cloth_key(c, key, sizeof key);
         if (!check_numbers(s, c, key) || !check_inside(s, c, key))
+            return false;
+        if (!check_attach(s, c, key))
             return false;
     }
     return true;
