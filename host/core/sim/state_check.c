@@ -38,8 +38,12 @@ pbfcl_status state_check_damaged(const char *section, const char *field, long lo
 /* bytes of memory into *out, freed with the check. */
 pbfcl_status state_check_alloc(state_check_ctx *c, size_t bytes, void **out)
 {
-    if (c->owned_count == CHECK_MAX_OWNED)
+    if (c->owned_count == CHECK_MAX_OWNED) {
+        pbfcl_errorf("the state checker holds at most %d sections at once; raise CHECK_MAX_OWNED "
+                     "(host/core/sim/state_check_internal.h)",
+                     CHECK_MAX_OWNED);
         return PBFCL_ERR_OUT_OF_MEMORY;
+    }
     void *data = malloc(bytes ? bytes : 1);
     if (!data)
         return PBFCL_ERR_OUT_OF_MEMORY;
