@@ -166,7 +166,8 @@ static pbfcl_status apply_attachments(const pbfcl_scene *sc, pbfcl_solver *solve
 {
     bool any = false;
     for (int c = 0; c < sc->cloth_count; c++)
-        any |= sc->cloths[c].attach != PBFCL_CLOTH_ATTACH_WORLD;
+        any |= sc->cloths[c].attach == PBFCL_CLOTH_ATTACH_COLLIDER ||
+               sc->cloths[c].attach == PBFCL_CLOTH_ATTACH_BODY;
     if (!any)
         return PBFCL_OK;
     unsigned *particle = malloc(n * sizeof *particle);
@@ -181,8 +182,9 @@ static pbfcl_status apply_attachments(const pbfcl_scene *sc, pbfcl_solver *solve
         st = pbfcl_solver_get_phases(solver, phases, n);
     size_t count = 0;
     for (int c = 0; st == PBFCL_OK && c < sc->cloth_count; c++) {
-        if (sc->cloths[c].attach == PBFCL_CLOTH_ATTACH_WORLD)
-            continue;
+        int held_by = sc->cloths[c].attach;
+        if (held_by != PBFCL_CLOTH_ATTACH_COLLIDER && held_by != PBFCL_CLOTH_ATTACH_BODY)
+            continue; /* the world's, or an obstacle's (on its path: pbfcl_api_scene_cloth_path) */
         pbfcl_cloth_cook k;
         st = pbfcl_scene_cloth_cook(sc, c, &k);
         size_t first = cloth_first(sc, c, n);
@@ -258,4 +260,30 @@ pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *s
     free(group);
     free(w);
     return st;
+}
+
+size_t pbfcl_api_scene_cloth_path(const pbfcl_scene *sc, int o, size_t n, const float center[3],
+                                  unsigned *id, float *offset3)
+{
+    size_t count = 0;
+    for (int c = 0; c < sc->cloth_count; c++) {
+        const pbfcl_cloth_shape *cl = &sc->cloths[c];
+        if (cl->attach != PBFCL_CLOTH_ATTACH_OBSTACLE || cl->attach_index != o)
+            continue;
+        pbfcl_cloth_cook k;
+        if (pbfcl_scene_cloth_cook(sc, c, &k) != PBFCL_OK)
+            continue; /* checked when the scene was: cannot fail here */
+        size_t first = cloth_first(sc, c, n);
+        for (size_t i = 0; i < k.particles; i++)
+            if (k.pinned[i]) {
+                if (id) {
+                    id[count] = (unsigned)(first + i);
+                    for (int a = 0; a < 3; a++)
+                        offset3[3 * count + a] = k.pos[3 * i + a] - center[a];
+                }
+                count++;
+            }
+        pbfcl_cook_free(&k);
+    }
+    return count;
 }

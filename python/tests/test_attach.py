@@ -74,3 +74,28 @@ def test_scene_attach_key(context):
         edge = s.positions[p[:9]]
         assert pole[0] == pytest.approx(0.15 + 0.3 * 0.5, abs=1e-4)
         assert np.abs(edge[:, 0] - (pole[0] + 0.02)).max() < 1e-5
+
+
+def test_scene_attach_to_moving_obstacle(context):
+    """A rope whose pinned start is attached to an obstacle moving at 0.2 m/s joins its path: after
+    0.5 s the start has moved 0.1 m along x, as the obstacle's particles have, and the rope's
+    other particles stay finite."""
+    scene = {
+        "domain": {"min": [0, 0, 0], "max": [1, 1, 1]}, "particle_radius": R,
+        "fluid": [{"min": [0.7, 0, 0.4], "max": [0.8, 0.05, 0.5]}],
+        "obstacles": [{"box": {"min": [0.2, 0.8, 0.45], "max": [0.26, 0.86, 0.55]},
+                       "velocity": [0.2, 0, 0], "until": 2.0}],
+        "rope": [{"start": [0.23, 0.78, 0.5], "end": [0.23, 0.6, 0.5], "points": 10,
+                  "mass": 0.01, "pin": ["start"], "attach": {"obstacle": 0}}],
+    }
+    with pbfcl.Solver(scene, context=context) as s:
+        assert s.attachment_count == 0  # on the path, not an attachment
+        start = s.count - 10
+        x0 = s.positions.copy()
+        for _ in range(30):
+            s.step()
+        x = s.positions
+        assert x[start, 0] - x0[start, 0] == pytest.approx(0.1, abs=1e-5)
+        first = int(np.argmax(s.get_phases() == pbfcl.PHASE_STATIC))  # an obstacle particle
+        assert x[first, 0] - x0[first, 0] == pytest.approx(0.1, abs=1e-5)
+        assert np.isfinite(x).all()

@@ -929,6 +929,9 @@ static const struct {
                  "\"mass\": 1, \"pin\": [\"end\"], \"attach\": {\"body\": 2}}]"),
      "rope[0].attach names body 2, but the scene has 0", "below 0 of \"bodies\""},
     {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
+                 "\"mass\": 1, \"pin\": [\"end\"], \"attach\": {\"obstacle\": 1}}]"),
+     "rope[0].attach names obstacle 1, but the scene has 0", "below 0 of \"obstacles\""},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
                  "\"mass\": 1, \"pin\": [\"end\"], \"attach\": {\"body\": 0, \"collider\": "
                  "0}}]"),
      "rope[0].attach", "expected one of {\"collider\": i}"},

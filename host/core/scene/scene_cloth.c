@@ -184,21 +184,25 @@ void pbfcl_inflatable_shape_defaults(pbfcl_cloth_shape *c)
     c->pressure = 1.0f;
 }
 
-/* c's attach: a collider or body of the scene, pinned particles to hold. */
+/* c's attach: a collider, body or obstacle of the scene, pinned particles to hold. */
 static bool check_attach(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const char *key)
 {
+    static const char *const what[] = {NULL, "collider", "body", "obstacle"};
+    static const char *const list[] = {NULL, "colliders", "bodies", "obstacles"};
     if (c->attach == PBFCL_CLOTH_ATTACH_WORLD)
         return true;
-    bool collider = c->attach == PBFCL_CLOTH_ATTACH_COLLIDER;
-    int have = collider ? s->collider_count : s->body_count;
-    if (c->attach != PBFCL_CLOTH_ATTACH_BODY && !collider)
-        return pbfcl_scene_error(s, "%s.attach is %d; give a collider or a body", key, c->attach);
+    if (c->attach < PBFCL_CLOTH_ATTACH_COLLIDER || c->attach > PBFCL_CLOTH_ATTACH_OBSTACLE)
+        return pbfcl_scene_error(s, "%s.attach is %d; give a collider, a body or an obstacle", key,
+                                 c->attach);
+    int have = c->attach == PBFCL_CLOTH_ATTACH_COLLIDER
+                   ? s->collider_count
+                   : (c->attach == PBFCL_CLOTH_ATTACH_BODY ? s->body_count : s->obstacle_count);
     if (c->attach_index < 0 || c->attach_index >= have)
         return pbfcl_scene_error(s,
                                  "%s.attach names %s %d, but the scene has %d; give an index "
                                  "below %d of \"%s\"",
-                                 key, collider ? "collider" : "body", c->attach_index, have, have,
-                                 collider ? "colliders" : "bodies");
+                                 key, what[c->attach], c->attach_index, have, have,
+                                 list[c->attach]);
     if (c->pin == 0)
         return pbfcl_scene_error(s,
                                  "%s.attach holds its pinned particles, and it has none; give "

@@ -938,24 +938,32 @@ static pbfcl_status parse_pins(const char *path, const char *where, const cJSON 
     return PBFCL_OK;
 }
 
-/* What holds the pinned particles: {"collider": i} or {"body": i}. */
+/* What holds the pinned particles: {"collider": i}, {"body": i} or {"obstacle": i}. */
 static pbfcl_status parse_attach(const char *path, const char *where, const cJSON *v,
                                  pbfcl_cloth_shape *c)
 {
-    static const char *const keys[] = {"collider", "body", NULL};
+    static const char *const keys[] = {"collider", "body", "obstacle", NULL};
+    static const int kinds[] = {PBFCL_CLOTH_ATTACH_COLLIDER, PBFCL_CLOTH_ATTACH_BODY,
+                                PBFCL_CLOTH_ATTACH_OBSTACLE};
     char key[96];
     snprintf(key, sizeof key, "%s.attach", where);
     PBFCL_TRY(need_object(path, key, v));
     PBFCL_TRY(check_keys(path, key, v, keys));
-    const cJSON *collider = cJSON_GetObjectItemCaseSensitive(v, "collider");
-    const cJSON *body = cJSON_GetObjectItemCaseSensitive(v, "body");
-    if (!collider == !body)
+    int found = -1, given = 0;
+    for (int k = 0; keys[k]; k++)
+        if (cJSON_GetObjectItemCaseSensitive(v, keys[k])) {
+            found = k;
+            given++;
+        }
+    if (given != 1)
         return key_error(path, key,
                          "expected one of {\"collider\": i} (the pinned particles move with "
-                         "colliders[i]) or {\"body\": i} (they hang from bodies[i])");
-    snprintf(key, sizeof key, "%s.attach.%s", where, collider ? "collider" : "body");
-    PBFCL_TRY(get_int(path, key, collider ? collider : body, &c->attach_index));
-    c->attach = collider ? PBFCL_CLOTH_ATTACH_COLLIDER : PBFCL_CLOTH_ATTACH_BODY;
+                         "colliders[i]), {\"body\": i} (they hang from bodies[i]) or "
+                         "{\"obstacle\": i} (they move with obstacles[i])");
+    snprintf(key, sizeof key, "%s.attach.%s", where, keys[found]);
+    PBFCL_TRY(
+        get_int(path, key, cJSON_GetObjectItemCaseSensitive(v, keys[found]), &c->attach_index));
+    c->attach = kinds[found];
     return PBFCL_OK;
 }
 
