@@ -664,6 +664,38 @@ PBFCL_API pbfcl_status pbfcl_solver_set_tearing(pbfcl_solver *s, const float *ma
 PBFCL_API pbfcl_status pbfcl_solver_get_triangles(const pbfcl_solver *s, unsigned *tri,
                                                   size_t count);
 
+/* ---- attachments: particles held by collision shapes and bodies ------------------------- */
+
+/* What a particle is attached to (pbfcl_solver_set_attachments' kind). */
+#define PBFCL_ATTACH_SHAPE 0 /* a collision shape, by its id (pbfcl_shape_create) */
+#define PBFCL_ATTACH_BODY 1  /* a body, by its index (pbfcl_solver_body_count) */
+
+/* Attachments (method pbf), as FleX's users hang cloth on rigid bodies and kinematic shapes:
+ * particle particle[k] is held by target[k] of kind kind[k] at point[3k..3k+2] (m) of the
+ * target's frame. To a shape: the particle must be static (pinned: pbfcl_solver_set_phases);
+ * every substep it is put at that point of the shape's pose, so it moves with the shape and
+ * drags what hangs from it with the shape's velocity; compliance is not used. To a body: the
+ * particle must be of a solid group (pbfcl_solver_set_groups); the point is from the body's
+ * centre of mass in its rest orientation (pbfcl_solver_get_bodies' pose carries it to the
+ * world), and a distance constraint of compliance[k] (m/N, >= 0; 0 rigid; compliance NULL:
+ * all 0) holds the particle at the point's distance from the body's particle nearest to it at
+ * rest, so that each pulls the other (a point 2r from that particle, where the cloth would
+ * touch the body, keeps the two from pushing each other apart). count 0 removes them all. Refused,
+ * naming the attachment, the particle and the fix, the old ones kept: a particle out of range,
+ * attached twice or of the wrong kind, an unknown kind, shape or body, a point or compliance not
+ * finite, a negative compliance. Setting phases removes them; removing particles renumbers them and
+ * drops those of a removed particle; destroying a shape drops its attachments (their particles
+ * stay, static); a saved state holds them. get copies them (any array may be NULL) into arrays of
+ * count entries, count the number set (pbfcl_solver_attachment_count). */
+PBFCL_API pbfcl_status pbfcl_solver_set_attachments(pbfcl_solver *s, const unsigned *particle,
+                                                    const int *kind, const int *target,
+                                                    const float *point, const float *compliance,
+                                                    size_t count);
+PBFCL_API pbfcl_status pbfcl_solver_attachment_count(pbfcl_solver *s, size_t *count);
+PBFCL_API pbfcl_status pbfcl_solver_get_attachments(pbfcl_solver *s, unsigned *particle, int *kind,
+                                                    int *target, float *point, float *compliance,
+                                                    size_t count);
+
 /* ---- inflatables: closed meshes holding a volume of gas --------------------------------- */
 
 /* Inflatables (FleX's; docs/ALGORITHM.md, "Inflatables"), method pbf only: inflatable k is the
@@ -707,8 +739,8 @@ typedef pbfcl_status (*pbfcl_state_read_fn)(void *user, const char *name, void *
 
 /* Saves everything that carries from one step to the next (the particle count, the
  * parameters, the phases, the device state in the solver's internal order, the bodies' rest
- * shapes, poses and motions, the obstacles' paths with their clock, the distance constraints
- * and the collision shapes with their poses and velocities) as named sections
+ * shapes, poses and motions, the obstacles' paths with their clock, the distance constraints,
+ * the collision shapes with their poses and velocities, the attachments) as named sections
  * through write, in the order load reads them. The sections are opaque: a state loads into a
  * solver of the same library build, and continues bit for bit on the same device. */
 PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write,

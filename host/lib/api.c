@@ -722,6 +722,8 @@ static pbfcl_status set_bodies(pbfcl_solver *s, const int *phases, size_t n, siz
         st = get_by_id(s, "pbfcl_solver_set_phases", pos, n, 0);
     if (st == PBFCL_OK) /* setting phases clears the solid groups (pbfcl.h): a grouped particle */
         st = pbfcl_sim_set_groups(s->sim, 0, NULL, NULL, NULL); /* may become static or a body */
+    if (st == PBFCL_OK) /* and the attachments: their bodies and static particles are new */
+        st = pbfcl_api_clear_attachments(s->sim);
     size_t statics = 0;
     for (size_t i = 0; st == PBFCL_OK && i < n; i++)
         if (phases[i] == (int)PBFCL_SIM_PHASE_STATIC) {

@@ -2,6 +2,7 @@
  * (pbfcl_sim_set_groups) by particle index, each refused input named with its index and the
  * fix, and the triangles a program renders or exports. */
 #include "api_internal.h"
+#include "pbf/attach.h"
 #include "pbf/distance.h"
 #include "pbf/wind.h"
 #include "pbf/inflatable.h"
@@ -362,5 +363,6 @@ pbfcl_status pbfcl_api_remap_constraints(pbfcl_sim *sim, const unsigned *rank)
     if (pbfcl_sim_scene(sim)->solver.method != PBFCL_METHOD_PBF)
         return PBFCL_OK;
     PBFCL_TRY(remap_distances(sim, rank));
+    PBFCL_TRY(pbfcl_pbf_attach_remap(sim, rank));
     return remap_inflatables(sim, rank);
 }

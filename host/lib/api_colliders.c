@@ -2,6 +2,7 @@
  * the contacts and force on a shape, over the core's set (colliders/colliders.h) that PBF
  * keeps (pbf/pbf_colliders.h). */
 #include "api_internal.h"
+#include "pbf/attach.h"
 #include "pbf/pbf_colliders.h"
 #include "sim/solver_method.h"
 
@@ -62,7 +63,11 @@ pbfcl_status pbfcl_shape_destroy(pbfcl_solver *s, int id)
     pbfcl_colliders *c = colliders_of("pbfcl_shape_destroy", s, NULL);
     if (!c)
         return PBFCL_ERR_BAD_ARGUMENT;
-    return pbfcl_colliders_remove(c, id);
+    PBFCL_TRY(pbfcl_colliders_remove(c, id));
+    pbfcl_sim *sim;
+    const pbfcl_scene *scene;
+    pbfcl_api_solver_diffuse("pbfcl_shape_destroy", s, &sim, &scene);
+    return pbfcl_pbf_attach_shape_removed(sim, id); /* its particles stay where they are, static */
 }
 
 pbfcl_status pbfcl_shape_count(const pbfcl_solver *s, int *count)

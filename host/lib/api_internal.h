@@ -89,14 +89,24 @@ size_t pbfcl_api_distance_count(struct pbfcl_sim *sim);
 pbfcl_status pbfcl_api_scene_pin_cloths(const pbfcl_scene *sc, int *phases, size_t n);
 pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t n);
 
+/* The pinned particles of the cloths and ropes attached to obstacle o (the fill's n particles):
+ * their number, and with id not NULL their indices and offsets from the obstacle's centre
+ * (xyz triples), which join its path. */
+size_t pbfcl_api_scene_cloth_path(const pbfcl_scene *sc, int o, size_t n, const float center[3],
+                                  unsigned *id, float *offset3);
+
 /* After a step: tears the groups with a limit (pbfcl_solver_set_tearing; api_tear.c). */
 pbfcl_status pbfcl_api_cloth_tear(pbfcl_solver *s);
 
 /* After a removal that gave each old index its new one (rank, UINT32_MAX: removed): the
  * distance constraints renumbered, those with a removed particle dropped; the inflatables
- * renumbered, one with a removed vertex dropped (its mesh is no longer closed). PBF only;
- * nothing for another method. */
+ * renumbered, one with a removed vertex dropped (its mesh is no longer closed); the attachments
+ * renumbered, those of a removed particle dropped. PBF only; nothing for another method. */
 pbfcl_status pbfcl_api_remap_constraints(struct pbfcl_sim *sim, const unsigned *rank);
+
+/* Removes every attachment (api_attach.c; PBF only, nothing for another method): setting
+ * phases replaces the bodies and static particles they name. */
+pbfcl_status pbfcl_api_clear_attachments(struct pbfcl_sim *sim);
 
 /* Releases the triangles; none afterwards. */
 void pbfcl_api_cloth_free(pbfcl_api_cloth *c);

@@ -143,17 +143,20 @@ static pbfcl_status set_body_velocities(const pbfcl_scene *sc, pbfcl_solver *sol
 }
 
 /* The paths of the moving obstacles: each one's particles (after the fluid's and the bodies',
- * obstacle by obstacle, from index first: their ids) with their offsets from its centre. */
-static pbfcl_status set_obstacle_paths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t first)
+ * obstacle by obstacle, from index first: their ids) with their offsets from its centre, and
+ * the pinned particles of the cloths and ropes attached to it (of the n particles). */
+static pbfcl_status set_obstacle_paths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t first,
+                                       size_t n)
 {
     size_t total = 0;
     for (int o = 0; o < sc->obstacle_count; o++)
-        total += pbfcl_scene_obstacle_walk(sc, o, NULL);
+        total += pbfcl_scene_obstacle_walk(sc, o, NULL) +
+                 pbfcl_api_scene_cloth_path(sc, o, n, (float[3]){0}, NULL, NULL);
     pbfcl_kinematic_path path[PBFCL_MAX_OBSTACLES];
     unsigned *id = malloc((total + 1) * sizeof *id), *which = malloc((total + 1) * sizeof *which);
     float *pos = malloc((total + 1) * 3 * sizeof *pos);
     pbfcl_status st = id && which && pos ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    size_t paths = 0, entries = 0;
+    size_t paths = 0, entries = 0, held = 0; /* held: the cloths' entries so far */
     for (int o = 0; st == PBFCL_OK && o < sc->obstacle_count; o++) {
         size_t c = pbfcl_scene_obstacle_walk(sc, o, pos + 3 * entries);
         if (pbfcl_scene_obstacle_moves(sc, o)) {
@@ -167,14 +170,20 @@ static pbfcl_status set_obstacle_paths(const pbfcl_scene *sc, pbfcl_solver *solv
             p->repeat = m->repeat;
             memcpy(p->keys, m->keys, sizeof p->keys);
             for (size_t e = entries; e < entries + c; e++) {
-                id[e] = (unsigned)(first + e);
+                id[e] = (unsigned)(first + e - held);
                 which[e] = (unsigned)paths;
                 for (int k = 0; k < 3; k++)
                     pos[3 * e + k] -= p->center[k];
             }
+            entries += c; /* then the pinned particles of the cloths attached to it */
+            size_t k =
+                pbfcl_api_scene_cloth_path(sc, o, n, p->center, id + entries, pos + 3 * entries);
+            for (size_t e = entries; e < entries + k; e++)
+                which[e] = (unsigned)paths;
+            entries += k;
+            held += k;
             paths++;
-            entries += c;
-        } else { /* a still obstacle: its particles are passed over */
+        } else { /* a still obstacle: its particles are passed over (a cloth on it is static) */
             first += c;
         }
     }
@@ -338,7 +347,7 @@ pbfcl_status pbfcl_scene_setup_apply_bodies(const pbfcl_scene_setup *s, pbfcl_so
     while (first < n && phases[first] != PBFCL_PHASE_STATIC)
         first++;
     if (st == PBFCL_OK)
-        st = set_obstacle_paths(sc, solver, first);
+        st = set_obstacle_paths(sc, solver, first, n);
     if (st == PBFCL_OK)
         st = pbfcl_api_scene_apply_cloths(sc, solver, n);
     free(phases);

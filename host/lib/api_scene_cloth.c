@@ -1,7 +1,8 @@
 /* A scene's cloths, ropes and inflatables applied to a solver through the public calls: the
- * pinned particles made static, the others put into solid group c (cloth, rope or inflatable c)
- * with the mass the scene gives, every one's constraints and triangles set at once, then the
- * inflatables' volumes. */
+ * pinned particles made static (or, held by a body, kept free), the others put into solid group
+ * c (cloth, rope or inflatable c) with the mass the scene gives, every one's constraints and
+ * triangles set at once, then the inflatables' volumes, then the pinned particles of those with
+ * "attach" attached to their collider or body. */
 #include "api_internal.h"
 #include "scene/cloth_cook.h"
 
@@ -23,8 +24,9 @@ pbfcl_status pbfcl_api_scene_pin_cloths(const pbfcl_scene *sc, int *phases, size
         pbfcl_cloth_cook k;
         PBFCL_TRY(pbfcl_scene_cloth_cook(sc, c, &k));
         size_t first = cloth_first(sc, c, n);
+        bool held = sc->cloths[c].attach == PBFCL_CLOTH_ATTACH_BODY; /* free, held by a body */
         for (size_t i = 0; i < k.particles; i++)
-            if (k.pinned[i])
+            if (k.pinned[i] && !held)
                 phases[first + i] = PBFCL_PHASE_STATIC;
         pbfcl_cook_free(&k);
     }
@@ -38,8 +40,9 @@ static void append_cloth(const pbfcl_scene *sc, int c, const pbfcl_cloth_cook *k
                          size_t *grouped)
 {
     float inv_mass = (float)((double)k->particles / sc->cloths[c].mass);
+    bool held = sc->cloths[c].attach == PBFCL_CLOTH_ATTACH_BODY; /* its pinned ones move too */
     for (size_t i = 0; i < k->particles; i++)
-        if (!k->pinned[i]) {
+        if (!k->pinned[i] || held) {
             ids[*grouped] = (unsigned)(first + i);
             group[*grouped] = (unsigned)c;
             w[(*grouped)++] = inv_mass;
@@ -124,6 +127,89 @@ static pbfcl_status apply_inflatables(const pbfcl_scene *sc, pbfcl_solver *solve
     return st;
 }
 
+/* Where attachment k of cloth c's pinned particle at x is held: collider a's shape (its id,
+ * x in its frame now) or body a (x from its centre of mass, the mean of its particles now). */
+static pbfcl_status attach_point(const pbfcl_scene *sc, pbfcl_solver *solver, int c, const float *x,
+                                 const float *pos, const int *phases, size_t n, int *target,
+                                 float *point)
+{
+    const pbfcl_cloth_shape *cl = &sc->cloths[c];
+    if (cl->attach == PBFCL_CLOTH_ATTACH_BODY) {
+        double com[3] = {0, 0, 0}, m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (phases[i] == PBFCL_PHASE_BODY(cl->attach_index)) {
+                for (int a = 0; a < 3; a++)
+                    com[a] += pos[3 * i + a];
+                m++;
+            }
+        *target = cl->attach_index;
+        for (int a = 0; a < 3; a++)
+            point[a] = (float)(x[a] - com[a] / m);
+        return PBFCL_OK;
+    }
+    int shapes;
+    float p[3], q[4];
+    PBFCL_TRY(pbfcl_shape_count(solver, &shapes)); /* the scene's colliders are the last made */
+    PBFCL_TRY(pbfcl_shape_id(solver, shapes - sc->collider_count + cl->attach_index, target));
+    PBFCL_TRY(pbfcl_shape_get_pose(solver, *target, p, q));
+    double d[3] = {x[0] - p[0], x[1] - p[1], x[2] - p[2]}, u[3] = {-q[0], -q[1], -q[2]};
+    double t[3] = {2 * (u[1] * d[2] - u[2] * d[1]), 2 * (u[2] * d[0] - u[0] * d[2]),
+                   2 * (u[0] * d[1] - u[1] * d[0])}; /* d turned by the inverse rotation */
+    point[0] = (float)(d[0] + q[3] * t[0] + (u[1] * t[2] - u[2] * t[1]));
+    point[1] = (float)(d[1] + q[3] * t[1] + (u[2] * t[0] - u[0] * t[2]));
+    point[2] = (float)(d[2] + q[3] * t[2] + (u[0] * t[1] - u[1] * t[0]));
+    return PBFCL_OK;
+}
+
+/* The cloths' "attach": each pinned particle of such a cloth attached where it is now. */
+static pbfcl_status apply_attachments(const pbfcl_scene *sc, pbfcl_solver *solver, size_t n)
+{
+    bool any = false;
+    for (int c = 0; c < sc->cloth_count; c++)
+        any |= sc->cloths[c].attach == PBFCL_CLOTH_ATTACH_COLLIDER ||
+               sc->cloths[c].attach == PBFCL_CLOTH_ATTACH_BODY;
+    if (!any)
+        return PBFCL_OK;
+    unsigned *particle = malloc(n * sizeof *particle);
+    int *kind = malloc(n * sizeof *kind), *target = malloc(n * sizeof *target);
+    int *phases = malloc(n * sizeof *phases);
+    float *point = malloc(3 * n * sizeof *point), *pos = malloc(3 * n * sizeof *pos);
+    pbfcl_status st =
+        particle && kind && target && phases && point && pos ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_get_positions(solver, pos, n);
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_get_phases(solver, phases, n);
+    size_t count = 0;
+    for (int c = 0; st == PBFCL_OK && c < sc->cloth_count; c++) {
+        int held_by = sc->cloths[c].attach;
+        if (held_by != PBFCL_CLOTH_ATTACH_COLLIDER && held_by != PBFCL_CLOTH_ATTACH_BODY)
+            continue; /* the world's, or an obstacle's (on its path: pbfcl_api_scene_cloth_path) */
+        pbfcl_cloth_cook k;
+        st = pbfcl_scene_cloth_cook(sc, c, &k);
+        size_t first = cloth_first(sc, c, n);
+        for (size_t i = 0; st == PBFCL_OK && i < k.particles; i++)
+            if (k.pinned[i]) {
+                particle[count] = (unsigned)(first + i);
+                kind[count] = sc->cloths[c].attach == PBFCL_CLOTH_ATTACH_BODY ? PBFCL_ATTACH_BODY
+                                                                              : PBFCL_ATTACH_SHAPE;
+                st = attach_point(sc, solver, c, pos + 3 * (first + i), pos, phases, n,
+                                  target + count, point + 3 * count);
+                count++;
+            }
+        pbfcl_cook_free(&k);
+    }
+    if (st == PBFCL_OK)
+        st = pbfcl_solver_set_attachments(solver, particle, kind, target, point, NULL, count);
+    free(particle);
+    free(kind);
+    free(target);
+    free(phases);
+    free(point);
+    free(pos);
+    return st;
+}
+
 pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *solver, size_t n)
 {
     if (sc->cloth_count == 0)
@@ -167,9 +253,37 @@ pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *s
     free(tear);
     if (st == PBFCL_OK)
         st = apply_inflatables(sc, solver, n);
+    if (st == PBFCL_OK)
+        st = apply_attachments(sc, solver, n);
     pbfcl_cook_free(&all);
     free(ids);
     free(group);
     free(w);
     return st;
+}
+
+size_t pbfcl_api_scene_cloth_path(const pbfcl_scene *sc, int o, size_t n, const float center[3],
+                                  unsigned *id, float *offset3)
+{
+    size_t count = 0;
+    for (int c = 0; c < sc->cloth_count; c++) {
+        const pbfcl_cloth_shape *cl = &sc->cloths[c];
+        if (cl->attach != PBFCL_CLOTH_ATTACH_OBSTACLE || cl->attach_index != o)
+            continue;
+        pbfcl_cloth_cook k;
+        if (pbfcl_scene_cloth_cook(sc, c, &k) != PBFCL_OK)
+            continue; /* checked when the scene was: cannot fail here */
+        size_t first = cloth_first(sc, c, n);
+        for (size_t i = 0; i < k.particles; i++)
+            if (k.pinned[i]) {
+                if (id) {
+                    id[count] = (unsigned)(first + i);
+                    for (int a = 0; a < 3; a++)
+                        offset3[3 * count + a] = k.pos[3 * i + a] - center[a];
+                }
+                count++;
+            }
+        pbfcl_cook_free(&k);
+    }
+    return count;
 }

@@ -4,7 +4,8 @@ The package wraps the public C API (include/pbfcl.h, docs/API.md): devices, cont
 made from built-in scenes, JSON scene files or dicts with the same keys (docs/SCENES.md), the
 parameters as attributes, stepping, statistics, per-stage timers, checkpoints, particle
 data as NumPy arrays in the caller's order (row k is particle k), cloth and ropes (distance
-constraints, solid groups, triangles) by particle index, and collision shapes by id.
+constraints, solid groups, triangles, attachments to shapes and bodies) by particle index, and
+collision shapes by id.
 docs/PYTHON.md has the whole story.
 
     import pbfcl
@@ -20,6 +21,8 @@ import os
 import tempfile
 
 from ._pbfcl import (  # noqa: F401  (the public names of the package)
+    ATTACH_BODY,
+    ATTACH_SHAPE,
     HEADER_VERSION,
     MAX_GROUPS,
     MAX_SHAPES,
@@ -40,7 +43,8 @@ from ._pbfcl import (  # noqa: F401  (the public names of the package)
 from ._pbfcl import Solver as _Solver
 
 __all__ = [
-    "ArgumentError", "Context", "Error", "Params", "Solver", "Warning", "MAX_GROUPS",
+    "ArgumentError", "Context", "Error", "Params", "Solver", "Warning", "ATTACH_BODY",
+    "ATTACH_SHAPE", "MAX_GROUPS",
     "MAX_SHAPES", "PHASE_FLUID", "PHASE_STATIC", "devices", "find_device", "parameters",
     "scene_is_file", "version", "phase_body", "phase_solid_group",
 ]

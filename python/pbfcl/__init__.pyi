@@ -11,6 +11,8 @@ PHASE_FLUID: int
 PHASE_STATIC: int
 MAX_SHAPES: int  # collision shapes per solver
 MAX_GROUPS: int  # solid groups (cloths, ropes) per solver
+ATTACH_SHAPE: int  # set_attachments' kind: held by a collision shape (its id)
+ATTACH_BODY: int  # set_attachments' kind: held by a body (its index)
 
 class Error(RuntimeError):
     """A pbfcl call failed; str(e) is the library's message."""
@@ -102,6 +104,8 @@ class Solver:
     def triangle_count(self) -> int: ...
     @property
     def shape_count(self) -> int: ...
+    @property
+    def attachment_count(self) -> int: ...
     def __len__(self) -> int: ...
     def step(self, dt: Optional[float] = None, timed: bool = False) -> Optional[dict[str, float]]: ...
     def stats(self) -> dict[str, Any]: ...
@@ -130,6 +134,14 @@ class Solver:
                    inverse_masses: FloatColumn) -> None: ...
     def set_triangles(self, triangles: Indices) -> None: ...
     def get_triangles(self) -> npt.NDArray[np.uint32]: ...
+    def set_attachments(self, particles: Indices, kinds: Union[int, npt.ArrayLike],
+                        targets: Union[int, npt.ArrayLike], points: npt.ArrayLike,
+                        compliance: FloatColumn = 0.0) -> None:
+        """Particles held by shapes (ATTACH_SHAPE, static) or bodies (ATTACH_BODY, of a group)."""
+    def get_attachments(self) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.int32],
+                                       npt.NDArray[np.int32], npt.NDArray[np.float32],
+                                       npt.NDArray[np.float32]]:
+        """(particles (A,), kinds (A,), targets (A,), points (A, 3), compliance (A,))."""
     def create_shape(self, kind: ShapeKind, *, radius: float = 0.0, half_length: float = 0.0,
                      half_extents: Optional[Point] = None, points: Optional[npt.ArrayLike] = None,
                      vertices: Optional[npt.ArrayLike] = None,

@@ -113,6 +113,8 @@ PyMODINIT_FUNC PyInit__pbfcl(void)
         PyModule_AddIntConstant(m, "PHASE_FLUID", PBFCL_PHASE_FLUID) < 0 ||
         PyModule_AddIntConstant(m, "PHASE_STATIC", PBFCL_PHASE_STATIC) < 0 ||
         PyModule_AddIntConstant(m, "MAX_SHAPES", PBFCL_MAX_SHAPES) < 0 ||
+        PyModule_AddIntConstant(m, "ATTACH_SHAPE", PBFCL_ATTACH_SHAPE) < 0 ||
+        PyModule_AddIntConstant(m, "ATTACH_BODY", PBFCL_ATTACH_BODY) < 0 ||
         PyModule_AddIntConstant(m, "MAX_GROUPS", PBFCL_SOLVER_MAX_GROUPS) < 0 ||
         PyModule_AddIntConstant(m, "HEADER_VERSION", PBFCL_VERSION) < 0) {
         Py_DECREF(m);

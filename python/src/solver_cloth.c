@@ -1,6 +1,7 @@
 /* Cloth and ropes on a solver, by particle index (row k is particle k, as in solver_arrays.c):
  * distance constraints and their tensions, solid groups with their inverse masses, triangles
- * (pbfcl_solver_set_distances, _set_groups, _set_triangles and their getters). */
+ * and attachments to shapes and bodies (pbfcl_solver_set_distances, _set_groups,
+ * _set_triangles, _set_attachments and their getters). */
 #include "pbfcl_py.h"
 
 #include <string.h>
@@ -251,6 +252,98 @@ static PyObject *prop_triangle_count(pbfcl_py_solver *self, void *closure)
     return n < 0 ? NULL : PyLong_FromSsize_t(n);
 }
 
+/* int32 (n,): an array, or one integer for all. */
+static PyArrayObject *int_column(PyObject *obj, npy_intp n, const char *what)
+{
+    if (!PyLong_Check(obj) && !PyArray_IsScalar(obj, Integer))
+        return pbfcl_py_input_per(obj, NPY_INT32, n, 0, what, "attachment");
+    long v = PyLong_AsLong(obj);
+    if (v == -1 && PyErr_Occurred())
+        return NULL;
+    npy_intp dims[1] = {n};
+    PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INT32);
+    for (npy_intp i = 0; a && i < n; i++)
+        ((npy_int32 *)PyArray_DATA(a))[i] = (npy_int32)v;
+    return a;
+}
+
+static PyObject *set_attachments(pbfcl_py_solver *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"particles", "kinds", "targets", "points", "compliance", NULL};
+    PyObject *p_obj, *k_obj, *t_obj, *x_obj, *c_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO|O:set_attachments", kwlist, &p_obj, &k_obj,
+                                     &t_obj, &x_obj, &c_obj))
+        return NULL;
+    pbfcl_solver *h = pbfcl_py_solver_handle(self);
+    if (!h)
+        return NULL;
+    PyArrayObject *p = index_rows(p_obj, 0, "particles"), *k = NULL, *t = NULL, *x = NULL,
+                  *c = NULL;
+    npy_intp n = p ? PyArray_DIM(p, 0) : 0;
+    if (p)
+        k = int_column(k_obj, n, "kinds");
+    if (k)
+        t = int_column(t_obj, n, "targets");
+    if (t)
+        x = pbfcl_py_input_per(x_obj, NPY_FLOAT32, n, 3, "points", "attachment");
+    if (x)
+        c = float_column(c_obj, n, 0.0f, "compliance", "attachment");
+    int rc = -1;
+    if (c)
+        rc = PBFCL_PY_CALL(pbfcl_solver_set_attachments(h, PyArray_DATA(p), PyArray_DATA(k),
+                                                        PyArray_DATA(t), PyArray_DATA(x),
+                                                        PyArray_DATA(c), (size_t)n));
+    Py_XDECREF(p);
+    Py_XDECREF(k);
+    Py_XDECREF(t);
+    Py_XDECREF(x);
+    Py_XDECREF(c);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static npy_intp attachment_count(pbfcl_py_solver *self)
+{
+    pbfcl_solver *h = pbfcl_py_solver_handle(self);
+    size_t n = 0;
+    if (!h || PBFCL_PY_CALL(pbfcl_solver_attachment_count(h, &n)) < 0)
+        return -1;
+    return (npy_intp)n;
+}
+
+static PyObject *get_attachments(pbfcl_py_solver *self, PyObject *unused)
+{
+    (void)unused;
+    npy_intp n = attachment_count(self);
+    if (n < 0)
+        return NULL;
+    npy_intp dims[2] = {n, 3};
+    PyArrayObject *p = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_UINT32);
+    PyArrayObject *k = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INT32);
+    PyArrayObject *t = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INT32);
+    PyArrayObject *x = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_FLOAT32);
+    PyArrayObject *c = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_FLOAT32);
+    if (p && k && t && x && c &&
+        (n == 0 || PBFCL_PY_CALL(pbfcl_solver_get_attachments(
+                       self->handle, PyArray_DATA(p), PyArray_DATA(k), PyArray_DATA(t),
+                       PyArray_DATA(x), PyArray_DATA(c), (size_t)n)) == 0))
+        return Py_BuildValue("NNNNN", p, k, t, x, c);
+    Py_XDECREF(p);
+    Py_XDECREF(k);
+    Py_XDECREF(t);
+    Py_XDECREF(x);
+    Py_XDECREF(c);
+    return NULL;
+}
+
+static PyObject *prop_attachment_count(pbfcl_py_solver *self, void *closure)
+{
+    (void)closure;
+    npy_intp n = attachment_count(self);
+    return n < 0 ? NULL : PyLong_FromSsize_t(n);
+}
+
 #define KW METH_VARARGS | METH_KEYWORDS
 #define CAST(f) (PyCFunction)(void (*)(void))(f)
 
@@ -281,10 +374,23 @@ PyMethodDef pbfcl_py_cloth_methods[] = {
      "and export; no effect on the simulation). Removing particles clears them."},
     {"get_triangles", (PyCFunction)get_triangles, METH_NOARGS,
      "get_triangles() -> ndarray\n\nThe triangles as set, uint32 (T, 3)."},
+    {"set_attachments", CAST(set_attachments), KW,
+     "set_attachments(particles, kinds, targets, points, compliance=0.0)\n\nReplaces the "
+     "attachments (method pbf): particle particles[k] is held by targets[k] of kind kinds[k] "
+     "(pbfcl.ATTACH_SHAPE: a shape's id, the particle static, put at the point of the shape's "
+     "pose every substep; pbfcl.ATTACH_BODY: a body's index, the particle of a solid group, "
+     "held by a distance constraint of compliance[k] m/N to the body's nearest particle) at "
+     "points[k] (float32 (A, 3), m, in the target's frame); kinds, targets and compliance may "
+     "be one value for all. An empty particles removes them. A refused attachment is named "
+     "(pbfcl.ArgumentError) and the old ones are kept."},
+    {"get_attachments", (PyCFunction)get_attachments, METH_NOARGS,
+     "get_attachments() -> (particles, kinds, targets, points, compliance)\n\nThe "
+     "attachments as set: uint32 (A,), int32 (A,), int32 (A,), float32 (A, 3), float32 (A,)."},
     {NULL, NULL, 0, NULL}};
 
 PyGetSetDef pbfcl_py_cloth_getset[] = {
     {"distance_count", (getter)prop_distance_count, NULL, "The number of distance constraints.",
      NULL},
     {"triangle_count", (getter)prop_triangle_count, NULL, "The number of triangles.", NULL},
+    {"attachment_count", (getter)prop_attachment_count, NULL, "The number of attachments.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

@@ -325,7 +325,8 @@ static void check_section_names(pbfcl_cl *cl)
                                        "distances",
                                        "triangles",
                                        "shapes",
-                                       "inflatables"};
+                                       "inflatables",
+                                       "attachments"};
     const int count = (int)(sizeof want / sizeof want[0]);
     pbfcl_scene s;
     size_t n;

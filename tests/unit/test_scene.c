@@ -922,6 +922,26 @@ static const struct {
     {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
                  "\"mass\": 1}], \"solver\": {\"method\": \"sph\"}"),
      "cloths, ropes and inflatables need solver.method pbf", "remove"},
+    {CLOTH_SCENE("\"cloth\": [{" GRID ", \"resolution\": [3,3], \"mass\": 1, \"pin\": "
+                 "[\"corners\"], \"attach\": {\"collider\": 0}}]"),
+     "cloth[0].attach names collider 0, but the scene has 0", "below 0 of \"colliders\""},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
+                 "\"mass\": 1, \"pin\": [\"end\"], \"attach\": {\"body\": 2}}]"),
+     "rope[0].attach names body 2, but the scene has 0", "below 0 of \"bodies\""},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
+                 "\"mass\": 1, \"pin\": [\"end\"], \"attach\": {\"obstacle\": 1}}]"),
+     "rope[0].attach names obstacle 1, but the scene has 0", "below 0 of \"obstacles\""},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
+                 "\"mass\": 1, \"pin\": [\"end\"], \"attach\": {\"body\": 0, \"collider\": "
+                 "0}}]"),
+     "rope[0].attach", "expected one of {\"collider\": i}"},
+    {CLOTH_SCENE("\"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": [0.9,0.9,0.5], \"points\": 3, "
+                 "\"mass\": 1, \"attach\": {\"shape\": 0}}]"),
+     "rope[0].attach.shape", "unknown key"},
+    {CLOTH_SCENE("\"bodies\": [{\"box\": {\"min\": [0.1,0.1,0.1], \"max\": [0.2,0.2,0.2]}, "
+                 "\"density\": 500}], \"rope\": [{\"start\": [0.1,0.9,0.5], \"end\": "
+                 "[0.9,0.9,0.5], \"points\": 3, \"mass\": 1, \"attach\": {\"body\": 0}}]"),
+     "rope[0].attach holds its pinned particles, and it has none", "give \"pin\" too"},
 #define BALL "\"sphere\": {\"center\": [0.5,0.6,0.5], \"radius\": 0.2"
     {CLOTH_SCENE("\"inflatable\": [{" BALL ", \"subdivisions\": 7}, \"mass\": 1}]"),
      "inflatable[0].sphere.subdivisions: expected 0 to 6", "got 7"},
@@ -1141,7 +1161,7 @@ START_TEST(json_docs_examples_load)
         "floating-boxes.json", "fountain.json",      "dam-break-sph.json",
         "obstacles.json",      "mesh-obstacle.json", "paddle.json",
         "keyed-paddle.json",   "mesh-collider.json", "mesh-container-box-walls.json",
-        "pillow.json"};
+        "pillow.json",         "attached.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {

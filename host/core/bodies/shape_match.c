@@ -609,3 +609,29 @@ const pbfcl_attachment pbfcl_shape_match_attachment = {
     .load = sm_attach_load,
     .remap_ids = sm_attach_remap_ids,
 };
+
+pbfcl_status pbfcl_shape_match_read_rest(pbfcl_shape_match *sm, unsigned *id, unsigned *body,
+                                         float *rest3)
+{
+    size_t m = sm->entries;
+    if (m == 0)
+        return PBFCL_OK;
+    if (id)
+        memcpy(id, sm->entry_id, m * sizeof *id);
+    if (body)
+        PBFCL_CL_CHECK(clEnqueueReadBuffer(sm->cl->queue, sm->entry_body_buf, CL_TRUE, 0, m * 4,
+                                           body, 0, NULL, NULL));
+    if (!rest3)
+        return PBFCL_OK;
+    cl_float4 *r = malloc(m * sizeof *r);
+    if (!r)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    cl_int err =
+        clEnqueueReadBuffer(sm->cl->queue, sm->rest_buf, CL_TRUE, 0, m * 16, r, 0, NULL, NULL);
+    for (size_t e = 0; err == CL_SUCCESS && e < m; e++)
+        for (int a = 0; a < 3; a++)
+            rest3[3 * e + a] = r[e].s[a];
+    free(r);
+    PBFCL_CL_CHECK(err);
+    return PBFCL_OK;
+}

@@ -97,6 +97,11 @@ pbfcl_status pbfcl_shape_match_velocity(pbfcl_shape_match *sm, float dt, cl_mem 
  * projection: com3 and quat4 hold bodies entries; either may be NULL. */
 pbfcl_status pbfcl_shape_match_read(pbfcl_shape_match *sm, float *com3, float *quat4);
 
+/* Reads every entry's particle id (copied from the host), body and rest offset from its body's
+ * centre of mass (xyz triples) into arrays of sm->entries entries; any may be NULL. */
+pbfcl_status pbfcl_shape_match_read_rest(pbfcl_shape_match *sm, unsigned *id, unsigned *body,
+                                         float *rest3);
+
 /* Saves the bodies (sm may be NULL: none) as named sections through put: "bodies" (their
  * counts), then their entries, rest shapes, poses, stiffnesses and motions. */
 pbfcl_status pbfcl_shape_match_state_save(pbfcl_shape_match *sm, pbfcl_state_write_fn put,

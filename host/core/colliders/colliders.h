@@ -81,6 +81,11 @@ pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run
 pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, float force[3],
                                   unsigned *contacts, unsigned *inside);
 
+/* The table the last narrow phase uploaded (a pbfcl_collider_shape per shape, in the order of
+ * pbfcl_colliders_index; cl/colliders/colliders.h: its position the row's float4 0, its rotation
+ * float4 1), or NULL before the first; *row_float4s: a row's size in float4. */
+cl_mem pbfcl_colliders_table(const pbfcl_colliders *c, size_t *row_float4s);
+
 /* For the tests: the last narrow phase's planes (n * PBFCL_COLLIDER_CONTACTS float4) and
  * shapes (int, -1: none), either may be NULL, and the table's index of shape id. */
 pbfcl_status pbfcl_colliders_read_contacts(pbfcl_colliders *c, pbfcl_cl *cl, size_t n,

@@ -7,6 +7,7 @@
 #include "runtime/programs.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,6 +282,16 @@ static pbfcl_status upload_table(pbfcl_colliders *c, const pbfcl_colliders_run *
                                         (size_t)c->count * sizeof c->rows[0], c->rows, 0, NULL,
                                         &c->written[t]));
     return PBFCL_OK;
+}
+
+_Static_assert(sizeof(pbfcl_collider_shape) % 16 == 0 &&
+                   offsetof(pbfcl_collider_shape, rotation) == 16,
+               "pbfcl_colliders_table's rows");
+
+cl_mem pbfcl_colliders_table(const pbfcl_colliders *c, size_t *row_float4s)
+{
+    *row_float4s = sizeof(pbfcl_collider_shape) / 16;
+    return c && c->program ? c->shape_buf : NULL;
 }
 
 pbfcl_status pbfcl_colliders_narrow(pbfcl_colliders *c, const pbfcl_colliders_run *r,

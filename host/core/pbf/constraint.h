@@ -44,6 +44,7 @@ extern const pbf_constraint_kind pbf_density_constraint;    /* density.c */
 extern const pbf_constraint_kind pbf_contact_constraint;    /* contacts.c */
 extern const pbf_constraint_kind pbf_collider_constraint;   /* colliders.c */
 extern const pbf_constraint_kind pbf_multilevel_constraint; /* multilevel.c */
+extern const pbf_constraint_kind pbf_attach_constraint;     /* attach.c */
 extern const pbf_constraint_kind pbf_shape_constraint;      /* shape_matching.c */
 extern const pbf_constraint_kind pbf_distance_constraint;   /* distance.c */
 extern const pbf_constraint_kind pbf_wind_force;            /* wind.c (the forces pass) */

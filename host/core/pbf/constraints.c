@@ -7,6 +7,7 @@ const pbf_constraint_kind *const pbf_constraints[] = {
     &pbf_contact_constraint,    /* collide on q, every contact_interval-th iteration */
     &pbf_collider_constraint,   /* contact planes of the shapes on q (colliders.c) */
     &pbf_multilevel_constraint, /* the coarse correction of the density on x* (multilevel.c) */
+    &pbf_attach_constraint,     /* particles attached to shapes: x* on the shape (attach.c) */
     &pbf_shape_constraint,      /* shape matching of the bodies on x* */
     &pbf_distance_constraint,   /* cloth and ropes (XPBD) on x* */
     &pbf_wind_force,            /* before predict: drag and lift of the cloth's triangles */

@@ -12,7 +12,8 @@
 
 typedef struct distance_state {
     cl_kernel slots, project, gather;
-    size_t count;      /* constraints */
+    size_t count;      /* constraints: the caller's, then the attachments' (attach.c) */
+    size_t own;        /* the caller's (pbfcl_pbf_set_distances), the first ones */
     unsigned *pair;    /* host copy: 2 ids per constraint */
     cl_float4 *rest;   /* host copy: (L, compliance, tether, 0) per constraint */
     cl_mem pair_buf;   /* uint2 per constraint */
@@ -32,6 +33,7 @@ static void release_constraints(distance_state *d)
     d->pair = NULL;
     d->rest = NULL;
     d->count = 0;
+    d->own = 0;
     cl_mem *bufs[] = {&d->pair_buf, &d->rest_buf,   &d->offset_buf, &d->entry_buf,
                       &d->slot_buf, &d->lambda_buf, &d->corr_buf,   &d->n_buf};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
@@ -161,21 +163,52 @@ static pbfcl_status make_buffers(const pbfcl_sim_view *v, distance_state *d)
     return upload(v, count * 16, NULL, "distance steps", &d->corr_buf);
 }
 
-/* Replaces d's constraints by the checked pair and rest (taken over). */
-static pbfcl_status adopt(const pbfcl_sim_view *v, distance_state *d, size_t count, unsigned *pair,
-                          cl_float4 *rest)
+/* Replaces d's constraints by the checked pair and rest (taken over), the first own of them the
+ * caller's. */
+static pbfcl_status adopt(const pbfcl_sim_view *v, distance_state *d, size_t count, size_t own,
+                          unsigned *pair, cl_float4 *rest)
 {
     PBFCL_CL_CHECK(clFinish(v->cl->queue));
     release_constraints(d);
     d->pair = pair;
     d->rest = rest;
     d->count = count;
+    d->own = own;
     if (count == 0)
         return PBFCL_OK;
     pbfcl_status st = make_buffers(v, d);
     if (st != PBFCL_OK)
         release_constraints(d);
     return st;
+}
+
+/* Replaces d's constraints: count of pair and rest (the caller's if own, else the
+ * attachments'), the other part of the set kept; checked already. */
+static pbfcl_status replace_part(const pbfcl_sim_view *v, distance_state *d, bool own, size_t count,
+                                 const unsigned *pair, const float *rest, const float *compliance,
+                                 const unsigned char *tether)
+{
+    size_t keep_first = own ? d->own : 0, keep_n = own ? d->count - d->own : d->own;
+    size_t total = keep_n + count, at = own ? 0 : keep_n;
+    const unsigned *kept_pair = d->pair ? d->pair + 2 * keep_first : NULL;
+    const cl_float4 *kept_rest = d->rest ? d->rest + keep_first : NULL;
+    unsigned *p = malloc(2 * total * sizeof *p + 1);
+    cl_float4 *r = malloc(total * sizeof *r + 1);
+    if (!p || !r) {
+        free(p);
+        free(r);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    size_t kept_at = own ? count : 0; /* the caller's first, the attachments' after */
+    if (keep_n) {
+        memcpy(p + 2 * kept_at, kept_pair, 2 * keep_n * sizeof *p);
+        memcpy(r + kept_at, kept_rest, keep_n * sizeof *r);
+    }
+    if (count)
+        memcpy(p + 2 * at, pair, 2 * count * sizeof *p);
+    for (size_t c = 0; c < count; c++)
+        r[at + c] = (cl_float4){{rest[c], compliance[c], tether && tether[c] ? 1.0f : 0.0f, 0.0f}};
+    return adopt(v, d, total, own ? count : d->own, p, r);
 }
 
 pbfcl_status pbfcl_pbf_set_distances(pbfcl_sim *sim, size_t count, const unsigned *pair,
@@ -188,31 +221,30 @@ pbfcl_status pbfcl_pbf_set_distances(pbfcl_sim *sim, size_t count, const unsigne
         pbfcl_errorf("distance constraints: pairs, rest lengths and compliances must not be NULL");
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    if (count > UINT32_MAX / 2) {
+    if (count > UINT32_MAX / 2 - (d->count - d->own)) {
         pbfcl_errorf("%zu distance constraints are more than the %u the lists can hold", count,
                      UINT32_MAX / 2);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
     for (size_t c = 0; c < count; c++)
         PBFCL_TRY(check_constraint(c, pair + 2 * c, rest[c], compliance[c], v.n));
-    unsigned *p = malloc(2 * count * sizeof *p + 1);
-    cl_float4 *r = malloc(count * sizeof *r + 1);
-    if (!p || !r) {
-        free(p);
-        free(r);
-        return PBFCL_ERR_OUT_OF_MEMORY;
-    }
-    if (count)
-        memcpy(p, pair, 2 * count * sizeof *p);
+    return replace_part(&v, d, true, count, pair, rest, compliance, tether);
+}
+
+pbfcl_status pbfcl_pbf_set_attached_distances(pbfcl_sim *sim, size_t count, const unsigned *pair,
+                                              const float *rest, const float *compliance)
+{
+    pbfcl_sim_view v;
+    distance_state *d = distance_of(sim, &v);
     for (size_t c = 0; c < count; c++)
-        r[c] = (cl_float4){{rest[c], compliance[c], tether && tether[c] ? 1.0f : 0.0f, 0.0f}};
-    return adopt(&v, d, count, p, r);
+        PBFCL_TRY(check_constraint(c, pair + 2 * c, rest[c], compliance[c], v.capacity));
+    return replace_part(&v, d, false, count, pair, rest, compliance, NULL);
 }
 
 size_t pbfcl_pbf_distance_count(pbfcl_sim *sim)
 {
     pbfcl_sim_view v;
-    return distance_of(sim, &v)->count;
+    return distance_of(sim, &v)->own;
 }
 
 pbfcl_status pbfcl_pbf_get_distances(pbfcl_sim *sim, unsigned *pair, float *rest, float *compliance,
@@ -220,7 +252,7 @@ pbfcl_status pbfcl_pbf_get_distances(pbfcl_sim *sim, unsigned *pair, float *rest
 {
     pbfcl_sim_view v;
     distance_state *d = distance_of(sim, &v);
-    for (size_t c = 0; c < d->count; c++) {
+    for (size_t c = 0; c < d->own; c++) {
         if (pair) {
             pair[2 * c] = d->pair[2 * c];
             pair[2 * c + 1] = d->pair[2 * c + 1];
@@ -239,12 +271,12 @@ pbfcl_status pbfcl_pbf_read_distance_forces(pbfcl_sim *sim, float *force)
 {
     pbfcl_sim_view v;
     distance_state *d = distance_of(sim, &v);
-    if (d->count == 0)
+    if (d->own == 0)
         return PBFCL_OK;
-    PBFCL_CL_CHECK(clEnqueueReadBuffer(v.cl->queue, d->lambda_buf, CL_TRUE, 0, d->count * 4, force,
-                                       0, NULL, NULL));
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(v.cl->queue, d->lambda_buf, CL_TRUE, 0, d->own * 4, force, 0,
+                                       NULL, NULL));
     float s = -v.params->inv_dt * v.params->inv_dt;
-    for (size_t c = 0; c < d->count; c++)
+    for (size_t c = 0; c < d->own; c++)
         force[c] *= s;
     return PBFCL_OK;
 }
@@ -299,12 +331,12 @@ pbfcl_status pbfcl_pbf_distance_save(pbfcl_sim *sim, pbfcl_state_write_fn put, v
 {
     pbfcl_sim_view v;
     distance_state *d = distance_of(sim, &v);
-    cl_ulong count = d->count;
+    cl_ulong count = d->own; /* the attachments' are attach.c's */
     PBFCL_TRY(put(ctx, "distances", &count, sizeof count));
     if (count == 0)
         return PBFCL_OK;
-    PBFCL_TRY(put(ctx, "distance_pairs", d->pair, d->count * 8));
-    return put(ctx, "distance_rest", d->rest, d->count * 16);
+    PBFCL_TRY(put(ctx, "distance_pairs", d->pair, d->own * 8));
+    return put(ctx, "distance_rest", d->rest, d->own * 16);
 }
 
 pbfcl_status pbfcl_pbf_distance_load(pbfcl_sim *sim, pbfcl_state_read_fn get, void *ctx)
@@ -332,5 +364,5 @@ pbfcl_status pbfcl_pbf_distance_load(pbfcl_sim *sim, pbfcl_state_read_fn get, vo
         free(r);
         return st;
     }
-    return adopt(&v, d, (size_t)count, p, r);
+    return adopt(&v, d, (size_t)count, (size_t)count, p, r); /* attach.c's load adds its own */
 }

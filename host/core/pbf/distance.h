@@ -18,7 +18,13 @@ pbfcl_status pbfcl_pbf_set_distances(pbfcl_sim *sim, size_t count, const unsigne
                                      const float *rest, const float *compliance,
                                      const unsigned char *tether);
 
-/* The number of distance constraints. */
+/* Replaces the attachments' constraints (attach.c), kept after the caller's and apart from
+ * them (never counted, read, saved or loaded here): constraint c joins ids pair[2c] and
+ * pair[2c + 1] (below the capacity) at rest length rest[c] with compliance compliance[c]. */
+pbfcl_status pbfcl_pbf_set_attached_distances(pbfcl_sim *sim, size_t count, const unsigned *pair,
+                                              const float *rest, const float *compliance);
+
+/* The number of distance constraints (the caller's). */
 size_t pbfcl_pbf_distance_count(pbfcl_sim *sim);
 
 /* Copies the constraints (as set; any pointer may be NULL) into arrays of count entries. */

@@ -6,6 +6,7 @@
 #include "pbf/pbf_colliders.h"
 #include "pbf/wind.h"
 #include "pbf/inflatable.h"
+#include "pbf/attach.h"
 
 #include "runtime/programs.h"
 
@@ -274,13 +275,15 @@ static pbfcl_status pbf_compute_density(pbfcl_sim *sim)
 }
 
 /* pbf's state_save and state_load: the state that is not per particle, the distance
- * constraints', the wind's triangles, the collision shapes, then the inflatables. */
+ * constraints', the wind's triangles, the collision shapes, the inflatables, then the
+ * attachments. */
 static pbfcl_status pbf_state_save(pbfcl_sim *sim, pbfcl_state_write_fn put, void *ctx)
 {
     PBFCL_TRY(pbfcl_pbf_distance_save(sim, put, ctx));
     PBFCL_TRY(pbfcl_pbf_wind_save(sim, put, ctx));
     PBFCL_TRY(pbfcl_pbf_colliders_save(sim, put, ctx));
-    return pbfcl_pbf_inflatable_save(sim, put, ctx);
+    PBFCL_TRY(pbfcl_pbf_inflatable_save(sim, put, ctx));
+    return pbfcl_pbf_attach_save(sim, put, ctx);
 }
 
 static pbfcl_status pbf_state_load(pbfcl_sim *sim, pbfcl_state_read_fn get, void *ctx)
@@ -288,7 +291,8 @@ static pbfcl_status pbf_state_load(pbfcl_sim *sim, pbfcl_state_read_fn get, void
     PBFCL_TRY(pbfcl_pbf_distance_load(sim, get, ctx));
     PBFCL_TRY(pbfcl_pbf_wind_load(sim, get, ctx));
     PBFCL_TRY(pbfcl_pbf_colliders_load(sim, get, ctx));
-    return pbfcl_pbf_inflatable_load(sim, get, ctx);
+    PBFCL_TRY(pbfcl_pbf_inflatable_load(sim, get, ctx));
+    return pbfcl_pbf_attach_load(sim, get, ctx); /* after the shapes and distances */
 }
 
 static const pbfcl_stage pbf_stages[] = {

@@ -5,7 +5,7 @@
 #include "pbf/pbf.h"
 
 /* The most constraint kinds (constraint.h) the registry may hold. */
-#define PBF_MAX_CONSTRAINTS 8
+#define PBF_MAX_CONSTRAINTS 10
 
 /* What pbf's create makes: its program and kernels, its constraint kinds' states, its
  * per-particle buffers (pbf_buffers[], pbf.c; the constraint kinds own theirs) and the flags

@@ -12,8 +12,8 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
                             6},
     [PBFCL_PROGRAM_PBF] = {"pbf",
                            {"pbfcl_shared.h", "morton.h", "pbf.cl", "distance.cl", "wind.cl",
-                            "inflatable.cl"},
-                           6},
+                            "inflatable.cl", "attach.cl"},
+                           7},
     [PBFCL_PROGRAM_PARTICLES] = {"particles", {"pbfcl_shared.h", "particles.cl"}, 2},
     [PBFCL_PROGRAM_SHAPE_MATCH] = {"shape_match", {"pbfcl_shared.h", "shape_match.cl"}, 2},
     /* sph.cl calls pbf.cl's kernel functions and walls */

@@ -119,6 +119,12 @@ enum { /* the pinned particles: bits of pbfcl_cloth_shape.pin */
        PBFCL_PIN_EDGE_V0 = 64, /* the edge along v at i = 0 */
        PBFCL_PIN_EDGE_V1 = 128 /* the edge along v at i = nu - 1 */
 };
+enum { /* what holds a cloth's or rope's pinned particles: pbfcl_cloth_shape.attach */
+       PBFCL_CLOTH_ATTACH_WORLD = 0,    /* nothing: they are static */
+       PBFCL_CLOTH_ATTACH_COLLIDER = 1, /* a collider: static, moved with it */
+       PBFCL_CLOTH_ATTACH_BODY = 2,    /* a body: free, held to it (pbfcl_solver_set_attachments) */
+       PBFCL_CLOTH_ATTACH_OBSTACLE = 3 /* an obstacle: static, on its path if it moves */
+};
 typedef struct pbfcl_cloth_shape {
     bool rope;
     bool inflatable; /* a closed mesh holding a volume of gas: the shape below, no pins */
@@ -134,6 +140,8 @@ typedef struct pbfcl_cloth_shape {
     pbfcl_fluid_shape shape;    /* inflatable: a sphere (center, radius) or a mesh */
     int subdivisions;           /* inflatable sphere: of an icosahedron, 0 to 6; -1: auto */
     float pressure, compliance; /* inflatable: of its gas (inflatable.h), m^3/Pa */
+    int attach;                 /* PBFCL_CLOTH_ATTACH_*: what holds the pinned particles */
+    int attach_index;           /* the scene's collider, body or obstacle that holds them */
 } pbfcl_cloth_shape;
 
 /* Solver settings (SI units): the public struct, one field per entry of the parameter list

@@ -184,6 +184,33 @@ void pbfcl_inflatable_shape_defaults(pbfcl_cloth_shape *c)
     c->pressure = 1.0f;
 }
 
+/* c's attach: a collider, body or obstacle of the scene, pinned particles to hold. */
+static bool check_attach(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const char *key)
+{
+    static const char *const what[] = {NULL, "collider", "body", "obstacle"};
+    static const char *const list[] = {NULL, "colliders", "bodies", "obstacles"};
+    if (c->attach == PBFCL_CLOTH_ATTACH_WORLD)
+        return true;
+    if (c->attach < PBFCL_CLOTH_ATTACH_COLLIDER || c->attach > PBFCL_CLOTH_ATTACH_OBSTACLE)
+        return pbfcl_scene_error(s, "%s.attach is %d; give a collider, a body or an obstacle", key,
+                                 c->attach);
+    int have = c->attach == PBFCL_CLOTH_ATTACH_COLLIDER
+                   ? s->collider_count
+                   : (c->attach == PBFCL_CLOTH_ATTACH_BODY ? s->body_count : s->obstacle_count);
+    if (c->attach_index < 0 || c->attach_index >= have)
+        return pbfcl_scene_error(s,
+                                 "%s.attach names %s %d, but the scene has %d; give an index "
+                                 "below %d of \"%s\"",
+                                 key, what[c->attach], c->attach_index, have, have,
+                                 list[c->attach]);
+    if (c->pin == 0)
+        return pbfcl_scene_error(s,
+                                 "%s.attach holds its pinned particles, and it has none; give "
+                                 "\"pin\" too",
+                                 key);
+    return true;
+}
+
 bool pbfcl_scene_check_cloths(const pbfcl_scene *s)
 {
     if (s->cloth_count < 0 || s->cloth_count > PBFCL_MAX_CLOTHS)
@@ -199,6 +226,8 @@ bool pbfcl_scene_check_cloths(const pbfcl_scene *s)
         char key[32];
         cloth_key(c, key, sizeof key);
         if (!check_numbers(s, c, key) || !check_inside(s, c, key))
+            return false;
+        if (!check_attach(s, c, key))
             return false;
     }
     return true;

@@ -938,6 +938,35 @@ static pbfcl_status parse_pins(const char *path, const char *where, const cJSON 
     return PBFCL_OK;
 }
 
+/* What holds the pinned particles: {"collider": i}, {"body": i} or {"obstacle": i}. */
+static pbfcl_status parse_attach(const char *path, const char *where, const cJSON *v,
+                                 pbfcl_cloth_shape *c)
+{
+    static const char *const keys[] = {"collider", "body", "obstacle", NULL};
+    static const int kinds[] = {PBFCL_CLOTH_ATTACH_COLLIDER, PBFCL_CLOTH_ATTACH_BODY,
+                                PBFCL_CLOTH_ATTACH_OBSTACLE};
+    char key[96];
+    snprintf(key, sizeof key, "%s.attach", where);
+    PBFCL_TRY(need_object(path, key, v));
+    PBFCL_TRY(check_keys(path, key, v, keys));
+    int found = -1, given = 0;
+    for (int k = 0; keys[k]; k++)
+        if (cJSON_GetObjectItemCaseSensitive(v, keys[k])) {
+            found = k;
+            given++;
+        }
+    if (given != 1)
+        return key_error(path, key,
+                         "expected one of {\"collider\": i} (the pinned particles move with "
+                         "colliders[i]), {\"body\": i} (they hang from bodies[i]) or "
+                         "{\"obstacle\": i} (they move with obstacles[i])");
+    snprintf(key, sizeof key, "%s.attach.%s", where, keys[found]);
+    PBFCL_TRY(
+        get_int(path, key, cJSON_GetObjectItemCaseSensitive(v, keys[found]), &c->attach_index));
+    c->attach = kinds[found];
+    return PBFCL_OK;
+}
+
 /* The numbers and flags a cloth and a rope share. */
 static pbfcl_status parse_cloth_common(const char *path, const char *where, const cJSON *item,
                                        pbfcl_cloth_shape *c)
@@ -960,6 +989,8 @@ static pbfcl_status parse_cloth_common(const char *path, const char *where, cons
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(item, "pin")))
         PBFCL_TRY(parse_pins(path, where, v, c->rope, &c->pin));
+    if ((v = cJSON_GetObjectItemCaseSensitive(item, "attach")))
+        PBFCL_TRY(parse_attach(path, where, v, c));
     return PBFCL_OK;
 }
 
@@ -969,11 +1000,11 @@ static pbfcl_status parse_cloth(const char *path, const char *where, const cJSON
                                 pbfcl_cloth_shape *c)
 {
     static const char *const cloth_keys[] = {
-        "corner",          "u",       "v",    "resolution",   "mass", "pin", "stretch_compliance",
-        "bend_compliance", "tethers", "tear", "self_collide", NULL};
+        "corner",          "u",       "v",    "resolution",   "mass",   "pin", "stretch_compliance",
+        "bend_compliance", "tethers", "tear", "self_collide", "attach", NULL};
     static const char *const rope_keys[] = {
         "start",           "end",     "points", "mass", "pin", "stretch_compliance",
-        "bend_compliance", "tethers", NULL};
+        "bend_compliance", "tethers", "attach", NULL};
     char key[96];
     const cJSON *v;
     PBFCL_TRY(need_object(path, where, item));

@@ -38,8 +38,12 @@ pbfcl_status state_check_damaged(const char *section, const char *field, long lo
 /* bytes of memory into *out, freed with the check. */
 pbfcl_status state_check_alloc(state_check_ctx *c, size_t bytes, void **out)
 {
-    if (c->owned_count == CHECK_MAX_OWNED)
+    if (c->owned_count == CHECK_MAX_OWNED) {
+        pbfcl_errorf("the state checker holds at most %d sections at once; raise CHECK_MAX_OWNED "
+                     "(host/core/sim/state_check_internal.h)",
+                     CHECK_MAX_OWNED);
         return PBFCL_ERR_OUT_OF_MEMORY;
+    }
     void *data = malloc(bytes ? bytes : 1);
     if (!data)
         return PBFCL_ERR_OUT_OF_MEMORY;
@@ -454,6 +458,59 @@ static pbfcl_status check_inflatables(state_check_ctx *c)
     return PBFCL_OK;
 }
 
+/* "attachments" (PBF's attachments of particles to shapes and bodies): their count, then
+ * "attachment_particles" and "attachment_anchors" (below the count each), "attachment_targets"
+ * (kind 0 or 1, a target >= 0), "attachment_points" (finite, the compliance >= 0) and
+ * "attachment_lengths" (finite, >= 0). Whether
+ * the shapes and bodies exist and a particle is attached once is checked when they are loaded
+ * (pbfcl_pbf_attach_load), as when they are set. */
+static pbfcl_status check_attachments(state_check_ctx *c)
+{
+    if (c->lim->method != PBFCL_METHOD_PBF)
+        return PBFCL_OK;
+    void *data, *particles, *targets, *points, *anchors;
+    PBFCL_TRY(state_check_take(c, "attachments", sizeof(cl_ulong), &data));
+    cl_ulong count;
+    memcpy(&count, data, sizeof count);
+    if (count > c->n)
+        return state_check_damaged("attachments", "count", -1, "is %llu; at most %zu fit",
+                                   (unsigned long long)count, c->n);
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(state_check_take(c, "attachment_particles", (size_t)count * 4, &particles));
+    PBFCL_TRY(state_check_take(c, "attachment_targets", (size_t)count * 8, &targets));
+    PBFCL_TRY(state_check_take(c, "attachment_points", (size_t)count * 16, &points));
+    PBFCL_TRY(state_check_take(c, "attachment_anchors", (size_t)count * 4, &anchors));
+    void *lengths;
+    PBFCL_TRY(state_check_take(c, "attachment_lengths", (size_t)count * 4, &lengths));
+    const float *len = lengths;
+    const cl_uint *p = particles, *a = anchors;
+    const cl_int2 *t = targets;
+    const cl_float4 *x = points;
+    for (size_t k = 0; k < count; k++) {
+        if (p[k] >= c->n || a[k] >= c->n)
+            return state_check_damaged(p[k] >= c->n ? "attachment_particles" : "attachment_anchors",
+                                       "attachment", (long long)k,
+                                       "names particle %u; give one below %zu",
+                                       p[k] >= c->n ? p[k] : a[k], c->n);
+        if ((t[k].s[0] != 0 && t[k].s[0] != 1) || t[k].s[1] < 0)
+            return state_check_damaged("attachment_targets", "attachment", (long long)k,
+                                       "is (%d, %d); give kind 0 (shape) or 1 (body), a target "
+                                       ">= 0",
+                                       t[k].s[0], t[k].s[1]);
+        if (!(isfinite(len[k]) && len[k] >= 0.0f))
+            return state_check_damaged("attachment_lengths", "attachment", (long long)k,
+                                       "is %g; give a finite length >= 0", len[k]);
+        const float *f = x[k].s;
+        if (!(isfinite(f[0]) && isfinite(f[1]) && isfinite(f[2]) && isfinite(f[3]) && f[3] >= 0))
+            return state_check_damaged("attachment_points", "attachment", (long long)k,
+                                       "is (%g, %g, %g, %g); give a finite point and a finite "
+                                       "compliance >= 0",
+                                       f[0], f[1], f[2], f[3]);
+    }
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_state_limits *lim)
 {
     state_check_ctx c;
@@ -483,6 +540,8 @@ pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_s
         st = state_check_shapes(&c);
     if (st == PBFCL_OK)
         st = check_inflatables(&c);
+    if (st == PBFCL_OK)
+        st = check_attachments(&c);
     for (int k = 0; k < c.owned_count; k++)
         free(c.owned[k]);
     return st;

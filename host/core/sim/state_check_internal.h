@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CHECK_MAX_OWNED 32
+#define CHECK_MAX_OWNED 48
 
 /* A check in progress: how it reads sections, what it checks against, what it read. */
 /* What state_check_ctx.body_of holds for a particle in no body. */
