@@ -618,7 +618,8 @@ PBFCL_API pbfcl_status pbfcl_solver_get_distance_forces(pbfcl_solver *s, float *
  * particle ids[k] joins group group[k] (0 .. PBFCL_SOLVER_MAX_GROUPS - 1) with inverse mass
  * inv_mass[k] (1/kg, finite, > 0); every particle of a group not named returns to the fluid.
  * A group's particles collide with the fluid, bodies, static particles and other groups, not
- * with each other, and take no part in the fluid's density. Pin a particle by making it static
+ * with each other, and count in the fluid's density as fluid of their volume (as bodies'
+ * particles do) with no density constraint of their own. Pin a particle by making it static
  * (pbfcl_solver_set_phases) first: setting phases clears the groups, and a static or body
  * particle is refused here, as are an index out of range or named twice, a group out of range
  * and a NaN, infinite, zero or negative inverse mass. pbfcl_solver_get_inverse_masses reports

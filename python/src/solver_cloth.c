@@ -364,7 +364,7 @@ PyMethodDef pbfcl_py_cloth_methods[] = {
     {"set_groups", CAST(set_groups), KW,
      "set_groups(ids, groups, inverse_masses)\n\nPuts particles ids[k] into solid group "
      "groups[k] (a cloth or rope: held by distance constraints, not colliding with each other, "
-     "no part in the fluid's density) with inverse mass inverse_masses[k] (1/kg, > 0); groups "
+     "no density constraint of their own) with inverse mass inverse_masses[k] (1/kg, > 0); groups "
      "and inverse_masses may be one value for all. Every grouped particle not named returns to "
      "the fluid; an empty ids removes every group. Pin a particle by making it static "
      "(set_phases) first: setting phases clears the groups. Its phase then reads "

@@ -1131,21 +1131,26 @@ static void vorticity_solids(pbfcl_sim *sim, size_t n)
 }
 
 /* Reference delta of a solid particle i (solid_phase(phase[i]), relative inverse mass w_i): w_i (m
- * / rho0) sum_j lambda_j grad Spiky(x*_i - x*_j) over every particle j within h not of its phase
- * (no lambda of its own, no s_corr), limited, then kept inside the walls. */
+ * / rho0) sum_j (lambda_j + s_corr) grad Spiky(x*_i - x*_j) over every particle j within h not
+ * of its phase (no lambda of its own; s_corr, the reaction to the fluid's, only where j is
+ * fluid), limited to w_i times the fluid's limit (at least the fluid's), then kept inside the
+ * walls. */
 static void ref_delta_solid(const kstate *k, const pbfcl_pbf_params *p, const unsigned *phase,
                             double w_i, size_t i, double out[3])
 {
+    double wdq = ref_poly6(p->h * 0.2, p->h);
     out[0] = out[1] = out[2] = 0;
     for (size_t j = 0; j < k->n; j++) {
         double d[3], r = dist3(k->x + 3 * i, k->x + 3 * j, d);
         if (j == i || r >= p->h || phase[j] == phase[i])
             continue;
-        double f = k->lambda[j] * ref_spiky_factor(r, p->h) * p->volume;
+        double s =
+            solid_phase(phase[j]) ? 0.0 : -p->scorr_k * pow(ref_poly6(r, p->h) / wdq, p->scorr_n);
+        double f = (k->lambda[j] + s) * ref_spiky_factor(r, p->h) * p->volume;
         for (int c = 0; c < 3; c++)
             out[c] += w_i * f * d[c];
     }
-    ref_limit(out, PBF_MAX_CORRECTION * p->radius);
+    ref_limit(out, PBF_MAX_CORRECTION * p->radius * fmax(w_i, 1.0));
     for (int c = 0; c < 3; c++) {
         double x = k->x[3 * i + c], lo = p->box_min[c] + p->radius, hi = p->box_max[c] - p->radius;
         out[c] = fmin(fmax(x + out[c], lo), hi) - x;
@@ -1168,6 +1173,12 @@ static void check_lambda_delta_solids(pbfcl_cl *cl)
     size_t n = (size_t)nx * nx * nx;
     pbfcl_sim *sim = make_sim(cl, &s, pos, n);
     vorticity_solids(sim, n);
+    unsigned *phase = malloc(n * 4);
+    float *w = malloc(n * 4), *rho = malloc(n * 4);
+    ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
+    for (size_t i = 0; i < n; i++) /* body 1 six times lighter than the fluid: its own limit */
+        w[i] = phase[i] == 2 ? 6.0f : w[i];
+    ck_assert_int_eq(pbfcl_sim_write_phases(sim, phase, w), PBFCL_OK);
     /* predict writes the phases' tags into x*, where the neighbour search finds them */
     ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
@@ -1175,8 +1186,6 @@ static void check_lambda_delta_solids(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
     kstate k;
     kstate_read(sim, &k);
-    unsigned *phase = malloc(n * 4);
-    float *w = malloc(n * 4), *rho = malloc(n * 4);
     ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, w), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, rho), PBFCL_OK);
     const pbfcl_pbf_params *p = ref_params_of(sim);
@@ -1184,6 +1193,7 @@ static void check_lambda_delta_solids(pbfcl_cl *cl)
     ck_assert_msg(lscale > 0 && dscale > 0, "a compressed lattice must give lambda and delta");
     size_t solids = 0, own = 0;
     double moved = 0;
+    int limited_solids = 0;
     for (size_t i = 0; i < n; i++) {
         double rr, lambda, dref[3];
         unsigned nb;
@@ -1210,7 +1220,9 @@ static void check_lambda_delta_solids(pbfcl_cl *cl)
             ck_assert_msg(k.lambda[i] == 0.0f, "solid %zu: lambda %g", i, k.lambda[i]);
             ck_assert_msg(rho[i] == p->rest_density, "solid %zu: density %g, expected rho0 %g", i,
                           rho[i], p->rest_density);
+            int before = ref_limited;
             ref_delta_solid(&k, p, phase, w[i], i, dref);
+            limited_solids += ref_limited > before;
             solids++;
             own += same;
             moved += fabs(k.delta[3 * i]) + fabs(k.delta[3 * i + 1]) + fabs(k.delta[3 * i + 2]);
@@ -1220,8 +1232,10 @@ static void check_lambda_delta_solids(pbfcl_cl *cl)
                           "delta[%zu][%d] = %g, reference %g (phase %u)", i, c, k.delta[3 * i + c],
                           dref[c], phase[i]);
     }
-    fprintf(stderr, "    lambda/delta with solids: %zu solids, %zu pairs of one phase unlisted\n",
-            solids, own);
+    fprintf(stderr,
+            "    lambda/delta with solids: %zu solids (%d limited), %zu pairs of one phase "
+            "unlisted\n",
+            solids, limited_solids, own);
     ck_assert_uint_eq(solids, 24);
     ck_assert_msg(own > 0 && moved > 0, "the solids must have neighbours of their own phase and "
                                         "be moved by the fluid");

@@ -1161,7 +1161,7 @@ START_TEST(json_docs_examples_load)
         "floating-boxes.json", "fountain.json",      "dam-break-sph.json",
         "obstacles.json",      "mesh-obstacle.json", "paddle.json",
         "keyed-paddle.json",   "mesh-collider.json", "mesh-container-box-walls.json",
-        "pillow.json",         "attached.json"};
+        "pillow.json",         "attached.json",      "cloth-bag.json"};
     char root[1024], path[1200];
     source_root(root, sizeof root);
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {

@@ -141,7 +141,8 @@ size_t pbfcl_sim_static_count(const pbfcl_sim *sim);
 
 /* The phase of solid group g (a cloth, a rope: particles that distance constraints hold, not
  * shape matching): its particles collide with every other phase but not with each other, and
- * take no part in the fluid's density constraint. The phase encoding lives here only. */
+ * have no density constraint of their own (they count in the fluid's, as bodies' particles do).
+ * The phase encoding lives here only. */
 #define PBFCL_SIM_MAX_GROUPS 65536u
 #define PBFCL_SIM_PHASE_GROUP(g) (PBFCL_SIM_PHASE_STATIC - 1u - (unsigned)(g))
 /* Whether phase p is a solid group's, with the self-collide flag or without. */
