@@ -8,6 +8,7 @@
  *           rebalanced leaves the most on a rank at most THRESHOLD times the mean
  *   cross   3 ranks: a blob crossing the middle slab within one frame (two boundaries), the
  *           ranks it leaves emptied and stepping on, no particle lost or duplicated
+ *   refuse  3 ranks: rebalancing refused, the slabs kept, where two ranks lack the room
  *   fail    2 ranks: rank 1 runs out of room mid-run; every rank must stop with its message
  * Exit 0 passed, 1 failed (on rank 0, with the reason), 77 no OpenCL device. */
 #include "dist.h"
@@ -350,6 +351,44 @@ static int run_cross(pbfcl_cl *cl)
     return 0;
 }
 
+/* 3 ranks, the blob at rest on rank 0 (3 times the mean), rebalancing at 1.2, ranks 1 and 2
+ * with room for 10 particles: the plan would give them a third each, so it is refused on every
+ * rank, the slabs kept, and tried again 10 frames later; nothing overflows. */
+static int run_refuse(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    float *pos = NULL;
+    size_t n = 0;
+    int rank = rank_of(MPI_COMM_WORLD);
+    if (blob_scene(&s, &pos, &n) != PBFCL_OK)
+        finish(1, "the blob scene failed");
+    pbfcl_dist_layout l = {0, 3, (double[]){-INFINITY, 0.2, 0.3, INFINITY}};
+    pbfcl_dist *d = NULL;
+    if (pbfcl_dist_create(&d, MPI_COMM_WORLD, cl, &s, &l, pos, n, rank == 0 ? n : 10) != PBFCL_OK ||
+        pbfcl_dist_set_rebalance(d, 1.2) != PBFCL_OK)
+        finish(1, "creating the split simulation failed");
+    bool ok = true;
+    for (int f = 1; f <= 12 && all(ok); f++)
+        ok = pbfcl_dist_step(d, NULL) == PBFCL_OK &&
+             pbfcl_dist_gather(d, NULL, NULL, NULL) == PBFCL_OK;
+    const pbfcl_dist_balance *b = pbfcl_dist_balance_of(d);
+    char why[256] = "";
+    if (ok && (b->refusals != 2 || b->rebalances != 0 || (rank == 0) != (pbfcl_dist_owned(d) == n)))
+        snprintf(why, sizeof why,
+                 "rank %d: %llu refusals (2 expected: frames 1 and 12), %llu plans, owns %zu of "
+                 "%zu",
+                 rank, b->refusals, b->rebalances, pbfcl_dist_owned(d), n);
+    if (!all(ok && !why[0]))
+        finish(1, why[0] ? why : "a frame failed (see above)");
+    if (rank == 0)
+        printf("rebalancing refused for want of room at frames 1 and 12 on every rank; the blob of "
+               "%zu stayed on rank 0, every id held once\n",
+               n);
+    pbfcl_dist_destroy(d);
+    free(pos);
+    return 0;
+}
+
 /* Rank 1 has room for its own particles and one more: its first ghosts overflow it. */
 static int run_fail(pbfcl_cl *cl)
 {
@@ -385,6 +424,8 @@ int main(int argc, char **argv)
                        argc > 4 ? atof(argv[4]) : 0.0);
     else if (!strcmp(argv[1], "cross"))
         code = run_cross(&cl);
+    else if (!strcmp(argv[1], "refuse"))
+        code = run_refuse(&cl);
     else if (!strcmp(argv[1], "fail"))
         code = run_fail(&cl);
     pbfcl_cl_destroy(&cl);
