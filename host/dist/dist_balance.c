@@ -64,14 +64,11 @@ static pbfcl_status reduce_histogram(pbfcl_dist *d, histogram *g)
     pbfcl_status st = pos && mine ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
     if (st == PBFCL_OK && m > 0)
         st = pbfcl_sim_read(d->sim, pos, NULL, NULL);
-    double ext[2] = {INFINITY, INFINITY}; /* -lo, hi */
+    double ext[2] = {-INFINITY, -INFINITY}; /* the largest -c and c: -lo and hi */
     for (size_t i = 0; st == PBFCL_OK && i < m; i++) {
-        double c = pos[3 * i + d->layout.axis];
-        ext[0] = i == 0 || -c > ext[0] ? -c : ext[0];
-        ext[1] = i == 0 || c > ext[1] ? c : ext[1];
+        ext[0] = fmax(ext[0], -pos[3 * i + d->layout.axis]);
+        ext[1] = fmax(ext[1], pos[3 * i + d->layout.axis]);
     }
-    if (m == 0)
-        ext[0] = ext[1] = -INFINITY;
     int failed = st != PBFCL_OK, any = 0; /* the collectives go on: a failure ends every rank */
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, d->comm);
     double all[2];
