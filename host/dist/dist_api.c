@@ -60,11 +60,16 @@ static pbfcl_status check_create(MPI_Comm comm, pbfcl_context *ctx, const pbfcl_
     snprintf(scene->name, sizeof scene->name, "%s", func); /* messages name the call */
     PBFCL_TRY(pbfcl_scene_validate_settings(scene));
     PBFCL_TRY(pbfcl_dist_check_scene(scene));
-    for (size_t i = 0; i < 3 * count; i++)
-        if (!isfinite(positions[i])) {
-            pbfcl_errorf("%s: particle %zu's position is not finite", func, i / 3);
+    for (size_t i = 0; i < 3 * count; i++) { /* as pbfcl_solver_add refuses them */
+        int a = (int)(i % 3);
+        if (!(positions[i] >= scene->domain_min[a] && positions[i] <= scene->domain_max[a])) {
+            pbfcl_errorf("%s: particle %zu's %c = %g is %s the box (%g to %g)", func, i / 3,
+                         "xyz"[a], positions[i],
+                         isfinite(positions[i]) ? "outside" : "not finite in", scene->domain_min[a],
+                         scene->domain_max[a]);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
+    }
     pbfcl_pbf_params p;
     PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
     return pbfcl_dist_plan(scene, p.h, positions, count, ranks, layout);

@@ -1,8 +1,10 @@
 /* The public API of a solver split over MPI ranks (include/pbfcl_mpi.h), from a program that
  * includes only the public headers (tests/CMakeLists.txt compiles it with include/ alone on its
  * path). Run under mpirun by the ctest entries "mpi": `dist_api CASE [FRAMES]`.
- *   world   a dam break of 2925 particles split over MPI_COMM_WORLD, against the same scene on
- *           one device through pbfcl_solver (rank 0), frame by frame
+ *   world   bad input refused on every rank (a particle outside the box; no context on one
+ *           rank: that rank names it, the others fail too, none waits), then a dam break of
+ *           2925 particles split over MPI_COMM_WORLD, against the same scene on one device
+ *           through pbfcl_solver (rank 0), frame by frame
  *   split   MPI_COMM_WORLD (4 ranks) split into two communicators of 2 ranks (MPI_Comm_split by
  *           rank parity), each running its own dam break (2925 and 2000 particles) against its
  *           own one-device run on its first rank
@@ -83,6 +85,40 @@ static bool compare(const summary *a, const summary *b, double mass, size_t n, f
             snprintf(why, size, "%s %.6g against %.6g on one device", name[k], x[k], y[k]);
             return false;
         }
+    return true;
+}
+
+/* Bad input refused with a status on every rank, none left waiting: a particle outside the box
+ * (every rank), then no context on the last rank alone. */
+static bool refusals(MPI_Comm comm, pbfcl_context *ctx, char *why, size_t size)
+{
+    int rank, ranks;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    pbfcl_solver_desc desc;
+    pbfcl_solver_desc_defaults(&desc);
+    float pos[3 * 8];
+    for (int i = 0; i < 8; i++) /* inside the default box, 7 of them */
+        for (int a = 0; a < 3; a++)
+            pos[3 * i + a] =
+                desc.scene.domain_min[a] +
+                (0.1f + 0.1f * (float)i) * (desc.scene.domain_max[a] - desc.scene.domain_min[a]);
+    pos[3 * 7] = desc.scene.domain_max[0] + 1.0f;
+    pbfcl_dist_solver *s = NULL;
+    pbfcl_status st = pbfcl_dist_solver_create(comm, ctx, &desc, pos, NULL, 8, &s);
+    if (st != PBFCL_ERR_BAD_ARGUMENT || s) {
+        snprintf(why, size, "a particle outside the box: status %s on rank %d",
+                 pbfcl_status_name(st), rank);
+        return false;
+    }
+    pos[3 * 7] = desc.scene.domain_min[0];
+    st = pbfcl_dist_solver_create(comm, rank == ranks - 1 ? NULL : ctx, &desc, pos, NULL, 8, &s);
+    pbfcl_status want = rank == ranks - 1 ? PBFCL_ERR_INVALID_HANDLE : PBFCL_ERR_BAD_ARGUMENT;
+    if (st != want || s) {
+        snprintf(why, size, "no context on rank %d of %d: status %s on rank %d, %s expected",
+                 ranks - 1, ranks, pbfcl_status_name(st), rank, pbfcl_status_name(want));
+        return false;
+    }
     return true;
 }
 
@@ -222,7 +258,8 @@ int main(int argc, char **argv)
     char why[512] = "";
     bool ok = false;
     if (!strcmp(argv[1], "world")) {
-        ok = run(MPI_COMM_WORLD, ctx, 3000, frames, why, sizeof why);
+        ok = all(MPI_COMM_WORLD, refusals(MPI_COMM_WORLD, ctx, why, sizeof why)) &&
+             run(MPI_COMM_WORLD, ctx, 3000, frames, why, sizeof why);
     } else if (!strcmp(argv[1], "split")) {
         if (ranks != 4)
             finish(2, "split wants 4 ranks");
