@@ -179,7 +179,9 @@ static pbfcl_status settle(pbfcl_dist *d, pbfcl_status st)
 
 pbfcl_status pbfcl_dist_step(pbfcl_dist *d, pbfcl_profile *prof)
 {
-    pbfcl_status st = d->size > 1 ? global_bounds(d) : PBFCL_OK; /* the same substeps */
+    pbfcl_status st = dist_rebalance_due(d); /* new cuts: the first substep migrates */
+    if (st == PBFCL_OK && d->size > 1)
+        st = global_bounds(d); /* the same substeps */
     return settle(d, st == PBFCL_OK ? pbfcl_sim_step(d->sim, prof) : st);
 }
 

@@ -112,6 +112,34 @@ typedef struct pbfcl_dist_traffic {
 
 const pbfcl_dist_traffic *pbfcl_dist_traffic_of(const pbfcl_dist *d);
 
+/* Rebalancing (docs/DISTRIBUTED.md, "Rebalancing"): before a frame, when the most particles a
+ * rank owns exceeds threshold times the mean (n / ranks), the cuts are planned anew at the
+ * quantiles of a histogram of every rank's coordinates along the split axis (reduced with
+ * MPI_Allreduce) and the frame's first migration sends every particle whose owner changed to
+ * its new rank, ids and all. A plan that would give a rank more particles and ghosts than its
+ * room (--rank-capacity) is refused with a warning and the slabs kept (tried again 10 frames
+ * later). */
+#define PBFCL_DIST_REBALANCE_MIN 1.05 /* thresholds: 0 (off) or in [MIN, MAX] */
+#define PBFCL_DIST_REBALANCE_MAX 16.0
+
+typedef struct pbfcl_dist_balance {
+    double threshold;               /* 0: off */
+    unsigned long long checks;      /* frames whose counts were compared with it */
+    unsigned long long rebalances;  /* plans made */
+    unsigned long long refusals;    /* plans refused for want of room */
+    unsigned long long before_max;  /* the last plan's: most owned by a rank before it */
+    unsigned long long planned_max; /* the most a rank owns under its cuts (the histogram's) */
+    unsigned long long frame;       /* frames stepped (the last plan's is last_frame) */
+    unsigned long long last_frame;
+} pbfcl_dist_balance;
+
+/* Sets the threshold (the same on every rank; not collective): 0 turns rebalancing off (the
+ * default); outside [PBFCL_DIST_REBALANCE_MIN, MAX] is refused (PBFCL_ERR_BAD_ARGUMENT). */
+pbfcl_status pbfcl_dist_set_rebalance(pbfcl_dist *d, double threshold);
+
+/* What rebalancing did (not collective). */
+const pbfcl_dist_balance *pbfcl_dist_balance_of(const pbfcl_dist *d);
+
 /* The slabs (not collective). */
 const pbfcl_dist_layout *pbfcl_dist_layout_of(const pbfcl_dist *d);
 

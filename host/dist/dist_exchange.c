@@ -86,13 +86,6 @@ static pbfcl_status list_room(dist_list *l, size_t count)
     return PBFCL_OK;
 }
 
-/* The smallest float f >= x: for a float c, x <= c exactly when f <= c, and c < x when c < f. */
-static float float_at_least(double x)
-{
-    float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
-}
-
 pbfcl_status dist_exchange_create(pbfcl_dist *d)
 {
     pbfcl_sim_view v;
@@ -102,12 +95,7 @@ pbfcl_status dist_exchange_create(pbfcl_dist *d)
     float *b = malloc(3 * (size_t)k * sizeof *b);
     if (!b)
         return PBFCL_ERR_OUT_OF_MEMORY;
-    const double *cuts = d->layout.cuts;
-    for (int r = 0; r < k; r++) { /* the host's tests in double (dist_owner, near_slab) */
-        b[r] = float_at_least(cuts[r]);
-        b[k + r] = float_at_least(cuts[r] - d->halo);
-        b[2 * k + r] = float_at_least(cuts[r + 1] + d->halo);
-    }
+    dist_device_bounds(d, b);
     pbfcl_status st = pbfcl_exchange_create(&d->xchg, cl, pbfcl_sim_capacity(d->sim),
                                             d->layout.axis, d->rank, k, b);
     free(b);

@@ -62,6 +62,8 @@ struct pbfcl_dist {
     int part;          /* the part of traffic.part_seconds the time now goes to */
     double part_since; /* since when */
     dist_rows rows;
+    pbfcl_dist_balance balance; /* rebalancing (dist_balance.c) */
+    int balance_wait;           /* frames before a refused rebalancing is tried again */
 };
 
 /* A rank's part with no simulation yet, of n particles in all (NULL: out of memory). */
@@ -82,6 +84,14 @@ int dist_part(pbfcl_dist *d, int part);
 
 /* Reads the records (pbfcl_sim_record_bytes each) of the particles at slots into out. */
 pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, void *out);
+
+/* The device exchange's bounds of the layout and halo (3 * ranks floats: own_lo, ghost_lo,
+ * ghost_hi; pbfcl_exchange_create), made exact in float for the host's tests in double. */
+void dist_device_bounds(const pbfcl_dist *d, float *b);
+
+/* Before a frame: plans the cuts anew if the ranks' counts drifted past the threshold
+ * (dist_balance.c); the frame's first migration moves the particles to their new owners. */
+pbfcl_status dist_rebalance_due(pbfcl_dist *d);
 
 /* The rank whose slab holds coordinate c. */
 int dist_owner(const pbfcl_dist *d, float c);

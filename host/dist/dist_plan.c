@@ -80,3 +80,21 @@ int dist_owner(const pbfcl_dist *d, float c)
     }
     return lo;
 }
+
+/* The smallest float f >= x: for a float c, x <= c exactly when f <= c, and c < x when c < f. */
+static float float_at_least(double x)
+{
+    float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
+
+void dist_device_bounds(const pbfcl_dist *d, float *b)
+{
+    int k = d->size;
+    const double *cuts = d->layout.cuts;
+    for (int r = 0; r < k; r++) { /* the host's tests in double (dist_owner, near_slab) */
+        b[r] = float_at_least(cuts[r]);
+        b[k + r] = float_at_least(cuts[r] - d->halo);
+        b[2 * k + r] = float_at_least(cuts[r + 1] + d->halo);
+    }
+}

@@ -44,6 +44,9 @@ int dist_launched_rank(void)
     return 0;
 }
 
+/* --rebalance's default (docs/DISTRIBUTED.md, "Rebalancing", says how it was chosen). */
+#define DRUN_REBALANCE_DEFAULT 1.2
+
 /* The options of a split run. */
 typedef struct drun_args {
     pbfcl_scene_options scene;
@@ -52,6 +55,7 @@ typedef struct drun_args {
     const char *checkpoint_path, *resume_path;
     long long checkpoint_every; /* 0: only at the end */
     long long rank_capacity;    /* --rank-capacity: particles each rank has room for; 0: all */
+    double rebalance;           /* --rebalance: the threshold (pbfcl_dist_set_rebalance); 0 off */
     pbfcl_export_format format;
     bool z_up, force, quiet;
 } drun_args;
@@ -132,7 +136,10 @@ static void drun_usage(void)
            "format of one device's) and --resume FILE continues one on any number of ranks "
            "(docs/DISTRIBUTED.md).\n\n"
            "  --rank-capacity N        room for N particles on each rank, its own and its "
-           "ghosts (default: all of them; not with --resume)\n");
+           "ghosts (default: all of them; not with --resume)\n"
+           "  --rebalance R            plan the slabs anew when a rank owns more than R times "
+           "the mean (0 off, or %g to %g; default %g)\n",
+           PBFCL_DIST_REBALANCE_MIN, PBFCL_DIST_REBALANCE_MAX, DRUN_REBALANCE_DEFAULT);
 }
 
 /* One of the valued options; false (message printed) if not valid. */
@@ -159,6 +166,17 @@ static bool parse_value(drun_args *a, const char *opt, const char *val)
         return pbfcl_cli_count(opt, val, 1, 1000000000LL, &a->checkpoint_every);
     if (!strcmp(opt, "--rank-capacity"))
         return pbfcl_cli_count(opt, val, 1, 1000000000000LL, &a->rank_capacity);
+    if (!strcmp(opt, "--rebalance")) {
+        if (!pbfcl_parse_double(val, &a->rebalance) ||
+            (a->rebalance != 0.0 && !(a->rebalance >= PBFCL_DIST_REBALANCE_MIN &&
+                                      a->rebalance <= PBFCL_DIST_REBALANCE_MAX))) {
+            pbfcl_errorf("--rebalance: '%s' is not valid; expected 0 (off) or a threshold from "
+                         "%g to %g (the most particles a rank may own, as a multiple of the mean)",
+                         val, PBFCL_DIST_REBALANCE_MIN, PBFCL_DIST_REBALANCE_MAX);
+            return false;
+        }
+        return true;
+    }
     if (!strcmp(opt, "--export"))
         a->export_dir = val;
     else if (!strcmp(opt, "--checkpoint"))
@@ -198,13 +216,15 @@ static bool check_combinations(const drun_args *a)
 /* 0 parsed, 1 --help, 2 a usage error (message printed). */
 static int parse_args(int argc, char **argv, drun_args *a)
 {
-    static const char *const valued[] = {
-        "--steps", "--export",     "--every",  "--format",           "--up",
-        "--stats", "--checkpoint", "--resume", "--checkpoint-every", "--rank-capacity"};
+    static const char *const valued[] = {"--steps",         "--export",   "--every",
+                                         "--format",        "--up",       "--stats",
+                                         "--checkpoint",    "--resume",   "--checkpoint-every",
+                                         "--rank-capacity", "--rebalance"};
     memset(a, 0, sizeof *a);
     pbfcl_scene_options_init(&a->scene);
     a->steps = 300;
     a->every = 1;
+    a->rebalance = DRUN_REBALANCE_DEFAULT;
     for (int i = 1; i < argc;) {
         int r = pbfcl_scene_options_parse(&a->scene, argc, argv, &i);
         if (r != 0) {
@@ -321,6 +341,7 @@ static pbfcl_status start(const drun_args *a, drun *r, const pbfcl_dist_layout *
     else
         PBFCL_TRY(pbfcl_dist_create(&r->d, r->comm, &r->cl, scene, l, r->positions, r->n,
                                     (size_t)a->rank_capacity));
+    PBFCL_TRY(pbfcl_dist_set_rebalance(r->d, a->rebalance)); /* checked when parsed */
     size_t n = r->rank == 0 ? r->n : 0;
     r->pos = malloc(12 * n + 12);
     r->vel = malloc(12 * n + 12);
@@ -403,6 +424,11 @@ static void report_traffic(const drun_args *a, drun *r, double wall)
                "%.0f ghosts per rank\n",
                most[0], wall, most[1], all[0] / substeps / 1e6, all[1] / substeps / r->size);
     report_parts(a, r, substeps);
+    const pbfcl_dist_balance *b = pbfcl_dist_balance_of(r->d);
+    if (r->rank == 0 && !a->quiet && b->threshold > 0)
+        printf("pbfcl run: slabs planned anew %llu times (a rank above %g times the mean of %.0f; "
+               "%llu refused for want of room)\n",
+               b->rebalances, b->threshold, (double)r->n / r->size, b->refusals);
 }
 
 /* The checkpoint after step, if one is due (every --checkpoint-every steps and at the last). */

@@ -277,6 +277,11 @@ pbfcl_status pbfcl_context_cl(const pbfcl_context *ctx, cl_context *context, cl_
     return PBFCL_OK;
 }
 
+pbfcl_cl *pbfcl_api_context_cl(pbfcl_context *ctx)
+{
+    return ctx && pbfcl_api_live_find(ctx, HANDLE_CONTEXT, false) ? &ctx->cl : NULL;
+}
+
 pbfcl_status pbfcl_context_device_name(const pbfcl_context *ctx, char *buf, size_t size)
 {
     CHECK_CONTEXT("pbfcl_context_device_name", ctx);

@@ -31,6 +31,10 @@ typedef struct pbfcl_api_state_params {
     pbfcl_solver_params solver;
 } pbfcl_api_state_params;
 
+/* The context's device (NULL for a handle that is not a live context): for the layers above
+ * the core that make their own simulations on it (host/dist/dist_api.c). */
+struct pbfcl_cl *pbfcl_api_context_cl(pbfcl_context *ctx);
+
 /* The public parameters of a core scene. */
 void pbfcl_api_params_from_scene(const pbfcl_scene *in, pbfcl_scene_params *scene,
                                  pbfcl_solver_params *solver);

@@ -57,6 +57,11 @@ rc=$?
   fail "3 ranks on 100 particles: status $rc, $(cat "$dir/thin.log")"
 [ "$(grep -c "thinner than" "$dir/thin.log")" -eq 1 ] || fail "the refusal is not said once"
 
+"${mpirun[@]}" -np 2 "$pbfcl" run --particles 2000 --steps 2 --rebalance 1.01 >"$dir/bal.log" 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c "rebalance: '1.01' is not valid; expected 0 (off) or a threshold from 1.05 to 16" "$dir/bal.log")" -eq 1 ] ||
+  fail "--rebalance 1.01: status $rc, $(cat "$dir/bal.log")"
+
 # each rank its entry of a --device list: 0,0 runs; 0,99 fails on rank 1 alone, which says so
 "${mpirun[@]}" -np 2 "$pbfcl" run --particles 2000 --steps 2 --quiet --device 0,0 \
   >"$dir/dev.log" 2>&1 || fail "--device 0,0 on 2 ranks: $(cat "$dir/dev.log")"
@@ -70,4 +75,4 @@ out=$("${mpirun[@]}" -np 2 "$pbfcl" demo 2>&1)
 rc=$?
 [ $rc -eq 2 ] && [ "$(grep -c "the demo is not split over MPI ranks" <<<"$out")" -eq 1 ] ||
   fail "the demo on 2 ranks: status $rc, $out"
-echo "ok: VTK collection written; --device lists, rank 1 failing to open its device; a slab thinner than h and the demo refused with what to change"
+echo "ok: VTK collection written; --device lists, rank 1 failing to open its device; a slab thinner than h, a --rebalance out of range and the demo refused with what to change"

@@ -1,10 +1,14 @@
 /* The simulation split over MPI ranks (host/dist/), run under mpirun by the ctest entries of
  * tests/CMakeLists.txt ("mpi"): `dist_check CASE`, every rank the same program.
- *   dam     a small dam break on all ranks against the same run on rank 0 alone, frame by
+ *   dam [FRAMES PARTICLES THRESHOLD]
+ *           a small dam break on all ranks against the same run on rank 0 alone, frame by
  *           frame: every id held exactly once, the particle count (mass) exact, momentum,
- *           kinetic energy, the front and the mean and largest density within 1 %
+ *           kinetic energy, the front and the mean and largest density within 1 %; with
+ *           THRESHOLD, rebalancing at it: the counts drift past it first, and every frame that
+ *           rebalanced leaves the most on a rank at most THRESHOLD times the mean
  *   cross   3 ranks: a blob crossing the middle slab within one frame (two boundaries), the
  *           ranks it leaves emptied and stepping on, no particle lost or duplicated
+ *   refuse  3 ranks: rebalancing refused, the slabs kept, where two ranks lack the room
  *   fail    2 ranks: rank 1 runs out of room mid-run; every rank must stop with its message
  * Exit 0 passed, 1 failed (on rank 0, with the reason), 77 no OpenCL device. */
 #include "dist.h"
@@ -171,7 +175,51 @@ static bool dam_frame(dam_run *r, const pbfcl_scene *s, int axis, float mass, in
     return true;
 }
 
-static int run_dam(pbfcl_cl *cl, int frames, size_t target)
+/* The most particles a rank owns, counted here, as a multiple of the mean. */
+static double count_ratio(pbfcl_dist *d, size_t n, unsigned long long *most)
+{
+    unsigned long long mine = pbfcl_dist_owned(d);
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&mine, most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return (double)*most * size / (double)n;
+}
+
+/* After frame f: a frame that rebalanced leaves every rank at most threshold times the mean
+ * (the counts taken here); before the first rebalance (as without it) the counts drifted past
+ * the threshold. Each rebalance's counts (the most on a rank before and after) go to log. */
+typedef struct balance_check {
+    double threshold, unbalanced, worst_after; /* ratios */
+    unsigned long long seen;
+    char log[512];
+} balance_check;
+
+static bool check_balance(balance_check *c, pbfcl_dist *d, size_t n, int f, char *why, size_t size)
+{
+    const pbfcl_dist_balance *b = pbfcl_dist_balance_of(d);
+    unsigned long long most;
+    double ratio = count_ratio(d, n, &most);
+    if (b->rebalances == c->seen) {
+        if (c->seen == 0)
+            c->unbalanced = fmax(c->unbalanced, ratio);
+        return true;
+    }
+    c->seen = b->rebalances;
+    c->worst_after = fmax(c->worst_after, ratio);
+    size_t len = strlen(c->log);
+    snprintf(c->log + len, sizeof c->log - len, "%sframe %d: %llu -> %llu", len ? ", " : "", f,
+             b->before_max, most);
+    if (ratio > c->threshold) {
+        snprintf(why, size,
+                 "frame %d rebalanced (the most on a rank %llu before) and left a rank with "
+                 "%llu, %.3f times the mean, above the threshold %g",
+                 f, b->before_max, most, ratio, c->threshold);
+        return false;
+    }
+    return true;
+}
+
+static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold)
 {
     pbfcl_scene s;
     float *pos = NULL;
@@ -185,8 +233,10 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target)
     if (plan(&s, pos, n, size, &l) != PBFCL_OK)
         finish(1, "planning the slabs failed");
     one.axis = l.axis;
-    if (pbfcl_dist_create(&r.split, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK)
+    if (pbfcl_dist_create(&r.split, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK ||
+        pbfcl_dist_set_rebalance(r.split, threshold) != PBFCL_OK)
         finish(1, "creating the split simulation failed");
+    balance_check bal = {.threshold = threshold};
     bool ok =
         rank != 0 || pbfcl_dist_create(&r.ref, MPI_COMM_SELF, cl, &s, &one, pos, n, 0) == PBFCL_OK;
     for (int k = 0; k < 2 && ok; k++) {
@@ -201,12 +251,26 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target)
     char why[512] = "a step failed";
     for (int f = 0; all(ok) && f <= frames; f++) {
         ok = dam_frame(&r, &s, l.axis, mass, f, why, sizeof why);
+        if (threshold > 0) /* on every rank: it counts with a collective */
+            ok = check_balance(&bal, r.split, n, f, why, sizeof why) && ok;
         if (all(ok) && f < frames)
             ok = pbfcl_dist_step(r.split, NULL) == PBFCL_OK &&
                  (!r.ref || pbfcl_dist_step(r.ref, NULL) == PBFCL_OK);
     }
     if (!all(ok))
         finish(1, why);
+    if (threshold > 0 && (bal.seen == 0 || bal.unbalanced <= threshold)) {
+        snprintf(why, sizeof why,
+                 "no rebalance in %d frames (threshold %g; the most on a rank before: %.3f "
+                 "times the mean): the scene does not test it",
+                 frames, threshold, bal.unbalanced);
+        finish(1, why);
+    }
+    if (threshold > 0 && rank == 0)
+        printf("rebalancing at %g: before the first, a rank held up to %.3f times the mean; %llu "
+               "rebalances, each leaving at most %.3f times the mean (the most on a rank before "
+               "-> after: %s)\n",
+               threshold, bal.unbalanced, bal.seen, bal.worst_after, bal.log);
     if (rank == 0)
         printf("dam break, %zu particles, %d ranks against 1, %d frames: every id held once at "
                "every frame; largest relative differences: momentum %.2e (of the top speed's), "
@@ -287,6 +351,44 @@ static int run_cross(pbfcl_cl *cl)
     return 0;
 }
 
+/* 3 ranks, the blob at rest on rank 0 (3 times the mean), rebalancing at 1.2, ranks 1 and 2
+ * with room for 10 particles: the plan would give them a third each, so it is refused on every
+ * rank, the slabs kept, and tried again 10 frames later; nothing overflows. */
+static int run_refuse(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    float *pos = NULL;
+    size_t n = 0;
+    int rank = rank_of(MPI_COMM_WORLD);
+    if (blob_scene(&s, &pos, &n) != PBFCL_OK)
+        finish(1, "the blob scene failed");
+    pbfcl_dist_layout l = {0, 3, (double[]){-INFINITY, 0.2, 0.3, INFINITY}};
+    pbfcl_dist *d = NULL;
+    if (pbfcl_dist_create(&d, MPI_COMM_WORLD, cl, &s, &l, pos, n, rank == 0 ? n : 10) != PBFCL_OK ||
+        pbfcl_dist_set_rebalance(d, 1.2) != PBFCL_OK)
+        finish(1, "creating the split simulation failed");
+    bool ok = true;
+    for (int f = 1; f <= 12 && all(ok); f++)
+        ok = pbfcl_dist_step(d, NULL) == PBFCL_OK &&
+             pbfcl_dist_gather(d, NULL, NULL, NULL) == PBFCL_OK;
+    const pbfcl_dist_balance *b = pbfcl_dist_balance_of(d);
+    char why[256] = "";
+    if (ok && (b->refusals != 2 || b->rebalances != 0 || (rank == 0) != (pbfcl_dist_owned(d) == n)))
+        snprintf(why, sizeof why,
+                 "rank %d: %llu refusals (2 expected: frames 1 and 12), %llu plans, owns %zu of "
+                 "%zu",
+                 rank, b->refusals, b->rebalances, pbfcl_dist_owned(d), n);
+    if (!all(ok && !why[0]))
+        finish(1, why[0] ? why : "a frame failed (see above)");
+    if (rank == 0)
+        printf("rebalancing refused for want of room at frames 1 and 12 on every rank; the blob of "
+               "%zu stayed on rank 0, every id held once\n",
+               n);
+    pbfcl_dist_destroy(d);
+    free(pos);
+    return 0;
+}
+
 /* Rank 1 has room for its own particles and one more: its first ghosts overflow it. */
 static int run_fail(pbfcl_cl *cl)
 {
@@ -318,9 +420,12 @@ int main(int argc, char **argv)
         finish(SKIP, "SKIP: no OpenCL device");
     int code = 2;
     if (!strcmp(argv[1], "dam"))
-        code = run_dam(&cl, argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? (size_t)atol(argv[3]) : 3000);
+        code = run_dam(&cl, argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? (size_t)atol(argv[3]) : 3000,
+                       argc > 4 ? atof(argv[4]) : 0.0);
     else if (!strcmp(argv[1], "cross"))
         code = run_cross(&cl);
+    else if (!strcmp(argv[1], "refuse"))
+        code = run_refuse(&cl);
     else if (!strcmp(argv[1], "fail"))
         code = run_fail(&cl);
     pbfcl_cl_destroy(&cl);
