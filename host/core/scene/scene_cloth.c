@@ -88,11 +88,17 @@ static void cloth_point(const pbfcl_cloth_shape *c, int i, int j, float p[3])
 static bool check_numbers(const pbfcl_scene *s, const pbfcl_cloth_shape *c, const char *key)
 {
     int need = c->inflatable ? 0 : c->rope ? 1 : 2;
+    int side = PBFCL_CLOTH_MAX_POINTS / (c->rope ? 1 : 2); /* the other side at least 2 */
     for (int d = 0; d < need; d++)
-        if (c->res[d] < 2 || c->res[d] > PBFCL_CLOTH_MAX_POINTS / (c->rope ? 1 : 256))
+        if (c->res[d] < 2 || c->res[d] > side)
             return pbfcl_scene_error(s, "%s.%s is %d; give 2 to %d", key,
-                                     c->rope ? "points" : "resolution", c->res[d],
-                                     PBFCL_CLOTH_MAX_POINTS / (c->rope ? 1 : 256));
+                                     c->rope ? "points" : "resolution", c->res[d], side);
+    if (need == 2 && (long long)c->res[0] * c->res[1] > PBFCL_CLOTH_MAX_POINTS)
+        return pbfcl_scene_error(s,
+                                 "%s.resolution %d x %d is %lld particles, beyond the %d a cloth "
+                                 "may have; make it coarser or split it into several cloths",
+                                 key, c->res[0], c->res[1], (long long)c->res[0] * c->res[1],
+                                 PBFCL_CLOTH_MAX_POINTS);
     if (!(c->stretch >= 0.0f) || isinf(c->stretch) || !(c->bend >= 0.0f) || isinf(c->bend))
         return pbfcl_scene_error(s,
                                  "%s: compliance %g (stretch) or %g (bend) is not a finite "
