@@ -925,6 +925,8 @@ static pbfcl_status timed_step(pbfcl_solver *s, pbfcl_timers *timers)
         st = pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, s->prof);
     if (st == PBFCL_OK)
         st = pbfcl_api_cloth_tear(s);
+    if (st == PBFCL_OK)
+        st = pbfcl_api_cloth_hold(s);
     timers->kernels = s->prof->count - before + s->prof->flushed;
     cl_int err = pbfcl_api_timers_collect(&s->timers, s->prof, timers);
     PBFCL_TRY(st);
@@ -952,7 +954,8 @@ pbfcl_status pbfcl_solver_step(pbfcl_solver *s, float dt, pbfcl_timers *timers)
         return timed_step(s, timers);
     PBFCL_TRY(pbfcl_sim_step(s->sim, NULL));
     PBFCL_TRY(pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, NULL));
-    return pbfcl_api_cloth_tear(s); /* host-side, after the step: a read back when on */
+    PBFCL_TRY(pbfcl_api_cloth_tear(s)); /* host-side, after the step: a read back when on */
+    return pbfcl_api_cloth_hold(s);     /* a read back once, at the check's step */
 }
 
 pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver *s,

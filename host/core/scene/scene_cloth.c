@@ -320,6 +320,7 @@ void pbfcl_scene_builtin_cloth_drape(pbfcl_scene *s)
     c->res[0] = c->res[1] = 21;
     c->mass = 0.2f;
     c->bend = 1e-2f;
+    s->solver.iterations = 12; /* draped, its edges stretched 7.7 % on average at 4, 3.9 % at 12 */
 }
 
 void pbfcl_scene_builtin_water_balloon(pbfcl_scene *s)
