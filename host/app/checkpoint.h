@@ -25,7 +25,10 @@
  * within float rounding). Format 7
  * added the section "inflatables" (their count, followed by "inflatable_triangle_counts",
  * "inflatable_triangles" and "inflatable_params" when there are any) and the scene's
- * inflatables: a file of format 6 is refused with its format. */
+ * inflatables: a file of format 6 is refused with its format. Format 8 added the section
+ * "tear_limits" (the count of solid groups with a tear limit, followed by "tear_limit_values"
+ * when there are any), so that a resumed run tears as the whole one does: a file of format 7
+ * is refused with its format. */
 #ifndef PBFCL_CHECKPOINT_H
 #define PBFCL_CHECKPOINT_H
 
@@ -34,7 +37,7 @@
 #include <stdint.h>
 
 #define PBFCL_CHECKPOINT_MAGIC "PBFCLCKP"
-#define PBFCL_CHECKPOINT_FORMAT 7u
+#define PBFCL_CHECKPOINT_FORMAT 8u
 
 /* The checksum: FNV-1a (64 bit) from this start, over every byte before the checksum. */
 #define PBFCL_CHECKPOINT_HASH_START 14695981039346656037ull

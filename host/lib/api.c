@@ -1124,7 +1124,8 @@ pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write
     PBFCL_TRY(write(user, "count", &count, sizeof count));
     PBFCL_TRY(write(user, "params", &p, sizeof p));
     PBFCL_TRY(write(user, "particle_phases", s->phases, (size_t)count * sizeof *s->phases));
-    return pbfcl_sim_state_save(s->sim, write, user);
+    PBFCL_TRY(pbfcl_sim_state_save(s->sim, write, user));
+    return pbfcl_api_tear_save(&s->cloth, write, user);
 }
 
 /* Checks that the loaded phases name the loaded bodies and static particles: a state whose
@@ -1184,5 +1185,6 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
     PBFCL_TRY(read(user, "particle_phases", s->phases, (size_t)count * sizeof *s->phases));
     PBFCL_TRY(pbfcl_sim_state_load(s->sim, read, user));
     PBFCL_TRY(pbfcl_api_cloth_loaded(s->sim, &s->cloth));
+    PBFCL_TRY(pbfcl_api_tear_load(&s->cloth, read, user));
     return check_loaded_phases(s, (size_t)count);
 }

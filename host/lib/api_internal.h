@@ -93,6 +93,11 @@ pbfcl_status pbfcl_api_scene_apply_cloths(const pbfcl_scene *sc, pbfcl_solver *s
 /* After a step: tears the groups with a limit (pbfcl_solver_set_tearing; api_tear.c). */
 pbfcl_status pbfcl_api_cloth_tear(pbfcl_solver *s);
 
+/* The tear limits in a saved state: "tear_limits" (their count, u64), then
+ * "tear_limit_values" (a float per group) when there are any (checked by pbfcl_state_check). */
+pbfcl_status pbfcl_api_tear_save(const pbfcl_api_cloth *c, pbfcl_state_write_fn put, void *ctx);
+pbfcl_status pbfcl_api_tear_load(pbfcl_api_cloth *c, pbfcl_state_read_fn get, void *ctx);
+
 /* The step at which pbfcl_api_cloth_hold measures the rigid constraints' stretch, and the mean
  * stretch of a group's beyond which it warns. */
 #define PBFCL_HOLD_CHECK_STEP 30

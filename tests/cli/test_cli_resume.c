@@ -338,12 +338,13 @@ START_TEST(mismatched_checkpoint_refused)
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 2);
     ck_assert_contains(r.err, "has format version 2 (written by pbfcl ");
-    ck_assert_contains(r.err, "reads version 7: resume it with the pbfcl that wrote it");
+    ck_assert_contains(r.err, "reads version 8: resume it with the pbfcl that wrote it");
 }
 END_TEST
 
-/* Checkpoints of format 4 (pbfcl 0.2) and 5 (before the shapes were saved and the scene's
- * colliders had a resolution) are refused at their header with the format and what to do,
+/* Checkpoints of format 4 (pbfcl 0.2), 5 (before the shapes were saved and the scene's
+ * colliders had a resolution), 6 (before the inflatables) and 7 (before the tear limits) are
+ * refused at their header with the format and what to do,
  * before anything is read past it. */
 START_TEST(old_formats_refused)
 {
@@ -359,7 +360,7 @@ START_TEST(old_formats_refused)
     snprintf(args, sizeof args, "run --scene %s --steps 1 --checkpoint '%s' --quiet", two, c2);
     cli_run(&r, args);
     ck_assert_int_eq(r.code, 0);
-    for (char format = 4; format <= 6; format++) {
+    for (char format = 4; format <= 7; format++) {
         size_t len;
         char *data = cli_slurp(c2, &len);
         data[8] = format; /* the format, little-endian */
@@ -373,7 +374,7 @@ START_TEST(old_formats_refused)
         ck_assert_int_eq(r.code, 2);
         snprintf(want, sizeof want, "has format version %d (written by pbfcl ", format);
         ck_assert_contains(r.err, want);
-        ck_assert_contains(r.err, "reads version 7: resume it with the pbfcl that wrote it, or "
+        ck_assert_contains(r.err, "reads version 8: resume it with the pbfcl that wrote it, or "
                                   "run the scene again with --checkpoint");
     }
 }
