@@ -101,6 +101,8 @@ class Solver:
     @property
     def triangle_count(self) -> int: ...
     @property
+    def inflatable_count(self) -> int: ...
+    @property
     def shape_count(self) -> int: ...
     def __len__(self) -> int: ...
     def step(self, dt: Optional[float] = None, timed: bool = False) -> Optional[dict[str, float]]: ...
@@ -130,6 +132,17 @@ class Solver:
                    inverse_masses: FloatColumn) -> None: ...
     def set_triangles(self, triangles: Indices) -> None: ...
     def get_triangles(self) -> npt.NDArray[np.uint32]: ...
+    def set_inflatables(self, triangle_counts: Indices, triangles: Indices,
+                        rest_volume: FloatColumn, pressure: FloatColumn = 1.0,
+                        compliance: FloatColumn = 0.0) -> None:
+        """Inflatables: triangle_counts (K,), triangles (T, 3), rest volume m^3, pressure (a
+        multiple of the rest volume), gas compliance m^3/Pa."""
+    def get_inflatables(self) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32],
+                                       npt.NDArray[np.float32], npt.NDArray[np.float32],
+                                       npt.NDArray[np.float32]]:
+        """(triangle_counts (K,), triangles (T, 3), rest_volume, pressure, compliance (K,))."""
+    def get_inflatable_volumes(self) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """(volume m^3, gauge pressure Pa), float32 (K,) each, as the last substep measured."""
     def create_shape(self, kind: ShapeKind, *, radius: float = 0.0, half_length: float = 0.0,
                      half_extents: Optional[Point] = None, points: Optional[npt.ArrayLike] = None,
                      vertices: Optional[npt.ArrayLike] = None,
