@@ -658,8 +658,8 @@ PBFCL_API pbfcl_status pbfcl_solver_set_self_collide(pbfcl_solver *s, const unsi
  * splits a vertex: a new particle (the next index, a copy of it in its group, the two sharing
  * its mass) takes the triangles beyond the plane through it across the edge, and the edges and
  * bends around are made anew (docs/ALGORITHM.md, "Tearing"). At most 64 splits a step, and
- * none once the capacity is full. groups limits (count 0: no tearing); a saved state does not
- * hold them. Refused, naming the group: a limit negative, NaN or infinite. */
+ * none once the capacity is full. groups limits (count 0: no tearing); a saved state holds
+ * them. Refused, naming the group: a limit negative, NaN or infinite. */
 PBFCL_API pbfcl_status pbfcl_solver_set_tearing(pbfcl_solver *s, const float *max_strain,
                                                 size_t groups);
 PBFCL_API pbfcl_status pbfcl_solver_get_triangles(const pbfcl_solver *s, unsigned *tri,

@@ -27,8 +27,10 @@
  * "inflatable_triangles" and "inflatable_params" when there are any) and the scene's
  * inflatables: a file of format 6 is refused with its format. Format 8 added the section
  * "attachments" (their count, followed by "attachment_particles", "attachment_targets",
- * "attachment_points", "attachment_anchors" and "attachment_lengths" when there are any) and a
- * cloth's attach in the scene: a file of format 7 is refused with its format. */
+ * "attachment_points", "attachment_anchors" and "attachment_lengths" when there are any), a
+ * cloth's attach in the scene, and the section "tear_limits" (the count of solid groups with a
+ * tear limit, followed by "tear_limit_values" when there are any), so that a resumed run tears
+ * as the whole one does: a file of format 7 is refused with its format. */
 #ifndef PBFCL_CHECKPOINT_H
 #define PBFCL_CHECKPOINT_H
 

@@ -932,6 +932,8 @@ static pbfcl_status timed_step(pbfcl_solver *s, pbfcl_timers *timers)
         st = pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, s->prof);
     if (st == PBFCL_OK)
         st = pbfcl_api_cloth_tear(s);
+    if (st == PBFCL_OK)
+        st = pbfcl_api_cloth_hold(s);
     timers->kernels = s->prof->count - before + s->prof->flushed;
     cl_int err = pbfcl_api_timers_collect(&s->timers, s->prof, timers);
     PBFCL_TRY(st);
@@ -959,7 +961,8 @@ pbfcl_status pbfcl_solver_step(pbfcl_solver *s, float dt, pbfcl_timers *timers)
         return timed_step(s, timers);
     PBFCL_TRY(pbfcl_sim_step(s->sim, NULL));
     PBFCL_TRY(pbfcl_api_diffuse_step(&s->diffuse, s->sim, &s->scene, NULL));
-    return pbfcl_api_cloth_tear(s); /* host-side, after the step: a read back when on */
+    PBFCL_TRY(pbfcl_api_cloth_tear(s)); /* host-side, after the step: a read back when on */
+    return pbfcl_api_cloth_hold(s);     /* a read back once, at the check's step */
 }
 
 pbfcl_api_diffuse *pbfcl_api_solver_diffuse(const char *func, const pbfcl_solver *s,
@@ -1128,7 +1131,8 @@ pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_write_fn write
     PBFCL_TRY(write(user, "count", &count, sizeof count));
     PBFCL_TRY(write(user, "params", &p, sizeof p));
     PBFCL_TRY(write(user, "particle_phases", s->phases, (size_t)count * sizeof *s->phases));
-    return pbfcl_sim_state_save(s->sim, write, user);
+    PBFCL_TRY(pbfcl_sim_state_save(s->sim, write, user));
+    return pbfcl_api_tear_save(&s->cloth, write, user);
 }
 
 /* Checks that the loaded phases name the loaded bodies and static particles: a state whose
@@ -1188,5 +1192,6 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
     PBFCL_TRY(read(user, "particle_phases", s->phases, (size_t)count * sizeof *s->phases));
     PBFCL_TRY(pbfcl_sim_state_load(s->sim, read, user));
     PBFCL_TRY(pbfcl_api_cloth_loaded(s->sim, &s->cloth));
+    PBFCL_TRY(pbfcl_api_tear_load(&s->cloth, read, user));
     return check_loaded_phases(s, (size_t)count);
 }

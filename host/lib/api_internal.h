@@ -76,6 +76,7 @@ typedef struct pbfcl_api_cloth {
     unsigned *tri;
     size_t tear_groups; /* pbfcl_solver_set_tearing's limits by group (api_tear.c) */
     float *tear;
+    int hold_steps; /* steps with distance constraints, up to the hold check (api_hold.c) */
 } pbfcl_api_cloth;
 
 /* The triangles, simulation, active count and phases (by index, pbfcl_make_phase's) of a live
@@ -101,6 +102,21 @@ size_t pbfcl_api_scene_cloth_path(const pbfcl_scene *sc, int o, size_t n, const 
 
 /* After a step: tears the groups with a limit (pbfcl_solver_set_tearing; api_tear.c). */
 pbfcl_status pbfcl_api_cloth_tear(pbfcl_solver *s);
+
+/* The tear limits in a saved state: "tear_limits" (their count, u64), then
+ * "tear_limit_values" (a float per group) when there are any (checked by pbfcl_state_check). */
+pbfcl_status pbfcl_api_tear_save(const pbfcl_api_cloth *c, pbfcl_state_write_fn put, void *ctx);
+pbfcl_status pbfcl_api_tear_load(pbfcl_api_cloth *c, pbfcl_state_read_fn get, void *ctx);
+
+/* The step at which pbfcl_api_cloth_hold measures the rigid constraints' stretch, and the mean
+ * stretch of a group's beyond which it warns. */
+#define PBFCL_HOLD_CHECK_STEP 30
+#define PBFCL_HOLD_MAX_STRETCH 0.05
+
+/* After a step: at the PBFCL_HOLD_CHECK_STEP-th step with distance constraints, warns once if
+ * a group's rigid constraints (compliance 0, not tethers) are stretched on average beyond
+ * PBFCL_HOLD_MAX_STRETCH: the solver cannot hold them at its iterations (api_hold.c). */
+pbfcl_status pbfcl_api_cloth_hold(pbfcl_solver *s);
 
 /* After a removal that gave each old index its new one (rank, UINT32_MAX: removed): the
  * distance constraints renumbered, those with a removed particle dropped; the inflatables

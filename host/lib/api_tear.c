@@ -9,6 +9,7 @@
 #include "sim/sim.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,4 +152,31 @@ pbfcl_status pbfcl_api_cloth_tear(pbfcl_solver *s)
         st = write_mesh(s, &m, phases, n);
     pbfcl_tear_mesh_free(&m);
     return st;
+}
+
+pbfcl_status pbfcl_api_tear_save(const pbfcl_api_cloth *c, pbfcl_state_write_fn put, void *ctx)
+{
+    uint64_t count = c->tear_groups;
+    PBFCL_TRY(put(ctx, "tear_limits", &count, sizeof count));
+    return count ? put(ctx, "tear_limit_values", c->tear, c->tear_groups * sizeof *c->tear)
+                 : PBFCL_OK;
+}
+
+pbfcl_status pbfcl_api_tear_load(pbfcl_api_cloth *c, pbfcl_state_read_fn get, void *ctx)
+{
+    uint64_t count;
+    PBFCL_TRY(get(ctx, "tear_limits", &count, sizeof count)); /* checked: at most the groups */
+    float *tear = malloc((size_t)count * sizeof *tear + 1);
+    if (!tear)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_status st =
+        count ? get(ctx, "tear_limit_values", tear, (size_t)count * sizeof *tear) : PBFCL_OK;
+    if (st != PBFCL_OK) {
+        free(tear);
+        return st;
+    }
+    free(c->tear);
+    c->tear = tear;
+    c->tear_groups = (size_t)count;
+    return PBFCL_OK;
 }

@@ -103,6 +103,8 @@ class Solver:
     @property
     def triangle_count(self) -> int: ...
     @property
+    def inflatable_count(self) -> int: ...
+    @property
     def shape_count(self) -> int: ...
     @property
     def attachment_count(self) -> int: ...
@@ -142,6 +144,17 @@ class Solver:
                                        npt.NDArray[np.int32], npt.NDArray[np.float32],
                                        npt.NDArray[np.float32]]:
         """(particles (A,), kinds (A,), targets (A,), points (A, 3), compliance (A,))."""
+    def set_inflatables(self, triangle_counts: Indices, triangles: Indices,
+                        rest_volume: FloatColumn, pressure: FloatColumn = 1.0,
+                        compliance: FloatColumn = 0.0) -> None:
+        """Inflatables: triangle_counts (K,), triangles (T, 3), rest volume m^3, pressure (a
+        multiple of the rest volume), gas compliance m^3/Pa."""
+    def get_inflatables(self) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32],
+                                       npt.NDArray[np.float32], npt.NDArray[np.float32],
+                                       npt.NDArray[np.float32]]:
+        """(triangle_counts (K,), triangles (T, 3), rest_volume, pressure, compliance (K,))."""
+    def get_inflatable_volumes(self) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """(volume m^3, gauge pressure Pa), float32 (K,) each, as the last substep measured."""
     def create_shape(self, kind: ShapeKind, *, radius: float = 0.0, half_length: float = 0.0,
                      half_extents: Optional[Point] = None, points: Optional[npt.ArrayLike] = None,
                      vertices: Optional[npt.ArrayLike] = None,

@@ -1,7 +1,8 @@
 /* Cloth and ropes on a solver, by particle index (row k is particle k, as in solver_arrays.c):
  * distance constraints and their tensions, solid groups with their inverse masses, triangles
  * and attachments to shapes and bodies (pbfcl_solver_set_distances, _set_groups,
- * _set_triangles, _set_attachments and their getters). */
+ * _set_triangles, _set_attachments and their getters), and inflatables
+ * (pbfcl_solver_set_inflatables, _get_inflatables, _get_inflatable_volumes). */
 #include "pbfcl_py.h"
 
 #include <string.h>
@@ -344,6 +345,118 @@ static PyObject *prop_attachment_count(pbfcl_py_solver *self, void *closure)
     return n < 0 ? NULL : PyLong_FromSsize_t(n);
 }
 
+/* ---- inflatables ---------------------------------------------------------------------- */
+
+static PyObject *set_inflatables(pbfcl_py_solver *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"triangle_counts", "triangles",  "rest_volume",
+                             "pressure",        "compliance", NULL};
+    PyObject *counts_obj, *tri_obj, *rest_obj, *pressure_obj = Py_None, *comp_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|OO:set_inflatables", kwlist, &counts_obj,
+                                     &tri_obj, &rest_obj, &pressure_obj, &comp_obj))
+        return NULL;
+    pbfcl_solver *h = pbfcl_py_solver_handle(self);
+    if (!h)
+        return NULL;
+    PyArrayObject *counts = index_rows(counts_obj, 0, "triangle_counts"), *tri = NULL, *rest = NULL,
+                  *pressure = NULL, *comp = NULL;
+    npy_intp k = counts ? PyArray_DIM(counts, 0) : 0;
+    if (counts)
+        tri = index_rows(tri_obj, 3, "triangles");
+    unsigned long long sum = 0;
+    for (npy_intp i = 0; tri && i < k; i++)
+        sum += ((const npy_uint32 *)PyArray_DATA(counts))[i];
+    if (tri && sum != (unsigned long long)PyArray_DIM(tri, 0)) {
+        PyErr_Format(PyExc_ValueError,
+                     "triangle_counts add up to %llu triangles, but triangles has %ld rows; give "
+                     "each inflatable's count of the triangles, in order",
+                     sum, (long)PyArray_DIM(tri, 0));
+        Py_CLEAR(tri);
+    }
+    if (tri)
+        rest = float_column(rest_obj, k, 0.0f, "rest_volume", "inflatable");
+    if (rest)
+        pressure = float_column(pressure_obj, k, 1.0f, "pressure", "inflatable");
+    if (pressure)
+        comp = float_column(comp_obj, k, 0.0f, "compliance", "inflatable");
+    int rc = -1;
+    if (comp)
+        rc = PBFCL_PY_CALL(pbfcl_solver_set_inflatables(h, PyArray_DATA(counts), PyArray_DATA(tri),
+                                                        PyArray_DATA(rest), PyArray_DATA(pressure),
+                                                        PyArray_DATA(comp), (size_t)k));
+    Py_XDECREF(counts);
+    Py_XDECREF(tri);
+    Py_XDECREF(rest);
+    Py_XDECREF(pressure);
+    Py_XDECREF(comp);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* The inflatables' count and their triangles' (-1 with an exception). */
+static npy_intp inflatable_count(pbfcl_py_solver *self, npy_intp *triangles)
+{
+    pbfcl_solver *h = pbfcl_py_solver_handle(self);
+    size_t n = 0, t = 0;
+    if (!h || PBFCL_PY_CALL(pbfcl_solver_inflatable_count(h, &n, &t)) < 0)
+        return -1;
+    if (triangles)
+        *triangles = (npy_intp)t;
+    return (npy_intp)n;
+}
+
+static PyObject *get_inflatables(pbfcl_py_solver *self, PyObject *unused)
+{
+    (void)unused;
+    npy_intp t = 0, k = inflatable_count(self, &t);
+    if (k < 0)
+        return NULL;
+    npy_intp dims[1] = {k}, tdims[2] = {t, 3};
+    PyArrayObject *counts = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_UINT32);
+    PyArrayObject *tri = (PyArrayObject *)PyArray_SimpleNew(2, tdims, NPY_UINT32);
+    PyArrayObject *rest = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_FLOAT32);
+    PyArrayObject *pressure = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_FLOAT32);
+    PyArrayObject *comp = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_FLOAT32);
+    if (counts && tri && rest && pressure && comp &&
+        (k == 0 || PBFCL_PY_CALL(pbfcl_solver_get_inflatables(
+                       self->handle, PyArray_DATA(counts), PyArray_DATA(tri), PyArray_DATA(rest),
+                       PyArray_DATA(pressure), PyArray_DATA(comp), (size_t)k)) == 0))
+        return Py_BuildValue("NNNNN", counts, tri, rest, pressure, comp);
+    Py_XDECREF(counts);
+    Py_XDECREF(tri);
+    Py_XDECREF(rest);
+    Py_XDECREF(pressure);
+    Py_XDECREF(comp);
+    return NULL;
+}
+
+static PyObject *get_inflatable_volumes(pbfcl_py_solver *self, PyObject *unused)
+{
+    (void)unused;
+    npy_intp k = inflatable_count(self, NULL);
+    if (k < 0)
+        return NULL;
+    npy_intp dims[1] = {k};
+    PyArrayObject *volume = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_FLOAT32);
+    PyArrayObject *pressure = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_FLOAT32);
+    if (volume && pressure &&
+        (k == 0 ||
+         PBFCL_PY_CALL(pbfcl_solver_get_inflatable_volumes(
+             self->handle, PyArray_DATA(volume), PyArray_DATA(pressure), (size_t)k)) == 0))
+        return Py_BuildValue("NN", volume, pressure);
+    Py_XDECREF(volume);
+    Py_XDECREF(pressure);
+    return NULL;
+}
+
+static PyObject *prop_inflatable_count(pbfcl_py_solver *self, void *closure)
+{
+    (void)closure;
+    npy_intp n = inflatable_count(self, NULL);
+    return n < 0 ? NULL : PyLong_FromSsize_t(n);
+}
+
 #define KW METH_VARARGS | METH_KEYWORDS
 #define CAST(f) (PyCFunction)(void (*)(void))(f)
 
@@ -386,11 +499,30 @@ PyMethodDef pbfcl_py_cloth_methods[] = {
     {"get_attachments", (PyCFunction)get_attachments, METH_NOARGS,
      "get_attachments() -> (particles, kinds, targets, points, compliance)\n\nThe "
      "attachments as set: uint32 (A,), int32 (A,), int32 (A,), float32 (A, 3), float32 (A,)."},
+    {"set_inflatables", CAST(set_inflatables), KW,
+     "set_inflatables(triangle_counts, triangles, rest_volume, pressure=1.0, compliance=0.0)"
+     "\n\nReplaces the inflatables (closed meshes holding a volume of gas; method pbf): "
+     "inflatable k is the next triangle_counts[k] rows of triangles (uint32 (T, 3), particle "
+     "indices, counter-clockwise seen from outside; a closed manifold mesh of 4 or more), "
+     "holding rest_volume[k] m^3 at rest, pressure[k] times it when unloaded (> 0), its gas' "
+     "compliance[k] m^3/Pa (0 keeps the volume; else Boyle's law p V constant when pressed). "
+     "rest_volume, pressure and compliance are float32 (K,) or one number for all. Its shell "
+     "is held by distance constraints (set_distances). Empty arrays remove them. A refused "
+     "inflatable is named (pbfcl.ArgumentError, the library's message) and the old ones are "
+     "kept."},
+    {"get_inflatables", (PyCFunction)get_inflatables, METH_NOARGS,
+     "get_inflatables() -> (triangle_counts, triangles, rest_volume, pressure, compliance)\n\n"
+     "The inflatables as set: uint32 (K,), uint32 (T, 3), float32 (K,) three times."},
+    {"get_inflatable_volumes", (PyCFunction)get_inflatable_volumes, METH_NOARGS,
+     "get_inflatable_volumes() -> (volume, pressure)\n\nEach inflatable's volume (m^3) and "
+     "its gas' pressure above the ambient one (Pa) as the last substep measured them, float32 "
+     "(K,) each."},
     {NULL, NULL, 0, NULL}};
 
 PyGetSetDef pbfcl_py_cloth_getset[] = {
     {"distance_count", (getter)prop_distance_count, NULL, "The number of distance constraints.",
      NULL},
     {"triangle_count", (getter)prop_triangle_count, NULL, "The number of triangles.", NULL},
+    {"inflatable_count", (getter)prop_inflatable_count, NULL, "The number of inflatables.", NULL},
     {"attachment_count", (getter)prop_attachment_count, NULL, "The number of attachments.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

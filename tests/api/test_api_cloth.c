@@ -23,12 +23,18 @@ static char device_spec[32]; /* the index of the device under test, as pbfcl_con
 static char last_message[4096];
 static int messages;
 
+static int hold_warnings; /* warnings that a cloth cannot hold */
+static char hold_message[4096];
+
 static void capture_log(pbfcl_log_level level, const char *message, void *user)
 {
-    (void)level;
     (void)user;
     snprintf(last_message, sizeof last_message, "%s", message);
     messages++;
+    if (level == PBFCL_LOG_WARNING && strstr(message, "cannot hold")) {
+        hold_warnings++;
+        snprintf(hold_message, sizeof hold_message, "%s", message);
+    }
 }
 
 /* Asserts that the last logged message contains text. */
@@ -236,6 +242,94 @@ START_TEST(test_groups_rope)
     }
     pbfcl_solver_destroy(s);
     pbfcl_context_destroy(ctx);
+}
+END_TEST
+
+/* A rope of 40 particles 2r apart hanging from its static top particle, rigid edges
+ * (compliance 0), with tethers from each free particle to the top or not, at iterations;
+ * stepped 61 frames. Returns the warnings that it cannot hold and the edges' mean stretch at
+ * the check's step (30) as the test computes it. */
+#define LONG 40
+static int hang_long_rope(bool tethers, int iterations, double *stretch)
+{
+    pbfcl_context *ctx = open_context();
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = LONG;
+    d.scene.particle_radius = R;
+    d.scene.domain_max[0] = d.scene.domain_max[2] = 0.3f;
+    d.scene.domain_max[1] = 1.0f;
+    d.solver.iterations = iterations;
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    float p[3 * LONG];
+    for (int i = 0; i < LONG; i++) {
+        p[3 * i] = p[3 * i + 2] = 0.15f;
+        p[3 * i + 1] = 0.9f - 2 * R * i;
+    }
+    ck_assert_int_eq(pbfcl_solver_add(s, p, NULL, LONG), PBFCL_OK);
+    int ph[LONG] = {PBFCL_PHASE_STATIC};
+    ck_assert_int_eq(pbfcl_solver_set_phases(s, ph, LONG), PBFCL_OK);
+    unsigned ids[LONG - 1], g[LONG - 1], pair[4 * LONG];
+    float w[LONG - 1], rest[2 * LONG], comp[2 * LONG] = {0};
+    unsigned char tether[2 * LONG] = {0};
+    size_t c = 0;
+    for (int k = 0; k < LONG - 1; k++) {
+        ids[k] = (unsigned)k + 1;
+        g[k] = 0;
+        w[k] = 250.0f;
+        pair[2 * c] = (unsigned)k;
+        pair[2 * c + 1] = (unsigned)k + 1;
+        rest[c++] = 2 * R;
+    }
+    for (int k = 1; tethers && k < LONG; k++, c++) {
+        pair[2 * c] = (unsigned)k;
+        pair[2 * c + 1] = 0;
+        rest[c] = 2 * R * k;
+        tether[c] = 1;
+    }
+    ck_assert_int_eq(pbfcl_solver_set_groups(s, ids, g, w, LONG - 1), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_set_distances(s, pair, rest, comp, tether, c), PBFCL_OK);
+    hold_warnings = 0;
+    hold_message[0] = '\0';
+    for (int f = 1; f <= 61; f++) {
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+        if (f != 30)
+            continue;
+        ck_assert_int_eq(pbfcl_solver_get_positions(s, p, LONG), PBFCL_OK);
+        *stretch = 0.0;
+        for (int k = 0; k < LONG - 1; k++)
+            *stretch += fmax(0.0, dist3(p + 3 * k, p + 3 * k + 3) / (2 * R) - 1.0) / (LONG - 1);
+    }
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+    return hold_warnings;
+}
+
+/* A cloth that cannot hold warns once: a long rigid rope hanging at 1 iteration without
+ * tethers is stretched far beyond 5 % on average after 30 steps, and exactly one warning over
+ * 61 steps names group 0, its mean stretch (the test's own, to 0.1 %) and what to change;
+ * the same rope with tethers at the default 4 iterations stays within 5 % and says nothing. */
+START_TEST(test_hold_warning)
+{
+    double stretch = 0.0;
+    int warned = hang_long_rope(false, 1, &stretch);
+    printf("  a 40-particle rope at 1 iteration, no tethers: stretched %.2f %% on average\n",
+           100.0 * stretch);
+    ck_assert_msg(stretch > 0.05, "the rope held (%g %%): no test of the warning", 100 * stretch);
+    ck_assert_int_eq(warned, 1);
+    const char *at = strstr(hold_message, "stretched by ");
+    ck_assert_msg(at, "'%s'", hold_message);
+    ck_assert_msg(fabs(strtod(at + 13, NULL) - 100.0 * stretch) < 0.1, "'%s': the test's %.2f %%",
+                  hold_message, 100.0 * stretch);
+    ck_assert_ptr_nonnull(strstr(hold_message, "solid group 0 "));
+    ck_assert_ptr_nonnull(strstr(hold_message, "1 iterations and 3 substeps cannot hold them"));
+    ck_assert_ptr_nonnull(strstr(hold_message, "more iterations"));
+    ck_assert_ptr_nonnull(strstr(hold_message, "tethers"));
+    warned = hang_long_rope(true, 4, &stretch);
+    printf("  the same with tethers at 4 iterations: %.2f %%\n", 100.0 * stretch);
+    ck_assert_msg(stretch < 0.05, "stretched %g %% with tethers", 100 * stretch);
+    ck_assert_int_eq(warned, 0);
 }
 END_TEST
 
@@ -504,6 +598,7 @@ int main(void)
         tcase_add_test(tc, test_triangles);
         tcase_add_test(tc, test_distances_sph);
         tcase_add_test(tc, test_inflatables);
+        tcase_add_test(tc, test_hold_warning);
         suite_add_tcase(suite, tc);
         SRunner *sr = srunner_create(suite);
         srunner_set_fork_status(sr, CK_NOFORK);

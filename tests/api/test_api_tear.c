@@ -30,6 +30,20 @@ static void capture_log(pbfcl_log_level level, const char *message, void *user)
     snprintf(last_message, sizeof last_message, "%s", message);
 }
 
+/* A solver in the unit box without gravity with room for 2 N particles, no particles. */
+static pbfcl_solver *blank(pbfcl_context *ctx)
+{
+    pbfcl_solver_desc d;
+    pbfcl_solver_desc_defaults(&d);
+    d.capacity = 2 * N;
+    d.scene.particle_radius = R;
+    for (int k = 0; k < 3; k++)
+        d.scene.gravity[k] = 0.0f;
+    pbfcl_solver *s = NULL;
+    ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
+    return s;
+}
+
 /* A solver in the unit box without gravity with room for 2 N particles, and an NU x NV cloth
  * (spacing 2r, in the plane y = 0.5) of group 0 with its edges (compliance 0) and triangles,
  * its left half moving at -speed and its right half at +speed along x. */
@@ -39,14 +53,7 @@ static pbfcl_solver *cloth(pbfcl_context **ctx, float speed)
     pbfcl_context_desc_defaults(&cd);
     cd.device = device_spec;
     ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, ctx), PBFCL_OK);
-    pbfcl_solver_desc d;
-    pbfcl_solver_desc_defaults(&d);
-    d.capacity = 2 * N;
-    d.scene.particle_radius = R;
-    for (int k = 0; k < 3; k++)
-        d.scene.gravity[k] = 0.0f;
-    pbfcl_solver *s = NULL;
-    ck_assert_int_eq(pbfcl_solver_create(*ctx, &d, &s), PBFCL_OK);
+    pbfcl_solver *s = blank(*ctx);
     float p[3 * N], v[3 * N], w[N];
     unsigned ids[N], group[N], pair[2 * 3 * N], tri[3 * 2 * N];
     float rest[3 * N], comp[3 * N] = {0};
@@ -185,6 +192,87 @@ START_TEST(test_tear_apart)
 }
 END_TEST
 
+/* A saved state in memory: its sections in order. */
+#define MAX_SECTIONS 256
+typedef struct memory_state {
+    int count;
+    char name[MAX_SECTIONS][64];
+    void *data[MAX_SECTIONS];
+    size_t bytes[MAX_SECTIONS];
+} memory_state;
+
+static pbfcl_status put_memory(void *user, const char *name, const void *data, size_t bytes)
+{
+    memory_state *m = user;
+    ck_assert_int_lt(m->count, MAX_SECTIONS);
+    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
+    m->data[m->count] = malloc(bytes + 1);
+    memcpy(m->data[m->count], data, bytes);
+    m->bytes[m->count++] = bytes;
+    return PBFCL_OK;
+}
+
+static pbfcl_status get_memory(void *user, const char *name, void *data, size_t bytes)
+{
+    memory_state *m = user;
+    for (int k = 0; k < m->count; k++)
+        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
+            memcpy(data, m->data[k], bytes);
+            return PBFCL_OK;
+        }
+    return PBFCL_ERR_BAD_ARGUMENT;
+}
+
+/* The positions, count and triangles of s after its step to frame 20 from frame `from`. */
+static void run_to_20(pbfcl_solver *s, int from, float *x, size_t *n, unsigned *tri, size_t *nt)
+{
+    for (int f = from; f < 20; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_count(s, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, x, *n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_triangle_count(s, nt), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_triangles(s, tri, *nt), PBFCL_OK);
+}
+
+/* A tearing run saved at frame 4, once the first tears have split some vertices, and loaded
+ * into a new solver tears on to frame 20 as the uninterrupted run does: the same particle
+ * count (beyond the one at the save: later tears), positions and triangles, bit for bit (a
+ * state without the limits stopped tearing at the resume). */
+START_TEST(test_tear_resumes)
+{
+    pbfcl_context *ctx = NULL;
+    pbfcl_solver *s = cloth(&ctx, 3.0f);
+    const float limit = 0.3f;
+    ck_assert_int_eq(pbfcl_solver_set_tearing(s, &limit, 1), PBFCL_OK);
+    for (int f = 0; f < 4; f++)
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    size_t at_save = 0, n = 0, m = 0, nt = 0, mt = 0;
+    ck_assert_int_eq(pbfcl_solver_count(s, &at_save), PBFCL_OK);
+    memory_state *saved = calloc(1, sizeof *saved);
+    ck_assert_int_eq(pbfcl_solver_save_state(s, put_memory, saved), PBFCL_OK);
+    float x[3 * 2 * N], y[3 * 2 * N];
+    unsigned tri[3 * 4 * N], tri2[3 * 4 * N];
+    run_to_20(s, 4, x, &n, tri, &nt);
+    pbfcl_solver *r = blank(ctx);
+    ck_assert_int_eq(pbfcl_solver_load_state(r, get_memory, saved), PBFCL_OK);
+    run_to_20(r, 4, y, &m, tri2, &mt);
+    printf("  torn: %zu particles at the save (frame 4), %zu at frame 20, resumed %zu\n", at_save,
+           n, m);
+    ck_assert_uint_gt(at_save, N); /* torn before the save */
+    ck_assert_uint_gt(n, at_save); /* and after it */
+    ck_assert_uint_eq(m, n);
+    ck_assert_uint_eq(mt, nt);
+    ck_assert(memcmp(x, y, 3 * n * sizeof *x) == 0);
+    ck_assert(memcmp(tri, tri2, 3 * nt * sizeof *tri) == 0);
+    for (int k = 0; k < saved->count; k++)
+        free(saved->data[k]);
+    free(saved);
+    pbfcl_solver_destroy(r);
+    pbfcl_solver_destroy(s);
+    pbfcl_context_destroy(ctx);
+}
+END_TEST
+
 /* A negative or NaN limit is refused naming its group; more groups than the most too. */
 START_TEST(test_tear_bad_limits)
 {
@@ -229,6 +317,7 @@ int main(void)
         tcase_set_timeout(tc, 600);
         tcase_add_test(tc, test_tear_apart);
         tcase_add_test(tc, test_tear_bad_limits);
+        tcase_add_test(tc, test_tear_resumes);
         suite_add_tcase(suite, tc);
         SRunner *sr = srunner_create(suite);
         srunner_set_fork_status(sr, CK_NOFORK);

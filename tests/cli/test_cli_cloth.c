@@ -148,8 +148,8 @@ END_TEST
 
 /* After 1 s of water-balloon the balloon (the last 162 particles) has fallen from 0.55 m into
  * the 0.2 m pool and floats: its centre between 0.15 and 0.3 m up, its particles' mean
- * distance from the centre within 5 % of its 8 cm radius (the gas holds its volume; a dent
- * where the fluid hits it lets single particles in, docs/ALGORITHM.md). */
+ * distance from the centre within 5 % of its 8 cm radius (the gas holds its volume) and none of
+ * them dented inward by more than the shell's particle spacing. */
 START_TEST(water_balloon_floats)
 {
     if (!cli_have_device())
@@ -166,6 +166,17 @@ START_TEST(water_balloon_floats)
              162.0;
     ck_assert_msg(c[1] > 0.15 && c[1] < 0.3, "the balloon's centre is %g m up", c[1]);
     ck_assert_msg(fabs(r / 0.08 - 1.0) < 0.05, "the balloon's mean radius is %g m", r);
+    /* no dent: every shell particle within one particle spacing (an icosahedron's edge, 1.0515
+     * R, halved by each of the 2 subdivisions) of the mean radius */
+    double spacing = 1.0515 * 0.08 / 4.0, least = r;
+    for (size_t i = n - 162; i < n; i++)
+        least = fmin(least, sqrt(pow(v[i].x[0] - c[0], 2) + pow(v[i].x[1] - c[1], 2) +
+                                 pow(v[i].x[2] - c[2], 2)));
+    printf("  water-balloon: mean radius %.4f m, the nearest shell particle %.4f m from the centre "
+           "(spacing %.4f m)\n",
+           r, least, spacing);
+    ck_assert_msg(least > r - spacing, "a shell particle is dented %.4f m inside the mean radius",
+                  r - least);
     free(v);
 }
 END_TEST

@@ -342,9 +342,10 @@ START_TEST(mismatched_checkpoint_refused)
 }
 END_TEST
 
-/* Checkpoints of format 4 (pbfcl 0.2) to 7 (format 5: before the shapes were saved and the scene's
- * colliders had a resolution) are refused at their header with the format and what to do,
- * before anything is read past it. */
+/* Checkpoints of format 4 (pbfcl 0.2), 5 (before the shapes were saved and the scene's
+ * colliders had a resolution), 6 (before the inflatables) and 7 (before the attachments and the
+ * tear limits) are refused at their header with the format and what to do, before anything is read
+ * past it. */
 START_TEST(old_formats_refused)
 {
     if (!cli_have_device())

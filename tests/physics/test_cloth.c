@@ -18,23 +18,13 @@
 #define R 0.01f
 #define G 9.81f
 
-/* A simulation of cook c (its pinned particles static, the rest group 0 of relative inverse
- * mass 1) in the box [0, 1]^3 with gravity g down, iterations and substeps. */
-static pbfcl_sim *cook_sim(pbfcl_cl *cl, pbfcl_cloth_cook *c, float g, int iterations, int substeps)
+/* A simulation of cook c in scene s's box and settings: its pinned particles static, the rest
+ * group 0 of relative inverse mass 1. */
+static pbfcl_sim *cook_sim_in(pbfcl_cl *cl, pbfcl_cloth_cook *c, const pbfcl_scene *s)
 {
-    pbfcl_scene s;
-    pbfcl_scene_defaults(&s);
-    s.particle_radius = R;
-    for (int a = 0; a < 3; a++) {
-        s.domain_min[a] = 0.0f;
-        s.domain_max[a] = 1.0f;
-        s.gravity[a] = a == 1 ? -g : 0.0f;
-    }
-    s.solver.iterations = iterations;
-    s.solver.substeps = substeps;
     pbfcl_sim *sim = NULL;
     size_t n = c->particles, np = 0, nf = 0;
-    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, c->pos, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, s, c->pos, n), PBFCL_OK);
     unsigned *pin = malloc(n * 4), *free_ids = malloc(n * 4), *group = calloc(n, 4);
     float *w = malloc(n * 4);
     for (size_t i = 0; i < n; i++) {
@@ -55,6 +45,22 @@ static pbfcl_sim *cook_sim(pbfcl_cl *cl, pbfcl_cloth_cook *c, float g, int itera
     free(group);
     free(w);
     return sim;
+}
+
+/* A simulation of cook c in the box [0, 1]^3 with gravity g down, iterations and substeps. */
+static pbfcl_sim *cook_sim(pbfcl_cl *cl, pbfcl_cloth_cook *c, float g, int iterations, int substeps)
+{
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = 1.0f;
+        s.gravity[a] = a == 1 ? -g : 0.0f;
+    }
+    s.solver.iterations = iterations;
+    s.solver.substeps = substeps;
+    return cook_sim_in(cl, c, &s);
 }
 
 /* Positions by id. */
@@ -248,6 +254,76 @@ START_TEST(test_cloth_hanging_stretch)
 }
 END_TEST
 
+/* A cloth beyond the 65,536 particles a cloth once held: 300 x 300 (90,000) particles, 2r
+ * apart, hanging from its top edge, as a scene gives it. The scene accepts it (and refuses
+ * one of 2049 x 2048, beyond PBFCL_CLOTH_MAX_POINTS, naming the key and the fix); the cooker
+ * gives a grid's counts (edges (nu - 1) nv + nu (nv - 1) + (nu - 1)(nv - 1), a bend across
+ * each interior edge, a tether from each free particle to the one anchor, 2 (nu - 1)(nv - 1)
+ * triangles), and two frames keep the top row where it was, every particle finite and every
+ * edge within 1 % of its rest length. */
+static void large(pbfcl_cl *cl)
+{
+    const int nu = 300, nv = 300;
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    const float span = 2.0f * R * (nu - 1), corner[3] = {0.1f, 0.1f + span, 0.2f};
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = a < 2 ? span + 0.2f : 0.4f;
+    }
+    pbfcl_cloth_shape *shape = &s.cloths[s.cloth_count++];
+    pbfcl_cloth_shape_defaults(shape, false);
+    memcpy(shape->corner, corner, sizeof corner);
+    shape->u[0] = span;
+    shape->v[1] = -span;
+    shape->res[0] = 2049;
+    shape->res[1] = 2048;
+    shape->mass = 90.0f;
+    shape->pin = PBFCL_PIN_EDGE_U0;
+    test_capture_begin();
+    ck_assert(!pbfcl_scene_check_cloths(&s));
+    const char *msg = test_capture_end();
+    ck_assert_msg(strstr(msg, "cloth[0].resolution 2049 x 2048 is 4196352 particles, beyond the "
+                              "4194304 a cloth may have; make it coarser or split it"),
+                  "'%s'", msg);
+    shape->res[0] = nu;
+    shape->res[1] = nv;
+    ck_assert(pbfcl_scene_check_cloths(&s));
+    pbfcl_cloth_cook c;
+    ck_assert_int_eq(pbfcl_scene_cloth_cook(&s, 0, &c), PBFCL_OK);
+    size_t n = (size_t)nu * nv,
+           edges = (size_t)(nu - 1) * nv + (size_t)nu * (nv - 1) + (size_t)(nu - 1) * (nv - 1);
+    ck_assert_uint_eq(c.particles, n);
+    ck_assert_uint_eq(c.edges, edges);
+    ck_assert_uint_eq(c.bends, edges - 2 * (size_t)(nu - 1) - 2 * (size_t)(nv - 1));
+    ck_assert_uint_eq(c.tethers, n - (size_t)nu);
+    ck_assert_uint_eq(c.triangles, 2 * (size_t)(nu - 1) * (nv - 1));
+    pbfcl_sim *sim = cook_sim_in(cl, &c, &s);
+    for (int f = 0; f < 2; f++)
+        ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    float *p = malloc(3 * n * sizeof *p);
+    positions(sim, p);
+    for (size_t i = 0; i < 3 * n; i++)
+        ck_assert_msg(isfinite(p[i]), "particle %zu is not finite", i / 3);
+    for (size_t i = 0; i < (size_t)nu; i++)
+        for (int a = 0; a < 3; a++)
+            ck_assert_float_eq(p[3 * i + a], c.pos[3 * i + a]);
+    double most = max_edge_stretch(&c, p);
+    printf("  a 300 x 300 cloth: %zu constraints, largest edge stretch %.3f %% after 2 frames\n",
+           c.constraints, 100.0 * most);
+    ck_assert_msg(most <= 0.01, "an edge stretched by %.3f %%", 100.0 * most);
+    pbfcl_sim_destroy(sim);
+    pbfcl_cook_free(&c);
+    free(p);
+}
+
+START_TEST(test_cloth_beyond_the_old_limit)
+{
+    test_each_device(large);
+}
+END_TEST
+
 /* Gravity off, no pins: a 12 x 12 cloth (0.22 m, rigid edges) and a rope of 30 particles
  * (0.29 m, compliance 1e-4 m/N, particles twice as heavy) crossing above it, each particle
  * given a random velocity (0.3 m/s about a drift of (0.05, 0.03, -0.04) m/s). The distance
@@ -362,6 +438,7 @@ int main(void)
     tcase_add_test(dev, test_rope_pendulum);
     tcase_add_test(dev, test_cloth_hanging_stretch);
     tcase_add_test(dev, test_cloth_rope_momentum);
+    tcase_add_test(dev, test_cloth_beyond_the_old_limit);
     suite_add_tcase(suite, dev);
     return test_run_suite(suite, true);
 }

@@ -184,12 +184,102 @@ START_TEST(test_inflatables)
 }
 END_TEST
 
+/* The tethers' nearest pinned particle of each anchor (a k-d tree in the cooker) against a
+ * plain scan: for each free particle and each anchor (the pinned particles joined by edges,
+ * found here by flooding along the edges), the pinned particle at the least distance, the
+ * lowest index among equally near ones. Grids of awkward sizes, some bent out of their plane,
+ * with random pins, an edge and a column (on a lattice of whole metres some particles lie
+ * exactly as near to a pin of the edge as to one of the column: the lower index wins) or two
+ * corners. */
+static size_t scan_nearest(const pbfcl_cloth_cook *c, const int *anchor, int a, size_t i)
+{
+    size_t best = c->particles;
+    for (size_t p = 0; p < c->particles; p++)
+        if (anchor[p] == a &&
+            (best == c->particles ||
+             dist(c->pos, (unsigned)i, (unsigned)p) < dist(c->pos, (unsigned)i, (unsigned)best)))
+            best = p;
+    return best;
+}
+
+/* anchor[p]: the anchor of pinned particle p (numbered by their lowest particle), -1 if free;
+ * returns the anchors' count. */
+static int flood_anchors(const pbfcl_cloth_cook *c, int *anchor)
+{
+    int count = 0;
+    for (size_t p = 0; p < c->particles; p++)
+        anchor[p] = -1;
+    for (size_t p = 0; p < c->particles; p++) {
+        if (!c->pinned[p] || anchor[p] >= 0)
+            continue;
+        anchor[p] = count;
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (size_t e = 0; e < c->edges; e++) {
+                unsigned a = c->pair[2 * e], b = c->pair[2 * e + 1];
+                if (c->pinned[a] && c->pinned[b] && (anchor[a] == count) != (anchor[b] == count)) {
+                    anchor[a] = anchor[b] = count;
+                    grew = true;
+                }
+            }
+        }
+        count++;
+    }
+    return count;
+}
+
+START_TEST(test_tethers_match_a_scan)
+{
+    unsigned seed = 7;
+    for (int trial = 0; trial < 24; trial++) {
+        seed = seed * 1103515245u + 12345u;
+        int nu = 2 + (int)(seed >> 8) % 23, nv = 2 + (int)(seed >> 16) % 19;
+        float o[3] = {0, 0, 0}, u[3] = {0.5f, 0.05f * (float)(trial % 3), 0},
+              v[3] = {0, -0.4f, 0.1f * (float)(trial % 2)};
+        pbfcl_cloth_cook c;
+        ck_assert_int_eq(pbfcl_cook_grid("g", o, u, v, nu, nv, 0, 0, &c), PBFCL_OK);
+        for (size_t i = 0; trial % 4 == 3 && i < c.particles; i++) /* bent out of its plane */
+            c.pos[3 * i + 2] += 0.01f * (float)((i * 7) % 5);
+        for (size_t i = 0; trial % 6 == 1 && i < c.particles; i++) { /* on whole metres: */
+            c.pos[3 * i] = (float)(i % (size_t)nu); /* (i, j) as near to (i, 0) as to (0, j) */
+            c.pos[3 * i + 1] = -(float)(i / (size_t)nu);
+            c.pos[3 * i + 2] = 0.0f;
+        }
+        unsigned char *pinned = calloc(c.particles, 1);
+        for (size_t i = 0; i < c.particles; i++) {
+            seed = seed * 1103515245u + 12345u;
+            int mode = trial % 3;
+            pinned[i] = mode == 0   ? (seed >> 16) % 7 == 0
+                        : mode == 1 ? i < (size_t)nu || i % (size_t)nu == 0
+                                    : i == 0 || i == c.particles - 1;
+        }
+        pinned[c.particles / 2] = 1; /* at least one */
+        size_t base = c.constraints;
+        ck_assert_int_eq(pbfcl_cook_pin(&c, pinned, true), PBFCL_OK);
+        int *anchor = malloc(c.particles * sizeof *anchor);
+        int anchors = flood_anchors(&c, anchor);
+        size_t q = base;
+        for (size_t i = 0; i < c.particles; i++)
+            for (int a = 0; !pinned[i] && a < anchors; a++, q++) {
+                ck_assert_uint_lt(q, c.constraints);
+                ck_assert_uint_eq(c.pair[2 * q], i);
+                ck_assert_uint_eq(c.pair[2 * q + 1], scan_nearest(&c, anchor, a, i));
+            }
+        ck_assert_uint_eq(q, c.constraints);
+        free(anchor);
+        free(pinned);
+        pbfcl_cook_free(&c);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("cloth_cook");
     TCase *host = tcase_create("host");
     tcase_add_test(host, test_grid_counts);
     tcase_add_test(host, test_rope_and_tethers);
+    tcase_add_test(host, test_tethers_match_a_scan);
     tcase_add_test(host, test_bad_input);
     tcase_add_test(host, test_inflatables);
     suite_add_tcase(suite, host);

@@ -220,22 +220,156 @@ static void find_anchors(const pbfcl_cloth_cook *c, size_t *anchor)
         anchor[i] = c->pinned[i] ? find_root(anchor, i) : n;
 }
 
-/* Adds a tether from free particle i to the nearest particle of each anchor (room made): pins
- * lists the pinned particles, roots the anchors' first ones; best is scratch by particle. */
-static void add_tethers(pbfcl_cloth_cook *c, size_t i, const size_t *anchor, const size_t *pins,
-                        size_t npins, const size_t *roots, size_t nroots, long *best)
+/* A pinned particle keyed by its coordinate along one axis (the k-d tree's build). */
+typedef struct pin_key {
+    float key;
+    unsigned index;
+} pin_key;
+
+static int pin_key_order(const void *a, const void *b)
 {
-    for (size_t r = 0; r < nroots; r++)
-        best[roots[r]] = -1;
-    for (size_t k = 0; k < npins; k++) {
-        size_t p = pins[k];
-        long *b = &best[anchor[p]];
-        if (*b < 0 ||
-            dist(c->pos, (unsigned)i, (unsigned)p) < dist(c->pos, (unsigned)i, (unsigned)*b))
-            *b = (long)p;
+    const pin_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Orders pins[lo, hi) as an implicit k-d tree: the median m splits along axis[m] (the range's
+ * widest), the halves below and above it recursively; keys is scratch. O(m log^2 m). */
+static void kd_build(const float *pos, size_t *pins, unsigned char *axis, pin_key *keys, size_t lo,
+                     size_t hi)
+{
+    if (hi - lo < 2) {
+        if (hi > lo)
+            axis[lo] = 0;
+        return;
     }
-    for (size_t r = 0; r < nroots; r++)
-        add(c, (unsigned)i, (unsigned)best[roots[r]], 0.0f, true);
+    float min[3], max[3];
+    for (int a = 0; a < 3; a++)
+        min[a] = max[a] = pos[3 * pins[lo] + a];
+    for (size_t k = lo + 1; k < hi; k++)
+        for (int a = 0; a < 3; a++) {
+            float x = pos[3 * pins[k] + a];
+            min[a] = x < min[a] ? x : min[a];
+            max[a] = x > max[a] ? x : max[a];
+        }
+    int ax = 0;
+    for (int a = 1; a < 3; a++)
+        if (max[a] - min[a] > max[ax] - min[ax])
+            ax = a;
+    for (size_t k = lo; k < hi; k++)
+        keys[k] = (pin_key){pos[3 * pins[k] + ax], (unsigned)pins[k]};
+    qsort(keys + lo, hi - lo, sizeof *keys, pin_key_order);
+    for (size_t k = lo; k < hi; k++)
+        pins[k] = keys[k].index;
+    size_t m = lo + (hi - lo) / 2;
+    axis[m] = (unsigned char)ax;
+    kd_build(pos, pins, axis, keys, lo, m);
+    kd_build(pos, pins, axis, keys, m + 1, hi);
+}
+
+/* A lower bound of the distance from q to every point of the box [lo, hi]: as dist() computes
+ * it (the same operations in the same order on gaps no longer than any point's), so a point
+ * of the box is never nearer than it. */
+static float box_dist(const float *q, const float lo[3], const float hi[3])
+{
+    float d[3];
+    for (int a = 0; a < 3; a++)
+        d[a] = q[a] < lo[a] ? lo[a] - q[a] : q[a] > hi[a] ? q[a] - hi[a] : 0.0f;
+    return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+/* The nearest of pins[lo, hi) (a k-d tree within the box [bmin, bmax]) to particle i into
+ * *best at *best_d, the lower index among equally near ones (as a scan in index order finds).
+ * A half is skipped only when its box lies beyond *best_d, so no particle at the same
+ * distance is missed. */
+static void kd_nearest(const float *pos, const size_t *pins, const unsigned char *axis, size_t lo,
+                       size_t hi, const float bmin[3], const float bmax[3], size_t i, long *best,
+                       float *best_d)
+{
+    const float *q = pos + 3 * i;
+    if (lo >= hi || (*best >= 0 && box_dist(q, bmin, bmax) > *best_d))
+        return;
+    size_t m = lo + (hi - lo) / 2, p = pins[m];
+    float d = dist(pos, (unsigned)i, (unsigned)p);
+    if (*best < 0 || d < *best_d || (d == *best_d && (long)p < *best)) {
+        *best = (long)p;
+        *best_d = d;
+    }
+    int ax = axis[m];
+    float split = pos[3 * p + ax], below_max[3], above_min[3];
+    memcpy(below_max, bmax, sizeof below_max);
+    memcpy(above_min, bmin, sizeof above_min);
+    below_max[ax] = split;
+    above_min[ax] = split;
+    if (q[ax] < split) { /* the near half first */
+        kd_nearest(pos, pins, axis, lo, m, bmin, below_max, i, best, best_d);
+        kd_nearest(pos, pins, axis, m + 1, hi, above_min, bmax, i, best, best_d);
+    } else {
+        kd_nearest(pos, pins, axis, m + 1, hi, above_min, bmax, i, best, best_d);
+        kd_nearest(pos, pins, axis, lo, m, bmin, below_max, i, best, best_d);
+    }
+}
+
+/* Adds a tether from free particle i to the nearest particle of each anchor (room made): the
+ * pinned particles of anchor r are pins[first[r], first[r + 1]), a k-d tree (kd_build) within
+ * the box box[6 r .. 6 r + 6) (min, max). */
+static void add_tethers(pbfcl_cloth_cook *c, size_t i, const size_t *pins,
+                        const unsigned char *axis, const size_t *first, const float *box,
+                        size_t nroots)
+{
+    for (size_t r = 0; r < nroots; r++) {
+        long best = -1;
+        float best_d = 0.0f;
+        kd_nearest(c->pos, pins, axis, first[r], first[r + 1], box + 6 * r, box + 6 * r + 3, i,
+                   &best, &best_d);
+        add(c, (unsigned)i, (unsigned)best, 0.0f, true);
+    }
+}
+
+/* The pinned particles grouped by anchor, in the order of the anchors' roots (their lowest
+ * particles), each group a k-d tree: pins[first[r], first[r + 1]) for anchor r of *nroots,
+ * within the box box[6 r .. 6 r + 6) (min, max). */
+static pbfcl_status group_pins(const pbfcl_cloth_cook *c, const size_t *anchor, size_t *pins,
+                               unsigned char *axis, size_t *first, float *box, size_t *nroots)
+{
+    size_t n = c->particles, *slot = malloc(n * sizeof *slot + 1);
+    pin_key *keys = malloc(n * sizeof *keys + 1);
+    if (!slot || !keys) {
+        free(slot);
+        free(keys);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    *nroots = 0;
+    for (size_t p = 0; p < n; p++) /* slot[root]: the anchor's number, then its count */
+        if (c->pinned[p] && anchor[p] == p)
+            slot[p] = (*nroots)++;
+    for (size_t r = 0; r <= *nroots; r++)
+        first[r] = 0;
+    for (size_t p = 0; p < n; p++)
+        if (c->pinned[p])
+            first[slot[anchor[p]] + 1]++;
+    for (size_t r = 0; r < *nroots; r++)
+        first[r + 1] += first[r];
+    for (size_t r = 0; r < *nroots; r++)
+        keys[r].index = (unsigned)first[r]; /* each anchor's next place */
+    for (size_t p = 0; p < n; p++)
+        if (c->pinned[p])
+            pins[keys[slot[anchor[p]]].index++] = p;
+    for (size_t r = 0; r < *nroots; r++) {
+        for (int a = 0; a < 3; a++)
+            box[6 * r + a] = box[6 * r + 3 + a] = c->pos[3 * pins[first[r]] + a];
+        for (size_t k = first[r]; k < first[r + 1]; k++)
+            for (int a = 0; a < 3; a++) {
+                float x = c->pos[3 * pins[k] + a];
+                box[6 * r + a] = x < box[6 * r + a] ? x : box[6 * r + a];
+                box[6 * r + 3 + a] = x > box[6 * r + 3 + a] ? x : box[6 * r + 3 + a];
+            }
+        kd_build(c->pos, pins, axis, keys, first[r], first[r + 1]);
+    }
+    free(slot);
+    free(keys);
+    return PBFCL_OK;
 }
 
 /* Grows c's constraint arrays to hold more more constraints. */
@@ -260,30 +394,30 @@ static pbfcl_status grow(pbfcl_cloth_cook *c, size_t more)
 
 pbfcl_status pbfcl_cook_pin(pbfcl_cloth_cook *c, const unsigned char *pinned, bool tethers)
 {
-    size_t n = c->particles, anchors = 0;
+    size_t n = c->particles, anchors = 0, npins = 0;
     memcpy(c->pinned, pinned, n);
-    size_t *anchor = malloc(n * sizeof *anchor + 1), npins = 0;
-    size_t *pins = malloc(n * sizeof *pins + 1), *roots = malloc(n * sizeof *roots + 1);
-    long *best = malloc(n * sizeof *best + 1);
-    pbfcl_status st = anchor && pins && roots && best ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    if (st == PBFCL_OK) {
+    for (size_t p = 0; p < n; p++)
+        npins += pinned[p] != 0;
+    size_t *anchor = malloc(n * sizeof *anchor + 1), *pins = malloc(n * sizeof *pins + 1);
+    size_t *first = malloc((n + 1) * sizeof *first);
+    unsigned char *axis = malloc(n + 1);
+    float *box = malloc(6 * npins * sizeof *box + 1); /* at most an anchor a pinned particle */
+    pbfcl_status st = anchor && pins && first && axis && box ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK && tethers && npins > 0) {
         find_anchors(c, anchor);
-        for (size_t p = 0; p < n; p++) {
-            if (pinned[p])
-                pins[npins++] = p; /* the tethers' search runs over these alone */
-            if (pinned[p] && anchor[p] == p)
-                roots[anchors++] = p;
-        }
-        st = grow(c, tethers ? (n - npins) * anchors : 0);
+        st = group_pins(c, anchor, pins, axis, first, box, &anchors);
     }
-    for (size_t i = 0; st == PBFCL_OK && tethers && i < n; i++)
+    if (st == PBFCL_OK)
+        st = grow(c, tethers ? (n - npins) * anchors : 0);
+    for (size_t i = 0; st == PBFCL_OK && tethers && anchors > 0 && i < n; i++)
         if (!pinned[i])
-            add_tethers(c, i, anchor, pins, npins, roots, anchors, best);
+            add_tethers(c, i, pins, axis, first, box, anchors);
     c->tethers = c->constraints - c->edges - c->bends;
     free(anchor);
     free(pins);
-    free(roots);
-    free(best);
+    free(first);
+    free(axis);
+    free(box);
     return st;
 }
 

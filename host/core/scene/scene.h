@@ -107,7 +107,9 @@ typedef struct pbfcl_obstacle_motion {
  * or rope (res[0] points from corner to corner + u) at the start, held by distance constraints
  * (scene_cloth.c, cloth_cook.h); its particles follow the obstacles' in the fill. */
 #define PBFCL_MAX_CLOTHS 16
-#define PBFCL_CLOTH_MAX_POINTS 65536
+/* The most particles of one cloth or rope (2048 x 2048): about 7 constraints each, 17 bytes a
+ * constraint cooked, so the cooker's arrays stay near 0.5 GB. */
+#define PBFCL_CLOTH_MAX_POINTS 4194304
 enum { /* the pinned particles: bits of pbfcl_cloth_shape.pin */
        PBFCL_PIN_CORNER00 =
            1, /* a cloth's corners (i, j) = (0, 0), (nu - 1, 0), ...; a rope's start */

@@ -511,6 +511,28 @@ static pbfcl_status check_attachments(state_check_ctx *c)
     return PBFCL_OK;
 }
 
+/* "tear_limits" (the API's tearing, pbfcl_solver_set_tearing): the count of solid groups with
+ * a limit, then "tear_limit_values" (a strain each, finite and >= 0). */
+static pbfcl_status check_tear_limits(state_check_ctx *c)
+{
+    void *data, *values;
+    PBFCL_TRY(state_check_take(c, "tear_limits", sizeof(cl_ulong), &data));
+    cl_ulong count;
+    memcpy(&count, data, sizeof count);
+    if (count > PBFCL_SIM_MAX_GROUPS)
+        return state_check_damaged("tear_limits", "count", -1, "is %llu; at most %u groups",
+                                   (unsigned long long)count, (unsigned)PBFCL_SIM_MAX_GROUPS);
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(state_check_take(c, "tear_limit_values", (size_t)count * 4, &values));
+    const float *v = values;
+    for (size_t g = 0; g < count; g++)
+        if (!(v[g] >= 0.0f) || isinf(v[g]))
+            return state_check_damaged("tear_limit_values", "group", (long long)g,
+                                       "has the limit %g; give a finite strain, 0 or above", v[g]);
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_state_limits *lim)
 {
     state_check_ctx c;
@@ -542,6 +564,7 @@ pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_s
         st = check_inflatables(&c);
     if (st == PBFCL_OK)
         st = check_attachments(&c);
+    st = check_tear_limits(&c);
     for (int k = 0; k < c.owned_count; k++)
         free(c.owned[k]);
     return st;
