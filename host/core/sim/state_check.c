@@ -564,7 +564,8 @@ pbfcl_status pbfcl_state_check(pbfcl_state_read_fn get, void *ctx, const pbfcl_s
         st = check_inflatables(&c);
     if (st == PBFCL_OK)
         st = check_attachments(&c);
-    st = check_tear_limits(&c);
+    if (st == PBFCL_OK)
+        st = check_tear_limits(&c);
     for (int k = 0; k < c.owned_count; k++)
         free(c.owned[k]);
     return st;
