@@ -2,7 +2,8 @@
  * the fluid's compression gathered into a grid of cells of h over the box, the Poisson
  * problem lap(phi) = compression solved there by V-cycles over grids of h, 2h, 4h, ...
  * (weighted Jacobi smoothing, restriction of the residual by the mean of the 8 children,
- * piecewise-constant prolongation), and each particle moved by grad(phi), which spreads the
+ * piecewise-constant prolongation; the small grids all in one work-group, ml_group), and each
+ * particle moved by grad(phi), which spreads the
  * volume a compressed cell must lose over the whole fluid at once, up to the free surface,
  * instead of one h per Jacobi iteration. Cells hold fluid (flag 1: phi solved) or nothing
  * (flag 0: air, phi = 0, the free surface); beyond the grid lie the walls (no flux).
@@ -31,18 +32,6 @@ static uint ml_index(uint4 c, uint4 dims)
 static uint ml_index3(uint x, uint y, uint z, uint4 dims)
 {
     return x + dims.x * (y + dims.y * z);
-}
-
-/* Zeroes the compression sums and particle counts of the finest grid. */
-__kernel void ml_clear(__global int *sum, /* out: 0 */
-                       __global uint *count, /* out: 0 */
-                       const uint cells)
-{
-    uint c = get_global_id(0);
-    if (c >= cells)
-        return;
-    sum[c] = 0;
-    count[c] = 0u;
 }
 
 /* Each particle's strain rho / rho0 - 1 (signed, within [-1, 1]) at x* as it is now (after
@@ -80,10 +69,10 @@ __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
 /* The finest grid's right-hand side: the cell's summed strain where positive (its particles'
  * ups and downs cancel; a cell that is not compressed as a whole gives off nothing), as a
  * volume per cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flags
- * (fluid where a particle is) and phi = 0. */
-__kernel void ml_setup(__global const int *sum, __global const uint *count,
-                       __global float *rhs, __global uint *flag, __global float *phi,
-                       float scale, const uint cells)
+ * (fluid where a particle is) and phi = 0. The sums and counts go back to 0 for the next
+ * correction's gather (the host zeroes them when it makes them). */
+__kernel void ml_setup(__global int *sum, __global uint *count, __global float *rhs,
+                       __global uint *flag, __global float *phi, float scale, const uint cells)
 {
     uint c = get_global_id(0);
     if (c >= cells)
@@ -91,116 +80,284 @@ __kernel void ml_setup(__global const int *sum, __global const uint *count,
     rhs[c] = (float)max(sum[c], 0) * scale;
     flag[c] = count[c] > 0u ? 1u : 0u;
     phi[c] = 0.0f;
+    sum[c] = 0;
+    count[c] = 0u;
 }
 
-/* Sum of phi over the neighbours of cell (x, y, z) inside the grid (air: 0), and how many
- * there are (faces to a wall carry no flux). */
-static float ml_neighbours(__global const float *phi, __global const uint *flag, uint i,
-                           uint4 dims, float *m)
+static uint4 ml_dims(uint nx, uint ny, uint nz)
 {
-    float s = 0.0f, k = 0.0f;
+    return (uint4)(nx, ny, nz, nx * ny * nz);
+}
+
+/* The grid coarser than one of dims d: half its cells per axis, rounded up. */
+static uint4 ml_coarser(uint4 d)
+{
+    return ml_dims((d.x + 1u) / 2u, (d.y + 1u) / 2u, (d.z + 1u) / 2u);
+}
+
+/* The coarse cell above fine cell i (grid dims, coarse grid dims_c). */
+static uint ml_parent(uint i, uint4 dims, uint4 dims_c)
+{
     uint x = i % dims.x, y = (i / dims.x) % dims.y, z = i / (dims.x * dims.y);
-    uint sx = 1u, sy = dims.x, sz = dims.x * dims.y;
-    if (x > 0u) { s += flag[i - sx] ? phi[i - sx] : 0.0f; k += 1.0f; }
-    if (x + 1u < dims.x) { s += flag[i + sx] ? phi[i + sx] : 0.0f; k += 1.0f; }
-    if (y > 0u) { s += flag[i - sy] ? phi[i - sy] : 0.0f; k += 1.0f; }
-    if (y + 1u < dims.y) { s += flag[i + sy] ? phi[i + sy] : 0.0f; k += 1.0f; }
-    if (z > 0u) { s += flag[i - sz] ? phi[i - sz] : 0.0f; k += 1.0f; }
-    if (z + 1u < dims.z) { s += flag[i + sz] ? phi[i + sz] : 0.0f; k += 1.0f; }
-    *m = k;
-    return s;
+    return ml_index3(x / 2u, y / 2u, z / 2u, dims_c);
 }
 
-/* One weighted Jacobi sweep of lap(phi) = rhs, (sum_nb phi_nb - m phi) / dx^2 = rhs. */
-__kernel void ml_smooth(__global const float *phi, __global float *phi_out,
-                        __global const float *rhs, __global const uint *flag, uint nx, uint ny, uint nz,
-                        float dx2, float weight)
+/* Sum of phi over the neighbours of cell i inside the grid (air: 0), and how many there are
+ * (faces to a wall carry no flux): one function per address space and flag type (OpenCL C 1.2
+ * has no generic pointers), the same sums in the same order. */
+#define ML_NEIGHBOURS(name, space, flag_type)                                                     \
+    static float name(space const float *phi, space const flag_type *flag, uint i, uint4 dims,  \
+                      float *m)                                                                   \
+    {                                                                                             \
+        float s = 0.0f, k = 0.0f;                                                                 \
+        uint x = i % dims.x, y = (i / dims.x) % dims.y, z = i / (dims.x * dims.y);                \
+        uint sx = 1u, sy = dims.x, sz = dims.x * dims.y;                                          \
+        if (x > 0u) { s += flag[i - sx] ? phi[i - sx] : 0.0f; k += 1.0f; }                        \
+        if (x + 1u < dims.x) { s += flag[i + sx] ? phi[i + sx] : 0.0f; k += 1.0f; }               \
+        if (y > 0u) { s += flag[i - sy] ? phi[i - sy] : 0.0f; k += 1.0f; }                        \
+        if (y + 1u < dims.y) { s += flag[i + sy] ? phi[i + sy] : 0.0f; k += 1.0f; }               \
+        if (z > 0u) { s += flag[i - sz] ? phi[i - sz] : 0.0f; k += 1.0f; }                        \
+        if (z + 1u < dims.z) { s += flag[i + sz] ? phi[i + sz] : 0.0f; k += 1.0f; }               \
+        *m = k;                                                                                   \
+        return s;                                                                                 \
+    }
+ML_NEIGHBOURS(ml_neighbours, __global, uint)
+ML_NEIGHBOURS(ml_neighbours_local, __local, uchar)
+
+/* One weighted Jacobi sweep's new phi of a cell: its phi, its neighbours' sum s and count m,
+ * its rhs, whether it is fluid (air: 0); lap(phi) = (s - m phi) / dx^2 = rhs. */
+static float ml_jacobi(float phi, float s, float m, float rhs, bool fluid, float dx2,
+                       float weight)
 {
-    const uint4 dims = (uint4)(nx, ny, nz, nx * ny * nz);
+    float jacobi = m > 0.0f ? (s - rhs * dx2) / m : 0.0f;
+    return fluid ? phi + weight * (jacobi - phi) : 0.0f;
+}
+
+/* The residual rhs - lap(phi) of a cell (0 in air). */
+static float ml_residual(float phi, float s, float m, float rhs, bool fluid, float inv_dx2)
+{
+    return fluid ? rhs - (s - m * phi) * inv_dx2 : 0.0f;
+}
+
+/* One weighted Jacobi sweep of lap(phi) = rhs. */
+__kernel void ml_smooth(__global const float *phi, __global float *phi_out,
+                        __global const float *rhs, __global const uint *flag, uint nx, uint ny,
+                        uint nz, float dx2, float weight)
+{
+    const uint4 dims = ml_dims(nx, ny, nz);
     uint c = get_global_id(0);
     if (c >= dims.w)
         return;
     float m, s = ml_neighbours(phi, flag, c, dims, &m);
-    float jacobi = m > 0.0f ? (s - rhs[c] * dx2) / m : 0.0f;
-    phi_out[c] = flag[c] ? phi[c] + weight * (jacobi - phi[c]) : 0.0f;
+    phi_out[c] = ml_jacobi(phi[c], s, m, rhs[c], flag[c] != 0u, dx2, weight);
+}
+
+/* Sum of the neighbours' phi plus the coarse correction above each fluid one (air: 0), and
+ * how many there are: ml_neighbours of the grid after ml_prolong would have added it. */
+static float ml_neighbours_prolonged(__global const float *phi, __global const uint *flag,
+                                     __global const float *phi_c, uint i, uint4 dims,
+                                     uint4 dims_c, float *m)
+{
+    float s = 0.0f, k = 0.0f;
+    uint x = i % dims.x, y = (i / dims.x) % dims.y, z = i / (dims.x * dims.y);
+    uint step[3] = {1u, dims.x, dims.x * dims.y};
+    uint at[3] = {x, y, z}, size[3] = {dims.x, dims.y, dims.z};
+    for (uint a = 0u; a < 3u; a++) {
+        if (at[a] > 0u) {
+            uint j = i - step[a];
+            s += flag[j] ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
+            k += 1.0f;
+        }
+        if (at[a] + 1u < size[a]) {
+            uint j = i + step[a];
+            s += flag[j] ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
+            k += 1.0f;
+        }
+    }
+    *m = k;
+    return s;
+}
+
+/* The coarse correction added to the fluid cells (piecewise constant) and the first weighted
+ * Jacobi sweep after it, in one launch: what ml_prolong and ml_smooth did in two, the same
+ * sums (the prolonged phi of the cell and its neighbours formed as ml_prolong stored them). */
+__kernel void ml_prolong_smooth(__global const float *phi, __global float *phi_out,
+                                __global const float *rhs, __global const uint *flag, uint nx,
+                                uint ny, uint nz, float dx2, float weight,
+                                __global const float *phi_c, uint cx, uint cy, uint cz)
+{
+    const uint4 dims = ml_dims(nx, ny, nz), dims_c = ml_dims(cx, cy, cz);
+    uint c = get_global_id(0);
+    if (c >= dims.w)
+        return;
+    bool fluid = flag[c] != 0u;
+    float here = fluid ? phi[c] + phi_c[ml_parent(c, dims, dims_c)] : phi[c];
+    float m, s = ml_neighbours_prolonged(phi, flag, phi_c, c, dims, dims_c, &m);
+    phi_out[c] = ml_jacobi(here, s, m, rhs[c], fluid, dx2, weight);
 }
 
 /* sweeps weighted Jacobi sweeps on the coarsest grid (at most 2 x 2 x 2 cells) by one
  * work-item, the sweeps one after another (tmp holds each sweep's result): one launch where
- * ml_smooth took one per sweep. */
+ * ml_smooth took one per sweep. Where the small grids do not fit ml_group's local memory. */
 __kernel void ml_coarsest(__global float *phi, __global float *tmp, __global const float *rhs,
                           __global const uint *flag, uint nx, uint ny, uint nz, float dx2,
                           float weight, uint sweeps)
 {
-    const uint4 dims = (uint4)(nx, ny, nz, nx * ny * nz);
+    const uint4 dims = ml_dims(nx, ny, nz);
     if (get_global_id(0) != 0u)
         return;
     for (uint s = 0u; s < sweeps; s++) {
         for (uint c = 0u; c < dims.w; c++) {
             float m, sum = ml_neighbours(phi, flag, c, dims, &m);
-            float jacobi = m > 0.0f ? (sum - rhs[c] * dx2) / m : 0.0f;
-            tmp[c] = flag[c] ? phi[c] + weight * (jacobi - phi[c]) : 0.0f;
+            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] != 0u, dx2, weight);
         }
         for (uint c = 0u; c < dims.w; c++)
             phi[c] = tmp[c];
     }
 }
 
-/* The residual rhs - lap(phi) of the fluid cells (0 in air). */
-__kernel void ml_residual(__global const float *phi, __global const float *rhs,
-                          __global const uint *flag, uint nx, uint ny, uint nz, float inv_dx2,
-                          __global float *res)
-{
-    const uint4 dims = (uint4)(nx, ny, nz, nx * ny * nz);
-    uint c = get_global_id(0);
-    if (c >= dims.w)
-        return;
-    float m, s = ml_neighbours(phi, flag, c, dims, &m);
-    res[c] = flag[c] ? rhs[c] - (s - m * phi[c]) * inv_dx2 : 0.0f;
-}
+/* Coarse cell c of grid dims_c from the fine grid of dims: the sum of its children's residuals
+ * rhs - lap(phi) (0 beyond the fine grid) into *s, and whether all of them are fluid. */
+#define ML_RESTRICT_CELL(name, space, flag_type, neighbours)                                       \
+    static uint name(space const float *phi, space const float *rhs, space const flag_type *flag, \
+                     uint4 dims, float inv_dx2, uint c, uint4 dims_c, float *s)                   \
+    {                                                                                             \
+        uint x = c % dims_c.x, y = (c / dims_c.x) % dims_c.y, z = c / (dims_c.x * dims_c.y);      \
+        uint all = 1u;                                                                            \
+        *s = 0.0f;                                                                                \
+        for (uint k = 0u; k < 8u; k++) {                                                          \
+            uint fx = 2u * x + (k & 1u), fy = 2u * y + ((k >> 1) & 1u), fz = 2u * z + (k >> 2);   \
+            if (fx < dims.x && fy < dims.y && fz < dims.z) {                                      \
+                uint i = ml_index3(fx, fy, fz, dims);                                             \
+                float m, nb = neighbours(phi, flag, i, dims, &m);                                 \
+                *s += ml_residual(phi[i], nb, m, rhs[i], flag[i] != 0, inv_dx2);                  \
+                all &= flag[i] ? 1u : 0u;                                                         \
+            }                                                                                     \
+        }                                                                                         \
+        return all;                                                                               \
+    }
+ML_RESTRICT_CELL(ml_restrict_cell, __global, uint, ml_neighbours)
+ML_RESTRICT_CELL(ml_restrict_cell_local, __local, uchar, ml_neighbours_local)
 
 /* The next coarser grid: fluid where all its children inside the fine grid are, else air
  * (phi = 0: the free surface stays on every grid; with fluid where any child is, a fluid
  * filling a corner of the box left the coarsest grids without air, their Neumann problem
  * drifted, and the jump to phi = 0 at the surface pushed the dam break apart); the mean
- * residual of the 8 children (0 beyond the fine grid) as its right-hand side; phi = 0. */
-__kernel void ml_restrict(__global const float *res, __global const uint *flag, uint nx, uint ny, uint nz,
+ * residual rhs - lap(phi) of the 8 children (0 beyond the fine grid), formed here from the
+ * fine phi and rhs, as its right-hand side; phi = 0. */
+__kernel void ml_restrict(__global const float *phi, __global const float *rhs,
+                          __global const uint *flag, uint nx, uint ny, uint nz, float inv_dx2,
                           __global float *rhs_c, __global uint *flag_c, __global float *phi_c,
                           uint cx, uint cy, uint cz)
 {
-    const uint4 dims = (uint4)(nx, ny, nz, nx * ny * nz);
-    const uint4 dims_c = (uint4)(cx, cy, cz, cx * cy * cz);
+    const uint4 dims = ml_dims(nx, ny, nz), dims_c = ml_dims(cx, cy, cz);
     uint c = get_global_id(0);
     if (c >= dims_c.w)
         return;
-    uint x = c % dims_c.x, y = (c / dims_c.x) % dims_c.y, z = c / (dims_c.x * dims_c.y);
-    float s = 0.0f;
-    uint all = 1u;
-    for (uint k = 0u; k < 8u; k++) {
-        uint fx = 2u * x + (k & 1u), fy = 2u * y + ((k >> 1) & 1u), fz = 2u * z + (k >> 2);
-        if (fx < dims.x && fy < dims.y && fz < dims.z) {
-            uint i = ml_index3(fx, fy, fz, dims);
-            s += res[i];
-            all &= flag[i];
-        }
-    }
+    float s;
+    uint all = ml_restrict_cell(phi, rhs, flag, dims, inv_dx2, c, dims_c, &s);
     rhs_c[c] = all ? 0.125f * s : 0.0f;
     flag_c[c] = all;
     phi_c[c] = 0.0f;
 }
 
-/* The coarse correction added to the fine grid's fluid cells (piecewise constant). */
-__kernel void ml_prolong(__global float *phi, __global const uint *flag, uint nx, uint ny, uint nz,
-                         __global const float *phi_c, uint cx, uint cy, uint cz)
+/* ---- the small grids in one work-group ------------------------------------------------------
+ * ml_group runs the V-cycle's part below one grid (the top: its rhs and flags from the grid
+ * above, its phi as it is) in one work-group, all those grids in local memory: the sweeps,
+ * restrictions, the coarsest grid's sweeps and the prolongations that took the per-level
+ * launches 7 each, with barriers between them. Local memory holds the grids one after the other,
+ * top first (phi, rhs, flags: levels cells in all), and one sweep's new phi of the top (tmp). */
+
+/* sweeps weighted Jacobi sweeps of the grid of dims in local memory (tmp: its new phi). */
+static void ml_group_sweeps(__local float *phi, __local float *tmp, __local const float *rhs,
+                            __local const uchar *flag, uint4 dims, float dx2, float weight,
+                            uint sweeps)
 {
-    const uint4 dims = (uint4)(nx, ny, nz, nx * ny * nz);
-    const uint4 dims_c = (uint4)(cx, cy, cz, cx * cy * cz);
-    uint c = get_global_id(0);
-    if (c >= dims.w)
-        return;
-    uint x = c % dims.x, y = (c / dims.x) % dims.y, z = c / (dims.x * dims.y);
-    if (flag[c])
-        phi[c] += phi_c[ml_index3(x / 2u, y / 2u, z / 2u, dims_c)];
+    uint lid = get_local_id(0), wg = get_local_size(0);
+    for (uint s = 0u; s < sweeps; s++) {
+        for (uint c = lid; c < dims.w; c += wg) {
+            float m, sum = ml_neighbours_local(phi, flag, c, dims, &m);
+            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] != 0, dx2, weight);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint c = lid; c < dims.w; c += wg)
+            phi[c] = tmp[c];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* The grid below the one of dims at local offset off, and its offset. */
+static uint4 ml_group_down(uint4 dims, uint *off)
+{
+    *off += dims.w;
+    return ml_coarser(dims);
+}
+
+/* The dims and local offset of grid l below the top of dims top. */
+static uint4 ml_group_level(uint4 top, uint l, uint *off)
+{
+    uint4 d = top;
+    *off = 0u;
+    for (uint k = 0u; k < l; k++)
+        d = ml_group_down(d, off);
+    return d;
+}
+
+/* One V-cycle of the levels grids from the top (cells nx x ny x nz of dx^2 dx2, its phi, rhs
+ * and flags in global memory) down to the coarsest and back, in one work-group: pre sweeps on
+ * each grid but the coarsest, the residual restricted to the next, coarsest sweeps there, and
+ * on the way up the coarse phi added to the fluid cells and post sweeps; the top's phi written
+ * back. Each grid below has cells of twice the size (dx^2 4x, 1 / dx^2 a quarter). Local: phi,
+ * rhs and flag of all the grids, tmp of the top's cells. */
+__kernel void ml_group(__global float *phi_top, /* in/out */
+                       __global const float *rhs_top, __global const uint *flag_top, uint nx,
+                       uint ny, uint nz, uint levels, float dx2, float inv_dx2, float weight,
+                       uint pre, uint post, uint coarsest, __local float *phi, __local float *rhs,
+                       __local uchar *flag, __local float *tmp)
+{
+    const uint4 top = ml_dims(nx, ny, nz);
+    uint lid = get_local_id(0), wg = get_local_size(0);
+    for (uint c = lid; c < top.w; c += wg) {
+        phi[c] = phi_top[c];
+        rhs[c] = rhs_top[c];
+        flag[c] = flag_top[c] ? (uchar)1 : (uchar)0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint4 d = top;
+    uint off = 0u;
+    float dx2_l = dx2, inv_dx2_l = inv_dx2;
+    for (uint l = 0u; l + 1u < levels; l++) {
+        ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, pre);
+        uint off_c = off;
+        uint4 dc = ml_group_down(d, &off_c);
+        for (uint c = lid; c < dc.w; c += wg) {
+            float s;
+            uint all = ml_restrict_cell_local(phi + off, rhs + off, flag + off, d, inv_dx2_l, c,
+                                              dc, &s);
+            rhs[off_c + c] = all ? 0.125f * s : 0.0f;
+            flag[off_c + c] = all ? (uchar)1 : (uchar)0;
+            phi[off_c + c] = 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        d = dc;
+        off = off_c;
+        dx2_l *= 4.0f;
+        inv_dx2_l *= 0.25f;
+    }
+    ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, coarsest);
+    for (uint l = levels - 1u; l > 0u; l--) {
+        uint off_c = off;
+        uint4 dc = d;
+        d = ml_group_level(top, l - 1u, &off);
+        dx2_l *= 0.25f;
+        for (uint c = lid; c < d.w; c += wg)
+            if (flag[off + c])
+                phi[off + c] += phi[off_c + ml_parent(c, d, dc)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, post);
+    }
+    for (uint c = lid; c < top.w; c += wg)
+        phi_top[c] = phi[c];
 }
 
 /* phi's gradient along one axis at fraction t of the way through cell i: the faces' gradients
@@ -221,7 +378,7 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, uint bodie
                          __global const uint *phase, __global const float *phi,
                          __global const uint *flag, float inv_dx, uint nx, uint ny, uint nz, float max_move)
 {
-    const uint4 dims = (uint4)(nx, ny, nz, nx * ny * nz);
+    const uint4 dims = ml_dims(nx, ny, nz);
     uint i = get_global_id(0);
     if (i >= n || (bodies && phase[i] != 0u))
         return;

@@ -1,9 +1,12 @@
 /* Tests of the multilevel coarse correction (host/core/pbf/multilevel.c, cl/pbf/multilevel.cl)
- * against a plain C reference in double precision: the grids of a box; each grid kernel
- * (smooth, residual, restrict, prolong; the coarsest grid's sweeps) on random fields at awkward
- * sizes (1 x 1 x 1, work-group size +- 1 cells in a row, odd sizes that leave half-empty coarse
- * cells); and a whole correction of a compressed block and of a lone particle (the density of x*
- * with the walls, the cells' compression, the V-cycles, the gradient, its limit, the box). */
+ * against a plain C reference in double precision: the grids of a box and which of them the
+ * one-group kernel takes; each grid kernel (smooth, restrict with the residual, prolong with the
+ * first sweep; the coarsest grid's sweeps; the V-cycle of the small grids in one work-group) on
+ * random fields at awkward sizes (1 x 1 x 1, work-group size +- 1 cells in a row, odd sizes that
+ * leave half-empty coarse cells, work-groups of 1, 7 and more items than cells); and a whole
+ * correction of a compressed block and of a lone particle (the density of x* with the walls, the
+ * cells' compression, the V-cycles, the gradient, its limit, the box), through the one-group
+ * kernel and through the per-level launches alone. */
 #include "pbf/multilevel.h"
 #include "runtime/build_options.h"
 #include "runtime/programs.h"
@@ -14,6 +17,7 @@
 #include "wall_ref.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +162,33 @@ START_TEST(test_grids)
 }
 END_TEST
 
+/* Which grids ml_group takes at the 1M dam break's box (143 x 90 x 54 cells of h, 8 grids down
+ * to 2 x 1 x 1): grids 3-7 have 1512 + 216 + 30 + 6 + 2 = 1766 cells, 9 bytes each (phi, rhs,
+ * flag) and 4 per top cell (tmp): 21,942 bytes (with each array rounded up to 16 bytes 21,968),
+ * within an NVIDIA GPU's 48 KiB; grid 2 adds 11,592 cells (166,590 bytes in all), beyond it.
+ * With 2 MiB, grid 2 fits but has more than 16 cells per work-item of 512; grid 1 (87,480 cells)
+ * does not fit 1 MiB. No local memory: no grid (the per-level launches take them all). */
+START_TEST(test_group_plan)
+{
+    unsigned d[PBFCL_ML_MAX_LEVELS][3];
+    int levels;
+    float lo[3] = {0, 0, 0},
+          hi[3] = {143 * 0.01f - 0.001f, 90 * 0.01f - 0.001f, 54 * 0.01f - 0.001f};
+    pbfcl_ml_grids(lo, hi, 0.01f, &levels, d);
+    ck_assert_int_eq(levels, 8);
+    ck_assert_uint_eq(d[3][0] * d[3][1] * d[3][2], 1512);
+    ck_assert_uint_eq(pbfcl_ml_group_bytes(levels, d, 3), 21968);
+    ck_assert_int_eq(pbfcl_ml_group_first(levels, d, 48 * 1024, 1024), 3);
+    ck_assert_int_eq(pbfcl_ml_group_first(levels, d, 21968, 1024), 3);
+    ck_assert_int_eq(pbfcl_ml_group_first(levels, d, 21967, 1024), 4);
+    ck_assert_int_eq(pbfcl_ml_group_first(levels, d, 2 << 20, 1024), 2);
+    ck_assert_int_eq(pbfcl_ml_group_first(levels, d, 2 << 20, 512), 3);
+    ck_assert_int_eq(pbfcl_ml_group_first(levels, d, 1 << 20, 1 << 20), 2);
+    ck_assert_int_eq(pbfcl_ml_group_first(levels, d, 0, 1024), levels);
+    ck_assert_uint_eq(pbfcl_ml_group_bytes(levels, d, levels), 0);
+}
+END_TEST
+
 /* ---- the grid kernels --------------------------------------------------------------------- */
 
 static cl_program build(pbfcl_cl *cl)
@@ -272,65 +303,58 @@ static void check_grid_kernels(pbfcl_cl *cl, cl_program program, const unsigned 
     expect_floats(f.out, smoothed.phi, f.g.cells, "smooth");
     free(smoothed.phi);
 
+    /* the coarse grid from the residual, formed inside ml_restrict */
     double *res = malloc(f.g.cells * sizeof *res);
     ref_residual(&f.g, res);
-    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_residual", &k), PBFCL_OK);
-    set_arg(k, 0, sizeof(cl_mem), &f.phi);
-    set_arg(k, 1, sizeof(cl_mem), &f.rhs);
-    set_arg(k, 2, sizeof(cl_mem), &f.flag);
-    set_dims(k, 3, &f.dims);
-    set_arg(k, 6, 4, &inv_dx2);
-    set_arg(k, 7, sizeof(cl_mem), &f.out);
-    launch(cl, k, f.g.cells);
-    clReleaseKernel(k);
-    for (size_t c = 0; c < f.g.cells; c++) /* the residual is a difference: scale its tolerance */
-        res[c] /= 1e4;
-    float *got = malloc(f.g.cells * 4);
-    test_read_buffer(f.out, got, f.g.cells * 4);
-    for (size_t c = 0; c < f.g.cells; c++)
-        ck_assert_msg(test_close(got[c] / 1e4, res[c], 1e-5, 1e-4), "residual[%zu] = %g, want %g",
-                      c, got[c], res[c] * 1e4);
-    for (size_t c = 0; c < f.g.cells; c++)
-        res[c] = got[c]; /* the coarse grid from the device's own residual */
-    free(got);
-
     unsigned dc[3] = {(d[0] + 1) / 2, (d[1] + 1) / 2, (d[2] + 1) / 2};
     dev_grid c;
     dev_grid_make(cl, &c, dc, 2 * dx, rng);
     ref_restrict(&f.g, res, &c.g);
     ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_restrict", &k), PBFCL_OK);
-    cl_mem rargs[] = {f.out, f.flag};
-    set_arg(k, 0, sizeof(cl_mem), &rargs[0]);
-    set_arg(k, 1, sizeof(cl_mem), &rargs[1]);
-    set_dims(k, 2, &f.dims);
-    set_arg(k, 5, sizeof(cl_mem), &c.rhs);
-    set_arg(k, 6, sizeof(cl_mem), &c.flag);
-    set_arg(k, 7, sizeof(cl_mem), &c.phi);
-    set_dims(k, 8, &c.dims);
+    cl_mem rargs[] = {f.phi, f.rhs, f.flag};
+    for (int a = 0; a < 3; a++)
+        set_arg(k, a, sizeof(cl_mem), &rargs[a]);
+    set_dims(k, 3, &f.dims);
+    set_arg(k, 6, 4, &inv_dx2);
+    set_arg(k, 7, sizeof(cl_mem), &c.rhs);
+    set_arg(k, 8, sizeof(cl_mem), &c.flag);
+    set_arg(k, 9, sizeof(cl_mem), &c.phi);
+    set_dims(k, 10, &c.dims);
     launch(cl, k, c.g.cells);
     clReleaseKernel(k);
-    expect_floats(c.rhs, c.g.rhs, c.g.cells, "restrict rhs");
+    /* the residual is a difference of terms of 1e4 (phi / dx^2): scale the tolerance */
+    float *got = malloc(c.g.cells * 4);
+    test_read_buffer(c.rhs, got, c.g.cells * 4);
+    for (size_t i = 0; i < c.g.cells; i++)
+        ck_assert_msg(test_close(got[i] / 1e4, c.g.rhs[i] / 1e4, 1e-5, 1e-4),
+                      "restrict rhs[%zu] = %g, want %g", i, got[i], c.g.rhs[i]);
+    free(got);
+    expect_floats(c.phi, c.g.phi, c.g.cells, "restrict phi");
     unsigned *flags = malloc(c.g.cells * 4);
     test_read_buffer(c.flag, flags, c.g.cells * 4);
     for (size_t i = 0; i < c.g.cells; i++)
         ck_assert_msg(flags[i] == c.g.flag[i], "restrict flag[%zu] = %u", i, flags[i]);
     free(flags);
 
-    float *cphi = malloc(c.g.cells * 4); /* a coarse correction to prolong */
+    /* a coarse correction, prolonged and smoothed once (ml_prolong_smooth) */
+    float *cphi = malloc(c.g.cells * 4);
     for (size_t i = 0; i < c.g.cells; i++)
         c.g.phi[i] = cphi[i] = test_randf(rng, -1.0f, 1.0f);
     test_write_buffer(c.phi, cphi, c.g.cells * 4);
     free(cphi);
     ref_prolong(&f.g, &c.g);
-    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_prolong", &k), PBFCL_OK);
-    set_arg(k, 0, sizeof(cl_mem), &f.phi);
-    set_arg(k, 1, sizeof(cl_mem), &f.flag);
-    set_dims(k, 2, &f.dims);
-    set_arg(k, 5, sizeof(cl_mem), &c.phi);
-    set_dims(k, 6, &c.dims);
+    ref_smooth(&f.g);
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_prolong_smooth", &k), PBFCL_OK);
+    for (int a = 0; a < 4; a++)
+        set_arg(k, a, sizeof(cl_mem), &args[a]);
+    set_dims(k, 4, &f.dims);
+    set_arg(k, 7, 4, &dx2);
+    set_arg(k, 8, 4, &w);
+    set_arg(k, 9, sizeof(cl_mem), &c.phi);
+    set_dims(k, 10, &c.dims);
     launch(cl, k, f.g.cells);
     clReleaseKernel(k);
-    expect_floats(f.phi, f.g.phi, f.g.cells, "prolong");
+    expect_floats(f.out, f.g.phi, f.g.cells, "prolong and smooth");
     free(res);
     dev_grid_free(&c);
     dev_grid_free(&f);
@@ -362,6 +386,62 @@ static void check_coarsest(pbfcl_cl *cl, cl_program program, const unsigned d[3]
     dev_grid_free(&g);
 }
 
+/* ml_group's V-cycle of a random grid of dims d and the grids below it (halved, rounded up,
+ * down to 2 x 2 x 2) in one work-group of wg items, against the reference's V-cycle from the
+ * same phi, rhs and flags. */
+static void check_group(pbfcl_cl *cl, cl_program program, const unsigned d[3], size_t wg,
+                        uint64_t *rng)
+{
+    dev_grid top;
+    double dx = 0.04;
+    dev_grid_make(cl, &top, d, dx, rng);
+    ref_grid lv[PBFCL_ML_MAX_LEVELS];
+    lv[0] = top.g;
+    int levels = 1;
+    size_t cells = top.g.cells;
+    while (lv[levels - 1].d[0] > 2 || lv[levels - 1].d[1] > 2 || lv[levels - 1].d[2] > 2) {
+        const unsigned *u = lv[levels - 1].d;
+        unsigned dc[3] = {(u[0] + 1) / 2, (u[1] + 1) / 2, (u[2] + 1) / 2};
+        grid_alloc(&lv[levels], dc, ldexp(dx, levels));
+        cells += lv[levels].cells;
+        levels++;
+    }
+    ref_v_cycle(lv, levels);
+
+    cl_kernel k;
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_group", &k), PBFCL_OK);
+    size_t max_wg = pbfcl_cl_kernel_max_wg(cl, k);
+    if (wg > max_wg)
+        wg = max_wg;
+    cl_uint nlev = (cl_uint)levels, pre = PBFCL_ML_PRE_SWEEPS, post = PBFCL_ML_POST_SWEEPS,
+            coarsest = PBFCL_ML_COARSEST_SWEEPS;
+    float dx2 = (float)(dx * dx), inv_dx2 = 1.0f / dx2, w = PBFCL_ML_WEIGHT;
+    cl_mem args[] = {top.phi, top.rhs, top.flag};
+    for (int a = 0; a < 3; a++)
+        set_arg(k, a, sizeof(cl_mem), &args[a]);
+    set_dims(k, 3, &top.dims);
+    set_arg(k, 6, 4, &nlev);
+    set_arg(k, 7, 4, &dx2);
+    set_arg(k, 8, 4, &inv_dx2);
+    set_arg(k, 9, 4, &w);
+    set_arg(k, 10, 4, &pre);
+    set_arg(k, 11, 4, &post);
+    set_arg(k, 12, 4, &coarsest);
+    size_t local[4] = {cells * 4, cells * 4, cells, top.g.cells * 4}; /* phi, rhs, flag, tmp */
+    ck_assert(local[0] + local[1] + local[2] + local[3] <= cl->dev.local_mem);
+    for (int a = 0; a < 4; a++)
+        set_arg(k, 13 + a, local[a], NULL);
+    ck_assert_int_eq(pbfcl_cl_launch(cl, k, wg, wg, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    ck_assert_int_eq(clFinish(cl->queue), CL_SUCCESS);
+    clReleaseKernel(k);
+    char what[64];
+    snprintf(what, sizeof what, "group %ux%ux%u wg %zu", d[0], d[1], d[2], wg);
+    expect_floats(top.phi, top.g.phi, top.g.cells, what);
+    for (int l = 1; l < levels; l++)
+        grid_free(&lv[l]);
+    dev_grid_free(&top);
+}
+
 static void check_grid_kernels_all(pbfcl_cl *cl)
 {
     cl_program program = build(cl);
@@ -372,6 +452,13 @@ static void check_grid_kernels_all(pbfcl_cl *cl)
     unsigned coarsest[][3] = {{1, 1, 1}, {2, 1, 1}, {2, 2, 2}, {1, 2, 2}};
     for (size_t s = 0; s < sizeof coarsest / sizeof coarsest[0]; s++)
         check_coarsest(cl, program, coarsest[s], &rng);
+    /* each size with work-groups of 1, 7 and 64 items; under Oclgrind (small) one each */
+    unsigned group[][3] = {{1, 1, 1}, {2, 1, 1}, {65, 1, 1}, {3, 5, 7}, {2, 9, 4}, {11, 6, 5}};
+    size_t wgs[] = {1, 7, 64};
+    for (size_t s = 0; s < sizeof group / sizeof group[0]; s++)
+        for (size_t w = 0; w < sizeof wgs / sizeof wgs[0]; w++)
+            if (!test_small() || w == s % 3)
+                check_group(cl, program, group[s], wgs[w], &rng);
     clReleaseProgram(program);
 }
 
@@ -453,13 +540,23 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
 /* One correction of nx^3 particles at spacing 0.99 * 2r (jittered by 0.05 r) on the floor of
  * the default box under gravity 100 m/s^2 (so that the limit, 0.5 r, leaves most moves
  * whole), against the reference from the same x* and lists; it moves the block by a good part
- * of the limit. A lone particle in the middle of the box is not compressed and stays. */
-static void check_correction_n(pbfcl_cl *cl, int nx)
+ * of the limit. A lone particle in the middle of the box is not compressed and stays. Tight: the
+ * box only 0.1 r wider than the block and 0.5 m tall, so that the coarse grids hold fluid too
+ * (in the unit box the block fills no cell of 8 h). With group_local, ml_group's local memory
+ * capped there (0: the per-level launches alone). x* after the correction into got (n x 3). */
+static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_local, float *got)
 {
     pbfcl_scene s;
     pbfcl_scene_defaults(&s);
     s.gravity[1] = -100.0f;
     float r = s.particle_radius, sp = 0.99f * 2 * r;
+    if (tight) {
+        for (int a = 0; a < 3; a += 2) {
+            s.domain_min[a] = 0.2f - 0.1f * r;
+            s.domain_max[a] = 0.2f + 2 * r + (nx - 1) * sp + 0.1f * r;
+        }
+        s.domain_max[1] = 0.5f;
+    }
     size_t n = (size_t)nx * nx * nx;
     float *pos = malloc(n * 3 * sizeof *pos);
     uint64_t rng = 7;
@@ -477,19 +574,31 @@ static void check_correction_n(pbfcl_cl *cl, int nx)
     float *x = malloc(n * 12), *after = malloc(n * 12), *want = malloc(n * 12);
     unsigned *count = malloc(n * 4), *nbr = malloc(n * 4 * maxnb);
     ck_assert_int_eq(pbfcl_pbf_read_solver(sim, x, NULL, NULL, count, nbr), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_pbf_multilevel(sim, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_pbf_read_solver(sim, after, NULL, NULL, NULL, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_multilevel_group_limit(sim, group_local), PBFCL_OK);
     const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
-    ref_correction(p, 100.0, n, x, count, nbr, maxnb, want);
     double moved = 0.0, limit = 0.5 * r;
-    for (size_t i = 0; i < 3 * n; i++) {
-        ck_assert_msg(fabs(after[i] - want[i]) <= 1e-3 * limit + 1e-6,
-                      "n %zu: coordinate %zu moved to %.7g, want %.7g (from %.7g)", n, i, after[i],
-                      want[i], x[i]);
-        moved = fmax(moved, fabs(after[i] - x[i]));
+    /* in the tight box a second correction from where the first left x* (the same lists): it
+     * gathers into sums and counts that the first left zero */
+    for (int pass = 0; pass < (tight ? 2 : 1); pass++) {
+        if (pass > 0)
+            memcpy(x, after, n * 12);
+        ck_assert_int_eq(pbfcl_pbf_multilevel(sim, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_pbf_read_solver(sim, after, NULL, NULL, NULL, NULL), PBFCL_OK);
+        ref_correction(p, 100.0, n, x, count, nbr, maxnb, want);
+        for (size_t i = 0; i < 3 * n; i++) {
+            ck_assert_msg(fabs(after[i] - want[i]) <= 1e-3 * limit + 1e-6,
+                          "n %zu, correction %d: coordinate %zu moved to %.7g, want %.7g (from "
+                          "%.7g)",
+                          n, pass + 1, i, after[i], want[i], x[i]);
+            if (pass == 0)
+                moved = fmax(moved, fabs(after[i] - x[i]));
+        }
     }
-    fprintf(stderr, "    multilevel correction of %zu particles: largest move %.3g r\n", n,
+    fprintf(stderr,
+            "    multilevel correction of %zu particles (%s, %s box): largest move %.3g r\n", n,
+            group_local ? "one-group kernel" : "per-level launches", tight ? "tight" : "unit",
             moved / r);
+    memcpy(got, after, n * 12);
     if (n > 1)
         ck_assert_msg(moved > 0.1 * limit, "the block moved at most %g m", moved);
     else
@@ -503,12 +612,26 @@ static void check_correction_n(pbfcl_cl *cl, int nx)
     free(nbr);
 }
 
+/* Both ways, each against the reference and against each other: the same sums in the same
+ * order, within float rounding. */
 static void check_correction(pbfcl_cl *cl)
 {
-    check_correction_n(cl, 1);
-    check_correction_n(cl, 7);
-    if (!test_small())
-        check_correction_n(cl, 11);
+    int cases[][2] = {{1, 0}, {7, 1}, {7, 0}, {11, 0}, {11, 1}}; /* nx, tight; small: 2 */
+    for (int k = 0; k < (test_small() ? 2 : 5); k++) {
+        int nx = cases[k][0], tight = cases[k][1];
+        size_t n = (size_t)nx * nx * nx;
+        float *group = malloc(n * 12), *levels = malloc(n * 12);
+        check_correction_n(cl, nx, tight, SIZE_MAX, group);
+        check_correction_n(cl, nx, tight, 0, levels);
+        double worst = 0.0;
+        for (size_t i = 0; i < 3 * n; i++)
+            worst = fmax(worst, fabs(group[i] - levels[i]));
+        fprintf(stderr, "    one-group kernel against per-level launches: %.3g m apart at most\n",
+                worst);
+        ck_assert_msg(worst <= 1e-6, "the two ways differ by %g m", worst);
+        free(group);
+        free(levels);
+    }
 }
 
 START_TEST(test_correction_reference)
@@ -524,6 +647,7 @@ int main(void)
     tcase_set_timeout(grids, 300);
     tcase_set_timeout(correction, 300);
     tcase_add_test(grids, test_grids);
+    tcase_add_test(grids, test_group_plan);
     tcase_add_test(grids, test_grid_kernels);
     tcase_add_test(correction, test_correction_reference);
     suite_add_tcase(suite, grids);

@@ -4,31 +4,36 @@
  * over cells of h, 2h, 4h, ... and every fluid particle moves by grad(phi). A Jacobi iteration
  * carries a correction about one h; this carries it through the whole fluid, so that the
  * iterations a column needs do not grow with its height (docs/PERFORMANCE.md, "The scaling law
- * of the density solve"). Off (solver.multilevel 0) it builds and launches nothing. */
+ * of the density solve"). The grids small enough for one work-group's local memory are solved by
+ * one launch of ml_group; the larger ones by a launch per sweep, restriction and prolongation.
+ * Off (solver.multilevel 0) it builds and launches nothing. */
 #include "pbf/constraint.h"
 #include "pbf/multilevel.h"
 
 #include "runtime/programs.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum {
-    ML_CLEAR,
     ML_GATHER,
     ML_SETUP,
     ML_SMOOTH,
     ML_COARSEST,
-    ML_RESIDUAL,
     ML_RESTRICT,
-    ML_PROLONG,
+    ML_PROLONG_SMOOTH,
+    ML_GROUP,
     ML_CORRECT
 };
-static const char *const ml_kernel_names[] = {"ml_clear",    "ml_gather",   "ml_setup",
-                                              "ml_smooth",   "ml_coarsest", "ml_residual",
-                                              "ml_restrict", "ml_prolong",  "ml_correct"};
+static const char *const ml_kernel_names[] = {"ml_gather",   "ml_setup",    "ml_smooth",
+                                              "ml_coarsest", "ml_restrict", "ml_prolong_smooth",
+                                              "ml_group",    "ml_correct"};
 #define ML_KERNELS ((int)(sizeof ml_kernel_names / sizeof ml_kernel_names[0]))
+
+/* The first sweep after a prolongation adds the coarse correction (ml_prolong_smooth). */
+_Static_assert(PBFCL_ML_POST_SWEEPS >= 1, "the prolongation is fused into the first post sweep");
 
 /* One grid: phi (float), its ping-pong partner and the residual (tmp, float), the right-hand
  * side (float), the flags (uint: 1 fluid, 0 air). */
@@ -46,6 +51,12 @@ typedef struct ml_state {
     cl_mem sum_buf, count_buf; /* int, uint: the finest grid's compression and particles */
     float built_for[7];        /* box and h the grids were made for */
     int warned;                /* the warning of a correction that cannot move was given */
+    size_t group_max_wg;       /* ml_group's most work-items (kernel and device) */
+    size_t group_width;        /* of them, how many run at once (pbfcl_ml_group_first) */
+    cl_ulong group_local;      /* the local memory ml_group may take (device less its own) */
+    size_t local_cap;          /* pbfcl_pbf_multilevel_group_limit's cap on it */
+    int group_first;           /* the first grid ml_group solves (levels: none) */
+    size_t group_wg;           /* its work-items */
 } ml_state;
 
 void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int *levels,
@@ -63,6 +74,32 @@ void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int
         l++;
     }
     *levels = l + 1;
+}
+
+size_t pbfcl_ml_group_bytes(int levels, const unsigned dims[][3], int first)
+{
+    if (first >= levels)
+        return 0;
+    size_t cells = 0, top = (size_t)dims[first][0] * dims[first][1] * dims[first][2];
+    for (int l = first; l < levels; l++)
+        cells += (size_t)dims[l][0] * dims[l][1] * dims[l][2];
+    /* phi, rhs (float), flags (uchar) of every grid, tmp (float) of the top; each array of
+     * ml_group's local arguments rounded up to 16 bytes */
+    return 2 * (cells * 4 + 15) / 16 * 16 + (cells + 15) / 16 * 16 + (top * 4 + 15) / 16 * 16;
+}
+
+int pbfcl_ml_group_first(int levels, const unsigned dims[][3], size_t local_bytes, size_t width)
+{
+    int first = levels;
+    while (first > 0) {
+        int l = first - 1;
+        size_t cells = (size_t)dims[l][0] * dims[l][1] * dims[l][2];
+        if (cells > PBFCL_ML_GROUP_CELLS_PER_ITEM * width ||
+            pbfcl_ml_group_bytes(levels, dims, l) > local_bytes)
+            break;
+        first = l;
+    }
+    return first;
 }
 
 static void release_grids(ml_state *m)
@@ -94,7 +131,12 @@ static pbfcl_status ml_create(const pbfcl_sim_view *v, cl_program program, void 
 {
     (void)v;
     (void)program; /* its own program, built when first used */
-    return (*state = calloc(1, sizeof(ml_state))) ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    ml_state *m = calloc(1, sizeof(ml_state));
+    if (!m)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    m->local_cap = SIZE_MAX;
+    *state = m;
+    return PBFCL_OK;
 }
 
 static pbfcl_status build_program(const pbfcl_sim_view *v, ml_state *m)
@@ -108,7 +150,37 @@ static pbfcl_status build_program(const pbfcl_sim_view *v, ml_state *m)
     PBFCL_TRY(pbfcl_cl_build(v->cl, desc->files, desc->nfiles, options, &m->program));
     for (int k = 0; k < ML_KERNELS; k++)
         PBFCL_TRY(pbf_kernel(v, m->program, ml_kernel_names[k], &m->k[k]));
+    /* ml_group's limits: its work-items, and the local memory left beside its own */
+    cl_ulong own = 0;
+    PBFCL_CL_CHECK(clGetKernelWorkGroupInfo(m->k[ML_GROUP], v->cl->dev.device,
+                                            CL_KERNEL_LOCAL_MEM_SIZE, sizeof own, &own, NULL));
+    m->group_max_wg = pbfcl_cl_kernel_max_wg(v->cl, m->k[ML_GROUP]);
+    /* a GPU runs a group's work-items at once; a CPU runs a group on one core, its SIMD lanes
+     * (the preferred multiple) at once */
+    size_t lanes = 1;
+    PBFCL_CL_CHECK(clGetKernelWorkGroupInfo(m->k[ML_GROUP], v->cl->dev.device,
+                                            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                            sizeof lanes, &lanes, NULL));
+    m->group_width = (v->cl->dev.type & CL_DEVICE_TYPE_CPU) ? lanes : m->group_max_wg;
+    m->group_local = own < v->cl->dev.local_mem ? v->cl->dev.local_mem - own : 0;
     return PBFCL_OK;
+}
+
+/* Which grids ml_group solves (group_first: the first; levels: none) and its work-items: the
+ * most grids from the coarsest up whose local memory fits the device's (and the cap) with at
+ * most PBFCL_ML_GROUP_CELLS_PER_ITEM cells of the top per work-item that runs at once; its
+ * launch checked against the kernel's limits. */
+static pbfcl_status plan_group(const pbfcl_sim_view *v, ml_state *m, const unsigned dims[][3])
+{
+    size_t local = m->group_local < m->local_cap ? (size_t)m->group_local : m->local_cap;
+    m->group_first = pbfcl_ml_group_first(m->levels, dims, local, m->group_width);
+    if (m->group_first >= m->levels)
+        return PBFCL_OK;
+    size_t top = m->lv[m->group_first].dims.s[3], granule = v->wg < m->group_max_wg ? v->wg : 1;
+    size_t wg = (top + granule - 1) / granule * granule;
+    m->group_wg = wg < m->group_max_wg ? wg : m->group_max_wg;
+    return pbfcl_cl_check_launch(v->cl, m->k[ML_GROUP], "ml_group", m->group_wg,
+                                 pbfcl_ml_group_bytes(m->levels, dims, m->group_first));
 }
 
 /* The grids of the box at cell size h (again when either changed). */
@@ -142,8 +214,12 @@ static pbfcl_status make_grids(const pbfcl_sim_view *v, ml_state *m)
     size_t cells0 = m->lv[0].dims.s[3];
     PBFCL_TRY(
         pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, cells0 * 4, "multilevel sums", &m->sum_buf));
-    return pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, cells0 * 4, "multilevel counts",
-                           &m->count_buf);
+    PBFCL_TRY(
+        pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, cells0 * 4, "multilevel counts", &m->count_buf));
+    /* zero for the first gather; ml_setup zeroes them for each next one */
+    PBFCL_TRY(pbfcl_cl_write_zeros(v->cl, m->sum_buf, cells0 * 4));
+    PBFCL_TRY(pbfcl_cl_write_zeros(v->cl, m->count_buf, cells0 * 4));
+    return plan_group(v, m, dims);
 }
 
 #define ML_ARG(kernel, idx, v) PBF_ARG(kernel, idx, v)
@@ -162,17 +238,13 @@ static pbfcl_status launch(const pbfcl_sim_view *v, cl_kernel k, size_t items, p
     return pbfcl_cl_launch(v->cl, k, items, v->wg, prof, PBFCL_STAGE_SOLVE);
 }
 
-/* The finest grid from the particles: sums, counts, then rhs, flags and phi = 0. */
+/* The finest grid from the particles: sums, counts (zero before), then rhs, flags and phi = 0
+ * (and the sums and counts zero again). */
 static pbfcl_status gather(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile *prof)
 {
     ml_level *g = &m->lv[0];
     cl_uint cells = g->dims.s[3], n = (cl_uint)v->n;
-    cl_kernel k = m->k[ML_CLEAR];
-    ML_ARG(k, 0, m->sum_buf);
-    ML_ARG(k, 1, m->count_buf);
-    ML_ARG(k, 2, cells);
-    PBFCL_TRY(launch(v, k, cells, prof));
-    k = m->k[ML_GATHER];
+    cl_kernel k = m->k[ML_GATHER];
     cl_float inv_dx = 1.0f / g->dx;
     ML_ARG(k, 0, v->params_buf);
     ML_ARG(k, 1, n);
@@ -199,20 +271,25 @@ static pbfcl_status gather(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile *
     return launch(v, k, cells, prof);
 }
 
-/* sweeps weighted Jacobi sweeps on grid g (an even count leaves phi in phi_buf). */
+/* sweeps weighted Jacobi sweeps on grid g (an even count leaves phi in phi_buf); the first
+ * adds the coarse correction of grid c before it where c is given (ml_prolong_smooth). */
 static pbfcl_status smooth(const pbfcl_sim_view *v, ml_state *m, ml_level *g, int sweeps,
-                           pbfcl_profile *prof)
+                           ml_level *c, pbfcl_profile *prof)
 {
-    cl_kernel k = m->k[ML_SMOOTH];
     cl_float dx2 = g->dx * g->dx, weight = PBFCL_ML_WEIGHT;
-    ML_ARG(k, 2, g->rhs_buf);
-    ML_ARG(k, 3, g->flag_buf);
-    PBFCL_TRY(set_dims(k, 4, g));
-    ML_ARG(k, 7, dx2);
-    ML_ARG(k, 8, weight);
     for (int s = 0; s < sweeps; s++) {
+        cl_kernel k = m->k[s == 0 && c ? ML_PROLONG_SMOOTH : ML_SMOOTH];
         ML_ARG(k, 0, g->phi_buf);
         ML_ARG(k, 1, g->tmp_buf);
+        ML_ARG(k, 2, g->rhs_buf);
+        ML_ARG(k, 3, g->flag_buf);
+        PBFCL_TRY(set_dims(k, 4, g));
+        ML_ARG(k, 7, dx2);
+        ML_ARG(k, 8, weight);
+        if (s == 0 && c) {
+            ML_ARG(k, 9, c->phi_buf);
+            PBFCL_TRY(set_dims(k, 10, c));
+        }
         PBFCL_TRY(launch(v, k, g->dims.s[3], prof));
         pbf_swap(&g->phi_buf, &g->tmp_buf);
     }
@@ -237,56 +314,73 @@ static pbfcl_status solve_coarsest(const pbfcl_sim_view *v, ml_state *m, ml_leve
     return launch(v, k, 1, prof);
 }
 
-/* The residual of grid l into the right-hand side of grid l + 1 (phi there 0). */
+/* The residual of grid l (formed in the kernel) into the right-hand side of grid l + 1 (phi
+ * there 0). */
 static pbfcl_status restrict_residual(const pbfcl_sim_view *v, ml_state *m, int l,
                                       pbfcl_profile *prof)
 {
     ml_level *g = &m->lv[l], *c = &m->lv[l + 1];
-    cl_kernel k = m->k[ML_RESIDUAL];
+    cl_kernel k = m->k[ML_RESTRICT];
     cl_float inv_dx2 = 1.0f / (g->dx * g->dx);
     ML_ARG(k, 0, g->phi_buf);
     ML_ARG(k, 1, g->rhs_buf);
     ML_ARG(k, 2, g->flag_buf);
     PBFCL_TRY(set_dims(k, 3, g));
     ML_ARG(k, 6, inv_dx2);
-    ML_ARG(k, 7, g->tmp_buf);
-    PBFCL_TRY(launch(v, k, g->dims.s[3], prof));
-    k = m->k[ML_RESTRICT];
-    ML_ARG(k, 0, g->tmp_buf);
-    ML_ARG(k, 1, g->flag_buf);
-    PBFCL_TRY(set_dims(k, 2, g));
-    ML_ARG(k, 5, c->rhs_buf);
-    ML_ARG(k, 6, c->flag_buf);
-    ML_ARG(k, 7, c->phi_buf);
-    PBFCL_TRY(set_dims(k, 8, c));
+    ML_ARG(k, 7, c->rhs_buf);
+    ML_ARG(k, 8, c->flag_buf);
+    ML_ARG(k, 9, c->phi_buf);
+    PBFCL_TRY(set_dims(k, 10, c));
     return launch(v, k, c->dims.s[3], prof);
 }
 
-static pbfcl_status prolong(const pbfcl_sim_view *v, ml_state *m, int l, pbfcl_profile *prof)
+/* The V-cycle from grid first down, in one work-group (ml_group): the grids' arrays in local
+ * memory, as plan_group sized them. */
+static pbfcl_status solve_group(const pbfcl_sim_view *v, ml_state *m, int first,
+                                pbfcl_profile *prof)
 {
-    ml_level *g = &m->lv[l], *c = &m->lv[l + 1];
-    cl_kernel k = m->k[ML_PROLONG];
+    ml_level *g = &m->lv[first];
+    cl_kernel k = m->k[ML_GROUP];
+    size_t cells = 0, top = g->dims.s[3];
+    for (int l = first; l < m->levels; l++)
+        cells += m->lv[l].dims.s[3];
+    cl_uint levels = (cl_uint)(m->levels - first), pre = PBFCL_ML_PRE_SWEEPS,
+            post = PBFCL_ML_POST_SWEEPS, coarsest = PBFCL_ML_COARSEST_SWEEPS;
+    cl_float dx2 = g->dx * g->dx, inv_dx2 = 1.0f / (g->dx * g->dx), weight = PBFCL_ML_WEIGHT;
     ML_ARG(k, 0, g->phi_buf);
-    ML_ARG(k, 1, g->flag_buf);
-    PBFCL_TRY(set_dims(k, 2, g));
-    ML_ARG(k, 5, c->phi_buf);
-    PBFCL_TRY(set_dims(k, 6, c));
-    return launch(v, k, g->dims.s[3], prof);
+    ML_ARG(k, 1, g->rhs_buf);
+    ML_ARG(k, 2, g->flag_buf);
+    PBFCL_TRY(set_dims(k, 3, g));
+    ML_ARG(k, 6, levels);
+    ML_ARG(k, 7, dx2);
+    ML_ARG(k, 8, inv_dx2);
+    ML_ARG(k, 9, weight);
+    ML_ARG(k, 10, pre);
+    ML_ARG(k, 11, post);
+    ML_ARG(k, 12, coarsest);
+    size_t local[4] = {(cells * 4 + 15) / 16 * 16, (cells * 4 + 15) / 16 * 16,
+                       (cells + 15) / 16 * 16, (top * 4 + 15) / 16 * 16};
+    for (cl_uint a = 0; a < 4; a++)
+        PBFCL_CL_CHECK(clSetKernelArg(k, 13 + a, local[a], NULL));
+    return pbfcl_cl_launch(v->cl, k, m->group_wg, m->group_wg, prof, PBFCL_STAGE_SOLVE);
 }
 
-/* One V-cycle from grid 0 (its rhs, phi = 0) down to the coarsest and back. */
+/* One V-cycle from grid 0 (its rhs, phi = 0) down to the coarsest and back: the grids above
+ * group_first by launches per level, those from it by ml_group (or the coarsest alone by
+ * ml_coarsest where no grid fits the group). */
 static pbfcl_status v_cycle(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile *prof)
 {
-    int last = m->levels - 1;
-    for (int l = 0; l < last; l++) {
-        PBFCL_TRY(smooth(v, m, &m->lv[l], PBFCL_ML_PRE_SWEEPS, prof));
+    int last = m->levels - 1, first = m->group_first <= last ? m->group_first : last;
+    for (int l = 0; l < first; l++) {
+        PBFCL_TRY(smooth(v, m, &m->lv[l], PBFCL_ML_PRE_SWEEPS, NULL, prof));
         PBFCL_TRY(restrict_residual(v, m, l, prof));
     }
-    PBFCL_TRY(solve_coarsest(v, m, &m->lv[last], prof));
-    for (int l = last - 1; l >= 0; l--) {
-        PBFCL_TRY(prolong(v, m, l, prof));
-        PBFCL_TRY(smooth(v, m, &m->lv[l], PBFCL_ML_POST_SWEEPS, prof));
-    }
+    if (m->group_first <= last)
+        PBFCL_TRY(solve_group(v, m, first, prof));
+    else
+        PBFCL_TRY(solve_coarsest(v, m, &m->lv[last], prof));
+    for (int l = first - 1; l >= 0; l--)
+        PBFCL_TRY(smooth(v, m, &m->lv[l], PBFCL_ML_POST_SWEEPS, &m->lv[l + 1], prof));
     return PBFCL_OK;
 }
 
@@ -346,6 +440,16 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, pbfcl_profile *prof)
     for (int c = 0; c < PBFCL_ML_CYCLES; c++)
         PBFCL_TRY(v_cycle(&v, m, prof));
     return correct(&v, m, prof);
+}
+
+pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes)
+{
+    pbfcl_sim_view v;
+    pbf_state *ps = pbf_view(sim, &v);
+    ml_state *m = pbf_constraint_state(ps, &pbf_multilevel_constraint);
+    m->local_cap = local_bytes;
+    m->built_for[6] = -1.0f; /* plan again (with the grids) at the next correction */
+    return PBFCL_OK;
 }
 
 /* After iteration it's density and contact corrections (x* = q): the first solver.multilevel

@@ -20,6 +20,11 @@
  * needed 2 solver iterations for 1 % (1 iteration for 120), with two it needs 1 (0.86 %). */
 #define PBFCL_ML_CYCLES 2
 
+/* The most cells of its largest grid per work-item of ml_group (the one work-group that solves
+ * the small grids) that runs at once: more, and one compute unit's sweeps of that grid cost
+ * more than the launches they save. */
+#define PBFCL_ML_GROUP_CELLS_PER_ITEM 16
+
 /* The most a coarse correction moves a particle, in |g| dt^2 (max_move). */
 #define PBFCL_ML_SUPPORT 2.0
 
@@ -27,6 +32,19 @@
  * least 1, each next one half of it rounded up, down to 2 x 2 x 2) and how many grids. */
 void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int *levels,
                     unsigned dims[][3]);
+
+/* The local memory (bytes) ml_group takes for grids first .. levels - 1 of dims (0 for none). */
+size_t pbfcl_ml_group_bytes(int levels, const unsigned dims[][3], int first);
+
+/* The first of the levels grids of dims that ml_group solves in one work-group (levels: none,
+ * each grid takes its own launches): the most grids from the coarsest up whose local memory
+ * (pbfcl_ml_group_bytes) is at most local_bytes, the largest of them at most
+ * PBFCL_ML_GROUP_CELLS_PER_ITEM cells per work-item of the width that runs at once. */
+int pbfcl_ml_group_first(int levels, const unsigned dims[][3], size_t local_bytes, size_t width);
+
+/* Caps the local memory ml_group may take in sim's corrections (tests: 0 sends every grid
+ * through the per-level launches); the device's own limit still holds. */
+pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes);
 
 /* One coarse correction of x*: the compression of x* (its SPH density, walls included) gathered
  * into the cells of h, PBFCL_ML_CYCLES V-cycles of lap(phi) = compression, x* += grad(phi)
