@@ -613,15 +613,21 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
 }
 
 /* Both ways, each against the reference and against each other: the same sums in the same
- * order, within float rounding. */
+ * order, within float rounding. Small (Oclgrind): the tight 7^3 block both ways (its grids are
+ * small), the lone particle in the unit box (15,625 cells) one way. */
 static void check_correction(pbfcl_cl *cl)
 {
-    int cases[][2] = {{1, 0}, {7, 1}, {7, 0}, {11, 0}, {11, 1}}; /* nx, tight; small: 2 */
+    int cases[][2] = {{7, 1}, {1, 0}, {7, 0}, {11, 0}, {11, 1}}; /* nx, tight */
     for (int k = 0; k < (test_small() ? 2 : 5); k++) {
         int nx = cases[k][0], tight = cases[k][1];
         size_t n = (size_t)nx * nx * nx;
         float *group = malloc(n * 12), *levels = malloc(n * 12);
         check_correction_n(cl, nx, tight, SIZE_MAX, group);
+        if (test_small() && !tight) {
+            free(group);
+            free(levels);
+            continue;
+        }
         check_correction_n(cl, nx, tight, 0, levels);
         double worst = 0.0;
         for (size_t i = 0; i < 3 * n; i++)
