@@ -410,6 +410,8 @@ static void report_parts(const drun_args *a, drun *r, double substeps)
                1e3 * most[p] / substeps, pbfcl_dist_part_what(p));
     printf("  between device and host: %.3g MB per substep on rank 0\n",
            (double)t->bus_bytes / substeps / 1e6);
+    printf("  MPI messages: %.1f per substep sent by rank 0 to the other ranks\n",
+           (double)t->messages / substeps);
 }
 
 /* The exchanges' share of the run: the slowest rank's time in them, the bytes sent by all per
