@@ -193,3 +193,18 @@ __kernel void particles_append_column(uint count, uint words, uint stride, uint 
     size_t row = g / words, w = g - row * words;
     dst[(size_t)first * words + g] = in[row * stride + at + w];
 }
+
+/* scatter_column: the inverse of gather_column: column `at` of the packed records in (count
+ * records of `stride` words) into the rows at slots slots[r] of dst (the slots distinct). The
+ * values of several buffers travel as one packed block of rows and are scattered column by
+ * column (a simulation split over devices, host/dist/). */
+__kernel void particles_scatter_column(uint count, uint words, uint stride, uint at,
+                                       __global const uint *in, __global const uint *slots,
+                                       __global uint *dst)
+{
+    size_t g = get_global_id(0);
+    if (g >= (size_t)count * words)
+        return;
+    size_t row = g / words, w = g - row * words;
+    dst[(size_t)slots[row] * words + w] = in[row * stride + at + w];
+}

@@ -84,6 +84,8 @@ pbfcl_status dist_setup_layout(pbfcl_dist *d, const pbfcl_dist_layout *layout)
     bool ok = d->layout.cuts != NULL;
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
         ok = (*arrays[a] = calloc(1, per_rank)) && ok;
+    ok = (d->requests = calloc((size_t)d->size * 2, sizeof *d->requests)) && ok;
+    ok = (d->probed = calloc((size_t)d->size, sizeof *d->probed)) && ok;
     if (!ok)
         return PBFCL_ERR_OUT_OF_MEMORY;
     memcpy(d->layout.cuts, layout->cuts, (size_t)(d->size + 1) * sizeof *d->layout.cuts);
@@ -162,6 +164,8 @@ void pbfcl_dist_destroy(pbfcl_dist *d)
                      d->send.counts, d->send.displs, d->ghost.counts, d->ghost.displs};
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
         free(arrays[a]);
+    free(d->requests);
+    free(d->probed);
     free(d->layout.cuts);
     free(d);
 }

@@ -106,6 +106,8 @@ typedef struct pbfcl_dist_traffic {
     unsigned long long bytes;                   /* sent to other ranks */
     unsigned long long bus_bytes; /* moved between this rank's device and host, both ways */
     unsigned long long syncs;     /* hook calls */
+    unsigned long long messages;  /* MPI messages sent to other ranks (each collective's
+                                   * counted as one to each other rank) */
     unsigned long long ghosts;    /* ghosts received, summed over the substeps */
     unsigned long long substeps;
 } pbfcl_dist_traffic;

@@ -138,7 +138,10 @@ static pbfcl_status save_sections(void *ctx, pbfcl_state_write_fn write, void *u
     pbfcl_status st = write(user, "particle_phases", phases, v->s->n * sizeof *phases);
     free(phases);
     PBFCL_TRY(st);
-    return pbfcl_dist_state_save(v->d, v->s, write, user);
+    PBFCL_TRY(pbfcl_dist_state_save(v->d, v->s, write, user));
+    pbfcl_api_cloth none; /* a split run has no cloth: no tear limits, as one device's says */
+    memset(&none, 0, sizeof none);
+    return pbfcl_api_tear_save(&none, write, user);
 }
 
 pbfcl_status dist_checkpoint_write(pbfcl_dist *d, MPI_Comm comm, const char *path,

@@ -4,8 +4,10 @@
  * looked up; after each stage whose values the neighbours read, the owners send them to their
  * ghosts. Which particles go where is found on the device (sim/exchange.h): only the lists of
  * the boundary's particles and their rows cross the bus, through pinned host memory, and the
- * host's work is theirs, not every particle's. The rows travel through the host and MPI
- * (docs/DISTRIBUTED.md, "What is left"). */
+ * host's work is theirs, not every particle's. The rows travel through the host and MPI, one
+ * message per rank and direction at each point: the records with their size (MPI_Mprobe), the
+ * values of all the point's buffers packed in one row per particle, the receives posted first
+ * (docs/DISTRIBUTED.md, "Fewer and larger messages"). */
 #include "dist_internal.h"
 
 #include "runtime/clock.h"
@@ -130,41 +132,68 @@ static pbfcl_status grow_device(pbfcl_dist *d, cl_mem *buf, size_t *cap, size_t 
     return pbfcl_cl_buffer(sim_cl(d), CL_MEM_READ_WRITE, *cap, what, buf);
 }
 
-/* Sends counts[r] items of unit bytes from send (grouped by rank, displs from counts) to each
- * rank r; receives *rcount items into recv, grouped by source, with the per-rank counts in
- * d->rcounts (known: already there) and offsets in d->rdispls. */
-static pbfcl_status alltoallv(pbfcl_dist *d, const void *send, const int *counts, size_t unit,
-                              pbfcl_pinned *recv, size_t *rcount, bool known)
+/* The tags of the two kinds of message (a rank's messages to another arrive in the order sent;
+ * the tags keep a mismatch from passing unseen). */
+enum { TAG_RECORDS = 301, TAG_VALUES = 302 };
+
+/* An MPI type of unit bytes, committed (the caller frees it). */
+static MPI_Datatype unit_type(size_t unit)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)unit, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* Starts the sends of counts[r] items (type t, unit bytes) from send, grouped by rank in rank
+ * order, to every other rank r, each its own message; empty ones too when all (a receiver that
+ * does not know who sends waits for one from every rank). Their requests follow those already
+ * in d->requests[0..*k). */
+static void post_sends(pbfcl_dist *d, const void *send, const int *counts, size_t unit,
+                       MPI_Datatype t, int tag, bool all, int *k)
+{
+    for (int r = 0, at = 0; r < d->size; at += counts[r++]) {
+        d->displs[r] = at;
+        if (r == d->rank || (!all && counts[r] == 0))
+            continue;
+        MPI_Isend((const char *)send + (size_t)at * unit, counts[r], t, r, tag, d->comm,
+                  &d->requests[(*k)++]);
+        d->traffic.messages++;
+        d->traffic.bytes += (unsigned long long)counts[r] * unit;
+    }
+}
+
+/* Records: sends counts[r] records (unit bytes) from send, grouped by rank, to every other
+ * rank, one message each, and receives one from every other rank into recv, grouped by source
+ * in rank order (d->rcounts and d->rdispls say how many from whom): the count travels with
+ * the message (MPI_Mprobe), so no round of counts comes first. No rank sends itself any. */
+static pbfcl_status exchange_records(pbfcl_dist *d, const void *send, const int *counts,
+                                     size_t unit, pbfcl_pinned *recv, size_t *rcount)
 {
     double start = pbfcl_wall_seconds();
-    int was = dist_part(d, PBFCL_DIST_PART_MPI);
-    if (!known)
-        MPI_Alltoall(counts, 1, MPI_INT, d->rcounts, 1, MPI_INT, d->comm);
-    int sd = 0, rd = 0;
-    for (int r = 0; r < d->size; r++) {
-        d->displs[r] = sd;
+    int was = dist_part(d, PBFCL_DIST_PART_MPI), k = 0, rd = 0, err = MPI_SUCCESS;
+    MPI_Datatype t = unit_type(unit);
+    post_sends(d, send, counts, unit, t, TAG_RECORDS, true, &k);
+    for (int r = 0; r < d->size; rd += d->rcounts[r++]) {
         d->rdispls[r] = rd;
-        sd += counts[r];
-        rd += d->rcounts[r];
+        d->rcounts[r] = 0;
+        if (r == d->rank)
+            continue;
+        MPI_Status status;
+        err |= MPI_Mprobe(r, TAG_RECORDS, d->comm, &d->probed[r], &status);
+        err |= MPI_Get_count(&status, t, &d->rcounts[r]);
     }
     *rcount = (size_t)rd;
     pbfcl_status st = pbfcl_pinned_reserve(sim_cl(d), recv, (size_t)rd * unit + 16);
-    int err = MPI_SUCCESS;
-    if (st == PBFCL_OK) {
-        MPI_Datatype t;
-        MPI_Type_contiguous((int)unit, MPI_BYTE, &t);
-        MPI_Type_commit(&t);
-        err = MPI_Alltoallv(send, counts, d->displs, t, recv->ptr, d->rcounts, d->rdispls, t,
-                            d->comm);
-        MPI_Type_free(&t);
-    }
-    for (int r = 0; r < d->size; r++)
-        d->traffic.bytes += r == d->rank ? 0 : (unsigned long long)counts[r] * unit;
+    for (int r = 0; r < d->size && st == PBFCL_OK; r++) /* none: every rank ends (dist_abort) */
+        if (r != d->rank)
+            err |= MPI_Mrecv((char *)recv->ptr + (size_t)d->rdispls[r] * unit, d->rcounts[r], t,
+                             &d->probed[r], MPI_STATUS_IGNORE);
+    err |= MPI_Waitall(k, d->requests, MPI_STATUSES_IGNORE);
+    MPI_Type_free(&t);
     dist_part(d, was);
     d->traffic.mpi_seconds += pbfcl_wall_seconds() - start;
-    if (st == PBFCL_OK && err != MPI_SUCCESS)
-        st = PBFCL_ERR_UNSUPPORTED;
-    return st;
+    return st != PBFCL_OK ? st : err != MPI_SUCCESS ? PBFCL_ERR_UNSUPPORTED : PBFCL_OK;
 }
 
 /* Appends k received records (ghosts or arrivals); a rank without room says what to change. */
@@ -189,7 +218,7 @@ static pbfcl_status send_records(pbfcl_dist *d, const unsigned *slots, const int
     dist_part(d, PBFCL_DIST_PART_RECORDS);
     PBFCL_TRY(pbfcl_pinned_reserve(sim_cl(d), &d->records, k * d->record + 16));
     PBFCL_TRY(dist_records_read(d, slots, k, d->records.ptr));
-    PBFCL_TRY(alltoallv(d, d->records.ptr, counts, d->record, &d->received, &m, false));
+    PBFCL_TRY(exchange_records(d, d->records.ptr, counts, d->record, &d->received, &m));
     dist_part(d, PBFCL_DIST_PART_APPEND);
     d->traffic.bus_bytes += m * d->record;
     return append_records(d, d->received.ptr, m);
@@ -227,7 +256,7 @@ static pbfcl_status migrate(pbfcl_dist *d)
         PBFCL_TRY(pbfcl_sim_compact_device(d->sim, d->xchg.keep_buf, kept));
     d->xchg.ghosts_valid = 0; /* there are none now */
     size_t got = 0;
-    PBFCL_TRY(alltoallv(d, d->records.ptr, d->counts, d->record, &d->received, &got, false));
+    PBFCL_TRY(exchange_records(d, d->records.ptr, d->counts, d->record, &d->received, &got));
     dist_part(d, PBFCL_DIST_PART_APPEND);
     d->traffic.bus_bytes += got * d->record;
     return append_records(d, d->received.ptr, got);
@@ -319,35 +348,81 @@ pbfcl_status dist_records_read(pbfcl_dist *d, const unsigned *slots, size_t k, v
     return PBFCL_OK;
 }
 
-/* The owners' values of buf (elem bytes a particle) to their ghosts: the sent rows gathered
- * and the received ones scattered on the device at the slots after_sort left there, only the
- * rows through the host. */
-static pbfcl_status send_values(pbfcl_dist *d, cl_mem buf, size_t elem)
+/* Posts the receives of the ghosts' rows (unit bytes each, type t) into recv, one message from
+ * each owner of ghosts here, before this rank's own rows are gathered: the owners' messages
+ * land as they come. Their requests are d->requests[0..*k). */
+static pbfcl_status post_receives(pbfcl_dist *d, pbfcl_pinned *recv, size_t unit, MPI_Datatype t,
+                                  int *k)
+{
+    double start = pbfcl_wall_seconds();
+    int was = dist_part(d, PBFCL_DIST_PART_MPI);
+    for (int r = 0; r < d->size; r++)
+        if (r != d->rank && d->ghost.counts[r] > 0)
+            MPI_Irecv((char *)recv->ptr + (size_t)d->ghost.displs[r] * unit, d->ghost.counts[r], t,
+                      r, TAG_VALUES, d->comm, &d->requests[(*k)++]);
+    dist_part(d, was);
+    d->traffic.mpi_seconds += pbfcl_wall_seconds() - start;
+    return PBFCL_OK;
+}
+
+/* The values of bufs[0..count-1] at the send list's slots, each buffer's rows (elem[b] bytes)
+ * into its column of the packed rows of `words` words, read at once into d->records. */
+static pbfcl_status gather_values(pbfcl_dist *d, const pbfcl_sim_view *v, const cl_mem *bufs,
+                                  const size_t *elem, int count, size_t words)
+{
+    size_t s = d->send.count;
+    for (size_t b = 0, at = 0; b < (size_t)count; at += elem[b++] / 4)
+        PBFCL_TRY(pbfcl_particles_gather_column(v->particles, bufs[b], elem[b] / 4,
+                                                d->send_slots_buf, s, words, at, d->packed_buf));
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(v->cl->queue, d->packed_buf, CL_TRUE, 0, s * words * 4,
+                                       d->records.ptr, 0, NULL, NULL));
+    return PBFCL_OK;
+}
+
+/* The owners' values of bufs[0..count-1] (elem[b] bytes a particle each) to their ghosts, in
+ * one message per rank and direction: each buffer's rows gathered on the device into its
+ * column of one packed row per particle sent (at the slots after_sort left there), read at
+ * once, sent; the rows received written at once and each column scattered to the ghosts'
+ * slots. The receives are posted before the gather, the sends as soon as the rows are read. */
+static pbfcl_status send_values(pbfcl_dist *d, const cl_mem *bufs, const size_t *elem, int count)
 {
     pbfcl_sim_view v;
     pbfcl_sim_view_get(d->sim, &v);
-    size_t got = 0, s = d->send.count, g = d->ghost.count, words = elem / 4;
+    size_t s = d->send.count, g = d->ghost.count, words = 0;
+    for (int b = 0; b < count; b++)
+        words += elem[b] / 4;
+    size_t row = words * 4;
+    int k = 0;
     dist_part(d, PBFCL_DIST_PART_VALUES);
-    PBFCL_TRY(grow_device(d, &d->packed_buf, &d->packed_cap, (s > g ? s : g) * elem + 16,
+    PBFCL_TRY(grow_device(d, &d->packed_buf, &d->packed_cap, (s > g ? s : g) * row + 16,
                           "exchanged values"));
-    PBFCL_TRY(pbfcl_pinned_reserve(v.cl, &d->records, s * elem + 16));
-    if (s > 0) {
-        PBFCL_TRY(pbfcl_particles_gather_rows(v.particles, buf, words, d->send_slots_buf, s,
-                                              d->packed_buf));
-        PBFCL_CL_CHECK(clEnqueueReadBuffer(v.cl->queue, d->packed_buf, CL_TRUE, 0, s * elem,
-                                           d->records.ptr, 0, NULL, NULL));
+    PBFCL_TRY(pbfcl_pinned_reserve(v.cl, &d->records, s * row + 16));
+    PBFCL_TRY(pbfcl_pinned_reserve(v.cl, &d->received, g * row + 16));
+    MPI_Datatype t = unit_type(row);
+    pbfcl_status st = post_receives(d, &d->received, row, t, &k);
+    if (st == PBFCL_OK && s > 0)
+        st = gather_values(d, &v, bufs, elem, count, words);
+    if (st != PBFCL_OK) { /* a failing rank ends every rank (pbfcl_dist_abort) */
+        MPI_Type_free(&t);
+        return st;
     }
-    for (int r = 0; r < d->size; r++)
-        d->rcounts[r] = d->ghost.counts[r];
-    d->traffic.bus_bytes += (s + g) * elem;
-    PBFCL_TRY(alltoallv(d, d->records.ptr, d->send.counts, elem, &d->received, &got, true));
+    d->traffic.bus_bytes += (s + g) * row;
+    double start = pbfcl_wall_seconds();
+    dist_part(d, PBFCL_DIST_PART_MPI);
+    post_sends(d, d->records.ptr, d->send.counts, row, t, TAG_VALUES, false, &k);
+    int err = MPI_Waitall(k, d->requests, MPI_STATUSES_IGNORE);
+    MPI_Type_free(&t);
+    d->traffic.mpi_seconds += pbfcl_wall_seconds() - start;
     dist_part(d, PBFCL_DIST_PART_VALUES);
-    if (got == 0)
+    if (err != MPI_SUCCESS)
+        return PBFCL_ERR_UNSUPPORTED;
+    if (g == 0)
         return PBFCL_OK;
-    PBFCL_CL_CHECK(clEnqueueWriteBuffer(v.cl->queue, d->packed_buf, CL_FALSE, 0, got * elem,
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(v.cl->queue, d->packed_buf, CL_FALSE, 0, g * row,
                                         d->received.ptr, 0, NULL, NULL));
-    PBFCL_TRY(pbfcl_particles_scatter_rows(v.particles, d->packed_buf, words, d->ghost_slots_buf,
-                                           got, buf));
+    for (size_t b = 0, at = 0; b < (size_t)count; at += elem[b++] / 4)
+        PBFCL_TRY(pbfcl_particles_scatter_column(v.particles, d->packed_buf, words, at, elem[b] / 4,
+                                                 d->ghost_slots_buf, g, bufs[b]));
     PBFCL_CL_CHECK(clFinish(v.cl->queue)); /* the received rows are read until then */
     return PBFCL_OK;
 }
@@ -382,8 +457,8 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
     } else if (point == PBFCL_SYNC_SORTED) {
         st = after_sort(d);
     } else {
-        for (int b = 0; b < count && st == PBFCL_OK; b++)
-            st = send_values(d, bufs[b], elem[b]);
+        if (count > 0)
+            st = send_values(d, bufs, elem, count);
         if (st == PBFCL_OK && point == PBFCL_SYNC_DELTA)
             st = mark_all_moved(d);
     }

@@ -57,7 +57,9 @@ struct pbfcl_dist {
     cl_mem packed_buf;                      /* the values sent or received, packed */
     size_t send_slots_cap, ghost_slots_cap, packed_cap; /* bytes */
     pbfcl_pinned records, received;                     /* sent and received */
-    int *counts, *displs, *rcounts, *rdispls;           /* scratch for alltoallv, per rank */
+    int *counts, *displs, *rcounts, *rdispls;           /* scratch of the messages, per rank */
+    MPI_Request *requests; /* a receive and a send per rank in flight (2 x size) */
+    MPI_Message *probed;   /* the records' messages matched by MPI_Mprobe, per rank */
     pbfcl_dist_traffic traffic;
     int part;          /* the part of traffic.part_seconds the time now goes to */
     double part_since; /* since when */

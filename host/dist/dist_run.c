@@ -14,11 +14,13 @@
 #include "runtime/clock.h"
 #include "runtime/pbfcl_error.h"
 #include "scene_options.h"
+#include "signals.h"
 #include "solver_methods.h"
 #include "stats_csv.h"
 
 #include "api_internal.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,8 @@ typedef struct drun {
     long long substeps;
     pbfcl_checkpoint *checkpoint; /* when resuming */
     long long first_step;         /* 0, or the checkpoint's step */
+    long long done;               /* the last step completed */
+    int stop;                     /* the signal every rank agreed stops the run, or 0 */
 } drun;
 
 /* Messages: rank 0's alone while every rank says the same (the set-up), each rank's with its
@@ -406,6 +410,8 @@ static void report_parts(const drun_args *a, drun *r, double substeps)
                1e3 * most[p] / substeps, pbfcl_dist_part_what(p));
     printf("  between device and host: %.3g MB per substep on rank 0\n",
            (double)t->bus_bytes / substeps / 1e6);
+    printf("  MPI messages: %.1f per substep sent by rank 0 to the other ranks\n",
+           (double)t->messages / substeps);
 }
 
 /* The exchanges' share of the run: the slowest rank's time in them, the bytes sent by all per
@@ -431,25 +437,58 @@ static void report_traffic(const drun_args *a, drun *r, double wall)
                b->rebalances, b->threshold, (double)r->n / r->size, b->refusals);
 }
 
-/* The checkpoint after step, if one is due (every --checkpoint-every steps and at the last). */
-static pbfcl_status checkpoint(const drun_args *a, drun *r, long long step, double time)
+/* The checkpoint after step, if one is due (every --checkpoint-every steps, at the last, and
+ * when a signal stops the run: final). */
+static pbfcl_status checkpoint(const drun_args *a, drun *r, long long step, double time, bool final)
 {
     if (!a->checkpoint_path ||
-        (step != a->steps && (a->checkpoint_every == 0 || step % a->checkpoint_every != 0)))
+        (!final && (a->checkpoint_every == 0 || step % a->checkpoint_every != 0)))
         return PBFCL_OK;
     const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
     return dist_checkpoint_write(r->d, r->comm, a->checkpoint_path, r->setup, scene->name, step,
                                  time);
 }
 
-/* Steps first+1..steps: step, statistics, guard, frame, checkpoint. */
+/* The signal that stops the run (signals.h), the same on every rank: the largest any rank
+ * caught, since one rank may see it alone (sent to its process) or all (mpirun forwarding
+ * it); 0 if none. Collective: one MPI_Allreduce of an int a step. */
+static int agreed_signal(drun *r)
+{
+    int mine = pbfcl_signals_caught(), any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm);
+    return any;
+}
+
+/* The summary: how far the run went, its speed and its last density error. */
+static void print_summary(const drun_args *a, const drun *r, double wall)
+{
+    long long steps = r->done - r->first_step;
+    if (r->rank != 0 || a->quiet)
+        return;
+    if (r->stop) /* SIGPIPE: standard output may be the closed pipe */
+        fprintf(r->stop == SIGPIPE ? stderr : stdout,
+                "pbfcl run: stopped by %s after step %lld of %lld%s%s\n",
+                pbfcl_signals_name(r->stop), r->done, a->steps,
+                a->checkpoint_path ? "; checkpoint written to " : "",
+                a->checkpoint_path ? a->checkpoint_path : "");
+    if (steps <= 0)
+        return;
+    printf("pbfcl run: %lld steps, %zu particles on %d ranks, %.2f s, %.1f steps/s (%.1f "
+           "substeps each), final density error %.3f %% avg, %.3f %% max\n",
+           steps, r->n, r->size, wall, (double)steps / wall, (double)r->substeps / (double)steps,
+           r->last.density_error_avg, r->last.density_error_max);
+}
+
+/* Steps first+1..steps: step, statistics, guard, frame, checkpoint; a signal that any rank
+ * caught stops every rank after the same step, with a checkpoint, as one device's run. */
 static pbfcl_status loop(const drun_args *a, drun *r)
 {
     if (!r->checkpoint)
         output_ok(r, write_frame(a, r, 0), "writing frame 0 failed (see above)");
     double dt = pbfcl_api_setup_scene(r->setup)->solver.dt, start = pbfcl_wall_seconds();
-    long long tenth = a->steps >= 10 ? a->steps / 10 : 1, done = 0;
-    for (long long step = r->first_step + 1; step <= a->steps; step++, done++) {
+    long long tenth = a->steps >= 10 ? a->steps / 10 : 1;
+    r->done = r->first_step;
+    for (long long step = r->first_step + 1; step <= a->steps && !r->stop; step++) {
         PBFCL_TRY(pbfcl_dist_step(r->d, NULL));
         PBFCL_TRY(pbfcl_dist_stats(r->d, &r->last));
         r->substeps += r->last.substeps;
@@ -465,23 +504,17 @@ static pbfcl_status loop(const drun_args *a, drun *r)
             return PBFCL_ERR_SIMULATION;
         }
         output_ok(r, write_frame(a, r, step), "writing a frame failed (see above)");
-        PBFCL_TRY(checkpoint(a, r, step, (double)step * dt));
+        r->stop = step < a->steps ? agreed_signal(r) : 0;
+        PBFCL_TRY(checkpoint(a, r, step, (double)step * dt, step == a->steps || r->stop));
+        r->done = step;
         if (r->rank == 0 && !a->quiet && (step % tenth == 0 || step == a->steps)) {
             double t = pbfcl_wall_seconds() - start;
             fprintf(stderr, "step %lld/%lld: %.1f steps/s\n", step, a->steps,
-                    (double)(done + 1) / t);
+                    (double)(step - r->first_step) / t);
         }
     }
     report_traffic(a, r, pbfcl_wall_seconds() - start);
-    if (r->rank == 0 && !a->quiet) {
-        double wall = pbfcl_wall_seconds() - start;
-        printf("pbfcl run: %lld steps, %zu particles on %d ranks, %.2f s, %.1f steps/s (%.1f "
-               "substeps each), final density error %.3f %% avg, %.3f %% max\n",
-               a->steps - r->first_step, r->n, r->size, wall,
-               (double)(a->steps - r->first_step) / wall,
-               (double)r->substeps / (double)(a->steps - r->first_step), r->last.density_error_avg,
-               r->last.density_error_max);
-    }
+    print_summary(a, r, pbfcl_wall_seconds() - start);
     return PBFCL_OK;
 }
 
@@ -501,7 +534,8 @@ static void drun_release(drun *r)
     free(r->pvd);
 }
 
-/* The whole run on this rank; its exit status. */
+/* The whole run on this rank; its exit status: 0, 1, 2, or 128 + the signal that stopped it
+ * before its last step (as one device's). */
 static int run_all(const drun_args *a, drun *r)
 {
     pbfcl_dist_layout l = {0, 0, NULL};
@@ -520,10 +554,18 @@ static int run_all(const drun_args *a, drun *r)
                from, "xyz"[pbfcl_dist_layout_of(r->d)->axis], r -> cl.dev.device_name);
         fflush(stdout);
     }
-    if (st == PBFCL_OK)
+    if (st == PBFCL_OK && (r->stop = agreed_signal(r)) != 0) {
+        if (r->rank == 0) /* stopped before the first step */
+            fprintf(r->stop == SIGPIPE ? stderr : stdout,
+                    "pbfcl run: stopped by %s before the first step; nothing was written\n",
+                    pbfcl_signals_name(r->stop));
+    } else if (st == PBFCL_OK) {
         st = loop(a, r);
+    }
     free(l.cuts);
-    return st == PBFCL_OK ? 0 : st == PBFCL_ERR_BAD_ARGUMENT ? 2 : 1;
+    if (st == PBFCL_OK)
+        return r->stop ? 128 + r->stop : 0;
+    return st == PBFCL_ERR_BAD_ARGUMENT ? 2 : 1;
 }
 
 int dist_cmd_run(int argc, char **argv)
@@ -534,6 +576,7 @@ int dist_cmd_run(int argc, char **argv)
     r.comm = MPI_COMM_WORLD;
     MPI_Comm_rank(r.comm, &r.rank);
     MPI_Comm_size(r.comm, &r.size);
+    pbfcl_signals_install(); /* after MPI_Init: the run stops after a step (agreed_signal) */
     dist_log_setup(r.rank);
     drun_args a;
     int code = parse_args(argc, argv, &a);
@@ -545,6 +588,8 @@ int dist_cmd_run(int argc, char **argv)
         code = 0;
     drun_release(&r);
     dist_speak(true);
+    fflush(stdout); /* with the handlers on: a closed pipe is not fatal */
+    pbfcl_signals_restore();
     MPI_Finalize();
     return code;
 }

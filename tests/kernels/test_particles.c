@@ -4,9 +4,10 @@
  * rest density given directly (any solver's), non-finite and outside particles included, and
  * the render copy through a shuffled id order; gather_rows and scatter_rows (what a split
  * simulation exchanges) against a C copy at 0, 1, wg - 1, wg, wg + 1 and a prime rows of 1, 3
- * and 32 words, at shuffled slots, nothing written past the rows; gather_column and
- * append_column (a split simulation's records, packed) and fill_rows (appended particles'
- * initial values) the same way, at 0, 1, wg - 1, wg, wg + 1 and 1009 rows from rows 0 and 7. */
+ * and 32 words, at shuffled slots, nothing written past the rows; gather_column,
+ * scatter_column and append_column (a split simulation's records, packed) and fill_rows (appended
+ * particles' initial values) the same way, at 0, 1, wg - 1, wg, wg + 1 and 1009 rows from rows 0
+ * and 7. */
 #include "pbfcl_shared.h"
 #include "sim/particles.h"
 #include "test_util.h"
@@ -449,6 +450,30 @@ static void check_columns_once(pbfcl_cl *cl, pbfcl_particles *p, size_t count, s
                        count, first, w, c, r, dst[c][i], want);
             }
     }
+    for (int c = 0; c < COLS; c++) { /* scatter_column back into the shuffled slots of src */
+        ck_assert_int_eq(pbfcl_particles_fill_rows(p, src_buf[c], words[c], 0, rows, 7, 0),
+                         PBFCL_OK);
+        ck_assert_int_eq(pbfcl_particles_scatter_column(p, rec_buf, STRIDE, at[c], words[c],
+                                                        slots_buf, count, src_buf[c]),
+                         PBFCL_OK);
+        cl_uint *back = malloc(rows * words[c] * 4);
+        ck_assert_int_eq(clEnqueueReadBuffer(cl->queue, src_buf[c], CL_TRUE, 0, rows * words[c] * 4,
+                                             back, 0, NULL, NULL),
+                         CL_SUCCESS);
+        for (size_t r = 0; r < rows; r++) { /* slots[count..] untouched: 7 */
+            size_t k = 0;
+            while (k < count && slots[k] != r)
+                k++;
+            for (size_t w = 0; w < words[c]; w++) {
+                cl_uint want = k < count ? rec[k * STRIDE + at[c] + w] : 7u;
+                expect(back[r * words[c] + w] == want,
+                       "scatter_column %zu records: word %zu of column %d of row %zu is %08x, "
+                       "not %08x",
+                       count, w, c, r, back[r * words[c] + w], want);
+            }
+        }
+        free(back);
+    }
     for (int c = 0; c < COLS; c++) {
         clReleaseMemObject(src_buf[c]), clReleaseMemObject(dst_buf[c]);
         free(src[c]), free(dst[c]);
@@ -479,6 +504,8 @@ static void check_records(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_particles_gather_column(&p, b, 4, b, 1, 8, 5, b),
                      PBFCL_ERR_BAD_ARGUMENT);
     ck_assert_int_eq(pbfcl_particles_append_column(&p, b, 8, 5, 4, 0, 1, b),
+                     PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_int_eq(pbfcl_particles_scatter_column(&p, b, 8, 5, 4, b, 1, b),
                      PBFCL_ERR_BAD_ARGUMENT);
     clReleaseMemObject(b);
     pbfcl_particles_destroy(&p);

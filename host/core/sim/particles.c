@@ -47,16 +47,25 @@ static pbfcl_status build_kernels(pbfcl_particles *p)
         return PBFCL_ERR_BAD_ARGUMENT;
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_PARTICLES);
     PBFCL_TRY(pbfcl_cl_build(p->cl, desc->files, desc->nfiles, options, &p->program));
-    static const char *const names[] = {
-        "particles_stats",     "particles_bounds",        "particles_copy_positions",
-        "particles_slots",     "particles_gather_rows",   "particles_scatter_rows",
-        "particles_fill_rows", "particles_gather_column", "particles_append_column"};
-    cl_kernel *slots[] = {&p->stats,     &p->bounds,        &p->copy_positions,
-                          &p->slots,     &p->gather_rows,   &p->scatter_rows,
-                          &p->fill_rows, &p->gather_column, &p->append_column};
-    size_t local[] = {
-        PBFCL_STATS_FIELDS * p->wg * sizeof(float), 3 * p->wg * sizeof(float), 0, 0, 0, 0, 0, 0, 0};
-    for (int k = 0; k < 9; k++) {
+    static const char *const names[] = {"particles_stats",          "particles_bounds",
+                                        "particles_copy_positions", "particles_slots",
+                                        "particles_gather_rows",    "particles_scatter_rows",
+                                        "particles_fill_rows",      "particles_gather_column",
+                                        "particles_append_column",  "particles_scatter_column"};
+    cl_kernel *slots[] = {
+        &p->stats,        &p->bounds,    &p->copy_positions, &p->slots,         &p->gather_rows,
+        &p->scatter_rows, &p->fill_rows, &p->gather_column,  &p->append_column, &p->scatter_column};
+    size_t local[] = {PBFCL_STATS_FIELDS * p->wg * sizeof(float),
+                      3 * p->wg * sizeof(float),
+                      0,
+                      0,
+                      0,
+                      0,
+                      0,
+                      0,
+                      0,
+                      0};
+    for (int k = 0; k < 10; k++) {
         PBFCL_TRY(pbfcl_cl_kernel(p->program, names[k], slots[k]));
         PBFCL_TRY(pbfcl_cl_check_launch(p->cl, *slots[k], names[k], p->wg, local[k]));
     }
@@ -89,10 +98,10 @@ void pbfcl_particles_destroy(pbfcl_particles *p)
     pbfcl_cl_release_buffer(&p->partial_buf);
     pbfcl_cl_release_buffer(&p->bounds_buf);
     pbfcl_cl_release_buffer(&p->slot_buf);
-    cl_kernel kernels[] = {p->stats,     p->bounds,        p->copy_positions,
-                           p->slots,     p->gather_rows,   p->scatter_rows,
-                           p->fill_rows, p->gather_column, p->append_column};
-    for (int k = 0; k < 9; k++)
+    cl_kernel kernels[] = {p->stats,         p->bounds,        p->copy_positions, p->slots,
+                           p->gather_rows,   p->scatter_rows,  p->fill_rows,      p->gather_column,
+                           p->append_column, p->scatter_column};
+    for (int k = 0; k < 10; k++)
         if (kernels[k])
             clReleaseKernel(kernels[k]);
     if (p->program)
@@ -356,6 +365,25 @@ pbfcl_status pbfcl_particles_append_column(pbfcl_particles *p, cl_mem in_buf, si
     PARTICLES_ARG(k, 3, a);
     PARTICLES_ARG(k, 4, f);
     PARTICLES_ARG(k, 5, in_buf);
+    PARTICLES_ARG(k, 6, dst_buf);
+    return pbfcl_cl_launch(p->cl, k, count * words, p->wg, NULL, PBFCL_STAGE_OTHER);
+}
+
+pbfcl_status pbfcl_particles_scatter_column(pbfcl_particles *p, cl_mem in_buf, size_t stride,
+                                            size_t at, size_t words, cl_mem slots_buf, size_t count,
+                                            cl_mem dst_buf)
+{
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_TRY(check_rows("particles scatter_column", count, words, 0, stride, at));
+    cl_uint n = (cl_uint)count, w = (cl_uint)words, s = (cl_uint)stride, a = (cl_uint)at;
+    cl_kernel k = p->scatter_column;
+    PARTICLES_ARG(k, 0, n);
+    PARTICLES_ARG(k, 1, w);
+    PARTICLES_ARG(k, 2, s);
+    PARTICLES_ARG(k, 3, a);
+    PARTICLES_ARG(k, 4, in_buf);
+    PARTICLES_ARG(k, 5, slots_buf);
     PARTICLES_ARG(k, 6, dst_buf);
     return pbfcl_cl_launch(p->cl, k, count * words, p->wg, NULL, PBFCL_STAGE_OTHER);
 }

@@ -3,8 +3,9 @@
  * read), copy_positions (the render hook, in the caller's particle order), slots (the
  * id-to-slot map every module that names particles by id reads), and gather_rows and
  * scatter_rows (rows of a per-particle buffer at a list of slots, packed and unpacked: what a
- * simulation split over devices exchanges, host/dist/), gather_column and append_column (the
- * same into and out of a column of packed records), and fill_rows (initial values). */
+ * simulation split over devices exchanges, host/dist/), gather_column, append_column and
+ * scatter_column (the same into and out of a column of packed records), and fill_rows (initial
+ * values). */
 #ifndef PBFCL_PARTICLES_H
 #define PBFCL_PARTICLES_H
 
@@ -17,7 +18,7 @@ typedef struct pbfcl_particles {
     pbfcl_cl *cl;
     cl_program program;
     cl_kernel stats, bounds, copy_positions, slots, gather_rows, scatter_rows;
-    cl_kernel fill_rows, gather_column, append_column;
+    cl_kernel fill_rows, gather_column, append_column, scatter_column;
     size_t wg;          /* work-group size of every kernel (a power of two, >= 16) */
     size_t capacity;    /* particles */
     cl_mem partial_buf; /* stats: PBFCL_STATS_FIELDS floats per work-group */
@@ -114,5 +115,12 @@ pbfcl_status pbfcl_particles_gather_column(pbfcl_particles *p, cl_mem src_buf, s
 pbfcl_status pbfcl_particles_append_column(pbfcl_particles *p, cl_mem in_buf, size_t stride,
                                            size_t at, size_t words, size_t first, size_t count,
                                            cl_mem dst_buf);
+
+/* scatter_column: enqueues words at..at+words-1 of records r = 0..count-1 of in_buf (stride
+ * words each) into the rows at slots slots_buf[r] of dst_buf (words each, the slots distinct),
+ * the inverse of gather_column. Not profiled. */
+pbfcl_status pbfcl_particles_scatter_column(pbfcl_particles *p, cl_mem in_buf, size_t stride,
+                                            size_t at, size_t words, cl_mem slots_buf, size_t count,
+                                            cl_mem dst_buf);
 
 #endif
