@@ -13,6 +13,7 @@
 #include "runtime/clrt.h"
 #include "runtime/profile.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct pbfcl_colliders pbfcl_colliders; /* opaque; colliders.c */
@@ -85,6 +86,12 @@ pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, floa
  * pbfcl_colliders_index; cl/colliders/colliders.h: its position the row's float4 0, its rotation
  * float4 1), or NULL before the first; *row_float4s: a row's size in float4. */
 cl_mem pbfcl_colliders_table(const pbfcl_colliders *c, size_t *row_float4s);
+
+/* The last narrow phase's contact planes, their shapes and the pushes, per particle, which the
+ * density constraint reads (cl/pbf/pbf.cl, pbf_shape_factor: the shapes count as walls in the
+ * fluid's density, and their part of its correction adds to the pushes); false, with all three
+ * NULL, while there are no shapes or no narrow phase has run with them. */
+bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *shapes, cl_mem *push);
 
 /* For the tests: the last narrow phase's planes (n * PBFCL_COLLIDER_CONTACTS float4) and
  * shapes (int, -1: none), either may be NULL, and the table's index of shape id. */

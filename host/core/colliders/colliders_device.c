@@ -402,6 +402,15 @@ pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, floa
     return PBFCL_OK;
 }
 
+bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *shapes, cl_mem *push)
+{
+    bool on = c && c->count > 0 && c->program && c->contact_plane_buf;
+    *planes = on ? c->contact_plane_buf : NULL;
+    *shapes = on ? c->contact_shape_buf : NULL;
+    *push = on ? c->push_buf : NULL;
+    return on;
+}
+
 pbfcl_status pbfcl_colliders_read_contacts(pbfcl_colliders *c, pbfcl_cl *cl, size_t n,
                                            float *planes4, int *shapes)
 {
