@@ -243,9 +243,8 @@ static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_sha
 }
 
 /* The broad and narrow phase of one substep: for particle i, moving from x to x*, the contact
- * planes of every shape within reach (r + margin + max(r, h - r): contacts found for the
- * iterations' moves too, and the planes within h of the surface less the margin, which the
- * fluid's density counts as walls), with the shape (-1: none) in each slot, and pushes zeroed. A particle that
+ * planes of every shape within reach (r + margin + r: contacts found for the iterations' moves
+ * too; r + margin + 2r, or h, for the planes the fluid's density counts as walls), with the shape (-1: none) in each slot, and pushes zeroed. A particle that
  * starts the substep inside a primitive shape or an SDF is flagged in inside[i] (the shape's
  * index + 1; 0: none) and its x moved out along the distance's gradient to r + margin from the
  * surface (its x* then goes out by the contact, and it leaves without gaining speed). */
@@ -272,9 +271,13 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
     float3 out = (float3)(0.0f);
     for (uint s = 0; s < shape_count; s++) {
         __global const pbfcl_collider_shape *sh = shapes + s;
-        /* the reach: contacts for the iterations' moves (r beyond contact) and the fluid's
-         * density within h of the surface less the margin (cl/pbf/pbf.cl, pbf_shape_factor) */
-        float r_eff = p->radius + sh->margin, reach = r_eff + fmax(p->radius, p->h - p->radius);
+        /* the reach: contacts for the iterations' moves (r beyond contact) and the planes the
+         * fluid's density counts within 3r (or h) of the surface less the margin
+         * (cl/pbf/pbf.cl, pbf_shape_factor: beyond 3r a half-space holds 0.25 % of the
+         * kernel's mass at h = 4r; reaching h put more planes of the finely cut walls of
+         * mesh-container in the slots and let a particle through a wall) */
+        float r_eff = p->radius + sh->margin;
+        float reach = r_eff + fmax(p->radius, fmin(p->h - p->radius, 2.0f * p->radius));
         float3 lo = col_load4(sh->bounds_min).xyz - reach, hi = col_load4(sh->bounds_max).xyz + reach;
         if (any(fmax(x, xs) < lo) || any(fmin(x, xs) > hi))
             continue; /* the broad phase */

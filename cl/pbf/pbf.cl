@@ -99,7 +99,8 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
 }
 
 /* The collision shapes' part of the density (cl/colliders/colliders.cl): each contact plane of
- * particle i (the narrow phase keeps those within h of a shape's surface less its margin) stands
+ * particle i (the narrow phase keeps those within 3r, or h if less, of a shape's surface less its
+ * margin: the half-space beyond 3r holds 0.25 % of the kernel's mass at h = 4r) stands
  * for a wall, the half-space of fluid at rest beyond the plane through the shape's surface plus
  * its margin, at distance d = dot(n, x) + w + r (w holds -r - margin). The planes combine as the
  * walls' axes do, F = prod_k (1 - phi(d_k)) the fraction of the kernel's mass not beyond any, so
