@@ -109,48 +109,65 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
  * (the faces of a finely cut wall, the edge contact of the triangle beside the one beneath):
  * only the nearer counts. The approximation: each plane is a half-space, so beside a convex
  * shape's edge or corner (the nearest point an edge, the shape a wedge inside that half-space)
- * the fluid beyond is over-counted, by at most the wedge's missing part. Returns F and *grad
- * its gradient; term[k] (for delta's push on shape k) is the gradient of plane k's factor times
- * the others', so that grad = sum_k term[k]. A particle without planes reads one int. */
+ * the fluid beyond is over-counted, by at most the wedge's missing part. pbf_shape_factor returns
+ * F and *grad its gradient, sum_k dphi_k n_k F / (1 - phi_k) (1 - phi_k >= 1 - phi(0), about
+ * one half); a particle without planes reads one int. pbf_shape_plane: plane k's phi, -dphi/dd,
+ * normal and shape (phi 0 for an empty slot). The planes are read from global memory again
+ * rather than kept in private arrays (Oclgrind 21.10's uninitialised-value check crashed on
+ * those). */
+static float pbf_shape_plane(pbf_params p, float wall_scale, float4 x, uint i, int k,
+                             __global const float4 *contact_plane,
+                             __global const int *contact_shape, float *dphi, float4 *n, int *shape)
+{
+    *shape = contact_shape[PBFCL_COLLIDER_CONTACTS * i + k];
+    float4 pl = contact_plane[PBFCL_COLLIDER_CONTACTS * i + k];
+    *n = (float4)(pl.xyz, 0.0f);
+    *dphi = 0.0f;
+    if (*shape < 0)
+        return 0.0f;
+    return pbf_wall_phi(p, wall_scale, dot(pl.xyz, x.xyz) + pl.w + p->radius, dphi);
+}
+
+/* Whether plane k (phi, normal n, shape s) counts: no other plane of its shape within 60
+ * degrees is nearer (or as near and before it). */
+static bool pbf_shape_kept(pbf_params p, float wall_scale, float4 x, uint i, int k, float phi,
+                           float4 n, int s, __global const float4 *contact_plane,
+                           __global const int *contact_shape)
+{
+    if (!(phi > 0.0f))
+        return false;
+    for (int j = 0; j < PBFCL_COLLIDER_CONTACTS; j++) {
+        float dj;
+        float4 nj;
+        int sj;
+        float pj =
+            pbf_shape_plane(p, wall_scale, x, i, j, contact_plane, contact_shape, &dj, &nj, &sj);
+        if (j != k && sj == s && dot(nj, n) > 0.5f && (pj > phi || (pj == phi && j < k)))
+            return false;
+    }
+    return true;
+}
+
 static float pbf_shape_factor(pbf_params p, float wall_scale, float4 x, uint i,
                               __global const float4 *contact_plane,
-                              __global const int *contact_shape, float4 *grad,
-                              float4 term[PBFCL_COLLIDER_CONTACTS])
+                              __global const int *contact_shape, float4 *grad)
 {
     float f = 1.0f;
     *grad = (float4)(0.0f);
-    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++)
-        term[k] = (float4)(0.0f);
     if (contact_shape[PBFCL_COLLIDER_CONTACTS * i] < 0)
         return f;
-    float phi[PBFCL_COLLIDER_CONTACTS], dphi[PBFCL_COLLIDER_CONTACTS];
-    float4 nrm[PBFCL_COLLIDER_CONTACTS];
-    int shape[PBFCL_COLLIDER_CONTACTS];
     for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) {
-        shape[k] = contact_shape[PBFCL_COLLIDER_CONTACTS * i + k];
-        float4 pl = contact_plane[PBFCL_COLLIDER_CONTACTS * i + k];
-        nrm[k] = (float4)(pl.xyz, 0.0f);
-        float d = dot(pl.xyz, x.xyz) + pl.w + p->radius;
-        phi[k] = shape[k] < 0 ? 0.0f : pbf_wall_phi(p, wall_scale, d, &dphi[k]);
-        if (shape[k] < 0)
-            dphi[k] = 0.0f;
+        float dphi;
+        float4 n;
+        int s;
+        float phi =
+            pbf_shape_plane(p, wall_scale, x, i, k, contact_plane, contact_shape, &dphi, &n, &s);
+        if (pbf_shape_kept(p, wall_scale, x, i, k, phi, n, s, contact_plane, contact_shape)) {
+            /* d(prod f) = sum_k (d f_k) prod_(j != k) f_j, d(1 - phi(d_k)) / dx = dphi n */
+            *grad = *grad * (1.0f - phi) + f * dphi * n;
+            f *= 1.0f - phi;
+        }
     }
-    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) { /* the nearer of one surface's planes */
-        bool kept = phi[k] > 0.0f;
-        for (int j = 0; j < PBFCL_COLLIDER_CONTACTS && kept; j++)
-            if (j != k && shape[j] == shape[k] && dot(nrm[j], nrm[k]) > 0.5f &&
-                (phi[j] > phi[k] || (phi[j] == phi[k] && j < k)))
-                kept = false;
-        if (!kept)
-            continue;
-        float fk = 1.0f - phi[k];
-        for (int j = 0; j < k; j++)
-            term[j] *= fk;
-        term[k] = f * dphi[k] * nrm[k]; /* d(1 - phi(d_k)) / dx = dphi n */
-        f *= fk;
-    }
-    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++)
-        *grad += term[k];
     return f;
 }
 
@@ -293,9 +310,8 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     float4 grad_wall;
     float rho_wall = pbf_wall_density(p, wall_scale, xi, &grad_wall);
     if (shapes) { /* the shapes as walls: 1 - (1 - rho_wall) F */
-        float4 grad_f, term[PBFCL_COLLIDER_CONTACTS];
-        float f =
-            pbf_shape_factor(p, wall_scale, xi, i, contact_plane, contact_shape, &grad_f, term);
+        float4 grad_f;
+        float f = pbf_shape_factor(p, wall_scale, xi, i, contact_plane, contact_shape, &grad_f);
         grad_wall = grad_wall * f - (1.0f - rho_wall) * grad_f;
         rho_wall = 1.0f - (1.0f - rho_wall) * f;
     }
@@ -455,13 +471,19 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     xi.w = 0.0f;
     float rho_wall = pbf_wall_density(p, wall_scale, xi, &grad_wall);
     if (shapes && li != 0.0f) { /* the shapes' part of grad C_i; its move is their push */
-        float4 grad_f, term[PBFCL_COLLIDER_CONTACTS];
-        float f =
-            pbf_shape_factor(p, wall_scale, xi, i, contact_plane, contact_shape, &grad_f, term);
+        float4 grad_f;
+        float f = pbf_shape_factor(p, wall_scale, xi, i, contact_plane, contact_shape, &grad_f);
         grad_wall = grad_wall * f - (1.0f - rho_wall) * grad_f;
-        for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++)
-            if (any(term[k] != 0.0f))
-                push[PBFCL_COLLIDER_CONTACTS * i + k] -= (li * (1.0f - rho_wall)) * term[k];
+        for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) { /* plane k's part of grad_f */
+            float dphi;
+            float4 n;
+            int s;
+            float phi = pbf_shape_plane(p, wall_scale, xi, i, k, contact_plane, contact_shape,
+                                        &dphi, &n, &s);
+            if (pbf_shape_kept(p, wall_scale, xi, i, k, phi, n, s, contact_plane, contact_shape))
+                push[PBFCL_COLLIDER_CONTACTS * i + k] -=
+                    (li * (1.0f - rho_wall) * dphi * f / (1.0f - phi)) * n;
+        }
     }
     dx = dx * p->volume + li * grad_wall;
     float most = PBF_MAX_CORRECTION * p->radius;

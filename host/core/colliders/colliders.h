@@ -99,4 +99,10 @@ pbfcl_status pbfcl_colliders_read_contacts(pbfcl_colliders *c, pbfcl_cl *cl, siz
                                            float *planes4, int *shapes);
 int pbfcl_colliders_index(const pbfcl_colliders *c, int id);
 
+/* For the kernel tests of the density (cl/pbf/pbf.cl): sets the planes and shapes of n particles
+ * (as read_contacts reads them; the rest of the capacity none) and zeroes the pushes, in place of
+ * a narrow phase (building the program and the buffers if need be). */
+pbfcl_status pbfcl_colliders_write_contacts(pbfcl_colliders *c, const pbfcl_colliders_run *r,
+                                            size_t n, const float *planes4, const int *shapes);
+
 #endif
