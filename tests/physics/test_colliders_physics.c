@@ -412,7 +412,7 @@ END_TEST
 /* A tank of 0.2 x 0.2 m (x from the box's wall at T0 to a box shape's face at T1, z between
  * the box's walls) holding 10 x 8 x 10 particles: at rest the shape reads the hydrostatic force
  * rho0 g H^2 W / 2 along +x within 7 %, H = n (2r)^3 / (L W) the depth of the fluid's volume.
- * It reads 5.6 % less (PoCL): 0.8 % is the column's compression (g / L sum_i m (y_i - floor),
+ * It reads 5.4 % less (PoCL): 0.8 % is the column's compression (g / L sum_i m (y_i - floor),
  * the force of its actual mass distribution, is 24.91 N against 25.11), the rest is the stress
  * a resting PBF fluid keeps in its lattice (lateral below vertical; jittering the initial
  * lattice by up to r changes nothing): the box's wall opposite pushes as much, since the
