@@ -954,12 +954,12 @@ PBFCL_API pbfcl_status pbfcl_shape_get_surface(const pbfcl_solver *s, int id, in
                                                float *vertices, size_t *vertex_count,
                                                unsigned *triangles, size_t *triangle_count);
 
-/* Shape id's contacts: the force the particles exert on it in the last substep (N; an
- * embedding engine pushes its rigid body with it), the particles its contacts moved then, and
- * the particles found inside it (a sphere, capsule, box, convex hull or SDF) at the start of a
- * substep since shapes were last added or destroyed (placed there by the caller; each is moved
- * out along the distance's gradient). Zeros before the first step after such a change. Any
- * pointer may be NULL. */
+/* Shape id's contacts: the force the particles exert on it in the last substep (N, the fluid's
+ * pressure included; an embedding engine pushes its rigid body with it), the particles its
+ * contact planes moved then, and the particles found inside it (a sphere, capsule, box, convex
+ * hull or SDF) at the start of a substep since shapes were last added or destroyed (placed there
+ * by the caller; each is moved out along the distance's gradient). Zeros before the first step
+ * after such a change. Any pointer may be NULL. */
 PBFCL_API pbfcl_status pbfcl_shape_contacts(pbfcl_solver *s, int id, float force[3],
                                             unsigned *contacts, unsigned *inside);
 

@@ -243,8 +243,8 @@ static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_sha
 }
 
 /* The broad and narrow phase of one substep: for particle i, moving from x to x*, the contact
- * planes of every shape within reach (r + margin + r: contacts found for the iterations'
- * moves too), with the shape (-1: none) in each slot, and pushes zeroed. A particle that
+ * planes of every shape within reach (r + margin + r: contacts found for the iterations' moves
+ * too; r + margin + 2r, or h, for the planes the fluid's density counts as walls), with the shape (-1: none) in each slot, and pushes zeroed. A particle that
  * starts the substep inside a primitive shape or an SDF is flagged in inside[i] (the shape's
  * index + 1; 0: none) and its x moved out along the distance's gradient to r + margin from the
  * surface (its x* then goes out by the contact, and it leaves without gaining speed). */
@@ -271,7 +271,13 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
     float3 out = (float3)(0.0f);
     for (uint s = 0; s < shape_count; s++) {
         __global const pbfcl_collider_shape *sh = shapes + s;
-        float r_eff = p->radius + sh->margin, reach = r_eff + p->radius;
+        /* the reach: contacts for the iterations' moves (r beyond contact) and the planes the
+         * fluid's density counts within 3r (or h) of the surface less the margin
+         * (cl/pbf/pbf.cl, pbf_shape_factor: beyond 3r a half-space holds 0.25 % of the
+         * kernel's mass at h = 4r; reaching h put more planes of the finely cut walls of
+         * mesh-container in the slots and let a particle through a wall) */
+        float r_eff = p->radius + sh->margin;
+        float reach = r_eff + fmax(p->radius, fmin(p->h - p->radius, 2.0f * p->radius));
         float3 lo = col_load4(sh->bounds_min).xyz - reach, hi = col_load4(sh->bounds_max).xyz + reach;
         if (any(fmax(x, xs) < lo) || any(fmin(x, xs) > hi))
             continue; /* the broad phase */
@@ -340,7 +346,10 @@ __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
             y -= slide;
         else if (len > 0.0f)
             y -= slide * fmin(sh->friction_dynamic * depth / len, 1.0f);
-        push[PBFCL_COLLIDER_CONTACTS * i + k] += (float4)(y - before, 0.0f);
+        /* w marks a contact that moved the particle (the fluid's pressure, which delta adds,
+         * leaves it: colliders_force counts contacts by it) */
+        push[PBFCL_COLLIDER_CONTACTS * i + k] +=
+            (float4)(y - before, any(y != before) ? 1.0f : 0.0f);
     }
     float3 lo = (float3)(p->box_min[0], p->box_min[1], p->box_min[2]) + p->radius;
     float3 hi = (float3)(p->box_max[0], p->box_max[1], p->box_max[2]) - p->radius;
@@ -349,7 +358,8 @@ __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
 
 /* The force reduction of one substep: work-group g of shape s = get_global_id(1) sums, over
  * the particles g, g + G, ... (strided by the work-items), the mass-weighted pushes m_i dx of
- * the contacts with s and counts the particles with one that pushed (w) and those inside s;
+ * the contacts with s (the contact planes' and the fluid's pressure through them, pbf_delta)
+ * and counts the particles with a plane of s that pushed (push.w) and those inside s;
  * partial[(s * G + g) * 2] = (sum m dx, contacts) of this substep and partial[... + 1] +=
  * (inside, 0, 0, 0), a running count (= when reset != 0). Work-group size WG_SIZE, a power of
  * two. */
@@ -370,7 +380,7 @@ __kernel void colliders_force(__constant pbfcl_pbf_params *p, uint n, __global c
             if (contact_shape[PBFCL_COLLIDER_CONTACTS * i + k] == s) {
                 float4 d = push[PBFCL_COLLIDER_CONTACTS * i + k];
                 acc.xyz += m * d.xyz;
-                touched = touched || any(d.xyz != 0.0f);
+                touched = touched || d.w != 0.0f;
             }
         acc.w += touched ? 1.0f : 0.0f;
         in += inside[i] == (uint)s + 1u ? 1.0f : 0.0f;

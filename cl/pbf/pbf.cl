@@ -98,6 +98,79 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
     return 1.0f - f[0] * f[1] * f[2];
 }
 
+/* The collision shapes' part of the density (cl/colliders/colliders.cl): each contact plane of
+ * particle i (the narrow phase keeps those within 3r, or h if less, of a shape's surface less its
+ * margin: the half-space beyond 3r holds 0.25 % of the kernel's mass at h = 4r) stands
+ * for a wall, the half-space of fluid at rest beyond the plane through the shape's surface plus
+ * its margin, at distance d = dot(n, x) + w + r (w holds -r - margin). The planes combine as the
+ * walls' axes do, F = prod_k (1 - phi(d_k)) the fraction of the kernel's mass not beyond any, so
+ * that a container's inner corner (two shapes, or two faces of a mesh) counts its fluid once.
+ * Two planes of one shape whose normals are within 60 degrees of each other are one surface
+ * (the faces of a finely cut wall, the edge contact of the triangle beside the one beneath):
+ * only the nearer counts. The approximation: each plane is a half-space, so beside a convex
+ * shape's edge or corner (the nearest point an edge, the shape a wedge inside that half-space)
+ * the fluid beyond is over-counted, by at most the wedge's missing part. pbf_shape_factor returns
+ * F and *grad its gradient, sum_k dphi_k n_k F / (1 - phi_k) (1 - phi_k >= 1 - phi(0), about
+ * one half); a particle without planes reads one int. pbf_shape_plane: plane k's phi, -dphi/dd,
+ * normal and shape (phi 0 for an empty slot). The planes are read from global memory again
+ * rather than kept in private arrays (Oclgrind 21.10's uninitialised-value check crashed on
+ * those). */
+static float pbf_shape_plane(pbf_params p, float wall_scale, float4 x, uint i, int k,
+                             __global const float4 *contact_plane,
+                             __global const int *contact_shape, float *dphi, float4 *n, int *shape)
+{
+    *shape = contact_shape[PBFCL_COLLIDER_CONTACTS * i + k];
+    float4 pl = contact_plane[PBFCL_COLLIDER_CONTACTS * i + k];
+    *n = (float4)(pl.xyz, 0.0f);
+    *dphi = 0.0f;
+    if (*shape < 0)
+        return 0.0f;
+    return pbf_wall_phi(p, wall_scale, dot(pl.xyz, x.xyz) + pl.w + p->radius, dphi);
+}
+
+/* Whether plane k (phi, normal n, shape s) counts: no other plane of its shape within 60
+ * degrees is nearer (or as near and before it). */
+static bool pbf_shape_kept(pbf_params p, float wall_scale, float4 x, uint i, int k, float phi,
+                           float4 n, int s, __global const float4 *contact_plane,
+                           __global const int *contact_shape)
+{
+    if (!(phi > 0.0f))
+        return false;
+    for (int j = 0; j < PBFCL_COLLIDER_CONTACTS; j++) {
+        float dj;
+        float4 nj;
+        int sj;
+        float pj =
+            pbf_shape_plane(p, wall_scale, x, i, j, contact_plane, contact_shape, &dj, &nj, &sj);
+        if (j != k && sj == s && dot(nj, n) > 0.5f && (pj > phi || (pj == phi && j < k)))
+            return false;
+    }
+    return true;
+}
+
+static float pbf_shape_factor(pbf_params p, float wall_scale, float4 x, uint i,
+                              __global const float4 *contact_plane,
+                              __global const int *contact_shape, float4 *grad)
+{
+    float f = 1.0f;
+    *grad = (float4)(0.0f);
+    if (contact_shape[PBFCL_COLLIDER_CONTACTS * i] < 0)
+        return f;
+    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) {
+        float dphi;
+        float4 n;
+        int s;
+        float phi =
+            pbf_shape_plane(p, wall_scale, x, i, k, contact_plane, contact_shape, &dphi, &n, &s);
+        if (pbf_shape_kept(p, wall_scale, x, i, k, phi, n, s, contact_plane, contact_shape)) {
+            /* d(prod f) = sum_k (d f_k) prod_(j != k) f_j, d(1 - phi(d_k)) / dx = dphi n */
+            *grad = *grad * (1.0f - phi) + f * dphi * n;
+            f *= 1.0f - phi;
+        }
+    }
+    return f;
+}
+
 /* With bodies, predict, delta and collide write the particle's phase (cl/common/pbfcl_shared.h: a
  * group and flags, below 2^24) into x*.w and q.w (as a float, exact; shape_match_predict keeps
  * it and kinematic_path writes the same), so that collide finds a neighbour's phase in the
@@ -206,7 +279,8 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global const uint *neighbor_count, __global const uint *neighbors,
                          __global float4 *lambda, __global float *density, float wall_scale,
                          __global float4 *search, __global uint *moved, uint record, uint bodies,
-                         __global const uint *phase, __global const uint *cell_id)
+                         __global const uint *phase, __global const uint *cell_id, uint shapes,
+                         __global const float4 *contact_plane, __global const int *contact_shape)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -235,6 +309,12 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     }
     float4 grad_wall;
     float rho_wall = pbf_wall_density(p, wall_scale, xi, &grad_wall);
+    if (shapes) { /* the shapes as walls: 1 - (1 - rho_wall) F */
+        float4 grad_f;
+        float f = pbf_shape_factor(p, wall_scale, xi, i, contact_plane, contact_shape, &grad_f);
+        grad_wall = grad_wall * f - (1.0f - rho_wall) * grad_f;
+        rho_wall = 1.0f - (1.0f - rho_wall) * f;
+    }
     float rho = p->self_density + p->mass * w_sum + p->rest_density * rho_wall;
     float c = fmax(rho * p->inv_rest_density - 1.0f, 0.0f);
     grad_i += grad_wall;
@@ -353,7 +433,9 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         float omega, uint record_step, __global const float4 *search,
                         __global uint *moved, float moved_limit2, uint bodies,
                         __global const uint *phase, __global const float *inv_mass,
-                        __global const uint *cell_id, uint grid_bits)
+                        __global const uint *cell_id, uint grid_bits, uint shapes,
+                        __global const float4 *contact_plane, __global const int *contact_shape,
+                        __global float4 *push)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -387,7 +469,22 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                        scorr_n, &dx);
     float4 grad_wall;
     xi.w = 0.0f;
-    pbf_wall_density(p, wall_scale, xi, &grad_wall);
+    float rho_wall = pbf_wall_density(p, wall_scale, xi, &grad_wall);
+    if (shapes && li != 0.0f) { /* the shapes' part of grad C_i; its move is their push */
+        float4 grad_f;
+        float f = pbf_shape_factor(p, wall_scale, xi, i, contact_plane, contact_shape, &grad_f);
+        grad_wall = grad_wall * f - (1.0f - rho_wall) * grad_f;
+        for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) { /* plane k's part of grad_f */
+            float dphi;
+            float4 n;
+            int s;
+            float phi = pbf_shape_plane(p, wall_scale, xi, i, k, contact_plane, contact_shape,
+                                        &dphi, &n, &s);
+            if (pbf_shape_kept(p, wall_scale, xi, i, k, phi, n, s, contact_plane, contact_shape))
+                push[PBFCL_COLLIDER_CONTACTS * i + k] -=
+                    (li * (1.0f - rho_wall) * dphi * f / (1.0f - phi)) * n;
+        }
+    }
     dx = dx * p->volume + li * grad_wall;
     float most = PBF_MAX_CORRECTION * p->radius;
     if (solid) { /* pushed by the fluid's constraints, by its relative inverse mass */

@@ -270,7 +270,8 @@ PyMethodDef pbfcl_py_shape_methods[] = {
      "destroy_shape(id)\n\nRemoves shape id (ids are never reused)."},
     {"shape_contacts", (PyCFunction)shape_contacts, METH_O,
      "shape_contacts(id) -> dict\n\nShape id's contacts in the last step: force, float32 (3,), "
-     "N, what the particles exert on it (averaged over the step's substeps); contacts, the "
+     "N, what the particles exert on it, the fluid's pressure included (averaged over the step's "
+     "substeps); contacts, the "
      "particles its contacts moved in the last substep; inside, the particles found inside it "
      "since shapes were last added or destroyed. Zeros before the first step after such a "
      "change."},

@@ -1,14 +1,17 @@
 /* Tests of the PBF kernels (cl/pbf/pbf.cl): the SPH kernels Poly6 and Spiky against their
  * integrals and lattice sums, and the lambda, delta, collide and vorticity_viscosity stages
- * (with the walls' density) against a plain C reference on small particle sets; bad
- * configurations fail. */
+ * (with the walls' density, and the collision shapes' contact planes counted as walls) against
+ * a plain C reference on small particle sets; bad configurations fail. */
 #include "grid/grid.h"
 #include "pbf/pbf.h"
+#include "pbf/pbf_colliders.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "sim/solver_method.h"
 #include "test_util.h"
 #include "wall_ref.h"
+
+#include "../../cl/colliders/colliders.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -547,6 +550,296 @@ static void check_walls(pbfcl_cl *cl)
 START_TEST(test_walls)
 {
     test_each_device(check_walls);
+}
+END_TEST
+
+/* ---- the collision shapes in the density (cl/pbf/pbf.cl, pbf_shape_factor) ---------------- */
+
+/* The planes and shapes of the last narrow phase (PBFCL_COLLIDER_CONTACTS per particle). */
+typedef struct shape_planes {
+    float *plane;
+    int *shape;
+} shape_planes;
+
+/* The boundary density of x (units of rho0): the walls' (ref_wall) and particle i's contact
+ * planes, each the half-space beyond the plane through its shape's surface (less the margin,
+ * plane.w holds -r - margin) by quadrature (ref_wall_phi), combined as 1 - (1 - walls) prod_k
+ * (1 - phi_k), the nearer of two planes of one shape within 60 degrees of each other only. */
+static double ref_shape_boundary(const pbfcl_pbf_params *p, const shape_planes *sp, size_t i,
+                                 const double x[3])
+{
+    const int kc = PBFCL_COLLIDER_CONTACTS;
+    double scale = pbfcl_pbf_wall_scale(p), phi[PBFCL_COLLIDER_CONTACTS];
+    double f_walls = 1.0; /* the walls' part (ref_wall's, of x in double) */
+    for (int a = 0; a < 3; a++)
+        f_walls *= 1.0 - ref_wall_phi(x[a] - p->box_min[a], p->h, scale) -
+                   ref_wall_phi(p->box_max[a] - x[a], p->h, scale);
+    for (int k = 0; k < kc; k++) {
+        const float *pl = sp->plane + 4 * (kc * i + k);
+        double d = pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2] + pl[3] + p->radius;
+        phi[k] = sp->shape[kc * i + k] < 0 ? 0.0 : ref_wall_phi(fmax(d, 0.0), p->h, scale);
+    }
+    double f = 1.0;
+    for (int k = 0; k < kc; k++) {
+        bool kept = phi[k] > 0.0;
+        for (int j = 0; j < kc && kept; j++) {
+            const float *a = sp->plane + 4 * (kc * i + j), *b = sp->plane + 4 * (kc * i + k);
+            if (j != k && sp->shape[kc * i + j] == sp->shape[kc * i + k] &&
+                a[0] * b[0] + a[1] * b[1] + a[2] * b[2] > 0.5 &&
+                (phi[j] > phi[k] || (phi[j] == phi[k] && j < k)))
+                kept = false;
+        }
+        if (kept)
+            f *= 1.0 - phi[k];
+    }
+    return 1.0 - f_walls * f;
+}
+
+/* ref_shape_boundary of particle i and its gradient by central differences. */
+static double ref_shape_wall(const pbfcl_pbf_params *p, const shape_planes *sp, size_t i,
+                             const float *xf, double grad[3])
+{
+    double x[3] = {xf[0], xf[1], xf[2]}, e = 1e-6;
+    for (int a = 0; a < 3; a++) {
+        double hi[3] = {x[0], x[1], x[2]}, lo[3] = {x[0], x[1], x[2]};
+        hi[a] += e;
+        lo[a] -= e;
+        grad[a] = (ref_shape_boundary(p, sp, i, hi) - ref_shape_boundary(p, sp, i, lo)) / (2 * e);
+    }
+    return ref_shape_boundary(p, sp, i, x);
+}
+
+/* ref_lambda and ref_delta_limited (cut at the walls) with the shapes' planes in the
+ * boundary. */
+static void ref_lambda_shapes(const kstate *k, const pbfcl_pbf_params *p, const shape_planes *sp,
+                              size_t i, double *rho, double *lambda)
+{
+    double grad_i[3] = {0, 0, 0}, sum2 = 0;
+    *rho = p->mass * ref_poly6(0, p->h);
+    for (size_t j = 0; j < k->n; j++) {
+        double d[3], r = dist3(k->x + 3 * i, k->x + 3 * j, d);
+        if (j == i || r >= p->h)
+            continue;
+        *rho += p->mass * ref_poly6(r, p->h);
+        double f = p->volume * ref_spiky_factor(r, p->h);
+        for (int c = 0; c < 3; c++) {
+            grad_i[c] += f * d[c];
+            sum2 += f * d[c] * f * d[c];
+        }
+    }
+    double gw[3];
+    *rho += p->rest_density * ref_shape_wall(p, sp, i, k->x + 3 * i, gw);
+    for (int c = 0; c < 3; c++)
+        grad_i[c] += gw[c];
+    sum2 += grad_i[0] * grad_i[0] + grad_i[1] * grad_i[1] + grad_i[2] * grad_i[2];
+    *lambda = -fmax(*rho / p->rest_density - 1.0, 0.0) / (sum2 + p->epsilon);
+}
+
+static void ref_delta_shapes(const kstate *k, const pbfcl_pbf_params *p, const shape_planes *sp,
+                             size_t i, double out[3])
+{
+    double wdq = ref_poly6(p->h * 0.2, p->h);
+    out[0] = out[1] = out[2] = 0;
+    for (size_t j = 0; j < k->n; j++) {
+        double d[3], r = dist3(k->x + 3 * i, k->x + 3 * j, d);
+        if (j == i || r >= p->h)
+            continue;
+        double s = -p->scorr_k * pow(ref_poly6(r, p->h) / wdq, p->scorr_n);
+        double f = (k->lambda[i] + k->lambda[j] + s) * ref_spiky_factor(r, p->h) * p->volume;
+        for (int c = 0; c < 3; c++)
+            out[c] += f * d[c];
+    }
+    double gw[3];
+    ref_shape_wall(p, sp, i, k->x + 3 * i, gw);
+    for (int c = 0; c < 3; c++)
+        out[c] += k->lambda[i] * gw[c];
+    ref_limit(out, PBF_MAX_CORRECTION * p->radius);
+    for (int c = 0; c < 3; c++) {
+        double x = k->x[3 * i + c], lo = p->box_min[c] + p->radius, hi = p->box_max[c] - p->radius;
+        out[c] = fmin(fmax(x + out[c], lo), hi) - x;
+    }
+}
+
+/* The floor y < 0.3 and the wall x < 0.3 as box shapes (of margin `margin`) in the 1 m box, and
+ * each particle's contact planes written as a narrow phase would find them, computed here: the
+ * floor's (shape 0) and the wall's (shape 1) where the particle is within h of them (less the
+ * margin), and (tilted) a third plane of the floor's shape tilted by 30 degrees, farther than the
+ * floor's plane for even particles (it does not count) and nearer for odd ones (the floor's does
+ * not): the one-surface rule. */
+#define SHAPE_FACE 0.3f
+static void shape_corner(pbfcl_sim *sim, float margin, bool tilted)
+{
+    pbfcl_shape_desc floor_box = {.type = PBFCL_SHAPE_KIND_BOX,
+                                  .position = {0.5f, SHAPE_FACE - 0.1f, 0.5f},
+                                  .half_extents = {0.4f, 0.1f, 0.4f},
+                                  .margin = margin};
+    pbfcl_shape_desc wall_box = floor_box;
+    wall_box.position[0] = SHAPE_FACE - 0.1f;
+    wall_box.position[1] = 0.5f;
+    wall_box.half_extents[0] = 0.1f;
+    wall_box.half_extents[1] = 0.4f;
+    int id;
+    ck_assert_int_eq(pbfcl_colliders_add(pbfcl_pbf_colliders(sim), &floor_box, &id), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_colliders_add(pbfcl_pbf_colliders(sim), &wall_box, &id), PBFCL_OK);
+    kstate k;
+    kstate_read(sim, &k);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
+    const int kc = PBFCL_COLLIDER_CONTACTS;
+    float *planes = calloc(k.n * kc * 4 + 4, sizeof *planes);
+    int *shapes = malloc(k.n * kc * sizeof *shapes + sizeof *shapes);
+    const float tilt[3] = {0.5f, 0.8660254f, 0.0f};
+    for (size_t i = 0; i < k.n; i++) {
+        const float *x = k.x + 3 * i;
+        float *pl = planes + 4 * kc * i;
+        int *sh = shapes + kc * i, m = 0;
+        for (int j = 0; j < kc; j++)
+            sh[j] = -1;
+        float d_floor = x[1] - SHAPE_FACE - margin, d_wall = x[0] - SHAPE_FACE - margin;
+        if (d_floor < p->h) { /* n (0, 1, 0), w = -0.3 - r - margin */
+            pl[4 * m + 1] = 1.0f;
+            pl[4 * m + 3] = -SHAPE_FACE - p->radius - margin;
+            sh[m++] = 0;
+        }
+        if (d_floor < p->h && tilted) {
+            float d = d_floor + (i % 2 ? -0.2f : 0.3f) * p->radius; /* its distance, >= 0 */
+            d = d > 0.0f ? d : 0.0f;
+            for (int c = 0; c < 3; c++)
+                pl[4 * m + c] = tilt[c];
+            pl[4 * m + 3] = d - p->radius - (tilt[0] * x[0] + tilt[1] * x[1]);
+            sh[m++] = 0;
+        }
+        if (d_wall < p->h) {
+            pl[4 * m] = 1.0f;
+            pl[4 * m + 3] = -SHAPE_FACE - p->radius - margin;
+            sh[m++] = 1;
+        }
+    }
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(sim, &v);
+    pbfcl_build_config cfg;
+    pbfcl_sim_kernel_config(&v.cl->dev, &cfg);
+    pbfcl_colliders_run r = {v.cl, &cfg, v.params_buf, v.n, v.capacity, v.wg, v.params->dt};
+    ck_assert_int_eq(
+        pbfcl_colliders_write_contacts(pbfcl_pbf_colliders(sim), &r, k.n, planes, shapes),
+        PBFCL_OK);
+    free(planes);
+    free(shapes);
+    kstate_free(&k);
+}
+
+static shape_planes shape_planes_read(pbfcl_sim *sim, size_t n)
+{
+    shape_planes sp = {malloc(n * PBFCL_COLLIDER_CONTACTS * 16 + 16),
+                       malloc(n * PBFCL_COLLIDER_CONTACTS * 4 + 4)};
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(sim, &v);
+    ck_assert_int_eq(
+        pbfcl_colliders_read_contacts(pbfcl_pbf_colliders(sim), v.cl, n, sp.plane, sp.shape),
+        PBFCL_OK);
+    return sp;
+}
+
+/* The shapes as walls, their contact planes given (shape_corner): shape_calibration, then lambda
+ * and delta of compressed, jittered lattices in the corner of two box shapes (n = 1, and 4^3 or 6^3
+ * less one: not work-group multiples; the shapes with no margin and with a margin of r / 2) against
+ * the reference with the planes' half-spaces by quadrature. */
+/* The rest lattice (spacing 2r) against a box shape's face has the interior's density, as
+ * against a wall of the box (the same calibration), and within 2 % of it in the inner corner
+ * of two box shapes. */
+static void shape_calibration(pbfcl_cl *cl, const pbfcl_scene *sc)
+{
+    pbfcl_scene s = *sc;
+    const int nx = 9;
+    const float r = s.particle_radius, sp2 = 2 * r, lo = SHAPE_FACE + r;
+    float *pos = lattice(nx, lo, sp2, 0.0f, 1);
+    size_t n = (size_t)nx * nx * nx;
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    shape_corner(sim, 0.0f, false);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    float *rho = malloc(n * sizeof *rho);
+    kstate k;
+    kstate_read(sim, &k);
+    ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, rho), PBFCL_OK);
+    const pbfcl_pbf_params *p = ref_params_of(sim);
+    const float mid = lo + 4 * sp2;
+    double inner = rho[nearest(&k, mid, mid, mid)];
+    double face = rho[nearest(&k, mid, lo, mid)], edge = rho[nearest(&k, lo, lo, mid)];
+    fprintf(stderr,
+            "    shapes as walls: rest lattice density / rho0 inside %.4f, shape face %.4f, "
+            "corner of two shapes %.4f\n",
+            inner / p->rest_density, face / p->rest_density, edge / p->rest_density);
+    ck_assert_msg(test_close(face, inner, 0, 1e-3), "shape face %g, inside %g", face, inner);
+    ck_assert_msg(test_close(edge, inner, 0, 0.02), "corner %g, inside %g", edge, inner);
+    kstate_free(&k);
+    free(rho);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+static void check_shape_walls(pbfcl_cl *cl)
+{
+    pbfcl_scene s;
+    kernel_scene(&s);
+    const float r = s.particle_radius, lo = SHAPE_FACE + r;
+    float *pos, *rho;
+    size_t n;
+    pbfcl_sim *sim;
+    kstate k;
+    const pbfcl_pbf_params *p;
+    if (test_small()) /* Oclgrind: see check_lambda_delta */
+        fprintf(stderr, "    shapes as walls: under Oclgrind only the jittered lattice with a "
+                        "margin (a second simulation here gets false reports)\n");
+    else
+        shape_calibration(cl, &s);
+    const int nj = test_small() ? 4 : 6;
+    for (int m = test_small() ? 1 : 0; m < 2; m++)
+        for (int one = 0; one < (test_small() ? 1 : 2); one++) {
+            float margin = m ? 0.5f * r : 0.0f;
+            pos = lattice(nj, lo + margin, 0.019f, 0.002f, 11);
+            n = one ? 1 : (size_t)nj * nj * nj - 1;
+            if (one) /* alone, r + a little from the floor shape's face */
+                pos[0] = pos[2] = 0.5f, pos[1] = SHAPE_FACE + margin + 1.2f * r;
+            sim = make_sim(cl, &s, pos, n);
+            shape_corner(sim, margin, true);
+            ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+            ck_assert_int_eq(pbfcl_pbf_delta(sim, NULL), PBFCL_OK);
+            rho = malloc(n * sizeof *rho);
+            kstate_read(sim, &k);
+            ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, rho), PBFCL_OK);
+            shape_planes sp = shape_planes_read(sim, n);
+            p = ref_params_of(sim);
+            double lscale = fmax(max_abs(k.lambda, n), 1e-12);
+            double dscale = fmax(max_abs(k.delta, 3 * n), 1e-12);
+            int planes = 0;
+            for (size_t i = 0; i < n; i++) {
+                double rr, lambda, dref[3];
+                ref_lambda_shapes(&k, p, &sp, i, &rr, &lambda);
+                planes += sp.shape[PBFCL_COLLIDER_CONTACTS * i] >= 0;
+                ck_assert_msg(test_close(rho[i], rr, 0, 1e-4), "rho[%zu] = %g, reference %g", i,
+                              rho[i], rr);
+                ck_assert_msg(test_close(k.lambda[i], lambda, 1e-4 * lscale, 1e-3),
+                              "lambda[%zu] = %g, reference %g", i, k.lambda[i], lambda);
+                ref_delta_shapes(&k, p, &sp, i, dref);
+                for (int c = 0; c < 3; c++)
+                    ck_assert_msg(test_close(k.delta[3 * i + c], dref[c], 1e-4 * dscale, 1e-3),
+                                  "delta[%zu][%d] = %g, reference %g", i, c, k.delta[3 * i + c],
+                                  dref[c]);
+            }
+            fprintf(stderr, "    shapes as walls (margin %.3f): n %zu, %d with planes\n", margin, n,
+                    planes);
+            ck_assert_msg(planes > 0, "no particle has a contact plane");
+            free(sp.plane);
+            free(sp.shape);
+            kstate_free(&k);
+            free(rho);
+            free(pos);
+            pbfcl_sim_destroy(sim);
+        }
+}
+
+START_TEST(test_shape_walls)
+{
+    test_each_device(check_shape_walls);
 }
 END_TEST
 
@@ -1764,6 +2057,7 @@ int main(void)
     tcase_add_test(dev, test_lambda_delta_reference);
     tcase_add_test(dev, test_lambda_delta_solids_reference);
     tcase_add_test(dev, test_walls);
+    tcase_add_test(dev, test_shape_walls);
     tcase_add_test(dev, test_collide_reference);
     tcase_add_test(dev, test_collide_after_move);
     tcase_add_test(dev, test_collide_after_solid_move);

@@ -3,7 +3,8 @@
  * the tilting cup A into cup B (the particles in B's interior rise over the run and end there)
  * and no particle's path between two frames crosses a wall of either cup below its rim;
  * mesh-container keeps every particle inside its closed mesh tank and out of its SDF ramp at
- * every frame. */
+ * every frame; a moving paddle shape pushes a fluid as a particle-filled paddle on the same
+ * path does. */
 #include "pbfcl.h"
 #include "test_util.h"
 
@@ -205,6 +206,77 @@ START_TEST(test_mesh_container)
 }
 END_TEST
 
+/* The paddle tank: a block of fluid 0.3 m long and 0.08 m deep from the paddle's face (x = 0.1)
+ * in a tank 1.5 m long, 4 particles across z; the paddle (x from 0.04 to 0.1, the tank's whole
+ * height and width) moves at 0.5 m/s along +x for 0.3 s, as a box of static particles (an
+ * obstacle) or as a box shape. */
+#define PADDLE_SCENE(paddle)                                                                       \
+    "{\"name\": \"paddle-test\", \"domain\": {\"min\": [0, 0, 0], \"max\": [1.5, 0.3, 0.08]},"     \
+    "\"particle_radius\": 0.01,"                                                                   \
+    "\"fluid\": [{\"min\": [0.1, 0, 0], \"max\": [0.4, 0.08, 0.08]}]," paddle "}"
+static const char paddle_obstacle[] =
+    PADDLE_SCENE("\"obstacles\": [{\"box\": {\"min\": [0.04, 0, 0], \"max\": [0.1, 0.3, 0.08]},"
+                 "\"velocity\": [0.5, 0, 0], \"until\": 0.3}]");
+static const char paddle_shape[] =
+    PADDLE_SCENE("\"colliders\": [{\"type\": \"box\", \"half_extents\": [0.03, 0.15, 0.04],"
+                 "\"position\": [0.07, 0.15, 0.04], \"velocity\": [0.5, 0, 0], \"until\": 0.3}]");
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The paddle tank run 0.3 s: the fluid's front (the x that 99 % of its particles, the first
+ * n_fluid, lie behind: a drop thrown ahead does not count) and its mean x. */
+static void paddle_run(const char *file, const char *text, size_t n_fluid, double *front,
+                       double *mean_x, size_t *n_out)
+{
+    pbfcl_context *ctx;
+    size_t n;
+    float r;
+    pbfcl_solver *s = scene_solver(&ctx, test_temp_write(file, text), 0, &n, &r);
+    if (n_fluid == 0)
+        n_fluid = n;
+    float *pos = malloc(n * 12), *xs = malloc(n_fluid * 4);
+    for (int f = 0; f < 18; f++) /* 0.3 s at 60 frames/s */
+        ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, pos, n), PBFCL_OK);
+    *mean_x = 0.0;
+    for (size_t i = 0; i < n_fluid; i++) {
+        xs[i] = pos[3 * i];
+        *mean_x += pos[3 * i] / (double)n_fluid;
+    }
+    qsort(xs, n_fluid, sizeof *xs, cmp_float);
+    *front = xs[(size_t)(0.99 * (double)(n_fluid - 1))];
+    *n_out = n;
+    free(xs);
+    free(pos);
+    ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+
+/* A moving paddle shape pushes the fluid as the particle-filled paddle on the same path does:
+ * after 0.3 s (the paddle moved 0.15 m) the fluid's front has advanced from where it was
+ * (x = 0.4) as far within 5 %, and its mean x has moved as far within 5 %. */
+START_TEST(test_paddle_shape_as_obstacle)
+{
+    double front_s, mean_s, front_o, mean_o;
+    size_t n_s, n_o;
+    paddle_run("paddle-shape.json", paddle_shape, 0, &front_s, &mean_s, &n_s);
+    paddle_run("paddle-obstacle.json", paddle_obstacle, n_s, &front_o, &mean_o, &n_o);
+    const double front0 = 0.4, mean0 = 0.25; /* at the start */
+    printf("  paddle: %zu fluid particles (+ %zu of the obstacle): the front at %.4f m with the "
+           "shape, %.4f m with the obstacle; the mean x %.4f and %.4f m\n",
+           n_s, n_o - n_s, front_s, front_o, mean_s, mean_o);
+    ck_assert_msg(n_o > n_s, "the obstacle's particles come after the same fluid");
+    ck_assert_msg(fabs(front_s - front_o) < 0.05 * (front_o - front0),
+                  "front %.4f m with the shape, %.4f m with the obstacle", front_s, front_o);
+    ck_assert_msg(fabs(mean_s - mean_o) < 0.05 * (mean_o - mean0),
+                  "mean x %.4f m with the shape, %.4f m with the obstacle", mean_s, mean_o);
+}
+END_TEST
+
 int main(void)
 {
     int devices = pbfcl_device_count(), failed = 0, ran = 0;
@@ -226,6 +298,7 @@ int main(void)
         tcase_set_timeout(tc, 900);
         tcase_add_test(tc, test_pour);
         tcase_add_test(tc, test_mesh_container);
+        tcase_add_test(tc, test_paddle_shape_as_obstacle);
         suite_add_tcase(suite, tc);
         SRunner *sr = srunner_create(suite);
         srunner_set_fork_status(sr, CK_NOFORK); /* the parent opened OpenCL already */

@@ -13,6 +13,7 @@
 #include "runtime/clrt.h"
 #include "runtime/profile.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct pbfcl_colliders pbfcl_colliders; /* opaque; colliders.c */
@@ -86,10 +87,22 @@ pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, floa
  * float4 1), or NULL before the first; *row_float4s: a row's size in float4. */
 cl_mem pbfcl_colliders_table(const pbfcl_colliders *c, size_t *row_float4s);
 
+/* The last narrow phase's contact planes, their shapes and the pushes, per particle, which the
+ * density constraint reads (cl/pbf/pbf.cl, pbf_shape_factor: the shapes count as walls in the
+ * fluid's density, and their part of its correction adds to the pushes); false, with all three
+ * NULL, while there are no shapes or no narrow phase has run with them. */
+bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *shapes, cl_mem *push);
+
 /* For the tests: the last narrow phase's planes (n * PBFCL_COLLIDER_CONTACTS float4) and
  * shapes (int, -1: none), either may be NULL, and the table's index of shape id. */
 pbfcl_status pbfcl_colliders_read_contacts(pbfcl_colliders *c, pbfcl_cl *cl, size_t n,
                                            float *planes4, int *shapes);
 int pbfcl_colliders_index(const pbfcl_colliders *c, int id);
+
+/* For the kernel tests of the density (cl/pbf/pbf.cl): sets the planes and shapes of n particles
+ * (as read_contacts reads them; the rest of the capacity none) and zeroes the pushes, in place of
+ * a narrow phase (building the program and the buffers if need be). */
+pbfcl_status pbfcl_colliders_write_contacts(pbfcl_colliders *c, const pbfcl_colliders_run *r,
+                                            size_t n, const float *planes4, const int *shapes);
 
 #endif

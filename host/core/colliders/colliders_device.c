@@ -402,6 +402,47 @@ pbfcl_status pbfcl_colliders_read(pbfcl_colliders *c, pbfcl_cl *cl, int id, floa
     return PBFCL_OK;
 }
 
+bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *shapes, cl_mem *push)
+{
+    bool on = c && c->count > 0 && c->program && c->contact_plane_buf;
+    *planes = on ? c->contact_plane_buf : NULL;
+    *shapes = on ? c->contact_shape_buf : NULL;
+    *push = on ? c->push_buf : NULL;
+    return on;
+}
+
+pbfcl_status pbfcl_colliders_write_contacts(pbfcl_colliders *c, const pbfcl_colliders_run *r,
+                                            size_t n, const float *planes4, const int *shapes)
+{
+    PBFCL_TRY(build(c, r));
+    PBFCL_TRY(particle_bufs(c, r->cl, r->capacity));
+    size_t rows = r->capacity * COL_K;
+    float *push = calloc(rows * 4 + 4, sizeof *push);
+    int *none = malloc(rows * sizeof *none + sizeof *none);
+    if (!push || !none) {
+        free(push);
+        free(none);
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    for (size_t k = 0; k < rows; k++)
+        none[k] = k < n * COL_K ? shapes[k] : -1;
+    cl_int e =
+        clEnqueueWriteBuffer(r->cl->queue, c->push_buf, CL_TRUE, 0, rows * 16, push, 0, NULL, NULL);
+    if (e == CL_SUCCESS) /* the planes' rows past n: zeros, as the pushes */
+        e = clEnqueueWriteBuffer(r->cl->queue, c->contact_plane_buf, CL_TRUE, 0, rows * 16, push, 0,
+                                 NULL, NULL);
+    if (e == CL_SUCCESS && n)
+        e = clEnqueueWriteBuffer(r->cl->queue, c->contact_plane_buf, CL_TRUE, 0, n * COL_K * 16,
+                                 planes4, 0, NULL, NULL);
+    if (e == CL_SUCCESS)
+        e = clEnqueueWriteBuffer(r->cl->queue, c->contact_shape_buf, CL_TRUE, 0, rows * 4, none, 0,
+                                 NULL, NULL);
+    free(push);
+    free(none);
+    PBFCL_CL_CHECK(e);
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_colliders_read_contacts(pbfcl_colliders *c, pbfcl_cl *cl, size_t n,
                                            float *planes4, int *shapes)
 {

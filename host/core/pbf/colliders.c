@@ -1,5 +1,6 @@
 /* The collision shapes' constraint (colliders/colliders.h): the substep's contact planes found
- * in its first iteration (on x and the x* of the neighbour search), enforced on q in every
+ * at the start of its first iteration (on x and the x* of the neighbour search, before the
+ * density, which counts them as walls: pbfcl_pbf_colliders_narrow), enforced on q in every
  * iteration after the contacts, and each shape's force summed after the last. A simulation
  * without shapes launches nothing here. */
 #include "pbf/constraint.h"
@@ -20,6 +21,19 @@ static void collider_destroy(void *state)
     pbfcl_colliders_destroy(state);
 }
 
+pbfcl_status pbfcl_pbf_colliders_narrow(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    pbfcl_colliders *c = pbfcl_pbf_colliders(sim);
+    if (pbfcl_colliders_count(c) == 0)
+        return PBFCL_OK;
+    pbfcl_sim_view v;
+    pbf_view(sim, &v);
+    pbfcl_build_config cfg; /* PBF's options: one build per device (pbfcl-dev kernel-builds) */
+    pbfcl_sim_kernel_config(&v.cl->dev, &cfg);
+    pbfcl_colliders_run r = {v.cl, &cfg, v.params_buf, v.n, v.capacity, v.wg, v.params->dt};
+    return pbfcl_colliders_narrow(c, &r, *v.pos, *v.pred, prof);
+}
+
 static pbfcl_status collider_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
 {
     pbfcl_colliders *c = state;
@@ -27,11 +41,9 @@ static pbfcl_status collider_project(pbfcl_sim *sim, void *state, int it, pbfcl_
         return PBFCL_OK;
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
-    pbfcl_build_config cfg; /* PBF's options: one build per device (pbfcl-dev kernel-builds) */
+    pbfcl_build_config cfg;
     pbfcl_sim_kernel_config(&v.cl->dev, &cfg);
     pbfcl_colliders_run r = {v.cl, &cfg, v.params_buf, v.n, v.capacity, v.wg, v.params->dt};
-    if (it == 0) /* the neighbour search ran: the particles' order and x* are the substep's */
-        PBFCL_TRY(pbfcl_colliders_narrow(c, &r, *v.pos, *v.pred, prof));
     PBFCL_TRY(pbfcl_colliders_project(c, &r, *v.pos, ps->q_buf, v.inv_mass_buf, prof));
     if (it + 1 == v.scene->solver.iterations)
         PBFCL_TRY(pbfcl_colliders_force(c, &r, v.inv_mass_buf, prof));

@@ -1,6 +1,7 @@
 /* The density constraint (Macklin & Mueller 2013): lambda, then delta, which writes the
  * corrected positions q = x* + dx (Jacobi, Chebyshev-weighted). */
 #include "pbf/constraint.h"
+#include "pbf/pbf_colliders.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -66,6 +67,11 @@ pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 11, v.solids);
     PBF_ARG(k, 12, v.phase_buf);
     PBF_ARG(k, 13, v.grid->cell_id_buf); /* each particle's cell at the search */
+    cl_mem planes, shapes, push;
+    cl_uint on = pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
+    PBF_ARG(k, 14, on); /* the shapes count as walls (NULL buffers without them) */
+    PBF_ARG(k, 15, planes);
+    PBF_ARG(k, 16, shapes);
     PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
     const size_t elem = 16; /* delta reads the neighbours' (x*, lambda) */
     return pbfcl_sim_sync(sim, PBFCL_SYNC_LAMBDA, &d->lambda_buf, &elem, 1);
@@ -99,6 +105,12 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 16, v.grid->cell_id_buf); /* each particle's cell at the search */
     cl_uint grid_bits = v.grid->params.grid_bits;
     PBF_ARG(k, 17, grid_bits);
+    cl_mem planes, shapes, push;
+    cl_uint on = pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
+    PBF_ARG(k, 18, on); /* the shapes' part of the correction, added to their pushes */
+    PBF_ARG(k, 19, planes);
+    PBF_ARG(k, 20, shapes);
+    PBF_ARG(k, 21, push);
     PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
     const size_t elem = 16; /* collide and the next lambda read the neighbours' q */
     return pbfcl_sim_sync(sim, PBFCL_SYNC_DELTA, &ps->q_buf, &elem, 1);
@@ -108,7 +120,8 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
 static pbfcl_status density_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
 {
     (void)state;
-    (void)it;
+    if (it == 0) /* the shapes' contact planes, which the density counts as walls */
+        PBFCL_TRY(pbfcl_pbf_colliders_narrow(sim, prof));
     PBFCL_TRY(pbfcl_pbf_lambda(sim, prof)); /* density, lambda_i */
     return pbfcl_pbf_delta(sim, prof);      /* delta x_i with s_corr (Chebyshev-weighted) */
 }
