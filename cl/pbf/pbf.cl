@@ -275,12 +275,15 @@ __kernel void pbf_predict(pbf_params p, uint n, __global float4 *pos, __global f
  * had; no one reads it, and a flag left set only sends its next particles to their whole lists. (A
  * loop over all regions would give each work-item regions / n of them: a serial loop for an
  * emitter's first particles in a large grid.) */
-__kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
-                         __global const uint *neighbor_count, __global const uint *neighbors,
-                         __global float4 *lambda, __global float *density, float wall_scale,
-                         __global float4 *search, __global uint *moved, uint record, uint bodies,
-                         __global const uint *phase, __global const uint *cell_id, uint shapes,
-                         __global const float4 *contact_plane, __global const int *contact_shape)
+static inline void pbf_lambda_body(pbf_params p, uint n, __global const float4 *pred,
+                                   __global const uint *neighbor_count,
+                                   __global const uint *neighbors, __global float4 *lambda,
+                                   __global float *density, float wall_scale,
+                                   __global float4 *search, __global uint *moved, uint record,
+                                   uint bodies, __global const uint *phase,
+                                   __global const uint *cell_id, uint shapes,
+                                   __global const float4 *contact_plane,
+                                   __global const int *contact_shape)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -325,6 +328,33 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
     }
     lambda[i] = (float4)(xi.xyz, -c / (sum_grad2 + p->epsilon));
     density[i] = rho;
+}
+
+/* pbf_lambda without the shapes' terms, compiled out so that a fluid without collision shapes
+ * pays nothing for them (their reads and registers cost 25 % of a lambda at 1M on an H100);
+ * pbf_lambda_shapes with them (the host launches it while the solver has shapes). */
+__kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
+                         __global const uint *neighbor_count, __global const uint *neighbors,
+                         __global float4 *lambda, __global float *density, float wall_scale,
+                         __global float4 *search, __global uint *moved, uint record, uint bodies,
+                         __global const uint *phase, __global const uint *cell_id, uint shapes,
+                         __global const float4 *contact_plane, __global const int *contact_shape)
+{
+    pbf_lambda_body(p, n, pred, neighbor_count, neighbors, lambda, density, wall_scale, search,
+                    moved, record, bodies, phase, cell_id, 0u, contact_plane, contact_shape);
+}
+
+__kernel void pbf_lambda_shapes(pbf_params p, uint n, __global const float4 *pred,
+                                __global const uint *neighbor_count, __global const uint *neighbors,
+                                __global float4 *lambda, __global float *density, float wall_scale,
+                                __global float4 *search, __global uint *moved, uint record,
+                                uint bodies, __global const uint *phase,
+                                __global const uint *cell_id, uint shapes,
+                                __global const float4 *contact_plane,
+                                __global const int *contact_shape)
+{
+    pbf_lambda_body(p, n, pred, neighbor_count, neighbors, lambda, density, wall_scale, search,
+                    moved, record, bodies, phase, cell_id, 1u, contact_plane, contact_shape);
 }
 
 /* The gathers over the neighbour lists of delta, collide and vorticity read their
@@ -427,15 +457,16 @@ static void pbf_delta_term(float4 xi, float li, float4 xj, float h, float h2, fl
  * tensile term held the water in a cloth bag off the cloth by a force nothing carried (the
  * pins bore 88 % of its weight); with the fluid's limit on a cloth 11 times lighter than the
  * fluid, a block of fluid hitting it lost 3.9 % of its momentum (test_cloth_fluid). */
-__kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
-                        __global const uint *neighbor_count, __global const uint *neighbors,
-                        __global float4 *q_out, float wall_scale, __global float4 *step,
-                        float omega, uint record_step, __global const float4 *search,
-                        __global uint *moved, float moved_limit2, uint bodies,
-                        __global const uint *phase, __global const float *inv_mass,
-                        __global const uint *cell_id, uint grid_bits, uint shapes,
-                        __global const float4 *contact_plane, __global const int *contact_shape,
-                        __global float4 *push)
+static inline void pbf_delta_body(pbf_params p, uint n, __global const float4 *lambda,
+                                  __global const uint *neighbor_count,
+                                  __global const uint *neighbors, __global float4 *q_out,
+                                  float wall_scale, __global float4 *step, float omega,
+                                  uint record_step, __global const float4 *search,
+                                  __global uint *moved, float moved_limit2, uint bodies,
+                                  __global const uint *phase, __global const float *inv_mass,
+                                  __global const uint *cell_id, uint grid_bits, uint shapes,
+                                  __global const float4 *contact_plane,
+                                  __global const int *contact_shape, __global float4 *push)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -501,6 +532,38 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
     float4 since = (float4)(q.xyz - search[i].xyz, 0.0f); /* moved since the neighbour search */
     if (dot(since, since) > moved_limit2) /* a contact may have come from beyond the near lists */
         pbf_report_move(moved, cell_id[i], grid_bits, solid ? PBF_MOVED_SOLID : PBF_MOVED_FLUID);
+}
+
+/* pbf_delta without the shapes' terms (compiled out, as pbf_lambda's) and pbf_delta_shapes with
+ * them. */
+__kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
+                        __global const uint *neighbor_count, __global const uint *neighbors,
+                        __global float4 *q_out, float wall_scale, __global float4 *step,
+                        float omega, uint record_step, __global const float4 *search,
+                        __global uint *moved, float moved_limit2, uint bodies,
+                        __global const uint *phase, __global const float *inv_mass,
+                        __global const uint *cell_id, uint grid_bits, uint shapes,
+                        __global const float4 *contact_plane, __global const int *contact_shape,
+                        __global float4 *push)
+{
+    pbf_delta_body(p, n, lambda, neighbor_count, neighbors, q_out, wall_scale, step, omega,
+                   record_step, search, moved, moved_limit2, bodies, phase, inv_mass, cell_id,
+                   grid_bits, 0u, contact_plane, contact_shape, push);
+}
+
+__kernel void pbf_delta_shapes(pbf_params p, uint n, __global const float4 *lambda,
+                               __global const uint *neighbor_count, __global const uint *neighbors,
+                               __global float4 *q_out, float wall_scale, __global float4 *step,
+                               float omega, uint record_step, __global const float4 *search,
+                               __global uint *moved, float moved_limit2, uint bodies,
+                               __global const uint *phase, __global const float *inv_mass,
+                               __global const uint *cell_id, uint grid_bits, uint shapes,
+                               __global const float4 *contact_plane,
+                               __global const int *contact_shape, __global float4 *push)
+{
+    pbf_delta_body(p, n, lambda, neighbor_count, neighbors, q_out, wall_scale, step, omega,
+                   record_step, search, moved, moved_limit2, bodies, phase, inv_mass, cell_id,
+                   grid_bits, 1u, contact_plane, contact_shape, push);
 }
 
 /* The part of the relative displacement rel (of i against j over the substep) that friction

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 
 typedef struct density_state {
-    cl_kernel lambda, delta;
-    cl_mem lambda_buf; /* float4 (x*, lambda): delta reads both at once */
+    cl_kernel lambda, delta;               /* the fluid without shapes: their terms compiled out */
+    cl_kernel lambda_shapes, delta_shapes; /* with the shapes' contact planes as walls */
+    cl_mem lambda_buf;                     /* float4 (x*, lambda): delta reads both at once */
     cl_mem search_buf; /* float4: x* at the neighbour search (lambda, first iteration) */
 } density_state;
 
@@ -28,7 +29,9 @@ static pbfcl_status density_create(const pbfcl_sim_view *v, cl_program program, 
     if (!(*state = d))
         return PBFCL_ERR_OUT_OF_MEMORY;
     PBFCL_TRY(pbf_kernel(v, program, "pbf_lambda", &d->lambda));
-    return pbf_kernel(v, program, "pbf_delta", &d->delta);
+    PBFCL_TRY(pbf_kernel(v, program, "pbf_lambda_shapes", &d->lambda_shapes));
+    PBFCL_TRY(pbf_kernel(v, program, "pbf_delta", &d->delta));
+    return pbf_kernel(v, program, "pbf_delta_shapes", &d->delta_shapes);
 }
 
 static void density_destroy(void *state)
@@ -38,6 +41,10 @@ static void density_destroy(void *state)
         clReleaseKernel(d->lambda);
     if (d->delta)
         clReleaseKernel(d->delta);
+    if (d->lambda_shapes)
+        clReleaseKernel(d->lambda_shapes);
+    if (d->delta_shapes)
+        clReleaseKernel(d->delta_shapes);
     free(d);
 }
 
@@ -51,7 +58,9 @@ pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
     density_state *d = pbf_constraint_state(ps, &pbf_density_constraint);
-    cl_kernel k = d->lambda;
+    cl_mem planes, shapes, push;
+    cl_uint on = pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
+    cl_kernel k = on ? d->lambda_shapes : d->lambda;
     PBFCL_TRY(pbf_set_head(&v, k));
     PBF_ARG(k, 2, *v.pred);
     PBF_ARG(k, 3, v.grid->neighbor_count_buf);
@@ -67,9 +76,7 @@ pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 11, v.solids);
     PBF_ARG(k, 12, v.phase_buf);
     PBF_ARG(k, 13, v.grid->cell_id_buf); /* each particle's cell at the search */
-    cl_mem planes, shapes, push;
-    cl_uint on = pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
-    PBF_ARG(k, 14, on); /* the shapes count as walls (NULL buffers without them) */
+    PBF_ARG(k, 14, on);                  /* the shapes count as walls (NULL buffers without them) */
     PBF_ARG(k, 15, planes);
     PBF_ARG(k, 16, shapes);
     PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
@@ -82,7 +89,9 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
     density_state *d = pbf_constraint_state(ps, &pbf_density_constraint);
-    cl_kernel k = d->delta;
+    cl_mem planes, shapes, push;
+    cl_uint on = pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
+    cl_kernel k = on ? d->delta_shapes : d->delta;
     PBFCL_TRY(pbf_set_head(&v, k));
     PBF_ARG(k, 2, d->lambda_buf);
     PBF_ARG(k, 3, v.grid->neighbor_count_buf);
@@ -105,8 +114,6 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 16, v.grid->cell_id_buf); /* each particle's cell at the search */
     cl_uint grid_bits = v.grid->params.grid_bits;
     PBF_ARG(k, 17, grid_bits);
-    cl_mem planes, shapes, push;
-    cl_uint on = pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
     PBF_ARG(k, 18, on); /* the shapes' part of the correction, added to their pushes */
     PBF_ARG(k, 19, planes);
     PBF_ARG(k, 20, shapes);
