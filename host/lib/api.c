@@ -568,6 +568,13 @@ pbfcl_status pbfcl_solver_remove(pbfcl_solver *s, const size_t *particles, size_
                          "make it fluid first (pbfcl_solver_set_phases)",
                          k, particles[k]);
             st = PBFCL_ERR_BAD_ARGUMENT;
+        } else if (PBFCL_SIM_PHASE_IS_GROUP((unsigned)s->phases[particles[k]])) {
+            unsigned p = (unsigned)s->phases[particles[k]] & ~PBFCL_PHASE_SELF_COLLIDE_BIT;
+            pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu belongs to solid group %u (a "
+                         "cloth or a rope); remove the group first (pbfcl_solver_set_groups) "
+                         "and its distance constraints",
+                         k, particles[k], PBFCL_SIM_PHASE_GROUP(0) - p);
+            st = PBFCL_ERR_BAD_ARGUMENT;
         } else if (s->phases[particles[k]] != (int)PBFCL_SIM_PHASE_FLUID) {
             pbfcl_errorf("pbfcl_solver_remove: particles[%zu] = %zu belongs to body %u; make "
                          "its body fluid first (pbfcl_solver_set_phases)",

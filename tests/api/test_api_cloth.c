@@ -205,6 +205,9 @@ START_TEST(test_groups_rope)
         ck_assert_int_eq(words[i], PBFCL_PHASE_SOLID_GROUP(3));
     ck_assert_int_eq(pbfcl_solver_set_particle_phases(s, words, N), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("pbfcl_solver_set_groups");
+    size_t grouped = 2; /* a rope's particle is removed only once it leaves its group */
+    ck_assert_int_eq(pbfcl_solver_remove(s, &grouped, 1), PBFCL_ERR_BAD_ARGUMENT);
+    expect_message("particles[0] = 2 belongs to solid group 3");
     unsigned pair[2 * (N - 1)];
     float rest[N - 1], comp[N - 1];
     unsigned char tether[N - 1];
