@@ -111,58 +111,93 @@ static float pbf_wall_density(pbf_params p, float wall_scale, float4 x, float4 *
  * shape's edge or corner (the nearest point an edge, the shape a wedge inside that half-space)
  * the fluid beyond is over-counted, by at most the wedge's missing part. pbf_shape_factor returns
  * F and *grad its gradient, sum_k dphi_k n_k F / (1 - phi_k) (1 - phi_k >= 1 - phi(0), about
- * one half); a particle without planes reads one int. pbf_shape_plane: plane k's phi, -dphi/dd,
- * normal and shape (phi 0 for an empty slot). The planes are read from global memory again
- * rather than kept in private arrays (Oclgrind 21.10's uninitialised-value check crashed on
- * those). */
-static float pbf_shape_plane(pbf_params p, float wall_scale, float4 x, uint i, int k,
-                             __global const float4 *contact_plane,
-                             __global const int *contact_shape, float *dphi, float4 *n, int *shape)
+ * one half). pbf_shape_plane: plane k's phi, -dphi/dd and normal, given its shape (all 0 for
+ * an empty slot). */
+static float pbf_shape_plane(pbf_params p, float wall_scale, float4 x, uint i, int k, int shape,
+                             __global const float4 *contact_plane, float *dphi, float4 *n)
 {
-    *shape = contact_shape[PBFCL_COLLIDER_CONTACTS * i + k];
+    *n = (float4)(0.0f);
+    *dphi = 0.0f;
+    if (shape < 0) /* an empty slot: its plane is not read */
+        return 0.0f;
     float4 pl = contact_plane[PBFCL_COLLIDER_CONTACTS * i + k];
     *n = (float4)(pl.xyz, 0.0f);
-    *dphi = 0.0f;
-    if (*shape < 0)
-        return 0.0f;
     return pbf_wall_phi(p, wall_scale, dot(pl.xyz, x.xyz) + pl.w + p->radius, dphi);
 }
 
-/* Whether plane k (phi, normal n, shape s) counts: no other plane of its shape within 60
- * degrees is nearer (or as near and before it). */
-static bool pbf_shape_kept(pbf_params p, float wall_scale, float4 x, uint i, int k, float phi,
-                           float4 n, int s, __global const float4 *contact_plane,
-                           __global const int *contact_shape)
+/* The planes of a particle at x that count, each read and its phi computed once (the lambda
+ * and the delta passes run four times a substep; comparing each plane with the others from
+ * global memory cost a third of their time at 1M particles): plane k's normal n_k (w 0), and
+ * in component k of phi and dphi its phi and -dphi/dd, both 0 for an empty slot and for a
+ * plane that doesn't count. Vectors and named members rather than private arrays (Oclgrind
+ * 21.10's uninitialised-value check crashed on those). Which of two planes is nearer depends
+ * on x, which moves each iteration, so the choice is made here and not once in the narrow
+ * phase. */
+#if PBFCL_COLLIDER_CONTACTS != 4
+#error "pbf_shape_load reads four contact planes a particle"
+#endif
+typedef struct pbf_shape_set {
+    float4 n0, n1, n2, n3;
+    float4 phi, dphi;
+} pbf_shape_set;
+
+/* Whether plane j (phi pj, normal nj, shape sj) hides plane k of phi pk > 0: one shape, within
+ * 60 degrees, and nearer (or as near and before it, j_first). */
+static bool pbf_shape_hides(float pj, float4 nj, int sj, float pk, float4 nk, int sk, bool j_first)
 {
-    if (!(phi > 0.0f))
-        return false;
-    for (int j = 0; j < PBFCL_COLLIDER_CONTACTS; j++) {
-        float dj;
-        float4 nj;
-        int sj;
-        float pj =
-            pbf_shape_plane(p, wall_scale, x, i, j, contact_plane, contact_shape, &dj, &nj, &sj);
-        if (j != k && sj == s && dot(nj, n) > 0.5f && (pj > phi || (pj == phi && j < k)))
-            return false;
-    }
-    return true;
+    return sj == sk && dot(nj, nk) > 0.5f && (pj > pk || (pj == pk && j_first));
 }
 
-static float pbf_shape_factor(pbf_params p, float wall_scale, float4 x, uint i,
-                              __global const float4 *contact_plane,
-                              __global const int *contact_shape, float4 *grad)
+static void pbf_shape_load(pbf_params p, float wall_scale, float4 x, uint i,
+                           __global const float4 *contact_plane, __global const int *contact_shape,
+                           pbf_shape_set *set)
+{
+    set->n0 = set->n1 = set->n2 = set->n3 = (float4)(0.0f);
+    set->phi = set->dphi = (float4)(0.0f);
+    if (contact_shape[PBFCL_COLLIDER_CONTACTS * i] < 0) /* no planes: one int read */
+        return;
+    int4 s = vload4(i, contact_shape); /* the four slots' shapes in one read */
+    int s0 = s.x, s1 = s.y, s2 = s.z, s3 = s.w;
+    float d0, d1, d2, d3;
+    __global const float4 *pl = contact_plane;
+    float f0 = pbf_shape_plane(p, wall_scale, x, i, 0, s0, pl, &d0, &set->n0);
+    float f1 = pbf_shape_plane(p, wall_scale, x, i, 1, s1, pl, &d1, &set->n1);
+    float f2 = pbf_shape_plane(p, wall_scale, x, i, 2, s2, pl, &d2, &set->n2);
+    float f3 = pbf_shape_plane(p, wall_scale, x, i, 3, s3, pl, &d3, &set->n3);
+    float4 n0 = set->n0, n1 = set->n1, n2 = set->n2, n3 = set->n3;
+    bool k0 = f0 > 0.0f && !pbf_shape_hides(f1, n1, s1, f0, n0, s0, false) &&
+              !pbf_shape_hides(f2, n2, s2, f0, n0, s0, false) &&
+              !pbf_shape_hides(f3, n3, s3, f0, n0, s0, false);
+    bool k1 = f1 > 0.0f && !pbf_shape_hides(f0, n0, s0, f1, n1, s1, true) &&
+              !pbf_shape_hides(f2, n2, s2, f1, n1, s1, false) &&
+              !pbf_shape_hides(f3, n3, s3, f1, n1, s1, false);
+    bool k2 = f2 > 0.0f && !pbf_shape_hides(f0, n0, s0, f2, n2, s2, true) &&
+              !pbf_shape_hides(f1, n1, s1, f2, n2, s2, true) &&
+              !pbf_shape_hides(f3, n3, s3, f2, n2, s2, false);
+    bool k3 = f3 > 0.0f && !pbf_shape_hides(f0, n0, s0, f3, n3, s3, true) &&
+              !pbf_shape_hides(f1, n1, s1, f3, n3, s3, true) &&
+              !pbf_shape_hides(f2, n2, s2, f3, n3, s3, true);
+    set->phi = (float4)(k0 ? f0 : 0.0f, k1 ? f1 : 0.0f, k2 ? f2 : 0.0f, k3 ? f3 : 0.0f);
+    set->dphi = (float4)(k0 ? d0 : 0.0f, k1 ? d1 : 0.0f, k2 ? d2 : 0.0f, k3 ? d3 : 0.0f);
+}
+
+/* Plane k's phi, -dphi/dd and normal in set. */
+static float pbf_shape_at(const pbf_shape_set *set, int k, float *dphi, float4 *n)
+{
+    *n = k == 0 ? set->n0 : k == 1 ? set->n1 : k == 2 ? set->n2 : set->n3;
+    *dphi = k == 0 ? set->dphi.x : k == 1 ? set->dphi.y : k == 2 ? set->dphi.z : set->dphi.w;
+    return k == 0 ? set->phi.x : k == 1 ? set->phi.y : k == 2 ? set->phi.z : set->phi.w;
+}
+
+static float pbf_shape_factor(const pbf_shape_set *set, float4 *grad)
 {
     float f = 1.0f;
     *grad = (float4)(0.0f);
-    if (contact_shape[PBFCL_COLLIDER_CONTACTS * i] < 0)
-        return f;
     for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) {
         float dphi;
         float4 n;
-        int s;
-        float phi =
-            pbf_shape_plane(p, wall_scale, x, i, k, contact_plane, contact_shape, &dphi, &n, &s);
-        if (pbf_shape_kept(p, wall_scale, x, i, k, phi, n, s, contact_plane, contact_shape)) {
+        float phi = pbf_shape_at(set, k, &dphi, &n);
+        if (phi > 0.0f) {
             /* d(prod f) = sum_k (d f_k) prod_(j != k) f_j, d(1 - phi(d_k)) / dx = dphi n */
             *grad = *grad * (1.0f - phi) + f * dphi * n;
             f *= 1.0f - phi;
@@ -314,7 +349,9 @@ static inline void pbf_lambda_body(pbf_params p, uint n, __global const float4 *
     float rho_wall = pbf_wall_density(p, wall_scale, xi, &grad_wall);
     if (shapes) { /* the shapes as walls: 1 - (1 - rho_wall) F */
         float4 grad_f;
-        float f = pbf_shape_factor(p, wall_scale, xi, i, contact_plane, contact_shape, &grad_f);
+        pbf_shape_set set;
+        pbf_shape_load(p, wall_scale, xi, i, contact_plane, contact_shape, &set);
+        float f = pbf_shape_factor(&set, &grad_f);
         grad_wall = grad_wall * f - (1.0f - rho_wall) * grad_f;
         rho_wall = 1.0f - (1.0f - rho_wall) * f;
     }
@@ -503,15 +540,15 @@ static inline void pbf_delta_body(pbf_params p, uint n, __global const float4 *l
     float rho_wall = pbf_wall_density(p, wall_scale, xi, &grad_wall);
     if (shapes && li != 0.0f) { /* the shapes' part of grad C_i; its move is their push */
         float4 grad_f;
-        float f = pbf_shape_factor(p, wall_scale, xi, i, contact_plane, contact_shape, &grad_f);
+        pbf_shape_set set;
+        pbf_shape_load(p, wall_scale, xi, i, contact_plane, contact_shape, &set);
+        float f = pbf_shape_factor(&set, &grad_f);
         grad_wall = grad_wall * f - (1.0f - rho_wall) * grad_f;
         for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) { /* plane k's part of grad_f */
             float dphi;
             float4 n;
-            int s;
-            float phi = pbf_shape_plane(p, wall_scale, xi, i, k, contact_plane, contact_shape,
-                                        &dphi, &n, &s);
-            if (pbf_shape_kept(p, wall_scale, xi, i, k, phi, n, s, contact_plane, contact_shape))
+            float phi = pbf_shape_at(&set, k, &dphi, &n);
+            if (phi > 0.0f)
                 push[PBFCL_COLLIDER_CONTACTS * i + k] -=
                     (li * (1.0f - rho_wall) * dphi * f / (1.0f - phi)) * n;
         }
