@@ -65,6 +65,11 @@ pbfcl_status pbf_project(pbfcl_sim *sim, pbf_pass pass, int it, pbfcl_profile *p
 /* The density kind's lambdas, float4 (x*, lambda) per particle (for the solver's readers). */
 cl_mem pbf_density_lambdas(const pbf_state *ps);
 
+/* The distance kind's id-to-slot map (uint per id), written in the first iteration of every
+ * substep once the kind has constraints; NULL while it has none. Kinds after it in the registry
+ * (the inflatables) read it instead of mapping the same ids again. */
+cl_mem pbf_distance_slots(const pbf_state *ps);
+
 /* Makes kernel name of program and checks that it launches at the kernels' work-group size. */
 pbfcl_status pbf_kernel(const pbfcl_sim_view *v, cl_program program, const char *name,
                         cl_kernel *out);

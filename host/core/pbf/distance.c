@@ -317,6 +317,12 @@ static pbfcl_status distance_project(pbfcl_sim *sim, void *state, int it, pbfcl_
     return pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE);
 }
 
+cl_mem pbf_distance_slots(const pbf_state *ps)
+{
+    const distance_state *d = pbf_constraint_state(ps, &pbf_distance_constraint);
+    return d && d->count ? d->slot_buf : NULL;
+}
+
 const pbf_constraint_kind pbf_distance_constraint = {
     .name = "distance",
     .pass = PBF_PASS_POSITIONS,

@@ -1,7 +1,8 @@
 /* The inflatable constraint kind (inflatable.h): its kernels, the inflatables on the host and
  * the device (triangles and vertices padded to whole work-groups per inflatable, each vertex's
- * triangles), the projection (distance_slots in the first iteration of a substep, then
- * inflatable_volume, _normals, _lambda, _move) and the checkpoints' sections. */
+ * triangles), the projection (the distance kind's id-to-slot map, or distance_slots in the
+ * first iteration of a substep without distance constraints; then inflatable_volume, _normals,
+ * _lambda, _move) and the checkpoints' sections. */
 #include "pbf/inflatable.h"
 
 #include "pbf/constraint.h"
@@ -31,7 +32,7 @@ typedef struct inflatable_state {
     cl_mem vol_partial_buf;       /* float per triangle group */
     cl_mem den_partial_buf;       /* float per vertex group */
     cl_mem lambda_buf, state_buf; /* float, float4 (V, dlambda, lambda, D) per inflatable */
-    cl_mem slot_buf;              /* uint per id: its slot after the sort */
+    cl_mem slot_buf;              /* uint per id: its slot after the sort (no distances) */
 } inflatable_state;
 
 static void release_inflatables(inflatable_state *d)
@@ -64,7 +65,8 @@ static pbfcl_status inflatable_create(const pbfcl_sim_view *v, cl_program progra
     inflatable_state *d = calloc(1, sizeof *d);
     if (!(*state = d))
         return PBFCL_ERR_OUT_OF_MEMORY;
-    PBFCL_TRY(pbf_kernel(v, program, "distance_slots", &d->slots)); /* the same map */
+    /* the same map as the distance kind's, launched only without distance constraints */
+    PBFCL_TRY(pbf_kernel(v, program, "distance_slots", &d->slots));
     PBFCL_TRY(group_kernel(v, program, "inflatable_volume", &d->volume));
     PBFCL_TRY(group_kernel(v, program, "inflatable_normals", &d->normals));
     PBFCL_TRY(pbf_kernel(v, program, "inflatable_lambda", &d->lambda));
@@ -477,24 +479,30 @@ static pbfcl_status inflatable_project(pbfcl_sim *sim, void *state, int it, pbfc
     if (d->count == 0)
         return PBFCL_OK; /* a scene without inflatables launches nothing */
     pbfcl_sim_view v;
-    pbf_view(sim, &v);
+    pbf_state *ps = pbf_view(sim, &v);
     cl_uint n = (cl_uint)v.n, count = (cl_uint)d->count, first = it == 0;
     cl_uint ts = (cl_uint)d->tri_slots, vs = (cl_uint)d->vert_slots;
-    if (first) {
+    /* The map is slot[id] of every particle, whatever kind reads it: with distance constraints
+     * (a balloon's membrane) the distance kind, projected before this one (constraints.c), has
+     * mapped the ids in this iteration already, and its map is read; without, this kind maps. */
+    cl_mem slot = pbf_distance_slots(ps);
+    if (!slot && first) {
         PBF_ARG(d->slots, 0, n);
         PBF_ARG(d->slots, 1, v.id_buf);
         PBF_ARG(d->slots, 2, d->slot_buf);
         PBFCL_TRY(pbf_launch(&v, d->slots, prof, PBFCL_STAGE_SOLVE));
     }
+    if (!slot)
+        slot = d->slot_buf;
     cl_kernel k = d->volume;
-    cl_mem va[] = {d->tri_buf, d->ref_buf, d->slot_buf, *v.pred, d->grad_buf, d->vol_partial_buf};
+    cl_mem va[] = {d->tri_buf, d->ref_buf, slot, *v.pred, d->grad_buf, d->vol_partial_buf};
     PBF_ARG(k, 0, ts);
     for (cl_uint a = 0; a < 6; a++)
         PBF_ARG(k, 1 + a, va[a]);
     PBFCL_TRY(launch_groups(&v, k, 7, ts, prof));
     k = d->normals;
     cl_mem na[] = {d->vert_buf, d->voffset_buf, d->vtri_buf,  d->grad_buf,
-                   d->slot_buf, v.inv_mass_buf, d->vgrad_buf, d->den_partial_buf};
+                   slot,        v.inv_mass_buf, d->vgrad_buf, d->den_partial_buf};
     PBF_ARG(k, 0, v.params_buf);
     PBF_ARG(k, 1, vs);
     for (cl_uint a = 0; a < 8; a++)
@@ -510,7 +518,7 @@ static pbfcl_status inflatable_project(pbfcl_sim *sim, void *state, int it, pbfc
         PBF_ARG(k, 3 + a, la[a]);
     PBFCL_TRY(pbfcl_cl_launch(v.cl, k, d->count, v.wg, prof, PBFCL_STAGE_SOLVE));
     k = d->move;
-    cl_mem ma[] = {d->vert_buf, d->vgrad_buf, d->state_buf, d->slot_buf, *v.pred};
+    cl_mem ma[] = {d->vert_buf, d->vgrad_buf, d->state_buf, slot, *v.pred};
     PBF_ARG(k, 0, v.params_buf);
     PBF_ARG(k, 1, vs);
     for (cl_uint a = 0; a < 5; a++)
