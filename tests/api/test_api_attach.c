@@ -351,34 +351,14 @@ START_TEST(test_api_attach_scene_saved)
 }
 END_TEST
 
+static void add_tests(TCase *tc)
+{
+    tcase_add_test(tc, test_api_attach_set_and_refused);
+    tcase_add_test(tc, test_api_attach_saved);
+    tcase_add_test(tc, test_api_attach_scene_saved);
+}
+
 int main(void)
 {
-    int devices = pbfcl_device_count(), failed = 0, ran = 0;
-    if (devices == 0) {
-        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
-               "pocl-opencl-icd) to run this suite\n");
-        return PBFCL_TEST_SKIP;
-    }
-    int only = test_selected_device();
-    if (only == -2)
-        return 1;
-    for (int i = 0; i < devices; i++) {
-        if (only >= 0 && i != only)
-            continue;
-        snprintf(device, sizeof device, "%d", i);
-        ran++;
-        Suite *suite = suite_create("api_attach");
-        TCase *tc = tcase_create("api_attach");
-        tcase_set_timeout(tc, 600);
-        tcase_add_test(tc, test_api_attach_set_and_refused);
-        tcase_add_test(tc, test_api_attach_saved);
-        tcase_add_test(tc, test_api_attach_scene_saved);
-        suite_add_tcase(suite, tc);
-        SRunner *sr = srunner_create(suite);
-        srunner_set_fork_status(sr, CK_NOFORK);
-        srunner_run_all(sr, CK_NORMAL);
-        failed += srunner_ntests_failed(sr);
-        srunner_free(sr);
-    }
-    return ran && failed == 0 ? 0 : 1;
+    return test_run_on_each_device("api_attach", 600, add_tests, device);
 }

@@ -325,34 +325,14 @@ START_TEST(test_api_shapes_saved)
 }
 END_TEST
 
+static void add_tests(TCase *tc)
+{
+    tcase_add_test(tc, test_api_shapes);
+    tcase_add_test(tc, test_api_shapes_need_pbf);
+    tcase_add_test(tc, test_api_shapes_saved);
+}
+
 int main(void)
 {
-    int devices = pbfcl_device_count(), failed = 0, ran = 0;
-    if (devices == 0) {
-        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
-               "pocl-opencl-icd) to run this suite\n");
-        return PBFCL_TEST_SKIP;
-    }
-    int only = test_selected_device();
-    if (only == -2)
-        return 1;
-    for (int i = 0; i < devices; i++) {
-        if (only >= 0 && i != only)
-            continue;
-        snprintf(device, sizeof device, "%d", i);
-        ran++;
-        Suite *suite = suite_create("api_colliders");
-        TCase *tc = tcase_create("api_colliders");
-        tcase_set_timeout(tc, 600);
-        tcase_add_test(tc, test_api_shapes);
-        tcase_add_test(tc, test_api_shapes_need_pbf);
-        tcase_add_test(tc, test_api_shapes_saved);
-        suite_add_tcase(suite, tc);
-        SRunner *sr = srunner_create(suite);
-        srunner_set_fork_status(sr, CK_NOFORK); /* the parent opened OpenCL already */
-        srunner_run_all(sr, CK_NORMAL);
-        failed += srunner_ntests_failed(sr);
-        srunner_free(sr);
-    }
-    return ran && failed == 0 ? 0 : 1;
+    return test_run_on_each_device("api_colliders", 600, add_tests, device);
 }

@@ -277,34 +277,14 @@ START_TEST(test_paddle_shape_as_obstacle)
 }
 END_TEST
 
+static void add_tests(TCase *tc)
+{
+    tcase_add_test(tc, test_pour);
+    tcase_add_test(tc, test_mesh_container);
+    tcase_add_test(tc, test_paddle_shape_as_obstacle);
+}
+
 int main(void)
 {
-    int devices = pbfcl_device_count(), failed = 0, ran = 0;
-    if (devices == 0) {
-        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
-               "pocl-opencl-icd) to run this suite\n");
-        return PBFCL_TEST_SKIP;
-    }
-    int only = test_selected_device();
-    if (only == -2)
-        return 1;
-    for (int i = 0; i < devices; i++) {
-        if (only >= 0 && i != only)
-            continue;
-        snprintf(device, sizeof device, "%d", i);
-        ran++;
-        Suite *suite = suite_create("builtin_colliders");
-        TCase *tc = tcase_create("builtin_colliders");
-        tcase_set_timeout(tc, 900);
-        tcase_add_test(tc, test_pour);
-        tcase_add_test(tc, test_mesh_container);
-        tcase_add_test(tc, test_paddle_shape_as_obstacle);
-        suite_add_tcase(suite, tc);
-        SRunner *sr = srunner_create(suite);
-        srunner_set_fork_status(sr, CK_NOFORK); /* the parent opened OpenCL already */
-        srunner_run_all(sr, CK_NORMAL);
-        failed += srunner_ntests_failed(sr);
-        srunner_free(sr);
-    }
-    return ran && failed == 0 ? 0 : 1;
+    return test_run_on_each_device("builtin_colliders", 900, add_tests, device);
 }
