@@ -4,6 +4,7 @@
  * removing particles, parameters changed between steps, the caller's own OpenCL context, and
  * every misuse answered with its status and a message naming the argument. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
+#include "memory_state.h"
 #include "pbfcl.h"
 #include "test_files.h" /* test helpers that need nothing of pbfcl */
 
@@ -453,46 +454,6 @@ static int old_phase(int word)
     return word == PBFCL_PHASE_GROUP_STATIC ? -1 : word;
 }
 
-/* A solver's state in memory. */
-typedef struct mem_state {
-    char name[64][48];
-    void *data[64];
-    size_t bytes[64];
-    int count;
-} mem_state;
-
-static pbfcl_status put_mem_section(void *user, const char *name, const void *data, size_t bytes)
-{
-    mem_state *m = user;
-    ck_assert_int_lt(m->count, 64);
-    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
-    m->data[m->count] = malloc(bytes ? bytes : 1);
-    memcpy(m->data[m->count], data, bytes);
-    m->bytes[m->count++] = bytes;
-    return PBFCL_OK;
-}
-
-/* The section called name (bytes, NULL if none). */
-static void *mem_section(mem_state *m, const char *name, size_t *bytes)
-{
-    for (int k = 0; k < m->count; k++)
-        if (!strcmp(m->name[k], name)) {
-            *bytes = m->bytes[k];
-            return m->data[k];
-        }
-    return NULL;
-}
-
-static pbfcl_status get_mem_section(void *user, const char *name, void *data, size_t bytes)
-{
-    size_t have = 0;
-    void *p = mem_section(user, name, &have);
-    if (!p || have != bytes)
-        return PBFCL_ERR_BAD_ARGUMENT;
-    memcpy(data, p, bytes);
-    return PBFCL_OK;
-}
-
 /* A checkpoint saved before the phases' flags: a state of fluid, a body and static particles
  * whose two phase sections (the API's by particle, the device's by slot) are rewritten in the
  * old numbers (0 fluid, b + 1, -1 static) loads into a new solver with today's phases, its
@@ -516,14 +477,14 @@ START_TEST(test_old_checkpoint_phases)
     ck_assert_int_eq(pbfcl_solver_set_phases(s, shorts, N), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_get_particle_phases(s, words, N), PBFCL_OK);
-    mem_state m = {.count = 0};
-    ck_assert_int_eq(pbfcl_solver_save_state(s, put_mem_section, &m), PBFCL_OK);
-    size_t bytes = 0;
-    int *by_id = mem_section(&m, "particle_phases", &bytes);
-    unsigned *by_slot = mem_section(&m, "phases", &bytes);
-    ck_assert_ptr_nonnull(by_id);
-    ck_assert_ptr_nonnull(by_slot);
-    ck_assert_uint_eq(bytes, N * 4);
+    memory_state m = {.count = 0};
+    ck_assert_int_eq(pbfcl_solver_save_state(s, memory_state_put, &m), PBFCL_OK);
+    int id_at = memory_state_find(&m, "particle_phases"), slot_at = memory_state_find(&m, "phases");
+    ck_assert_int_ge(id_at, 0);
+    ck_assert_int_ge(slot_at, 0);
+    ck_assert_uint_eq(m.bytes[slot_at], N * 4);
+    int *by_id = m.data[id_at];
+    unsigned *by_slot = m.data[slot_at];
     int fixed = 0;
     for (int i = 0; i < N; i++) { /* the old numbers */
         by_id[i] = old_phase(by_id[i]);
@@ -532,7 +493,7 @@ START_TEST(test_old_checkpoint_phases)
     }
     ck_assert_int_eq(fixed, 8);
     pbfcl_solver *t = open_solver(ctx, 100, 0.3f, 0.3f, 0.3f);
-    ck_assert_int_eq(pbfcl_solver_load_state(t, get_mem_section, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_load_state(t, memory_state_get, &m), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_get_particle_phases(t, got, N), PBFCL_OK);
     ck_assert_int_eq(memcmp(got, words, sizeof got), 0);
     float before[3 * N], after[3 * N];
@@ -546,8 +507,7 @@ START_TEST(test_old_checkpoint_phases)
     for (int i = 0; i < 3 * N; i++)
         ck_assert_msg(original[i] == after[i], "particle %d: %c %.9g after the load, %.9g without",
                       i / 3, "xyz"[i % 3], after[i], original[i]);
-    for (int k = 0; k < m.count; k++)
-        free(m.data[k]);
+    memory_state_free(&m);
     ck_assert_int_eq(pbfcl_solver_destroy(t), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
@@ -1644,36 +1604,6 @@ END_TEST
  * count 60 (the capacity is the fill's 27 and 60). The drain x >= 0.8 takes the particles
  * that reach it: each reported index held a fluid particle inside it before the call, none is
  * left inside after it, and the active count is fill + emitted - drained every step. */
-/* A scene setup's state in memory. */
-typedef struct setup_state {
-    char name[4][32];
-    void *data[4];
-    size_t bytes[4];
-    int count;
-} setup_state;
-
-static pbfcl_status put_setup_section(void *user, const char *name, const void *data, size_t bytes)
-{
-    setup_state *m = user;
-    ck_assert_int_lt(m->count, 4);
-    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
-    m->data[m->count] = malloc(bytes);
-    memcpy(m->data[m->count], data, bytes);
-    m->bytes[m->count++] = bytes;
-    return PBFCL_OK;
-}
-
-static pbfcl_status get_setup_section(void *user, const char *name, void *data, size_t bytes)
-{
-    setup_state *m = user;
-    for (int k = 0; k < m->count; k++)
-        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
-            memcpy(data, m->data[k], bytes);
-            return PBFCL_OK;
-        }
-    return PBFCL_ERR_BAD_ARGUMENT;
-}
-
 START_TEST(test_scene_setup_flow)
 {
     const char *path = test_temp_write(
@@ -1734,12 +1664,12 @@ START_TEST(test_scene_setup_flow)
     ck_assert_uint_eq(emitted, 60u);
     /* the setup's state: a copy made from it has emitted all 60 too, so it adds nothing more
      * (a fresh setup would emit them again), and a damaged count is refused */
-    setup_state st;
+    memory_state st;
     memset(&st, 0, sizeof st);
-    ck_assert_int_eq(pbfcl_scene_setup_save_state(setup, put_setup_section, &st), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_save_state(setup, memory_state_put, &st), PBFCL_OK);
     ck_assert_int_eq(st.count, 2);
     pbfcl_scene_setup *copy = NULL;
-    ck_assert_int_eq(pbfcl_scene_setup_load_state(get_setup_section, &st, &copy), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_load_state(memory_state_get, &st, &copy), PBFCL_OK);
     size_t copy_cap = 0, k = 0, added = 0;
     ck_assert_int_eq(pbfcl_scene_setup_capacity(copy, &copy_cap), PBFCL_OK);
     ck_assert_uint_eq(copy_cap, cap);
@@ -1749,15 +1679,14 @@ START_TEST(test_scene_setup_flow)
     ck_assert_str_eq(st.name[1], "emitted");
     long long *count = (long long *)st.data[1];
     count[0] = 61; /* more than the emitter's count */
-    ck_assert_int_eq(pbfcl_scene_setup_load_state(get_setup_section, &st, &copy),
+    ck_assert_int_eq(pbfcl_scene_setup_load_state(memory_state_get, &st, &copy),
                      PBFCL_ERR_BAD_ARGUMENT);
     expect_message("emitter 0 of scene");
     ck_assert_ptr_null(copy);
     ck_assert_int_eq(pbfcl_scene_setup_load_state(NULL, &st, &copy), PBFCL_ERR_BAD_ARGUMENT);
-    ck_assert_int_eq(pbfcl_scene_setup_save_state(NULL, put_setup_section, &st),
+    ck_assert_int_eq(pbfcl_scene_setup_save_state(NULL, memory_state_put, &st),
                      PBFCL_ERR_INVALID_HANDLE);
-    for (int i = 0; i < st.count; i++)
-        free(st.data[i]);
+    memory_state_free(&st);
     free(before);
     free(after);
     free(removed);

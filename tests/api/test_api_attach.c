@@ -6,6 +6,7 @@
  * section is refused naming it. */
 #include "pbfcl.h"
 #include "test_util.h"
+#include "memory_state.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -178,36 +179,6 @@ START_TEST(test_api_attach_set_and_refused)
 }
 END_TEST
 
-/* A state saved as sections in memory. */
-typedef struct saved_state {
-    char name[64][32];
-    unsigned char *data[64];
-    size_t bytes[64];
-    int count;
-} saved_state;
-
-static pbfcl_status put_section(void *user, const char *name, const void *data, size_t bytes)
-{
-    saved_state *m = user;
-    ck_assert_int_lt(m->count, 64);
-    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
-    m->data[m->count] = malloc(bytes ? bytes : 1);
-    memcpy(m->data[m->count], data, bytes);
-    m->bytes[m->count++] = bytes;
-    return PBFCL_OK;
-}
-
-static pbfcl_status get_section(void *user, const char *name, void *data, size_t bytes)
-{
-    saved_state *m = user;
-    for (int k = 0; k < m->count; k++)
-        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
-            memcpy(data, m->data[k], bytes);
-            return PBFCL_OK;
-        }
-    return PBFCL_ERR_BAD_ARGUMENT;
-}
-
 /* The rope and body attached (saved after 8 frames) and a fresh solver loaded from the state
  * agree byte for byte over 8 more frames, their attachments too; a damaged attachment section
  * (a particle beyond the count, a NaN point) is refused naming it. */
@@ -222,10 +193,10 @@ START_TEST(test_api_attach_saved)
     attach_both(a, rope_and_body(a));
     for (int f = 0; f < 8; f++)
         ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
-    saved_state m;
+    memory_state m;
     memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_solver_save_state(a, put_section, &m), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_load_state(b, get_section, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_save_state(a, memory_state_put, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_load_state(b, memory_state_get, &m), PBFCL_OK);
     unsigned pa[2], pb[2];
     float xa[6], xb[6], va[6], vb[6];
     ck_assert_int_eq(pbfcl_solver_get_attachments(a, pa, NULL, NULL, xa, NULL, 2), PBFCL_OK);
@@ -261,19 +232,18 @@ START_TEST(test_api_attach_saved)
         unsigned char keep[4], *at = NULL;
         for (int k = 0; k < m.count; k++)
             if (!strcmp(m.name[k], bad[d].section))
-                at = m.data[k] + bad[d].at;
+                at = (unsigned char *)m.data[k] + bad[d].at;
         ck_assert_ptr_nonnull(at);
         memcpy(keep, at, 4);
         memcpy(at, &bad[d].value, 4);
         test_capture_begin();
-        ck_assert_int_eq(pbfcl_solver_load_state(c, get_section, &m), PBFCL_ERR_BAD_ARGUMENT);
+        ck_assert_int_eq(pbfcl_solver_load_state(c, memory_state_get, &m), PBFCL_ERR_BAD_ARGUMENT);
         const char *log = test_capture_end();
         ck_assert_contains(log, bad[d].section);
         ck_assert_contains(log, bad[d].says);
         memcpy(at, keep, 4);
     }
-    for (int k = 0; k < m.count; k++)
-        free(m.data[k]);
+    memory_state_free(&m);
     ck_assert_int_eq(pbfcl_solver_destroy(a), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_destroy(b), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_destroy(c), PBFCL_OK);
@@ -323,10 +293,10 @@ START_TEST(test_api_attach_scene_saved)
     pbfcl_solver *a = scene_solver(ctx, setup, true), *b = scene_solver(ctx, setup, false);
     for (int f = 0; f < 4; f++)
         ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
-    saved_state m;
+    memory_state m;
     memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_solver_save_state(a, put_section, &m), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_load_state(b, get_section, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_save_state(a, memory_state_put, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_load_state(b, memory_state_get, &m), PBFCL_OK);
     size_t n, count;
     ck_assert_int_eq(pbfcl_solver_count(a, &n), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_attachment_count(b, &count), PBFCL_OK);
@@ -340,8 +310,7 @@ START_TEST(test_api_attach_scene_saved)
     }
     printf("  attached.json (%zu particles, %zu attachments, %d sections) resumes bit for bit\n", n,
            count, m.count);
-    for (int k = 0; k < m.count; k++)
-        free(m.data[k]);
+    memory_state_free(&m);
     free(sa);
     free(sb);
     ck_assert_int_eq(pbfcl_solver_destroy(a), PBFCL_OK);

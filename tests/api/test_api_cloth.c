@@ -2,6 +2,7 @@
  * triangles by particle index, read back as set, a pinned rope that hangs at its rest lengths
  * with tension in every edge, and every bad input refused with its index named. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
+#include "memory_state.h"
 #include "pbfcl.h"
 #include "test_files.h" /* test helpers that need nothing of pbfcl */
 
@@ -414,44 +415,14 @@ START_TEST(test_triangles)
 }
 END_TEST
 
-/* A saved state in memory: its sections by name. */
-typedef struct saved {
-    int count;
-    char name[128][64];
-    void *data[128];
-    size_t bytes[128];
-} saved;
-
-static pbfcl_status keep_section(void *user, const char *name, const void *data, size_t bytes)
-{
-    saved *s = user;
-    ck_assert_int_lt(s->count, 128);
-    snprintf(s->name[s->count], sizeof s->name[0], "%s", name);
-    s->data[s->count] = malloc(bytes + 1);
-    memcpy(s->data[s->count], data, bytes);
-    s->bytes[s->count++] = bytes;
-    return PBFCL_OK;
-}
-
-static pbfcl_status give_section(void *user, const char *name, void *data, size_t bytes)
-{
-    saved *s = user;
-    for (int k = 0; k < s->count; k++)
-        if (!strcmp(s->name[k], name) && s->bytes[k] == bytes) {
-            memcpy(data, s->data[k], bytes);
-            return PBFCL_OK;
-        }
-    return PBFCL_ERR_BAD_ARGUMENT;
-}
-
 /* The inflatables of s saved and loaded into a new solver: read back alike, and the next
  * frame of both the same bit for bit. */
 static void check_saved_inflatables(pbfcl_context *ctx, pbfcl_solver *s)
 {
-    saved st = {0};
-    ck_assert_int_eq(pbfcl_solver_save_state(s, keep_section, &st), PBFCL_OK);
+    memory_state st = {0};
+    ck_assert_int_eq(pbfcl_solver_save_state(s, memory_state_put, &st), PBFCL_OK);
     pbfcl_solver *t = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
-    ck_assert_int_eq(pbfcl_solver_load_state(t, give_section, &st), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_load_state(t, memory_state_get, &st), PBFCL_OK);
     unsigned tc[2][1], tri[2][24];
     float rest[2], pr[2], comp[2], pa[2][21];
     pbfcl_solver *both[2] = {s, t};
@@ -467,8 +438,7 @@ static void check_saved_inflatables(pbfcl_context *ctx, pbfcl_solver *s)
     ck_assert(rest[0] == rest[1] && pr[0] == pr[1] && comp[0] == comp[1]);
     ck_assert_mem_eq(pa[0], pa[1], sizeof pa[0]);
     pbfcl_solver_destroy(t);
-    for (int k = 0; k < st.count; k++)
-        free(st.data[k]);
+    memory_state_free(&st);
 }
 
 /* An octahedron of 6 particles (radius 5 cm, a solid group) as an inflatable of pressure 1.5

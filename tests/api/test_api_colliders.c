@@ -7,6 +7,7 @@
 #include "pbfcl.h"
 #include "sphere_mesh.h"
 #include "test_util.h"
+#include "memory_state.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -118,36 +119,6 @@ START_TEST(test_api_shapes_need_pbf)
 }
 END_TEST
 
-/* A state saved as sections in memory. */
-typedef struct saved_state {
-    char name[64][32];
-    unsigned char *data[64];
-    size_t bytes[64];
-    int count;
-} saved_state;
-
-static pbfcl_status put_section(void *user, const char *name, const void *data, size_t bytes)
-{
-    saved_state *m = user;
-    ck_assert_int_lt(m->count, 64);
-    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
-    m->data[m->count] = malloc(bytes ? bytes : 1);
-    memcpy(m->data[m->count], data, bytes);
-    m->bytes[m->count++] = bytes;
-    return PBFCL_OK;
-}
-
-static pbfcl_status get_section(void *user, const char *name, void *data, size_t bytes)
-{
-    saved_state *m = user;
-    for (int k = 0; k < m->count; k++)
-        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
-            memcpy(data, m->data[k], bytes);
-            return PBFCL_OK;
-        }
-    return PBFCL_ERR_BAD_ARGUMENT;
-}
-
 /* A solver of 8 x 8 x 8 fluid particles over the middle of the unit box. */
 static pbfcl_solver *fluid_solver(pbfcl_context *ctx, bool fill)
 {
@@ -255,10 +226,10 @@ START_TEST(test_api_shapes_saved)
     moving_shapes(a);
     for (int f = 0; f < 6; f++)
         ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
-    saved_state m;
+    memory_state m;
     memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_solver_save_state(a, put_section, &m), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_load_state(b, get_section, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_save_state(a, memory_state_put, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_load_state(b, memory_state_get, &m), PBFCL_OK);
     int n;
     ck_assert_int_eq(pbfcl_shape_count(b, &n), PBFCL_OK);
     ck_assert_int_eq(n, 5);
@@ -303,19 +274,19 @@ START_TEST(test_api_shapes_saved)
         unsigned char *at = NULL;
         for (int k = 0; k < m.count; k++)
             if (!strcmp(m.name[k], bad[d].section))
-                at = m.data[k] + (bad[d].shape ? m.bytes[k] / 5 * bad[d].shape : 0) + bad[d].at;
+                at = (unsigned char *)m.data[k] +
+                     (bad[d].shape ? m.bytes[k] / 5 * bad[d].shape : 0) + bad[d].at;
         ck_assert_ptr_nonnull(at);
         memcpy(keep, at, 4);
         memcpy(at, bad[d].value, 4);
         test_capture_begin();
-        ck_assert_int_eq(pbfcl_solver_load_state(c, get_section, &m), PBFCL_ERR_BAD_ARGUMENT);
+        ck_assert_int_eq(pbfcl_solver_load_state(c, memory_state_get, &m), PBFCL_ERR_BAD_ARGUMENT);
         const char *log = test_capture_end();
         ck_assert_contains(log, bad[d].section);
         ck_assert_contains(log, bad[d].says);
         memcpy(at, keep, 4);
     }
-    for (int k = 0; k < m.count; k++)
-        free(m.data[k]);
+    memory_state_free(&m);
     free(sa);
     free(sb);
     ck_assert_int_eq(pbfcl_solver_destroy(a), PBFCL_OK);

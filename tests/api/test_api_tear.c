@@ -4,6 +4,7 @@
  * every constraint an edge of a triangle), the mass is kept and the cloth falls into pieces;
  * without a limit it holds together; bad limits are refused naming the group. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
+#include "memory_state.h"
 #include "pbfcl.h"
 
 #include <check.h>
@@ -192,37 +193,6 @@ START_TEST(test_tear_apart)
 }
 END_TEST
 
-/* A saved state in memory: its sections in order. */
-#define MAX_SECTIONS 256
-typedef struct memory_state {
-    int count;
-    char name[MAX_SECTIONS][64];
-    void *data[MAX_SECTIONS];
-    size_t bytes[MAX_SECTIONS];
-} memory_state;
-
-static pbfcl_status put_memory(void *user, const char *name, const void *data, size_t bytes)
-{
-    memory_state *m = user;
-    ck_assert_int_lt(m->count, MAX_SECTIONS);
-    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
-    m->data[m->count] = malloc(bytes + 1);
-    memcpy(m->data[m->count], data, bytes);
-    m->bytes[m->count++] = bytes;
-    return PBFCL_OK;
-}
-
-static pbfcl_status get_memory(void *user, const char *name, void *data, size_t bytes)
-{
-    memory_state *m = user;
-    for (int k = 0; k < m->count; k++)
-        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
-            memcpy(data, m->data[k], bytes);
-            return PBFCL_OK;
-        }
-    return PBFCL_ERR_BAD_ARGUMENT;
-}
-
 /* The positions, count and triangles of s after its step to frame 20 from frame `from`. */
 static void run_to_20(pbfcl_solver *s, int from, float *x, size_t *n, unsigned *tri, size_t *nt)
 {
@@ -249,12 +219,12 @@ START_TEST(test_tear_resumes)
     size_t at_save = 0, n = 0, m = 0, nt = 0, mt = 0;
     ck_assert_int_eq(pbfcl_solver_count(s, &at_save), PBFCL_OK);
     memory_state *saved = calloc(1, sizeof *saved);
-    ck_assert_int_eq(pbfcl_solver_save_state(s, put_memory, saved), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_save_state(s, memory_state_put, saved), PBFCL_OK);
     float x[3 * 2 * N], y[3 * 2 * N];
     unsigned tri[3 * 4 * N], tri2[3 * 4 * N];
     run_to_20(s, 4, x, &n, tri, &nt);
     pbfcl_solver *r = blank(ctx);
-    ck_assert_int_eq(pbfcl_solver_load_state(r, get_memory, saved), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_load_state(r, memory_state_get, saved), PBFCL_OK);
     run_to_20(r, 4, y, &m, tri2, &mt);
     printf("  torn: %zu particles at the save (frame 4), %zu at frame 20, resumed %zu\n", at_save,
            n, m);
@@ -264,8 +234,7 @@ START_TEST(test_tear_resumes)
     ck_assert_uint_eq(mt, nt);
     ck_assert(memcmp(x, y, 3 * n * sizeof *x) == 0);
     ck_assert(memcmp(tri, tri2, 3 * nt * sizeof *tri) == 0);
-    for (int k = 0; k < saved->count; k++)
-        free(saved->data[k]);
+    memory_state_free(saved);
     free(saved);
     pbfcl_solver_destroy(r);
     pbfcl_solver_destroy(s);

@@ -5,6 +5,7 @@
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "test_util.h"
+#include "memory_state.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -105,36 +106,6 @@ static unsigned char *snapshot(pbfcl_solver *s, size_t n, size_t *bytes, int *su
     return b;
 }
 
-/* A state saved as sections in memory (what a checkpoint file holds). */
-typedef struct memory_state {
-    char name[48][64];
-    unsigned char *data[48];
-    size_t bytes[48];
-    int count;
-} memory_state;
-
-static pbfcl_status put_memory(void *user, const char *name, const void *data, size_t bytes)
-{
-    memory_state *m = user;
-    ck_assert_int_lt(m->count, 48);
-    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
-    m->data[m->count] = malloc(bytes ? bytes : 1);
-    memcpy(m->data[m->count], data, bytes);
-    m->bytes[m->count++] = bytes;
-    return PBFCL_OK;
-}
-
-static pbfcl_status get_memory(void *user, const char *name, void *data, size_t bytes)
-{
-    memory_state *m = user;
-    for (int k = 0; k < m->count; k++)
-        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
-            memcpy(data, m->data[k], bytes);
-            return PBFCL_OK;
-        }
-    return PBFCL_ERR_BAD_ARGUMENT;
-}
-
 /* A solver on cl (through the public API) with the scene's parameters and no particles. */
 static pbfcl_solver *api_solver(pbfcl_context *ctx, const pbfcl_scene *s, size_t capacity)
 {
@@ -175,7 +146,7 @@ static void check_checkpoint_resume(pbfcl_cl *cl)
         ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
     memory_state m;
     memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_solver_save_state(a, put_memory, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_save_state(a, memory_state_put, &m), PBFCL_OK);
     for (int i = 0; i < m.count; i++) /* a load finds each section by its name */
         for (int j = i + 1; j < m.count; j++)
             ck_assert_msg(strcmp(m.name[i], m.name[j]) != 0, "two sections are named '%s'",
@@ -183,7 +154,7 @@ static void check_checkpoint_resume(pbfcl_cl *cl)
     pbfcl_scene defaults;
     pbfcl_scene_defaults(&defaults); /* other box, gravity, radius: the state brings its own */
     pbfcl_solver *b = api_solver(ctx, &defaults, n);
-    ck_assert_int_eq(pbfcl_solver_load_state(b, get_memory, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_load_state(b, memory_state_get, &m), PBFCL_OK);
     pbfcl_scene_params got;
     ck_assert_int_eq(pbfcl_solver_get_params(b, &got, NULL), PBFCL_OK);
     ck_assert_float_eq(got.gravity[1], -12.0f);
@@ -199,13 +170,12 @@ static void check_checkpoint_resume(pbfcl_cl *cl)
     ck_assert_msg(memcmp(sa, sb, la) == 0, "the restored solver differs 4 frames later");
     /* a state does not load into a solver holding another count, nor one too small */
     pbfcl_solver *c = api_solver(ctx, &s, n - 1);
-    ck_assert_int_eq(pbfcl_solver_load_state(c, get_memory, &m), PBFCL_ERR_CAPACITY);
+    ck_assert_int_eq(pbfcl_solver_load_state(c, memory_state_get, &m), PBFCL_ERR_CAPACITY);
     float one[3] = {0.1f, 0.1f, 0.1f};
     pbfcl_solver *e = api_solver(ctx, &s, n);
     ck_assert_int_eq(pbfcl_solver_add(e, one, NULL, 1), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_load_state(e, get_memory, &m), PBFCL_ERR_BAD_ARGUMENT);
-    for (int k = 0; k < m.count; k++)
-        free(m.data[k]);
+    ck_assert_int_eq(pbfcl_solver_load_state(e, memory_state_get, &m), PBFCL_ERR_BAD_ARGUMENT);
+    memory_state_free(&m);
     free(sa);
     free(sb);
     free(start);
@@ -246,11 +216,11 @@ static void check_checkpoint_resume_phases(pbfcl_cl *cl)
         ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
     memory_state m;
     memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_solver_save_state(a, put_memory, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_save_state(a, memory_state_put, &m), PBFCL_OK);
     pbfcl_scene defaults;
     pbfcl_scene_defaults(&defaults);
     pbfcl_solver *b = api_solver(ctx, &defaults, n);
-    ck_assert_int_eq(pbfcl_solver_load_state(b, get_memory, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_load_state(b, memory_state_get, &m), PBFCL_OK);
     int bodies = 0;
     ck_assert_int_eq(pbfcl_solver_body_count(b, &bodies), PBFCL_OK);
     ck_assert_int_eq(bodies, 1);
@@ -270,8 +240,7 @@ static void check_checkpoint_resume_phases(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_solver_get_bodies(b, cb, qb, 1), PBFCL_OK);
     ck_assert_msg(!memcmp(ca, cb, sizeof ca) && !memcmp(qa, qb, sizeof qa),
                   "the restored body's pose differs");
-    for (int k = 0; k < m.count; k++)
-        free(m.data[k]);
+    memory_state_free(&m);
     free(sa);
     free(sb);
     free(phase);
@@ -348,13 +317,12 @@ static void check_section_names(pbfcl_cl *cl)
     ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
     memory_state m;
     memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_sim_state_save(sim, put_memory, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_state_save(sim, memory_state_put, &m), PBFCL_OK);
     for (int k = 0; k < m.count && k < count; k++)
         ck_assert_msg(!strcmp(m.name[k], want[k]), "section %d is '%s', not '%s'", k, m.name[k],
                       want[k]);
     ck_assert_int_eq(m.count, count);
-    for (int k = 0; k < m.count; k++)
-        free(m.data[k]);
+    memory_state_free(&m);
     free(start);
     pbfcl_sim_destroy(sim);
 }

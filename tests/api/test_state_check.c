@@ -9,60 +9,21 @@
 #include "sim/state_check.h"
 #include "test_files.h"
 #include "test_util.h"
+#include "memory_state.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a saved state in memory, and what a load asked for ---------------------------------- */
-
-#define MAX_SECTIONS 64
-
-typedef struct memory_state {
-    char name[MAX_SECTIONS][32];
-    void *data[MAX_SECTIONS];
-    size_t bytes[MAX_SECTIONS];
-    bool asked[MAX_SECTIONS];
-    int count;
-} memory_state;
-
-static pbfcl_status put_memory(void *user, const char *name, const void *data, size_t bytes)
-{
-    memory_state *m = user;
-    ck_assert_int_lt(m->count, MAX_SECTIONS);
-    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
-    m->data[m->count] = malloc(bytes ? bytes : 1);
-    memcpy(m->data[m->count], data, bytes);
-    m->bytes[m->count++] = bytes;
-    return PBFCL_OK;
-}
+/* ---- a saved state's sections (memory_state.h) ------------------------------------------ */
 
 static int find_memory(const memory_state *m, const char *name)
 {
-    for (int k = 0; k < m->count; k++)
-        if (!strcmp(m->name[k], name))
-            return k;
-    ck_abort_msg("the state has no section '%s'", name);
-    return -1;
-}
-
-static pbfcl_status get_memory(void *user, const char *name, void *data, size_t bytes)
-{
-    memory_state *m = user;
-    for (int k = 0; k < m->count; k++)
-        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
-            memcpy(data, m->data[k], bytes);
-            m->asked[k] = true;
-            return PBFCL_OK;
-        }
-    return PBFCL_ERR_BAD_ARGUMENT;
-}
-
-static void free_memory(memory_state *m)
-{
-    for (int k = 0; k < m->count; k++)
-        free(m->data[k]);
+    int k = memory_state_find(m, name);
+    if (k < 0)
+        ck_abort_msg("the state has no section '%s'", name);
+    return k;
 }
 
 static char last_error[2048];
@@ -124,7 +85,7 @@ static void run_and_save(pbfcl_cl *cl, const char *text, scene_run *r)
     ck_assert_int_eq(pbfcl_scene_setup_apply_bodies(setup, s), PBFCL_OK);
     for (int f = 0; f < 2; f++)
         ck_assert_int_eq(pbfcl_solver_step(s, 0.0f, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_save_state(s, put_memory, &r->m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_save_state(s, memory_state_put, &r->m), PBFCL_OK);
     pbfcl_free(pos);
     pbfcl_scene_setup_destroy(setup);
 }
@@ -135,14 +96,14 @@ static pbfcl_status load_into_new(scene_run *r)
     pbfcl_solver *b = NULL;
     ck_assert_int_eq(pbfcl_solver_create(r->ctx, &r->desc, &b), PBFCL_OK);
     last_error[0] = '\0';
-    pbfcl_status st = pbfcl_solver_load_state(b, get_memory, &r->m);
+    pbfcl_status st = pbfcl_solver_load_state(b, memory_state_get, &r->m);
     ck_assert_int_eq(pbfcl_solver_destroy(b), PBFCL_OK);
     return st;
 }
 
 static void close_run(scene_run *r)
 {
-    free_memory(&r->m);
+    memory_state_free(&r->m);
     ck_assert_int_eq(pbfcl_context_destroy(r->ctx), PBFCL_OK);
 }
 
@@ -250,7 +211,7 @@ START_TEST(scene_setup_load_state_refuses_damage)
     test_temp_remove();
     memory_state m;
     memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_scene_setup_save_state(setup, put_memory, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_save_state(setup, memory_state_put, &m), PBFCL_OK);
     const damage scene_damages[] = {
         {"scene", offsetof(pbfcl_scene, obstacle_motion[0].repeat), 1, 2, false,
          "section 'scene', obstacle_motion.repeat[0] is 2; a boolean is 0 or 1"},
@@ -270,17 +231,17 @@ START_TEST(scene_setup_load_state_refuses_damage)
         memcpy(saved, bytes + x->offset, (size_t)x->size);
         memcpy(bytes + x->offset, &x->value, (size_t)x->size); /* little-endian hosts */
         last_error[0] = '\0';
-        pbfcl_status st = pbfcl_scene_setup_load_state(get_memory, &m, &copy);
+        pbfcl_status st = pbfcl_scene_setup_load_state(memory_state_get, &m, &copy);
         memcpy(bytes + x->offset, saved, (size_t)x->size);
         ck_assert_msg(st == PBFCL_ERR_BAD_ARGUMENT && strstr(last_error, x->expect),
                       "damage %zu: status %d, expected '%s', got '%s'", d, (int)st, x->expect,
                       last_error);
     }
-    ck_assert_int_eq(pbfcl_scene_setup_load_state(get_memory, &m, &copy), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_scene_setup_load_state(memory_state_get, &m, &copy), PBFCL_OK);
     pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
     pbfcl_scene_setup_destroy(copy);
     pbfcl_scene_setup_destroy(setup);
-    free_memory(&m);
+    memory_state_free(&m);
 }
 END_TEST
 
@@ -296,7 +257,7 @@ static void check_covers(pbfcl_cl *cl, const char *text)
     pbfcl_state_limits lim = {r.n, r.desc.solver.method, {0}, {0}, NULL};
     memcpy(lim.box_min, r.desc.scene.domain_min, sizeof lim.box_min);
     memcpy(lim.box_max, r.desc.scene.domain_max, sizeof lim.box_max);
-    ck_assert_int_eq(pbfcl_state_check(get_memory, &r.m, &lim), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_state_check(memory_state_get, &r.m, &lim), PBFCL_OK);
     for (int k = 0; k < r.m.count; k++)
         ck_assert_msg(r.m.asked[k] || !strcmp(r.m.name[k], "count") ||
                           !strcmp(r.m.name[k], "params"),

@@ -10,6 +10,7 @@
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "test_util.h"
+#include "memory_state.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -180,36 +181,6 @@ static void fold(pbfcl_cl *cl)
     }
 }
 
-/* Saved sections, in memory. */
-typedef struct memory_state {
-    char name[48][64];
-    unsigned char *data[48];
-    size_t bytes[48];
-    int count;
-} memory_state;
-
-static pbfcl_status put_memory(void *user, const char *name, const void *data, size_t bytes)
-{
-    memory_state *m = user;
-    ck_assert_int_lt(m->count, 48);
-    snprintf(m->name[m->count], sizeof m->name[0], "%s", name);
-    m->data[m->count] = malloc(bytes ? bytes : 1);
-    memcpy(m->data[m->count], data, bytes);
-    m->bytes[m->count++] = bytes;
-    return PBFCL_OK;
-}
-
-static pbfcl_status get_memory(void *user, const char *name, void *data, size_t bytes)
-{
-    memory_state *m = user;
-    for (int k = 0; k < m->count; k++)
-        if (!strcmp(m->name[k], name) && m->bytes[k] == bytes) {
-            memcpy(data, m->data[k], bytes);
-            return PBFCL_OK;
-        }
-    return PBFCL_ERR_BAD_ARGUMENT;
-}
-
 /* The group particles' phases all carry the self-collide flag (want) or none does. */
 static void expect_flag(pbfcl_sim *sim, bool want, const char *when)
 {
@@ -233,16 +204,15 @@ static void save_load(pbfcl_cl *cl)
     expect_flag(b, false, "not set");
     memory_state m;
     memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_sim_state_save(a, put_memory, &m), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_state_load(b, get_memory, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_state_save(a, memory_state_put, &m), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_state_load(b, memory_state_get, &m), PBFCL_OK);
     expect_flag(b, true, "loaded");
     unsigned ids[2 * SHEET], group[2 * SHEET] = {0};
     float w[2 * SHEET];
     size_t ng = free_particles(ids, w);
     ck_assert_int_eq(pbfcl_sim_set_groups(b, ng, ids, group, w), PBFCL_OK); /* as a tear does */
     expect_flag(b, true, "grouped again after the load");
-    for (int k = 0; k < m.count; k++)
-        free(m.data[k]);
+    memory_state_free(&m);
     pbfcl_sim_destroy(a);
     pbfcl_sim_destroy(b);
 }
