@@ -5,6 +5,7 @@
  * every misuse answered with its status and a message naming the argument. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
 #include "memory_state.h"
+#include "each_device.h"
 #include "pbfcl.h"
 #include "test_files.h" /* test helpers that need nothing of pbfcl */
 
@@ -17,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SKIP 77
 #define R 0.01f
 
 /* ---- the device under test and the messages the library logs ---------------------------- */
@@ -1766,66 +1766,35 @@ START_TEST(test_sph_method)
 }
 END_TEST
 
+static void add_tests(TCase *tc)
+{
+    tcase_add_test(tc, test_version);
+    tcase_add_test(tc, test_scene_setup);
+    tcase_add_test(tc, test_scene_setup_bodies);
+    tcase_add_test(tc, test_scene_setup_obstacles);
+    tcase_add_test(tc, test_scene_setup_moving_obstacles);
+    tcase_add_test(tc, test_scene_setup_keyed_obstacle);
+    tcase_add_test(tc, test_scene_setup_flow);
+    tcase_add_test(tc, test_value_helpers);
+    tcase_add_test(tc, test_misuse);
+    tcase_add_test(tc, test_push_refuses_nonsense);
+    tcase_add_test(tc, test_outside_box_refused);
+    tcase_add_test(tc, test_bodies_phases);
+    tcase_add_test(tc, test_static_phases);
+    tcase_add_test(tc, test_particle_phases);
+    tcase_add_test(tc, test_self_collide);
+    tcase_add_test(tc, test_old_checkpoint_phases);
+    tcase_add_test(tc, test_kernel_dir);
+    tcase_add_test(tc, test_wrap_cl_context);
+    tcase_add_test(tc, test_params_mid_run);
+    tcase_add_test(tc, test_add_remove);
+    tcase_add_test(tc, test_trace_by_id);
+    tcase_add_test(tc, test_sph_method);
+}
+
 int main(void)
 {
     pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
-    int n = pbfcl_device_count();
-    if (n == 0) {
-        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
-               "pocl-opencl-icd) to run this suite\n");
-        return SKIP;
-    }
-    const char *only = getenv("PBFCL_DEVICE");
-    int failed = 0, ran = 0;
-    for (int i = 0; i < n; i++) {
-        char name[512];
-        if (pbfcl_device_name(i, name, sizeof name) != PBFCL_OK)
-            continue;
-        char index[16];
-        snprintf(index, sizeof index, "%d", i);
-        if (only && *only && strcmp(only, index) != 0 && !strstr(name, only))
-            continue;
-        snprintf(device_spec, sizeof device_spec, "%d", i);
-        printf("on [%d] %s\n", i, name);
-        ran++;
-        Suite *suite = suite_create("api");
-        TCase *tc = tcase_create("api");
-        tcase_set_timeout(tc, 600);
-        tcase_add_test(tc, test_version);
-        tcase_add_test(tc, test_scene_setup);
-        tcase_add_test(tc, test_scene_setup_bodies);
-        tcase_add_test(tc, test_scene_setup_obstacles);
-        tcase_add_test(tc, test_scene_setup_moving_obstacles);
-        tcase_add_test(tc, test_scene_setup_keyed_obstacle);
-        tcase_add_test(tc, test_scene_setup_flow);
-        tcase_add_test(tc, test_value_helpers);
-        tcase_add_test(tc, test_misuse);
-        tcase_add_test(tc, test_push_refuses_nonsense);
-        tcase_add_test(tc, test_outside_box_refused);
-        tcase_add_test(tc, test_bodies_phases);
-        tcase_add_test(tc, test_static_phases);
-        tcase_add_test(tc, test_particle_phases);
-        tcase_add_test(tc, test_self_collide);
-        tcase_add_test(tc, test_old_checkpoint_phases);
-        tcase_add_test(tc, test_kernel_dir);
-        tcase_add_test(tc, test_wrap_cl_context);
-        tcase_add_test(tc, test_params_mid_run);
-        tcase_add_test(tc, test_add_remove);
-        tcase_add_test(tc, test_trace_by_id);
-        tcase_add_test(tc, test_sph_method);
-        suite_add_tcase(suite, tc);
-        SRunner *sr = srunner_create(suite);
-        srunner_set_fork_status(sr, CK_NOFORK);
-        srunner_run_all(sr, CK_NORMAL);
-        failed += srunner_ntests_failed(sr);
-        srunner_free(sr);
-    }
-    if (ran == 0) {
-        printf("FAIL: PBFCL_DEVICE='%s' matches no OpenCL device; give an index or part of a "
-               "device or platform name (pbfcl devices), or unset it to test every device\n",
-               only);
-        return 1;
-    }
     (void)messages;
-    return failed ? 1 : 0;
+    return test_run_on_each_device("api", 600, add_tests, device_spec);
 }

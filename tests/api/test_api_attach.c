@@ -4,6 +4,7 @@
  * removes them; a saved state holds them, and a fresh solver loaded from it continues bit for
  * bit (a rope swinging from a moving, turning shape and a body hanging from it); a damaged
  * section is refused naming it. */
+#include "each_device.h"
 #include "pbfcl.h"
 #include "test_util.h"
 #include "memory_state.h"
@@ -17,7 +18,7 @@
 #define R 0.01f
 #define N 11 /* a fluid particle, a rope of 6 (its top static), a body of 4 */
 
-static char device[16];
+static char device[32];
 
 static pbfcl_solver *make_solver(pbfcl_context *ctx, int method)
 {

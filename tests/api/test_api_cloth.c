@@ -3,6 +3,7 @@
  * with tension in every edge, and every bad input refused with its index named. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
 #include "memory_state.h"
+#include "each_device.h"
 #include "pbfcl.h"
 #include "test_files.h" /* test helpers that need nothing of pbfcl */
 
@@ -15,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SKIP 77
 #define R 0.01f
 
 /* ---- the device under test and the messages the library logs ---------------------------- */
@@ -541,50 +541,19 @@ START_TEST(test_inflatables)
 }
 END_TEST
 
+static void add_tests(TCase *tc)
+{
+    tcase_add_test(tc, test_distances);
+    tcase_add_test(tc, test_groups_rope);
+    tcase_add_test(tc, test_triangles);
+    tcase_add_test(tc, test_distances_sph);
+    tcase_add_test(tc, test_inflatables);
+    tcase_add_test(tc, test_hold_warning);
+}
+
 int main(void)
 {
     pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
-    int n = pbfcl_device_count();
-    if (n == 0) {
-        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
-               "pocl-opencl-icd) to run this suite\n");
-        return SKIP;
-    }
-    const char *only = getenv("PBFCL_DEVICE");
-    int failed = 0, ran = 0;
-    for (int i = 0; i < n; i++) {
-        char name[512];
-        if (pbfcl_device_name(i, name, sizeof name) != PBFCL_OK)
-            continue;
-        char index[16];
-        snprintf(index, sizeof index, "%d", i);
-        if (only && *only && strcmp(only, index) != 0 && !strstr(name, only))
-            continue;
-        snprintf(device_spec, sizeof device_spec, "%d", i);
-        printf("on [%d] %s\n", i, name);
-        ran++;
-        Suite *suite = suite_create("api_cloth");
-        TCase *tc = tcase_create("api_cloth");
-        tcase_set_timeout(tc, 600);
-        tcase_add_test(tc, test_distances);
-        tcase_add_test(tc, test_groups_rope);
-        tcase_add_test(tc, test_triangles);
-        tcase_add_test(tc, test_distances_sph);
-        tcase_add_test(tc, test_inflatables);
-        tcase_add_test(tc, test_hold_warning);
-        suite_add_tcase(suite, tc);
-        SRunner *sr = srunner_create(suite);
-        srunner_set_fork_status(sr, CK_NOFORK);
-        srunner_run_all(sr, CK_NORMAL);
-        failed += srunner_ntests_failed(sr);
-        srunner_free(sr);
-    }
-    if (ran == 0) {
-        printf("FAIL: PBFCL_DEVICE='%s' matches no OpenCL device; give an index or part of a "
-               "device or platform name (pbfcl devices), or unset it to test every device\n",
-               only);
-        return 1;
-    }
     (void)messages;
-    return failed ? 1 : 0;
+    return test_run_on_each_device("api_cloth", 600, add_tests, device_spec);
 }

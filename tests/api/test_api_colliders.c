@@ -4,6 +4,7 @@
  * another method, a destroyed id, a NaN pose, which leaves the shape as it was); shapes in a
  * saved state: a fresh solver loaded from it continues bit for bit with moving shapes of every
  * kind, and a damaged shape entry is refused naming it. */
+#include "each_device.h"
 #include "pbfcl.h"
 #include "sphere_mesh.h"
 #include "test_util.h"
@@ -16,7 +17,7 @@
 
 #define R 0.01f
 
-static char device[16]; /* the device under test, as pbfcl_context_desc wants it */
+static char device[32]; /* the device under test, as pbfcl_context_desc wants it */
 
 static pbfcl_solver *open_solver(pbfcl_context **ctx, int method)
 {

@@ -4,6 +4,7 @@
  * convex hull, within the tessellation's error for a sphere and a capsule), with its vertices
  * on the shape; a mesh's triangles come back over its distinct corners; too little room, bad
  * segments and a destroyed id are refused. */
+#include "each_device.h"
 #include "pbfcl.h"
 #include "test_util.h"
 
@@ -14,7 +15,7 @@
 
 #define PI 3.14159265358979
 
-static char device[16]; /* the device under test, as pbfcl_context_desc wants it */
+static char device[32]; /* the device under test, as pbfcl_context_desc wants it */
 
 static pbfcl_solver *open_solver(pbfcl_context **ctx)
 {

@@ -5,6 +5,7 @@
  * without a limit it holds together; bad limits are refused naming the group. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
 #include "memory_state.h"
+#include "each_device.h"
 #include "pbfcl.h"
 
 #include <check.h>
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SKIP 77
 #define R 0.01f
 #define NU 12
 #define NV 6
@@ -260,45 +260,15 @@ START_TEST(test_tear_bad_limits)
 }
 END_TEST
 
+static void add_tests(TCase *tc)
+{
+    tcase_add_test(tc, test_tear_apart);
+    tcase_add_test(tc, test_tear_bad_limits);
+    tcase_add_test(tc, test_tear_resumes);
+}
+
 int main(void)
 {
     pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
-    int n = pbfcl_device_count();
-    if (n == 0) {
-        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
-               "pocl-opencl-icd) to run this suite\n");
-        return SKIP;
-    }
-    const char *only = getenv("PBFCL_DEVICE");
-    int failed = 0, ran = 0;
-    for (int i = 0; i < n; i++) {
-        char name[512], index[16];
-        if (pbfcl_device_name(i, name, sizeof name) != PBFCL_OK)
-            continue;
-        snprintf(index, sizeof index, "%d", i);
-        if (only && *only && strcmp(only, index) != 0 && !strstr(name, only))
-            continue;
-        snprintf(device_spec, sizeof device_spec, "%d", i);
-        printf("on [%d] %s\n", i, name);
-        ran++;
-        Suite *suite = suite_create("api_tear");
-        TCase *tc = tcase_create("api_tear");
-        tcase_set_timeout(tc, 600);
-        tcase_add_test(tc, test_tear_apart);
-        tcase_add_test(tc, test_tear_bad_limits);
-        tcase_add_test(tc, test_tear_resumes);
-        suite_add_tcase(suite, tc);
-        SRunner *sr = srunner_create(suite);
-        srunner_set_fork_status(sr, CK_NOFORK);
-        srunner_run_all(sr, CK_NORMAL);
-        failed += srunner_ntests_failed(sr);
-        srunner_free(sr);
-    }
-    if (ran == 0) {
-        printf("FAIL: PBFCL_DEVICE='%s' matches no OpenCL device; give an index or part of a "
-               "device or platform name (pbfcl devices), or unset it to test every device\n",
-               only);
-        return 1;
-    }
-    return failed ? 1 : 0;
+    return test_run_on_each_device("api_tear", 600, add_tests, device_spec);
 }

@@ -1,8 +1,6 @@
 /* Test helpers: device iteration, sizes, randomness, tolerances and buffer transfers. */
 #include "test_util.h"
 
-#include "pbfcl.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,41 +66,6 @@ void test_each_device(void (*fn)(pbfcl_cl *cl))
         pbfcl_cl_destroy(&cl);
     }
     free(list);
-}
-
-int test_run_on_each_device(const char *name, int timeout_s, void (*add_tests)(TCase *tc),
-                            char *device)
-{
-    int devices = pbfcl_device_count(), failed = 0, ran = 0;
-    if (devices == 0) {
-        printf("SKIP: no OpenCL device present; install one (e.g. apt-get install "
-               "pocl-opencl-icd) to run this suite\n");
-        return PBFCL_TEST_SKIP;
-    }
-    int only = test_selected_device();
-    if (only == -2) {
-        printf("FAIL: PBFCL_DEVICE='%s' matches no OpenCL device; give an index or part of a "
-               "device or platform name (pbfcl devices), or unset it to test every device\n",
-               getenv("PBFCL_DEVICE"));
-        return 1;
-    }
-    for (int i = 0; i < devices; i++) {
-        if (only >= 0 && i != only)
-            continue;
-        snprintf(device, 16, "%d", i);
-        ran++;
-        Suite *suite = suite_create(name);
-        TCase *tc = tcase_create(name);
-        tcase_set_timeout(tc, timeout_s);
-        add_tests(tc);
-        suite_add_tcase(suite, tc);
-        SRunner *sr = srunner_create(suite);
-        srunner_set_fork_status(sr, CK_NOFORK); /* the parent opened OpenCL already */
-        srunner_run_all(sr, CK_NORMAL);
-        failed += srunner_ntests_failed(sr);
-        srunner_free(sr);
-    }
-    return ran && failed == 0 ? 0 : 1;
 }
 
 int test_run_suite(Suite *suite, bool needs_device)

@@ -43,15 +43,6 @@ int test_device_count(void);
  * OpenCL device is present and the suite needs one, else 0 or 1. */
 int test_run_suite(Suite *suite, bool needs_device);
 
-/* Runs a suite called name whose one test case (time limit timeout_s seconds) gets its tests
- * from add_tests, once per OpenCL device present through the public API (only the one
- * $PBFCL_DEVICE names), with device (16 bytes) holding its index as pbfcl_context_desc wants
- * it; in-process, as test_run_suite. Returns the exit code: PBFCL_TEST_SKIP with a message
- * when no device is present, 1 (with a message when $PBFCL_DEVICE names no device) when a test
- * failed or none ran, else 0. */
-int test_run_on_each_device(const char *name, int timeout_s, void (*add_tests)(TCase *tc),
-                            char *device);
-
 /* True when running under Oclgrind or with PBFCL_TEST_SMALL set: use small sizes. */
 bool test_small(void);
 

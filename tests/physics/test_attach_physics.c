@@ -5,6 +5,7 @@
  * shape's local points every frame; a rigid body hanging from a pinned rope by an attachment
  * is in Hooke's equilibrium: the rope's top edge carries the rope's and the body's weight and
  * the body sits where the edges' and the attachment's stretches put it. */
+#include "each_device.h"
 #include "pbfcl.h"
 #include "test_util.h"
 
@@ -16,7 +17,7 @@
 #define R 0.01f
 #define G 9.81f
 
-static char device[16];
+static char device[32];
 
 static pbfcl_solver *open_solver(pbfcl_context **ctx, size_t capacity, int iterations)
 {

@@ -5,6 +5,7 @@
  * mesh-container keeps every particle inside its closed mesh tank and out of its SDF ramp at
  * every frame; a moving paddle shape pushes a fluid as a particle-filled paddle on the same
  * path does. */
+#include "each_device.h"
 #include "pbfcl.h"
 #include "test_util.h"
 
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char device[16]; /* the device under test, as pbfcl_context_desc wants it */
+static char device[32]; /* the device under test, as pbfcl_context_desc wants it */
 
 /* A solver of scene name (about target particles; 0: the scene's own) with its shapes. */
 static pbfcl_solver *scene_solver(pbfcl_context **ctx, const char *name, size_t target, size_t *n,
