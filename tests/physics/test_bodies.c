@@ -3,6 +3,7 @@
  * keeps every pairwise distance of its particles, and spinning with gravity off keeps its
  * angular momentum about its centre of mass. */
 #include "pbf/pbf.h"
+#include "read_by_id.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "test_util.h"
@@ -65,23 +66,6 @@ static pbfcl_sim *body_sim(pbfcl_cl *cl, const float *pos, size_t n, float size,
     free(body);
     free(vel);
     return sim;
-}
-
-/* Positions and velocities by particle id. */
-static void read_by_id(pbfcl_sim *sim, float *pos, float *vel)
-{
-    size_t n = pbfcl_sim_count(sim);
-    float *p = malloc(n * 12), *v = malloc(n * 12);
-    unsigned *ids = malloc(n * 4);
-    ck_assert_int_eq(pbfcl_sim_read(sim, p, v, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_ids(sim, ids), PBFCL_OK);
-    for (size_t i = 0; i < n; i++) {
-        memcpy(pos + 3 * ids[i], p + 3 * i, 12);
-        memcpy(vel + 3 * ids[i], v + 3 * i, 12);
-    }
-    free(p);
-    free(v);
-    free(ids);
 }
 
 static double dist(const float *a, const float *b)

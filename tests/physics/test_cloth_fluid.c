@@ -6,6 +6,7 @@
  * is conserved; friction between the two as between the fluid and bodies. */
 #include "pbf/distance.h"
 #include "pbf/pbf.h"
+#include "read_by_id.h"
 #include "scene/cloth_cook.h"
 #include "scene/scene.h"
 #include "sim/sim.h"
@@ -104,25 +105,6 @@ static pbfcl_sim *coupled_sim(pbfcl_cl *cl, const pbfcl_cloth_cook *c, const flo
     free(group);
     free(w);
     return sim;
-}
-
-/* Positions and velocities by id (either may be NULL). */
-static void read_by_id(pbfcl_sim *sim, float *pos, float *vel)
-{
-    size_t n = pbfcl_sim_count(sim);
-    float *p = malloc(n * 12), *v = malloc(n * 12);
-    unsigned *id = malloc(n * 4);
-    ck_assert_int_eq(pbfcl_sim_read(sim, p, v, NULL), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_sim_read_ids(sim, id), PBFCL_OK);
-    for (size_t i = 0; i < n; i++) {
-        if (pos)
-            memcpy(pos + 3 * id[i], p + 3 * i, 12);
-        if (vel)
-            memcpy(vel + 3 * id[i], v + 3 * i, 12);
-    }
-    free(p);
-    free(v);
-    free(id);
 }
 
 /* A block of nx x ny x nz fluid particles at spacing 2r from lo (its first particle's centre). */
