@@ -4,8 +4,8 @@
  * removing particles, parameters changed between steps, the caller's own OpenCL context, and
  * every misuse answered with its status and a message naming the argument. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
-#include "memory_state.h"
 #include "each_device.h"
+#include "memory_state.h"
 #include "pbfcl.h"
 #include "test_files.h" /* test helpers that need nothing of pbfcl */
 

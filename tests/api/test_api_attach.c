@@ -5,9 +5,9 @@
  * bit (a rope swinging from a moving, turning shape and a body hanging from it); a damaged
  * section is refused naming it. */
 #include "each_device.h"
+#include "memory_state.h"
 #include "pbfcl.h"
 #include "test_util.h"
-#include "memory_state.h"
 
 #include <math.h>
 #include <stdbool.h>

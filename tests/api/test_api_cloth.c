@@ -2,8 +2,8 @@
  * triangles by particle index, read back as set, a pinned rope that hangs at its rest lengths
  * with tension in every edge, and every bad input refused with its index named. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
-#include "memory_state.h"
 #include "each_device.h"
+#include "memory_state.h"
 #include "pbfcl.h"
 #include "test_files.h" /* test helpers that need nothing of pbfcl */
 

@@ -5,10 +5,10 @@
  * saved state: a fresh solver loaded from it continues bit for bit with moving shapes of every
  * kind, and a damaged shape entry is refused naming it. */
 #include "each_device.h"
+#include "memory_state.h"
 #include "pbfcl.h"
 #include "sphere_mesh.h"
 #include "test_util.h"
-#include "memory_state.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,8 +4,8 @@
  * every constraint an edge of a triangle), the mass is kept and the cloth falls into pieces;
  * without a limit it holds together; bad limits are refused naming the group. Runs on every
  * OpenCL device (or the one PBFCL_DEVICE names). */
-#include "memory_state.h"
 #include "each_device.h"
+#include "memory_state.h"
 #include "pbfcl.h"
 
 #include <check.h>

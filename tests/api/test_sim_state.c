@@ -2,10 +2,10 @@
  * particle through the spatial sort, and saving and restoring it through the public API
  * (pbfcl_solver_save_state / load_state, what `pbfcl run --checkpoint` writes). */
 #include "api_internal.h"
+#include "memory_state.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "test_util.h"
-#include "memory_state.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,13 +3,13 @@
  * PBFCL_ERR_BAD_ARGUMENT and a message naming the section, the field and the index, before
  * any of it is used; the undamaged state loads; and the checks read every section a state
  * has, for both methods, with bodies, static particles and a keyed obstacle. */
+#include "memory_state.h"
 #include "scene/scene.h"
 #include "sim/sim.h"
 #include "sim/sim_state.h"
 #include "sim/state_check.h"
 #include "test_files.h"
 #include "test_util.h"
-#include "memory_state.h"
 
 #include <stddef.h>
 #include <stdio.h>

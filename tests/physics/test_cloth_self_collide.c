@@ -5,12 +5,12 @@
  * crosses the lower (the signed side of each against the lower sheet's triangle under it, every
  * frame); without it (the control) the upper sheet falls through. A state saved and loaded
  * into another simulation keeps the flag, also through a later pbfcl_sim_set_groups. */
+#include "memory_state.h"
 #include "pbf/distance.h"
 #include "pbf/pbf.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
 #include "test_util.h"
-#include "memory_state.h"
 
 #include <math.h>
 #include <stdlib.h>
