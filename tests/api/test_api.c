@@ -61,16 +61,6 @@ static double timer_ms(const pbfcl_solver *s, const char *name)
     return ms;
 }
 
-static pbfcl_context *open_context(void)
-{
-    pbfcl_context_desc d;
-    pbfcl_context_desc_defaults(&d);
-    d.device = device_spec;
-    pbfcl_context *ctx = NULL;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
-    return ctx;
-}
-
 /* A solver in a box of sx * sy * sz with room for capacity particles. */
 static pbfcl_solver *open_solver(pbfcl_context *ctx, size_t capacity, float sx, float sy, float sz)
 {
@@ -128,7 +118,7 @@ static pbfcl_status discard_section(void *user, const char *name, const void *da
  * setting every phase to fluid removes the bodies. */
 START_TEST(test_bodies_phases)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 200, 0.3f, 0.3f, 0.3f);
     int nn[3] = {4, 2, 4}, cube[3] = {2, 2, 2};
     float lo[3] = {0.05f, 0.0f, 0.05f}, a[3] = {0.06f, 0.15f, 0.06f}, b[3] = {0.18f, 0.15f, 0.18f};
@@ -211,7 +201,7 @@ END_TEST
  * state with static particles can be saved. */
 START_TEST(test_static_phases)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 200, 0.3f, 0.3f, 0.3f);
     int nn[3] = {3, 3, 3}, mm[3] = {3, 2, 3};
     float lo[3] = {0.1f, 0.0f, 0.1f}, up[3] = {0.1f, 0.12f, 0.1f};
@@ -293,7 +283,7 @@ static void refuse_inverse_masses(pbfcl_solver *s, const float *w, size_t n, con
  * inverse mass is refused naming the particle and the value, and leaves what was set. */
 START_TEST(test_particle_phases)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 100, 0.3f, 0.3f, 0.3f);
     int nn[3] = {2, 2, 2};
     float lo[3][3] = {{0.05f, 0.0f, 0.05f}, {0.15f, 0.1f, 0.15f}, {0.2f, 0.0f, 0.05f}};
@@ -410,7 +400,7 @@ START_TEST(test_self_collide)
 {
     double spacing[2];
     for (int flag = 0; flag < 2; flag++) {
-        pbfcl_context *ctx = open_context();
+        pbfcl_context *ctx = test_open_context(device_spec);
         pbfcl_solver *s = open_solver(ctx, 50, 0.3f, 0.3f, 0.3f);
         pbfcl_scene_params sp;
         ck_assert_int_eq(pbfcl_solver_get_params(s, &sp, NULL), PBFCL_OK);
@@ -460,7 +450,7 @@ static int old_phase(int word)
  * static particles stay put through a step, and that step is the saved solver's, bit for bit. */
 START_TEST(test_old_checkpoint_phases)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 100, 0.3f, 0.3f, 0.3f);
     int nn[3] = {2, 2, 2};
     float lo[3][3] = {{0.05f, 0.0f, 0.05f}, {0.15f, 0.1f, 0.15f}, {0.2f, 0.0f, 0.05f}};
@@ -522,7 +512,7 @@ END_TEST
  * is traced by continuity); meanwhile the solver's own order is not the caller's. */
 START_TEST(test_trace_by_id)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 1000, 0.3f, 0.3f, 0.2f);
     const int nn[3] = {8, 10, 8};
     const float lo[3] = {0.0f, 0.05f, 0.0f};
@@ -604,7 +594,7 @@ END_TEST
  * closes the gaps in the caller's order (erase semantics); the capacity is enforced. */
 START_TEST(test_add_remove)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 1500, 0.3f, 0.3f, 0.2f);
     const int nn[3] = {10, 10, 10};
     const float lo[3] = {0.0f, 0.0f, 0.0f}, lo2[3] = {0.0f, 0.22f, 0.0f};
@@ -695,7 +685,7 @@ static double mean_y(pbfcl_solver *s, size_t n, float *buf)
  * kernel radius (a new grid) cuts the neighbours from the 26 of h = 4r toward the 18 of 3r. */
 START_TEST(test_params_mid_run)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 600, 0.3f, 0.4f, 0.3f);
     pbfcl_scene_params sp;
     pbfcl_solver_params vp;
@@ -897,7 +887,7 @@ END_TEST
  * 0), a zero direction, a zero push or no reach; strength 0 turns it off whatever the rest. */
 START_TEST(test_push_refuses_nonsense)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 10, 1.0f, 1.0f, 1.0f);
     const float o[3] = {0.5f, 0.5f, 0.5f}, d[3] = {0, -1, 0}, zero[3] = {0, 0, 0};
     const float nan_dir[3] = {NAN, 0, 1}, inf_dir[3] = {0, INFINITY, 0}, nan_push[3] = {1, NAN, 0};
@@ -928,7 +918,7 @@ END_TEST
  * moves it to the walls (the box less r), as it holds every particle. */
 START_TEST(test_outside_box_refused)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 10, 1.0f, 0.5f, 1.0f);
     float two[6] = {0.5f, 0.25f, 0.5f, 0.5f, 0.7f, 0.5f}, got[6];
     size_t count = 9;
@@ -1013,7 +1003,7 @@ START_TEST(test_misuse)
     ck_assert_int_eq(pbfcl_solver_create(NULL, &desc, &s), PBFCL_ERR_INVALID_HANDLE);
     expect_message("context is NULL");
 
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     ck_assert_int_eq(pbfcl_solver_create(ctx, NULL, &s), PBFCL_ERR_BAD_ARGUMENT);
     expect_message("desc is NULL");
     desc.capacity = 0;
@@ -1292,7 +1282,7 @@ START_TEST(test_scene_setup_bodies)
     size_t n = 0;
     ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
     ck_assert_uint_eq(n, 512u);
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver_desc d = setup_desc(setup, n);
     pbfcl_solver *s = NULL;
     ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
@@ -1366,7 +1356,7 @@ START_TEST(test_scene_setup_obstacles)
     size_t n = 0;
     ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &pos, &n), PBFCL_OK);
     ck_assert_uint_eq(n, 247u);
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver_desc d = setup_desc(setup, n);
     pbfcl_solver *s = NULL;
     ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
@@ -1422,7 +1412,7 @@ static void path_run_open(path_run *r, const char *name, const char *text)
     ck_assert_int_eq(pbfcl_scene_setup_load(file, &r->setup), PBFCL_OK);
     test_temp_remove();
     ck_assert_int_eq(pbfcl_scene_setup_fill(r->setup, &r->start, &r->n), PBFCL_OK);
-    r->ctx = open_context();
+    r->ctx = test_open_context(device_spec);
     pbfcl_solver_desc d = setup_desc(r->setup, r->n);
     ck_assert_int_eq(pbfcl_solver_create(r->ctx, &d, &r->s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_add(r->s, r->start, NULL, r->n), PBFCL_OK);
@@ -1626,7 +1616,7 @@ START_TEST(test_scene_setup_flow)
     ck_assert_uint_eq(n, 27u);
     ck_assert_int_eq(pbfcl_scene_setup_capacity(setup, &cap), PBFCL_OK);
     ck_assert_uint_eq(cap, 27u + 60u);
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver_desc d = setup_desc(setup, cap);
     pbfcl_solver *s = NULL;
     ck_assert_int_eq(pbfcl_solver_create(ctx, &d, &s), PBFCL_OK);
@@ -1713,7 +1703,7 @@ START_TEST(test_sph_method)
     ck_assert_str_eq(pbfcl_method_name(PBFCL_METHOD_PBF), "pbf");
     ck_assert_int_eq(pbfcl_method_from_name("wcsph"), -1);
     ck_assert_ptr_null(pbfcl_method_name(PBFCL_METHOD_COUNT));
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver_desc d;
     pbfcl_solver_desc_defaults(&d);
     d.capacity = 300;

@@ -106,11 +106,7 @@ static void refused(pbfcl_solver *s, unsigned p, int k, int t, float x, float c,
 
 START_TEST(test_api_attach_set_and_refused)
 {
-    pbfcl_context_desc cd;
-    pbfcl_context_desc_defaults(&cd);
-    cd.device = device;
-    pbfcl_context *ctx;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, &ctx), PBFCL_OK);
+    pbfcl_context *ctx = test_open_context(device);
     pbfcl_solver *s = make_solver(ctx, PBFCL_METHOD_PBF);
     int shape = rope_and_body(s);
     attach_both(s, shape);
@@ -185,11 +181,7 @@ END_TEST
  * (a particle beyond the count, a NaN point) is refused naming it. */
 START_TEST(test_api_attach_saved)
 {
-    pbfcl_context_desc cd;
-    pbfcl_context_desc_defaults(&cd);
-    cd.device = device;
-    pbfcl_context *ctx;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, &ctx), PBFCL_OK);
+    pbfcl_context *ctx = test_open_context(device);
     pbfcl_solver *a = make_solver(ctx, PBFCL_METHOD_PBF), *b = make_solver(ctx, PBFCL_METHOD_PBF);
     attach_both(a, rope_and_body(a));
     for (int f = 0; f < 8; f++)
@@ -286,11 +278,7 @@ START_TEST(test_api_attach_scene_saved)
     pbfcl_scene_setup *setup;
     ck_assert_int_eq(pbfcl_scene_setup_load(path, &setup), PBFCL_OK);
     ck_assert_int_eq(pbfcl_scene_setup_set_particle_count(setup, 800), PBFCL_OK);
-    pbfcl_context_desc cd;
-    pbfcl_context_desc_defaults(&cd);
-    cd.device = device;
-    pbfcl_context *ctx;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, &ctx), PBFCL_OK);
+    pbfcl_context *ctx = test_open_context(device);
     pbfcl_solver *a = scene_solver(ctx, setup, true), *b = scene_solver(ctx, setup, false);
     for (int f = 0; f < 4; f++)
         ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);

@@ -45,16 +45,6 @@ static void expect_message(const char *text)
                   last_message);
 }
 
-static pbfcl_context *open_context(void)
-{
-    pbfcl_context_desc d;
-    pbfcl_context_desc_defaults(&d);
-    d.device = device_spec;
-    pbfcl_context *ctx = NULL;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
-    return ctx;
-}
-
 /* A solver in a box of sx * sy * sz with room for capacity particles. */
 static pbfcl_solver *open_solver(pbfcl_context *ctx, size_t capacity, float sx, float sy, float sz)
 {
@@ -128,7 +118,7 @@ static void refuse_distance(pbfcl_solver *s, unsigned a, unsigned b, float rest,
  * count other than the number set is refused; count 0 removes them. */
 START_TEST(test_distances)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
     add_rope(s);
     unsigned pair[2 * (N - 1)], gp[2 * (N - 1)];
@@ -179,7 +169,7 @@ static void refuse_group(pbfcl_solver *s, unsigned id, unsigned group, float w, 
  * out of range and a zero, negative or NaN inverse mass are refused naming the entry. */
 START_TEST(test_groups_rope)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
     add_rope(s);
     int ph[N] = {PBFCL_PHASE_STATIC};
@@ -256,7 +246,7 @@ END_TEST
 #define LONG 40
 static int hang_long_rope(bool tethers, int iterations, double *stretch)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver_desc d;
     pbfcl_solver_desc_defaults(&d);
     d.capacity = LONG;
@@ -341,7 +331,7 @@ END_TEST
  * naming the method (it crashed reading PBF's state). */
 START_TEST(test_distances_sph)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver_desc d;
     pbfcl_solver_desc_defaults(&d);
     d.capacity = 64;
@@ -375,7 +365,7 @@ END_TEST
  * constraints, dropping those of the removed particle. */
 START_TEST(test_triangles)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
     add_rope(s);
     unsigned tri[6] = {0, 1, 2, 2, 3, 4}, got[6] = {0};
@@ -450,7 +440,7 @@ static void check_saved_inflatables(pbfcl_context *ctx, pbfcl_solver *s)
  * next frame is the same bit for bit); an SPH solver refuses them. */
 START_TEST(test_inflatables)
 {
-    pbfcl_context *ctx = open_context();
+    pbfcl_context *ctx = test_open_context(device_spec);
     pbfcl_solver *s = open_solver(ctx, 64, 0.3f, 0.3f, 0.3f);
     pbfcl_scene_params sc;
     ck_assert_int_eq(pbfcl_solver_get_params(s, &sc, NULL), PBFCL_OK);

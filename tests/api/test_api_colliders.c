@@ -21,10 +21,7 @@ static char device[32]; /* the device under test, as pbfcl_context_desc wants it
 
 static pbfcl_solver *open_solver(pbfcl_context **ctx, int method)
 {
-    pbfcl_context_desc cd;
-    pbfcl_context_desc_defaults(&cd);
-    cd.device = device;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, ctx), PBFCL_OK);
+    *ctx = test_open_context(device);
     pbfcl_solver_desc d;
     pbfcl_solver_desc_defaults(&d);
     d.capacity = 16;
@@ -218,11 +215,7 @@ static void state_of(pbfcl_solver *s, float *out)
  * forces, contacts); a shape entry with a NaN position is refused naming it. */
 START_TEST(test_api_shapes_saved)
 {
-    pbfcl_context *ctx;
-    pbfcl_context_desc cd;
-    pbfcl_context_desc_defaults(&cd);
-    cd.device = device;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, &ctx), PBFCL_OK);
+    pbfcl_context *ctx = test_open_context(device);
     pbfcl_solver *a = fluid_solver(ctx, true), *b = fluid_solver(ctx, false);
     moving_shapes(a);
     for (int f = 0; f < 6; f++)

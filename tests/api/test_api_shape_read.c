@@ -19,10 +19,7 @@ static char device[32]; /* the device under test, as pbfcl_context_desc wants it
 
 static pbfcl_solver *open_solver(pbfcl_context **ctx)
 {
-    pbfcl_context_desc cd;
-    pbfcl_context_desc_defaults(&cd);
-    cd.device = device;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, ctx), PBFCL_OK);
+    *ctx = test_open_context(device);
     pbfcl_solver_desc d;
     pbfcl_solver_desc_defaults(&d);
     d.capacity = 16;

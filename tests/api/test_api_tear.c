@@ -50,10 +50,7 @@ static pbfcl_solver *blank(pbfcl_context *ctx)
  * its left half moving at -speed and its right half at +speed along x. */
 static pbfcl_solver *cloth(pbfcl_context **ctx, float speed)
 {
-    pbfcl_context_desc cd;
-    pbfcl_context_desc_defaults(&cd);
-    cd.device = device_spec;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, ctx), PBFCL_OK);
+    *ctx = test_open_context(device_spec);
     pbfcl_solver *s = blank(*ctx);
     float p[3 * N], v[3 * N], w[N];
     unsigned ids[N], group[N], pair[2 * 3 * N], tri[3 * 2 * N];

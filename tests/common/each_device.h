@@ -1,5 +1,6 @@
-/* A Check suite run once per OpenCL device present, through the public API alone (pbfcl.h and
- * Check: test_api, linked against the shared library, uses it too). Header-only. */
+/* A Check suite run once per OpenCL device present, and a context on the device under test,
+ * through the public API alone (pbfcl.h and Check: test_api, linked against the shared
+ * library, uses it too). Header-only. */
 #ifndef PBFCL_EACH_DEVICE_H
 #define PBFCL_EACH_DEVICE_H
 
@@ -58,6 +59,17 @@ static inline int test_run_on_each_device(const char *name, int timeout_s,
         return 1;
     }
     return failed ? 1 : 0;
+}
+
+/* A context on the device under test (device, as test_run_on_each_device set it). */
+static inline pbfcl_context *test_open_context(const char *device)
+{
+    pbfcl_context_desc d;
+    pbfcl_context_desc_defaults(&d);
+    d.device = device;
+    pbfcl_context *ctx = NULL;
+    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &d, &ctx), PBFCL_OK);
+    return ctx;
 }
 
 #endif

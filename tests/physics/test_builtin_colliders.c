@@ -20,10 +20,7 @@ static char device[32]; /* the device under test, as pbfcl_context_desc wants it
 static pbfcl_solver *scene_solver(pbfcl_context **ctx, const char *name, size_t target, size_t *n,
                                   float *r)
 {
-    pbfcl_context_desc cd;
-    pbfcl_context_desc_defaults(&cd);
-    cd.device = device;
-    ck_assert_int_eq(pbfcl_context_create(PBFCL_VERSION, &cd, ctx), PBFCL_OK);
+    *ctx = test_open_context(device);
     pbfcl_scene_setup *setup;
     ck_assert_int_eq(pbfcl_scene_setup_load(name, &setup), PBFCL_OK);
     if (target)
