@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_INFLATABLE 0xffffffffu /* PBFCL_NO_INFLATABLE of cl/pbf/inflatable.cl: a padding slot   \
-                                   */
+#define NO_INFLATABLE                                                                              \
+    0xffffffffu /* PBFCL_NO_INFLATABLE of cl/pbf/inflatable.cl: a padding slot                     \
+                 */
 
 typedef struct inflatable_state {
     cl_kernel slots, volume, normals, lambda, move;
