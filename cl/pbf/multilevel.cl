@@ -411,6 +411,47 @@ static float ml_face_gradient(__global const float *phi, __global const uint *fl
     return mix(below, above, clamp(t, 0.0f, 1.0f));
 }
 
+/* phi's gradient along axis a at fraction t of the way through cell c: the face gradients
+ * along a (ml_face_gradient) of c and of its neighbours across the other two axes, towards the
+ * particle's side, weighted bilinearly by its offset from the cells' centres (a neighbour
+ * beyond the grid or in air left out, the weights renormalised): continuous across every face,
+ * so that two layers of particles either side of a face move alike. */
+static float ml_gradient(__global const float *phi, __global const uint *flag, uint4 dims,
+                         uint4 c, float4 t, uint a, float inv_dx)
+{
+    uint cc[3] = {c.x, c.y, c.z}, size[3] = {dims.x, dims.y, dims.z};
+    uint step[3] = {1u, dims.x, dims.x * dims.y};
+    float tt[3] = {clamp(t.x, 0.0f, 1.0f), clamp(t.y, 0.0f, 1.0f), clamp(t.z, 0.0f, 1.0f)};
+    uint b[2] = {(a + 1u) % 3u, (a + 2u) % 3u};
+    float sum = 0.0f, wsum = 0.0f;
+    for (uint k = 0u; k < 4u; k++) {
+        uint at[3] = {cc[0], cc[1], cc[2]};
+        float w = 1.0f;
+        bool inside = true;
+        for (uint e = 0u; e < 2u; e++) {
+            uint ax = b[e];
+            float off = tt[ax] - 0.5f;
+            if (k & (1u << e)) {
+                w *= fabs(off);
+                if (off >= 0.0f ? at[ax] + 1u >= size[ax] : at[ax] == 0u)
+                    inside = false;
+                else
+                    at[ax] = off >= 0.0f ? at[ax] + 1u : at[ax] - 1u;
+            } else {
+                w *= 1.0f - fabs(off);
+            }
+        }
+        if (!inside || w <= 0.0f)
+            continue;
+        uint i = at[0] + step[1] * at[1] + step[2] * at[2];
+        if (k != 0u && !ML_FLUID(flag[i]))
+            continue;
+        sum += w * ml_face_gradient(phi, flag, i, step[a], at[a], size[a], tt[a], inv_dx);
+        wsum += w;
+    }
+    return sum / wsum;
+}
+
 /* Moves each fluid particle by grad(phi) at its place (at most max_move, kept in the box); a
  * body's particles stay. */
 __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, uint bodies,
@@ -423,13 +464,11 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, uint bodie
         return;
     float4 x = pred[i];
     uint4 c = ml_cell(p, x, inv_dx, dims);
-    uint k = ml_index(c, dims);
     float4 lo = (float4)(p->box_min[0], p->box_min[1], p->box_min[2], 0.0f);
     float4 t = (x - lo) * inv_dx - convert_float4(c);
-    float4 d = (float4)(ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx),
-                        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx),
-                        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx),
-                        0.0f);
+    float4 d = (float4)(ml_gradient(phi, flag, dims, c, t, 0u, inv_dx),
+                        ml_gradient(phi, flag, dims, c, t, 1u, inv_dx),
+                        ml_gradient(phi, flag, dims, c, t, 2u, inv_dx), 0.0f);
     d = pbf_limit(d, max_move);
     pred[i] = (float4)(clamp(x + d, pbf_box_min(p), pbf_box_max(p)).xyz, x.w);
 }

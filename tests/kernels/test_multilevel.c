@@ -495,6 +495,45 @@ END_TEST
 
 /* ---- a whole correction ------------------------------------------------------------------- */
 
+/* The gradient along axis a of phi on grid g (air 0, no flux through the walls) at fraction t
+ * of the way through cell c: on each face across a, (phi beyond - phi before) / dx; between
+ * the two faces of a cell linear in t[a]; across the other two axes bilinear between the
+ * centres of c and of its neighbours on the particle's side (a neighbour beyond the grid or in
+ * air left out, the other weights scaled up to 1). */
+static double ref_gradient(const ref_grid *g, const unsigned c[3], const double t[3], int a)
+{
+    int b[2] = {(a + 1) % 3, (a + 2) % 3};
+    double sum = 0.0, wsum = 0.0;
+    for (int k = 0; k < 4; k++) {
+        long at[3] = {c[0], c[1], c[2]};
+        double w = 1.0;
+        for (int e = 0; e < 2; e++) {
+            double off = t[b[e]] - 0.5;
+            int far = (k >> e) & 1;
+            w *= far ? fabs(off) : 1.0 - fabs(off);
+            if (far)
+                at[b[e]] += off >= 0 ? 1 : -1;
+        }
+        int inside = 1;
+        for (int e = 0; e < 3; e++)
+            inside &= at[e] >= 0 && at[e] < (long)g->d[e];
+        if (!inside || w == 0.0)
+            continue;
+        size_t i = ref_index(g, (unsigned)at[0], (unsigned)at[1], (unsigned)at[2]);
+        if (k != 0 && !ref_fluid(g->flag[i]))
+            continue;
+        size_t stride = a == 0 ? 1 : (a == 1 ? g->d[0] : (size_t)g->d[0] * g->d[1]);
+        double here = g->phi[i], before = 0.0, beyond = 0.0;
+        if (at[a] > 0)
+            before = (here - (ref_fluid(g->flag[i - stride]) ? g->phi[i - stride] : 0.0)) / g->dx;
+        if (at[a] + 1 < (long)g->d[a])
+            beyond = ((ref_fluid(g->flag[i + stride]) ? g->phi[i + stride] : 0.0) - here) / g->dx;
+        sum += w * (before + (beyond - before) * t[a]);
+        wsum += w;
+    }
+    return sum / wsum;
+}
+
 /* The reference correction of the particles x (n, xyz) with neighbour lists (count, nbr of
  * capacity maxnb, entry k of i at k * n + i) under constants p and gravity g: into out. */
 static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const float *x,
@@ -548,21 +587,13 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
     for (size_t i = 0; i < n; i++) {
         size_t k = cell[i];
         unsigned c[3] = {k % g0->d[0], (k / g0->d[0]) % g0->d[1], k / (g0->d[0] * g0->d[1])};
-        size_t stride[3] = {1, g0->d[0], (size_t)g0->d[0] * g0->d[1]};
-        double dv[3], len = 0.0;
+        double t[3], dv[3], len = 0.0;
         for (int a = 0; a < 3; a++) {
-            double t = (x[3 * i + a] - p->box_min[a]) / p->h - c[a];
-            t = t < 0 ? 0 : (t > 1 ? 1 : t);
-            double here = g0->phi[k], below = 0.0, above = 0.0;
-            if (c[a] > 0)
-                below =
-                    (here - (ref_fluid(g0->flag[k - stride[a]]) ? g0->phi[k - stride[a]] : 0.0)) /
-                    p->h;
-            if (c[a] + 1 < g0->d[a])
-                above =
-                    ((ref_fluid(g0->flag[k + stride[a]]) ? g0->phi[k + stride[a]] : 0.0) - here) /
-                    p->h;
-            dv[a] = below + (above - below) * t;
+            t[a] = (x[3 * i + a] - p->box_min[a]) / p->h - c[a];
+            t[a] = t[a] < 0 ? 0 : (t[a] > 1 ? 1 : t[a]);
+        }
+        for (int a = 0; a < 3; a++) {
+            dv[a] = ref_gradient(g0, c, t, a);
             len += dv[a] * dv[a];
         }
         len = sqrt(len);
