@@ -22,6 +22,29 @@ typedef __constant const pbfcl_pbf_params *pbf_params;
  * well-resolved flow (there corrections are a few % of r), see docs/PERFORMANCE.md. */
 #define PBF_MAX_CORRECTION 0.5f
 
+/* A stage over a list of slots (built a second time with -D PBFCL_SLOT_LIST, the host's
+ * pbf_lists.c): lambda, delta and collide take three more arguments, slots, first and count,
+ * and work-item k computes the particle at slots[first + k] (k < count), with the same code and
+ * the same sums as a launch over every particle, which computes particle k (k < n). A split's
+ * overlap runs them over the interior while the ghosts' values travel, then over the boundary
+ * (docs/DISTRIBUTED.md, "Overlap"). */
+#ifdef PBFCL_SLOT_LIST
+#define PBF_LIST_PARAMS , __global const uint *slots, uint slot_first, uint slot_count
+#define PBF_LIST_ARGS , slots, slot_first, slot_count
+#define PBF_ITEM(i, n)                                                                             \
+    uint i = get_global_id(0);                                                                     \
+    if (i >= slot_count)                                                                           \
+        return;                                                                                    \
+    i = slots[slot_first + i]
+#else
+#define PBF_LIST_PARAMS
+#define PBF_LIST_ARGS
+#define PBF_ITEM(i, n)                                                                             \
+    uint i = get_global_id(0);                                                                     \
+    if (i >= (n))                                                                                  \
+    return
+#endif
+
 /* v scaled to length at most max_len. */
 static float4 pbf_limit(float4 v, float max_len)
 {
@@ -318,11 +341,9 @@ static inline void pbf_lambda_body(pbf_params p, uint n, __global const float4 *
                                    uint bodies, __global const uint *phase,
                                    __global const uint *cell_id, uint shapes,
                                    __global const float4 *contact_plane,
-                                   __global const int *contact_shape)
+                                   __global const int *contact_shape PBF_LIST_PARAMS)
 {
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
+    PBF_ITEM(i, n);
     float4 xi = pred[i];
     if (record) {
         search[i] = xi;
@@ -375,10 +396,12 @@ __kernel void pbf_lambda(pbf_params p, uint n, __global const float4 *pred,
                          __global float4 *lambda, __global float *density, float wall_scale,
                          __global float4 *search, __global uint *moved, uint record, uint bodies,
                          __global const uint *phase, __global const uint *cell_id, uint shapes,
-                         __global const float4 *contact_plane, __global const int *contact_shape)
+                         __global const float4 *contact_plane,
+                         __global const int *contact_shape PBF_LIST_PARAMS)
 {
     pbf_lambda_body(p, n, pred, neighbor_count, neighbors, lambda, density, wall_scale, search,
-                    moved, record, bodies, phase, cell_id, 0u, contact_plane, contact_shape);
+                    moved, record, bodies, phase, cell_id, 0u, contact_plane,
+                    contact_shape PBF_LIST_ARGS);
 }
 
 __kernel void pbf_lambda_shapes(pbf_params p, uint n, __global const float4 *pred,
@@ -388,10 +411,11 @@ __kernel void pbf_lambda_shapes(pbf_params p, uint n, __global const float4 *pre
                                 uint bodies, __global const uint *phase,
                                 __global const uint *cell_id, uint shapes,
                                 __global const float4 *contact_plane,
-                                __global const int *contact_shape)
+                                __global const int *contact_shape PBF_LIST_PARAMS)
 {
     pbf_lambda_body(p, n, pred, neighbor_count, neighbors, lambda, density, wall_scale, search,
-                    moved, record, bodies, phase, cell_id, 1u, contact_plane, contact_shape);
+                    moved, record, bodies, phase, cell_id, 1u, contact_plane,
+                    contact_shape PBF_LIST_ARGS);
 }
 
 /* The gathers over the neighbour lists of delta, collide and vorticity read their
@@ -503,11 +527,10 @@ static inline void pbf_delta_body(pbf_params p, uint n, __global const float4 *l
                                   __global const uint *phase, __global const float *inv_mass,
                                   __global const uint *cell_id, uint grid_bits, uint shapes,
                                   __global const float4 *contact_plane,
-                                  __global const int *contact_shape, __global float4 *push)
+                                  __global const int *contact_shape,
+                                  __global float4 *push PBF_LIST_PARAMS)
 {
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
+    PBF_ITEM(i, n);
     float4 xi = lambda[i]; /* (x*_i, lambda_i) */
     float li = xi.w;
     uint count = min(neighbor_count[i], (uint)MAX_NEIGHBORS);
@@ -581,11 +604,11 @@ __kernel void pbf_delta(pbf_params p, uint n, __global const float4 *lambda,
                         __global const uint *phase, __global const float *inv_mass,
                         __global const uint *cell_id, uint grid_bits, uint shapes,
                         __global const float4 *contact_plane, __global const int *contact_shape,
-                        __global float4 *push)
+                        __global float4 *push PBF_LIST_PARAMS)
 {
     pbf_delta_body(p, n, lambda, neighbor_count, neighbors, q_out, wall_scale, step, omega,
                    record_step, search, moved, moved_limit2, bodies, phase, inv_mass, cell_id,
-                   grid_bits, 0u, contact_plane, contact_shape, push);
+                   grid_bits, 0u, contact_plane, contact_shape, push PBF_LIST_ARGS);
 }
 
 __kernel void pbf_delta_shapes(pbf_params p, uint n, __global const float4 *lambda,
@@ -596,11 +619,12 @@ __kernel void pbf_delta_shapes(pbf_params p, uint n, __global const float4 *lamb
                                __global const uint *phase, __global const float *inv_mass,
                                __global const uint *cell_id, uint grid_bits, uint shapes,
                                __global const float4 *contact_plane,
-                               __global const int *contact_shape, __global float4 *push)
+                               __global const int *contact_shape,
+                               __global float4 *push PBF_LIST_PARAMS)
 {
     pbf_delta_body(p, n, lambda, neighbor_count, neighbors, q_out, wall_scale, step, omega,
                    record_step, search, moved, moved_limit2, bodies, phase, inv_mass, cell_id,
-                   grid_bits, 1u, contact_plane, contact_shape, push);
+                   grid_bits, 1u, contact_plane, contact_shape, push PBF_LIST_ARGS);
 }
 
 /* The part of the relative displacement rel (of i against j over the substep) that friction
@@ -781,10 +805,11 @@ __kernel void pbf_collide(pbf_params p, uint n, __global const float4 *pos_in,
                           __global float4 *pos_out, __global const uint *neighbor_count,
                           __global const uint *moved, uint whole_lists, uint bodies,
                           __global const uint *phase, __global const float *inv_mass, uint matched,
-                          __global const uint *near_solid, uint stamp, __global const uint *cell_id)
+                          __global const uint *near_solid, uint stamp,
+                          __global const uint *cell_id PBF_LIST_PARAMS)
 {
-    uint i = get_global_id(0);
-    if (i >= n || !bodies)
+    PBF_ITEM(i, n);
+    if (!bodies)
         return;
     uint phase_i = phase[i];
     if (pbf_near_solid(bodies, phase_i, near_solid, stamp, i))
@@ -805,10 +830,10 @@ __kernel void pbf_collide_fluid(pbf_params p, uint n, __global const float4 *pos
                                 __global const uint *moved, uint whole_lists, uint bodies,
                                 __global const uint *phase, __global const float *inv_mass,
                                 uint matched, __global const uint *near_solid, uint stamp,
-                                __global const uint *cell_id)
+                                __global const uint *cell_id PBF_LIST_PARAMS)
 {
-    uint i = get_global_id(0);
-    if (i >= n || (bodies && pbf_near_solid(bodies, phase[i], near_solid, stamp, i)))
+    PBF_ITEM(i, n);
+    if (bodies && pbf_near_solid(bodies, phase[i], near_solid, stamp, i))
         return;
     pbf_collide_at(p, n, pos_in, q_in, near_count, neighbors, q_out, pos_out, neighbor_count,
                    moved, whole_lists, false, PBFCL_PHASE_FLUID_WORD, inv_mass, matched, cell_id,

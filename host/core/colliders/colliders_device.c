@@ -361,6 +361,7 @@ pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run
     size_t global[2] = {PBFCL_COLLIDER_FORCE_GROUPS * r->wg, (size_t)c->count};
     size_t local[2] = {r->wg, 1};
     cl_event ev = NULL;
+    PBFCL_TRY(pbfcl_cl_pay_owed(r->cl));
     PBFCL_CL_CHECK(clEnqueueNDRangeKernel(r->cl->queue, k, 2, NULL, global, local, 0, NULL,
                                           prof ? &ev : NULL));
     if (ev)

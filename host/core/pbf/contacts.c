@@ -9,6 +9,7 @@ typedef struct contact_state {
     /* collide_fluid: the fluid's path (every particle without solids, else those away from
      * them); collide: the bodies' path, for the particles beside a solid */
     cl_kernel collide, collide_fluid, body_contacts;
+    cl_kernel collide_list, collide_fluid_list; /* over slot lists (pbf_lists.c), or NULL */
     cl_mem q_twin_buf; /* float4: collide's target, swapped with PBF's q after each pass */
 } contact_state;
 
@@ -37,6 +38,10 @@ static void contact_destroy(void *state)
         clReleaseKernel(c->collide_fluid);
     if (c->body_contacts)
         clReleaseKernel(c->body_contacts);
+    if (c->collide_list)
+        clReleaseKernel(c->collide_list);
+    if (c->collide_fluid_list)
+        clReleaseKernel(c->collide_fluid_list);
     free(c);
 }
 
@@ -101,18 +106,31 @@ pbfcl_status pbfcl_pbf_collide(pbfcl_sim *sim, pbfcl_profile *prof)
     cl_uint whole_lists = !ps->q_from_delta;
     ps->q_from_delta = 0;
     cl_uint matched = v.bodies ? (cl_uint)v.bodies->bodies : 0;
-    PBFCL_TRY(collide_args(&v, ps, cs, cs->collide_fluid, whole_lists, matched));
+    pbfcl_sim_lists l; /* an exchange in flight: the interior first, the boundary after it */
+    bool lists = pbfcl_sim_sync_lists(sim, &l);
+    cl_kernel k[2] = {cs->collide_fluid, cs->collide};
+    if (lists) {
+        PBFCL_TRY(pbf_list_kernel(&v, ps, "pbf_collide_fluid", &cs->collide_fluid_list));
+        PBFCL_TRY(pbf_list_kernel(&v, ps, "pbf_collide", &cs->collide_list));
+        k[0] = cs->collide_fluid_list;
+        k[1] = cs->collide_list;
+    }
+    PBFCL_TRY(collide_args(&v, ps, cs, k[0], whole_lists, matched));
     if (v.solids)
-        PBFCL_TRY(collide_args(&v, ps, cs, cs->collide, whole_lists, matched));
+        PBFCL_TRY(collide_args(&v, ps, cs, k[1], whole_lists, matched));
     if (ps->body_friction == 1 && matched) { /* the substep's first pass: the bodies' */
         PBFCL_TRY(body_contacts(&v, ps, cs->body_contacts, whole_lists, prof));
         ps->body_friction = 2;
     }
     /* the fluid's path; with solids only away from them, and the bodies' path beside them (each
      * its own kernel, so that the bodies' registers do not set the fluid's occupancy) */
-    PBFCL_TRY(pbf_launch(&v, cs->collide_fluid, prof, PBFCL_STAGE_SOLVE));
-    if (v.solids)
-        PBFCL_TRY(pbf_launch(&v, cs->collide, prof, PBFCL_STAGE_SOLVE));
+    if (lists) {
+        PBFCL_TRY(pbf_launch_lists(sim, &v, k, v.solids ? 2 : 1, 18, &l, prof, PBFCL_STAGE_SOLVE));
+    } else {
+        PBFCL_TRY(pbf_launch(&v, k[0], prof, PBFCL_STAGE_SOLVE));
+        if (v.solids)
+            PBFCL_TRY(pbf_launch(&v, k[1], prof, PBFCL_STAGE_SOLVE));
+    }
     pbf_swap(&ps->q_buf, &cs->q_twin_buf);
     pbf_swap(v.pos, v.pos_tmp);
     const cl_mem bufs[] = {ps->q_buf, *v.pos}; /* the next pass reads the neighbours' */

@@ -9,7 +9,8 @@
 typedef struct density_state {
     cl_kernel lambda, delta;               /* the fluid without shapes: their terms compiled out */
     cl_kernel lambda_shapes, delta_shapes; /* with the shapes' contact planes as walls */
-    cl_mem lambda_buf;                     /* float4 (x*, lambda): delta reads both at once */
+    cl_kernel lambda_list[2], delta_list[2]; /* over slot lists (pbf_lists.c), [shapes]: or NULL */
+    cl_mem lambda_buf;                       /* float4 (x*, lambda): delta reads both at once */
     cl_mem search_buf; /* float4: x* at the neighbour search (lambda, first iteration) */
 } density_state;
 
@@ -45,12 +46,41 @@ static void density_destroy(void *state)
         clReleaseKernel(d->lambda_shapes);
     if (d->delta_shapes)
         clReleaseKernel(d->delta_shapes);
+    for (int s = 0; s < 2; s++) {
+        if (d->lambda_list[s])
+            clReleaseKernel(d->lambda_list[s]);
+        if (d->delta_list[s])
+            clReleaseKernel(d->delta_list[s]);
+    }
     free(d);
 }
 
 cl_mem pbf_density_lambdas(const pbf_state *ps)
 {
     return ((density_state *)pbf_constraint_state(ps, &pbf_density_constraint))->lambda_buf;
+}
+
+/* The kernel of a stage: whole, over every particle, or, while an exchange is in flight
+ * (lists), *list, over slot lists (made at the first use). */
+static pbfcl_status stage_kernel(const pbfcl_sim_view *v, pbf_state *ps, bool lists,
+                                 cl_kernel whole, cl_kernel *list, const char *name, cl_kernel *k)
+{
+    if (!lists) {
+        *k = whole;
+        return PBFCL_OK;
+    }
+    PBFCL_TRY(pbf_list_kernel(v, ps, name, list));
+    *k = *list;
+    return PBFCL_OK;
+}
+
+/* Launches k over every particle, or over the lists l (lists: an exchange is in flight). */
+static pbfcl_status stage_launch(pbfcl_sim *sim, const pbfcl_sim_view *v, cl_kernel k, cl_uint args,
+                                 bool lists, const pbfcl_sim_lists *l, pbfcl_profile *prof)
+{
+    if (lists)
+        return pbf_launch_lists(sim, v, &k, 1, args, l, prof, PBFCL_STAGE_SOLVE);
+    return pbf_launch(v, k, prof, PBFCL_STAGE_SOLVE);
 }
 
 pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
@@ -60,7 +90,11 @@ pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     density_state *d = pbf_constraint_state(ps, &pbf_density_constraint);
     cl_mem planes, shapes, push;
     cl_uint on = pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
-    cl_kernel k = on ? d->lambda_shapes : d->lambda;
+    pbfcl_sim_lists l;
+    bool lists = pbfcl_sim_sync_lists(sim, &l);
+    cl_kernel k;
+    PBFCL_TRY(stage_kernel(&v, ps, lists, on ? d->lambda_shapes : d->lambda, &d->lambda_list[on],
+                           on ? "pbf_lambda_shapes" : "pbf_lambda", &k));
     PBFCL_TRY(pbf_set_head(&v, k));
     PBF_ARG(k, 2, *v.pred);
     PBF_ARG(k, 3, v.grid->neighbor_count_buf);
@@ -79,7 +113,7 @@ pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 14, on);                  /* the shapes count as walls (NULL buffers without them) */
     PBF_ARG(k, 15, planes);
     PBF_ARG(k, 16, shapes);
-    PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
+    PBFCL_TRY(stage_launch(sim, &v, k, 17, lists, &l, prof));
     const size_t elem = 16; /* delta reads the neighbours' (x*, lambda) */
     return pbfcl_sim_sync(sim, PBFCL_SYNC_LAMBDA, &d->lambda_buf, &elem, 1);
 }
@@ -91,7 +125,11 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     density_state *d = pbf_constraint_state(ps, &pbf_density_constraint);
     cl_mem planes, shapes, push;
     cl_uint on = pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
-    cl_kernel k = on ? d->delta_shapes : d->delta;
+    pbfcl_sim_lists l;
+    bool lists = pbfcl_sim_sync_lists(sim, &l);
+    cl_kernel k;
+    PBFCL_TRY(stage_kernel(&v, ps, lists, on ? d->delta_shapes : d->delta, &d->delta_list[on],
+                           on ? "pbf_delta_shapes" : "pbf_delta", &k));
     PBFCL_TRY(pbf_set_head(&v, k));
     PBF_ARG(k, 2, d->lambda_buf);
     PBF_ARG(k, 3, v.grid->neighbor_count_buf);
@@ -118,7 +156,7 @@ pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 19, planes);
     PBF_ARG(k, 20, shapes);
     PBF_ARG(k, 21, push);
-    PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
+    PBFCL_TRY(stage_launch(sim, &v, k, 22, lists, &l, prof));
     const size_t elem = 16; /* collide and the next lambda read the neighbours' q */
     return pbfcl_sim_sync(sim, PBFCL_SYNC_DELTA, &ps->q_buf, &elem, 1);
 }

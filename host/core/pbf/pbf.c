@@ -138,6 +138,8 @@ static void pbf_destroy(pbfcl_sim *sim)
             clReleaseKernel(*kernel_slot(ps, k));
     if (ps->program)
         clReleaseProgram(ps->program);
+    if (ps->list_program)
+        clReleaseProgram(ps->list_program);
     free(ps);
     *v.method_state = NULL;
 }

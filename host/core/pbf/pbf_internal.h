@@ -12,6 +12,7 @@
  * its stages pass to each other. */
 typedef struct pbf_state {
     cl_program program;
+    cl_program list_program; /* the same built with -D PBFCL_SLOT_LIST (pbf_lists.c), or NULL */
     cl_kernel predict, update, vorticity_viscosity;
     void *constraint[PBF_MAX_CONSTRAINTS];     /* of pbf_constraints[k] (constraint.h) */
     cl_mem vort_force_buf, vort_force_tmp_buf; /* float4: vorticity force; reorder target */
@@ -45,5 +46,17 @@ pbfcl_status pbf_set_head(const pbfcl_sim_view *v, cl_kernel k);
 float pbf_contact_skin(const pbfcl_sim_view *v);
 
 void pbf_swap(cl_mem *a, cl_mem *b);
+
+/* Stages over slot lists (pbf_lists.c): *out, kernel name of the program built with -D
+ * PBFCL_SLOT_LIST (built at the first call), unless *out is made already. */
+pbfcl_status pbf_list_kernel(const pbfcl_sim_view *v, pbf_state *ps, const char *name,
+                             cl_kernel *out);
+
+/* While an exchange is in flight (l from pbfcl_sim_sync_lists): the list kernels k[0..kernels-1],
+ * their first args arguments set as a launch over every particle's, over the interior's list,
+ * then, once the ghosts' values are in (pbfcl_sim_sync_wait), over the boundary's. */
+pbfcl_status pbf_launch_lists(pbfcl_sim *sim, const pbfcl_sim_view *v, cl_kernel *k, int kernels,
+                              cl_uint args, const pbfcl_sim_lists *l, pbfcl_profile *prof,
+                              pbfcl_stage stage);
 
 #endif

@@ -605,9 +605,19 @@ pbfcl_status pbfcl_cl_check_launch(const pbfcl_cl *cl, cl_kernel kernel, const c
     return PBFCL_OK;
 }
 
+pbfcl_status pbfcl_cl_pay_owed(pbfcl_cl *cl)
+{
+    if (!cl->owed)
+        return PBFCL_OK;
+    pbfcl_status (*owed)(void *) = cl->owed;
+    cl->owed = NULL;
+    return owed(cl->owed_ctx);
+}
+
 pbfcl_status pbfcl_cl_launch(pbfcl_cl *cl, cl_kernel kernel, size_t items, size_t wg,
                              pbfcl_profile *prof, pbfcl_stage stage)
 {
+    PBFCL_TRY(pbfcl_cl_pay_owed(cl)); /* an exchange in flight completes before any launch */
     if (items == 0)
         return PBFCL_OK;
     size_t global = (items + wg - 1) / wg * wg;

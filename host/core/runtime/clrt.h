@@ -41,6 +41,10 @@ typedef struct pbfcl_cl {
     bool trace_builds;            /* log every program build (files, options) at INFO */
     char kernel_dir[1024];        /* override folder of the .cl files; "": the built-in kernels */
     pbfcl_program_cache programs; /* the built-in kernels' programs built so far */
+    /* Work owed before the next launch (a split simulation's exchange in flight, sim.h): run
+     * once by pbfcl_cl_launch first; NULL: none */
+    pbfcl_status (*owed)(void *ctx);
+    void *owed_ctx;
 } pbfcl_cl;
 
 /* Lists every device of every platform; *out is malloc'ed (free it). count may be 0. */
@@ -109,6 +113,9 @@ size_t pbfcl_cl_kernel_max_wg(const pbfcl_cl *cl, cl_kernel kernel);
  * on this device; prints the numbers and fails if not. */
 pbfcl_status pbfcl_cl_check_launch(const pbfcl_cl *cl, cl_kernel kernel, const char *name,
                                    size_t wg, size_t local_bytes);
+
+/* Runs the work owed before the next launch (cl->owed), if any; every launch calls it first. */
+pbfcl_status pbfcl_cl_pay_owed(pbfcl_cl *cl);
 
 /* Launches a 1-D kernel over `items` work-items, rounded up to a multiple of wg (the kernel
  * guards with `if (i >= n) return;`). items == 0 launches nothing. If prof is not NULL the

@@ -29,7 +29,7 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
         {"multilevel", {"pbfcl_shared.h", "morton.h", "colliders.h", "pbf.cl", "multilevel.cl"}, 5},
     [PBFCL_PROGRAM_COLLIDERS] = {"colliders", {"pbfcl_shared.h", "colliders.h", "colliders.cl"}, 3},
     /* a simulation split over slabs (sim/exchange.c, host/dist/) */
-    [PBFCL_PROGRAM_EXCHANGE] = {"exchange", {"exchange.cl"}, 1},
+    [PBFCL_PROGRAM_EXCHANGE] = {"exchange", {"exchange.cl", "regions.cl"}, 2},
 };
 
 const pbfcl_program_desc *pbfcl_program(pbfcl_program_id id)

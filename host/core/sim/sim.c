@@ -308,6 +308,7 @@ pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof)
     sim->slots_current = 0; /* particles or ids may have changed since the last step */
     for (int s = 0; s < substeps; s++) {
         PBFCL_TRY(sim->method->substep(sim, prof));
+        PBFCL_TRY(pbfcl_sim_sync_wait(sim)); /* no exchange in flight past a substep */
         /* submit as we go: the device starts on a substep while the next is enqueued, instead
          * of idling until the frame's last launch (choose_substeps drained the queue) */
         PBFCL_CL_CHECK(clFlush(sim->cl->queue));

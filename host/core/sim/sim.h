@@ -281,7 +281,9 @@ typedef enum pbfcl_sim_sync_point {
     PBFCL_SYNC_LAMBDA,  /* bufs: the lambdas, which delta reads of the neighbours */
     PBFCL_SYNC_DELTA,   /* bufs: q = x* + dx of delta (the moved flags miss the ghosts') */
     PBFCL_SYNC_COLLIDE, /* bufs: q and x after a collision pass */
-    PBFCL_SYNC_UPDATE   /* bufs: x and v, which vorticity and viscosity read */
+    PBFCL_SYNC_UPDATE,  /* bufs: x and v, which vorticity and viscosity read */
+    PBFCL_SYNC_WAIT     /* the exchange a values point left in flight completes (the ghosts'
+                         * rows arrive): pbfcl_sim_sync_wait */
 } pbfcl_sim_sync_point;
 
 /* The layer's callback: bufs[0..count-1] hold elem[k] bytes per particle in the current order. */
@@ -295,6 +297,27 @@ void pbfcl_sim_set_sync(pbfcl_sim *sim, pbfcl_sim_sync_fn fn, void *ctx);
 /* Calls the callback if there is one (the stages call it; no cost without one). */
 pbfcl_status pbfcl_sim_sync(pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl_mem *bufs,
                             const size_t *elem, int count);
+
+/* The slot lists of a stage split in two (the overlap, docs/DISTRIBUTED.md): the owned
+ * particles with no ghost among their neighbours (interior), which the stage may compute while
+ * the ghosts' rows travel, and those with one (boundary), after; count slots of slots_buf from
+ * first each, in slot order. */
+typedef struct pbfcl_sim_lists {
+    cl_mem slots_buf;
+    size_t interior_first, interior_count, boundary_first, boundary_count;
+} pbfcl_sim_lists;
+
+/* The layer's callback at a values point says that it returned with the ghosts' rows still in
+ * flight: until pbfcl_sim_sync_wait, a stage that reads the neighbours runs over lists->interior
+ * alone (pbfcl_sim_sync_lists); any other kernel launch, and the next sync point, first calls
+ * the callback with PBFCL_SYNC_WAIT (pbfcl_cl_pay_owed). */
+void pbfcl_sim_sync_started(pbfcl_sim *sim, const pbfcl_sim_lists *lists);
+
+/* true, with the lists, while an exchange is in flight (else a stage runs over every particle). */
+bool pbfcl_sim_sync_lists(const pbfcl_sim *sim, pbfcl_sim_lists *out);
+
+/* Completes the exchange in flight (the callback at PBFCL_SYNC_WAIT); nothing without one. */
+pbfcl_status pbfcl_sim_sync_wait(pbfcl_sim *sim);
 
 /* A particle's record: its rows of every per-particle buffer a checkpoint saves (the core's,
  * then the method's), concatenated; what moves a particle to another device. Its bytes: */

@@ -52,8 +52,10 @@ struct pbfcl_sim {
     float wall_scale;       /* pbfcl_pbf_wall_scale of params */
     pbfcl_sim_sync_fn sync; /* the layer that splits the simulation over devices, or NULL */
     void *sync_ctx;
-    cl_mem records_buf; /* pbfcl_sim_records_append: the appended records, packed */
-    size_t records_cap; /* bytes of records_buf */
+    bool sync_pending;          /* an exchange in flight (pbfcl_sim_sync_started) */
+    pbfcl_sim_lists sync_lists; /* its lists */
+    cl_mem records_buf;         /* pbfcl_sim_records_append: the appended records, packed */
+    size_t records_cap;         /* bytes of records_buf */
 };
 
 /* The common per-particle buffers (sim_buffers.c) and the method's (its table), each row

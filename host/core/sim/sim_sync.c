@@ -18,7 +18,37 @@ pbfcl_status pbfcl_sim_sync(pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl
 {
     if (!sim->sync)
         return PBFCL_OK;
+    PBFCL_TRY(pbfcl_sim_sync_wait(sim)); /* one exchange in flight at a time */
     return sim->sync(sim->sync_ctx, sim, point, bufs, elem, count);
+}
+
+static pbfcl_status pay_owed(void *ctx)
+{
+    return pbfcl_sim_sync_wait(ctx);
+}
+
+void pbfcl_sim_sync_started(pbfcl_sim *sim, const pbfcl_sim_lists *lists)
+{
+    sim->sync_pending = true;
+    sim->sync_lists = *lists;
+    sim->cl->owed = pay_owed;
+    sim->cl->owed_ctx = sim;
+}
+
+bool pbfcl_sim_sync_lists(const pbfcl_sim *sim, pbfcl_sim_lists *out)
+{
+    if (sim->sync_pending)
+        *out = sim->sync_lists;
+    return sim->sync_pending;
+}
+
+pbfcl_status pbfcl_sim_sync_wait(pbfcl_sim *sim)
+{
+    if (!sim->sync_pending)
+        return PBFCL_OK;
+    sim->sync_pending = false;
+    sim->cl->owed = NULL;
+    return sim->sync(sim->sync_ctx, sim, PBFCL_SYNC_WAIT, NULL, NULL, 0);
 }
 
 /* Row r of the saved per-particle buffers (the core's, then the method's tables in their
