@@ -81,7 +81,7 @@ size_t pbfcl_dist_total(const pbfcl_dist *d);
     X(COMPACT, "compact", "the migrants and the ghosts removed (compaction)")                      \
     X(RECORDS, "records", "the records of those sent gathered and read")                           \
     X(APPEND, "append", "the records received appended")                                           \
-    X(SLOTS, "slots", "the slots of the exchanged particles after the sort")                       \
+    X(SLOTS, "slots", "the slots of the exchanged particles after the sort, the lists by region")  \
     X(VALUES, "values", "the values sent to the ghosts gathered, read, written, scattered")        \
     X(MPI, "mpi", "MPI calls: messages and waiting for the other ranks")                           \
     X(OTHER, "other", "the rest (bookkeeping)")
@@ -110,6 +110,8 @@ typedef struct pbfcl_dist_traffic {
                                    * counted as one to each other rank) */
     unsigned long long ghosts;    /* ghosts received, summed over the substeps */
     unsigned long long substeps;
+    unsigned long long overlapped;         /* exchanges left in flight while the interior ran */
+    unsigned long long interior, boundary; /* the lists by region, summed over the substeps */
 } pbfcl_dist_traffic;
 
 const pbfcl_dist_traffic *pbfcl_dist_traffic_of(const pbfcl_dist *d);
@@ -134,6 +136,16 @@ typedef struct pbfcl_dist_balance {
     unsigned long long frame;       /* frames stepped (the last plan's is last_frame) */
     unsigned long long last_frame;
 } pbfcl_dist_balance;
+
+/* The overlap (docs/DISTRIBUTED.md, "Overlap"; on by default): lambda, delta and collide run
+ * over the owned particles without a ghost among their neighbours while the exchange before
+ * them travels, then over the rest; the same frames to the byte. Off: each exchange completes
+ * before the stage after it runs (the same on every rank; not collective). */
+void pbfcl_dist_set_overlap(pbfcl_dist *d, bool on);
+bool pbfcl_dist_overlap(const pbfcl_dist *d);
+
+/* --overlap's value (run and bench): "on" or "off" into *off; false (message printed) else. */
+bool pbfcl_dist_parse_overlap(const char *val, bool *off);
 
 /* Sets the threshold (the same on every rank; not collective): 0 turns rebalancing off (the
  * default); outside [PBFCL_DIST_REBALANCE_MIN, MAX] is refused (PBFCL_ERR_BAD_ARGUMENT). */

@@ -75,6 +75,27 @@ static int take_rank_capacity(int *argc, char **argv, long long *out)
     return 0;
 }
 
+/* Takes --overlap on|off out of argv into *off (false when not given); 0, or 2 on a bad value
+ * (message printed). */
+static int take_overlap(int *argc, char **argv, bool *off)
+{
+    *off = false;
+    for (int i = 1; i < *argc;) {
+        if (!pbfcl_cli_is(argv[i], "--overlap")) {
+            i++;
+            continue;
+        }
+        int at = i;
+        const char *val;
+        if (!pbfcl_cli_value(*argc, argv, &i, &val) || !pbfcl_dist_parse_overlap(val, off))
+            return 2;
+        memmove(argv + at, argv + i, (size_t)(*argc - i + 1) * sizeof *argv); /* and the NULL */
+        *argc -= i - at;
+        i = at;
+    }
+    return 0;
+}
+
 /* The scene, its parameters and slabs, checked alike on every rank before any device opens. */
 static pbfcl_status prepare(const bench_args *a, dbench *b, bench_scene *scene,
                             pbfcl_dist_layout *l)
@@ -96,7 +117,7 @@ static pbfcl_status prepare(const bench_args *a, dbench *b, bench_scene *scene,
 
 /* Every rank's device and part; a rank that fails says why, the others that one did. */
 static pbfcl_status start(const bench_args *a, dbench *b, const pbfcl_dist_layout *l,
-                          long long rank_capacity)
+                          long long rank_capacity, bool overlap_off)
 {
     dist_speak(true);
     pbfcl_status st = dist_open_device(b->comm, a->scene.device, &b->cl);
@@ -112,6 +133,7 @@ static pbfcl_status start(const bench_args *a, dbench *b, const pbfcl_dist_layou
     const pbfcl_scene *s = pbfcl_api_setup_scene(b->setup);
     PBFCL_TRY(
         pbfcl_dist_create(&b->d, b->comm, &b->cl, s, l, b->positions, b->n, (size_t)rank_capacity));
+    pbfcl_dist_set_overlap(b->d, !overlap_off);
     b->t.steps = a->steps;
     size_t m = (size_t)a->steps;
     if (!(b->prof = calloc(1, sizeof *b->prof)) || !bench_times_alloc(&b->t) ||
@@ -318,7 +340,10 @@ int dist_cmd_bench(int argc, char **argv)
     dist_log_setup(b.rank);
     bench_args a;
     long long rank_capacity = 0;
+    bool overlap_off = false;
     int code = take_rank_capacity(&argc, argv, &rank_capacity);
+    if (code == 0)
+        code = take_overlap(&argc, argv, &overlap_off);
     if (code == 0)
         code = bench_parse_args(argc, argv, &a);
     if (code == 1 && b.rank == 0) {
@@ -326,13 +351,16 @@ int dist_cmd_bench(int argc, char **argv)
         printf("  %-24s %s\n", "--rank-capacity N",
                "split over ranks: room for N particles on each rank, its own and its ghosts "
                "(default: all of them)");
+        printf("  %-24s %s\n", "--overlap on|off",
+               "split over ranks: compute the interior while the ghosts' values travel "
+               "(default on; the same frames either way)");
     }
     if (code == 0) {
         pbfcl_dist_layout l = {0, 0, NULL};
         bench_scene scene;
         pbfcl_status st = prepare(&a, &b, &scene, &l);
         if (st == PBFCL_OK)
-            st = start(&a, &b, &l, rank_capacity);
+            st = start(&a, &b, &l, rank_capacity, overlap_off);
         if (st == PBFCL_OK)
             code = bench_all(&a, &b, &scene) > 0 ? BENCH_EXIT_BROKEN : 0;
         else

@@ -112,6 +112,7 @@ void dist_exchange_release(pbfcl_dist *d)
         for (int i = 0; i < 2; i++)
             pbfcl_pinned_release(cl, p[i]);
     }
+    dist_overlap_release(d);
     pbfcl_exchange_destroy(&d->xchg);
     dist_list_free(&d->send);
     dist_list_free(&d->ghost);
@@ -383,53 +384,86 @@ static pbfcl_status gather_values(pbfcl_dist *d, const pbfcl_sim_view *v, const 
  * one message per rank and direction: each buffer's rows gathered on the device into its
  * column of one packed row per particle sent (at the slots after_sort left there), read at
  * once, sent; the rows received written at once and each column scattered to the ghosts'
- * slots. The receives are posted before the gather, the sends as soon as the rows are read. */
-static pbfcl_status send_values(pbfcl_dist *d, const cl_mem *bufs, const size_t *elem, int count)
+ * slots. The receives are posted before the gather, the sends as soon as the rows are read.
+ * dist_values_begin returns with the messages in flight, dist_values_end completes them. */
+pbfcl_status dist_values_begin(pbfcl_dist *d, const cl_mem *bufs, const size_t *elem, int count)
 {
     pbfcl_sim_view v;
     pbfcl_sim_view_get(d->sim, &v);
+    dist_values *f = &d->values;
     size_t s = d->send.count, g = d->ghost.count, words = 0;
-    for (int b = 0; b < count; b++)
+    if (count > DIST_VALUES_MAX_BUFS) {
+        pbfcl_errorf("an exchange of %d buffers, at most %d (internal error)", count,
+                     DIST_VALUES_MAX_BUFS);
+        return PBFCL_ERR_SIMULATION;
+    }
+    for (int b = 0; b < count; b++) {
         words += elem[b] / 4;
+        f->bufs[b] = bufs[b];
+        f->elem[b] = elem[b];
+    }
+    f->count = count;
+    f->words = words;
     size_t row = words * 4;
-    int k = 0;
     dist_part(d, PBFCL_DIST_PART_VALUES);
+    if (f->written) { /* the rows received last are written before their staging is reused */
+        cl_int err = clWaitForEvents(1, &f->written);
+        clReleaseEvent(f->written);
+        f->written = NULL;
+        PBFCL_CL_CHECK(err);
+    }
     PBFCL_TRY(grow_device(d, &d->packed_buf, &d->packed_cap, (s > g ? s : g) * row + 16,
                           "exchanged values"));
     PBFCL_TRY(pbfcl_pinned_reserve(v.cl, &d->records, s * row + 16));
     PBFCL_TRY(pbfcl_pinned_reserve(v.cl, &d->received, g * row + 16));
-    MPI_Datatype t = unit_type(row);
-    pbfcl_status st = post_receives(d, &d->received, row, t, &k);
+    f->type = unit_type(row);
+    f->requests = 0;
+    pbfcl_status st = post_receives(d, &d->received, row, f->type, &f->requests);
     if (st == PBFCL_OK && s > 0)
         st = gather_values(d, &v, bufs, elem, count, words);
     if (st != PBFCL_OK) { /* a failing rank ends every rank (pbfcl_dist_abort) */
-        MPI_Type_free(&t);
+        MPI_Type_free(&f->type);
         return st;
     }
     d->traffic.bus_bytes += (s + g) * row;
     double start = pbfcl_wall_seconds();
     dist_part(d, PBFCL_DIST_PART_MPI);
-    post_sends(d, d->records.ptr, d->send.counts, row, t, TAG_VALUES, false, &k);
-    int err = MPI_Waitall(k, d->requests, MPI_STATUSES_IGNORE);
-    MPI_Type_free(&t);
+    post_sends(d, d->records.ptr, d->send.counts, row, f->type, TAG_VALUES, false, &f->requests);
+    d->traffic.mpi_seconds += pbfcl_wall_seconds() - start;
+    dist_part(d, PBFCL_DIST_PART_VALUES);
+    return PBFCL_OK;
+}
+
+pbfcl_status dist_values_end(pbfcl_dist *d, bool finish)
+{
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    dist_values *f = &d->values;
+    size_t g = d->ghost.count, words = f->words;
+    double start = pbfcl_wall_seconds();
+    dist_part(d, PBFCL_DIST_PART_MPI);
+    int err = MPI_Waitall(f->requests, d->requests, MPI_STATUSES_IGNORE);
+    MPI_Type_free(&f->type);
     d->traffic.mpi_seconds += pbfcl_wall_seconds() - start;
     dist_part(d, PBFCL_DIST_PART_VALUES);
     if (err != MPI_SUCCESS)
         return PBFCL_ERR_UNSUPPORTED;
     if (g == 0)
         return PBFCL_OK;
-    PBFCL_CL_CHECK(clEnqueueWriteBuffer(v.cl->queue, d->packed_buf, CL_FALSE, 0, g * row,
-                                        d->received.ptr, 0, NULL, NULL));
-    for (size_t b = 0, at = 0; b < (size_t)count; at += elem[b++] / 4)
-        PBFCL_TRY(pbfcl_particles_scatter_column(v.particles, d->packed_buf, words, at, elem[b] / 4,
-                                                 d->ghost_slots_buf, g, bufs[b]));
-    PBFCL_CL_CHECK(clFinish(v.cl->queue)); /* the received rows are read until then */
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(v.cl->queue, d->packed_buf, CL_FALSE, 0, g * words * 4,
+                                        d->received.ptr, 0, NULL, finish ? NULL : &f->written));
+    for (size_t b = 0, at = 0; b < (size_t)f->count; at += f->elem[b++] / 4)
+        PBFCL_TRY(pbfcl_particles_scatter_column(v.particles, d->packed_buf, words, at,
+                                                 f->elem[b] / 4, d->ghost_slots_buf, g,
+                                                 f->bufs[b]));
+    if (finish) /* the received rows are read until then */
+        PBFCL_CL_CHECK(clFinish(v.cl->queue));
     return PBFCL_OK;
 }
 
 /* After delta the moved flags (collide's near lists) know nothing of how far the ghosts'
  * owners moved them: every region is marked moved, so collide reads the whole lists. */
-static pbfcl_status mark_all_moved(pbfcl_dist *d)
+pbfcl_status dist_mark_all_moved(pbfcl_dist *d)
 {
     pbfcl_sim_view v;
     pbfcl_sim_view_get(d->sim, &v);
@@ -443,9 +477,12 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
                        const size_t *elem, int count)
 {
     pbfcl_dist *d = ctx;
-    pbfcl_sim_view v;
-    pbfcl_sim_view_get(sim, &v);
-    PBFCL_CL_CHECK(clFinish(v.cl->queue)); /* the kernels before: not the exchange's time */
+    bool overlap = dist_overlap_point(d, point);
+    if (!overlap) { /* the kernels before: not the exchange's time */
+        pbfcl_sim_view v;
+        pbfcl_sim_view_get(sim, &v);
+        PBFCL_CL_CHECK(clFinish(v.cl->queue));
+    }
     double start = pbfcl_wall_seconds();
     d->part = PBFCL_DIST_PART_OTHER;
     d->part_since = start;
@@ -456,13 +493,19 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
         d->traffic.ghosts += d->ghost.count;
     } else if (point == PBFCL_SYNC_SORTED) {
         st = after_sort(d);
+        if (st == PBFCL_OK)
+            st = dist_overlap_sorted(d);
+    } else if (overlap) { /* the exchange split in two (dist_overlap.c) */
+        st = dist_overlap_sync(d, point, bufs, elem, count);
     } else {
         if (count > 0)
-            st = send_values(d, bufs, elem, count);
+            st = dist_values_begin(d, bufs, elem, count);
+        if (st == PBFCL_OK && count > 0)
+            st = dist_values_end(d, true);
         if (st == PBFCL_OK && point == PBFCL_SYNC_DELTA)
-            st = mark_all_moved(d);
+            st = dist_mark_all_moved(d);
     }
-    d->traffic.syncs++;
+    d->traffic.syncs += point != PBFCL_SYNC_WAIT; /* the second half of an exchange */
     dist_part(d, PBFCL_DIST_PART_OTHER);
     d->traffic.seconds += d->part_since - start;
     return st;

@@ -5,6 +5,7 @@
 #include "dist.h"
 #include "sim/exchange.h"
 #include "sim/particles.h"
+#include "sim/regions.h"
 #include "sim/solver_method.h"
 
 #include <stdbool.h>
@@ -40,6 +41,29 @@ pbfcl_status dist_rows_records(dist_rows *r, pbfcl_sim *sim, const unsigned *slo
 pbfcl_status dist_rows_scatter(dist_rows *r, cl_mem buf, size_t elem, const unsigned *slots,
                                size_t count, const void *in);
 
+/* The most buffers one exchange of values carries (PBFCL_SYNC_COLLIDE's q and x). */
+#define DIST_VALUES_MAX_BUFS 4
+
+/* An exchange of values between dist_values_begin and dist_values_end: the receives posted and
+ * the sends started (d->requests[0..requests)), the buffers whose ghosts' rows arrive. */
+typedef struct dist_values {
+    int requests;
+    MPI_Datatype type; /* one packed row */
+    cl_mem bufs[DIST_VALUES_MAX_BUFS];
+    size_t elem[DIST_VALUES_MAX_BUFS];
+    int count;
+    size_t words;     /* of a packed row */
+    cl_event written; /* the last received rows' write (overlap), before the staging's reuse */
+} dist_values;
+
+/* The overlap (dist_overlap.c): the interior's stage computed while the ghosts' values travel. */
+typedef struct dist_overlap {
+    bool off;                  /* pbfcl_dist_set_overlap(d, false) */
+    bool made;                 /* regions is made */
+    pbfcl_regions regions;     /* the lists by region, made after each sort */
+    size_t boundary, interior; /* their counts after the last sort */
+} dist_overlap;
+
 struct pbfcl_dist {
     MPI_Comm comm;
     int rank, size;
@@ -66,6 +90,8 @@ struct pbfcl_dist {
     dist_rows rows;
     pbfcl_dist_balance balance; /* rebalancing (dist_balance.c) */
     int balance_wait;           /* frames before a refused rebalancing is tried again */
+    dist_values values;         /* the exchange of values in progress */
+    dist_overlap overlap;
 };
 
 /* A rank's part with no simulation yet, of n particles in all (NULL: out of memory). */
@@ -102,6 +128,27 @@ int dist_owner(const pbfcl_dist *d, float c);
  * at PBFCL_SYNC_SORTED, the ghosts' values at the others (dist_exchange.c). */
 pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl_mem *bufs,
                        const size_t *elem, int count);
+
+/* The ghosts' values (dist_exchange.c): begin posts the receives, gathers and reads the rows
+ * sent and starts the sends of bufs[0..count-1] (elem[b] bytes a particle each); end waits for
+ * the messages and writes and scatters the rows received to the ghosts' slots, then with
+ * finish waits for the device, else leaves the write in flight (d->values.written). */
+pbfcl_status dist_values_begin(pbfcl_dist *d, const cl_mem *bufs, const size_t *elem, int count);
+pbfcl_status dist_values_end(pbfcl_dist *d, bool finish);
+
+/* Marks every region of the grid moved (collide then reads the whole lists: the moved flags
+ * know nothing of how far the ghosts' owners moved them). */
+pbfcl_status dist_mark_all_moved(pbfcl_dist *d);
+
+/* The overlap (dist_overlap.c): whether point's exchange is split in two (the values points
+ * and PBFCL_SYNC_WAIT, with the overlap on); after the sort, the lists by region; at a values
+ * point, the exchange begun and left in flight while the next stage runs over the interior,
+ * and at PBFCL_SYNC_WAIT its end. */
+bool dist_overlap_point(const pbfcl_dist *d, pbfcl_sim_sync_point point);
+pbfcl_status dist_overlap_sorted(pbfcl_dist *d);
+pbfcl_status dist_overlap_sync(pbfcl_dist *d, pbfcl_sim_sync_point point, const cl_mem *bufs,
+                               const size_t *elem, int count);
+void dist_overlap_release(pbfcl_dist *d);
 
 /* Removes the ghosts, leaving the owned particles (between frames). */
 pbfcl_status dist_drop_ghosts(pbfcl_dist *d);

@@ -58,6 +58,7 @@ typedef struct drun_args {
     long long checkpoint_every; /* 0: only at the end */
     long long rank_capacity;    /* --rank-capacity: particles each rank has room for; 0: all */
     double rebalance;           /* --rebalance: the threshold (pbfcl_dist_set_rebalance); 0 off */
+    bool overlap_off;           /* --overlap off (pbfcl_dist_set_overlap) */
     pbfcl_export_format format;
     bool z_up, force, quiet;
 } drun_args;
@@ -142,7 +143,9 @@ static void drun_usage(void)
            "  --rank-capacity N        room for N particles on each rank, its own and its "
            "ghosts (default: all of them; not with --resume)\n"
            "  --rebalance R            plan the slabs anew when a rank owns more than R times "
-           "the mean (0 off, or %g to %g; default %g)\n",
+           "the mean (0 off, or %g to %g; default %g)\n"
+           "  --overlap on|off         compute the interior while the ghosts' values travel "
+           "(default on; the same frames either way)\n",
            PBFCL_DIST_REBALANCE_MIN, PBFCL_DIST_REBALANCE_MAX, DRUN_REBALANCE_DEFAULT);
 }
 
@@ -181,6 +184,8 @@ static bool parse_value(drun_args *a, const char *opt, const char *val)
         }
         return true;
     }
+    if (!strcmp(opt, "--overlap"))
+        return pbfcl_dist_parse_overlap(val, &a->overlap_off);
     if (!strcmp(opt, "--export"))
         a->export_dir = val;
     else if (!strcmp(opt, "--checkpoint"))
@@ -220,10 +225,10 @@ static bool check_combinations(const drun_args *a)
 /* 0 parsed, 1 --help, 2 a usage error (message printed). */
 static int parse_args(int argc, char **argv, drun_args *a)
 {
-    static const char *const valued[] = {"--steps",         "--export",   "--every",
-                                         "--format",        "--up",       "--stats",
-                                         "--checkpoint",    "--resume",   "--checkpoint-every",
-                                         "--rank-capacity", "--rebalance"};
+    static const char *const valued[] = {"--steps",         "--export",    "--every",
+                                         "--format",        "--up",        "--stats",
+                                         "--checkpoint",    "--resume",    "--checkpoint-every",
+                                         "--rank-capacity", "--rebalance", "--overlap"};
     memset(a, 0, sizeof *a);
     pbfcl_scene_options_init(&a->scene);
     a->steps = 300;
@@ -346,6 +351,7 @@ static pbfcl_status start(const drun_args *a, drun *r, const pbfcl_dist_layout *
         PBFCL_TRY(pbfcl_dist_create(&r->d, r->comm, &r->cl, scene, l, r->positions, r->n,
                                     (size_t)a->rank_capacity));
     PBFCL_TRY(pbfcl_dist_set_rebalance(r->d, a->rebalance)); /* checked when parsed */
+    pbfcl_dist_set_overlap(r->d, !a->overlap_off);
     size_t n = r->rank == 0 ? r->n : 0;
     r->pos = malloc(12 * n + 12);
     r->vel = malloc(12 * n + 12);
@@ -412,6 +418,13 @@ static void report_parts(const drun_args *a, drun *r, double substeps)
            (double)t->bus_bytes / substeps / 1e6);
     printf("  MPI messages: %.1f per substep sent by rank 0 to the other ranks\n",
            (double)t->messages / substeps);
+    if (t->overlapped > 0)
+        printf("  overlap: %.1f exchanges per substep in flight while the interior ran (rank "
+               "0: %.0f interior, %.0f boundary particles)\n",
+               (double)t->overlapped / substeps, (double)t->interior / substeps,
+               (double)t->boundary / substeps);
+    else
+        printf("  overlap: off\n");
 }
 
 /* The exchanges' share of the run: the slowest rank's time in them, the bytes sent by all per
