@@ -5,7 +5,9 @@
  *           frame: every id held exactly once, the particle count (mass) exact, momentum,
  *           kinetic energy, the front and the mean and largest density within 1 %; with
  *           THRESHOLD, rebalancing at it: the counts drift past it first, and every frame that
- *           rebalanced leaves the most on a rank at most THRESHOLD times the mean
+ *           rebalanced leaves the most on a rank at most THRESHOLD times the mean; on several
+ *           ranks, the same split without the overlap (pbfcl_dist_set_overlap) alongside: the
+ *           frames of the two the same to the byte
  *   cross   3 ranks: a blob crossing the middle slab within one frame (two boundaries), the
  *           ranks it leaves emptied and stepping on, no particle lost or duplicated
  *   refuse  3 ranks: rebalancing refused, the slabs kept, where two ranks lack the room
@@ -118,8 +120,8 @@ static pbfcl_status plan(const pbfcl_scene *s, const float *pos, size_t n, int r
 
 /* Frame f of the split run (on every rank) and of the reference (on rank 0) gathered. */
 typedef struct dam_run {
-    pbfcl_dist *split, *ref;
-    float *pos[2], *vel[2], *rho[2];
+    pbfcl_dist *split, *ref, *plain; /* plain: the split without the overlap */
+    float *pos[3], *vel[3], *rho[3];
     size_t n;
     double worst[5];        /* largest relative differences: momentum, kinetic, front, densities */
     int identical_until[3]; /* the last frame whose positions, velocities, densities were */
@@ -131,6 +133,23 @@ static bool dam_frame(dam_run *r, const pbfcl_scene *s, int axis, float mass, in
     if (!all(pbfcl_dist_gather(r->split, r->pos[0], r->vel[0], r->rho[0]) == PBFCL_OK)) {
         snprintf(why, size, "frame %d: a particle was lost or held twice (see above)", f);
         return false;
+    }
+    if (r->plain) {
+        if (!all(pbfcl_dist_gather(r->plain, r->pos[2], r->vel[2], r->rho[2]) == PBFCL_OK)) {
+            snprintf(why, size, "frame %d: without the overlap a particle was lost", f);
+            return false;
+        }
+        if (rank_of(MPI_COMM_WORLD) == 0 &&
+            (memcmp(r->pos[0], r->pos[2], 12 * r->n) || memcmp(r->vel[0], r->vel[2], 12 * r->n) ||
+             memcmp(r->rho[0], r->rho[2], 4 * r->n))) {
+            snprintf(why, size,
+                     "frame %d: the overlap changed the frame (positions %s, "
+                     "velocities %s, densities %s)",
+                     f, memcmp(r->pos[0], r->pos[2], 12 * r->n) ? "differ" : "same",
+                     memcmp(r->vel[0], r->vel[2], 12 * r->n) ? "differ" : "same",
+                     memcmp(r->rho[0], r->rho[2], 4 * r->n) ? "differ" : "same");
+            return false;
+        }
     }
     if (rank_of(MPI_COMM_WORLD) != 0)
         return true;
@@ -236,16 +255,23 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold)
     if (pbfcl_dist_create(&r.split, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK ||
         pbfcl_dist_set_rebalance(r.split, threshold) != PBFCL_OK)
         finish(1, "creating the split simulation failed");
+    if (size > 1 &&
+        (pbfcl_dist_create(&r.plain, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK ||
+         pbfcl_dist_set_rebalance(r.plain, threshold) != PBFCL_OK))
+        finish(1, "creating the split simulation without the overlap failed");
+    if (r.plain)
+        pbfcl_dist_set_overlap(r.plain, false);
     balance_check bal = {.threshold = threshold};
     bool ok =
         rank != 0 || pbfcl_dist_create(&r.ref, MPI_COMM_SELF, cl, &s, &one, pos, n, 0) == PBFCL_OK;
-    for (int k = 0; k < 2 && ok; k++) {
+    for (int k = 0; k < 3 && ok; k++) {
         ok = (r.pos[k] = malloc(12 * n)) && (r.vel[k] = malloc(12 * n)) &&
              (r.rho[k] = malloc(4 * n));
     }
     if (!all(ok))
         finish(1, "setting up the reference failed");
     ok = pbfcl_dist_compute_density(r.split) == PBFCL_OK &&
+         (!r.plain || pbfcl_dist_compute_density(r.plain) == PBFCL_OK) &&
          (!r.ref || pbfcl_dist_compute_density(r.ref) == PBFCL_OK);
     float mass = pbfcl_sim_params(pbfcl_dist_sim(r.split))->mass;
     char why[512] = "a step failed";
@@ -255,10 +281,26 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold)
             ok = check_balance(&bal, r.split, n, f, why, sizeof why) && ok;
         if (all(ok) && f < frames)
             ok = pbfcl_dist_step(r.split, NULL) == PBFCL_OK &&
+                 (!r.plain || pbfcl_dist_step(r.plain, NULL) == PBFCL_OK) &&
                  (!r.ref || pbfcl_dist_step(r.ref, NULL) == PBFCL_OK);
     }
     if (!all(ok))
         finish(1, why);
+    const pbfcl_dist_traffic *t = pbfcl_dist_traffic_of(r.split);
+    if (r.plain && (t->overlapped == 0 || t->interior == 0 || t->boundary == 0)) {
+        snprintf(why, sizeof why,
+                 "the overlap did not run (%llu exchanges in flight, %llu interior and %llu "
+                 "boundary particles over the substeps): the frames compare nothing",
+                 t->overlapped, t->interior, t->boundary);
+        finish(1, why);
+    }
+    if (r.plain && rank == 0)
+        printf("overlap: the frames the same to the byte as without it; %.1f exchanges a "
+               "substep in flight while the interior ran (rank 0: %.0f interior, %.0f boundary "
+               "particles)\n",
+               (double)t->overlapped / (double)t->substeps,
+               (double)t->interior / (double)t->substeps,
+               (double)t->boundary / (double)t->substeps);
     if (threshold > 0 && (bal.seen == 0 || bal.unbalanced <= threshold)) {
         snprintf(why, sizeof why,
                  "no rebalance in %d frames (threshold %g; the most on a rank before: %.3f "
@@ -281,7 +323,8 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold)
                r.identical_until[0], r.identical_until[1], r.identical_until[2]);
     pbfcl_dist_destroy(r.split);
     pbfcl_dist_destroy(r.ref);
-    for (int k = 0; k < 2; k++) {
+    pbfcl_dist_destroy(r.plain);
+    for (int k = 0; k < 3; k++) {
         free(r.pos[k]);
         free(r.vel[k]);
         free(r.rho[k]);
