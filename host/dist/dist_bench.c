@@ -206,7 +206,8 @@ static void measure_frame(dbench *b, long long s)
 }
 
 /* The kernels' totals over the measured frames: each kernel's largest over the ranks (time
- * and launches), gathered on rank 0. */
+ * and launches), gathered on rank 0; on a rank, the kernels of one name summed (the overlap's
+ * stages over slot lists are their own kernels, of the program built with PBFCL_SLOT_LIST). */
 static void gather_kernels(dbench *b)
 {
     enum { K = PBFCL_PROFILE_MAX_KERNELS };
@@ -216,10 +217,15 @@ static void gather_kernels(dbench *b)
     } krow;
     krow mine[K];
     memset(mine, 0, sizeof mine);
-    for (int k = 0; k < b->prof->kernel_count && k < K; k++) {
-        snprintf(mine[k].name, sizeof mine[k].name, "%s", b->prof->kernels[k].name);
-        mine[k].ms = b->prof->kernels[k].ms;
-        mine[k].launches = (double)b->prof->kernels[k].launches;
+    for (int k = 0, m = 0; k < b->prof->kernel_count && k < K; k++) {
+        const pbfcl_kernel_time *t = &b->prof->kernels[k];
+        int j = 0;
+        while (j < m && strncmp(mine[j].name, t->name, sizeof mine[j].name - 1))
+            j++;
+        if (j == m)
+            snprintf(mine[m++].name, sizeof mine[j].name, "%s", t->name);
+        mine[j].ms += t->ms;
+        mine[j].launches += (double)t->launches;
     }
     krow *all = b->rank == 0 ? calloc((size_t)b->size * K, sizeof *all) : NULL;
     b->kernel_names = b->rank == 0 ? calloc((size_t)b->size * K, sizeof *b->kernel_names) : NULL;

@@ -62,6 +62,11 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(grep -c "rebalance: '1.01' is not valid; expected 0 (off) or a threshold from 1.05 to 16" "$dir/bal.log")" -eq 1 ] ||
   fail "--rebalance 1.01: status $rc, $(cat "$dir/bal.log")"
 
+"${mpirun[@]}" -np 2 "$pbfcl" run --particles 2000 --steps 2 --overlap maybe >"$dir/ovl.log" 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c "overlap: 'maybe' is not valid; expected on or off" "$dir/ovl.log")" -eq 1 ] ||
+  fail "--overlap maybe: status $rc, $(cat "$dir/ovl.log")"
+
 # each rank its entry of a --device list: 0,0 runs; 0,99 fails on rank 1 alone, which says so
 "${mpirun[@]}" -np 2 "$pbfcl" run --particles 2000 --steps 2 --quiet --device 0,0 \
   >"$dir/dev.log" 2>&1 || fail "--device 0,0 on 2 ranks: $(cat "$dir/dev.log")"
@@ -75,4 +80,4 @@ out=$("${mpirun[@]}" -np 2 "$pbfcl" demo 2>&1)
 rc=$?
 [ $rc -eq 2 ] && [ "$(grep -c "the demo is not split over MPI ranks" <<<"$out")" -eq 1 ] ||
   fail "the demo on 2 ranks: status $rc, $out"
-echo "ok: VTK collection written; --device lists, rank 1 failing to open its device; a slab thinner than h, a --rebalance out of range and the demo refused with what to change"
+echo "ok: VTK collection written; --device lists, rank 1 failing to open its device; a slab thinner than h, a --rebalance out of range, an --overlap neither on nor off and the demo refused with what to change"
