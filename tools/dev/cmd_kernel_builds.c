@@ -129,6 +129,14 @@ static int collect(const device_limits *limits, int n, line_set *out)
                     fprintf(stderr, "pbfcl: error: kernel-builds: too many or too long builds\n");
                     return 1;
                 }
+                /* PBF's stages over slot lists (a split run's overlap, pbf/pbf_lists.c) */
+                if (id == PBFCL_PROGRAM_PBF &&
+                    (snprintf(options + len, sizeof options - (size_t)len, " -D PBFCL_SLOT_LIST") >=
+                         (int)(sizeof options - (size_t)len) ||
+                     add_line(out, p, options, limits[d].local_mem) < 0)) {
+                    fprintf(stderr, "pbfcl: error: kernel-builds: too many or too long builds\n");
+                    return 1;
+                }
             }
         }
     }
