@@ -162,6 +162,10 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
 {
     if (!sim)
         return;
+    if (sim->cl && sim->cl->owed_ctx == sim) { /* an exchange left in flight by a failure */
+        sim->cl->owed = NULL;
+        sim->cl->owed_ctx = NULL;
+    }
     if (sim->cl && sim->cl->queue)
         clFinish(sim->cl->queue);
     sim_buffers_release(sim);

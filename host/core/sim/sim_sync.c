@@ -48,6 +48,7 @@ pbfcl_status pbfcl_sim_sync_wait(pbfcl_sim *sim)
         return PBFCL_OK;
     sim->sync_pending = false;
     sim->cl->owed = NULL;
+    sim->cl->owed_ctx = NULL;
     return sim->sync(sim->sync_ctx, sim, PBFCL_SYNC_WAIT, NULL, NULL, 0);
 }
 
