@@ -281,8 +281,9 @@ pbfcl_status pbfcl_pbf_read_distance_forces(pbfcl_sim *sim, float *force)
     return PBFCL_OK;
 }
 
-/* One projection: the slots of the ids (first iteration of a substep, after the sort), every
- * constraint's step, then every particle's sum of its constraints' steps. */
+/* The projection of solver iteration it: the slots of the ids (first iteration of a substep,
+ * after the sort), then pbfcl_pbf_distance_sweeps sweeps, each every constraint's step, then
+ * every particle's sum of its constraints' steps. */
 static pbfcl_status distance_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
 {
     distance_state *d = state;
@@ -297,24 +298,29 @@ static pbfcl_status distance_project(pbfcl_sim *sim, void *state, int it, pbfcl_
         PBF_ARG(d->slots, 2, d->slot_buf);
         PBFCL_TRY(pbf_launch(&v, d->slots, prof, PBFCL_STAGE_SOLVE));
     }
-    cl_kernel k = d->project;
-    cl_mem args[] = {d->pair_buf, d->rest_buf,    d->n_buf,      d->slot_buf,
-                     *v.pred,     v.inv_mass_buf, d->lambda_buf, d->corr_buf};
-    PBF_ARG(k, 0, v.params_buf);
-    PBF_ARG(k, 1, count);
-    PBF_ARG(k, 2, first);
-    for (cl_uint a = 0; a < 8; a++)
-        PBF_ARG(k, 3 + a, args[a]);
-    PBFCL_TRY(pbfcl_cl_launch(v.cl, k, d->count, v.wg, prof, PBFCL_STAGE_SOLVE));
-    k = d->gather;
-    PBFCL_TRY(pbf_set_head(&v, k));
-    PBF_ARG(k, 2, v.id_buf);
-    PBF_ARG(k, 3, d->offset_buf);
-    PBF_ARG(k, 4, d->entry_buf);
-    PBF_ARG(k, 5, d->corr_buf);
-    PBF_ARG(k, 6, v.inv_mass_buf);
-    PBF_ARG(k, 7, *v.pred);
-    return pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE);
+    int sweeps = pbfcl_pbf_distance_sweeps(it, v.scene->solver.iterations);
+    for (int sweep = 0; sweep < sweeps; sweep++) {
+        cl_kernel k = d->project;
+        cl_uint reset = first && sweep == 0; /* the substep's multipliers start at 0 */
+        cl_mem args[] = {d->pair_buf, d->rest_buf,    d->n_buf,      d->slot_buf,
+                         *v.pred,     v.inv_mass_buf, d->lambda_buf, d->corr_buf};
+        PBF_ARG(k, 0, v.params_buf);
+        PBF_ARG(k, 1, count);
+        PBF_ARG(k, 2, reset);
+        for (cl_uint a = 0; a < 8; a++)
+            PBF_ARG(k, 3 + a, args[a]);
+        PBFCL_TRY(pbfcl_cl_launch(v.cl, k, d->count, v.wg, prof, PBFCL_STAGE_SOLVE));
+        k = d->gather;
+        PBFCL_TRY(pbf_set_head(&v, k));
+        PBF_ARG(k, 2, v.id_buf);
+        PBF_ARG(k, 3, d->offset_buf);
+        PBF_ARG(k, 4, d->entry_buf);
+        PBF_ARG(k, 5, d->corr_buf);
+        PBF_ARG(k, 6, v.inv_mass_buf);
+        PBF_ARG(k, 7, *v.pred);
+        PBFCL_TRY(pbf_launch(&v, k, prof, PBFCL_STAGE_SOLVE));
+    }
+    return PBFCL_OK;
 }
 
 cl_mem pbf_distance_slots(const pbf_state *ps)

@@ -199,6 +199,13 @@ double pbfcl_pbf_chebyshev_weight(int iteration, double rho, double last)
     return 4.0 / (4.0 - rho * rho * last);
 }
 
+int pbfcl_pbf_distance_sweeps(int iteration, int iterations)
+{
+    int per = iterations > 0 ? iterations : 1;
+    int total = per > PBFCL_PBF_DISTANCE_SWEEPS ? per : PBFCL_PBF_DISTANCE_SWEEPS;
+    return (iteration + 1) * total / per - iteration * total / per;
+}
+
 void pbfcl_pbf_set_chebyshev_weight(pbfcl_sim *sim, float omega)
 {
     pbfcl_sim_view v;
