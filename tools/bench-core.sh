@@ -26,3 +26,40 @@ bench_core_setup() {
   echo "# commit $commit; $("$pbfcl" --version)"
   "$pbfcl" devices "${device[@]}"
 }
+
+# The multilevel figures' dam break (tools/bench-multilevel-h200.sh, and against a baseline
+# tools/bench-multilevel-compare-h200.sh):
+#   bench_core_dam_break PROGRAM N OUT [OPTIONS...]
+# runs `PROGRAM bench --scene dam-break --particles N --steps 20 --warmup 5 OPTIONS` on the
+# device of bench_core_setup, its output into OUT, and sets verdict (ok, or BROKEN: bench's exit
+# 3, its times are not a speed; another failure prints OUT and exits), row (the line under
+# "# particles": particles, steps, ms per frame, particle steps/s, substeps per frame, ms per
+# substep, particle substeps/s), density_mean and density_worst (the density error of the
+# measured frames, %: their mean and the worst frame's mean) and mean_ms (the mean frame).
+bench_core_dam_break() {
+  local program=$1 n=$2 out=$3 rc=0
+  shift 3
+  "$program" bench ${device[@]+"${device[@]}"} --scene dam-break --particles "$n" --steps 20 \
+    --warmup 5 "$@" >"$out" 2>&1 || rc=$?
+  case $rc in
+    0) verdict=ok ;;
+    3) verdict=BROKEN ;;
+    *) cat "$out"; exit 1 ;;
+  esac
+  row=$(awk '/^# particles/ { getline; print; exit }' "$out")
+  density_mean=$(sed -n 's/^# density error.*: mean \([0-9.]*\),.*/\1/p' "$out")
+  density_worst=$(sed -n 's/^# density error.*, largest step mean \([0-9.]*\),.*/\1/p' "$out")
+  mean_ms=$(sed -n 's/^# step time over the measured steps: mean \([0-9.]*\) ms.*/\1/p' "$out")
+}
+
+# The options of the multilevel figures' solver $1 into the array opts: default (4 plain Jacobi
+# iterations), ml4 (--multilevel 4), ml2 (--iterations 2 --multilevel 2), ml2-cfl1 (and --cfl 1).
+bench_core_multilevel_options() {
+  case $1 in
+    default) opts=() ;;
+    ml4) opts=(--multilevel 4) ;;
+    ml2) opts=(--iterations 2 --multilevel 2) ;;
+    ml2-cfl1) opts=(--iterations 2 --multilevel 2 --cfl 1) ;;
+    *) echo "bench_core_multilevel_options: no solver '$1'" >&2; exit 2 ;;
+  esac
+}

@@ -59,39 +59,22 @@ cmake -S "$base_src" -B "$base_build" -DCMAKE_BUILD_TYPE=Release -DPBFCL_WITH_DE
 cmake --build "$base_build" -j "${PBFCL_BUILD_JOBS:-$(nproc)}" >/dev/null
 echo "# baseline: $base ($("$base_build/pbfcl" --version))"
 
-options() { # the options of solver $1, into the array opts
-  case $1 in
-    default) opts=() ;;
-    ml2-cfl1) opts=(--iterations 2 --multilevel 2 --cfl 1) ;;
-  esac
-}
-
 echo
 echo "## pbfcl bench --scene dam-break --particles $n --steps 20 --warmup 5"
 printf 'round\ttree\tsolver\tms_per_frame\tmean_ms_per_frame\tsubsteps_per_frame\tms_per_substep\tlaunches_per_frame\tml_launches_per_frame\tdensity_error_mean_pct\tverdict\n'
 for round in $(seq "$rounds"); do
   for solver in default ml2-cfl1; do
     for tree in base new; do
-      options "$solver"
+      bench_core_multilevel_options "$solver"
       bin=$new
       [ "$tree" = base ] && bin="$base_build/pbfcl"
       out="$tmp/$tree-$solver.out"
-      rc=0
-      "$bin" bench "${device[@]}" --scene dam-break --particles "$n" --steps 20 --warmup 5 \
-        "${opts[@]}" >"$out" 2>&1 || rc=$?
-      case $rc in
-        0) verdict=ok ;;
-        3) verdict=BROKEN ;;
-        *) cat "$out"; exit 1 ;;
-      esac
-      row=$(awk '/^# particles/ { getline; print; exit }' "$out")
-      err=$(sed -n 's/^# density error.*: mean \([0-9.]*\),.*/\1/p' "$out")
-      mean=$(sed -n 's/^# step time over the measured steps: mean \([0-9.]*\) ms.*/\1/p' "$out")
+      bench_core_dam_break "$bin" "$n" "$out" "${opts[@]}"
       # the kernel table: kernel ms_per_step launches_per_step us_per_launch
       launches=$(awk -F'\t' '/^kernel\tms_per_step/ { t = 1; next } t && NF == 4 { a += $3;
         if ($1 ~ /^ml_/) m += $3 } t && NF != 4 { t = 0 } END { printf "%.1f\t%.1f", a, m }' "$out")
-      echo "$row" | awk -v r="$round" -v t="$tree" -v s="$solver" -v m="$mean" -v l="$launches" \
-        -v e="$err" -v v="$verdict" -F'\t' \
+      echo "$row" | awk -v r="$round" -v t="$tree" -v s="$solver" -v m="$mean_ms" -v l="$launches" \
+        -v e="$density_mean" -v v="$verdict" -F'\t' \
         '{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r, t, s, $3, m, $5, $6, l, e, v }'
     done
   done

@@ -25,14 +25,6 @@ read -r -a sizes <<<"${PBFCL_BENCH_SIZES:-256000 1000000 4000000}"
 run_n=${PBFCL_RUN_PARTICLES:-1000000}
 run_steps=${PBFCL_RUN_STEPS:-300}
 shown=${sizes[1]:-${sizes[0]}} # the size whose whole bench output is printed
-options() { # the options of solver $1, into the array opts
-  case $1 in
-    default) opts=() ;;
-    ml4) opts=(--multilevel 4) ;;
-    ml2) opts=(--iterations 2 --multilevel 2) ;;
-    ml2-cfl1) opts=(--iterations 2 --multilevel 2 --cfl 1) ;;
-  esac
-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -42,21 +34,10 @@ echo "## pbfcl bench --scene dam-break --particles N --steps 20 --warmup 5"
 printf 'particles\tsolver\tms_per_frame\tmean_ms_per_frame\tsubsteps_per_frame\tms_per_substep\tdensity_error_mean_pct\tdensity_error_worst_frame_pct\tverdict\n'
 for n in "${sizes[@]}"; do
   for solver in "${solvers[@]}"; do
-    options "$solver"
-    out="$tmp/bench-$n-$solver.out"
-    rc=0
-    "$pbfcl" bench "${device[@]}" --scene dam-break --particles "$n" --steps 20 --warmup 5 \
-      "${opts[@]}" >"$out" 2>&1 || rc=$?
-    case $rc in
-      0) verdict=ok ;;
-      3) verdict=BROKEN ;;
-      *) cat "$out"; exit 1 ;;
-    esac
-    # the line after the "# particles" header: n steps ms/frame pf/s substeps ms/substep ps/s
-    row=$(awk '/^# particles/ { getline; print; exit }' "$out")
-    err=$(sed -n 's/^# density error.*: mean \([0-9.]*\), largest step mean \([0-9.]*\),.*/\1\t\2/p' "$out")
-    mean=$(sed -n 's/^# step time over the measured steps: mean \([0-9.]*\) ms.*/\1/p' "$out")
-    echo "$row" | awk -v s="$solver" -v e="$err" -v m="$mean" -v v="$verdict" -F'\t' \
+    bench_core_multilevel_options "$solver"
+    bench_core_dam_break "$pbfcl" "$n" "$tmp/bench-$n-$solver.out" "${opts[@]}"
+    echo "$row" | awk -v s="$solver" -v e="$density_mean"$'\t'"$density_worst" -v m="$mean_ms" \
+      -v v="$verdict" -F'\t' \
       '{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1, s, $3, m, $5, $6, e, v }'
   done
 done
@@ -71,7 +52,7 @@ echo
 echo "## pbfcl run --scene dam-break --particles $run_n --steps $run_steps --stats FILE"
 printf 'solver\twall_s\tsubsteps_per_frame\tdensity_error_mean_pct\tdensity_error_worst_frame_pct\tmax_speed_m_s\n'
 for solver in "${solvers[@]}"; do
-  options "$solver"
+  bench_core_multilevel_options "$solver"
   csv="$tmp/run-$solver.csv"
   if ! "$pbfcl" run "${device[@]}" --scene dam-break --particles "$run_n" --steps "$run_steps" \
     "${opts[@]}" --stats "$csv" >"$tmp/run.out" 2>&1; then

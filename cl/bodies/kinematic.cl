@@ -1,6 +1,7 @@
 /* Kinematic obstacles: static particles (inverse mass 0) whose positions follow a prescribed
  * path about the path's centre c: at time t a particle of rest offset d from c is at
- * c + p(t) + R(r(t)) d, R(r) the rotation by |r| about r / |r| (Rodrigues). With rates, a
+ * c + p(t) + R(r(t)) d, R(r) the rotation by |r| about r / |r| (through its quaternion,
+ * pbfcl_quat_rotate of pbfcl_shared.h, as attach.cl's poses). With rates, a
  * velocity v and an angular velocity w until a stop time: p = v t', r = w t', t' = min(t, stop).
  * With keys (times, displacements p and rotation vectors r, from the start key (0, 0, 0)):
  * p and r interpolated linearly between the keys around t, held after the last key, or with
@@ -79,14 +80,9 @@ kinematic_path(uint n, float t, __global const uint *phase, __global const uint 
     }
     float dx = o.x, dy = o.y, dz = o.z;
     float angle = sqrt(rx * rx + ry * ry + rz * rz);
-    if (angle > 0.0f) {
-        float ax = rx / angle, ay = ry / angle, az = rz / angle;
-        float s = sin(angle), co = cos(angle);
-        float along = (ax * dx + ay * dy + az * dz) * (1.0f - co);
-        float cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx;
-        dx = dx * co + cx * s + ax * along;
-        dy = dy * co + cy * s + ay * along;
-        dz = dz * co + cz * s + az * along;
+    if (angle > 0.0f) { /* the quaternion of r: (sin(|r| / 2) r / |r|, cos(|r| / 2)) */
+        float s = sin(0.5f * angle) / angle;
+        pbfcl_quat_rotate(rx * s, ry * s, rz * s, cos(0.5f * angle), &dx, &dy, &dz);
     }
     pred[4u * i] = c.x + px + dx;
     pred[4u * i + 1u] = c.y + py + dy;

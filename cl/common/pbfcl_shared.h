@@ -113,6 +113,25 @@ typedef struct pbfcl_sph_params {
  * the body's contacts with other solids (their slides and number; how far they closed). */
 #define PBFCL_SHAPE_MATCH_ROWS 5
 
+/* --- Rotations (cl/bodies/kinematic.cl, cl/pbf/attach.cl) -------------------------------------
+ * (x, y, z) rotated in place by the unit quaternion (qx, qy, qz, qw): v + 2 qw (u x v) +
+ * 2 u x (u x v), u = (qx, qy, qz). In scalars: Oclgrind 21.10's uninitialised-value check
+ * reports a vector built from values that depend on a kernel argument as uninitialised, and
+ * crashed on float3 swizzles. */
+static inline void pbfcl_quat_rotate(float qx, float qy, float qz, float qw, float *x, float *y,
+                                     float *z)
+{
+    float tx = 2.0f * (qy * *z - qz * *y);
+    float ty = 2.0f * (qz * *x - qx * *z);
+    float tz = 2.0f * (qx * *y - qy * *x);
+    float rx = *x + qw * tx + (qy * tz - qz * ty);
+    float ry = *y + qw * ty + (qz * tx - qx * tz);
+    float rz = *z + qw * tz + (qx * ty - qy * tx);
+    *x = rx;
+    *y = ry;
+    *z = rz;
+}
+
 #ifndef __OPENCL_VERSION__
 _Static_assert(sizeof(pbfcl_pbf_params) == 120, "pbfcl_pbf_params layout");
 _Static_assert(sizeof(pbfcl_sph_params) == 32, "pbfcl_sph_params layout");

@@ -43,13 +43,8 @@ __kernel void attach_shapes(uint n, __global const uint *phase, __global const u
     if (k == 0xffffffffu)
         return;
     float4 c = shapes[k * stride], q = shapes[k * stride + 1u];
-    /* v' = v + 2 w (u x v) + 2 u x (u x v), u = q.xyz: in scalars (Oclgrind and float3) */
-    float tx = 2.0f * (q.y * o.z - q.z * o.y);
-    float ty = 2.0f * (q.z * o.x - q.x * o.z);
-    float tz = 2.0f * (q.x * o.y - q.y * o.x);
-    float rx = o.x + q.w * tx + (q.y * tz - q.z * ty);
-    float ry = o.y + q.w * ty + (q.z * tx - q.x * tz);
-    float rz = o.z + q.w * tz + (q.x * ty - q.y * tx);
+    float rx = o.x, ry = o.y, rz = o.z;
+    pbfcl_quat_rotate(q.x, q.y, q.z, q.w, &rx, &ry, &rz);
     float w = pred[i].w;
     pred[i] = (float4)(c.x + rx, c.y + ry, c.z + rz, w);
 }

@@ -5,13 +5,20 @@
  * constraint's step, distance_gather adds the steps of a particle's own constraints, found
  * through a per-particle list (offset[id] .. offset[id + 1] of entry: constraint * 2 + side). */
 
-/* distance_slots: slot[id[i]] = i, where each persistent id sits after the sort. */
-__kernel void distance_slots(uint n, __global const uint *id, __global uint *slot)
+/* slot[id[i]] = i for work-item i < n: where each persistent id sits after the sort (the
+ * id-to-slot map of each stage that names particles by id: distance_slots, wind_slots). */
+static void pbf_slot_of_id(uint n, __global const uint *id, __global uint *slot)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     slot[id[i]] = i;
+}
+
+/* distance_slots: slot[id[i]] = i, where each persistent id sits after the sort. */
+__kernel void distance_slots(uint n, __global const uint *id, __global uint *slot)
+{
+    pbf_slot_of_id(n, id, slot);
 }
 
 /* distance_project: for constraint c between ids pair[c] = (a, b) with rest (L, compliance

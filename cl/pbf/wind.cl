@@ -1,9 +1,16 @@
 /* Wind on cloth: drag and lift per dynamic triangle (as FleX's drag and lift), a force stage
  * before predict (host/core/pbf/wind.c). Part of PBF's program (after pbf.cl and distance.cl:
- * pbf_params; the slots of the ids come from distance_slots). Triangles name particles by
- * persistent id. No atomics: wind_triangles computes each triangle's force, wind_gather adds to
+ * pbf_params, pbf_slot_of_id). Triangles name particles by persistent id: wind_slots maps
+ * the ids to the slots of the sort. No atomics: wind_triangles computes each triangle's force, wind_gather adds to
  * each particle a third of the forces of its own triangles, found through a per-particle list
  * (offset[id] .. offset[id + 1] of entry: triangle indices). */
+
+/* wind_slots: slot[id[i]] = i, where each persistent id sits after the sort (the wind's own
+ * stage: the distance constraints map theirs in distance_slots). */
+__kernel void wind_slots(uint n, __global const uint *id, __global uint *slot)
+{
+    pbf_slot_of_id(n, id, slot);
+}
 
 /* wind_triangles: triangle t with vertices (a, b, c) = tri[t].xyz, velocity v the mean of its
  * vertices' velocities relative to the wind, n its unit normal, A its area, cos = n . v / |v|:

@@ -149,3 +149,74 @@ __kernel void exchange_pick(__global const uint *src, __global const uint *keep,
         return;
     out[k] = src[keep[k]];
 }
+
+/* The rebalancing's histogram (host/dist/dist_balance.c), on the device so that only the bins
+ * reach the host. Both kernels run `groups` work-groups of WG_SIZE (a power of two, from
+ * pbfcl_exchange_build_config) striding over the n particles; c is a particle's coordinate
+ * along axis. */
+
+static float exchange_coordinate(float4 p, uint axis)
+{
+    return axis == 0u ? p.x : axis == 1u ? p.y : p.z;
+}
+
+/* The extent of c: out[2g] = the smallest c and out[2g + 1] = the largest of group g's
+ * particles (+inf and -inf if none; NaN is passed over). Items: groups * WG_SIZE. */
+__kernel void exchange_extent(__global const float4 *pos, uint n, uint axis, uint groups,
+                              __global float *out)
+{
+    __local float lo[WG_SIZE], hi[WG_SIZE];
+    uint lid = get_local_id(0), g = get_group_id(0);
+    float a = INFINITY, b = -INFINITY;
+    for (uint i = g * WG_SIZE + lid; i < n; i += groups * WG_SIZE) {
+        float c = exchange_coordinate(pos[i], axis);
+        a = fmin(a, c);
+        b = fmax(b, c);
+    }
+    lo[lid] = a;
+    hi[lid] = b;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG_SIZE / 2u; s > 0u; s >>= 1) {
+        if (lid < s) {
+            lo[lid] = fmin(lo[lid], lo[lid + s]);
+            hi[lid] = fmax(hi[lid], hi[lid + s]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0u) {
+        out[2u * g] = lo[0];
+        out[2u * g + 1u] = hi[0];
+    }
+}
+
+/* floor((c - lo) * scale) clamped to [0, bins - 1] (NaN: 0), as a float: bin b is the whole
+ * number b (bins - 1 < 2^24 is a float exactly). */
+static float exchange_bin(float c, float lo, float scale, uint bins)
+{
+    return floor(fmin(fmax((c - lo) * scale, 0.0f), (float)(bins - 1u)));
+}
+
+/* Adds the particles' bins first .. first + width - 1 to counts (zero before the first launch),
+ * one launch per tile of bins that local memory holds (the device's local memory decides width):
+ * each work-group counts the particles it strides over in local memory, then adds its counts to
+ * counts; integer atomics only. (One launch per tile, not the tile and the stripe divided out
+ * of the group's index: LLVM pairs that division and remainder through a freeze, which
+ * Oclgrind's uninitialised-value checker cannot run.) Items: groups * WG_SIZE. */
+__kernel void exchange_histogram(__global const float4 *pos, uint n, uint axis, float lo,
+                                 float scale, uint bins, uint first, uint width, uint groups,
+                                 __local uint *local_counts, __global uint *counts)
+{
+    uint lid = get_local_id(0);
+    for (uint j = lid; j < width; j += WG_SIZE)
+        local_counts[j] = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = get_group_id(0) * WG_SIZE + lid; i < n; i += groups * WG_SIZE) {
+        float b = exchange_bin(exchange_coordinate(pos[i], axis), lo, scale, bins);
+        if (b >= (float)first && b < (float)(first + width))
+            atomic_inc(&local_counts[(uint)b - first]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = lid; j < width; j += WG_SIZE)
+        if (local_counts[j] != 0u)
+            atomic_add(&counts[first + j], local_counts[j]);
+}

@@ -1,9 +1,9 @@
 /* Rebalancing: when the most particles a rank owns drifts past a threshold times the mean, the
  * cuts are planned anew at the quantiles of the whole simulation's distribution along the split
- * axis (a histogram of every rank's coordinates, summed by MPI_Allreduce), checked against each
- * rank's room, and written to the device exchange's bounds; the frame's first migration then
- * sends every particle whose owner changed to its new rank, through the usual path (records,
- * ids and all). */
+ * axis (a histogram of every rank's coordinates, binned on its device and summed by
+ * MPI_Allreduce), checked against each rank's room, and written to the device exchange's
+ * bounds; the frame's first migration then sends every particle whose owner changed to its new
+ * rank, through the usual path (records, ids and all). */
 #include "dist_internal.h"
 
 #include "runtime/pbfcl_error.h"
@@ -55,20 +55,20 @@ static unsigned long long below_edge(const unsigned long long *cum, int b)
     return cum[b < 0 ? 0 : b > BINS ? BINS : b];
 }
 
-/* Every rank's coordinates along the axis binned and summed over the ranks. */
+/* Every rank's coordinates along the axis binned on its device (exchange_histogram: only the
+ * extent and the bins reach the host) and summed over the ranks. */
 static pbfcl_status reduce_histogram(pbfcl_dist *d, histogram *g)
 {
     size_t m = pbfcl_sim_count(d->sim);
-    float *pos = malloc(12 * m + 12);
-    unsigned long long *mine = calloc(BINS, sizeof *mine);
-    pbfcl_status st = pos && mine ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    if (st == PBFCL_OK && m > 0)
-        st = pbfcl_sim_read(d->sim, pos, NULL, NULL);
-    double ext[2] = {-INFINITY, -INFINITY}; /* the largest -c and c: -lo and hi */
-    for (size_t i = 0; st == PBFCL_OK && i < m; i++) {
-        ext[0] = fmax(ext[0], -pos[3 * i + d->layout.axis]);
-        ext[1] = fmax(ext[1], pos[3 * i + d->layout.axis]);
-    }
+    pbfcl_sim_view v;
+    pbfcl_sim_view_get(d->sim, &v);
+    cl_uint *mine = malloc(BINS * sizeof *mine);
+    unsigned long long *wide = calloc(BINS, sizeof *wide);
+    float lo = INFINITY, hi = -INFINITY;
+    pbfcl_status st = mine && wide ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
+        st = pbfcl_exchange_extent(&d->xchg, v.pos_buf, m, &lo, &hi);
+    double ext[2] = {-(double)lo, hi};    /* the largest -c and c: -lo and hi */
     int failed = st != PBFCL_OK, any = 0; /* the collectives go on: a failure ends every rank */
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, d->comm);
     double all[2];
@@ -77,13 +77,18 @@ static pbfcl_status reduce_histogram(pbfcl_dist *d, histogram *g)
     g->width = (all[1] - g->lo) / BINS;
     if (!(g->width > 0))
         g->width = 1e-6; /* every particle at one coordinate */
-    for (size_t i = 0; !any && i < m; i++)
-        mine[bin_of(g, pos[3 * i + d->layout.axis])]++;
+    if (!any)            /* the bins of float (c - lo) * (1 / width), as the host's double bin_of */
+        st = pbfcl_exchange_histogram(&d->xchg, v.pos_buf, m, (float)g->lo, (float)(1.0 / g->width),
+                                      BINS, mine);
+    for (size_t b = 0; st == PBFCL_OK && b < BINS; b++)
+        wide[b] = mine[b];
+    failed = st != PBFCL_OK;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, d->comm);
     memset(g->count, 0, sizeof g->count);
-    MPI_Allreduce(mine ? (void *)mine : MPI_IN_PLACE, g->count, BINS, MPI_UNSIGNED_LONG_LONG,
+    MPI_Allreduce(wide ? (void *)wide : MPI_IN_PLACE, g->count, BINS, MPI_UNSIGNED_LONG_LONG,
                   MPI_SUM, d->comm);
-    free(pos);
     free(mine);
+    free(wide);
     return any ? (st != PBFCL_OK ? st : PBFCL_ERR_SIMULATION) : PBFCL_OK;
 }
 

@@ -4,7 +4,10 @@
  * it (a max-reduction), its stages' the largest device time of the ranks, its exchanges' the
  * slowest rank's time in them with the bytes and ghosts of every rank. Rank 0 prints the
  * report of `pbfcl bench` on one device (bench_report.h) and a table of the exchanges; a
- * broken measured frame gives every rank BENCH_EXIT_BROKEN. */
+ * broken measured frame gives every rank BENCH_EXIT_BROKEN. --rebalance R plans the slabs anew
+ * as in `pbfcl run` (off by default: the slabs as first planned). A signal that any rank
+ * catches (signals.h) stops every rank after the same frame: rank 0 reports the frames
+ * measured so far, and every rank exits 128 + the signal, as a split run does. */
 #include "dist.h"
 #include "dist_run.h"
 
@@ -14,10 +17,12 @@
 #include "runtime/clock.h"
 #include "runtime/pbfcl_error.h"
 #include "runtime/profile.h"
+#include "signals.h"
 #include "solver_methods.h"
 
 #include "api_internal.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,22 +56,34 @@ typedef struct dbench {
      * rank per substep, the ghosts per rank and substep */
     double *exchange_ms, *mpi_ms, *bytes, *ghosts;
     char (*kernel_names)[48];
+    int stop;              /* the signal every rank agreed stops the bench, or 0 */
+    long long warm, steps; /* warm-up and measured frames done */
 } dbench;
 
-/* Takes --rank-capacity N (particles each rank has room for) out of argv into *out (0 when not
- * given); 0, or 2 on a bad value (message printed). */
-static int take_rank_capacity(int *argc, char **argv, long long *out)
+/* The options of a split bench besides bench's own (taken out of argv before bench parses). */
+typedef struct dbench_options {
+    long long rank_capacity; /* --rank-capacity: particles each rank has room for; 0: all */
+    double rebalance;        /* --rebalance: the threshold (pbfcl_dist_set_rebalance); 0: off */
+    bool overlap_off;        /* --overlap off: every exchange completed before the next stage */
+} dbench_options;
+
+/* Takes --rank-capacity N and --rebalance R out of argv into *o (0 when not given); 0, or 2 on
+ * a bad value (message printed). */
+static int take_split_options(int *argc, char **argv, dbench_options *o)
 {
-    *out = 0;
+    memset(o, 0, sizeof *o);
     for (int i = 1; i < *argc;) {
-        if (!pbfcl_cli_is(argv[i], "--rank-capacity")) {
+        bool capacity = pbfcl_cli_is(argv[i], "--rank-capacity");
+        if (!capacity && !pbfcl_cli_is(argv[i], "--rebalance")) {
             i++;
             continue;
         }
         int at = i;
         const char *val;
         if (!pbfcl_cli_value(*argc, argv, &i, &val) ||
-            !pbfcl_cli_count("--rank-capacity", val, 1, 1000000000000LL, out))
+            !(capacity
+                  ? pbfcl_cli_count("--rank-capacity", val, 1, 1000000000000LL, &o->rank_capacity)
+                  : dist_parse_rebalance(val, &o->rebalance)))
             return 2;
         memmove(argv + at, argv + i, (size_t)(*argc - i + 1) * sizeof *argv); /* and the NULL */
         *argc -= i - at;
@@ -117,7 +134,7 @@ static pbfcl_status prepare(const bench_args *a, dbench *b, bench_scene *scene,
 
 /* Every rank's device and part; a rank that fails says why, the others that one did. */
 static pbfcl_status start(const bench_args *a, dbench *b, const pbfcl_dist_layout *l,
-                          long long rank_capacity, bool overlap_off)
+                          const dbench_options *o)
 {
     dist_speak(true);
     pbfcl_status st = dist_open_device(b->comm, a->scene.device, &b->cl);
@@ -131,9 +148,10 @@ static pbfcl_status start(const bench_args *a, dbench *b, const pbfcl_dist_layou
     if (any)
         return st != PBFCL_OK ? st : PBFCL_ERR_NO_DEVICE;
     const pbfcl_scene *s = pbfcl_api_setup_scene(b->setup);
-    PBFCL_TRY(
-        pbfcl_dist_create(&b->d, b->comm, &b->cl, s, l, b->positions, b->n, (size_t)rank_capacity));
-    pbfcl_dist_set_overlap(b->d, !overlap_off);
+    PBFCL_TRY(pbfcl_dist_create(&b->d, b->comm, &b->cl, s, l, b->positions, b->n,
+                                (size_t)o->rank_capacity));
+    PBFCL_TRY(pbfcl_dist_set_rebalance(b->d, o->rebalance)); /* checked when parsed */
+    pbfcl_dist_set_overlap(b->d, !o->overlap_off);
     b->t.steps = a->steps;
     size_t m = (size_t)a->steps;
     if (!(b->prof = calloc(1, sizeof *b->prof)) || !bench_times_alloc(&b->t) ||
@@ -293,24 +311,70 @@ static void report_exchanges(const dbench *b)
     free(share);
 }
 
+/* Warm-up, then the measured frames, each rank checking for a signal after every frame but
+ * the last (dist_agreed_signal, outside the measured time). */
+static void step_all(const bench_args *a, dbench *b)
+{
+    while (b->warm < a->warmup && !b->stop) {
+        pbfcl_dist_step(b->d, NULL); /* a failure ends every rank */
+        b->warm++;
+        b->stop = dist_agreed_signal(b->comm);
+    }
+    if (clFinish(b->cl.queue) != CL_SUCCESS)
+        pbfcl_dist_abort(b->comm, 1, "the warm-up's clFinish failed");
+    if (b->stop)
+        return;
+    if (b->rank == 0) {
+        fprintf(stderr, "pbfcl bench: measuring %lld steps on %d ranks after %lld warm-up steps\n",
+                a->steps, b->size, a->warmup);
+        fflush(stderr);
+    }
+    while (b->steps < a->steps && !b->stop) {
+        measure_frame(b, b->steps);
+        b->steps++;
+        b->stop = b->steps < a->steps ? dist_agreed_signal(b->comm) : 0;
+    }
+}
+
+/* What a signal stopped: the frames measured so far, or none (rank 0; SIGPIPE: standard output
+ * may be the closed pipe). */
+static void report_stop(const bench_args *a, const dbench *b)
+{
+    FILE *f = b->stop == SIGPIPE ? stderr : stdout;
+    if (b->steps > 0)
+        fprintf(f,
+                "pbfcl bench: stopped by %s after %lld of %lld measured steps; the report above "
+                "holds those %lld\n",
+                pbfcl_signals_name(b->stop), b->steps, a->steps, b->steps);
+    else
+        fprintf(f,
+                "pbfcl bench: stopped by %s in the warm-up (step %lld of %lld); nothing was "
+                "measured\n",
+                pbfcl_signals_name(b->stop), b->warm, a->warmup);
+}
+
 /* Warm-up, measured frames, report (rank 0); the number of broken frames on every rank. */
 static long long bench_all(const bench_args *a, dbench *b, const bench_scene *scene)
 {
-    for (long long s = 0; s < a->warmup; s++)
-        pbfcl_dist_step(b->d, NULL); /* a failure ends every rank */
-    if (clFinish(b->cl.queue) != CL_SUCCESS)
-        pbfcl_dist_abort(b->comm, 1, "the warm-up's clFinish failed");
-    for (long long s = 0; s < a->steps; s++)
-        measure_frame(b, s);
-    gather_kernels(b);
+    step_all(a, b);
+    b->t.steps = b->steps; /* all of them, or those a signal left */
     long long broken = 0;
-    if (b->rank == 0) {
+    if (b->steps > 0)
+        gather_kernels(b);
+    if (b->rank == 0 && b->steps > 0) {
         char device[320];
         snprintf(device, sizeof device, "%s (rank 0 of %d)", b->cl.dev.device_name, b->size);
         bench_report(a, scene, b->n, device, &b->t);
         report_exchanges(b);
         broken = bench_report_validity(&b->t, a->warmup);
+        const pbfcl_dist_balance *bal = pbfcl_dist_balance_of(b->d);
+        if (bal->threshold > 0)
+            printf("# slabs planned anew %llu times (a rank above %g times the mean of %.0f; %llu "
+                   "refused for want of room)\n",
+                   bal->rebalances, bal->threshold, (double)b->n / b->size, bal->refusals);
     }
+    if (b->rank == 0 && b->stop)
+        report_stop(a, b);
     fflush(stdout);
     MPI_Bcast(&broken, 1, MPI_LONG_LONG, 0, b->comm);
     return broken;
@@ -344,12 +408,12 @@ int dist_cmd_bench(int argc, char **argv)
     MPI_Comm_size(b.comm, &b.size);
     b.t.ranks = b.size;
     dist_log_setup(b.rank);
+    pbfcl_signals_install(); /* after MPI_Init: the bench stops after a frame (step_all) */
     bench_args a;
-    long long rank_capacity = 0;
-    bool overlap_off = false;
-    int code = take_rank_capacity(&argc, argv, &rank_capacity);
+    dbench_options o;
+    int code = take_split_options(&argc, argv, &o);
     if (code == 0)
-        code = take_overlap(&argc, argv, &overlap_off);
+        code = take_overlap(&argc, argv, &o.overlap_off);
     if (code == 0)
         code = bench_parse_args(argc, argv, &a);
     if (code == 1 && b.rank == 0) {
@@ -360,22 +424,28 @@ int dist_cmd_bench(int argc, char **argv)
         printf("  %-24s %s\n", "--overlap on|off",
                "split over ranks: compute the interior while the ghosts' values travel "
                "(default on; the same frames either way)");
+        printf("  %-24s plan the slabs anew when a rank owns more than R times the mean (0 off, "
+               "or %g to %g; default 0: the slabs as first planned)\n",
+               "--rebalance R", PBFCL_DIST_REBALANCE_MIN, PBFCL_DIST_REBALANCE_MAX);
     }
     if (code == 0) {
         pbfcl_dist_layout l = {0, 0, NULL};
         bench_scene scene;
         pbfcl_status st = prepare(&a, &b, &scene, &l);
         if (st == PBFCL_OK)
-            st = start(&a, &b, &l, rank_capacity, overlap_off);
-        if (st == PBFCL_OK)
-            code = bench_all(&a, &b, &scene) > 0 ? BENCH_EXIT_BROKEN : 0;
-        else
+            st = start(&a, &b, &l, &o);
+        if (st == PBFCL_OK) {
+            long long broken = bench_all(&a, &b, &scene);
+            code = b.stop ? 128 + b.stop : broken > 0 ? BENCH_EXIT_BROKEN : 0;
+        } else
             code = st == PBFCL_ERR_BAD_ARGUMENT ? 2 : 1;
         free(l.cuts);
     } else if (code == 1)
         code = 0;
     dbench_release(&b);
     dist_speak(true);
+    fflush(stdout); /* with the handlers on: a closed pipe is not fatal */
+    pbfcl_signals_restore();
     MPI_Finalize();
     return code;
 }

@@ -49,6 +49,18 @@ int dist_launched_rank(void)
 /* --rebalance's default (docs/DISTRIBUTED.md, "Rebalancing", says how it was chosen). */
 #define DRUN_REBALANCE_DEFAULT 1.2
 
+bool dist_parse_rebalance(const char *val, double *out)
+{
+    if (!pbfcl_parse_double(val, out) ||
+        (*out != 0.0 && !(*out >= PBFCL_DIST_REBALANCE_MIN && *out <= PBFCL_DIST_REBALANCE_MAX))) {
+        pbfcl_errorf("--rebalance: '%s' is not valid; expected 0 (off) or a threshold from %g to "
+                     "%g (the most particles a rank may own, as a multiple of the mean)",
+                     val, PBFCL_DIST_REBALANCE_MIN, PBFCL_DIST_REBALANCE_MAX);
+        return false;
+    }
+    return true;
+}
+
 /* The options of a split run. */
 typedef struct drun_args {
     pbfcl_scene_options scene;
@@ -173,17 +185,8 @@ static bool parse_value(drun_args *a, const char *opt, const char *val)
         return pbfcl_cli_count(opt, val, 1, 1000000000LL, &a->checkpoint_every);
     if (!strcmp(opt, "--rank-capacity"))
         return pbfcl_cli_count(opt, val, 1, 1000000000000LL, &a->rank_capacity);
-    if (!strcmp(opt, "--rebalance")) {
-        if (!pbfcl_parse_double(val, &a->rebalance) ||
-            (a->rebalance != 0.0 && !(a->rebalance >= PBFCL_DIST_REBALANCE_MIN &&
-                                      a->rebalance <= PBFCL_DIST_REBALANCE_MAX))) {
-            pbfcl_errorf("--rebalance: '%s' is not valid; expected 0 (off) or a threshold from "
-                         "%g to %g (the most particles a rank may own, as a multiple of the mean)",
-                         val, PBFCL_DIST_REBALANCE_MIN, PBFCL_DIST_REBALANCE_MAX);
-            return false;
-        }
-        return true;
-    }
+    if (!strcmp(opt, "--rebalance"))
+        return dist_parse_rebalance(val, &a->rebalance);
     if (!strcmp(opt, "--overlap"))
         return pbfcl_dist_parse_overlap(val, &a->overlap_off);
     if (!strcmp(opt, "--export"))
@@ -462,13 +465,10 @@ static pbfcl_status checkpoint(const drun_args *a, drun *r, long long step, doub
                                  time);
 }
 
-/* The signal that stops the run (signals.h), the same on every rank: the largest any rank
- * caught, since one rank may see it alone (sent to its process) or all (mpirun forwarding
- * it); 0 if none. Collective: one MPI_Allreduce of an int a step. */
-static int agreed_signal(drun *r)
+int dist_agreed_signal(MPI_Comm comm)
 {
     int mine = pbfcl_signals_caught(), any = 0;
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm);
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
     return any;
 }
 
@@ -517,7 +517,7 @@ static pbfcl_status loop(const drun_args *a, drun *r)
             return PBFCL_ERR_SIMULATION;
         }
         output_ok(r, write_frame(a, r, step), "writing a frame failed (see above)");
-        r->stop = step < a->steps ? agreed_signal(r) : 0;
+        r->stop = step < a->steps ? dist_agreed_signal(r->comm) : 0;
         PBFCL_TRY(checkpoint(a, r, step, (double)step * dt, step == a->steps || r->stop));
         r->done = step;
         if (r->rank == 0 && !a->quiet && (step % tenth == 0 || step == a->steps)) {
@@ -567,7 +567,7 @@ static int run_all(const drun_args *a, drun *r)
                from, "xyz"[pbfcl_dist_layout_of(r->d)->axis], r -> cl.dev.device_name);
         fflush(stdout);
     }
-    if (st == PBFCL_OK && (r->stop = agreed_signal(r)) != 0) {
+    if (st == PBFCL_OK && (r->stop = dist_agreed_signal(r->comm)) != 0) {
         if (r->rank == 0) /* stopped before the first step */
             fprintf(r->stop == SIGPIPE ? stderr : stdout,
                     "pbfcl run: stopped by %s before the first step; nothing was written\n",
@@ -589,7 +589,7 @@ int dist_cmd_run(int argc, char **argv)
     r.comm = MPI_COMM_WORLD;
     MPI_Comm_rank(r.comm, &r.rank);
     MPI_Comm_size(r.comm, &r.size);
-    pbfcl_signals_install(); /* after MPI_Init: the run stops after a step (agreed_signal) */
+    pbfcl_signals_install(); /* after MPI_Init: the run stops after a step (dist_agreed_signal) */
     dist_log_setup(r.rank);
     drun_args a;
     int code = parse_args(argc, argv, &a);

@@ -11,6 +11,15 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+/* --rebalance's value: 0 (off) or PBFCL_DIST_REBALANCE_MIN to MAX into *out; false (message
+ * printed) if not valid (run and bench). */
+bool dist_parse_rebalance(const char *val, double *out);
+
+/* The signal that stops a split command (signals.h), the same on every rank: the largest any
+ * rank caught, since one rank may see it alone (sent to its process) or all (mpirun
+ * forwarding it); 0 if none. Collective: one MPI_Allreduce of an int. */
+int dist_agreed_signal(MPI_Comm comm);
+
 /* The rank among the ranks of the same machine. */
 int dist_local_rank(MPI_Comm comm);
 

@@ -176,6 +176,20 @@ START_TEST(test_api_attach_set_and_refused)
 }
 END_TEST
 
+/* The particles' positions and velocities (6 N floats), then the attachments' particles and
+ * points (8 floats): what a saved-then-loaded solver must continue (memory_state_reader). */
+static void particles_and_attachments(pbfcl_solver *s, float *out, void *user)
+{
+    (void)user;
+    unsigned p[2];
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, out, N), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_velocities(s, out + 3 * N, N), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_solver_get_attachments(s, p, NULL, NULL, out + 6 * N + 2, NULL, 2),
+                     PBFCL_OK);
+    out[6 * N] = (float)p[0];
+    out[6 * N + 1] = (float)p[1];
+}
+
 /* The rope and body attached (saved after 8 frames) and a fresh solver loaded from the state
  * agree byte for byte over 8 more frames, their attachments too; a damaged attachment section
  * (a particle beyond the count, a NaN point) is refused naming it. */
@@ -187,27 +201,8 @@ START_TEST(test_api_attach_saved)
     for (int f = 0; f < 8; f++)
         ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
     memory_state m;
-    memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_solver_save_state(a, memory_state_put, &m), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_load_state(b, memory_state_get, &m), PBFCL_OK);
-    unsigned pa[2], pb[2];
-    float xa[6], xb[6], va[6], vb[6];
-    ck_assert_int_eq(pbfcl_solver_get_attachments(a, pa, NULL, NULL, xa, NULL, 2), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_get_attachments(b, pb, NULL, NULL, xb, NULL, 2), PBFCL_OK);
-    ck_assert(!memcmp(pa, pb, sizeof pa) && !memcmp(xa, xb, sizeof xa));
-    float sa[6 * N], sb[6 * N];
-    for (int f = 0; f < 8; f++) {
-        ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_step(b, 0.0f, NULL), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_positions(a, sa, N), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_velocities(a, sa + 3 * N, N), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_positions(b, sb, N), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_velocities(b, sb + 3 * N, N), PBFCL_OK);
-        for (int k = 0; k < 6 * N; k++)
-            ck_assert_msg(!memcmp(sa + k, sb + k, 4),
-                          "frame %d after the load: value %d is %.9g, the straight run's %.9g", f,
-                          k, sb[k], sa[k]);
-    }
+    float sa[6 * N + 8], va[3], vb[3];
+    memory_state_expect_resumed(a, b, &m, 8, 6 * N + 8, particles_and_attachments, NULL, sa);
     memcpy(va, sa + 18, 12); /* the rope's end, held by the body: it moved */
     memcpy(vb, sa + 3 * N + 18, 12);
     printf("  loaded and straight agree over 8 frames; the rope's end at (%.4f, %.4f, %.4f), "
@@ -265,6 +260,12 @@ static pbfcl_solver *scene_solver(pbfcl_context *ctx, pbfcl_scene_setup *setup, 
     return s;
 }
 
+/* The positions of the *user (size_t) particles (memory_state_reader). */
+static void positions_of(pbfcl_solver *s, float *out, void *user)
+{
+    ck_assert_int_eq(pbfcl_solver_get_positions(s, out, *(size_t *)user), PBFCL_OK);
+}
+
 /* The scene with attachments of both kinds beside a body, a collider, a cloth and a rope (the
  * most sections a state has): saved after 4 frames, loaded into a fresh solver, the two agree
  * byte for byte over 4 more. */
@@ -282,26 +283,14 @@ START_TEST(test_api_attach_scene_saved)
     pbfcl_solver *a = scene_solver(ctx, setup, true), *b = scene_solver(ctx, setup, false);
     for (int f = 0; f < 4; f++)
         ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
-    memory_state m;
-    memset(&m, 0, sizeof m);
-    ck_assert_int_eq(pbfcl_solver_save_state(a, memory_state_put, &m), PBFCL_OK);
-    ck_assert_int_eq(pbfcl_solver_load_state(b, memory_state_get, &m), PBFCL_OK);
     size_t n, count;
     ck_assert_int_eq(pbfcl_solver_count(a, &n), PBFCL_OK);
+    memory_state m;
+    memory_state_expect_resumed(a, b, &m, 4, 3 * n, positions_of, &n, NULL);
     ck_assert_int_eq(pbfcl_solver_attachment_count(b, &count), PBFCL_OK);
-    float *sa = malloc(3 * n * sizeof *sa), *sb = malloc(3 * n * sizeof *sb);
-    for (int f = 0; f < 4; f++) {
-        ck_assert_int_eq(pbfcl_solver_step(a, 0.0f, NULL), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_step(b, 0.0f, NULL), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_positions(a, sa, n), PBFCL_OK);
-        ck_assert_int_eq(pbfcl_solver_get_positions(b, sb, n), PBFCL_OK);
-        ck_assert_msg(!memcmp(sa, sb, 3 * n * sizeof *sa), "frame %d after the load differs", f);
-    }
     printf("  attached.json (%zu particles, %zu attachments, %d sections) resumes bit for bit\n", n,
            count, m.count);
     memory_state_free(&m);
-    free(sa);
-    free(sb);
     ck_assert_int_eq(pbfcl_solver_destroy(a), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_destroy(b), PBFCL_OK);
     ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);

@@ -4,7 +4,10 @@
  * near_slab), at n = 0, 1, the work-group size - 1, + 0, + 1, primes and past a scan block,
  * on 1, 2, 3 and 5 ranks with this rank first, inside and last; coordinates on and next to
  * every bound, NaN; the slots after a sort and the keep list's pick against a shuffled gather
- * map; and pbfcl_sim_compact_device against pbfcl_sim_compact. */
+ * map; pbfcl_sim_compact_device against pbfcl_sim_compact; and the rebalancing's extent and
+ * histogram against a C reference at 0, 1, the work-group size - 1, + 0, + 1 and primes, with
+ * 1, 101, 4099 and 16384 bins (the rebalancing's), counted in local memory whole or in tiles of
+ * 37 and 1000 bins. */
 #include "sim/exchange.h"
 #include "sim/sim.h"
 #include "solver_methods.h"
@@ -296,6 +299,78 @@ START_TEST(test_exchange_against_reference)
 }
 END_TEST
 
+/* The rebalancing's histogram (exchange_extent, exchange_histogram) against a plain C
+ * reference: the extent by fminf/fmaxf over the coordinates (NaN passed over), each bin by
+ * the float formula of exchange.h, floor((c - lo) * scale) clamped (NaN: 0), over n particles
+ * whose coordinates run a tenth past both ends of the bins, some on bin edges, one NaN. */
+static void check_histogram(pbfcl_cl *cl, size_t n, size_t bins, size_t tile, uint64_t seed)
+{
+    uint64_t rng = seed;
+    int axis = (int)(seed % 3);
+    float b[3] = {-INFINITY, 0.0f, 1.0f};
+    pbfcl_exchange x;
+    ck_assert_int_eq(pbfcl_exchange_create(&x, cl, n, axis, 0, 1, b), PBFCL_OK);
+    x.tile = tile; /* 0: from the device's local memory */
+    float *pos = malloc(16 * n + 16), lo = -0.3f, scale = (float)bins / 1.7f;
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 4; a++)
+            pos[4 * i + a] = test_randf(&rng, -0.5f, 1.6f);
+        if (test_rand(&rng) % 4 == 0) /* on an edge: (c - lo) * scale whole */
+            pos[4 * i + axis] = lo + (float)(test_rand(&rng) % (bins + 1)) / scale;
+    }
+    if (n > 2)
+        pos[4 * (n / 3) + axis] = NAN;
+    cl_mem pos_buf;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, 16 * n, "pos", &pos_buf), PBFCL_OK);
+    if (n > 0)
+        test_write_buffer(pos_buf, pos, 16 * n);
+    cl_uint *got = malloc(4 * bins), *want = calloc(bins, 4);
+    float ref_lo = INFINITY, ref_hi = -INFINITY, got_lo, got_hi;
+    for (size_t i = 0; i < n; i++) {
+        float c = pos[4 * i + axis], t = (c - lo) * scale;
+        ref_lo = fminf(ref_lo, c);
+        ref_hi = fmaxf(ref_hi, c);
+        want[t >= (float)bins ? bins - 1 : t >= 0.0f ? (size_t)t : 0]++;
+    }
+    ck_assert_int_eq(pbfcl_exchange_extent(&x, pos_buf, n, &got_lo, &got_hi), PBFCL_OK);
+    expect(got_lo == ref_lo && got_hi == ref_hi, "extent n %zu: %g to %g, not %g to %g", n, got_lo,
+           got_hi, ref_lo, ref_hi);
+    ck_assert_int_eq(pbfcl_exchange_histogram(&x, pos_buf, n, lo, scale, bins, got), PBFCL_OK);
+    size_t total = 0;
+    for (size_t k = 0; k < bins; k++) {
+        total += got[k];
+        expect(got[k] == want[k], "histogram n %zu, %zu bins, tile %zu: bin %zu holds %u, not %u",
+               n, bins, tile, k, got[k], want[k]);
+    }
+    expect(total == n, "histogram n %zu: %zu counted", n, total);
+    pbfcl_cl_release_buffer(&pos_buf);
+    pbfcl_exchange_destroy(&x);
+    free(pos), free(got), free(want);
+}
+
+static void histogram_sizes(pbfcl_cl *cl)
+{
+    pbfcl_build_config cfg;
+    pbfcl_exchange_build_config(&cl->dev, &cfg);
+    size_t wg = cfg.wg_size;
+    size_t sizes[] = {0, 1, wg - 1, wg, wg + 1, 1009, 20011};
+    struct {
+        size_t bins, tile;
+    } shapes[] = {{1, 0}, {101, 0}, {101, 37}, {4099, 1000}, {16384, 0}};
+    int nsizes = test_small() ? 6 : (int)(sizeof sizes / sizeof sizes[0]);
+    int nshapes = test_small() ? 4 : (int)(sizeof shapes / sizeof shapes[0]);
+    for (int k = 0; k < nshapes; k++)
+        for (int s = 0; s < nsizes; s++)
+            check_histogram(cl, sizes[s], shapes[k].bins, shapes[k].tile,
+                            100 * (uint64_t)k + (uint64_t)s);
+}
+
+START_TEST(test_exchange_histogram_against_reference)
+{
+    test_each_device(histogram_sizes);
+}
+END_TEST
+
 static void bad_arguments(pbfcl_cl *cl)
 {
     pbfcl_exchange x;
@@ -388,6 +463,7 @@ int main(void)
     TCase *tc = tcase_create("exchange");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_exchange_against_reference);
+    tcase_add_test(tc, test_exchange_histogram_against_reference);
     tcase_add_test(tc, test_exchange_bad_arguments);
     tcase_add_test(tc, test_exchange_compact_device);
     suite_add_tcase(suite, tc);

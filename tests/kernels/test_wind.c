@@ -2,8 +2,8 @@
  * triangles (pinned vertices, heavy and light ones, particles in many triangles) over particles
  * whose slots are not their ids, against a plain C reference of the drag and lift model in
  * double precision, at awkward triangle counts (0, 1, wg - 1, wg + 1, a prime); an edge-on and
- * a face-on triangle against their closed forms; bad triangles refused with the index and the
- * fix. */
+ * a face-on triangle against their closed forms; the stage's launches by their kernels' names;
+ * bad triangles refused with the index and the fix. */
 #include "pbf/constraint.h"
 #include "pbf/pbf.h"
 #include "pbf/wind.h"
@@ -139,6 +139,21 @@ static void ref_force(const double *x, const double *v, const unsigned *t, doubl
     }
 }
 
+/* The stage's launches, by kernel name: the wind's own (wind_slots, wind_triangles,
+ * wind_gather), once each, and nothing under another stage's name (STYLE.md: one stage, one
+ * name from kernel to test). */
+static void check_stage_kernels(pbfcl_profile *prof)
+{
+    double ms[PBFCL_STAGE_COUNT] = {0};
+    ck_assert_int_eq(pbfcl_profile_collect(prof, ms), CL_SUCCESS);
+    const char *want[] = {"wind_slots", "wind_triangles", "wind_gather"};
+    ck_assert_int_eq(prof->kernel_count, 3);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_str_eq(prof->kernels[k].name, want[k]);
+        ck_assert_int_eq(prof->kernels[k].launches, 1);
+    }
+}
+
 /* count random triangles among n particles against the reference. */
 static void check_count(pbfcl_cl *cl, size_t n, size_t count, uint64_t seed)
 {
@@ -166,7 +181,11 @@ static void check_count(pbfcl_cl *cl, size_t n, size_t count, uint64_t seed)
     set_velocities_and_shuffle(sim, n, vel, &rng);
     ck_assert_int_eq(pbfcl_pbf_set_triangles(sim, count, tri), PBFCL_OK);
     ck_assert_uint_eq(pbfcl_pbf_triangle_count(sim), count);
-    ck_assert_int_eq(pbf_project(sim, PBF_PASS_FORCES, 0, NULL), PBFCL_OK);
+    pbfcl_profile *prof = count && cl->profiling ? calloc(1, sizeof *prof) : NULL;
+    ck_assert_int_eq(pbf_project(sim, PBF_PASS_FORCES, 0, prof), PBFCL_OK);
+    if (prof)
+        check_stage_kernels(prof);
+    free(prof);
     read_vel(sim, n, got);
     const pbfcl_constants *p = pbfcl_sim_params(sim);
     double *want = malloc(n * 24);

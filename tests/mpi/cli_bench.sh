@@ -3,8 +3,9 @@
 # against the same bench on one (without mpirun) takes the same substeps in every measured step
 # and reports the same density error; the report, printed by rank 0 alone, has bench's tables
 # and the exchanges' table with numbers that hold together; --rank-capacity changes nothing but
-# the room, and too little of it stops the run saying so; a broken run exits 3 on 2 ranks as on
-# one, and bad input is refused once with status 2.
+# the room, and too little of it stops the run saying so; --rebalance plans the slabs anew and
+# the report counts the plans; a broken run exits 3 on 2 ranks as on one, and bad input is
+# refused once with status 2.
 # usage: cli_bench.sh PBFCL MPIRUN [MPIRUN FLAGS...]
 set -uo pipefail
 pbfcl=$1
@@ -131,6 +132,17 @@ for cap in 1800 100; do
   [ $rc -ne 0 ] && grep -Eq "$want" <<<"$out" || fail "--rank-capacity $cap: status $rc, $out"
 done
 
+# --rebalance: the dam break drifts past 1.2 times the mean on 2 ranks by frame 18
+# (tests/mpi/dist_check.c), so 16 frames after 6 plan the slabs anew at least once, and the
+# report says so; without --rebalance (off by default in a bench) it says nothing of it
+"${mpirun[@]}" -np 2 "$pbfcl" bench --scene dam-break --particles 3000 --steps 16 --warmup 6 \
+  --rebalance 1.2 >"$dir/rebalance.out" 2>"$dir/rebalance.err" ||
+  fail "the 2-rank bench with --rebalance 1.2 failed: $(cat "$dir/rebalance.out" "$dir/rebalance.err")"
+plans=$(sed -n 's/^# slabs planned anew \([0-9]*\) times (a rank above 1.2 times the mean of 1462; 0 refused for want of room)$/\1/p' "$dir/rebalance.out")
+[ -n "$plans" ] && [ "$plans" -ge 1 ] ||
+  fail "--rebalance 1.2: no plan reported in 16 frames: $(cat "$dir/rebalance.out")"
+! grep -q "slabs planned anew" "$dir/two.out" || fail "a bench without --rebalance rebalanced"
+
 # broken: without iterations the fluid collapses, on 2 ranks as on one: status 3, each measured
 # step marked, the warning once
 "${mpirun[@]}" -np 2 "$pbfcl" bench --particles 2000 --steps 2 --warmup 20 --iterations 0 \
@@ -152,9 +164,12 @@ expect_refusal() { # PATTERN ARGS...
     fail "bench $* on 2 ranks: status $rc (want 2), '$pattern' not said once: $out"
 }
 expect_refusal "--steps.*0" --particles 2000 --steps 0
+expect_refusal "--rebalance: '0.5' is not valid; expected 0 \(off\) or a threshold from 1.05 to 16" \
+  --particles 2000 --rebalance 0.5
 expect_refusal "bench --diffuse: spray, foam and bubbles are not split over ranks" --diffuse 100
 expect_refusal "this scene has bodies: run it on one rank" --scene dam-break-bodies
 expect_refusal "this scene has colliders: run it on one rank" --scene pour  # not split (yet)
 out=$("${mpirun[@]}" -np 2 "$pbfcl" bench --help 2>&1) && grep -q "^usage: pbfcl bench" <<<"$out" &&
   [ "$(grep -c "^usage:" <<<"$out")" -eq 1 ] || fail "bench --help on 2 ranks: $out"
-echo "ok: broken bench exits 3 on 2 ranks with each step marked; bad input refused once with status 2"
+echo "ok: --rebalance 1.2 planned the slabs $plans times in 16 frames; broken bench exits 3 on 2" \
+  "ranks with each step marked; bad input refused once with status 2"

@@ -1,6 +1,6 @@
 /* The wind on cloth (wind.h): its kernels, the triangles on the host and the device, the
  * per-particle lists that let each particle gather its triangles' forces, and the force stage
- * before predict: distance_slots (the ids' slots), wind_triangles over the triangles,
+ * before predict: wind_slots (the ids' slots), wind_triangles over the triangles,
  * wind_gather over the particles. */
 #include "pbf/wind.h"
 
@@ -37,7 +37,7 @@ static pbfcl_status wind_create(const pbfcl_sim_view *v, cl_program program, voi
     wind_state *w = calloc(1, sizeof *w);
     if (!(*state = w))
         return PBFCL_ERR_OUT_OF_MEMORY;
-    PBFCL_TRY(pbf_kernel(v, program, "distance_slots", &w->slots));
+    PBFCL_TRY(pbf_kernel(v, program, "wind_slots", &w->slots));
     PBFCL_TRY(pbf_kernel(v, program, "wind_triangles", &w->triangles));
     return pbf_kernel(v, program, "wind_gather", &w->gather);
 }

@@ -59,9 +59,11 @@ static pbfcl_status build(pbfcl_exchange *x)
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_EXCHANGE);
     PBFCL_TRY(pbfcl_cl_build(x->cl, desc->files, desc->nfiles, options, &x->program));
     const char *names[] = {"exchange_classify", "exchange_lists", "exchange_sorted",
-                           "exchange_slots", "exchange_pick"};
-    cl_kernel *kernels[] = {&x->classify, &x->lists, &x->sorted, &x->slots, &x->pick};
-    for (int k = 0; k < 5; k++) {
+                           "exchange_slots",    "exchange_pick",  "exchange_extent",
+                           "exchange_histogram"};
+    cl_kernel *kernels[] = {&x->classify, &x->lists,  &x->sorted,   &x->slots,
+                            &x->pick,     &x->extent, &x->histogram};
+    for (int k = 0; k < 7; k++) {
         PBFCL_TRY(pbfcl_cl_kernel(x->program, names[k], kernels[k]));
         PBFCL_TRY(pbfcl_cl_check_launch(x->cl, *kernels[k], names[k], x->wg, 0));
     }
@@ -122,12 +124,13 @@ void pbfcl_exchange_destroy(pbfcl_exchange *x)
     }
     pbfcl_pinned_release(x->cl, &x->host);
     pbfcl_scan_destroy(&x->scan);
-    cl_mem *bufs[] = {&x->bounds_buf, &x->fate_buf, &x->flags_buf, &x->keep_buf,
-                      &x->ghost_buf,  &x->list_buf, &x->old_buf};
+    cl_mem *bufs[] = {&x->bounds_buf, &x->fate_buf, &x->flags_buf,  &x->keep_buf,  &x->ghost_buf,
+                      &x->list_buf,   &x->old_buf,  &x->extent_buf, &x->counts_buf};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         pbfcl_cl_release_buffer(bufs[b]);
-    cl_kernel kernels[] = {x->classify, x->lists, x->sorted, x->slots, x->pick};
-    for (int k = 0; k < 5; k++)
+    cl_kernel kernels[] = {x->classify, x->lists,  x->sorted,   x->slots,
+                           x->pick,     x->extent, x->histogram};
+    for (int k = 0; k < 7; k++)
         if (kernels[k])
             clReleaseKernel(kernels[k]);
     if (x->program)

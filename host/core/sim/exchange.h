@@ -45,7 +45,7 @@ void pbfcl_pinned_release(pbfcl_cl *cl, pbfcl_pinned *p);
 typedef struct pbfcl_exchange {
     pbfcl_cl *cl;
     cl_program program;
-    cl_kernel classify, lists, sorted, slots, pick;
+    cl_kernel classify, lists, sorted, slots, pick, extent, histogram;
     size_t wg;       /* work-group size of every kernel */
     size_t capacity; /* particles */
     int axis, rank, ranks;
@@ -58,8 +58,14 @@ typedef struct pbfcl_exchange {
     int ghosts_valid;  /* ghost_buf holds the current order's flags (pbfcl_exchange_sorted) */
     cl_mem list_buf;   /* the short lists: (slot, fate) per entry */
     cl_mem old_buf;    /* old slots uploaded for pbfcl_exchange_slots */
-    size_t list_cap, old_cap; /* bytes */
-    pbfcl_pinned host;        /* the lists read and the slots written and read */
+    size_t list_cap, old_cap;      /* bytes */
+    pbfcl_pinned host;             /* the lists read and the slots written and read */
+    cl_mem extent_buf;             /* 2 floats per work-group of exchange_extent */
+    cl_mem counts_buf;             /* the histogram's bins */
+    size_t extent_cap, counts_cap; /* bytes */
+    size_t groups;                 /* work-groups striding over the particles (histogram) */
+    size_t tile; /* bins a work-group counts in local memory (from the device; a test may set
+                  * fewer before a call) */
 } pbfcl_exchange;
 
 /* The build options of cl/sim/exchange.cl on a device with these limits (`kernel-builds`). */
@@ -98,5 +104,17 @@ pbfcl_status pbfcl_exchange_slots(pbfcl_exchange *x, const cl_uint *old, size_t 
 
 /* Enqueues out[k] = src[keep[k]] for k < m, 4-byte rows, keep the last keep list. */
 pbfcl_status pbfcl_exchange_pick(pbfcl_exchange *x, cl_mem src_buf, size_t m, cl_mem out_buf);
+
+/* The rebalancing's histogram on the device (exchange_histogram.c): the smallest and largest
+ * coordinate along the split axis of the n particles at pos_buf (float4; NaN passed over; n 0:
+ * +inf and -inf). Blocks until read. */
+pbfcl_status pbfcl_exchange_extent(pbfcl_exchange *x, cl_mem pos_buf, size_t n, float *lo,
+                                   float *hi);
+
+/* counts[b] (bins entries, 1 to 2^24) = how many of the n particles have bin b = floor((c -
+ * lo) * scale) of their coordinate c along the split axis, in float, clamped to [0, bins - 1]
+ * (NaN: 0). Only the bins are read to the host; blocks until read. */
+pbfcl_status pbfcl_exchange_histogram(pbfcl_exchange *x, cl_mem pos_buf, size_t n, float lo,
+                                      float scale, size_t bins, cl_uint *counts);
 
 #endif
