@@ -5,13 +5,8 @@
  * piecewise-constant prolongation; the small grids all in one work-group, ml_group), and each
  * particle moved by grad(phi), which spreads the
  * volume a compressed cell must lose over the whole fluid at once, up to the free surface,
- * instead of one h per Jacobi iteration. A cell's flag is its fill x 255 (its particles'
- * volume over its volume inside the box, at most 1; a coarse cell's the mean of its
- * children's): fluid (phi solved) from half full, else air (phi = 0). The free surface lies
- * where the fills put it (ghost fluid, Gibou et al. 2002): a face from a fluid cell to an air
- * one weighs 1 / theta, theta the distance to the surface in cells, so that a particle that
- * crosses a face moves the surface by its volume, not by a cell. Beyond the grid lie the walls
- * (no flux).
+ * instead of one h per Jacobi iteration. Cells hold fluid (flag 1: phi solved) or nothing
+ * (flag 0: air, phi = 0, the free surface); beyond the grid lie the walls (no flux).
  * Needs pbf.cl (params, the box) before it in the program. A grid's cells are numbered
  * x + nx (y + ny z); the kernels take nx, ny, nz and form dims = (nx, ny, nz, nx ny nz). */
 
@@ -19,25 +14,6 @@
  * order the same (OpenCL C 1.2 has no float atomics); 2^16 per unit strain resolves 1.5e-5
  * and a cell of up to 2^15 fully compressed particles cannot overflow. */
 #define ML_FIXED 65536.0f
-
-/* A cell of flag f (its fill x 255) is fluid from half full. */
-#define ML_FLUID(f) ((uint)(f) >= 128u)
-
-/* The nearest the free surface may lie to a fluid cell's centre, in cells (the face's weight,
- * 1 / theta, stays at most 10). */
-#define ML_THETA_MIN 0.1f
-
-/* The weight of the face from fluid cell i (flag fi) to its neighbour j (flag fj): 1 to fluid;
- * to air 1 / theta, with the fluid of both cells laid from i's far face: it ends fi + fj - 1/2
- * cells past i's centre (a full cell beside an empty one: at the face), within [ML_THETA_MIN,
- * 1]. */
-static float ml_face_weight(uint fi, uint fj)
-{
-    if (ML_FLUID(fj))
-        return 1.0f;
-    float theta = clamp(((float)fi + (float)fj) * (1.0f / 255.0f) - 0.5f, ML_THETA_MIN, 1.0f);
-    return 1.0f / theta;
-}
 
 /* The cell of p in a grid of cells of dx from the box's corner, clamped into the grid. */
 static uint4 ml_cell(pbf_params p, float4 x, float inv_dx, uint4 dims)
@@ -92,23 +68,17 @@ __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
 
 /* The finest grid's right-hand side: the cell's summed strain where positive (its particles'
  * ups and downs cancel; a cell that is not compressed as a whole gives off nothing), as a
- * volume per cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flag,
- * the fill x 255 (the particles' volume over the part of the cell inside the box, e the box's
- * extent in cells: the last cell of an axis may stick out; each axis' part at least 1/20), and
- * phi = 0. The sums and counts go back to 0 for the next
+ * volume per cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flags
+ * (fluid where a particle is) and phi = 0. The sums and counts go back to 0 for the next
  * correction's gather (the host zeroes them when it makes them). */
 __kernel void ml_setup(__global int *sum, __global uint *count, __global float *rhs,
-                       __global uint *flag, __global float *phi, float scale, const uint cells,
-                       uint nx, uint ny, uint nz, float ex, float ey, float ez)
+                       __global uint *flag, __global float *phi, float scale, const uint cells)
 {
     uint c = get_global_id(0);
     if (c >= cells)
         return;
     rhs[c] = (float)max(sum[c], 0) * scale;
-    uint x = c % nx, y = (c / nx) % ny, z = c / (nx * ny);
-    float inside = clamp(ex - (float)x, 0.05f, 1.0f) * clamp(ey - (float)y, 0.05f, 1.0f) *
-                   clamp(ez - (float)z, 0.05f, 1.0f);
-    flag[c] = (uint)(min((float)count[c] * scale * ML_FIXED / inside, 1.0f) * 255.0f + 0.5f);
+    flag[c] = count[c] > 0u ? 1u : 0u;
     phi[c] = 0.0f;
     sum[c] = 0;
     count[c] = 0u;
@@ -132,28 +102,22 @@ static uint ml_parent(uint i, uint4 dims, uint4 dims_c)
     return ml_index3(x / 2u, y / 2u, z / 2u, dims_c);
 }
 
-/* Sum of phi over the neighbours of cell i inside the grid (air: 0), and the sum of the faces'
- * weights (faces to a wall carry no flux): one function per address space and flag type
- * (OpenCL C 1.2 has no generic pointers), the same sums in the same order. */
-#define ML_NB(j)                                                                                 \
-    {                                                                                            \
-        s += ML_FLUID(flag[j]) ? phi[j] : 0.0f;                                                  \
-        k += ml_face_weight(fi, flag[j]);                                                        \
-    }
+/* Sum of phi over the neighbours of cell i inside the grid (air: 0), and how many there are
+ * (faces to a wall carry no flux): one function per address space and flag type (OpenCL C 1.2
+ * has no generic pointers), the same sums in the same order. */
 #define ML_NEIGHBOURS(name, space, flag_type)                                                     \
     static float name(space const float *phi, space const flag_type *flag, uint i, uint4 dims,  \
                       float *m)                                                                   \
     {                                                                                             \
         float s = 0.0f, k = 0.0f;                                                                 \
-        uint fi = flag[i];                                                                        \
         uint x = i % dims.x, y = (i / dims.x) % dims.y, z = i / (dims.x * dims.y);                \
         uint sx = 1u, sy = dims.x, sz = dims.x * dims.y;                                          \
-        if (x > 0u) ML_NB(i - sx)                                                                 \
-        if (x + 1u < dims.x) ML_NB(i + sx)                                                        \
-        if (y > 0u) ML_NB(i - sy)                                                                 \
-        if (y + 1u < dims.y) ML_NB(i + sy)                                                        \
-        if (z > 0u) ML_NB(i - sz)                                                                 \
-        if (z + 1u < dims.z) ML_NB(i + sz)                                                        \
+        if (x > 0u) { s += flag[i - sx] ? phi[i - sx] : 0.0f; k += 1.0f; }                        \
+        if (x + 1u < dims.x) { s += flag[i + sx] ? phi[i + sx] : 0.0f; k += 1.0f; }               \
+        if (y > 0u) { s += flag[i - sy] ? phi[i - sy] : 0.0f; k += 1.0f; }                        \
+        if (y + 1u < dims.y) { s += flag[i + sy] ? phi[i + sy] : 0.0f; k += 1.0f; }               \
+        if (z > 0u) { s += flag[i - sz] ? phi[i - sz] : 0.0f; k += 1.0f; }                        \
+        if (z + 1u < dims.z) { s += flag[i + sz] ? phi[i + sz] : 0.0f; k += 1.0f; }               \
         *m = k;                                                                                   \
         return s;                                                                                 \
     }
@@ -185,7 +149,7 @@ __kernel void ml_smooth(__global const float *phi, __global float *phi_out,
     if (c >= dims.w)
         return;
     float m, s = ml_neighbours(phi, flag, c, dims, &m);
-    phi_out[c] = ml_jacobi(phi[c], s, m, rhs[c], ML_FLUID(flag[c]), dx2, weight);
+    phi_out[c] = ml_jacobi(phi[c], s, m, rhs[c], flag[c] != 0u, dx2, weight);
 }
 
 /* Sum of the neighbours' phi plus the coarse correction above each fluid one (air: 0), and
@@ -201,13 +165,13 @@ static float ml_neighbours_prolonged(__global const float *phi, __global const u
     for (uint a = 0u; a < 3u; a++) {
         if (at[a] > 0u) {
             uint j = i - step[a];
-            s += ML_FLUID(flag[j]) ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
-            k += ml_face_weight(flag[i], flag[j]);
+            s += flag[j] ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
+            k += 1.0f;
         }
         if (at[a] + 1u < size[a]) {
             uint j = i + step[a];
-            s += ML_FLUID(flag[j]) ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
-            k += ml_face_weight(flag[i], flag[j]);
+            s += flag[j] ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
+            k += 1.0f;
         }
     }
     *m = k;
@@ -226,7 +190,7 @@ __kernel void ml_prolong_smooth(__global const float *phi, __global float *phi_o
     uint c = get_global_id(0);
     if (c >= dims.w)
         return;
-    bool fluid = ML_FLUID(flag[c]);
+    bool fluid = flag[c] != 0u;
     float here = fluid ? phi[c] + phi_c[ml_parent(c, dims, dims_c)] : phi[c];
     float m, s = ml_neighbours_prolonged(phi, flag, phi_c, c, dims, dims_c, &m);
     phi_out[c] = ml_jacobi(here, s, m, rhs[c], fluid, dx2, weight);
@@ -245,7 +209,7 @@ __kernel void ml_coarsest(__global float *phi, __global float *tmp, __global con
     for (uint s = 0u; s < sweeps; s++) {
         for (uint c = 0u; c < dims.w; c++) {
             float m, sum = ml_neighbours(phi, flag, c, dims, &m);
-            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], ML_FLUID(flag[c]), dx2, weight);
+            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] != 0u, dx2, weight);
         }
         for (uint c = 0u; c < dims.w; c++)
             phi[c] = tmp[c];
@@ -253,34 +217,32 @@ __kernel void ml_coarsest(__global float *phi, __global float *tmp, __global con
 }
 
 /* Coarse cell c of grid dims_c from the fine grid of dims: the sum of its children's residuals
- * rhs - lap(phi) (0 beyond the fine grid) into *s, and its flag: the mean of the children's
- * inside the fine grid, rounded. */
+ * rhs - lap(phi) (0 beyond the fine grid) into *s, and whether all of them are fluid. */
 #define ML_RESTRICT_CELL(name, space, flag_type, neighbours)                                       \
     static uint name(space const float *phi, space const float *rhs, space const flag_type *flag, \
                      uint4 dims, float inv_dx2, uint c, uint4 dims_c, float *s)                   \
     {                                                                                             \
         uint x = c % dims_c.x, y = (c / dims_c.x) % dims_c.y, z = c / (dims_c.x * dims_c.y);      \
-        uint all = 0u, kids = 0u;                                                                 \
+        uint all = 1u;                                                                            \
         *s = 0.0f;                                                                                \
         for (uint k = 0u; k < 8u; k++) {                                                          \
             uint fx = 2u * x + (k & 1u), fy = 2u * y + ((k >> 1) & 1u), fz = 2u * z + (k >> 2);   \
             if (fx < dims.x && fy < dims.y && fz < dims.z) {                                      \
                 uint i = ml_index3(fx, fy, fz, dims);                                             \
                 float m, nb = neighbours(phi, flag, i, dims, &m);                                 \
-                *s += ml_residual(phi[i], nb, m, rhs[i], ML_FLUID(flag[i]), inv_dx2);            \
-                all += flag[i];                                                                   \
-                kids++;                                                                           \
+                *s += ml_residual(phi[i], nb, m, rhs[i], flag[i] != 0, inv_dx2);                  \
+                all &= flag[i] ? 1u : 0u;                                                         \
             }                                                                                     \
         }                                                                                         \
-        return (all + kids / 2u) / kids;                                                          \
+        return all;                                                                               \
     }
 ML_RESTRICT_CELL(ml_restrict_cell, __global, uint, ml_neighbours)
 ML_RESTRICT_CELL(ml_restrict_cell_local, __local, uchar, ml_neighbours_local)
 
-/* The next coarser grid: its fill the mean of its children's inside the fine grid (the free
- * surface where the finest grid has it; with fluid where any child is, a fluid filling a
- * corner of the box left the coarsest grids without air, their Neumann problem drifted, and
- * the jump to phi = 0 at the surface pushed the dam break apart); the mean
+/* The next coarser grid: fluid where all its children inside the fine grid are, else air
+ * (phi = 0: the free surface stays on every grid; with fluid where any child is, a fluid
+ * filling a corner of the box left the coarsest grids without air, their Neumann problem
+ * drifted, and the jump to phi = 0 at the surface pushed the dam break apart); the mean
  * residual rhs - lap(phi) of the 8 children (0 beyond the fine grid), formed here from the
  * fine phi and rhs, as its right-hand side; phi = 0. */
 __kernel void ml_restrict(__global const float *phi, __global const float *rhs,
@@ -294,7 +256,7 @@ __kernel void ml_restrict(__global const float *phi, __global const float *rhs,
         return;
     float s;
     uint all = ml_restrict_cell(phi, rhs, flag, dims, inv_dx2, c, dims_c, &s);
-    rhs_c[c] = ML_FLUID(all) ? 0.125f * s : 0.0f;
+    rhs_c[c] = all ? 0.125f * s : 0.0f;
     flag_c[c] = all;
     phi_c[c] = 0.0f;
 }
@@ -315,7 +277,7 @@ static void ml_group_sweeps(__local float *phi, __local float *tmp, __local cons
     for (uint s = 0u; s < sweeps; s++) {
         for (uint c = lid; c < dims.w; c += wg) {
             float m, sum = ml_neighbours_local(phi, flag, c, dims, &m);
-            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], ML_FLUID(flag[c]), dx2, weight);
+            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] != 0, dx2, weight);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint c = lid; c < dims.w; c += wg)
@@ -358,7 +320,7 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
     for (uint c = lid; c < top.w; c += wg) {
         phi[c] = phi_top[c];
         rhs[c] = rhs_top[c];
-        flag[c] = (uchar)flag_top[c];
+        flag[c] = flag_top[c] ? (uchar)1 : (uchar)0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     uint4 d = top;
@@ -372,8 +334,8 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
             float s;
             uint all = ml_restrict_cell_local(phi + off, rhs + off, flag + off, d, inv_dx2_l, c,
                                               dc, &s);
-            rhs[off_c + c] = ML_FLUID(all) ? 0.125f * s : 0.0f;
-            flag[off_c + c] = (uchar)all;
+            rhs[off_c + c] = all ? 0.125f * s : 0.0f;
+            flag[off_c + c] = all ? (uchar)1 : (uchar)0;
             phi[off_c + c] = 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -389,7 +351,7 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
         d = ml_group_level(top, l - 1u, &off);
         dx2_l *= 0.25f;
         for (uint c = lid; c < d.w; c += wg)
-            if (ML_FLUID(flag[off + c]))
+            if (flag[off + c])
                 phi[off + c] += phi[off_c + ml_parent(c, d, dc)];
         barrier(CLK_LOCAL_MEM_FENCE);
         ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, post);
@@ -404,52 +366,10 @@ static float ml_face_gradient(__global const float *phi, __global const uint *fl
                               uint stride, uint c, uint dim, float t, float inv_dx)
 {
     float here = phi[i];
-    float lo = c > 0u && ML_FLUID(flag[i - stride]) ? phi[i - stride] : 0.0f;
-    float hi = c + 1u < dim && ML_FLUID(flag[i + stride]) ? phi[i + stride] : 0.0f;
-    float below = c > 0u ? (here - lo) * inv_dx : 0.0f;
-    float above = c + 1u < dim ? (hi - here) * inv_dx : 0.0f;
+    float below = c > 0u ? (here - (flag[i - stride] ? phi[i - stride] : 0.0f)) * inv_dx : 0.0f;
+    float above =
+        c + 1u < dim ? ((flag[i + stride] ? phi[i + stride] : 0.0f) - here) * inv_dx : 0.0f;
     return mix(below, above, clamp(t, 0.0f, 1.0f));
-}
-
-/* phi's gradient along axis a at fraction t of the way through cell c: the face gradients
- * along a (ml_face_gradient) of c and of its neighbours across the other two axes, towards the
- * particle's side, weighted bilinearly by its offset from the cells' centres (a neighbour
- * beyond the grid or in air left out, the weights renormalised): continuous across every face,
- * so that two layers of particles either side of a face move alike. */
-static float ml_gradient(__global const float *phi, __global const uint *flag, uint4 dims,
-                         uint4 c, float4 t, uint a, float inv_dx)
-{
-    uint cc[3] = {c.x, c.y, c.z}, size[3] = {dims.x, dims.y, dims.z};
-    uint step[3] = {1u, dims.x, dims.x * dims.y};
-    float tt[3] = {clamp(t.x, 0.0f, 1.0f), clamp(t.y, 0.0f, 1.0f), clamp(t.z, 0.0f, 1.0f)};
-    uint b[2] = {(a + 1u) % 3u, (a + 2u) % 3u};
-    float sum = 0.0f, wsum = 0.0f;
-    for (uint k = 0u; k < 4u; k++) {
-        uint at[3] = {cc[0], cc[1], cc[2]};
-        float w = 1.0f;
-        bool inside = true;
-        for (uint e = 0u; e < 2u; e++) {
-            uint ax = b[e];
-            float off = tt[ax] - 0.5f;
-            if (k & (1u << e)) {
-                w *= fabs(off);
-                if (off >= 0.0f ? at[ax] + 1u >= size[ax] : at[ax] == 0u)
-                    inside = false;
-                else
-                    at[ax] = off >= 0.0f ? at[ax] + 1u : at[ax] - 1u;
-            } else {
-                w *= 1.0f - fabs(off);
-            }
-        }
-        if (!inside || w <= 0.0f)
-            continue;
-        uint i = at[0] + step[1] * at[1] + step[2] * at[2];
-        if (k != 0u && !ML_FLUID(flag[i]))
-            continue;
-        sum += w * ml_face_gradient(phi, flag, i, step[a], at[a], size[a], tt[a], inv_dx);
-        wsum += w;
-    }
-    return sum / wsum;
 }
 
 /* Moves each fluid particle by grad(phi) at its place (at most max_move, kept in the box); a
@@ -464,11 +384,13 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, uint bodie
         return;
     float4 x = pred[i];
     uint4 c = ml_cell(p, x, inv_dx, dims);
+    uint k = ml_index(c, dims);
     float4 lo = (float4)(p->box_min[0], p->box_min[1], p->box_min[2], 0.0f);
     float4 t = (x - lo) * inv_dx - convert_float4(c);
-    float4 d = (float4)(ml_gradient(phi, flag, dims, c, t, 0u, inv_dx),
-                        ml_gradient(phi, flag, dims, c, t, 1u, inv_dx),
-                        ml_gradient(phi, flag, dims, c, t, 2u, inv_dx), 0.0f);
+    float4 d = (float4)(ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx),
+                        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx),
+                        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx),
+                        0.0f);
     d = pbf_limit(d, max_move);
     pred[i] = (float4)(clamp(x + d, pbf_box_min(p), pbf_box_max(p)).xyz, x.w);
 }

@@ -36,27 +36,7 @@ static size_t ref_index(const ref_grid *g, unsigned x, unsigned y, unsigned z)
     return x + g->d[0] * ((size_t)y + g->d[1] * z);
 }
 
-/* A cell's flag is its fill x 255, rounded: the volume of its particles over its volume inside
- * the box, at most 1. It is fluid (phi solved) from half full, else air (phi = 0). */
-static int ref_fluid(unsigned flag)
-{
-    return flag / 255.0 >= 0.5;
-}
-
-/* The weight of the face from fluid cell i (flag fi) to its neighbour j (flag fj): 1 to fluid;
- * to air 1 / theta, theta the distance from i's centre to the free surface (phi = 0) in cells,
- * with the fluid of both cells laid from i's far face: fi + fj cells of fluid end fi + fj - 1/2
- * past i's centre (a full cell beside an empty one: the face, 1/2), at least 0.1 (a surface
- * nearer than that would make the weight unbounded), at most 1 (j's centre). */
-static double ref_face_weight(unsigned fi, unsigned fj)
-{
-    if (ref_fluid(fj))
-        return 1.0;
-    double theta = (fi + fj) / 255.0 - 0.5;
-    return 1.0 / (theta < 0.1 ? 0.1 : (theta > 1.0 ? 1.0 : theta));
-}
-
-/* Sum of the neighbours' phi (air 0) inside the grid and the sum of the faces' weights. */
+/* Sum of the neighbours' phi (air 0) inside the grid and their count. */
 static double ref_neighbours(const ref_grid *g, const double *phi, size_t c, double *m)
 {
     unsigned x = c % g->d[0], y = (c / g->d[0]) % g->d[1], z = c / (g->d[0] * g->d[1]);
@@ -68,8 +48,8 @@ static double ref_neighbours(const ref_grid *g, const double *phi, size_t c, dou
         if (nx < 0 || ny < 0 || nz < 0 || nx >= g->d[0] || ny >= g->d[1] || nz >= g->d[2])
             continue;
         size_t i = ref_index(g, (unsigned)nx, (unsigned)ny, (unsigned)nz);
-        s += ref_fluid(g->flag[i]) ? phi[i] : 0.0;
-        *m += ref_face_weight(g->flag[c], g->flag[i]);
+        s += g->flag[i] ? phi[i] : 0.0;
+        *m += 1.0;
     }
     return s;
 }
@@ -80,7 +60,7 @@ static void ref_smooth(ref_grid *g)
     for (size_t c = 0; c < g->cells; c++) {
         double m, s = ref_neighbours(g, g->phi, c, &m);
         double jacobi = m > 0 ? (s - g->rhs[c] * g->dx * g->dx) / m : 0.0;
-        out[c] = ref_fluid(g->flag[c]) ? g->phi[c] + w * (jacobi - g->phi[c]) : 0.0;
+        out[c] = g->flag[c] ? g->phi[c] + w * (jacobi - g->phi[c]) : 0.0;
     }
     memcpy(g->phi, out, g->cells * sizeof *out);
     free(out);
@@ -90,29 +70,27 @@ static void ref_residual(const ref_grid *g, double *res)
 {
     for (size_t c = 0; c < g->cells; c++) {
         double m, s = ref_neighbours(g, g->phi, c, &m);
-        res[c] = ref_fluid(g->flag[c]) ? g->rhs[c] - (s - m * g->phi[c]) / (g->dx * g->dx) : 0.0;
+        res[c] = g->flag[c] ? g->rhs[c] - (s - m * g->phi[c]) / (g->dx * g->dx) : 0.0;
     }
 }
 
-/* Coarse grid c from the residual res of fine grid f: its fill the mean of its children's
- * inside f (rounded, halves up), its rhs the sum of their residuals / 8 where it is fluid. */
+/* Coarse grid c from the residual res of fine grid f: fluid where every child inside f is. */
 static void ref_restrict(const ref_grid *f, const double *res, ref_grid *c)
 {
     for (size_t k = 0; k < c->cells; k++) {
         unsigned x = k % c->d[0], y = (k / c->d[0]) % c->d[1], z = k / (c->d[0] * c->d[1]);
         double s = 0.0;
-        unsigned fill = 0, kids = 0;
+        unsigned all = 1;
         for (unsigned ch = 0; ch < 8; ch++) {
             unsigned fx = 2 * x + (ch & 1), fy = 2 * y + ((ch >> 1) & 1), fz = 2 * z + (ch >> 2);
             if (fx < f->d[0] && fy < f->d[1] && fz < f->d[2]) {
                 size_t i = ref_index(f, fx, fy, fz);
                 s += res[i];
-                fill += f->flag[i];
-                kids++;
+                all &= f->flag[i];
             }
         }
-        c->flag[k] = (unsigned)floor((double)fill / kids + 0.5);
-        c->rhs[k] = ref_fluid(c->flag[k]) ? s / 8.0 : 0.0;
+        c->rhs[k] = all ? s / 8.0 : 0.0;
+        c->flag[k] = all;
         c->phi[k] = 0.0;
     }
 }
@@ -121,7 +99,7 @@ static void ref_prolong(ref_grid *f, const ref_grid *c)
 {
     for (size_t k = 0; k < f->cells; k++) {
         unsigned x = k % f->d[0], y = (k / f->d[0]) % f->d[1], z = k / (f->d[0] * f->d[1]);
-        if (ref_fluid(f->flag[k]))
+        if (f->flag[k])
             f->phi[k] += c->phi[ref_index(c, x / 2, y / 2, z / 2)];
     }
 }
@@ -246,8 +224,8 @@ static void set_dims(cl_kernel k, int i, const cl_uint4 *dims)
         set_arg(k, i + a, sizeof(cl_uint), &dims->s[a]);
 }
 
-/* A grid of random phi in [-1, 1], rhs in [0, 50] and fills x 255 (about half fluid; 0, 127,
- * 128, 255 or any), and its device copy (float phi, rhs; uint flags). */
+/* A grid of random phi in [-1, 1], rhs in [0, 50] and flags (about 3 in 4 fluid), and its
+ * device copy (float phi, rhs; uint flags). */
 typedef struct dev_grid {
     ref_grid g;
     cl_mem phi, rhs, flag, out;
@@ -260,10 +238,7 @@ static void dev_grid_make(pbfcl_cl *cl, dev_grid *dg, const unsigned d[3], doubl
     size_t n = dg->g.cells;
     float *phi = malloc(n * 4), *rhs = malloc(n * 4);
     for (size_t c = 0; c < n; c++) {
-        /* fills x 255: empty, full, either side of half full, or any */
-        unsigned kinds[8] = {0, 0, 255, 255, 255, 127, 128, 0};
-        unsigned kind = (unsigned)(test_rand(rng) % 8);
-        dg->g.flag[c] = kind == 7 ? (unsigned)(test_rand(rng) % 256) : kinds[kind];
+        dg->g.flag[c] = test_rand(rng) % 4 != 0;
         phi[c] = test_randf(rng, -1.0f, 1.0f);
         rhs[c] = test_randf(rng, 0.0f, 50.0f);
         dg->g.phi[c] = phi[c];
@@ -495,45 +470,6 @@ END_TEST
 
 /* ---- a whole correction ------------------------------------------------------------------- */
 
-/* The gradient along axis a of phi on grid g (air 0, no flux through the walls) at fraction t
- * of the way through cell c: on each face across a, (phi beyond - phi before) / dx; between
- * the two faces of a cell linear in t[a]; across the other two axes bilinear between the
- * centres of c and of its neighbours on the particle's side (a neighbour beyond the grid or in
- * air left out, the other weights scaled up to 1). */
-static double ref_gradient(const ref_grid *g, const unsigned c[3], const double t[3], int a)
-{
-    int b[2] = {(a + 1) % 3, (a + 2) % 3};
-    double sum = 0.0, wsum = 0.0;
-    for (int k = 0; k < 4; k++) {
-        long at[3] = {c[0], c[1], c[2]};
-        double w = 1.0;
-        for (int e = 0; e < 2; e++) {
-            double off = t[b[e]] - 0.5;
-            int far = (k >> e) & 1;
-            w *= far ? fabs(off) : 1.0 - fabs(off);
-            if (far)
-                at[b[e]] += off >= 0 ? 1 : -1;
-        }
-        int inside = 1;
-        for (int e = 0; e < 3; e++)
-            inside &= at[e] >= 0 && at[e] < (long)g->d[e];
-        if (!inside || w == 0.0)
-            continue;
-        size_t i = ref_index(g, (unsigned)at[0], (unsigned)at[1], (unsigned)at[2]);
-        if (k != 0 && !ref_fluid(g->flag[i]))
-            continue;
-        size_t stride = a == 0 ? 1 : (a == 1 ? g->d[0] : (size_t)g->d[0] * g->d[1]);
-        double here = g->phi[i], before = 0.0, beyond = 0.0;
-        if (at[a] > 0)
-            before = (here - (ref_fluid(g->flag[i - stride]) ? g->phi[i - stride] : 0.0)) / g->dx;
-        if (at[a] + 1 < (long)g->d[a])
-            beyond = ((ref_fluid(g->flag[i + stride]) ? g->phi[i + stride] : 0.0) - here) / g->dx;
-        sum += w * (before + (beyond - before) * t[a]);
-        wsum += w;
-    }
-    return sum / wsum;
-}
-
 /* The reference correction of the particles x (n, xyz) with neighbour lists (count, nbr of
  * capacity maxnb, entry k of i at k * n + i) under constants p and gravity g: into out. */
 static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const float *x,
@@ -546,7 +482,7 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
     for (int l = 0; l < levels; l++)
         grid_alloc(&lv[l], d[l], ldexp(p->h, l));
     size_t *cell = malloc(n * sizeof *cell);
-    double *sum = calloc(lv[0].cells, sizeof *sum), *count_in = calloc(lv[0].cells, sizeof *sum);
+    double *sum = calloc(lv[0].cells, sizeof *sum);
     for (size_t i = 0; i < n; i++) {
         unsigned c[3];
         for (int a = 0; a < 3; a++) {
@@ -563,23 +499,11 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
         double rho = p->self_density + p->mass * w + p->rest_density * ref_wall(p, x + 3 * i, grad);
         double s = rho / p->rest_density - 1.0;
         sum[cell[i]] += s < -1 ? -1 : (s > 1 ? 1 : s);
-        count_in[cell[i]] += 1.0;
+        lv[0].flag[cell[i]] = 1;
     }
     double cell_volume = pow(p->h, 3);
-    const ref_grid *f0 = &lv[0];
-    for (size_t c = 0; c < f0->cells; c++) {
+    for (size_t c = 0; c < lv[0].cells; c++)
         lv[0].rhs[c] = fmax(sum[c], 0.0) * p->volume / cell_volume;
-        /* the fill: the particles' volume over the part of the cell inside the box (the last
-         * cell of an axis may stick out; each axis' part at least 1/20 of the cell) */
-        unsigned at[3] = {c % f0->d[0], (c / f0->d[0]) % f0->d[1], c / (f0->d[0] * f0->d[1])};
-        double inside = cell_volume;
-        for (int a = 0; a < 3; a++) {
-            double lo = p->box_min[a] + (double)at[a] * p->h;
-            inside *= fmax(fmin(((double)p->box_max[a] - lo) / p->h, 1.0), 0.05);
-        }
-        double fill = fmin(count_in[c] * p->volume / inside, 1.0);
-        lv[0].flag[c] = (unsigned)floor(fill * 255.0 + 0.5);
-    }
     for (int c = 0; c < PBFCL_ML_CYCLES; c++)
         ref_v_cycle(lv, levels);
     double limit = fmin(0.5 * p->radius, PBFCL_ML_SUPPORT * g * p->dt * p->dt);
@@ -587,13 +511,17 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
     for (size_t i = 0; i < n; i++) {
         size_t k = cell[i];
         unsigned c[3] = {k % g0->d[0], (k / g0->d[0]) % g0->d[1], k / (g0->d[0] * g0->d[1])};
-        double t[3], dv[3], len = 0.0;
+        size_t stride[3] = {1, g0->d[0], (size_t)g0->d[0] * g0->d[1]};
+        double dv[3], len = 0.0;
         for (int a = 0; a < 3; a++) {
-            t[a] = (x[3 * i + a] - p->box_min[a]) / p->h - c[a];
-            t[a] = t[a] < 0 ? 0 : (t[a] > 1 ? 1 : t[a]);
-        }
-        for (int a = 0; a < 3; a++) {
-            dv[a] = ref_gradient(g0, c, t, a);
+            double t = (x[3 * i + a] - p->box_min[a]) / p->h - c[a];
+            t = t < 0 ? 0 : (t > 1 ? 1 : t);
+            double here = g0->phi[k], below = 0.0, above = 0.0;
+            if (c[a] > 0)
+                below = (here - (g0->flag[k - stride[a]] ? g0->phi[k - stride[a]] : 0.0)) / p->h;
+            if (c[a] + 1 < g0->d[a])
+                above = ((g0->flag[k + stride[a]] ? g0->phi[k + stride[a]] : 0.0) - here) / p->h;
+            dv[a] = below + (above - below) * t;
             len += dv[a] * dv[a];
         }
         len = sqrt(len);
@@ -607,7 +535,6 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
         grid_free(&lv[l]);
     free(cell);
     free(sum);
-    free(count_in);
 }
 
 /* One correction of nx^3 particles at spacing 0.99 * 2r (jittered by 0.05 r) on the floor of

@@ -36,7 +36,7 @@ static const char *const ml_kernel_names[] = {"ml_gather",   "ml_setup",    "ml_
 _Static_assert(PBFCL_ML_POST_SWEEPS >= 1, "the prolongation is fused into the first post sweep");
 
 /* One grid: phi (float), its ping-pong partner and the residual (tmp, float), the right-hand
- * side (float), the flags (uint: the fill x 255, fluid from 128). */
+ * side (float), the flags (uint: 1 fluid, 0 air). */
 typedef struct ml_level {
     cl_uint4 dims; /* nx, ny, nz, cells */
     float dx;      /* cell size, m */
@@ -268,11 +268,6 @@ static pbfcl_status gather(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile *
     ML_ARG(k, 4, g->phi_buf);
     ML_ARG(k, 5, scale);
     ML_ARG(k, 6, cells);
-    PBFCL_TRY(set_dims(k, 7, g));
-    for (int a = 0; a < 3; a++) {
-        cl_float e = (v->params->box_max[a] - v->params->box_min[a]) / g->dx;
-        ML_ARG(k, 10 + a, e);
-    }
     return launch(v, k, cells, prof);
 }
 
