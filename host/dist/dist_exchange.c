@@ -456,6 +456,8 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
         d->traffic.ghosts += d->ghost.count;
     } else if (point == PBFCL_SYNC_SORTED) {
         st = after_sort(d);
+    } else if (point == PBFCL_SYNC_SHAPES) {
+        st = dist_shapes_clear_ghosts(d, bufs, elem, count);
     } else {
         if (count > 0)
             st = send_values(d, bufs, elem, count);
