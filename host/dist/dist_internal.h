@@ -124,4 +124,9 @@ pbfcl_status dist_shapes_clear_ghosts(pbfcl_dist *d, const cl_mem *bufs, const s
                                       int count);
 void dist_shapes_release(pbfcl_dist *d);
 
+/* The SPH method (dist_sph.c): its largest acceleration of the last frame, which chooses the
+ * next frame's steps, made the largest of every rank's, so that every rank takes the same
+ * steps; nothing for PBF. */
+pbfcl_status dist_sph_bounds(pbfcl_dist *d);
+
 #endif

@@ -10,6 +10,8 @@
  *           dam's comparison on mesh-container with a box, a capsule and a moving sphere:
  *           besides, every shape's pose the same on every rank and near one
  *           rank's, the force on it summed over the ranks near one rank's
+ *   sph [FRAMES PARTICLES]
+ *           dam's comparison with the SPH method
  *   cross   3 ranks: a blob crossing the middle slab within one frame (two boundaries), the
  *           ranks it leaves emptied and stepping on, no particle lost or duplicated
  *   refuse  3 ranks: rebalancing refused, the slabs kept, where two ranks lack the room
@@ -299,14 +301,30 @@ static bool check_balance(balance_check *c, pbfcl_dist *d, size_t n, int f, char
     return true;
 }
 
-static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold, bool shapes)
+/* The dam break run by the SPH method (weakly compressible, velocity Verlet). */
+static pbfcl_status sph_scene(pbfcl_scene *s, float **pos, size_t *n, size_t target)
 {
+    PBFCL_TRY(pbfcl_scene_load("dam-break", s));
+    s->solver.method = PBFCL_METHOD_SPH;
+    PBFCL_TRY(pbfcl_scene_set_particle_count(s, target));
+    return pbfcl_scene_fill(s, pos, n);
+}
+
+enum { CASE_DAM, CASE_SHAPES, CASE_SPH };
+
+static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold, int kind)
+{
+    bool shapes = kind == CASE_SHAPES;
     pbfcl_scene s;
     float *pos = NULL;
     size_t n = 0;
     int size, rank = rank_of(MPI_COMM_WORLD);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if ((shapes ? shapes_scene : dam_scene)(&s, &pos, &n, target) != PBFCL_OK)
+    pbfcl_status (*scene)(pbfcl_scene *, float **, size_t *, size_t) =
+        kind == CASE_SHAPES ? shapes_scene
+        : kind == CASE_SPH  ? sph_scene
+                            : dam_scene;
+    if (scene(&s, &pos, &n, target) != PBFCL_OK)
         finish(1, "the dam break scene failed");
     pbfcl_dist_layout l, one = {0, 1, (double[]){-INFINITY, INFINITY}};
     dam_run r = {.n = n};
@@ -360,9 +378,11 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold, bo
                "kinetic energy %.2e, front %.2e, mean density %.2e, largest density %.2e; "
                "bit-identical to one rank's up to frame: positions %d, velocities %d, densities "
                "%d\n",
-               shapes ? "mesh-container with 5 shapes" : "dam break", n, size, frames, r.worst[0],
-               r.worst[1], r.worst[2], r.worst[3], r.worst[4], r.identical_until[0],
-               r.identical_until[1], r.identical_until[2]);
+               shapes             ? "mesh-container with 5 shapes"
+               : kind == CASE_SPH ? "dam break (SPH)"
+                                  : "dam break",
+               n, size, frames, r.worst[0], r.worst[1], r.worst[2], r.worst[3], r.worst[4],
+               r.identical_until[0], r.identical_until[1], r.identical_until[2]);
     if (rank == 0 && shapes)
         printf("shapes: poses identical on every rank, at most %.2e m from one rank's; forces "
                "at most %.2e of the fluid's weight (%.4g N) from one rank's\n",
@@ -501,15 +521,19 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc < 2)
-        finish(2, "usage: dist_check dam|shapes|cross|refuse|fail");
+        finish(2, "usage: dist_check dam|shapes|sph|cross|refuse|fail");
     pbfcl_cl cl;
     memset(&cl, 0, sizeof cl);
     if (!all(pbfcl_cl_open(&cl, getenv("PBFCL_DEVICE")) == PBFCL_OK))
         finish(SKIP, "SKIP: no OpenCL device");
     int code = 2;
-    if (!strcmp(argv[1], "dam") || !strcmp(argv[1], "shapes"))
+    int kind = !strcmp(argv[1], "dam")      ? CASE_DAM
+               : !strcmp(argv[1], "shapes") ? CASE_SHAPES
+               : !strcmp(argv[1], "sph")    ? CASE_SPH
+                                            : -1;
+    if (kind >= 0)
         code = run_dam(&cl, argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? (size_t)atol(argv[3]) : 3000,
-                       argc > 4 ? atof(argv[4]) : 0.0, !strcmp(argv[1], "shapes"));
+                       argc > 4 ? atof(argv[4]) : 0.0, kind);
     else if (!strcmp(argv[1], "cross"))
         code = run_cross(&cl);
     else if (!strcmp(argv[1], "refuse"))
