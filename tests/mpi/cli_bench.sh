@@ -144,7 +144,7 @@ expect_refusal() { # PATTERN ARGS...
 expect_refusal "--steps.*0" --particles 2000 --steps 0
 expect_refusal "bench --diffuse: spray, foam and bubbles are not split over ranks" --diffuse 100
 expect_refusal "this scene has bodies: run it on one rank" --scene dam-break-bodies
-expect_refusal "this scene has colliders: run it on one rank" --scene pour  # not split (yet)
+expect_refusal "this scene has obstacles: run it on one rank" --scene fountain  # not split (yet)
 out=$("${mpirun[@]}" -np 2 "$pbfcl" bench --help 2>&1) && grep -q "^usage: pbfcl bench" <<<"$out" &&
   [ "$(grep -c "^usage:" <<<"$out")" -eq 1 ] || fail "bench --help on 2 ranks: $out"
 echo "ok: broken bench exits 3 on 2 ranks with each step marked; bad input refused once with status 2"
