@@ -27,9 +27,8 @@ typedef struct pbfcl_dist_solver pbfcl_dist_solver; /* opaque */
  * with the caller's), each on its own context ctx, holding count particles at positions with
  * velocities (xyz triples, NULL: at rest), the same arrays on every rank: particle k keeps id k
  * whichever rank holds it. desc->capacity is each rank's room, its own particles and the ghosts
- * within h of its slab (0: all count particles). Fluid with the PBF method only (desc->solver's
- * method SPH is refused); at most count ranks; each inner slab at least h wide (else refused,
- * saying what to change). */
+ * within h of its slab (0: all count particles). Fluid, by the PBF or the SPH method; at most
+ * count ranks; each inner slab at least h wide (else refused, saying what to change). */
 PBFCL_API pbfcl_status pbfcl_dist_solver_create(MPI_Comm comm, pbfcl_context *ctx,
                                                 const pbfcl_solver_desc *desc,
                                                 const float *positions, const float *velocities,

@@ -17,12 +17,11 @@ pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *s)
                        : s->obstacle_count > 0 ? "obstacles"
                        : s->emitter_count > 0  ? "emitters"
                        : s->drain_count > 0    ? "drains"
-                       : s->collider_count > 0 ? "colliders"
-                       : s->solver.method != 0 ? "the SPH method"
                                                : NULL;
     if (what) {
-        pbfcl_errorf("a run split over several ranks takes fluid with the PBF method only; this "
-                     "scene has %s: run it on one rank (without mpirun, or mpirun -np 1)",
+        pbfcl_errorf("a run split over several ranks takes fluid (and, with the PBF method, "
+                     "collision shapes); this scene has %s: run it on one rank (without mpirun, "
+                     "or mpirun -np 1)",
                      what);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
@@ -36,6 +35,7 @@ static pbfcl_status global_bounds(pbfcl_dist *d)
     float b[3], g[3];
     PBFCL_TRY(pbfcl_sim_bounds(d->sim, b));
     MPI_Allreduce(b, g, 3, MPI_FLOAT, MPI_MAX, d->comm);
+    PBFCL_TRY(dist_sph_bounds(d));
     return pbfcl_sim_write_bounds(d->sim, g);
 }
 
@@ -113,6 +113,7 @@ static pbfcl_status create_local(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene 
     PBFCL_TRY(pbfcl_dist_check_scene(scene));
     PBFCL_TRY(dist_setup_layout(d, layout));
     PBFCL_TRY(create_sim(d, cl, scene, positions, capacity));
+    PBFCL_TRY(dist_shapes_add(d, scene)); /* every rank every shape */
     return dist_finish_local(d);
 }
 
@@ -158,6 +159,7 @@ void pbfcl_dist_destroy(pbfcl_dist *d)
     if (!d)
         return;
     dist_exchange_release(d);
+    dist_shapes_release(d);
     dist_rows_release(&d->rows);
     pbfcl_sim_destroy(d->sim);
     int *arrays[] = {d->counts,      d->displs,      d->rcounts,      d->rdispls,

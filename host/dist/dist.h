@@ -62,6 +62,12 @@ pbfcl_status pbfcl_dist_compute_density(pbfcl_dist *d);
  * in pbfcl_dist_gather. */
 pbfcl_status pbfcl_dist_stats(pbfcl_dist *d, pbfcl_stats *out);
 
+/* Collective: collision shape id's contacts in the last substep summed over every rank (each
+ * counts its own particles): the force on it (N), the particles its contacts moved and those
+ * found inside it (as pbfcl_shape_contacts on one device); any pointer may be NULL. */
+pbfcl_status pbfcl_dist_shape_contacts(pbfcl_dist *d, int id, float force[3], unsigned *contacts,
+                                       unsigned *inside);
+
 /* Gathers every particle on rank 0 by id: pos3, vel3 (xyz triples), density (n entries each;
  * any may be NULL; read only on rank 0). Fails, naming the id, if an id is held by no rank or
  * by two: no particle is ever lost or duplicated. */

@@ -235,8 +235,8 @@ static pbfcl_status migrate(pbfcl_dist *d)
     size_t n = v.n, sent, kept;
     const cl_uint *list; /* (slot, rank) pairs in slot order */
     dist_part(d, PBFCL_DIST_PART_CLASSIFY);
-    PBFCL_TRY(
-        pbfcl_exchange_classify(&d->xchg, *v.pred, n, PBFCL_EXCHANGE_MIGRATE, &sent, &kept, &list));
+    PBFCL_TRY(pbfcl_exchange_classify(&d->xchg, v.pred ? *v.pred : v.pos_buf, n,
+                                      PBFCL_EXCHANGE_MIGRATE, &sent, &kept, &list));
     d->traffic.bus_bytes += 8 + sent * 8;
     dist_list *l = &d->migrants;
     PBFCL_TRY(list_room(l, sent));
@@ -273,8 +273,8 @@ static pbfcl_status make_ghosts(pbfcl_dist *d)
     size_t n = v.n, sent, kept, k = 0;
     const cl_uint *list; /* (slot, first << 16 | last) in slot order */
     dist_part(d, PBFCL_DIST_PART_CLASSIFY);
-    PBFCL_TRY(
-        pbfcl_exchange_classify(&d->xchg, *v.pred, n, PBFCL_EXCHANGE_GHOSTS, &sent, &kept, &list));
+    PBFCL_TRY(pbfcl_exchange_classify(&d->xchg, v.pred ? *v.pred : v.pos_buf, n,
+                                      PBFCL_EXCHANGE_GHOSTS, &sent, &kept, &list));
     d->traffic.bus_bytes += 4 + sent * 8;
     dist_list *s = &d->send;
     for (int r = 0; r < d->size; r++)
@@ -497,6 +497,8 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
             st = dist_overlap_sorted(d);
     } else if (overlap) { /* the exchange split in two (dist_overlap.c) */
         st = dist_overlap_sync(d, point, bufs, elem, count);
+    } else if (point == PBFCL_SYNC_SHAPES) {
+        st = dist_shapes_clear_ghosts(d, bufs, elem, count);
     } else {
         if (count > 0)
             st = dist_values_begin(d, bufs, elem, count);
@@ -545,8 +547,8 @@ pbfcl_status dist_drop_ghosts(pbfcl_dist *d)
         pbfcl_errorf("the split's ghosts are not flagged in the current order (internal error)");
         st = PBFCL_ERR_SIMULATION;
     } else if (d->ghost.count > 0) {
-        st =
-            pbfcl_exchange_classify(&d->xchg, *v.pred, n, PBFCL_EXCHANGE_DROP, &sent, &kept, &list);
+        st = pbfcl_exchange_classify(&d->xchg, v.pred ? *v.pred : v.pos_buf, n, PBFCL_EXCHANGE_DROP,
+                                     &sent, &kept, &list);
         d->traffic.bus_bytes += 8;
     }
     dist_part(d, PBFCL_DIST_PART_COMPACT);

@@ -88,6 +88,8 @@ struct pbfcl_dist {
     int part;          /* the part of traffic.part_seconds the time now goes to */
     double part_since; /* since when */
     dist_rows rows;
+    cl_mem none_buf;            /* rows of "no shape" for the ghosts' contacts (dist_shapes.c) */
+    size_t none_cap;            /* bytes */
     pbfcl_dist_balance balance; /* rebalancing (dist_balance.c) */
     int balance_wait;           /* frames before a refused rebalancing is tried again */
     dist_values values;         /* the exchange of values in progress */
@@ -160,5 +162,18 @@ void dist_list_free(dist_list *l);
  * part itself (after the simulation). */
 pbfcl_status dist_exchange_create(pbfcl_dist *d);
 void dist_exchange_release(pbfcl_dist *d);
+
+/* The collision shapes (dist_shapes.c): the scene's added to this rank's simulation; at
+ * PBFCL_SYNC_SHAPES the ghosts' contacts and inside flags set to none, so that each rank's force
+ * on a shape counts its own particles alone; the buffer of those rows released. */
+pbfcl_status dist_shapes_add(pbfcl_dist *d, const pbfcl_scene *scene);
+pbfcl_status dist_shapes_clear_ghosts(pbfcl_dist *d, const cl_mem *bufs, const size_t *elem,
+                                      int count);
+void dist_shapes_release(pbfcl_dist *d);
+
+/* The SPH method (dist_sph.c): its largest acceleration of the last frame, which chooses the
+ * next frame's steps, made the largest of every rank's, so that every rank takes the same
+ * steps; nothing for PBF. */
+pbfcl_status dist_sph_bounds(pbfcl_dist *d);
 
 #endif

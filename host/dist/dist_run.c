@@ -328,6 +328,14 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
         PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
         PBFCL_TRY(pbfcl_dist_plan(scene, p.h, r->positions, r->n, r->size, l));
     }
+    const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
+    if (scene->collider_count > 0 && (a->checkpoint_path || a->resume_path)) {
+        pbfcl_errorf("%s: a split run's checkpoint does not hold the collision shapes yet; "
+                     "checkpoint a scene with colliders on one rank (without mpirun, or mpirun "
+                     "-np 1)",
+                     a->resume_path ? "--resume" : "--checkpoint");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
     int st = r->rank == 0 ? (int)check_outputs(a, r->first_step) : 0;
     MPI_Bcast(&st, 1, MPI_INT, 0, r->comm);
     if (st == PBFCL_OK && r->rank == 0 && a->stats_path)

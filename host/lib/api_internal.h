@@ -88,6 +88,10 @@ pbfcl_api_cloth *pbfcl_api_solver_cloth(const char *func, const pbfcl_solver *s,
 /* The distance constraints of a simulation: PBF's (sph has none, 0). */
 size_t pbfcl_api_distance_count(struct pbfcl_sim *sim);
 
+/* Adds a scene's collision shapes, at the start, to a simulation of method pbf (the layer that
+ * splits a run over ranks: each rank holds every shape); a shape refused names colliders[i]. */
+pbfcl_status pbfcl_api_scene_add_colliders(const pbfcl_scene *sc, struct pbfcl_sim *sim);
+
 /* Makes the pinned particles of a scene's cloths and ropes static in phases (the fill's n,
  * pbfcl_scene_phases'); then, once the phases are set, puts the others into their groups and
  * sets the constraints and triangles (api_scene_cloth.c). */

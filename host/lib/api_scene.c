@@ -1,6 +1,7 @@
 /* Scene setups of the public API (pbfcl_scene_setup_*): a built-in or JSON scene held by a
  * checked handle, adjusted through the public parameter structs, then filled. */
 #include "api_internal.h"
+#include "pbf/pbf_colliders.h"
 #include "sim/state_check.h"
 
 #include <math.h>
@@ -307,6 +308,31 @@ pbfcl_status pbfcl_scene_setup_apply_colliders(const pbfcl_scene_setup *s, pbfcl
         PBFCL_TRY(collider_desc(sc, &sc->colliders[i], name, time, &d, &v, &t));
         int id;
         pbfcl_status st = pbfcl_shape_create(solver, &d, &id);
+        free(v);
+        free(t);
+        PBFCL_TRY(st);
+    }
+    return PBFCL_OK;
+}
+
+pbfcl_status pbfcl_api_scene_add_colliders(const pbfcl_scene *sc, struct pbfcl_sim *sim)
+{
+    pbfcl_colliders *c = sc->solver.method == PBFCL_METHOD_PBF ? pbfcl_pbf_colliders(sim) : NULL;
+    for (int i = 0; i < sc->collider_count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "colliders[%d]", i);
+        if (!c) {
+            pbfcl_errorf("%s: shapes collide with the particles of method pbf only: set "
+                         "solver.method to pbf",
+                         name);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+        pbfcl_shape_desc d;
+        float *v;
+        unsigned *t;
+        PBFCL_TRY(collider_desc(sc, &sc->colliders[i], name, 0.0, &d, &v, &t));
+        int id;
+        pbfcl_status st = pbfcl_colliders_add(c, &d, &id);
         free(v);
         free(t);
         PBFCL_TRY(st);

@@ -8,12 +8,20 @@
  *           rebalanced leaves the most on a rank at most THRESHOLD times the mean; on several
  *           ranks, the same split without the overlap (pbfcl_dist_set_overlap) alongside: the
  *           frames of the two the same to the byte
+ *   shapes [FRAMES PARTICLES]
+ *           dam's comparison on mesh-container with a box, a capsule and a moving sphere:
+ *           besides, every shape's pose the same on every rank and near one
+ *           rank's, the force on it summed over the ranks near one rank's
+ *   sph [FRAMES PARTICLES]
+ *           dam's comparison with the SPH method
  *   cross   3 ranks: a blob crossing the middle slab within one frame (two boundaries), the
  *           ranks it leaves emptied and stepping on, no particle lost or duplicated
  *   refuse  3 ranks: rebalancing refused, the slabs kept, where two ranks lack the room
  *   fail    2 ranks: rank 1 runs out of room mid-run; every rank must stop with its message
  * Exit 0 passed, 1 failed (on rank 0, with the reason), 77 no OpenCL device. */
 #include "dist.h"
+
+#include "pbf/pbf_colliders.h"
 
 #include "runtime/pbfcl_error.h"
 #include "scene/scene.h"
@@ -84,6 +92,80 @@ static pbfcl_status dam_scene(pbfcl_scene *s, float **pos, size_t *n, size_t tar
     PBFCL_TRY(pbfcl_scene_load("dam-break", s));
     PBFCL_TRY(pbfcl_scene_set_particle_count(s, target));
     return pbfcl_scene_fill(s, pos, n);
+}
+
+/* The shapes case: mesh-container (a dam break in a two-sided mesh tank over an SDF ramp) with
+ * a static box and capsule on the floor in the flow's path and a sphere moving at 1 m/s from x
+ * 0.75 toward the column (a sphere, a box, a capsule, a mesh, an SDF). */
+static pbfcl_status shapes_scene(pbfcl_scene *s, float **pos, size_t *n, size_t target)
+{
+    PBFCL_TRY(pbfcl_scene_load("mesh-container", s));
+    PBFCL_TRY(pbfcl_scene_set_particle_count(s, target));
+    pbfcl_scene_collider *c = &s->colliders[s->collider_count];
+    memset(c, 0, 3 * sizeof *c);
+    c[0].type = PBFCL_SHAPE_KIND_BOX;
+    memcpy(c[0].half_extents, (float[]){0.04f, 0.06f, 0.1f}, 12);
+    memcpy(c[0].position, (float[]){0.65f, 0.08f, 0.2f}, 12);
+    c[1].type = PBFCL_SHAPE_KIND_CAPSULE;
+    c[1].radius = 0.04f;
+    c[1].half_length = 0.08f;
+    memcpy(c[1].position, (float[]){0.6f, 0.07f, 0.45f}, 12);
+    c[2].type = PBFCL_SHAPE_KIND_SPHERE;
+    c[2].radius = 0.07f;
+    memcpy(c[2].position, (float[]){0.75f, 0.12f, 0.3f}, 12);
+    c[2].velocity[0] = -1.0f;
+    for (int k = 0; k < 3; k++) {
+        c[k].rotation[3] = 1.0f;
+        c[k].friction = 0.1f;
+    }
+    s->collider_count += 3;
+    return pbfcl_scene_fill(s, pos, n);
+}
+
+/* After frame f: every shape's pose the same on every rank, bit for bit, and within 1e-5 m of
+ * the single rank's; the force on it (summed over the ranks) within 2 % of the fluid's weight
+ * of the single rank's (a rank that counted its ghosts too was 6 % off on 2 ranks at frame 2).
+ * Differences go to worst: pose (m), force (of the weight). */
+static bool check_shapes(pbfcl_dist *split, pbfcl_dist *ref, int f, double weight, double *worst,
+                         char *why, size_t size)
+{
+    pbfcl_colliders *c = pbfcl_pbf_colliders(pbfcl_dist_sim(split));
+    int shapes = pbfcl_colliders_count(c);
+    bool ok = true;
+    for (int i = 0; i < shapes; i++) {
+        pbfcl_collider_view view;
+        float pose[7], force[3], ref_pose[7], ref_force[3], lo[7], hi[7];
+        ok = pbfcl_colliders_view_at(c, i, &view) == PBFCL_OK &&
+             pbfcl_colliders_get_pose(c, view.id, pose, pose + 3) == PBFCL_OK && ok;
+        ok = pbfcl_dist_shape_contacts(split, view.id, force, NULL, NULL) == PBFCL_OK && ok;
+        MPI_Allreduce(pose, lo, 7, MPI_FLOAT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(pose, hi, 7, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
+        if (ok && memcmp(lo, hi, sizeof lo)) {
+            snprintf(why, size, "frame %d: shape %d's pose differs between the ranks", f, i);
+            ok = false;
+        }
+        if (!ref || !ok)
+            continue;
+        pbfcl_colliders *rc = pbfcl_pbf_colliders(pbfcl_dist_sim(ref));
+        ok = pbfcl_colliders_get_pose(rc, view.id, ref_pose, ref_pose + 3) == PBFCL_OK &&
+             pbfcl_dist_shape_contacts(ref, view.id, ref_force, NULL, NULL) == PBFCL_OK;
+        double dp = 0, df = 0;
+        for (int k = 0; k < 7; k++)
+            dp = fmax(dp, fabs((double)pose[k] - ref_pose[k]));
+        for (int k = 0; k < 3; k++)
+            df = fmax(df, fabs((double)force[k] - ref_force[k]) / weight);
+        worst[0] = fmax(worst[0], dp);
+        worst[1] = fmax(worst[1], df);
+        if (ok && (dp > 1e-5 || df > 0.02)) {
+            snprintf(why, size,
+                     "frame %d: shape %d: pose %.3g m from one rank's, force (%g, %g, %g) N "
+                     "against (%g, %g, %g) N on one rank (%.3g of the weight %g N)",
+                     f, i, dp, force[0], force[1], force[2], ref_force[0], ref_force[1],
+                     ref_force[2], df, weight);
+            ok = false;
+        }
+    }
+    return ok;
 }
 
 /* A frame of both runs compared; the first difference in words into why. */
@@ -238,14 +320,30 @@ static bool check_balance(balance_check *c, pbfcl_dist *d, size_t n, int f, char
     return true;
 }
 
-static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold)
+/* The dam break run by the SPH method (weakly compressible, velocity Verlet). */
+static pbfcl_status sph_scene(pbfcl_scene *s, float **pos, size_t *n, size_t target)
 {
+    PBFCL_TRY(pbfcl_scene_load("dam-break", s));
+    s->solver.method = PBFCL_METHOD_SPH;
+    PBFCL_TRY(pbfcl_scene_set_particle_count(s, target));
+    return pbfcl_scene_fill(s, pos, n);
+}
+
+enum { CASE_DAM, CASE_SHAPES, CASE_SPH };
+
+static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold, int kind)
+{
+    bool shapes = kind == CASE_SHAPES;
     pbfcl_scene s;
     float *pos = NULL;
     size_t n = 0;
     int size, rank = rank_of(MPI_COMM_WORLD);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (dam_scene(&s, &pos, &n, target) != PBFCL_OK)
+    pbfcl_status (*scene)(pbfcl_scene *, float **, size_t *, size_t) =
+        kind == CASE_SHAPES ? shapes_scene
+        : kind == CASE_SPH  ? sph_scene
+                            : dam_scene;
+    if (scene(&s, &pos, &n, target) != PBFCL_OK)
         finish(1, "the dam break scene failed");
     pbfcl_dist_layout l, one = {0, 1, (double[]){-INFINITY, INFINITY}};
     dam_run r = {.n = n};
@@ -255,7 +353,7 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold)
     if (pbfcl_dist_create(&r.split, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK ||
         pbfcl_dist_set_rebalance(r.split, threshold) != PBFCL_OK)
         finish(1, "creating the split simulation failed");
-    if (size > 1 &&
+    if (size > 1 && kind != CASE_SPH && /* SPH's exchanges are not overlapped */
         (pbfcl_dist_create(&r.plain, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK ||
          pbfcl_dist_set_rebalance(r.plain, threshold) != PBFCL_OK))
         finish(1, "creating the split simulation without the overlap failed");
@@ -274,9 +372,12 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold)
          (!r.plain || pbfcl_dist_compute_density(r.plain) == PBFCL_OK) &&
          (!r.ref || pbfcl_dist_compute_density(r.ref) == PBFCL_OK);
     float mass = pbfcl_sim_params(pbfcl_dist_sim(r.split))->mass;
+    double weight = mass * (double)n * fabs(s.gravity[1]), shape_worst[2] = {0, 0};
     char why[512] = "a step failed";
     for (int f = 0; all(ok) && f <= frames; f++) {
         ok = dam_frame(&r, &s, l.axis, mass, f, why, sizeof why);
+        if (shapes && all(ok)) /* on every rank: the forces are summed with a collective */
+            ok = check_shapes(r.split, r.ref, f, weight, shape_worst, why, sizeof why);
         if (threshold > 0) /* on every rank: it counts with a collective */
             ok = check_balance(&bal, r.split, n, f, why, sizeof why) && ok;
         if (all(ok) && f < frames)
@@ -314,13 +415,20 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold)
                "-> after: %s)\n",
                threshold, bal.unbalanced, bal.seen, bal.worst_after, bal.log);
     if (rank == 0)
-        printf("dam break, %zu particles, %d ranks against 1, %d frames: every id held once at "
+        printf("%s, %zu particles, %d ranks against 1, %d frames: every id held once at "
                "every frame; largest relative differences: momentum %.2e (of the top speed's), "
                "kinetic energy %.2e, front %.2e, mean density %.2e, largest density %.2e; "
                "bit-identical to one rank's up to frame: positions %d, velocities %d, densities "
                "%d\n",
+               shapes             ? "mesh-container with 5 shapes"
+               : kind == CASE_SPH ? "dam break (SPH)"
+                                  : "dam break",
                n, size, frames, r.worst[0], r.worst[1], r.worst[2], r.worst[3], r.worst[4],
                r.identical_until[0], r.identical_until[1], r.identical_until[2]);
+    if (rank == 0 && shapes)
+        printf("shapes: poses identical on every rank, at most %.2e m from one rank's; forces "
+               "at most %.2e of the fluid's weight (%.4g N) from one rank's\n",
+               shape_worst[0], shape_worst[1], weight);
     pbfcl_dist_destroy(r.split);
     pbfcl_dist_destroy(r.ref);
     pbfcl_dist_destroy(r.plain);
@@ -456,15 +564,19 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc < 2)
-        finish(2, "usage: dist_check dam|cross|fail");
+        finish(2, "usage: dist_check dam|shapes|sph|cross|refuse|fail");
     pbfcl_cl cl;
     memset(&cl, 0, sizeof cl);
     if (!all(pbfcl_cl_open(&cl, getenv("PBFCL_DEVICE")) == PBFCL_OK))
         finish(SKIP, "SKIP: no OpenCL device");
     int code = 2;
-    if (!strcmp(argv[1], "dam"))
+    int kind = !strcmp(argv[1], "dam")      ? CASE_DAM
+               : !strcmp(argv[1], "shapes") ? CASE_SHAPES
+               : !strcmp(argv[1], "sph")    ? CASE_SPH
+                                            : -1;
+    if (kind >= 0)
         code = run_dam(&cl, argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? (size_t)atol(argv[3]) : 3000,
-                       argc > 4 ? atof(argv[4]) : 0.0);
+                       argc > 4 ? atof(argv[4]) : 0.0, kind);
     else if (!strcmp(argv[1], "cross"))
         code = run_cross(&cl);
     else if (!strcmp(argv[1], "refuse"))

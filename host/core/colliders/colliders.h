@@ -93,6 +93,12 @@ cl_mem pbfcl_colliders_table(const pbfcl_colliders *c, size_t *row_float4s);
  * NULL, while there are no shapes or no narrow phase has run with them. */
 bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *shapes, cl_mem *push);
 
+/* The buffers the force sums the particles' part from: bufs[0] the last narrow phase's contact
+ * shapes (PBFCL_COLLIDER_CONTACTS ints a particle, -1: none), bufs[1] the inside flags (a uint
+ * a particle, 0: none), elem their bytes a particle; false, both NULL, as
+ * pbfcl_colliders_planes. */
+bool pbfcl_colliders_counted(const pbfcl_colliders *c, cl_mem bufs[2], size_t elem[2]);
+
 /* For the tests: the last narrow phase's planes (n * PBFCL_COLLIDER_CONTACTS float4) and
  * shapes (int, -1: none), either may be NULL, and the table's index of shape id. */
 pbfcl_status pbfcl_colliders_read_contacts(pbfcl_colliders *c, pbfcl_cl *cl, size_t n,

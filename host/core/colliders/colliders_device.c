@@ -412,6 +412,16 @@ bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *sh
     return on;
 }
 
+bool pbfcl_colliders_counted(const pbfcl_colliders *c, cl_mem bufs[2], size_t elem[2])
+{
+    bool on = c && c->count > 0 && c->program && c->contact_shape_buf;
+    bufs[0] = on ? c->contact_shape_buf : NULL;
+    bufs[1] = on ? c->inside_buf : NULL;
+    elem[0] = COL_K * sizeof(cl_int);
+    elem[1] = sizeof(cl_uint);
+    return on;
+}
+
 pbfcl_status pbfcl_colliders_write_contacts(pbfcl_colliders *c, const pbfcl_colliders_run *r,
                                             size_t n, const float *planes4, const int *shapes)
 {

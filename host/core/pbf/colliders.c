@@ -45,9 +45,13 @@ static pbfcl_status collider_project(pbfcl_sim *sim, void *state, int it, pbfcl_
     pbfcl_sim_kernel_config(&v.cl->dev, &cfg);
     pbfcl_colliders_run r = {v.cl, &cfg, v.params_buf, v.n, v.capacity, v.wg, v.params->dt};
     PBFCL_TRY(pbfcl_colliders_project(c, &r, *v.pos, ps->q_buf, v.inv_mass_buf, prof));
-    if (it + 1 == v.scene->solver.iterations)
-        PBFCL_TRY(pbfcl_colliders_force(c, &r, v.inv_mass_buf, prof));
-    return PBFCL_OK;
+    if (it + 1 < v.scene->solver.iterations)
+        return PBFCL_OK;
+    cl_mem counted[2];
+    size_t elem[2];
+    if (pbfcl_colliders_counted(c, counted, elem)) /* split: each rank counts its own alone */
+        PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_SHAPES, counted, elem, 2));
+    return pbfcl_colliders_force(c, &r, v.inv_mass_buf, prof);
 }
 
 pbfcl_colliders *pbfcl_pbf_colliders(pbfcl_sim *sim)

@@ -282,8 +282,17 @@ typedef enum pbfcl_sim_sync_point {
     PBFCL_SYNC_DELTA,   /* bufs: q = x* + dx of delta (the moved flags miss the ghosts') */
     PBFCL_SYNC_COLLIDE, /* bufs: q and x after a collision pass */
     PBFCL_SYNC_UPDATE,  /* bufs: x and v, which vorticity and viscosity read */
-    PBFCL_SYNC_WAIT     /* the exchange a values point left in flight completes (the ghosts'
+    PBFCL_SYNC_WAIT,    /* the exchange a values point left in flight completes (the ghosts'
                          * rows arrive): pbfcl_sim_sync_wait */
+    PBFCL_SYNC_DENSITY, /* sph, bufs: the densities and pressure terms, which the force reads
+                         * of the neighbours */
+    PBFCL_SYNC_FORCE,   /* sph, bufs: the accelerations of a step's second force, whose largest
+                         * (of every particle held, the ghosts' their owners') sets the next
+                         * frame's steps */
+    PBFCL_SYNC_SHAPES   /* bufs: the collision shapes' contacts (4 ints a particle, -1 none)
+                         * and inside flags (a uint, 0 none), before the force on each shape is
+                         * summed: the layer sets the ghosts' rows to none (their owners count
+                         * them; nothing reads a ghost's after it) */
 } pbfcl_sim_sync_point;
 
 /* The layer's callback: bufs[0..count-1] hold elem[k] bytes per particle in the current order. */

@@ -315,6 +315,27 @@ pbfcl_status pbfcl_sph_read(pbfcl_sim *sim, float *pressure_term, float *accel3)
     return PBFCL_OK;
 }
 
+/* The neighbour grid of x; split over devices, the particles change devices and the ghosts
+ * are made anew before it and take their new slots after (sim.h, "a simulation split"). */
+static pbfcl_status sph_neighbours(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_SEARCH, NULL, NULL, 0));
+    PBFCL_TRY(pbfcl_sim_neighbours_x(sim, prof));
+    return pbfcl_sim_sync(sim, PBFCL_SYNC_SORTED, NULL, NULL, 0);
+}
+
+/* The density pass; split, the ghosts then take their owners' rho and p, which the force reads
+ * of the neighbours. */
+static pbfcl_status sph_density_synced(pbfcl_sim *sim, pbfcl_profile *prof)
+{
+    PBFCL_TRY(pbfcl_sph_density(sim, prof));
+    pbfcl_sim_view v;
+    sph_state *st = state_of(sim, &v);
+    const cl_mem bufs[] = {v.density_buf, st->pressure_buf};
+    const size_t elem[] = {4, 4};
+    return pbfcl_sim_sync(sim, PBFCL_SYNC_DENSITY, bufs, elem, 2);
+}
+
 /* One step of seed 002's outline: the neighbour grid of x (hash, sort, reorder, cells,
  * neighbour lists), then velocity Verlet with two force evaluations: the force of (x, v),
  * the new position and the velocity v* = v + a dt, the force of (x', v*), the new velocity.
@@ -323,13 +344,19 @@ pbfcl_status pbfcl_sph_read(pbfcl_sim *sim, float *pressure_term, float *accel3)
  * and grad W near 0 there. */
 static pbfcl_status sph_substep(pbfcl_sim *sim, pbfcl_profile *prof)
 {
-    PBFCL_TRY(pbfcl_sim_neighbours_x(sim, prof)); /* hash, sort, reorder, cells, neighbours */
-    PBFCL_TRY(pbfcl_sph_density(sim, prof));      /* rho, p of x */
-    PBFCL_TRY(pbfcl_sph_force(sim, prof));        /* a(x, v) */
-    PBFCL_TRY(pbfcl_sph_verlet_x(sim, prof));     /* x += v dt + a dt^2 / 2, v* = v + a dt */
-    PBFCL_TRY(pbfcl_sph_density(sim, prof));      /* rho, p of x' */
-    PBFCL_TRY(pbfcl_sph_force(sim, prof));        /* a(x', v*) */
-    return pbfcl_sph_verlet_v(sim, prof);         /* v = v + (a + a') dt / 2 */
+    PBFCL_TRY(sph_neighbours(sim, prof));     /* hash, sort, reorder, cells, neighbours */
+    PBFCL_TRY(sph_density_synced(sim, prof)); /* rho, p of x */
+    PBFCL_TRY(pbfcl_sph_force(sim, prof));    /* a(x, v) */
+    PBFCL_TRY(pbfcl_sph_verlet_x(sim, prof)); /* x += v dt + a dt^2 / 2, v* = v + a dt */
+    pbfcl_sim_view v;
+    sph_state *st = state_of(sim, &v);
+    const cl_mem moved[] = {v.pos_buf, v.vel_buf}; /* split: the ghosts' x' and v* their owners' */
+    const size_t elem[] = {16, 16, 16};
+    PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_UPDATE, moved, elem, 2));
+    PBFCL_TRY(sph_density_synced(sim, prof));                                  /* rho, p of x' */
+    PBFCL_TRY(pbfcl_sph_force(sim, prof));                                     /* a(x', v*) */
+    PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_FORCE, &st->accel_buf, elem, 1)); /* their max |a| */
+    return pbfcl_sph_verlet_v(sim, prof); /* v = v + (a + a') dt / 2 */
 }
 
 /* The steps of the next frame: the time step is the least of the CFL condition sph_cfl h /
@@ -380,7 +407,7 @@ static pbfcl_status sph_compute_density(pbfcl_sim *sim)
 {
     pbfcl_sim_view v;
     PBFCL_TRY(sync_params(state_of(sim, &v), &v));
-    PBFCL_TRY(pbfcl_sim_neighbours_x(sim, NULL));
+    PBFCL_TRY(sph_neighbours(sim, NULL));
     return pbfcl_sph_density(sim, NULL);
 }
 
