@@ -124,6 +124,14 @@ pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
                                   const float *inv_mass);
 
 /* The number of bodies. */
+/* pbfcl_sim_set_bodies on one device of a split simulation: every body's entries, with ids
+ * below the capacity (the whole simulation's), of which only the particles here get their
+ * phases; pbfcl_shape_match_split (shape_match.h) then says which are here and owned. */
+pbfcl_status pbfcl_sim_set_bodies_split(pbfcl_sim *sim, size_t bodies, size_t entries,
+                                        const unsigned *entry_id, const unsigned *entry_body,
+                                        const float *rest3, const float *stiffness,
+                                        const float *inv_mass);
+
 size_t pbfcl_sim_body_count(const pbfcl_sim *sim);
 
 /* Changes body b's stiffness and relative inverse mass. */
