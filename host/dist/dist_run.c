@@ -6,6 +6,7 @@
 #include "dist.h"
 #include "dist_run.h"
 
+#include "body_csv.h"
 #include "cli_args.h"
 #include "commands.h"
 #include "export_ply.h"
@@ -13,6 +14,7 @@
 #include "run_outputs.h"
 #include "runtime/clock.h"
 #include "runtime/pbfcl_error.h"
+#include "scene/scene.h"
 #include "scene_options.h"
 #include "signals.h"
 #include "solver_methods.h"
@@ -73,6 +75,10 @@ typedef struct drun {
     bool cl_open;
     pbfcl_dist *d;
     pbfcl_stats_csv csv;
+    int bodies;                /* the scene's bodies; with --export rank 0 writes bodies.csv */
+    int *phases;               /* rank 0, with bodies: each particle's (by id), the scene's */
+    pbfcl_body_motion *motion; /* rank 0: a frame's rows of bodies.csv */
+    pbfcl_body_csv body_csv;
     pbfcl_pvd_entry *pvd;
     size_t pvd_count;
     pbfcl_stats last;
@@ -305,6 +311,36 @@ static pbfcl_status load_checkpoint(const drun_args *a, drun *r)
     return dist_checkpoint_check(r->checkpoint, scene, r->n);
 }
 
+/* Rank 0's bodies.csv in the export directory (as one device's run writes it: run_outputs.c),
+ * with the particles' phases by id for the bodies' velocities. */
+static pbfcl_status open_bodies(const drun_args *a, drun *r)
+{
+    r->phases = malloc(r->n * sizeof *r->phases + 4);
+    r->motion = calloc((size_t)r->bodies, sizeof *r->motion);
+    if (!r->phases || !r->motion)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    PBFCL_TRY(pbfcl_scene_phases(pbfcl_api_setup_scene(r->setup), r->phases, r->n));
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", a->export_dir, PBFCL_BODY_CSV_NAME);
+    return pbfcl_body_csv_open(&r->body_csv, path, a->force);
+}
+
+/* Rank 0's rows of bodies.csv for frame step: the poses (the same on every rank) and the
+ * velocities from the particles gathered for the frame. */
+static pbfcl_status write_bodies(const drun_args *a, drun *r, long long step, double time)
+{
+    if (!r->motion)
+        return PBFCL_OK;
+    float pose[7 * PBFCL_MAX_BODIES];
+    PBFCL_TRY(pbfcl_sim_read_bodies(pbfcl_dist_sim(r->d), pose, pose + 3 * r->bodies));
+    for (int b = 0; b < r->bodies; b++) {
+        memcpy(r->motion[b].pos, pose + 3 * b, sizeof r->motion[b].pos);
+        memcpy(r->motion[b].quat, pose + 3 * r->bodies + 4 * b, sizeof r->motion[b].quat);
+    }
+    pbfcl_body_velocities(r->pos, r->vel, r->phases, r->n, r->bodies, r->motion);
+    return pbfcl_body_csv_frame(&r->body_csv, step, time, r->motion, r->bodies, a->z_up);
+}
+
 /* The scene, its slabs (planned when the devices open for a resumed run, from its positions)
  * and the outputs: the same verdict on every rank (rank 0 checks the files and tells the
  * others). */
@@ -316,6 +352,14 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
         PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
         const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
         PBFCL_TRY(pbfcl_dist_check_scene(scene));
+        r->bodies = scene->body_count;
+        if (r->bodies > 0 && a->checkpoint_path) {
+            pbfcl_errorf("--checkpoint: a run split over ranks does not save bodies yet; run "
+                         "scene '%s' on one rank (without mpirun, or mpirun -np 1) to checkpoint "
+                         "it, or leave out --checkpoint",
+                         scene->name);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
         pbfcl_pbf_params p;
         PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
         PBFCL_TRY(pbfcl_dist_plan(scene, p.h, r->positions, r->n, r->size, l));
@@ -324,6 +368,8 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
     MPI_Bcast(&st, 1, MPI_INT, 0, r->comm);
     if (st == PBFCL_OK && r->rank == 0 && a->stats_path)
         st = (int)pbfcl_stats_csv_open(&r->csv, a->stats_path, a->force);
+    if (st == PBFCL_OK && r->rank == 0 && a->export_dir && r->bodies > 0)
+        st = (int)open_bodies(a, r);
     MPI_Bcast(&st, 1, MPI_INT, 0, r->comm);
     return (pbfcl_status)st;
 }
@@ -367,6 +413,7 @@ static pbfcl_status write_frame(const drun_args *a, drun *r, long long step)
     double time = (double)step * pbfcl_api_setup_scene(r->setup)->solver.dt;
     pbfcl_frame f = {r->n, r->pos, r->vel, r->rho, NULL, NULL, step, time, a->z_up};
     char path[4096];
+    PBFCL_TRY(write_bodies(a, r, step, time));
     PBFCL_TRY(pbfcl_frame_path(path, sizeof path, a->export_dir, step, a->format));
     if (a->format == PBFCL_FORMAT_PLY)
         return pbfcl_ply_write(path, &f);
@@ -523,8 +570,12 @@ static void drun_release(drun *r)
     pbfcl_dist_destroy(r->d);
     if (r->cl_open)
         pbfcl_cl_destroy(&r->cl);
-    if (r->rank == 0)
+    if (r->rank == 0) {
         pbfcl_stats_csv_close(&r->csv, 0);
+        pbfcl_body_csv_close(&r->body_csv);
+    }
+    free(r->phases);
+    free(r->motion);
     pbfcl_scene_setup_destroy(r->setup);
     pbfcl_checkpoint_free(r->checkpoint);
     pbfcl_free(r->positions);

@@ -143,7 +143,7 @@ expect_refusal() { # PATTERN ARGS...
 }
 expect_refusal "--steps.*0" --particles 2000 --steps 0
 expect_refusal "bench --diffuse: spray, foam and bubbles are not split over ranks" --diffuse 100
-expect_refusal "this scene has bodies: run it on one rank" --scene dam-break-bodies
+expect_refusal "this scene has (obstacles|emitters): run it on one rank" --scene fountain
 expect_refusal "this scene has colliders: run it on one rank" --scene pour  # not split (yet)
 out=$("${mpirun[@]}" -np 2 "$pbfcl" bench --help 2>&1) && grep -q "^usage: pbfcl bench" <<<"$out" &&
   [ "$(grep -c "^usage:" <<<"$out")" -eq 1 ] || fail "bench --help on 2 ranks: $out"
