@@ -79,6 +79,8 @@ typedef struct drun {
     int *phases;               /* rank 0, with bodies: each particle's (by id), the scene's */
     pbfcl_body_motion *motion; /* rank 0: a frame's rows of bodies.csv */
     pbfcl_body_csv body_csv;
+    size_t capacity;                       /* the particles to come: the fill and emitted */
+    long long emitted[PBFCL_MAX_EMITTERS]; /* each emitter's particles so far */
     pbfcl_pvd_entry *pvd;
     size_t pvd_count;
     pbfcl_stats last;
@@ -353,13 +355,14 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
         const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
         PBFCL_TRY(pbfcl_dist_check_scene(scene));
         r->bodies = scene->body_count;
-        if (r->bodies > 0 && a->checkpoint_path) {
-            pbfcl_errorf("--checkpoint: a run split over ranks does not save bodies yet; run "
-                         "scene '%s' on one rank (without mpirun, or mpirun -np 1) to checkpoint "
-                         "it, or leave out --checkpoint",
-                         scene->name);
+        if ((r->bodies > 0 || scene->emitter_count > 0) && a->checkpoint_path) {
+            pbfcl_errorf("--checkpoint: a run split over ranks does not save %s yet; run scene "
+                         "'%s' on one rank (without mpirun, or mpirun -np 1) to checkpoint it, "
+                         "or leave out --checkpoint",
+                         r->bodies > 0 ? "bodies" : "emitters' progress", scene->name);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
+        PBFCL_TRY(pbfcl_scene_setup_capacity(r->setup, &r->capacity));
         pbfcl_pbf_params p;
         PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
         PBFCL_TRY(pbfcl_dist_plan(scene, p.h, r->positions, r->n, r->size, l));
@@ -388,11 +391,13 @@ static pbfcl_status start(const drun_args *a, drun *r, const pbfcl_dist_layout *
     if (r->checkpoint)
         PBFCL_TRY(pbfcl_dist_create_loaded(&r->d, r->comm, &r->cl, scene, r->n,
                                            pbfcl_checkpoint_section, r->checkpoint));
-    else
+    else /* room for the emitters' particles too (capacity: n without emitters) */
         PBFCL_TRY(pbfcl_dist_create(&r->d, r->comm, &r->cl, scene, l, r->positions, r->n,
-                                    (size_t)a->rank_capacity));
+                                    a->rank_capacity           ? (size_t)a->rank_capacity
+                                    : scene->emitter_count > 0 ? r->capacity
+                                                               : 0));
     PBFCL_TRY(pbfcl_dist_set_rebalance(r->d, a->rebalance)); /* checked when parsed */
-    size_t n = r->rank == 0 ? r->n : 0;
+    size_t n = r->rank == 0 ? (r->capacity > r->n ? r->capacity : r->n) : 0; /* emitted too */
     r->pos = malloc(12 * n + 12);
     r->vel = malloc(12 * n + 12);
     r->rho = malloc(4 * n + 4);
@@ -526,8 +531,21 @@ static void print_summary(const drun_args *a, const drun *r, double wall)
            r->last.density_error_avg, r->last.density_error_max);
 }
 
-/* Steps first+1..steps: step, statistics, guard, frame, checkpoint; a signal that any rank
- * caught stops every rank after the same step, with a checkpoint, as one device's run. */
+/* The particles the emitters owe after step (as one device's run: after the statistics, in
+ * the step's frame), the same on every rank (pbfcl_dist_emit). */
+static pbfcl_status emit(drun *r, double time)
+{
+    const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
+    if (scene->emitter_count == 0)
+        return PBFCL_OK;
+    size_t added = 0;
+    PBFCL_TRY(pbfcl_dist_emit(r->d, scene, r->emitted, time, &added));
+    r->n = pbfcl_dist_total(r->d);
+    return PBFCL_OK;
+}
+
+/* Steps first+1..steps: step, statistics, guard, emitters, frame, checkpoint; a signal that any
+ * rank caught stops every rank after the same step, with a checkpoint, as one device's run. */
 static pbfcl_status loop(const drun_args *a, drun *r)
 {
     if (!r->checkpoint)
@@ -550,6 +568,7 @@ static pbfcl_status loop(const drun_args *a, drun *r)
                         step, r->last.max_speed, r->last.nan);
             return PBFCL_ERR_SIMULATION;
         }
+        PBFCL_TRY(emit(r, (double)step * dt));
         output_ok(r, write_frame(a, r, step), "writing a frame failed (see above)");
         r->stop = step < a->steps ? agreed_signal(r) : 0;
         PBFCL_TRY(checkpoint(a, r, step, (double)step * dt, step == a->steps || r->stop));

@@ -427,6 +427,21 @@ pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids)
     return sim_read_plain(sim, sim->id_buf, sim->n * 4, ids);
 }
 
+pbfcl_status pbfcl_sim_write_ids(pbfcl_sim *sim, size_t first, size_t count, const unsigned *ids)
+{
+    if (first > sim->n || count > sim->n - first) {
+        pbfcl_errorf("pbfcl_sim_write_ids: slots %zu to %zu of %zu particles", first, first + count,
+                     sim->n);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->id_buf, CL_TRUE, first * 4, count * 4,
+                                        ids, 0, NULL, NULL));
+    sim->slots_current = 0; /* the bodies' slots are by id */
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_sim_read_phases(pbfcl_sim *sim, unsigned *phases, float *inv_mass)
 {
     if (phases)
