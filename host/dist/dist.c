@@ -14,14 +14,13 @@
 pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *s)
 {
     const char *what = s->obstacle_count > 0   ? "obstacles"
-                       : s->drain_count > 0    ? "drains"
                        : s->collider_count > 0 ? "colliders"
                        : s->solver.method != 0 ? "the SPH method"
                                                : NULL;
     if (what) {
         pbfcl_errorf(
-            "a run split over several ranks takes fluid, bodies and emitters with the PBF "
-            "method only; this scene has %s: run it on one rank (without mpirun, or mpirun -np "
+            "a run split over several ranks takes fluid, bodies, emitters and drains with the "
+            "PBF method only; this scene has %s: run it on one rank (without mpirun, or mpirun -np "
             "1)",
             what);
         return PBFCL_ERR_BAD_ARGUMENT;

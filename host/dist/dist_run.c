@@ -81,6 +81,10 @@ typedef struct drun {
     pbfcl_body_csv body_csv;
     size_t capacity;                       /* the particles to come: the fill and emitted */
     long long emitted[PBFCL_MAX_EMITTERS]; /* each emitter's particles so far */
+    unsigned *out_ids; /* rank 0: each particle's id in the frames, by the simulation's id (as
+                        * one device's run_outputs: kept across drains, the next for emitted) */
+    size_t *drained;   /* rank 0: the simulation's ids a step's drains removed */
+    unsigned next_id;  /* rank 0: the frames' id of the next emitted particle */
     pbfcl_pvd_entry *pvd;
     size_t pvd_count;
     pbfcl_stats last;
@@ -355,11 +359,12 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
         const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
         PBFCL_TRY(pbfcl_dist_check_scene(scene));
         r->bodies = scene->body_count;
-        if ((r->bodies > 0 || scene->emitter_count > 0) && a->checkpoint_path) {
+        if ((r->bodies > 0 || scene->emitter_count > 0 || scene->drain_count > 0) &&
+            a->checkpoint_path) {
             pbfcl_errorf("--checkpoint: a run split over ranks does not save %s yet; run scene "
                          "'%s' on one rank (without mpirun, or mpirun -np 1) to checkpoint it, "
                          "or leave out --checkpoint",
-                         r->bodies > 0 ? "bodies" : "emitters' progress", scene->name);
+                         r->bodies > 0 ? "bodies" : "emitters' or drains' progress", scene->name);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
         PBFCL_TRY(pbfcl_scene_setup_capacity(r->setup, &r->capacity));
@@ -400,8 +405,13 @@ static pbfcl_status start(const drun_args *a, drun *r, const pbfcl_dist_layout *
     size_t n = r->rank == 0 ? (r->capacity > r->n ? r->capacity : r->n) : 0; /* emitted too */
     r->pos = malloc(12 * n + 12);
     r->vel = malloc(12 * n + 12);
+    r->out_ids = malloc(4 * n + 4);
+    r->drained = malloc(sizeof *r->drained * n + 8);
+    for (size_t i = 0; r->out_ids && i < r->n && r->rank == 0; i++)
+        r->out_ids[i] = (unsigned)i;
+    r->next_id = (unsigned)r->n;
     r->rho = malloc(4 * n + 4);
-    if (!r->pos || !r->vel || !r->rho)
+    if (!r->pos || !r->vel || !r->rho || !r->out_ids || !r->drained)
         pbfcl_dist_abort(r->comm, 1, "out of host memory for the frames");
     /* frame 0's real density; a resumed state holds its own */
     return r->checkpoint ? PBFCL_OK : pbfcl_dist_compute_density(r->d);
@@ -416,7 +426,7 @@ static pbfcl_status write_frame(const drun_args *a, drun *r, long long step)
     if (r->rank != 0)
         return PBFCL_OK;
     double time = (double)step * pbfcl_api_setup_scene(r->setup)->solver.dt;
-    pbfcl_frame f = {r->n, r->pos, r->vel, r->rho, NULL, NULL, step, time, a->z_up};
+    pbfcl_frame f = {r->n, r->pos, r->vel, r->rho, r->out_ids, NULL, step, time, a->z_up};
     char path[4096];
     PBFCL_TRY(write_bodies(a, r, step, time));
     PBFCL_TRY(pbfcl_frame_path(path, sizeof path, a->export_dir, step, a->format));
@@ -531,21 +541,30 @@ static void print_summary(const drun_args *a, const drun *r, double wall)
            r->last.density_error_avg, r->last.density_error_max);
 }
 
-/* The particles the emitters owe after step (as one device's run: after the statistics, in
- * the step's frame), the same on every rank (pbfcl_dist_emit). */
-static pbfcl_status emit(drun *r, double time)
+/* The drains and the emitters after a step (as one device's run: after the statistics, in the
+ * step's frame), the same on every rank (pbfcl_dist_drain, pbfcl_dist_emit). */
+static pbfcl_status flow(drun *r, double time)
 {
     const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
-    if (scene->emitter_count == 0)
+    if (scene->emitter_count == 0 && scene->drain_count == 0)
         return PBFCL_OK;
-    size_t added = 0;
+    size_t removed = 0, added = 0, kept = 0;
+    PBFCL_TRY(pbfcl_dist_drain(r->d, scene, r->rank == 0 ? r->drained : NULL, &removed));
     PBFCL_TRY(pbfcl_dist_emit(r->d, scene, r->emitted, time, &added));
+    for (size_t i = 0, k = 0; r->rank == 0 && i < r->n; i++) /* the frames' ids, as one device */
+        if (k < removed && r->drained[k] == i)
+            k++;
+        else
+            r->out_ids[kept++] = r->out_ids[i];
+    for (size_t i = 0; r->rank == 0 && i < added; i++)
+        r->out_ids[kept++] = r->next_id++;
     r->n = pbfcl_dist_total(r->d);
     return PBFCL_OK;
 }
 
-/* Steps first+1..steps: step, statistics, guard, emitters, frame, checkpoint; a signal that any
- * rank caught stops every rank after the same step, with a checkpoint, as one device's run. */
+/* Steps first+1..steps: step, statistics, guard, drains and emitters, frame, checkpoint; a signal
+ * that any rank caught stops every rank after the same step, with a checkpoint, as one device's
+ * run. */
 static pbfcl_status loop(const drun_args *a, drun *r)
 {
     if (!r->checkpoint)
@@ -568,7 +587,7 @@ static pbfcl_status loop(const drun_args *a, drun *r)
                         step, r->last.max_speed, r->last.nan);
             return PBFCL_ERR_SIMULATION;
         }
-        PBFCL_TRY(emit(r, (double)step * dt));
+        PBFCL_TRY(flow(r, (double)step * dt));
         output_ok(r, write_frame(a, r, step), "writing a frame failed (see above)");
         r->stop = step < a->steps ? agreed_signal(r) : 0;
         PBFCL_TRY(checkpoint(a, r, step, (double)step * dt, step == a->steps || r->stop));
@@ -595,6 +614,8 @@ static void drun_release(drun *r)
     }
     free(r->phases);
     free(r->motion);
+    free(r->out_ids);
+    free(r->drained);
     pbfcl_scene_setup_destroy(r->setup);
     pbfcl_checkpoint_free(r->checkpoint);
     pbfcl_free(r->positions);
