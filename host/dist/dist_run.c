@@ -367,6 +367,12 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
                          r->bodies > 0 ? "bodies" : "emitters' or drains' progress", scene->name);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
+        if (r->bodies > 0 && a->rank_capacity) {
+            pbfcl_errorf("--rank-capacity: a split run with bodies needs room for every particle "
+                         "on each rank (each body's particles are named by id on every rank); "
+                         "leave it out");
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
         PBFCL_TRY(pbfcl_scene_setup_capacity(r->setup, &r->capacity));
         pbfcl_pbf_params p;
         PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
