@@ -17,6 +17,13 @@
 #define SM_ROWS PBFCL_SHAPE_MATCH_ROWS
 #define SM_ROWS_POSE 3u
 
+/* A simulation split over devices (host/dist/dist_bodies.c) holds every body's entries on every
+ * device but only some of their particles: here (uint per id) is PBFCL_EMPTY for a particle not
+ * on this device, else below owned for one it owns (its sums are this device's share) and at
+ * least owned for a copy of another's (a ghost: moved to its goal like its owner, summed by
+ * none). One device passes the id-to-slot map as here and owned = PBFCL_EMPTY: every particle
+ * its own. */
+
 /* The segmented sum over the work-group of the first rows (at most SM_ROWS, the same in the
  * whole group) float4 per entry (v) of body b (entries of one body are contiguous): an
  * inclusive scan that adds a value only within its body, which leaves each body's sum over the
@@ -103,19 +110,52 @@ static void sm_body_sum(uint b, uint rows, __global const uint2 *body_range,
         a[r] = s[r * WG_SIZE];
 }
 
+/* Body b's whole sums (SM_ROWS float4) from sums, where shape_match_totals wrote them. */
+static void sm_totals_of(uint b, __global const float4 *sums, float4 *a)
+{
+    for (uint r = 0; r < SM_ROWS; r++)
+        a[r] = sums[SM_ROWS * b + r];
+}
+
+/* shape_match_totals: per body (a work-group each), the sums of the last shape_match_reduce or
+ * shape_match_momentum whole (sm_body_sum of its first rows, the others 0) into totals
+ * (SM_ROWS float4 per body), which a split simulation adds up over its devices before
+ * shape_match_finish or shape_match_spin reads them (summed). */
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
+shape_match_totals(uint bodies, uint rows, __global const uint2 *body_range,
+                   __global const float4 *partial, __global const float4 *sums,
+                   __global float4 *totals)
+{
+    __local float4 s[SM_ROWS * WG_SIZE];
+    uint b = get_group_id(0);
+    if (b >= bodies)
+        return; /* the whole group */
+    float4 a[SM_ROWS];
+    if (rows == SM_ROWS) /* constant counts, as in shape_match_reduce */
+        sm_body_sum(b, SM_ROWS, body_range, partial, sums, s, a);
+    else
+        sm_body_sum(b, SM_ROWS_POSE, body_range, partial, sums, s, a);
+    if (get_local_id(0) != 0)
+        return;
+    for (uint r = 0; r < SM_ROWS; r++)
+        totals[SM_ROWS * b + r] = a[r];
+}
+
 /* shape_match_reduce: per entry k of body b, with d = x*_k - c_b (c_b the body's centre from
  * the last finish or predict, which keeps the sums well conditioned) and mass fraction
  * f_k = m_k / M_b (rest.w): the three rows f_k d_a (r_k, 1), a = x, y, z, summed per body
  * (sm_segmented_sum); their xyz sum to A_pq / M_b, their w to the shift of the centre. Rows 3
  * and 4 are the particle's contacts with other solids from the last collide pass
  * (static_in, 2 float4 per slot: pbf_collide's static_out), or 0 with use_static 0 (no
- * collide pass since the last projection). */
+ * collide pass since the last projection). Only the entries this device owns are summed
+ * (here, owned: above). */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 shape_match_reduce(uint entries, __global const uint *entry_id, __global const uint *entry_body,
                    __global const float4 *rest, __global const uint *slot,
                    __global const float4 *pred, __global const float4 *body_com,
                    __global const uint2 *body_range, __global float4 *partial,
-                   __global float4 *sums, uint use_static, __global const float4 *static_in)
+                   __global float4 *sums, uint use_static, __global const float4 *static_in,
+                   __global const uint *here, uint owned)
 {
     __local float4 s[SM_ROWS * WG_SIZE];
     __local uint seg[WG_SIZE];
@@ -124,9 +164,12 @@ shape_match_reduce(uint entries, __global const uint *entry_id, __global const u
     float4 v[SM_ROWS];
     for (uint r = 0; r < SM_ROWS; r++)
         v[r] = (float4)(0.0f);
+    uint i = PBFCL_EMPTY;
     if (k < entries) {
         b = entry_body[k];
-        uint i = slot[entry_id[k]];
+        i = here[entry_id[k]] < owned ? slot[entry_id[k]] : PBFCL_EMPTY; /* owned here */
+    }
+    if (i != PBFCL_EMPTY) {
         float4 rs = rest[k];
         float4 d = pred[i] - body_com[b];
         float4 fr = rs.w * (float4)(rs.xyz, 1.0f);
@@ -146,13 +189,15 @@ shape_match_reduce(uint entries, __global const uint *entry_id, __global const u
 
 /* shape_match_momentum: per entry k of body b, with d = x_k - c_b and v_k its velocity (after
  * the forces of predict), the rows f_k d, f_k v_k and f_k d x v_k summed per body: the shift
- * of the centre, the centre's velocity and the angular momentum about c_b, per unit mass. */
+ * of the centre, the centre's velocity and the angular momentum about c_b, per unit mass; the
+ * entries this device owns only (here, owned). */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 shape_match_momentum(uint entries, __global const uint *entry_id, __global const uint *entry_body,
                      __global const float4 *rest, __global const uint *slot,
                      __global const float4 *pos, __global const float4 *vel,
                      __global const float4 *body_com, __global const uint2 *body_range,
-                     __global float4 *partial, __global float4 *sums)
+                     __global float4 *partial, __global float4 *sums,
+                     __global const uint *here, uint owned)
 {
     __local float4 s[SM_ROWS * WG_SIZE];
     __local uint seg[WG_SIZE];
@@ -161,9 +206,12 @@ shape_match_momentum(uint entries, __global const uint *entry_id, __global const
     float4 v[SM_ROWS];
     for (uint r = 0; r < SM_ROWS; r++)
         v[r] = (float4)(0.0f);
+    uint i = PBFCL_EMPTY;
     if (k < entries) {
         b = entry_body[k];
-        uint i = slot[entry_id[k]];
+        i = here[entry_id[k]] < owned ? slot[entry_id[k]] : PBFCL_EMPTY; /* owned here */
+    }
+    if (i != PBFCL_EMPTY) {
         float f = rest[k].w;
         float4 d = (float4)(pos[i].xyz - body_com[b].xyz, 0.0f), u = (float4)(vel[i].xyz, 0.0f);
         v[0] = f * d;
@@ -293,14 +341,16 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 shape_match_finish(uint bodies, __global const uint2 *body_range, __global const float4 *partial,
                    __global const float4 *sums, __global float4 *body_com,
                    __global float4 *body_rot, float mu_s, float mu_k, uint use_static,
-                   __global const float4 *rest, float4 wall_lo, float4 wall_hi)
+                   __global const float4 *rest, float4 wall_lo, float4 wall_hi, uint summed)
 {
     __local float4 s[SM_ROWS * WG_SIZE];
     uint b = get_group_id(0);
     if (b >= bodies)
         return; /* the whole group */
     float4 a[SM_ROWS];
-    if (use_static) /* constant counts, as in shape_match_reduce */
+    if (summed) /* the body's sums whole (shape_match_totals, combined over devices) in sums */
+        sm_totals_of(b, sums, a);
+    else if (use_static) /* constant counts, as in shape_match_reduce */
         sm_body_sum(b, SM_ROWS, body_range, partial, sums, s, a);
     else
         sm_body_sum(b, SM_ROWS_POSE, body_range, partial, sums, s, a);
@@ -332,11 +382,11 @@ __kernel void shape_match_goal(uint entries, __global const uint *entry_id,
                                __global const uint *slot, __global const float4 *body_com,
                                __global const float4 *body_rot,
                                __global const float *body_stiffness, float4 wall_lo, float4 wall_hi,
-                               __global float4 *pred)
+                               __global float4 *pred, __global const uint *here)
 {
     uint k = get_global_id(0);
-    if (k >= entries)
-        return;
+    if (k >= entries || here[entry_id[k]] == PBFCL_EMPTY)
+        return; /* not on this device */
     uint b = entry_body[k], i = slot[entry_id[k]];
     float4 r = (float4)(rest[k].xyz, 0.0f);
     float4 goal = body_com[b] + (float4)(dot(body_rot[4 * b + 1], r), dot(body_rot[4 * b + 2], r),
@@ -398,14 +448,17 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 shape_match_spin(uint bodies, float dt, __global const uint2 *body_range,
                  __global const float4 *partial, __global const float4 *sums,
                  __global const float4 *body_inertia, __global float4 *body_com,
-                 __global float4 *body_rot, __global float4 *body_motion)
+                 __global float4 *body_rot, __global float4 *body_motion, uint summed)
 {
     __local float4 s[SM_ROWS * WG_SIZE];
     uint b = get_group_id(0);
     if (b >= bodies)
         return; /* the whole group */
     float4 a[SM_ROWS];
-    sm_body_sum(b, 3u, body_range, partial, sums, s, a);
+    if (summed) /* as in shape_match_finish */
+        sm_totals_of(b, sums, a);
+    else
+        sm_body_sum(b, 3u, body_range, partial, sums, s, a);
     if (get_local_id(0) != 0)
         return;
     float4 a0 = a[0], a1 = a[1], a2 = a[2];
@@ -439,11 +492,11 @@ __kernel void shape_match_predict(uint entries, float dt, __global const uint *e
                                   __global const uint *entry_body, __global const uint *slot,
                                   __global const float4 *body_motion,
                                   __global const float *body_stiffness, __global const float4 *pos,
-                                  __global float4 *pred)
+                                  __global float4 *pred, __global const uint *here)
 {
     uint k = get_global_id(0);
-    if (k >= entries)
-        return;
+    if (k >= entries || here[entry_id[k]] == PBFCL_EMPTY)
+        return; /* not on this device */
     uint b = entry_body[k], i = slot[entry_id[k]];
     if (body_stiffness[b] < 1.0f)
         return; /* a soft body keeps predict's x + v dt: its deformation moves too */
@@ -466,11 +519,12 @@ __kernel void shape_match_velocity(uint entries, float dt, __global const uint *
                                    __global const float4 *body_motion,
                                    __global const float *body_stiffness,
                                    __global const float4 *body_com, __global const float4 *body_rot,
-                                   __global const float4 *pos, __global float4 *vel)
+                                   __global const float4 *pos, __global float4 *vel,
+                                   __global const uint *here)
 {
     uint k = get_global_id(0);
-    if (k >= entries)
-        return;
+    if (k >= entries || here[entry_id[k]] == PBFCL_EMPTY)
+        return; /* not on this device */
     uint b = entry_body[k], i = slot[entry_id[k]];
     if (body_stiffness[b] < 1.0f)
         return; /* a soft body keeps update's velocities: its deformation moves too */

@@ -880,11 +880,11 @@ __kernel void pbf_body_contacts(pbf_params p, uint n, uint entries, __global con
                                 __global const uint *moved, uint whole_lists,
                                 __global const float *inv_mass, __global const uint2 *body_range,
                                 uint matched, __global float4 *static_out,
-                                __global const uint *cell_id)
+                                __global const uint *cell_id, __global const uint *here)
 {
     uint e = get_global_id(0);
-    if (e >= entries)
-        return;
+    if (e >= entries || here[entry_id[e]] == PBFCL_EMPTY)
+        return; /* not on this device (shape_match.cl's here) */
     uint i = slot[entry_id[e]];
     float4 qi = q_in[i], xi = pos_in[i];
     uint phase_i = pbf_q_phase(qi);

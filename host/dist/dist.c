@@ -13,14 +13,10 @@
 
 pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *s)
 {
-    const char *what = s->body_count > 0       ? "bodies"
-                       : s->obstacle_count > 0 ? "obstacles"
-                       : s->emitter_count > 0  ? "emitters"
-                       : s->drain_count > 0    ? "drains"
-                                               : NULL;
+    const char *what = s->obstacle_count > 0 ? "obstacles" : NULL;
     if (what) {
-        pbfcl_errorf("a run split over several ranks takes fluid (and, with the PBF method, "
-                     "collision shapes); this scene has %s: run it on one rank (without mpirun, "
+        pbfcl_errorf("a run split over several ranks takes fluid, bodies, emitters, drains and "
+                     "collision shapes; this scene has %s: run it on one rank (without mpirun, "
                      "or mpirun -np 1)",
                      what);
         return PBFCL_ERR_BAD_ARGUMENT;
@@ -114,6 +110,7 @@ static pbfcl_status create_local(pbfcl_dist *d, pbfcl_cl *cl, const pbfcl_scene 
     PBFCL_TRY(dist_setup_layout(d, layout));
     PBFCL_TRY(create_sim(d, cl, scene, positions, capacity));
     PBFCL_TRY(dist_shapes_add(d, scene)); /* every rank every shape */
+    PBFCL_TRY(dist_bodies_create(d, scene, positions));
     return dist_finish_local(d);
 }
 
@@ -162,6 +159,7 @@ void pbfcl_dist_destroy(pbfcl_dist *d)
     dist_shapes_release(d);
     dist_rows_release(&d->rows);
     pbfcl_sim_destroy(d->sim);
+    dist_bodies_release(d);
     int *arrays[] = {d->counts,      d->displs,      d->rcounts,      d->rdispls,
                      d->send.counts, d->send.displs, d->ghost.counts, d->ghost.displs};
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
@@ -178,6 +176,8 @@ static pbfcl_status settle(pbfcl_dist *d, pbfcl_status st)
 {
     if (st == PBFCL_OK && d->size > 1)
         st = dist_drop_ghosts(d);
+    if (st == PBFCL_OK) /* every particle left is this rank's own */
+        st = dist_bodies_mark(d, pbfcl_sim_count(d->sim));
     if (st != PBFCL_OK && d->size > 1)
         pbfcl_dist_abort(d->comm, 1, pbfcl_status_message(st));
     return st;

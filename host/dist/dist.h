@@ -34,16 +34,30 @@ pbfcl_status pbfcl_dist_plan(const pbfcl_scene *scene, float h, const float *pos
 pbfcl_status pbfcl_dist_check_layout(const pbfcl_dist_layout *layout, float h);
 
 /* Refuses (PBFCL_ERR_BAD_ARGUMENT, saying what to do) a scene a split simulation cannot run
- * yet: bodies, obstacles, emitters, drains, the SPH method (not collective). */
+ * yet: obstacles, colliders, the SPH method (not collective). */
 pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *scene);
 
-/* Creates this rank's part of a simulation of scene (fluid only, PBF) of the n particles at
+/* Creates this rank's part of a simulation of scene (fluid and bodies, PBF) of the n particles at
  * positions (the same on every rank; particle k has id k) on cl's device, with room for
  * capacity particles on this rank (owned and ghosts; 0: n; refused, saying what to give, below
  * its slab's particles). */
 pbfcl_status pbfcl_dist_create(pbfcl_dist **out, MPI_Comm comm, pbfcl_cl *cl,
                                const pbfcl_scene *scene, const pbfcl_dist_layout *layout,
                                const float *positions, size_t n, size_t capacity);
+
+/* After a frame at time (s): the particles scene's emitters owe since emitted[e] (each
+ * emitter's count so far, updated), the same on every rank, with the next global ids, kept by
+ * the rank whose slab holds them; *added their number (dist_flow.c). Collective: the ranks'
+ * counts are checked to sum to the whole. */
+pbfcl_status pbfcl_dist_emit(pbfcl_dist *d, const pbfcl_scene *scene, long long *emitted,
+                             double time, size_t *added);
+
+/* After a frame: removes the fluid particles in scene's drains, on the ranks that own them, and
+ * renumbers the ids left as one device's solver does (each id less the removed ids below it),
+ * the same on every rank; their ids before, ascending, into removed_ids (room for every
+ * particle; NULL: not wanted) and their number into *removed (dist_flow.c). Collective. */
+pbfcl_status pbfcl_dist_drain(pbfcl_dist *d, const pbfcl_scene *scene, size_t *removed_ids,
+                              size_t *removed);
 
 /* Releases this rank's part (not collective); accepts NULL. */
 void pbfcl_dist_destroy(pbfcl_dist *d);

@@ -127,6 +127,13 @@ static pbfcl_status prepare(const bench_args *a, dbench *b, bench_scene *scene,
     PBFCL_TRY(pbfcl_scene_setup_name(b->setup, scene->name, sizeof scene->name));
     const pbfcl_scene *s = pbfcl_api_setup_scene(b->setup);
     PBFCL_TRY(pbfcl_dist_check_scene(s));
+    if (s->emitter_count > 0 || s->drain_count > 0) { /* `pbfcl run` splits them (dist_flow.c) */
+        pbfcl_errorf("bench: scene '%s' has emitters or drains, which bench does not run split "
+                     "over ranks yet; bench it on one rank (without mpirun, or mpirun -np 1), or "
+                     "split it with `pbfcl run`",
+                     s->name);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
     pbfcl_pbf_params p;
     PBFCL_TRY(pbfcl_pbf_params_from_scene(s, &p));
     return pbfcl_dist_plan(s, p.h, b->positions, b->n, b->size, l);

@@ -489,6 +489,8 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
     pbfcl_status st = PBFCL_OK;
     if (point == PBFCL_SYNC_SEARCH) {
         st = before_search(d);
+        if (st == PBFCL_OK) /* the bodies' stages: the particles here, those owned */
+            st = dist_bodies_mark(d, d->owned);
         d->traffic.substeps++;
         d->traffic.ghosts += d->ghost.count;
     } else if (point == PBFCL_SYNC_SORTED) {

@@ -94,6 +94,9 @@ struct pbfcl_dist {
     int balance_wait;           /* frames before a refused rebalancing is tried again */
     dist_values values;         /* the exchange of values in progress */
     dist_overlap overlap;
+    cl_mem here_buf;            /* bodies: uint per id, its slot here (dist_bodies.c) */
+    float *body_sums;           /* bodies: every rank's share of their sums */
+    size_t body_sums_cap;       /* floats */
 };
 
 /* A rank's part with no simulation yet, of n particles in all (NULL: out of memory). */
@@ -154,6 +157,17 @@ void dist_overlap_release(pbfcl_dist *d);
 
 /* Removes the ghosts, leaving the owned particles (between frames). */
 pbfcl_status dist_drop_ghosts(pbfcl_dist *d);
+
+/* Bodies (dist_bodies.c): the scene's bodies on this rank's simulation (every entry, the
+ * particles it holds given their phases and velocities) and, split over ranks, their sums
+ * combined over the ranks; none without bodies. positions: the scene's fill, by id. */
+pbfcl_status dist_bodies_create(pbfcl_dist *d, const pbfcl_scene *scene, const float *positions);
+
+/* Which particles this rank holds and which of them it owns (slots below owned, in the order
+ * before the search's sort), for the bodies' stages: after the ghosts are made and after
+ * they are dropped. */
+pbfcl_status dist_bodies_mark(pbfcl_dist *d, size_t owned);
+void dist_bodies_release(pbfcl_dist *d);
 
 /* Releases a list's slots (its counts and displs are the creator's). */
 void dist_list_free(dist_list *l);

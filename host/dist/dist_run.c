@@ -6,6 +6,7 @@
 #include "dist.h"
 #include "dist_run.h"
 
+#include "body_csv.h"
 #include "cli_args.h"
 #include "commands.h"
 #include "export_ply.h"
@@ -13,6 +14,7 @@
 #include "run_outputs.h"
 #include "runtime/clock.h"
 #include "runtime/pbfcl_error.h"
+#include "scene/scene.h"
 #include "scene_options.h"
 #include "signals.h"
 #include "solver_methods.h"
@@ -86,6 +88,16 @@ typedef struct drun {
     bool cl_open;
     pbfcl_dist *d;
     pbfcl_stats_csv csv;
+    int bodies;                /* the scene's bodies; with --export rank 0 writes bodies.csv */
+    int *phases;               /* rank 0, with bodies: each particle's (by id), the scene's */
+    pbfcl_body_motion *motion; /* rank 0: a frame's rows of bodies.csv */
+    pbfcl_body_csv body_csv;
+    size_t capacity;                       /* the particles to come: the fill and emitted */
+    long long emitted[PBFCL_MAX_EMITTERS]; /* each emitter's particles so far */
+    unsigned *out_ids; /* rank 0: each particle's id in the frames, by the simulation's id (as
+                        * one device's run_outputs: kept across drains, the next for emitted) */
+    size_t *drained;   /* rank 0: the simulation's ids a step's drains removed */
+    unsigned next_id;  /* rank 0: the frames' id of the next emitted particle */
     pbfcl_pvd_entry *pvd;
     size_t pvd_count;
     pbfcl_stats last;
@@ -313,6 +325,36 @@ static pbfcl_status load_checkpoint(const drun_args *a, drun *r)
     return dist_checkpoint_check(r->checkpoint, scene, r->n);
 }
 
+/* Rank 0's bodies.csv in the export directory (as one device's run writes it: run_outputs.c),
+ * with the particles' phases by id for the bodies' velocities. */
+static pbfcl_status open_bodies(const drun_args *a, drun *r)
+{
+    r->phases = malloc(r->n * sizeof *r->phases + 4);
+    r->motion = calloc((size_t)r->bodies, sizeof *r->motion);
+    if (!r->phases || !r->motion)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    PBFCL_TRY(pbfcl_scene_phases(pbfcl_api_setup_scene(r->setup), r->phases, r->n));
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", a->export_dir, PBFCL_BODY_CSV_NAME);
+    return pbfcl_body_csv_open(&r->body_csv, path, a->force);
+}
+
+/* Rank 0's rows of bodies.csv for frame step: the poses (the same on every rank) and the
+ * velocities from the particles gathered for the frame. */
+static pbfcl_status write_bodies(const drun_args *a, drun *r, long long step, double time)
+{
+    if (!r->motion)
+        return PBFCL_OK;
+    float pose[7 * PBFCL_MAX_BODIES];
+    PBFCL_TRY(pbfcl_sim_read_bodies(pbfcl_dist_sim(r->d), pose, pose + 3 * r->bodies));
+    for (int b = 0; b < r->bodies; b++) {
+        memcpy(r->motion[b].pos, pose + 3 * b, sizeof r->motion[b].pos);
+        memcpy(r->motion[b].quat, pose + 3 * r->bodies + 4 * b, sizeof r->motion[b].quat);
+    }
+    pbfcl_body_velocities(r->pos, r->vel, r->phases, r->n, r->bodies, r->motion);
+    return pbfcl_body_csv_frame(&r->body_csv, step, time, r->motion, r->bodies, a->z_up);
+}
+
 /* The scene, its slabs (planned when the devices open for a resumed run, from its positions)
  * and the outputs: the same verdict on every rank (rank 0 checks the files and tells the
  * others). */
@@ -324,6 +366,22 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
         PBFCL_TRY(pbfcl_scene_options_build(&a->scene, &r->setup, &r->positions, &r->n));
         const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
         PBFCL_TRY(pbfcl_dist_check_scene(scene));
+        r->bodies = scene->body_count;
+        if ((r->bodies > 0 || scene->emitter_count > 0 || scene->drain_count > 0) &&
+            a->checkpoint_path) {
+            pbfcl_errorf("--checkpoint: a run split over ranks does not save %s yet; run scene "
+                         "'%s' on one rank (without mpirun, or mpirun -np 1) to checkpoint it, "
+                         "or leave out --checkpoint",
+                         r->bodies > 0 ? "bodies" : "emitters' or drains' progress", scene->name);
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+        if (r->bodies > 0 && a->rank_capacity) {
+            pbfcl_errorf("--rank-capacity: a split run with bodies needs room for every particle "
+                         "on each rank (each body's particles are named by id on every rank); "
+                         "leave it out");
+            return PBFCL_ERR_BAD_ARGUMENT;
+        }
+        PBFCL_TRY(pbfcl_scene_setup_capacity(r->setup, &r->capacity));
         pbfcl_pbf_params p;
         PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &p));
         PBFCL_TRY(pbfcl_dist_plan(scene, p.h, r->positions, r->n, r->size, l));
@@ -340,6 +398,8 @@ static pbfcl_status prepare(const drun_args *a, drun *r, pbfcl_dist_layout *l)
     MPI_Bcast(&st, 1, MPI_INT, 0, r->comm);
     if (st == PBFCL_OK && r->rank == 0 && a->stats_path)
         st = (int)pbfcl_stats_csv_open(&r->csv, a->stats_path, a->force);
+    if (st == PBFCL_OK && r->rank == 0 && a->export_dir && r->bodies > 0)
+        st = (int)open_bodies(a, r);
     MPI_Bcast(&st, 1, MPI_INT, 0, r->comm);
     return (pbfcl_status)st;
 }
@@ -358,16 +418,23 @@ static pbfcl_status start(const drun_args *a, drun *r, const pbfcl_dist_layout *
     if (r->checkpoint)
         PBFCL_TRY(pbfcl_dist_create_loaded(&r->d, r->comm, &r->cl, scene, r->n,
                                            pbfcl_checkpoint_section, r->checkpoint));
-    else
+    else /* room for the emitters' particles too (capacity: n without emitters) */
         PBFCL_TRY(pbfcl_dist_create(&r->d, r->comm, &r->cl, scene, l, r->positions, r->n,
-                                    (size_t)a->rank_capacity));
+                                    a->rank_capacity           ? (size_t)a->rank_capacity
+                                    : scene->emitter_count > 0 ? r->capacity
+                                                               : 0));
     PBFCL_TRY(pbfcl_dist_set_rebalance(r->d, a->rebalance)); /* checked when parsed */
     pbfcl_dist_set_overlap(r->d, !a->overlap_off);
-    size_t n = r->rank == 0 ? r->n : 0;
+    size_t n = r->rank == 0 ? (r->capacity > r->n ? r->capacity : r->n) : 0; /* emitted too */
     r->pos = malloc(12 * n + 12);
     r->vel = malloc(12 * n + 12);
+    r->out_ids = malloc(4 * n + 4);
+    r->drained = malloc(sizeof *r->drained * n + 8);
+    for (size_t i = 0; r->out_ids && i < r->n && r->rank == 0; i++)
+        r->out_ids[i] = (unsigned)i;
+    r->next_id = (unsigned)r->n;
     r->rho = malloc(4 * n + 4);
-    if (!r->pos || !r->vel || !r->rho)
+    if (!r->pos || !r->vel || !r->rho || !r->out_ids || !r->drained)
         pbfcl_dist_abort(r->comm, 1, "out of host memory for the frames");
     /* frame 0's real density; a resumed state holds its own */
     return r->checkpoint ? PBFCL_OK : pbfcl_dist_compute_density(r->d);
@@ -382,8 +449,9 @@ static pbfcl_status write_frame(const drun_args *a, drun *r, long long step)
     if (r->rank != 0)
         return PBFCL_OK;
     double time = (double)step * pbfcl_api_setup_scene(r->setup)->solver.dt;
-    pbfcl_frame f = {r->n, r->pos, r->vel, r->rho, NULL, NULL, step, time, a->z_up};
+    pbfcl_frame f = {r->n, r->pos, r->vel, r->rho, r->out_ids, NULL, step, time, a->z_up};
     char path[4096];
+    PBFCL_TRY(write_bodies(a, r, step, time));
     PBFCL_TRY(pbfcl_frame_path(path, sizeof path, a->export_dir, step, a->format));
     if (a->format == PBFCL_FORMAT_PLY)
         return pbfcl_ply_write(path, &f);
@@ -500,8 +568,30 @@ static void print_summary(const drun_args *a, const drun *r, double wall)
            r->last.density_error_avg, r->last.density_error_max);
 }
 
-/* Steps first+1..steps: step, statistics, guard, frame, checkpoint; a signal that any rank
- * caught stops every rank after the same step, with a checkpoint, as one device's run. */
+/* The drains and the emitters after a step (as one device's run: after the statistics, in the
+ * step's frame), the same on every rank (pbfcl_dist_drain, pbfcl_dist_emit). */
+static pbfcl_status flow(drun *r, double time)
+{
+    const pbfcl_scene *scene = pbfcl_api_setup_scene(r->setup);
+    if (scene->emitter_count == 0 && scene->drain_count == 0)
+        return PBFCL_OK;
+    size_t removed = 0, added = 0, kept = 0;
+    PBFCL_TRY(pbfcl_dist_drain(r->d, scene, r->rank == 0 ? r->drained : NULL, &removed));
+    PBFCL_TRY(pbfcl_dist_emit(r->d, scene, r->emitted, time, &added));
+    for (size_t i = 0, k = 0; r->rank == 0 && i < r->n; i++) /* the frames' ids, as one device */
+        if (k < removed && r->drained[k] == i)
+            k++;
+        else
+            r->out_ids[kept++] = r->out_ids[i];
+    for (size_t i = 0; r->rank == 0 && i < added; i++)
+        r->out_ids[kept++] = r->next_id++;
+    r->n = pbfcl_dist_total(r->d);
+    return PBFCL_OK;
+}
+
+/* Steps first+1..steps: step, statistics, guard, drains and emitters, frame, checkpoint; a signal
+ * that any rank caught stops every rank after the same step, with a checkpoint, as one device's
+ * run. */
 static pbfcl_status loop(const drun_args *a, drun *r)
 {
     if (!r->checkpoint)
@@ -524,6 +614,7 @@ static pbfcl_status loop(const drun_args *a, drun *r)
                         step, r->last.max_speed, r->last.nan);
             return PBFCL_ERR_SIMULATION;
         }
+        PBFCL_TRY(flow(r, (double)step * dt));
         output_ok(r, write_frame(a, r, step), "writing a frame failed (see above)");
         r->stop = step < a->steps ? dist_agreed_signal(r->comm) : 0;
         PBFCL_TRY(checkpoint(a, r, step, (double)step * dt, step == a->steps || r->stop));
@@ -544,8 +635,14 @@ static void drun_release(drun *r)
     pbfcl_dist_destroy(r->d);
     if (r->cl_open)
         pbfcl_cl_destroy(&r->cl);
-    if (r->rank == 0)
+    if (r->rank == 0) {
         pbfcl_stats_csv_close(&r->csv, 0);
+        pbfcl_body_csv_close(&r->body_csv);
+    }
+    free(r->phases);
+    free(r->motion);
+    free(r->out_ids);
+    free(r->drained);
     pbfcl_scene_setup_destroy(r->setup);
     pbfcl_checkpoint_free(r->checkpoint);
     pbfcl_free(r->positions);

@@ -433,37 +433,23 @@ static pbfcl_status drain(const pbfcl_scene *sc, pbfcl_solver *solver, size_t *r
     return st;
 }
 
-/* Adds the particles emitter e owes at time t: particle j of its stream belongs to layer
- * j / L (L a layer's particles), due at (layer + 1) L / rate and moved on since then. */
+/* Adds the particles emitter e owes at time t (pbfcl_scene_emit). */
 static pbfcl_status emit(pbfcl_scene_setup *s, int e, pbfcl_solver *solver, double t, size_t *added)
 {
     const pbfcl_scene *sc = &s->scene;
-    const pbfcl_emitter *m = &sc->emitters[e];
     long long due = pbfcl_scene_emitted_by(sc, e, t), from = s->emitted[e];
     if (due <= from)
         return PBFCL_OK;
-    size_t layer = pbfcl_scene_emitter_layer(sc, e, NULL), k = (size_t)(due - from);
-    float *offset = malloc(layer * 3 * sizeof *offset), *pos = malloc(k * 3 * sizeof *pos);
-    float *vel = malloc(k * 3 * sizeof *vel);
-    pbfcl_status st = offset && pos && vel ? PBFCL_OK : PBFCL_ERR_OUT_OF_MEMORY;
-    if (st == PBFCL_OK) {
-        pbfcl_scene_emitter_layer(sc, e, offset);
-        for (size_t i = 0; i < k; i++) {
-            long long j = from + (long long)i, l = j / (long long)layer;
-            double since = t - (double)(l + 1) * (double)layer / m->rate;
-            for (int a = 0; a < 3; a++) {
-                pos[3 * i + a] = (float)(m->center[a] + offset[3 * (j % (long long)layer) + a] +
-                                         m->velocity[a] * since);
-                vel[3 * i + a] = m->velocity[a];
-            }
-        }
+    size_t k = (size_t)(due - from);
+    float *pos = malloc(k * 3 * sizeof *pos), *vel = malloc(k * 3 * sizeof *vel);
+    pbfcl_status st =
+        pos && vel ? pbfcl_scene_emit(sc, e, from, due, t, pos, vel) : PBFCL_ERR_OUT_OF_MEMORY;
+    if (st == PBFCL_OK)
         st = pbfcl_solver_add(solver, pos, vel, k);
-    }
     if (st == PBFCL_OK) {
         s->emitted[e] = due;
         *added += k;
     }
-    free(offset);
     free(pos);
     free(vel);
     return st;

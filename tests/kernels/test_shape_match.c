@@ -5,8 +5,10 @@
  * the kernels' method); the rigid prediction from the particles' momentum (omega = I^-1 L, rotated
  * by Rodrigues' formula) and the velocity of the body's motion; the friction of the bodies'
  * contacts with other solids (Coulomb's law for each body as a whole: held, sliding, none); bad
- * bodies refused. */
+ * bodies refused; the projection split over two devices (pbfcl_shape_match_split: each sums the
+ * particles it owns, shape_match_totals, the two added) against the same reference. */
 #include "bodies/shape_match.h"
+#include "pbfcl_shared.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -582,6 +584,154 @@ START_TEST(test_shape_match_bad_bodies)
 }
 END_TEST
 
+/* The split of a case over two devices: device d (0 or 1) owns the particles with id % 3 == d
+ * (and those with id % 3 == 2 go to device 1), holds copies (ghosts) of the other's with
+ * id % 4 == 0, and not the rest. here: 0 owned (below the bound 1), 1 a ghost, PBFCL_EMPTY
+ * absent (the values need not be slots: they only classify). */
+static unsigned split_here(unsigned id, int d)
+{
+    int owner = id % 3 == 0 ? 0 : 1;
+    return owner == d ? 0u : id % 4 == 0 ? 1u : PBFCL_EMPTY;
+}
+
+/* The sums of device 1, kept by its combine for device 0's, which adds them after its own (the
+ * order of the ranks, as host/dist/dist_bodies.c). */
+typedef struct split_sums {
+    float *other;
+    size_t floats;
+} split_sums;
+
+static pbfcl_status keep_sums(void *ctx, float *totals, size_t bodies)
+{
+    split_sums *k = ctx;
+    k->floats = bodies * PBFCL_SHAPE_MATCH_ROWS * 4;
+    memcpy(k->other, totals, k->floats * sizeof *totals);
+    return PBFCL_OK;
+}
+
+static pbfcl_status add_sums(void *ctx, float *totals, size_t bodies)
+{
+    split_sums *k = ctx;
+    ck_assert_uint_eq(k->floats, bodies * PBFCL_SHAPE_MATCH_ROWS * 4);
+    for (size_t i = 0; i < k->floats; i++)
+        totals[i] = (float)((double)totals[i] + k->other[i]);
+    return PBFCL_OK;
+}
+
+/* One projection of case c split over two devices (two shape matchings with their own x*, both
+ * holding every particle's), contacts if given: device 0's particles, owned and ghosts, at the
+ * reference goals of the whole bodies within 2e-5 m, the particles it does not hold and the
+ * fluid untouched. */
+static void check_split(pbfcl_cl *cl, const sm_case *c, const float *contacts, const char *what)
+{
+    pbfcl_shape_match sm[2];
+    cl_mem pred[2], here[2];
+    split_sums sums = {malloc(c->bodies * PBFCL_SHAPE_MATCH_ROWS * 16), 0};
+    unsigned *map = malloc(c->n * 4);
+    for (int d = 0; d < 2; d++) {
+        sm_open(&sm[d], cl, c->n);
+        for (size_t id = 0; id < c->n; id++)
+            map[id] = split_here((unsigned)id, d);
+        ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 4, "here", &here[d]),
+                         PBFCL_OK);
+        ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, c->n * 16, "x*", &pred[d]),
+                         PBFCL_OK);
+        ck_assert_int_eq(
+            clEnqueueWriteBuffer(cl->queue, here[d], CL_TRUE, 0, c->n * 4, map, 0, NULL, NULL),
+            CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueWriteBuffer(cl->queue, pred[d], CL_TRUE, 0, c->n * 16, c->pred4,
+                                              0, NULL, NULL),
+                         CL_SUCCESS);
+        ck_assert_int_eq(pbfcl_shape_match_set_bodies(&sm[d], c->bodies, c->entries, c->entry_id,
+                                                      c->entry_body, c->rest, c->stiffness),
+                         PBFCL_OK);
+        ck_assert_int_eq(
+            pbfcl_shape_match_split(&sm[d], here[d], d == 0 ? add_sums : keep_sums, &sums),
+            PBFCL_OK);
+        sm[d].owned = 1;
+        write_slots(&sm[d], c);
+        if (contacts)
+            ck_assert_int_eq(clEnqueueWriteBuffer(cl->queue, sm[d].static_buf, CL_TRUE, 0,
+                                                  c->n * 32, contacts, 0, NULL, NULL),
+                             CL_SUCCESS);
+    }
+    for (int d = 1; d >= 0; d--) /* device 1's sums first, kept for device 0's */
+        ck_assert_int_eq(pbfcl_shape_match_project(&sm[d], pred[d],
+                                                   contacts ? sm[d].static_buf : NULL, (float)MU_S,
+                                                   (float)MU_K, NULL, PBFCL_STAGE_SOLVE),
+                         PBFCL_OK);
+    float *out = malloc(c->n * 16);
+    ck_assert_int_eq(
+        clEnqueueReadBuffer(cl->queue, pred[0], CL_TRUE, 0, c->n * 16, out, 0, NULL, NULL),
+        CL_SUCCESS);
+    double *goal = malloc(c->entries * 3 * sizeof *goal), worst = 0.0;
+    int branch[3] = {0, 0, 0};
+    size_t held = 0, first = 0;
+    for (size_t b = 0; b < c->bodies; b++) {
+        size_t end = first;
+        while (end < c->entries && c->entry_body[end] == b)
+            end++;
+        reference_goals(c, first, end, goal);
+        double move[3] = {0, 0, 0};
+        if (contacts)
+            reference_friction(c, contacts, first, end, move, branch);
+        for (size_t e = first; e < end; e++) {
+            unsigned id = c->entry_id[e];
+            const float *x = out + 4 * c->slot_of[id];
+            bool here0 = split_here(id, 0) != PBFCL_EMPTY;
+            held += here0;
+            for (int a = 0; a < 3; a++) {
+                double want =
+                    here0 ? goal[3 * (e - first) + a] + move[a] : c->pred4[4 * c->slot_of[id] + a];
+                double err = fabs(x[a] - want);
+                worst = fmax(worst, err);
+                expect(err <= 2e-5, "%s: body %zu entry %zu (%s) axis %d: %.7f, reference %.7f",
+                       what, b, e, here0 ? "held" : "not held", a, x[a], want);
+            }
+        }
+        first = end;
+    }
+    for (size_t i = c->entries; i < c->n; i++) /* fluid */
+        expect(memcmp(out + 4 * c->slot_of[i], c->pred4 + 4 * c->slot_of[i], 16) == 0,
+               "%s: fluid particle %zu moved", what, i);
+    fprintf(stderr,
+            "    %s, split over two devices: %zu of %zu entries held by device 0, largest "
+            "error %.2g m\n",
+            what, held, c->entries, worst);
+    free(goal);
+    free(out);
+    free(map);
+    free(sums.other);
+    for (int d = 0; d < 2; d++) {
+        sm_close(&sm[d]);
+        pbfcl_cl_release_buffer(&pred[d]);
+        pbfcl_cl_release_buffer(&here[d]);
+    }
+}
+
+static void run_split(pbfcl_cl *cl)
+{
+    pbfcl_shape_match probe;
+    sm_open(&probe, cl, 16);
+    size_t wg = probe.wg;
+    sm_close(&probe);
+    uint64_t rng = 29;
+    size_t sizes[] = {4, wg - 1, wg, wg + 1, 2, 8, 101, 2 * wg + 3, 5, 61};
+    sm_case c;
+    make_case(&c, sizes, sizeof sizes / sizeof sizes[0], 37, &rng);
+    check_split(cl, &c, NULL, "mixed sizes");
+    float *contacts = make_contacts(&c, &rng);
+    check_split(cl, &c, contacts, "mixed sizes, contacts with friction");
+    free(contacts);
+    free_case(&c);
+}
+
+START_TEST(test_shape_match_split_reference)
+{
+    test_each_device(run_split);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shape_match");
@@ -590,6 +740,7 @@ int main(void)
     tcase_add_test(tc, test_shape_match_reference);
     tcase_add_test(tc, test_shape_match_motion_reference);
     tcase_add_test(tc, test_shape_match_bad_bodies);
+    tcase_add_test(tc, test_shape_match_split_reference);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 }

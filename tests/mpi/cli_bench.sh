@@ -167,8 +167,7 @@ expect_refusal "--steps.*0" --particles 2000 --steps 0
 expect_refusal "--rebalance: '0.5' is not valid; expected 0 \(off\) or a threshold from 1.05 to 16" \
   --particles 2000 --rebalance 0.5
 expect_refusal "bench --diffuse: spray, foam and bubbles are not split over ranks" --diffuse 100
-expect_refusal "this scene has bodies: run it on one rank" --scene dam-break-bodies
-expect_refusal "this scene has obstacles: run it on one rank" --scene fountain  # not split (yet)
+expect_refusal "this scene has (obstacles|emitters): run it on one rank" --scene fountain
 out=$("${mpirun[@]}" -np 2 "$pbfcl" bench --help 2>&1) && grep -q "^usage: pbfcl bench" <<<"$out" &&
   [ "$(grep -c "^usage:" <<<"$out")" -eq 1 ] || fail "bench --help on 2 ranks: $out"
 echo "ok: --rebalance 1.2 planned the slabs $plans times in 16 frames; broken bench exits 3 on 2" \

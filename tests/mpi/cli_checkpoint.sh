@@ -94,5 +94,10 @@ expect_refusal "--rank-capacity: a resumed split run loads the whole state" 2 --
   --steps 8 --rank-capacity 5000
 "$pbfcl" run --scene dam-break-bodies --particles 2000 --steps 1 --checkpoint "$dir/bodies.ckpt" \
   --quiet >"$dir/b.log" 2>&1 || fail "one device's checkpoint with bodies: $(cat "$dir/b.log")"
-expect_refusal "this scene has bodies: run it on one rank" 2 --resume "$dir/bodies.ckpt" --steps 3
-echo "ok: a rank failing leaves no checkpoint; bad combinations and a checkpoint with bodies refused once"
+expect_refusal "holds particles of bodies or static ones; resume it on one rank" 2 \
+  --resume "$dir/bodies.ckpt" --steps 3
+expect_refusal "--checkpoint: a run split over ranks does not save bodies yet; run scene" 2 \
+  --scene dam-break-bodies --particles 2000 --steps 1 --checkpoint "$dir/split-bodies.ckpt"
+expect_refusal "--rank-capacity: a split run with bodies needs room for every particle" 2 \
+  --scene dam-break-bodies --particles 2000 --steps 1 --rank-capacity 5000
+echo "ok: a rank failing leaves no checkpoint; bad combinations, a checkpoint with bodies and a split run with bodies checkpointing refused once"

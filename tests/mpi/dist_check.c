@@ -18,6 +18,12 @@
  *           ranks it leaves emptied and stepping on, no particle lost or duplicated
  *   refuse  3 ranks: rebalancing refused, the slabs kept, where two ranks lack the room
  *   fail    2 ranks: rank 1 runs out of room mid-run; every rank must stop with its message
+ *   bodies [FRAMES]
+ *           three bodies falling into fluid, two of them across a cut at the start, one moving
+ *           across the other cut (3 ranks), against rank 0 alone: every id held once, every
+ *           body's pose the same bits on every rank (on one rank those of rank 0 alone), each
+ *           centre within 0.5 mm (1/40 of the spacing) of one rank's and within 0.01 mm of the
+ *           mean of its particles' positions
  * Exit 0 passed, 1 failed (on rank 0, with the reason), 77 no OpenCL device. */
 #include "dist.h"
 
@@ -560,6 +566,153 @@ static int run_fail(pbfcl_cl *cl)
     finish(1, "rank 1 should have failed");
 }
 
+/* Fluid 0.1 deep in a box 0.48 x 0.36 x 0.2, spacing 0.02, and three bodies: boxes of 3 x 3 x 3
+ * particles across x = 0.16 (body 0, light) and x = 0.24 (body 1, heavy) and a sphere moving
+ * at -0.5 m/s along x from x = 0.38 (body 2, across x = 0.32 within 0.2 s). */
+static pbfcl_status bodies_scene(pbfcl_scene *s, float **pos, size_t *n)
+{
+    pbfcl_scene_defaults(s);
+    const float hi[3] = {0.48f, 0.36f, 0.2f};
+    for (int a = 0; a < 3; a++) {
+        s->domain_min[a] = 0.0f;
+        s->domain_max[a] = hi[a];
+        s->fluid[0].min[a] = 0.0f;
+        s->fluid[0].max[a] = a == 1 ? 0.1f : hi[a];
+    }
+    s->particle_radius = 0.01f;
+    s->fluid[0].kind = PBFCL_SHAPE_BOX;
+    s->fluid_count = 1;
+    const float lo[2][3] = {{0.13f, 0.2f, 0.05f}, {0.21f, 0.16f, 0.06f}};
+    const float density[3] = {500.0f, 2000.0f, 800.0f};
+    for (int b = 0; b < 3; b++) {
+        pbfcl_body_shape *body = &s->bodies[b];
+        memset(body, 0, sizeof *body);
+        body->density = density[b];
+        body->stiffness = 1.0f;
+        body->shape.kind = b < 2 ? PBFCL_SHAPE_BOX : PBFCL_SHAPE_SPHERE;
+        for (int a = 0; b < 2 && a < 3; a++) {
+            body->shape.min[a] = lo[b][a];
+            body->shape.max[a] = lo[b][a] + 0.06f;
+        }
+    }
+    memcpy(s->bodies[2].shape.center, (float[3]){0.38f, 0.24f, 0.1f}, sizeof(float[3]));
+    s->bodies[2].shape.radius = 0.04f;
+    s->bodies[2].velocity[0] = -0.5f;
+    s->bodies[2].velocity[1] = -1.0f;
+    s->body_count = 3;
+    return pbfcl_scene_fill(s, pos, n);
+}
+
+/* The poses of d's bodies: centres and quaternions, 7 floats a body. */
+static bool read_poses(pbfcl_dist *d, float *pose)
+{
+    return pbfcl_sim_read_bodies(pbfcl_dist_sim(d), pose, pose + 3 * 3) == PBFCL_OK;
+}
+
+/* Whether every rank's 21 floats are the same bits as rank 0's. */
+static bool same_everywhere(const float *pose)
+{
+    float first[21];
+    memcpy(first, pose, sizeof first);
+    MPI_Bcast(first, 21, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    return all(!memcmp(first, pose, sizeof first));
+}
+
+/* The largest distance of a body's centre (pose) from the mean of its particles' positions (pos
+ * by id; phases from the scene's fill). */
+static double centre_gap(const float *pose, const float *pos, const int *phases, size_t n)
+{
+    double worst = 0;
+    for (int b = 0; b < 3; b++) {
+        double c[3] = {0, 0, 0}, k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (phases[i] == b + 1) {
+                for (int a = 0; a < 3; a++)
+                    c[a] += pos[3 * i + a];
+                k++;
+            }
+        double d2 = 0;
+        for (int a = 0; a < 3; a++)
+            d2 += (c[a] / k - pose[3 * b + a]) * (c[a] / k - pose[3 * b + a]);
+        worst = fmax(worst, sqrt(d2));
+    }
+    return worst;
+}
+
+static int run_bodies(pbfcl_cl *cl, int frames)
+{
+    pbfcl_scene s;
+    float *pos = NULL;
+    size_t n = 0;
+    int size, rank = rank_of(MPI_COMM_WORLD);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (bodies_scene(&s, &pos, &n) != PBFCL_OK)
+        finish(1, "the bodies scene failed");
+    double cuts[4] = {-INFINITY, size == 2 ? 0.24 : 0.16, size == 2 ? INFINITY : 0.32, INFINITY};
+    cuts[size] = INFINITY;
+    pbfcl_dist_layout l = {0, size, cuts}, one = {0, 1, (double[]){-INFINITY, INFINITY}};
+    int *phases = malloc(n * sizeof *phases);
+    float *got = malloc(12 * n), *ref = malloc(12 * n);
+    pbfcl_dist *d = NULL, *r = NULL;
+    if (!phases || !got || !ref || pbfcl_scene_phases(&s, phases, n) != PBFCL_OK ||
+        pbfcl_dist_create(&d, MPI_COMM_WORLD, cl, &s, &l, pos, n, 0) != PBFCL_OK)
+        finish(1, "creating the split simulation failed");
+    bool ok =
+        rank != 0 || pbfcl_dist_create(&r, MPI_COMM_SELF, cl, &s, &one, pos, n, 0) == PBFCL_OK;
+    ok = ok && pbfcl_dist_compute_density(d) == PBFCL_OK &&
+         (!r || pbfcl_dist_compute_density(r) == PBFCL_OK);
+    double worst_ref = 0, worst_gap = 0;
+    char why[256] = "a step failed";
+    for (int f = 1; all(ok) && f <= frames; f++) {
+        float pose[21], pose_ref[21];
+        ok = pbfcl_dist_step(d, NULL) == PBFCL_OK && (!r || pbfcl_dist_step(r, NULL) == PBFCL_OK);
+        ok = all(ok) && all(pbfcl_dist_gather(d, got, NULL, NULL) == PBFCL_OK) &&
+             all(read_poses(d, pose));
+        if (!ok) {
+            snprintf(why, sizeof why, "frame %d: a step, a gather (every id once) or a read failed",
+                     f);
+            break;
+        }
+        if (!same_everywhere(pose)) {
+            snprintf(why, sizeof why, "frame %d: the ranks hold different body poses", f);
+            ok = false;
+            break;
+        }
+        if (rank != 0)
+            continue;
+        ok = pbfcl_dist_gather(r, ref, NULL, NULL) == PBFCL_OK && read_poses(r, pose_ref);
+        for (int b = 0; ok && b < 3; b++) {
+            double d2 = 0;
+            for (int a = 0; a < 3; a++)
+                d2 += (pose[3 * b + a] - pose_ref[3 * b + a]) *
+                      (double)(pose[3 * b + a] - pose_ref[3 * b + a]);
+            worst_ref = fmax(worst_ref, sqrt(d2));
+        }
+        worst_gap = fmax(worst_gap, centre_gap(pose, got, phases, n));
+        if (worst_ref > 5e-4 || worst_gap > 1e-5 || (size == 1 && memcmp(pose, pose_ref, 84))) {
+            snprintf(why, sizeof why,
+                     "frame %d: a body's centre is %.3g m from one rank's (0.5 mm allowed; on one "
+                     "rank none) and %.3g m from its particles' mean (0.01 mm allowed)",
+                     f, worst_ref, worst_gap);
+            ok = false;
+        }
+    }
+    if (!all(ok))
+        finish(1, why);
+    if (rank == 0)
+        printf("bodies, %zu particles, %d ranks against 1, %d frames: every id held once, every "
+               "pose the same on every rank; the largest distance of a body's centre from one "
+               "rank's %.3g m, from its particles' mean %.3g m\n",
+               n, size, frames, worst_ref, worst_gap);
+    pbfcl_dist_destroy(d);
+    pbfcl_dist_destroy(r);
+    free(phases);
+    free(got);
+    free(ref);
+    free(pos);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -583,6 +736,8 @@ int main(int argc, char **argv)
         code = run_refuse(&cl);
     else if (!strcmp(argv[1], "fail"))
         code = run_fail(&cl);
+    else if (!strcmp(argv[1], "bodies"))
+        code = run_bodies(&cl, argc > 2 ? atoi(argv[2]) : 12);
     pbfcl_cl_destroy(&cl);
     finish(code, code == 2 ? "unknown case" : NULL);
 }

@@ -32,22 +32,22 @@ void pbfcl_shape_match_build_config(const pbfcl_device_info *dev, pbfcl_build_co
 }
 
 static const char *const sm_kernel_names[] = {
-    "shape_match_reduce", "shape_match_finish",  "shape_match_goal",    "shape_match_momentum",
-    "shape_match_spin",   "shape_match_predict", "shape_match_velocity"};
+    "shape_match_reduce", "shape_match_finish",  "shape_match_goal",     "shape_match_momentum",
+    "shape_match_spin",   "shape_match_predict", "shape_match_velocity", "shape_match_totals"};
 #define SM_KERNEL_COUNT ((int)(sizeof sm_kernel_names / sizeof sm_kernel_names[0]))
 
 static cl_kernel *sm_kernel(pbfcl_shape_match *sm, int k)
 {
-    cl_kernel *slots[] = {&sm->reduce, &sm->finish,  &sm->goal,    &sm->momentum,
-                          &sm->spin,   &sm->predict, &sm->velocity};
+    cl_kernel *slots[] = {&sm->reduce, &sm->finish,  &sm->goal,     &sm->momentum,
+                          &sm->spin,   &sm->predict, &sm->velocity, &sm->totals};
     return slots[k];
 }
 
 /* Whether kernel k uses local memory: the segmented reductions and the per-body sums of
- * finish and spin. */
+ * finish, spin and totals. */
 static int sm_kernel_uses_local(int k)
 {
-    return k == 0 || k == 1 || k == 3 || k == 4; /* reduce, finish, momentum, spin */
+    return k == 0 || k == 1 || k == 3 || k == 4 || k == 7; /* reduce, finish, momentum, spin */
 }
 
 static pbfcl_status sm_build(pbfcl_shape_match *sm)
@@ -76,6 +76,7 @@ pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_
     sm->cl = cl;
     sm->capacity = capacity;
     sm->slot_buf = slot_buf;
+    sm->owned = PBFCL_EMPTY; /* every particle here and owned (pbfcl_shape_match_split) */
     pbfcl_shape_match_set_walls(sm, (const float[3]){-FLT_MAX, -FLT_MAX, -FLT_MAX},
                                 (const float[3]){FLT_MAX, FLT_MAX, FLT_MAX});
     PBFCL_TRY(sm_build(sm));
@@ -135,6 +136,9 @@ static void sm_release_bodies(pbfcl_shape_match *sm)
 {
     for (int k = 0; sm_body_buffers(sm, k); k++)
         pbfcl_cl_release_buffer(sm_body_buffers(sm, k));
+    pbfcl_cl_release_buffer(&sm->totals_buf);
+    free(sm->totals_host);
+    sm->totals_host = NULL;
     free(sm->entry_id);
     sm->entry_id = NULL;
     sm->bodies = sm->entries = 0;
@@ -329,6 +333,58 @@ pbfcl_status pbfcl_shape_match_remap_ids(pbfcl_shape_match *sm, const unsigned *
     return PBFCL_OK;
 }
 
+pbfcl_status pbfcl_shape_match_split(pbfcl_shape_match *sm, cl_mem here_buf,
+                                     pbfcl_shape_match_combine_fn combine, void *ctx)
+{
+    if (!here_buf || !combine) {
+        pbfcl_errorf("pbfcl_shape_match_split: %s is NULL", here_buf ? "combine" : "here_buf");
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    sm->here_buf = here_buf;
+    sm->combine = combine;
+    sm->combine_ctx = ctx;
+    return PBFCL_OK;
+}
+
+/* The presence map the kernels read: the split's, else the slots (every particle here). */
+static cl_mem sm_here(const pbfcl_shape_match *sm)
+{
+    return sm->here_buf ? sm->here_buf : sm->slot_buf;
+}
+
+/* Split: the last reduction's rows (of each body, over this device's particles) whole into
+ * totals_buf (shape_match_totals), read, combined over the devices and written back, for
+ * finish or spin to read (summed); returns whether it did (none when not split). */
+static pbfcl_status sm_combine(pbfcl_shape_match *sm, cl_uint rows, pbfcl_profile *prof,
+                               pbfcl_stage stage, cl_uint *summed)
+{
+    *summed = sm->combine != NULL;
+    if (!sm->combine)
+        return PBFCL_OK;
+    size_t bytes = sm->bodies * SM_ROWS * 16;
+    if (!sm->totals_buf) {
+        PBFCL_TRY(
+            pbfcl_cl_buffer(sm->cl, CL_MEM_READ_WRITE, bytes, "bodies' sums", &sm->totals_buf));
+        if (!(sm->totals_host = malloc(bytes)))
+            return PBFCL_ERR_OUT_OF_MEMORY;
+    }
+    cl_uint bodies = (cl_uint)sm->bodies;
+    cl_kernel k = sm->totals;
+    SM_ARG(k, 0, bodies);
+    SM_ARG(k, 1, rows);
+    SM_ARG(k, 2, sm->body_range_buf);
+    SM_ARG(k, 3, sm->partial_buf);
+    SM_ARG(k, 4, sm->sums_buf);
+    SM_ARG(k, 5, sm->totals_buf);
+    PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->bodies * sm->wg, sm->wg, prof, stage));
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(sm->cl->queue, sm->totals_buf, CL_TRUE, 0, bytes,
+                                       sm->totals_host, 0, NULL, NULL));
+    PBFCL_TRY(sm->combine(sm->combine_ctx, sm->totals_host, sm->bodies));
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sm->cl->queue, sm->totals_buf, CL_TRUE, 0, bytes,
+                                        sm->totals_host, 0, NULL, NULL));
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, cl_mem static_buf,
                                        float mu_s, float mu_k, pbfcl_profile *prof,
                                        pbfcl_stage stage)
@@ -351,12 +407,18 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, c
     cl_mem static_in = static_buf ? static_buf : pred_buf; /* read only with use_static */
     SM_ARG(k, 10, use_static);
     SM_ARG(k, 11, static_in);
+    cl_mem here = sm_here(sm);
+    SM_ARG(k, 12, here);
+    SM_ARG(k, 13, sm->owned);
     PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage));
+    cl_uint summed;
+    PBFCL_TRY(sm_combine(sm, use_static ? SM_ROWS : 3u, prof, stage, &summed));
     k = sm->finish;
     SM_ARG(k, 0, bodies);
     SM_ARG(k, 1, sm->body_range_buf);
     SM_ARG(k, 2, sm->partial_buf);
-    SM_ARG(k, 3, sm->sums_buf);
+    cl_mem sums = summed ? sm->totals_buf : sm->sums_buf;
+    SM_ARG(k, 3, sums);
     SM_ARG(k, 4, sm->body_com_buf);
     SM_ARG(k, 5, sm->body_rot_buf);
     SM_ARG(k, 6, mu_s);
@@ -365,6 +427,7 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, c
     SM_ARG(k, 9, sm->rest_buf);
     SM_ARG(k, 10, sm->wall_lo);
     SM_ARG(k, 11, sm->wall_hi);
+    SM_ARG(k, 12, summed);
     PBFCL_TRY(
         pbfcl_cl_launch(sm->cl, k, sm->bodies * sm->wg, sm->wg, prof, stage)); /* a group a body */
     k = sm->goal;
@@ -379,6 +442,7 @@ pbfcl_status pbfcl_shape_match_project(pbfcl_shape_match *sm, cl_mem pred_buf, c
     SM_ARG(k, 8, sm->wall_lo);
     SM_ARG(k, 9, sm->wall_hi);
     SM_ARG(k, 10, pred_buf);
+    SM_ARG(k, 11, here);
     return pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage);
 }
 
@@ -411,21 +475,29 @@ pbfcl_status pbfcl_shape_match_predict(pbfcl_shape_match *sm, float dt, cl_mem p
     SM_ARG(k, 0, entries);
     for (cl_uint a = 0; a < sizeof args / sizeof args[0]; a++)
         SM_ARG(k, a + 1, args[a]);
+    cl_mem here = sm_here(sm);
+    SM_ARG(k, 11, here);
+    SM_ARG(k, 12, sm->owned);
     PBFCL_TRY(pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage));
+    cl_uint summed;
+    PBFCL_TRY(sm_combine(sm, 3u, prof, stage, &summed));
     k = sm->spin;
-    cl_mem spin_args[] = {sm->body_range_buf,   sm->partial_buf,  sm->sums_buf,
+    cl_mem sums = summed ? sm->totals_buf : sm->sums_buf;
+    cl_mem spin_args[] = {sm->body_range_buf,   sm->partial_buf,  sums,
                           sm->body_inertia_buf, sm->body_com_buf, sm->body_rot_buf,
                           sm->body_motion_buf};
     SM_ARG(k, 0, bodies);
     SM_ARG(k, 1, dt);
     for (cl_uint a = 0; a < sizeof spin_args / sizeof spin_args[0]; a++)
         SM_ARG(k, a + 2, spin_args[a]);
+    SM_ARG(k, 9, summed);
     PBFCL_TRY(
         pbfcl_cl_launch(sm->cl, k, sm->bodies * sm->wg, sm->wg, prof, stage)); /* a group a body */
     k = sm->predict;
     PBFCL_TRY(sm_entry_args(sm, k, dt));
     SM_ARG(k, 7, pos_buf);
     SM_ARG(k, 8, pred_buf);
+    SM_ARG(k, 9, here);
     return pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage);
 }
 
@@ -440,6 +512,8 @@ pbfcl_status pbfcl_shape_match_velocity(pbfcl_shape_match *sm, float dt, cl_mem 
     SM_ARG(k, 8, sm->body_rot_buf);
     SM_ARG(k, 9, pos_buf);
     SM_ARG(k, 10, vel_buf);
+    cl_mem here = sm_here(sm);
+    SM_ARG(k, 11, here);
     return pbfcl_cl_launch(sm->cl, k, sm->entries, sm->wg, prof, stage);
 }
 

@@ -12,10 +12,15 @@
 /* The fewest particles of a body: one particle has no shape to match. */
 #define PBFCL_SHAPE_MATCH_MIN_PARTICLES 2
 
+/* A split simulation's sum over its devices of every body's sums (host/dist/dist_bodies.c):
+ * totals holds bodies x PBFCL_SHAPE_MATCH_ROWS x 4 floats, this device's share of each body's
+ * sums, replaced by the whole simulation's, the same on every device. */
+typedef pbfcl_status (*pbfcl_shape_match_combine_fn)(void *ctx, float *totals, size_t bodies);
+
 typedef struct pbfcl_shape_match {
     pbfcl_cl *cl;
     cl_program program;
-    cl_kernel reduce, finish, goal, momentum, spin, predict, velocity;
+    cl_kernel reduce, finish, goal, momentum, spin, predict, velocity, totals;
     size_t wg;       /* of every kernel (reduce's local memory and the partial sums' groups) */
     size_t capacity; /* particles (ids below it) */
     size_t bodies, entries;
@@ -36,6 +41,14 @@ typedef struct pbfcl_shape_match {
                               * solids from pbf_collide (its body's shares of their slides, their
                               * number in w; of how far they closed) */
     cl_float4 wall_lo, wall_hi; /* the walls the bodies are kept inside (none until set) */
+    /* split over devices (pbfcl_shape_match_split; none: every particle here and owned) */
+    cl_mem here_buf;    /* borrowed: uint per id, PBFCL_EMPTY if not on this device, else below
+                         * owned if owned here (cl/bodies/shape_match.cl) */
+    cl_uint owned;      /* the bound of here_buf's owned entries */
+    cl_mem totals_buf;  /* 5 float4 per body: the sums whole, combined over the devices */
+    float *totals_host; /* host copy of totals_buf */
+    pbfcl_shape_match_combine_fn combine;
+    void *combine_ctx;
 } pbfcl_shape_match;
 
 /* The build options of cl/bodies/shape_match.cl on a device (`pbfcl kernel-builds`): a power-of-two
@@ -59,6 +72,14 @@ void pbfcl_shape_match_destroy(pbfcl_shape_match *sm);
 pbfcl_status pbfcl_shape_match_set_bodies(pbfcl_shape_match *sm, size_t bodies, size_t entries,
                                           const unsigned *entry_id, const unsigned *entry_body,
                                           const float *rest3, const float *stiffness);
+
+/* Splits the bodies over devices: here_buf (borrowed, uint per id; see shape_match.h's field)
+ * says which particles this device holds and owns, and between each reduction and the pose
+ * made of it the bodies' sums of this device's particles go through combine, which replaces
+ * them with the whole simulation's (the same on every device, so that every device makes the
+ * same poses); the entries stay every body's on every device. Kept across set_bodies. */
+pbfcl_status pbfcl_shape_match_split(pbfcl_shape_match *sm, cl_mem here_buf,
+                                     pbfcl_shape_match_combine_fn combine, void *ctx);
 
 /* Sets the walls lo..hi (the box less the particle radius) that the projection keeps the
  * bodies inside, as the solver's other stages keep every particle; none (the whole float

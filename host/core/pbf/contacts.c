@@ -68,6 +68,8 @@ static pbfcl_status body_contacts(const pbfcl_sim_view *v, pbf_state *ps, cl_ker
     PBF_ARG(k, 14, matched);
     PBF_ARG(k, 15, sm->static_buf);
     PBF_ARG(k, 16, v->grid->cell_id_buf);
+    cl_mem here = sm->here_buf ? sm->here_buf : v->particles->slot_buf; /* split: shape_match.h */
+    PBF_ARG(k, 17, here);
     return pbfcl_cl_launch(v->cl, k, sm->entries, v->wg, prof, PBFCL_STAGE_SOLVE);
 }
 

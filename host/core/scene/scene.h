@@ -397,6 +397,12 @@ size_t pbfcl_scene_emitter_layer(const pbfcl_scene *s, int e, float *out);
 /* The particles emitter e has emitted by time t: whole layers at its rate, up to its count. */
 long long pbfcl_scene_emitted_by(const pbfcl_scene *s, int e, double t);
 
+/* Particles from..due-1 of emitter e's stream at time t into pos and vel (xyz triples, due -
+ * from each): particle j of its stream belongs to layer j / L (L a layer's particles), due at
+ * (layer + 1) L / rate and moved on since then at the emitter's velocity. */
+pbfcl_status pbfcl_scene_emit(const pbfcl_scene *s, int e, long long from, long long due, double t,
+                              float *pos, float *vel);
+
 /* Whether point p lies in one of the drains. */
 bool pbfcl_scene_in_drain(const pbfcl_scene *s, const float p[3]);
 

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Two unit vectors perpendicular to v and to each other. */
 static void disc_basis(const float v[3], double u[3], double w[3])
@@ -50,6 +51,29 @@ long long pbfcl_scene_emitted_by(const pbfcl_scene *s, int e, double t)
     long long layer = (long long)pbfcl_scene_emitter_layer(s, e, NULL);
     double due = floor((double)m->rate * t / (double)layer + 1e-9) * (double)layer;
     return due < (double)m->count ? (long long)due : m->count;
+}
+
+pbfcl_status pbfcl_scene_emit(const pbfcl_scene *s, int e, long long from, long long due, double t,
+                              float *pos, float *vel)
+{
+    const pbfcl_emitter *m = &s->emitters[e];
+    size_t layer = pbfcl_scene_emitter_layer(s, e, NULL);
+    float *offset = malloc(layer * 3 * sizeof *offset + 12);
+    if (!offset)
+        return PBFCL_ERR_OUT_OF_MEMORY;
+    pbfcl_scene_emitter_layer(s, e, offset);
+    for (long long j = from; j < due; j++) {
+        long long l = j / (long long)layer;
+        size_t i = (size_t)(j - from);
+        double since = t - (double)(l + 1) * (double)layer / m->rate;
+        for (int a = 0; a < 3; a++) {
+            pos[3 * i + a] = (float)(m->center[a] + offset[3 * (j % (long long)layer) + a] +
+                                     m->velocity[a] * since);
+            vel[3 * i + a] = m->velocity[a];
+        }
+    }
+    free(offset);
+    return PBFCL_OK;
 }
 
 bool pbfcl_scene_in_drain(const pbfcl_scene *s, const float p[3])

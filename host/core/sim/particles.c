@@ -261,6 +261,18 @@ pbfcl_status pbfcl_particles_slots(pbfcl_particles *p, size_t n, cl_mem id_buf, 
     return pbfcl_cl_launch(p->cl, p->slots, n, p->wg, prof, stage);
 }
 
+pbfcl_status pbfcl_particles_slots_into(pbfcl_particles *p, size_t n, cl_mem id_buf, cl_mem out_buf,
+                                        pbfcl_profile *prof, pbfcl_stage stage)
+{
+    if (n == 0)
+        return PBFCL_OK;
+    cl_uint un = (cl_uint)n;
+    PARTICLES_ARG(p->slots, 0, un);
+    PARTICLES_ARG(p->slots, 1, id_buf);
+    PARTICLES_ARG(p->slots, 2, out_buf);
+    return pbfcl_cl_launch(p->cl, p->slots, n, p->wg, prof, stage);
+}
+
 /* Launches k (gather_rows or scatter_rows) from `from` to `to` over count rows of words. */
 static pbfcl_status rows_launch(pbfcl_particles *p, cl_kernel k, const char *name, cl_mem from,
                                 size_t words, cl_mem slots_buf, size_t count, cl_mem to)

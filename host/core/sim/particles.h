@@ -83,6 +83,12 @@ pbfcl_status pbfcl_particles_slot_map(pbfcl_particles *p, cl_mem *out);
 pbfcl_status pbfcl_particles_slots(pbfcl_particles *p, size_t n, cl_mem id_buf, pbfcl_profile *prof,
                                    pbfcl_stage stage);
 
+/* slots into out_buf (uint per id, at least the largest id + 1): slot[id[i]] = i for the n
+ * particles, every other entry left as it was (a split simulation's presence map,
+ * host/dist/dist_bodies.c). */
+pbfcl_status pbfcl_particles_slots_into(pbfcl_particles *p, size_t n, cl_mem id_buf, cl_mem out_buf,
+                                        pbfcl_profile *prof, pbfcl_stage stage);
+
 /* copy_positions: enqueues dst[id] = (x, y, z, |v|) of every particle: dst holds n float4 in
  * the caller's order. */
 pbfcl_status pbfcl_particles_copy_positions(pbfcl_particles *p, const pbfcl_particle_state *s,

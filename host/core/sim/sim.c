@@ -432,6 +432,21 @@ pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids)
     return sim_read_plain(sim, sim->id_buf, sim->n * 4, ids);
 }
 
+pbfcl_status pbfcl_sim_write_ids(pbfcl_sim *sim, size_t first, size_t count, const unsigned *ids)
+{
+    if (first > sim->n || count > sim->n - first) {
+        pbfcl_errorf("pbfcl_sim_write_ids: slots %zu to %zu of %zu particles", first, first + count,
+                     sim->n);
+        return PBFCL_ERR_BAD_ARGUMENT;
+    }
+    if (count == 0)
+        return PBFCL_OK;
+    PBFCL_CL_CHECK(clEnqueueWriteBuffer(sim->cl->queue, sim->id_buf, CL_TRUE, first * 4, count * 4,
+                                        ids, 0, NULL, NULL));
+    sim->slots_current = 0; /* the bodies' slots are by id */
+    return PBFCL_OK;
+}
+
 pbfcl_status pbfcl_sim_read_phases(pbfcl_sim *sim, unsigned *phases, float *inv_mass)
 {
     if (phases)
@@ -588,23 +603,29 @@ pbfcl_status pbfcl_sim_compute_density(pbfcl_sim *sim)
 
 /* ---- bodies: shape-matched particles (shape_match.c) ------------------------------------ */
 
-/* Gives the particles of the entries (by id) the phase of their body and its inverse mass,
- * every other particle the fluid's. */
-static pbfcl_status write_body_phases(pbfcl_sim *sim, size_t entries, const unsigned *entry_id,
-                                      const unsigned *entry_body, const float *body_inv_mass)
+/* Gives the particles of the entries (by id, below ids) the phase of their body and its inverse
+ * mass, every other particle the fluid's; an entry whose particle is not here is skipped. */
+static pbfcl_status write_body_phases(pbfcl_sim *sim, size_t ids_below, size_t entries,
+                                      const unsigned *entry_id, const unsigned *entry_body,
+                                      const float *body_inv_mass)
 {
     size_t n = sim->n;
     unsigned *ids = malloc((n ? n : 1) * sizeof *ids), *phase = malloc((n ? n : 1) * 4);
-    unsigned *slot = malloc((n ? n : 1) * sizeof *slot);
+    unsigned *slot = malloc((ids_below ? ids_below : 1) * sizeof *slot);
     float *w = malloc((n ? n : 1) * sizeof *w);
     pbfcl_status st = ids && phase && slot && w ? sim_read_plain(sim, sim->id_buf, n * 4, ids)
                                                 : PBFCL_ERR_OUT_OF_MEMORY;
+    for (size_t id = 0; st == PBFCL_OK && id < ids_below; id++)
+        slot[id] = PBFCL_EMPTY;
     for (size_t i = 0; st == PBFCL_OK && i < n; i++) {
-        slot[ids[i]] = (unsigned)i;
+        if (ids[i] < ids_below)
+            slot[ids[i]] = (unsigned)i;
         phase[i] = PBFCL_SIM_PHASE_FLUID;
         w[i] = 1.0f;
     }
     for (size_t e = 0; st == PBFCL_OK && e < entries; e++) {
+        if (slot[entry_id[e]] == PBFCL_EMPTY)
+            continue; /* on another device (pbfcl_sim_set_bodies_split) */
         phase[slot[entry_id[e]]] = entry_body[e] + 1;
         w[slot[entry_id[e]]] = body_inv_mass[entry_body[e]];
     }
@@ -619,9 +640,10 @@ static pbfcl_status write_body_phases(pbfcl_sim *sim, size_t entries, const unsi
     return st;
 }
 
-pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
-                                  const unsigned *entry_id, const unsigned *entry_body,
-                                  const float *rest3, const float *stiffness, const float *inv_mass)
+/* pbfcl_sim_set_bodies with entry ids below ids_below (sim->n on one device). */
+static pbfcl_status set_bodies(pbfcl_sim *sim, size_t ids_below, size_t bodies, size_t entries,
+                               const unsigned *entry_id, const unsigned *entry_body,
+                               const float *rest3, const float *stiffness, const float *inv_mass)
 {
     if (bodies > 0 && sim->scene.solver.method != PBFCL_METHOD_PBF) { /* shape matching is pbf's */
         pbfcl_errorf("bodies need solver.method pbf (this solver runs %s); create the solver with "
@@ -630,8 +652,8 @@ pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
         return PBFCL_ERR_UNSUPPORTED;
     }
     for (size_t e = 0; e < entries; e++)
-        if (entry_id[e] >= sim->n) {
-            pbfcl_errorf("body particle %zu is particle %u of %zu", e, entry_id[e], sim->n);
+        if (entry_id[e] >= ids_below) {
+            pbfcl_errorf("body particle %zu is particle %u of %zu", e, entry_id[e], ids_below);
             return PBFCL_ERR_BAD_ARGUMENT;
         }
     for (size_t b = 0; b < bodies; b++)
@@ -647,7 +669,24 @@ pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
     sim->slots_current = 0; /* a first set makes the slot table, not written yet */
     PBFCL_TRY(
         pbfcl_shape_match_set_bodies(sm, bodies, entries, entry_id, entry_body, rest3, stiffness));
-    return write_body_phases(sim, entries, entry_id, entry_body, inv_mass);
+    return write_body_phases(sim, ids_below, entries, entry_id, entry_body, inv_mass);
+}
+
+pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
+                                  const unsigned *entry_id, const unsigned *entry_body,
+                                  const float *rest3, const float *stiffness, const float *inv_mass)
+{
+    return set_bodies(sim, sim->n, bodies, entries, entry_id, entry_body, rest3, stiffness,
+                      inv_mass);
+}
+
+pbfcl_status pbfcl_sim_set_bodies_split(pbfcl_sim *sim, size_t bodies, size_t entries,
+                                        const unsigned *entry_id, const unsigned *entry_body,
+                                        const float *rest3, const float *stiffness,
+                                        const float *inv_mass)
+{
+    return set_bodies(sim, sim->capacity, bodies, entries, entry_id, entry_body, rest3, stiffness,
+                      inv_mass);
 }
 
 size_t pbfcl_sim_body_count(const pbfcl_sim *sim)

@@ -83,6 +83,10 @@ pbfcl_status pbfcl_sim_read(pbfcl_sim *sim, float *pos3, float *vel3, float *den
  * ids[i] of the initial state. */
 pbfcl_status pbfcl_sim_read_ids(pbfcl_sim *sim, unsigned *ids);
 
+/* Writes the ids of the particles at slots first..first+count-1 (a split simulation's appended
+ * particles take their global ids: host/dist/dist_flow.c). */
+pbfcl_status pbfcl_sim_write_ids(pbfcl_sim *sim, size_t first, size_t count, const unsigned *ids);
+
 /* Phases (cl/common/pbfcl_shared.h, FleX's encoding: a group and flags): the fluid's, group 0 with
  * the fluid and self-collide flags; a particle of body b has group b + 1 (PBFCL_PHASE_BODY), flags
  * as the API set them; a static particle (an obstacle's, inverse mass 0)
@@ -124,6 +128,14 @@ pbfcl_status pbfcl_sim_set_bodies(pbfcl_sim *sim, size_t bodies, size_t entries,
                                   const float *inv_mass);
 
 /* The number of bodies. */
+/* pbfcl_sim_set_bodies on one device of a split simulation: every body's entries, with ids
+ * below the capacity (the whole simulation's), of which only the particles here get their
+ * phases; pbfcl_shape_match_split (shape_match.h) then says which are here and owned. */
+pbfcl_status pbfcl_sim_set_bodies_split(pbfcl_sim *sim, size_t bodies, size_t entries,
+                                        const unsigned *entry_id, const unsigned *entry_body,
+                                        const float *rest3, const float *stiffness,
+                                        const float *inv_mass);
+
 size_t pbfcl_sim_body_count(const pbfcl_sim *sim);
 
 /* Changes body b's stiffness and relative inverse mass. */
