@@ -94,9 +94,9 @@ struct pbfcl_dist {
     int balance_wait;           /* frames before a refused rebalancing is tried again */
     dist_values values;         /* the exchange of values in progress */
     dist_overlap overlap;
-    cl_mem here_buf;            /* bodies: uint per id, its slot here (dist_bodies.c) */
-    float *body_sums;           /* bodies: every rank's share of their sums */
-    size_t body_sums_cap;       /* floats */
+    cl_mem here_buf;      /* bodies: uint per id, its slot here (dist_bodies.c) */
+    float *body_sums;     /* bodies: every rank's share of their sums */
+    size_t body_sums_cap; /* floats */
 };
 
 /* A rank's part with no simulation yet, of n particles in all (NULL: out of memory). */
