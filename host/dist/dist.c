@@ -13,7 +13,9 @@
 
 pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *s)
 {
-    const char *what = s->obstacle_count > 0 ? "obstacles" : NULL;
+    const char *what = s->obstacle_count > 0 ? "obstacles"
+                       : s->cloth_count > 0  ? "cloth, ropes or inflatables"
+                                             : NULL;
     if (what) {
         pbfcl_errorf("a run split over several ranks takes fluid, bodies, emitters, drains and "
                      "collision shapes; this scene has %s: run it on one rank (without mpirun, "
