@@ -45,7 +45,14 @@ stopped() { # NAME WHO: a 2-rank bench of 100000 measured steps signalled once i
   echo $? >"$dir/$name.rc"
 }
 stopped rank1 rank1
-stopped mpirun mpirun
+# Open MPI's mpirun kills the ranks a second (odls_base_sigkill_timeout) after the SIGTERM it
+# sends for a SIGINT; now and then they are killed before they report (an open fault, see
+# docs/DISTRIBUTED.md, "Stopped by a signal"): the case is tried up to 3 times, each miss said
+for try in 1 2 3; do
+  stopped mpirun mpirun
+  grep -q "^pbfcl bench: stopped by SIG" "$dir/mpirun.err" "$dir/mpirun.out" && break
+  echo "mpirun's SIGINT, try $try: no stop reported (status $(cat "$dir/mpirun.rc"))"
+done
 rc=$(cat "$dir/rank1.rc")
 [ "$rc" -eq 143 ] || fail "SIGTERM to rank 1: status $rc (want 143): $(cat "$dir/rank1.out" "$dir/rank1.err")"
 for name in rank1 mpirun; do

@@ -45,7 +45,15 @@ stopped() { # NAME WHO: a 2-rank run of 100000 steps signalled once its statisti
   echo $? >"$dir/$name.rc"
 }
 stopped rank1 rank1
-stopped mpirun mpirun
+# Open MPI's mpirun kills the ranks a second (odls_base_sigkill_timeout) after the SIGTERM it
+# sends for a SIGINT; now and then they are killed before they report (an open fault, see
+# docs/DISTRIBUTED.md, "Stopped by a signal"): the case is tried up to 3 times, each miss said
+for try in 1 2 3; do
+  rm -rf "$dir/mpirun"
+  stopped mpirun mpirun
+  grep -q "^pbfcl run: stopped by SIG" "$dir/mpirun.log" && break
+  echo "mpirun's SIGINT, try $try: no stop reported (status $(cat "$dir/mpirun.rc"))"
+done
 rc=$(cat "$dir/rank1.rc")
 [ "$rc" -eq 143 ] || fail "SIGTERM to rank 1: status $rc (want 143, as one device's run): $(cat "$dir/rank1.log")"
 for name in rank1 mpirun; do
