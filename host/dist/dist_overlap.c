@@ -44,10 +44,10 @@ bool pbfcl_dist_parse_overlap(const char *val, bool *off)
 pbfcl_status dist_overlap_sorted(pbfcl_dist *d)
 {
     dist_overlap *o = &d->overlap;
-    if (o->off)
-        return PBFCL_OK;
     pbfcl_sim_view v;
     pbfcl_sim_view_get(d->sim, &v);
+    if (o->off || v.scene->solver.method != PBFCL_METHOD_PBF) /* SPH's exchanges stay whole */
+        return PBFCL_OK;
     if (!o->made) {
         PBFCL_TRY(pbfcl_regions_create(&o->regions, v.cl, pbfcl_sim_capacity(d->sim)));
         o->made = true;
