@@ -13,6 +13,7 @@ mpirun=("$@")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/signal_stop.sh"
 bench=(bench --scene dam-break --particles 3000 --warmup 2)
 
 "$pbfcl" "${bench[@]}" --steps 1 >"$dir/probe.log" 2>&1
@@ -34,15 +35,7 @@ stopped() { # NAME WHO: a 2-rank bench of 100000 measured steps signalled once i
     [ $waited -lt 1200 ] || { kill -TERM $m; fail "$name: not measuring after 120 s"; }
   done
   sleep 1 # a few measured frames
-  if [ "$who" = rank1 ]; then kill -TERM "$(cat "$dir/pid.1")"; else kill -INT $m; fi
-  waited=0
-  while kill -0 $m 2>/dev/null; do # every rank stops after the frame it is in, or one waits
-    sleep 0.1
-    waited=$((waited + 1))
-    [ $waited -lt 600 ] || { kill -TERM $m; fail "$name: still running 60 s after the signal"; }
-  done
-  wait $m
-  echo $? >"$dir/$name.rc"
+  signal_stop $m "$who" "$name"
 }
 stopped rank1 rank1
 # Open MPI's mpirun kills the ranks a second (odls_base_sigkill_timeout) after the SIGTERM it

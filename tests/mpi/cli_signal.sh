@@ -13,6 +13,7 @@ mpirun=("$@")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/signal_stop.sh"
 run=(run --scene dam-break --particles 3000)
 
 "$pbfcl" "${run[@]}" --steps 1 --quiet >"$dir/probe.log" 2>&1
@@ -34,15 +35,7 @@ stopped() { # NAME WHO: a 2-rank run of 100000 steps signalled once its statisti
     waited=$((waited + 1))
     [ $waited -lt 1200 ] || { kill -TERM $m; fail "$name: no third step in 120 s"; }
   done
-  if [ "$who" = rank1 ]; then kill -TERM "$(cat "$dir/pid.1")"; else kill -INT $m; fi
-  waited=0
-  while kill -0 $m 2>/dev/null; do # every rank stops after the step it is in, or one waits
-    sleep 0.1
-    waited=$((waited + 1))
-    [ $waited -lt 600 ] || { kill -TERM $m; fail "$name: still running 60 s after the signal"; }
-  done
-  wait $m
-  echo $? >"$dir/$name.rc"
+  signal_stop $m "$who" "$name"
 }
 stopped rank1 rank1
 # Open MPI's mpirun kills the ranks a second (odls_base_sigkill_timeout) after the SIGTERM it
