@@ -40,19 +40,11 @@ if grep -q "no OpenCL device" "$dir/one.log"; then echo "SKIP: no OpenCL device"
 "${mpirun[@]}" -np 2 "$pbfcl" "${run[@]}" --stats "$dir/two.csv" --export "$dir/two" \
   >"$dir/two.log" 2>&1 || fail "the 2-rank run failed: $(cat "$dir/two.log")"
 
-python3 - "$dir" <<'PY' || exit 1
-import csv, math, struct, sys
+python3 - "$dir" "$(dirname "$0")" <<'PY' || exit 1
+import csv, math, sys
 d = sys.argv[1]
-def frame(path):
-    head, body = open(path, "rb").read().split(b"end_header\n", 1)
-    lines = head.decode().splitlines()
-    n = int(next(l.split()[2] for l in lines if l.startswith("element vertex")))
-    props = [l.split() for l in lines if l.startswith("property")]
-    fmt = "<" + "".join({"float": "f", "uint": "I", "int": "i"}[p[1]] for p in props)
-    names = [p[2] for p in props]
-    rows = [struct.unpack_from(fmt, body, i * struct.calcsize(fmt)) for i in range(n)]
-    k = names.index("id")
-    return {r[k]: r[:3] for r in rows}, [r[k] for r in rows]
+sys.path.insert(0, sys.argv[2])
+from ply_frame import read as frame
 counts = []
 for step in range(25):
     one, _ = frame(f"{d}/one/frame_{step:05d}.ply")
@@ -102,22 +94,15 @@ run=(run --scene "$dir/drain.json" --steps 14 --quiet)
   fail "the single-device run with a drain failed: $(cat "$dir/d1.log")"
 "${mpirun[@]}" -np 2 "$pbfcl" "${run[@]}" --export "$dir/drain2" >"$dir/d2.log" 2>&1 ||
   fail "the 2-rank run with a drain failed: $(cat "$dir/d2.log")"
-python3 - "$dir" <<'PY' || exit 1
-import math, struct, sys
+python3 - "$dir" "$(dirname "$0")" <<'PY' || exit 1
+import math, sys
 d = sys.argv[1]
-def frame(path):
-    head, body = open(path, "rb").read().split(b"end_header\n", 1)
-    lines = head.decode().splitlines()
-    n = int(next(l.split()[2] for l in lines if l.startswith("element vertex")))
-    props = [l.split() for l in lines if l.startswith("property")]
-    fmt = "<" + "".join({"float": "f", "uint": "I", "int": "i"}[p[1]] for p in props)
-    names = [p[2] for p in props]
-    rows = [struct.unpack_from(fmt, body, i * struct.calcsize(fmt)) for i in range(n)]
-    k = names.index("id")
-    return {r[k]: r[:3] for r in rows}, len(rows)
+sys.path.insert(0, sys.argv[2])
+from ply_frame import read as frame
 for step in range(15):
-    one, n1 = frame(f"{d}/drain1/frame_{step:05d}.ply")
-    two, n2 = frame(f"{d}/drain2/frame_{step:05d}.ply")
+    one, ids1 = frame(f"{d}/drain1/frame_{step:05d}.ply")
+    two, ids2 = frame(f"{d}/drain2/frame_{step:05d}.ply")
+    n1, n2 = len(ids1), len(ids2)
     if n2 != len(two) or n1 != n2 or set(one) != set(two):
         sys.exit(f"FAIL: frame {step}: {n2} particles ({len(two)} ids) on 2 ranks, {n1} on one "
                  "device, or other ids")
