@@ -50,7 +50,6 @@ typedef struct ml_state {
     ml_level lv[PBFCL_ML_MAX_LEVELS];
     cl_mem sum_buf, count_buf; /* int, uint: the finest grid's compression and particles */
     float built_for[7];        /* box and h the grids were made for */
-    int warned;                /* the warning of a correction that cannot move was given */
     size_t group_max_wg;       /* ml_group's most work-items (kernel and device) */
     size_t group_width;        /* of them, how many run at once (pbfcl_ml_group_first) */
     cl_ulong group_local;      /* the local memory ml_group may take (device less its own) */
@@ -391,7 +390,8 @@ static pbfcl_status v_cycle(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
  * coarse grids lost the free surface (fluid where any child was) and 4 V-cycles solved them, a
  * column 60 particles tall left the floor at 1 m/s and blew up within 20 frames without this
  * limit; now that they keep it, the columns and the dam break of docs/PERFORMANCE.md never
- * reach it, and it stays as a guard. Without gravity the correction moves nothing. */
+ * reach it, and it stays as a guard. Without gravity the correction would move nothing, and
+ * it is not run: the plain iterations hold the density alone. */
 static float max_move(const pbfcl_sim_view *v)
 {
     double g2 = 0.0, dt = v->params->dt;
@@ -427,12 +427,8 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, pbfcl_profile *prof)
     ml_state *m = pbf_constraint_state(ps, &pbf_multilevel_constraint);
     if (v.n == 0)
         return PBFCL_OK;
-    if (max_move(&v) <= 0.0f && !m->warned) {
-        m->warned = 1;
-        pbfcl_warnf("solver.multilevel %d: without gravity the coarse correction moves nothing "
-                    "(its moves are limited to %g |g| dt^2); set solver.multilevel to 0",
-                    v.scene->solver.multilevel, PBFCL_ML_SUPPORT);
-    }
+    if (max_move(&v) <= 0.0f) /* without gravity it would move nothing: nothing launched */
+        return PBFCL_OK;
     if (!m->program)
         PBFCL_TRY(build_program(&v, m));
     PBFCL_TRY(make_grids(&v, m));
