@@ -449,13 +449,14 @@ pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes
 }
 
 /* After iteration it's density and contact corrections (x* = q): the first solver.multilevel
- * iterations end with a coarse correction of what they left. */
+ * iterations end with a coarse correction of what they left. With no iterations (the positions'
+ * pass still runs once, for the bodies) there is none. */
 static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
 {
     (void)state;
     pbfcl_sim_view v;
     pbfcl_sim_view_get(sim, &v);
-    if (it >= v.scene->solver.multilevel)
+    if (it >= v.scene->solver.multilevel || it >= v.scene->solver.iterations)
         return PBFCL_OK;
     return pbfcl_pbf_multilevel(sim, prof);
 }
