@@ -25,6 +25,15 @@
  * more than the launches they save. */
 #define PBFCL_ML_GROUP_CELLS_PER_ITEM 16
 
+/* With the correction on, the part of the fluid's depth H whose free fall the substeps still
+ * resolve (pbf_choose_substeps: u >= sqrt(2 g H x this)). The correction holds a column's
+ * weight whatever its depth, but not a collapsing column's impacts, which the fine iterations
+ * take: on an H200's dam break (2 iterations, cfl 1) with the term dropped, 16M particles' first
+ * frames reached 4.25 % density error and 64M's broke (neighbour lists overflowed); at a quarter
+ * of the depth (half the free-fall speed) 0.37 and 0.27 %, and 1M's frame is unchanged
+ * (docs/PERFORMANCE.md, "The correction by default"). */
+#define PBFCL_ML_DEPTH_SHARE 0.25
+
 /* The most a coarse correction moves a particle, in |g| dt^2 (max_move). */
 #define PBFCL_ML_SUPPORT 2.0
 

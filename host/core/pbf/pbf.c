@@ -6,6 +6,7 @@
 #include "pbf/pbf_colliders.h"
 #include "pbf/wind.h"
 #include "pbf/inflatable.h"
+#include "pbf/multilevel.h"
 #include "pbf/attach.h"
 
 #include "runtime/programs.h"
@@ -249,8 +250,8 @@ static pbfcl_status pbf_substep(pbfcl_sim *sim, pbfcl_profile *prof)
  * substeps (docs/PERFORMANCE.md, "Chebyshev-accelerated iterations"). Both
  * scale as 1/h: halving r doubles the substeps, as it halves the time step of any explicit
  * particle method. The multilevel coarse correction (solver.multilevel) holds the column
- * whatever its depth, and drops the second term. A scene's own substeps are the minimum. One
- * 12-byte read per frame. */
+ * whatever its depth; the second term then takes only PBFCL_ML_DEPTH_SHARE of the depth. A scene's
+ * own substeps are the minimum. One 12-byte read per frame. */
 static pbfcl_status pbf_choose_substeps(pbfcl_sim *sim, int *out)
 {
     pbfcl_sim_view sv;
@@ -267,8 +268,8 @@ static pbfcl_status pbf_choose_substeps(pbfcl_sim *sim, int *out)
     reach = (float)sqrt(reach);
     g = sqrt(g);
     double height = fmax(0.0, (double)b[1] + b[2] - 2.0 * reach);
-    if (v->multilevel > 0) /* the coarse correction carries the support through the depth */
-        height = 0.0;
+    if (v->multilevel > 0 && v->iterations > 0) /* the correction carries the weight */
+        height *= PBFCL_ML_DEPTH_SHARE;
     double u = fmax(b[0] + g * v->dt, sqrt(2.0 * g * height));
     double want = ceil(v->dt * u / (v->cfl * sv.params->h));
     int most = v->substeps > PBFCL_PBF_MAX_SUBSTEPS ? v->substeps : PBFCL_PBF_MAX_SUBSTEPS;
