@@ -185,6 +185,7 @@ static void base_params(pbfcl_diffuse_params *p, size_t capacity)
     float g[3] = {0.0f, -9.81f, 0.0f};
     pbfcl_scene scene;
     pbfcl_scene_defaults(&scene);
+    scene.solver.multilevel = 0; /* the coarse correction: test_multilevel */
     for (int a = 0; a < 3; a++)
         scene.domain_min[a] = box_lo[a], scene.domain_max[a] = box_hi[a];
     scene.particle_radius = R;

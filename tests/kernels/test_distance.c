@@ -25,6 +25,8 @@ static pbfcl_sim *make_sim(pbfcl_cl *cl, size_t n, uint64_t *rng, float *w)
 {
     pbfcl_scene s;
     pbfcl_scene_defaults(&s);
+    s.solver.multilevel = 0;                         /* the coarse correction: test_multilevel */
+    s.solver.iterations = PBFCL_PBF_DISTANCE_SWEEPS; /* one sweep per iteration, as the reference */
     s.particle_radius = R;
     for (int a = 0; a < 3; a++) {
         s.domain_min[a] = 0.0f;

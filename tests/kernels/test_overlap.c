@@ -205,6 +205,7 @@ static void lists_n(pbfcl_cl *cl, size_t n)
 {
     pbfcl_scene s;
     pbfcl_scene_defaults(&s); /* a 1 m box, r = 1 cm */
+    s.solver.multilevel = 0;  /* the coarse correction: test_multilevel */
     s.solver.iterations = 3;  /* lambda after delta and after collide */
     s.solver.contact_interval = 1;
     s.solver.chebyshev_rho = 0.9f; /* delta's weighted steps */
@@ -264,6 +265,7 @@ static void lists_against_whole(pbfcl_cl *cl)
     size_t wg = 0; /* the particle kernels' work-group size */
     pbfcl_scene s;
     pbfcl_scene_defaults(&s);
+    s.solver.multilevel = 0; /* the coarse correction: test_multilevel */
     float one[3] = {0, 0, 0};
     pbfcl_sim *sim = NULL;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, one, 1), PBFCL_OK);

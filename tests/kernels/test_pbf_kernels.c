@@ -125,6 +125,7 @@ static const pbfcl_pbf_params *ref_params_of(pbfcl_sim *sim)
 static void kernel_scene(pbfcl_scene *s)
 {
     pbfcl_scene_defaults(s);
+    s->solver.multilevel = 0; /* the coarse correction: test_multilevel */
     s->gravity[1] = 0.0f;
 }
 

@@ -20,6 +20,7 @@
 static void stage_scene(pbfcl_scene *s)
 {
     pbfcl_scene_defaults(s);
+    s->solver.multilevel = 0; /* the coarse correction: test_multilevel */
     for (int a = 0; a < 3; a++) {
         s->domain_min[a] = -0.25f;
         s->domain_max[a] = 0.25f;

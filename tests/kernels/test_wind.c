@@ -29,6 +29,7 @@ static pbfcl_sim *make_sim(pbfcl_cl *cl, size_t n, const float *at, uint64_t *rn
 {
     pbfcl_scene s;
     pbfcl_scene_defaults(&s);
+    s.solver.multilevel = 0; /* the coarse correction: test_multilevel */
     s.particle_radius = R;
     for (int a = 0; a < 3; a++) {
         s.domain_min[a] = 0.0f;
