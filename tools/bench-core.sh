@@ -53,13 +53,15 @@ bench_core_dam_break() {
 }
 
 # The options of the multilevel figures' solver $1 into the array opts: default (4 plain Jacobi
-# iterations), ml4 (--multilevel 4), ml2 (--iterations 2 --multilevel 2), ml2-cfl1 (and --cfl 1).
+# iterations), ml4 (--multilevel 4), ml2 (--iterations 2 --multilevel 2), ml2-cfl1 (and --cfl 1),
+# ml1-cfl1 (--iterations 2 --multilevel 1 --cfl 1: only the first iteration corrected).
 bench_core_multilevel_options() {
   case $1 in
     default) opts=() ;;
     ml4) opts=(--multilevel 4) ;;
     ml2) opts=(--iterations 2 --multilevel 2) ;;
     ml2-cfl1) opts=(--iterations 2 --multilevel 2 --cfl 1) ;;
+    ml1-cfl1) opts=(--iterations 2 --multilevel 1 --cfl 1) ;;
     *) echo "bench_core_multilevel_options: no solver '$1'" >&2; exit 2 ;;
   esac
 }
