@@ -526,6 +526,53 @@ START_TEST(test_fine_column)
 }
 END_TEST
 
+static int cfl_warnings;
+
+static void count_cfl_warning(pbfcl_log_level level, const char *message, void *user)
+{
+    (void)user;
+    if (level == PBFCL_LOG_WARNING && strstr(message, "solver.cfl") &&
+        strstr(message, "set solver.cfl to 1 or less"))
+        cfl_warnings++;
+}
+
+/* The warnings about solver.cfl in 30 frames of a 4 x 4 x 4 block falling from 1 m (4.4 m/s
+ * at the floor: 1.8 h a frame) with at least `substeps` substeps at cfl. */
+static int cfl_warnings_of(pbfcl_cl *cl, int substeps, float cfl)
+{
+    pbfcl_scene s;
+    box_scene(&s, 0.3f, 1.2f, 0.3f);
+    s.solver.substeps = substeps;
+    s.solver.cfl = cfl;
+    int nn[3] = {4, 4, 4};
+    size_t n;
+    float lo[3] = {0.1f, 1.0f, 0.1f};
+    float *pos = block(nn, lo, 1.0f, &n);
+    pbfcl_sim *sim = make_sim(cl, &s, pos, n);
+    cfl_warnings = 0;
+    pbfcl_set_log(count_cfl_warning, NULL, PBFCL_LOG_WARNING);
+    run_frames(sim, 30);
+    pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
+    pbfcl_sim_destroy(sim);
+    free(pos);
+    return cfl_warnings;
+}
+
+/* A cfl above 1 that sets the substeps is warned of once, naming the setting and its limit; cfl
+ * 1, or cfl 2 where the least substeps (8) are more than it asks, says nothing. */
+static void check_cfl_warning(pbfcl_cl *cl)
+{
+    ck_assert_int_eq(cfl_warnings_of(cl, 1, 1.5f), 1);
+    ck_assert_int_eq(cfl_warnings_of(cl, 1, 1.0f), 0);
+    ck_assert_int_eq(cfl_warnings_of(cl, 8, 2.0f), 0);
+}
+
+START_TEST(test_cfl_warning)
+{
+    test_each_device(check_cfl_warning);
+}
+END_TEST
+
 /* The positions after a dam-break run of `frames` frames. */
 static float *run_positions(pbfcl_cl *cl, int frames, size_t *n)
 {
@@ -576,6 +623,7 @@ int main(void)
     tcase_add_test(tc, test_fine_column);
     tcase_add_test(tc, test_momentum);
     tcase_add_test(tc, test_determinism);
+    tcase_add_test(tc, test_cfl_warning);
     suite_add_tcase(suite, tc);
     return test_run_suite(suite, true);
 }

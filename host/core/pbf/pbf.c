@@ -250,12 +250,13 @@ static pbfcl_status pbf_substep(pbfcl_sim *sim, pbfcl_profile *prof)
  * substeps (docs/PERFORMANCE.md, "Chebyshev-accelerated iterations"). Both
  * scale as 1/h: halving r doubles the substeps, as it halves the time step of any explicit
  * particle method. The multilevel coarse correction (solver.multilevel) holds the column
- * whatever its depth; the second term then takes only PBFCL_ML_DEPTH_SHARE of the depth. A scene's
+ * whatever its depth; the second term then takes only PBFCL_ML_DEPTH_SHARE of the depth. A cfl
+ * above PBFCL_PBF_CFL_SAFE that sets the substeps is warned of once. A scene's
  * own substeps are the minimum. One 12-byte read per frame. */
 static pbfcl_status pbf_choose_substeps(pbfcl_sim *sim, int *out)
 {
     pbfcl_sim_view sv;
-    pbfcl_sim_view_get(sim, &sv);
+    pbf_state *ps = pbf_view(sim, &sv);
     const pbfcl_solver_settings *v = &sv.scene->solver;
     float b[3];
     PBFCL_TRY(pbfcl_particles_read_bounds(sv.particles, b));
@@ -272,6 +273,13 @@ static pbfcl_status pbf_choose_substeps(pbfcl_sim *sim, int *out)
         height *= PBFCL_ML_DEPTH_SHARE;
     double u = fmax(b[0] + g * v->dt, sqrt(2.0 * g * height));
     double want = ceil(v->dt * u / (v->cfl * sv.params->h));
+    if (v->cfl > PBFCL_PBF_CFL_SAFE && want > v->substeps && !ps->cfl_warned) {
+        ps->cfl_warned = 1;
+        pbfcl_warnf("solver.cfl %g: a particle may cross %g h a substep, more than the contacts "
+                    "and neighbour lists keep (a 1M dam break at cfl 1.5 overflowed them); set "
+                    "solver.cfl to %g or less",
+                    (double)v->cfl, (double)v->cfl, PBFCL_PBF_CFL_SAFE);
+    }
     int most = v->substeps > PBFCL_PBF_MAX_SUBSTEPS ? v->substeps : PBFCL_PBF_MAX_SUBSTEPS;
     *out = want > most ? most : (want < v->substeps ? v->substeps : (int)want);
     return PBFCL_OK;

@@ -67,6 +67,13 @@ double pbfcl_pbf_chebyshev_weight(int iteration, double rho, double last);
  * particles from two corners: 0.45 % at 4 sweeps, 1.04 % at 2, tests/physics/test_cloth.c). */
 #define PBFCL_PBF_DISTANCE_SWEEPS 4
 
+/* The largest cfl (solver.cfl) whose substeps the contacts and neighbour lists keep: on an H200's
+ * 1M dam break at 2 iterations with the coarse correction, cfl 1 holds 0.31 % density error and
+ * no overflow, cfl 1.5 cut neighbour lists short 5,808 times in 20 frames and cfl 2 more; with
+ * the default solver cfl 2 reached 19 % (docs/PERFORMANCE.md). A larger one that sets the
+ * substeps is warned of once. */
+#define PBFCL_PBF_CFL_SAFE 1.0
+
 /* The distance constraints' sweeps in solver iteration `iteration` of `iterations` (0: the one
  * positions pass of a substep without iterations): max(PBFCL_PBF_DISTANCE_SWEEPS, iterations)
  * sweeps per substep spread evenly, each iteration at least one. */

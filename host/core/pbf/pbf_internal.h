@@ -26,7 +26,8 @@ typedef struct pbf_state {
      * substep (how far it slid and closed since x); 2 from then to the projection that applies
      * it; 0 after */
     int body_friction;
-    float omega; /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
+    float omega;    /* delta: the Chebyshev weight of this iteration (1: plain Jacobi) */
+    int cfl_warned; /* pbf_choose_substeps warned of a cfl above PBFCL_PBF_CFL_SAFE */
 } pbf_state;
 
 /* The common view of sim and PBF's state. */
