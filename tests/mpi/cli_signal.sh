@@ -25,10 +25,12 @@ if grep -q "no OpenCL device" "$dir/probe.log"; then echo "SKIP: no OpenCL devic
 stopped() { # NAME WHO: a 2-rank run of 100000 steps signalled once its statistics hold 3 rows
   local name=$1 who=$2 w="$dir/$1"
   mkdir -p "$w"
-  # each rank's pid in its own file (exec keeps it), to signal one rank alone; --foreground:
-  # timeout passes a signal to mpirun once (else again to its process group, and mpirun takes a
-  # second SIGINT as 'forcibly terminate': it exits at once and never signals the ranks)
-  timeout --foreground 300 "${mpirun[@]}" -np 2 sh -c 'echo $$ >"$0/pid.$OMPI_COMM_WORLD_RANK"; exec "$@"' \
+  # mpirun's pid and each rank's in files (exec keeps them), to signal mpirun once (not through
+  # timeout, which would pass it on twice) or one rank alone; mpirun's SIGTERM comes 3 s after
+  # its SIGINT and its SIGKILL 3 s after that (odls_base_sigkill_timeout), time for a step and
+  # the checkpoint on a loaded machine
+  timeout 300 sh -c 'echo $$ >"$0/mpirun.pid"; exec "$@"' "$dir" "${mpirun[@]}" -np 2 \
+    --mca odls_base_sigkill_timeout 3 sh -c 'echo $$ >"$0/pid.$OMPI_COMM_WORLD_RANK"; exec "$@"' \
     "$dir" "$pbfcl" "${run[@]}" --steps 100000 --stats "$w/s.csv" --checkpoint "$w/c.ckpt" \
     >"$dir/$name.log" 2>&1 &
   local m=$! waited=0
