@@ -456,7 +456,7 @@ static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profil
     (void)state;
     pbfcl_sim_view v;
     pbfcl_sim_view_get(sim, &v);
-    if (it >= v.scene->solver.multilevel || it >= v.scene->solver.iterations)
+    if (!pbfcl_ml_corrects(&v.scene->solver, it))
         return PBFCL_OK;
     return pbfcl_pbf_multilevel(sim, prof);
 }

@@ -31,8 +31,16 @@
  * take: on an H200's dam break (2 iterations, cfl 1) with the term dropped, 16M particles' first
  * frames reached 4.25 % density error and 64M's broke (neighbour lists overflowed); at a quarter
  * of the depth (half the free-fall speed) 0.37 and 0.27 %, and 1M's frame is unchanged
- * (docs/PERFORMANCE.md, "The correction by default"). */
+ * (docs/PERFORMANCE.md, "One corrected iteration"). */
 #define PBFCL_ML_DEPTH_SHARE 0.25
+
+/* Whether solver iteration it of a substep ends with a coarse correction: the first
+ * solver.multilevel of its iterations do (with none, none does; iteration 0 also asks whether
+ * any does). */
+static inline int pbfcl_ml_corrects(const pbfcl_solver_settings *s, int it)
+{
+    return it < s->multilevel && it < s->iterations;
+}
 
 /* The most a coarse correction moves a particle, in |g| dt^2 (max_move). */
 #define PBFCL_ML_SUPPORT 2.0

@@ -269,7 +269,7 @@ static pbfcl_status pbf_choose_substeps(pbfcl_sim *sim, int *out)
     reach = (float)sqrt(reach);
     g = sqrt(g);
     double height = fmax(0.0, (double)b[1] + b[2] - 2.0 * reach);
-    if (v->multilevel > 0 && v->iterations > 0) /* the correction carries the weight */
+    if (pbfcl_ml_corrects(v, 0)) /* the coarse correction carries the weight */
         height *= PBFCL_ML_DEPTH_SHARE;
     double u = fmax(b[0] + g * v->dt, sqrt(2.0 * g * height));
     double want = ceil(v->dt * u / (v->cfl * sv.params->h));
