@@ -15,21 +15,24 @@
 
 #define R 0.01f
 
-/* A box of w x h x w particles' room (h times 1.25 plus 5 cm of air) with a block of
- * w x h x w particles at rest spacing on its floor; the scene's solver settings as given. */
-static pbfcl_sim *block_sim_g(pbfcl_cl *cl, int w, int h, int iterations, int multilevel,
-                              float gravity)
+/* A box of w x h x w particles' room (h times 1.25 plus 5 cm of air) for a block of w x h x w
+ * particles at rest spacing on its floor (block_in); the solver settings as given, 4 substeps. */
+static void block_scene(pbfcl_scene *s, int w, int h, int iterations, int multilevel, float gravity)
 {
-    pbfcl_scene s;
-    pbfcl_scene_defaults(&s);
-    s.gravity[1] = gravity;
-    s.particle_radius = R;
-    s.domain_max[0] = s.domain_max[2] = 2 * R * w;
-    s.domain_max[1] = 2 * R * h * 1.25f + 0.05f;
-    s.solver.substeps = 4;
-    s.solver.cfl = 2.0f; /* the 4 substeps, not the adaptive count */
-    s.solver.iterations = iterations;
-    s.solver.multilevel = multilevel;
+    pbfcl_scene_defaults(s);
+    s->gravity[1] = gravity;
+    s->particle_radius = R;
+    s->domain_max[0] = s->domain_max[2] = 2 * R * w;
+    s->domain_max[1] = 2 * R * h * 1.25f + 0.05f;
+    s->solver.substeps = 4;
+    s->solver.cfl = 2.0f; /* the 4 substeps, not the adaptive count */
+    s->solver.iterations = iterations;
+    s->solver.multilevel = multilevel;
+}
+
+/* The block of w x h x w particles in scene s. */
+static pbfcl_sim *block_in(pbfcl_cl *cl, const pbfcl_scene *s, int w, int h)
+{
     size_t n = (size_t)w * w * h, k = 0;
     float *pos = malloc(n * 3 * sizeof *pos);
     for (int y = 0; y < h; y++)
@@ -40,9 +43,17 @@ static pbfcl_sim *block_sim_g(pbfcl_cl *cl, int w, int h, int iterations, int mu
                 pos[3 * k + 2] = R + 2 * R * z;
             }
     pbfcl_sim *sim = NULL;
-    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, s, pos, n), PBFCL_OK);
     free(pos);
     return sim;
+}
+
+static pbfcl_sim *block_sim_g(pbfcl_cl *cl, int w, int h, int iterations, int multilevel,
+                              float gravity)
+{
+    pbfcl_scene s;
+    block_scene(&s, w, h, iterations, multilevel, gravity);
+    return block_in(cl, &s, w, h);
 }
 
 static pbfcl_sim *block_sim(pbfcl_cl *cl, int w, int h, int iterations, int multilevel)
@@ -112,6 +123,46 @@ START_TEST(test_settle)
 }
 END_TEST
 
+/* With the correction on, a substep may carry a particle cfl h at the speed of a free fall over
+ * a quarter of the fluid's depth (half the free-fall speed; docs/ALGORITHM.md), not over all of
+ * it, nor over none: a column 120 particles tall at rest (depth 119 x 2r between the centres)
+ * with at least 1 substep at cfl 1 takes ceil(dt sqrt(2 g H / 4) / h) = 2 in its first frame
+ * (the whole depth would take 3, none 1); without the correction the whole depth's 3. */
+static int first_substeps(pbfcl_cl *cl, int multilevel)
+{
+    pbfcl_scene s;
+    block_scene(&s, 3, 120, 2, multilevel, -9.81f);
+    s.solver.substeps = 1;
+    s.solver.cfl = 1.0f;
+    pbfcl_sim *sim = block_in(cl, &s, 3, 120);
+    ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    int n = pbfcl_sim_substeps(sim);
+    pbfcl_sim_destroy(sim);
+    return n;
+}
+
+static void check_depth_substeps(pbfcl_cl *cl)
+{
+    double g = 9.81, dt = 1.0 / 60.0, h = 4.0 * R, depth = 119 * 2.0 * R;
+    int want_ml = (int)ceil(dt * sqrt(2.0 * g * depth / 4.0) / h);
+    int want_plain = (int)ceil(dt * sqrt(2.0 * g * depth) / h);
+    int got_ml = first_substeps(cl, 1), got_plain = first_substeps(cl, 0);
+    fprintf(stderr,
+            "    column 120, first frame: %d substeps with the correction (want %d), %d "
+            "without (want %d)\n",
+            got_ml, want_ml, got_plain, want_plain);
+    ck_assert_int_eq(want_ml, 2);
+    ck_assert_int_eq(want_plain, 3);
+    ck_assert_int_eq(got_ml, want_ml);
+    ck_assert_int_eq(got_plain, want_plain);
+}
+
+START_TEST(test_depth_substeps)
+{
+    test_each_device(check_depth_substeps);
+}
+END_TEST
+
 static int warnings;
 
 static void capture_log(pbfcl_log_level level, const char *message, void *user)
@@ -138,21 +189,27 @@ static long long correction_launches(pbfcl_sim *sim)
 }
 
 /* Without gravity the correction could move nothing (its moves are limited to 2 |g| dt^2), so
- * it is not run: no ml_ kernel is launched and nothing is said (it is on by default); with
- * gravity the same block launches them, so the count can see them. */
+ * it is not run: no ml_ kernel is launched and nothing is said; with gravity the same block
+ * launches them, so the count can see them; with gravity and no iterations (the positions' pass
+ * still runs once) none are. */
 static void check_no_gravity(pbfcl_cl *cl)
 {
     pbfcl_sim *still = block_sim_g(cl, 3, 4, 2, 1, 0.0f), *falling = block_sim(cl, 3, 4, 2, 1);
+    pbfcl_sim *none = block_sim(cl, 3, 4, 0, 1); /* no iterations: none to end with one */
     warnings = 0;
     pbfcl_set_log(capture_log, NULL, PBFCL_LOG_WARNING);
     long long without = correction_launches(still) + correction_launches(still);
     pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
-    long long with = correction_launches(falling);
-    fprintf(stderr, "    no gravity: %lld launches of the correction in 2 steps; with: %lld in 1\n",
-            without, with);
+    long long with = correction_launches(falling), uniterated = correction_launches(none);
+    fprintf(stderr,
+            "    no gravity: %lld launches of the correction in 2 steps; with: %lld in 1; with "
+            "gravity and no iterations: %lld\n",
+            without, with, uniterated);
     ck_assert_int_eq(warnings, 0);
     ck_assert_int_eq(without, 0);
     ck_assert_int_gt(with, 0);
+    ck_assert_int_eq(uniterated, 0);
+    pbfcl_sim_destroy(none);
     pbfcl_sim_destroy(still);
     pbfcl_sim_destroy(falling);
 }
@@ -171,6 +228,7 @@ int main(void)
     tcase_add_test(tc, test_column);
     tcase_add_test(tc, test_settle);
     tcase_add_test(tc, test_no_gravity_skips);
+    tcase_add_test(tc, test_depth_substeps);
     suite_add_tcase(suite, tc);
     return test_run_suite(suite, true);
 }
