@@ -101,6 +101,9 @@ pbfcl_status pbfcl_checkpoint_parse(const char *name, const void *data, size_t s
 /* The path (or name) of a read checkpoint. */
 const char *pbfcl_checkpoint_path(const pbfcl_checkpoint *c);
 
+/* The size of a read checkpoint, bytes: no section of it can hold more. */
+size_t pbfcl_checkpoint_size(const pbfcl_checkpoint *c);
+
 /* A pbfcl_state_read_fn over a read checkpoint (ctx): copies section name, which must hold
  * exactly bytes bytes. */
 pbfcl_status pbfcl_checkpoint_section(void *ctx, const char *name, void *data, size_t bytes);

@@ -325,6 +325,11 @@ const char *pbfcl_checkpoint_path(const pbfcl_checkpoint *c)
     return c->path;
 }
 
+size_t pbfcl_checkpoint_size(const pbfcl_checkpoint *c)
+{
+    return c->size;
+}
+
 pbfcl_status pbfcl_checkpoint_section(void *ctx, const char *name, void *data, size_t bytes)
 {
     pbfcl_checkpoint *c = ctx;

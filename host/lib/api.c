@@ -1184,7 +1184,15 @@ pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read, 
     PBFCL_TRY(pbfcl_solver_set_params(s, &p.scene, &p.solver));
     pbfcl_pbf_params constants;
     PBFCL_TRY(pbfcl_pbf_params_from_scene(&s->scene, &constants));
-    pbfcl_state_limits lim = {(size_t)count, s->scene.solver.method, {0}, {0}, &constants};
+    /* every section of a state is loaded onto the device: none can be larger than its memory */
+    cl_ulong device_bytes = s->ctx->cl.dev.global_mem;
+    pbfcl_state_limits lim = {(size_t)count,
+                              s->scene.solver.method,
+                              {0},
+                              {0},
+                              &constants,
+                              device_bytes < SIZE_MAX ? (size_t)device_bytes : SIZE_MAX,
+                              "the device's memory"};
     memcpy(lim.box_min, s->scene.domain_min, sizeof lim.box_min);
     memcpy(lim.box_max, s->scene.domain_max, sizeof lim.box_max);
     PBFCL_TRY(pbfcl_state_check(read, user, &lim)); /* every field, before any is used */

@@ -197,6 +197,46 @@ START_TEST(load_state_refuses_damage)
 }
 END_TEST
 
+/* A damaged count (a billion distance constraints) is refused before memory for the sections
+ * it sizes is taken: with most_bytes the state's whole size, a "distances" count of 2^27 (a
+ * "distance_pairs" section of 1 GiB) names the section and the bound; the count put back, the
+ * same limits pass. Without the bound the checker would allocate the GiB and fail later on
+ * the section's size, with no word of damage. */
+static void check_counts_bounded(pbfcl_cl *cl)
+{
+    scene_run r;
+    run_and_save(cl, bodies_scene, &r);
+    size_t total = 0;
+    for (int k = 0; k < r.m.count; k++)
+        total += r.m.bytes[k];
+    pbfcl_state_limits lim = {r.n, r.desc.solver.method, {0}, {0}, NULL, total, "the whole state"};
+    memcpy(lim.box_min, r.desc.scene.domain_min, sizeof lim.box_min);
+    memcpy(lim.box_max, r.desc.scene.domain_max, sizeof lim.box_max);
+    ck_assert_int_eq(pbfcl_state_check(memory_state_get, &r.m, &lim), PBFCL_OK);
+    int k = find_memory(&r.m, "distances");
+    ck_assert_uint_eq(r.m.bytes[k], 8);
+    uint64_t saved, damaged = 1ull << 27;
+    memcpy(&saved, r.m.data[k], 8);
+    memcpy(r.m.data[k], &damaged, 8);
+    pbfcl_set_log(capture_log, NULL, PBFCL_LOG_ERROR);
+    last_error[0] = '\0';
+    ck_assert_int_eq(pbfcl_state_check(memory_state_get, &r.m, &lim), PBFCL_ERR_BAD_ARGUMENT);
+    ck_assert_msg(strstr(last_error, "damaged: section 'distance_pairs', size would be "
+                                     "1073741824 bytes") &&
+                      strstr(last_error, "more than the whole state"),
+                  "got '%s'", last_error);
+    pbfcl_set_log(NULL, NULL, PBFCL_LOG_INFO);
+    memcpy(r.m.data[k], &saved, 8);
+    ck_assert_int_eq(pbfcl_state_check(memory_state_get, &r.m, &lim), PBFCL_OK);
+    close_run(&r);
+}
+
+START_TEST(damaged_count_refused_before_allocation)
+{
+    test_each_device(check_counts_bounded);
+}
+END_TEST
+
 /* ---- a scene setup's saved scene ----------------------------------------------------------- */
 
 /* pbfcl_scene_setup_load_state checks the saved scene's bytes before it reads them as a
@@ -254,7 +294,7 @@ static void check_covers(pbfcl_cl *cl, const char *text)
 {
     scene_run r;
     run_and_save(cl, text, &r);
-    pbfcl_state_limits lim = {r.n, r.desc.solver.method, {0}, {0}, NULL};
+    pbfcl_state_limits lim = {r.n, r.desc.solver.method, {0}, {0}, NULL, 0, NULL};
     memcpy(lim.box_min, r.desc.scene.domain_min, sizeof lim.box_min);
     memcpy(lim.box_max, r.desc.scene.domain_max, sizeof lim.box_max);
     ck_assert_int_eq(pbfcl_state_check(memory_state_get, &r.m, &lim), PBFCL_OK);
@@ -288,6 +328,7 @@ int main(void)
     TCase *tc = tcase_create("state_check");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, load_state_refuses_damage);
+    tcase_add_test(tc, damaged_count_refused_before_allocation);
     tcase_add_test(tc, scene_setup_load_state_refuses_damage);
     tcase_add_test(tc, state_check_covers_every_section);
     suite_add_tcase(s, tc);

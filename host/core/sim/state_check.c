@@ -52,9 +52,17 @@ pbfcl_status state_check_alloc(state_check_ctx *c, size_t bytes, void **out)
     return PBFCL_OK;
 }
 
-/* Reads section name (bytes bytes) into *out, freed with the check. */
+/* Reads section name (bytes bytes, as the counts read before it give) into *out, freed with
+ * the check; more bytes than any section can hold are refused before they are allocated. */
 pbfcl_status state_check_take(state_check_ctx *c, const char *name, size_t bytes, void **out)
 {
+    *out = NULL;
+    if (c->lim->most_bytes && bytes > c->lim->most_bytes)
+        return state_check_damaged(name, "size", -1,
+                                   "would be %zu bytes by the counts saved before it, more than "
+                                   "%s",
+                                   bytes,
+                                   c->lim->most_bytes_of ? c->lim->most_bytes_of : "allowed");
     PBFCL_TRY(state_check_alloc(c, bytes, out));
     return c->get(c->ctx, name, *out, bytes);
 }

@@ -15,12 +15,17 @@
 /* What a state is checked against: its particle count (the "count" section, already within
  * the solver's capacity), its method (which sections it has), the domain of its parameters
  * (already validated) and the solver constants they derive, which the "host" section must
- * hold but for the substep's dt, 1 / dt and viscosity (NULL: not compared). */
+ * hold but for the substep's dt, 1 / dt and viscosity (NULL: not compared). most_bytes bounds
+ * any one section (0: no bound), so that a damaged count (a billion distance constraints) is
+ * refused before memory for it is taken; most_bytes_of names the bound in the message ("the whole
+ * checkpoint"). */
 typedef struct pbfcl_state_limits {
     size_t count;
     int method; /* pbfcl_method */
     float box_min[3], box_max[3];
     const pbfcl_pbf_params *constants;
+    size_t most_bytes;
+    const char *most_bytes_of;
 } pbfcl_state_limits;
 
 /* The margin around the box that saved positions may lie in, m: one box size along each
