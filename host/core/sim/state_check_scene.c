@@ -56,6 +56,7 @@ static pbfcl_status check_counts(const unsigned char *b)
         {"meshes.triangle_count", offsetof(pbfcl_scene, meshes.triangle_count),
          PBFCL_MAX_MESH_TRIANGLES},
         {"collider_count", offsetof(pbfcl_scene, collider_count), PBFCL_MAX_SCENE_COLLIDERS},
+        {"cloth_count", offsetof(pbfcl_scene, cloth_count), PBFCL_MAX_CLOTHS},
     };
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
         int v = int_at(b, counts[k].offset);
@@ -82,6 +83,37 @@ static pbfcl_status check_shape(const unsigned char *b, size_t offset, const cha
     if (first < 0 || count < 1 || first > triangles || count > triangles - first)
         return bad_scene(field, index, "has triangles %d to %d; a mesh's lie within the scene's %d",
                          first, first + count, triangles);
+    return PBFCL_OK;
+}
+
+/* Each cloth, rope and inflatable: its booleans 0 or 1, what holds its pins one of the enum,
+ * an inflatable's shape a kind of the enum with its triangles in the scene. */
+static pbfcl_status check_cloths(const unsigned char *b)
+{
+    static const struct {
+        const char *field;
+        size_t offset;
+    } flags[] = {
+        {"cloths.rope", offsetof(pbfcl_cloth_shape, rope)},
+        {"cloths.inflatable", offsetof(pbfcl_cloth_shape, inflatable)},
+        {"cloths.tethers", offsetof(pbfcl_cloth_shape, tethers)},
+        {"cloths.self_collide", offsetof(pbfcl_cloth_shape, self_collide)},
+    };
+    for (int i = 0; i < int_at(b, offsetof(pbfcl_scene, cloth_count)); i++) {
+        size_t at = offsetof(pbfcl_scene, cloths) + (size_t)i * sizeof(pbfcl_cloth_shape);
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            if (b[at + flags[k].offset] > 1)
+                return bad_scene(flags[k].field, i, "is %u; a boolean is 0 or 1",
+                                 b[at + flags[k].offset]);
+        int attach = int_at(b, at + offsetof(pbfcl_cloth_shape, attach));
+        if (attach < PBFCL_CLOTH_ATTACH_WORLD || attach > PBFCL_CLOTH_ATTACH_OBSTACLE)
+            return bad_scene("cloths.attach", i,
+                             "is %d; what holds the pins is 0 to 3 (the world, a collider, a "
+                             "body, an obstacle)",
+                             attach);
+        if (b[at + offsetof(pbfcl_cloth_shape, inflatable)])
+            PBFCL_TRY(check_shape(b, at + offsetof(pbfcl_cloth_shape, shape), "cloths.shape", i));
+    }
     return PBFCL_OK;
 }
 
@@ -153,6 +185,7 @@ pbfcl_status pbfcl_state_check_scene(const void *bytes, size_t size)
     PBFCL_TRY(check_counts(b));
     PBFCL_TRY(check_shapes(b));
     PBFCL_TRY(check_colliders(b));
+    PBFCL_TRY(check_cloths(b));
     for (int i = 0; i < int_at(b, offsetof(pbfcl_scene, obstacle_count)); i++) {
         size_t at =
             offsetof(pbfcl_scene, obstacle_motion) + (size_t)i * sizeof(pbfcl_obstacle_motion);
