@@ -372,11 +372,18 @@ static float ml_face_gradient(__global const float *phi, __global const uint *fl
     return mix(below, above, clamp(t, 0.0f, 1.0f));
 }
 
-/* Moves each fluid particle by grad(phi) at its place (at most max_move, kept in the box); a
- * body's particles stay. */
-__kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, uint bodies,
-                         __global const uint *phase, __global const float *phi,
-                         __global const uint *flag, float inv_dx, uint nx, uint ny, uint nz, float max_move)
+/* Moves each fluid particle by grad(phi) at its place d, kept in the box; a body's particles
+ * stay. The move is at most max_move (what holds a resting column) plus, against the
+ * particle's own move this substep (x* - x, from x in pos), up to reach_dx x its cell's
+ * compression (the finest grid's rhs) more: an impact's compression goes at once, but only by
+ * stopping particles, never by speeding one up, and only where a cell has volume to lose (a
+ * falling column's top has none). Capping the whole move at PBF_MAX_CORRECTION r, as the fine
+ * iterations are, left test_physics' fine column at 2.16 % density error at impact (1.69 %
+ * without, bound 2). */
+__kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global const float4 *pos,
+                         uint bodies, __global const uint *phase, __global const float *phi,
+                         __global const float *rhs, __global const uint *flag, float inv_dx,
+                         uint nx, uint ny, uint nz, float max_move, float reach_dx)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint i = get_global_id(0);
@@ -391,6 +398,9 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, uint bodie
                         ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx),
                         ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx),
                         0.0f);
-    d = pbf_limit(d, max_move);
+    float len = length(d.xyz);
+    float against = len > 0.0f ? -dot(d.xyz, (x - pos[i]).xyz) / len : 0.0f;
+    float extra = clamp(against, 0.0f, reach_dx * rhs[k]);
+    d = pbf_limit(d, max_move + extra);
     pred[i] = (float4)(clamp(x + d, pbf_box_min(p), pbf_box_max(p)).xyz, x.w);
 }

@@ -470,10 +470,12 @@ END_TEST
 
 /* ---- a whole correction ------------------------------------------------------------------- */
 
-/* The reference correction of the particles x (n, xyz) with neighbour lists (count, nbr of
- * capacity maxnb, entry k of i at k * n + i) under constants p and gravity g: into out. */
+/* The reference correction of the particles at x* = x (n, xyz), each at x0 at the start of the
+ * substep, with neighbour lists (count, nbr of capacity maxnb, entry k of i at k * n + i)
+ * under constants p and gravity g: into out. */
 static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const float *x,
-                           const unsigned *count, const unsigned *nbr, unsigned maxnb, float *out)
+                           const float *x0, const unsigned *count, const unsigned *nbr,
+                           unsigned maxnb, float *out)
 {
     unsigned d[PBFCL_ML_MAX_LEVELS][3];
     int levels;
@@ -506,7 +508,9 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
         lv[0].rhs[c] = fmax(sum[c], 0.0) * p->volume / cell_volume;
     for (int c = 0; c < PBFCL_ML_CYCLES; c++)
         ref_v_cycle(lv, levels);
-    double limit = fmin(0.5 * p->radius, PBFCL_ML_SUPPORT * g * p->dt * p->dt);
+    /* a resting column's support, and against the particle's own move up to PBFCL_ML_REACH x
+     * its cell's compression x h more */
+    double support = fmin(0.5 * p->radius, PBFCL_ML_SUPPORT * g * p->dt * p->dt);
     const ref_grid *g0 = &lv[0];
     for (size_t i = 0; i < n; i++) {
         size_t k = cell[i];
@@ -525,6 +529,11 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
             len += dv[a] * dv[a];
         }
         len = sqrt(len);
+        double against = 0.0;
+        for (int a = 0; a < 3 && len > 0.0; a++)
+            against -= dv[a] * (x[3 * i + a] - x0[3 * i + a]) / len;
+        double extra = fmin(fmax(against, 0.0), PBFCL_ML_REACH * p->h * g0->rhs[k]);
+        double limit = support + extra;
         for (int a = 0; a < 3; a++) {
             double v = x[3 * i + a] + (len > limit ? dv[a] * limit / len : dv[a]);
             double lo = p->box_min[a] + p->radius, hi = p->box_max[a] - p->radius;
@@ -543,12 +552,18 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
  * of the limit. A lone particle in the middle of the box is not compressed and stays. Tight: the
  * box only 0.1 r wider than the block and 0.5 m tall, so that the coarse grids hold fluid too
  * (in the unit box the block fills no cell of 8 h). With group_local, ml_group's local memory
- * capped there (0: the per-level launches alone). x* after the correction into got (n x 3). */
-static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_local, float *got)
+ * capped there (0: the per-level launches alone). Falling: gravity 9.81 m/s^2 instead, where a
+ * resting column's 2 |g| dt^2 holds the moves, and every particle falling at 0.5 to 1 m/s
+ * (x* predicted from it): the correction may move a particle farther against that fall, within
+ * its cell's compression, and must (some particle moves more than 2 |g| dt^2). x* after the
+ * correction into got (n x 3). */
+static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_local, int falling,
+                               float *got)
 {
     pbfcl_scene s;
     pbfcl_scene_defaults(&s);
-    s.gravity[1] = -100.0f;
+    double g = falling ? 9.81 : 100.0;
+    s.gravity[1] = (float)-g;
     float r = s.particle_radius, sp = 0.99f * 2 * r;
     if (tight) {
         for (int a = 0; a < 3; a += 2) {
@@ -569,14 +584,22 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
     }
     pbfcl_sim *sim = NULL;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    float *x = malloc(n * 12), *x0 = malloc(n * 12), *after = malloc(n * 12),
+          *want = malloc(n * 12);
+    if (falling) {
+        for (size_t i = 0; i < 3 * n; i++)
+            x0[i] = i % 3 == 1 ? -(float)test_randf(&rng, 0.5f, 1.0f) : 0.0f;
+        ck_assert_int_eq(pbfcl_sim_write(sim, NULL, x0), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK);
+    }
     ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
     unsigned maxnb = pbfcl_sim_max_neighbors(sim);
-    float *x = malloc(n * 12), *after = malloc(n * 12), *want = malloc(n * 12);
     unsigned *count = malloc(n * 4), *nbr = malloc(n * 4 * maxnb);
     ck_assert_int_eq(pbfcl_pbf_read_solver(sim, x, NULL, NULL, count, nbr), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read(sim, x0, NULL, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_pbf_multilevel_group_limit(sim, group_local), PBFCL_OK);
     const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
-    double moved = 0.0, limit = 0.5 * r;
+    double moved = 0.0, limit = 0.5 * r, support = 2.0 * g * p->dt * p->dt;
     /* in the tight box a second correction from where the first left x* (the same lists): it
      * gathers into sums and counts that the first left zero */
     for (int pass = 0; pass < (tight ? 2 : 1); pass++) {
@@ -584,7 +607,7 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
             memcpy(x, after, n * 12);
         ck_assert_int_eq(pbfcl_pbf_multilevel(sim, NULL), PBFCL_OK);
         ck_assert_int_eq(pbfcl_pbf_read_solver(sim, after, NULL, NULL, NULL, NULL), PBFCL_OK);
-        ref_correction(p, 100.0, n, x, count, nbr, maxnb, want);
+        ref_correction(p, g, n, x, x0, count, nbr, maxnb, want);
         for (size_t i = 0; i < 3 * n; i++) {
             ck_assert_msg(fabs(after[i] - want[i]) <= 1e-3 * limit + 1e-6,
                           "n %zu, correction %d: coordinate %zu moved to %.7g, want %.7g (from "
@@ -595,17 +618,22 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
         }
     }
     fprintf(stderr,
-            "    multilevel correction of %zu particles (%s, %s box): largest move %.3g r\n", n,
+            "    multilevel correction of %zu particles (%s, %s box%s): largest move %.3g r\n", n,
             group_local ? "one-group kernel" : "per-level launches", tight ? "tight" : "unit",
-            moved / r);
+            falling ? ", falling" : "", moved / r);
     memcpy(got, after, n * 12);
-    if (n > 1)
+    if (falling)
+        ck_assert_msg(support < 0.5 * limit && moved > 1.2 * support,
+                      "falling: the largest move %g m is not beyond a resting column's %g m", moved,
+                      support);
+    else if (n > 1)
         ck_assert_msg(moved > 0.1 * limit, "the block moved at most %g m", moved);
     else
         ck_assert_msg(moved == 0.0, "a lone particle (no compression) moved %g m", moved);
     pbfcl_sim_destroy(sim);
     free(pos);
     free(x);
+    free(x0);
     free(after);
     free(want);
     free(count);
@@ -614,21 +642,22 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
 
 /* Both ways, each against the reference and against each other: the same sums in the same
  * order, within float rounding. Small (Oclgrind): the tight 7^3 block both ways (its grids are
- * small), the lone particle in the unit box (15,625 cells) one way. */
+ * small), at rest and falling, the lone particle in the unit box (15,625 cells) one way. */
 static void check_correction(pbfcl_cl *cl)
 {
-    int cases[][2] = {{7, 1}, {1, 0}, {7, 0}, {11, 0}, {11, 1}}; /* nx, tight */
-    for (int k = 0; k < (test_small() ? 2 : 5); k++) {
-        int nx = cases[k][0], tight = cases[k][1];
+    int cases[][3] = {{7, 1, 0},  {1, 0, 0},  {7, 1, 1}, {7, 0, 0},
+                      {11, 0, 0}, {11, 1, 0}, {11, 1, 1}}; /* nx, tight, falling */
+    for (int k = 0; k < (test_small() ? 3 : 7); k++) {
+        int nx = cases[k][0], tight = cases[k][1], falling = cases[k][2];
         size_t n = (size_t)nx * nx * nx;
         float *group = malloc(n * 12), *levels = malloc(n * 12);
-        check_correction_n(cl, nx, tight, SIZE_MAX, group);
+        check_correction_n(cl, nx, tight, SIZE_MAX, falling, group);
         if (test_small() && !tight) {
             free(group);
             free(levels);
             continue;
         }
-        check_correction_n(cl, nx, tight, 0, levels);
+        check_correction_n(cl, nx, tight, 0, falling, levels);
         double worst = 0.0;
         for (size_t i = 0; i < 3 * n; i++)
             worst = fmax(worst, fabs(group[i] - levels[i]));

@@ -389,9 +389,9 @@ static pbfcl_status v_cycle(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
  * (the SPH estimate's offsets at walls, a lattice settling) at once, as a velocity. While the
  * coarse grids lost the free surface (fluid where any child was) and 4 V-cycles solved them, a
  * column 60 particles tall left the floor at 1 m/s and blew up within 20 frames without this
- * limit; now that they keep it, the columns and the dam break of docs/PERFORMANCE.md never
- * reach it, and it stays as a guard. Without gravity the correction would move nothing, and
- * it is not run: the plain iterations hold the density alone. */
+ * limit; now that they keep it, a resting column never reaches it, and an impact goes beyond
+ * it only against the particles' motion (PBFCL_ML_REACH, ml_correct). Without gravity the
+ * correction would move nothing, and it is not run: the plain iterations hold the density alone. */
 static float max_move(const pbfcl_sim_view *v)
 {
     double g2 = 0.0, dt = v->params->dt;
@@ -400,23 +400,27 @@ static float max_move(const pbfcl_sim_view *v)
     return (float)fmin(0.5 * v->params->radius, PBFCL_ML_SUPPORT * sqrt(g2) * dt * dt);
 }
 
-/* x* += grad(phi) of the finest grid. */
+/* x* += grad(phi) of the finest grid (within the limits of ml_correct). */
 static pbfcl_status correct(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile *prof)
 {
     ml_level *g = &m->lv[0];
     cl_kernel k = m->k[ML_CORRECT];
     cl_uint n = (cl_uint)v->n;
     cl_float inv_dx = 1.0f / g->dx, limit = max_move(v);
+    cl_float reach_dx = (cl_float)(PBFCL_ML_REACH * g->dx);
     ML_ARG(k, 0, v->params_buf);
     ML_ARG(k, 1, n);
     ML_ARG(k, 2, *v->pred);
-    ML_ARG(k, 3, v->solids);
-    ML_ARG(k, 4, v->phase_buf);
-    ML_ARG(k, 5, g->phi_buf);
-    ML_ARG(k, 6, g->flag_buf);
-    ML_ARG(k, 7, inv_dx);
-    PBFCL_TRY(set_dims(k, 8, g));
-    ML_ARG(k, 11, limit);
+    ML_ARG(k, 3, *v->pos);
+    ML_ARG(k, 4, v->solids);
+    ML_ARG(k, 5, v->phase_buf);
+    ML_ARG(k, 6, g->phi_buf);
+    ML_ARG(k, 7, g->rhs_buf);
+    ML_ARG(k, 8, g->flag_buf);
+    ML_ARG(k, 9, inv_dx);
+    PBFCL_TRY(set_dims(k, 10, g));
+    ML_ARG(k, 13, limit);
+    ML_ARG(k, 14, reach_dx);
     return launch(v, k, n, prof);
 }
 

@@ -45,6 +45,17 @@ static inline int pbfcl_ml_corrects(const pbfcl_solver_settings *s, int it)
 /* The most a coarse correction moves a particle, in |g| dt^2 (max_move). */
 #define PBFCL_ML_SUPPORT 2.0
 
+/* How much farther a correction may move a particle against its own move of the substep, in
+ * its cell's compression (the volume the cell must lose per its volume) x the cell's size. A
+ * collapsing column's impact needs more than a resting column's 2 |g| dt^2: test_physics' fine
+ * column (20 x 107 x 2 particles) reached 4.33 % density error at impact with the plain limit
+ * and 1.69 % with this one (bound 2); a larger move that is not against the particle's motion
+ * became its velocity and 16M's splashes took 2.7 times the substeps, and one against the
+ * motion but not bounded by the cell's compression broke a deep column's fall (16M's first
+ * frames at 3.3 % worst frame); with both, every size of docs/PERFORMANCE.md's dam break held
+ * its error ("One corrected iteration"). */
+#define PBFCL_ML_REACH 2.0
+
 /* The cells per axis of each grid over the box at cell size h (grid 0: ceil(extent / h) at
  * least 1, each next one half of it rounded up, down to 2 x 2 x 2) and how many grids. */
 void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int *levels,
@@ -65,7 +76,8 @@ pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes
 
 /* One coarse correction of x*: the compression of x* (its SPH density, walls included) gathered
  * into the cells of h, PBFCL_ML_CYCLES V-cycles of lap(phi) = compression, x* += grad(phi)
- * (at most PBFCL_ML_SUPPORT |g| dt^2, and 0.5 r). */
+ * (at most PBFCL_ML_SUPPORT |g| dt^2, plus against the particle's move x* - x at most
+ * PBFCL_ML_REACH x its cell's compression x h). */
 pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, pbfcl_profile *prof);
 
 #endif
