@@ -752,9 +752,10 @@ PBFCL_API pbfcl_status pbfcl_solver_save_state(pbfcl_solver *s, pbfcl_state_writ
  * section is checked before any of it is used (ids unique and below the count, phases, body
  * and path tables that agree, finite values, positions inside the domain with a margin of one
  * box size): a bad one is refused with PBFCL_ERR_BAD_ARGUMENT and a message naming the
- * section, the field and its index. read may be asked for a section more than once and in
- * any order. A failed load leaves the solver with an undefined state: load again or destroy
- * it. */
+ * section, the field and its index; so is a count that would make a later section larger
+ * than the device's memory, before memory is taken for it. read may be asked for a section
+ * more than once and in any order. A failed load leaves the solver with an undefined state:
+ * load again or destroy it. */
 PBFCL_API pbfcl_status pbfcl_solver_load_state(pbfcl_solver *s, pbfcl_state_read_fn read,
                                                void *user);
 
