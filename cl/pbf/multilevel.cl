@@ -398,9 +398,9 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
                         ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx),
                         ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx),
                         0.0f);
-    float len = length(d.xyz);
-    float against = len > 0.0f ? -dot(d.xyz, (x - pos[i]).xyz) / len : 0.0f;
-    float extra = clamp(against, 0.0f, reach_dx * rhs[k]);
+    float cap = reach_dx * rhs[k], len = length(d.xyz), extra = 0.0f;
+    if (cap > 0.0f && len > 0.0f) /* x is read only where the cell has volume to lose */
+        extra = clamp(-dot(d.xyz, (x - pos[i]).xyz) / len, 0.0f, cap);
     d = pbf_limit(d, max_move + extra);
     pred[i] = (float4)(clamp(x + d, pbf_box_min(p), pbf_box_max(p)).xyz, x.w);
 }
