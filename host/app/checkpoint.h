@@ -101,10 +101,8 @@ pbfcl_status pbfcl_checkpoint_parse(const char *name, const void *data, size_t s
 /* The path (or name) of a read checkpoint. */
 const char *pbfcl_checkpoint_path(const pbfcl_checkpoint *c);
 
-/* Bounds each section a state check (sim/state_check.h) reads from c by c's size: no section
- * of a checkpoint holds more, so a damaged count is refused before memory is taken for it. */
-struct pbfcl_state_limits;
-void pbfcl_checkpoint_bound_sections(const pbfcl_checkpoint *c, struct pbfcl_state_limits *lim);
+/* The size of a read checkpoint, bytes: no section of it can hold more. */
+size_t pbfcl_checkpoint_size(const pbfcl_checkpoint *c);
 
 /* A pbfcl_state_read_fn over a read checkpoint (ctx): copies section name, which must hold
  * exactly bytes bytes. */

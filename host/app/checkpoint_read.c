@@ -6,7 +6,6 @@
  * No device is needed, so tests/fuzz/fuzz_checkpoint.c fuzzes all of it. */
 #include "checkpoint.h"
 #include "runtime/pbfcl_error.h"
-#include "sim/state_check.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -326,10 +325,9 @@ const char *pbfcl_checkpoint_path(const pbfcl_checkpoint *c)
     return c->path;
 }
 
-void pbfcl_checkpoint_bound_sections(const pbfcl_checkpoint *c, struct pbfcl_state_limits *lim)
+size_t pbfcl_checkpoint_size(const pbfcl_checkpoint *c)
 {
-    lim->most_bytes = c->size;
-    lim->most_bytes_of = "the whole checkpoint";
+    return c->size;
 }
 
 pbfcl_status pbfcl_checkpoint_section(void *ctx, const char *name, void *data, size_t bytes)

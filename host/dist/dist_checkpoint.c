@@ -97,8 +97,13 @@ pbfcl_status dist_checkpoint_check(pbfcl_checkpoint *c, const pbfcl_scene *scene
         return refuse(c, "holds particles of bodies or static ones");
     pbfcl_pbf_params constants;
     PBFCL_TRY(pbfcl_pbf_params_from_scene(scene, &constants));
-    pbfcl_state_limits lim = {n, scene->solver.method, {0}, {0}, &constants, 0, NULL};
-    pbfcl_checkpoint_bound_sections(c, &lim);
+    pbfcl_state_limits lim = {n,
+                              scene->solver.method,
+                              {0},
+                              {0},
+                              &constants,
+                              pbfcl_checkpoint_size(c),
+                              "the whole checkpoint"};
     memcpy(lim.box_min, scene->domain_min, sizeof lim.box_min);
     memcpy(lim.box_max, scene->domain_max, sizeof lim.box_max);
     PBFCL_TRY(pbfcl_state_check(pbfcl_checkpoint_section, c, &lim)); /* every field */

@@ -44,8 +44,8 @@ static void load_state(pbfcl_checkpoint *c, const pbfcl_checkpoint_info *info)
     s.solver = info->solver;
     if (pbfcl_scene_validate_settings(&s) != PBFCL_OK)
         return;
-    pbfcl_state_limits lim = {info->n, s.solver.method, {0}, {0}, NULL, 0, NULL};
-    pbfcl_checkpoint_bound_sections(c, &lim);
+    pbfcl_state_limits lim = {
+        info->n, s.solver.method, {0}, {0}, NULL, pbfcl_checkpoint_size(c), "the whole checkpoint"};
     memcpy(lim.box_min, s.domain_min, sizeof lim.box_min);
     memcpy(lim.box_max, s.domain_max, sizeof lim.box_max);
     pbfcl_state_check(pbfcl_checkpoint_section, c, &lim);
