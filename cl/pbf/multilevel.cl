@@ -69,17 +69,19 @@ __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
 /* The finest grid's right-hand side: the cell's summed strain where positive (its particles'
  * ups and downs cancel; a cell that is not compressed as a whole gives off nothing), as a
  * volume per cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flags
- * (fluid where a particle is) and phi = 0. The sums and counts go back to 0 for the next
- * correction's gather (the host zeroes them when it makes them). */
+ * (fluid where a particle is) and phi: keep x the last correction's phi in a fluid cell (a
+ * warm start; keep 0: phi = 0, as in air, which the sweeps leave at 0). The sums and counts go
+ * back to 0 for the next correction's gather (the host zeroes them when it makes them). */
 __kernel void ml_setup(__global int *sum, __global uint *count, __global float *rhs,
-                       __global uint *flag, __global float *phi, float scale, const uint cells)
+                       __global uint *flag, __global float *phi, float scale, const uint cells,
+                       float keep)
 {
     uint c = get_global_id(0);
     if (c >= cells)
         return;
     rhs[c] = (float)max(sum[c], 0) * scale;
     flag[c] = count[c] > 0u ? 1u : 0u;
-    phi[c] = 0.0f;
+    phi[c] = keep > 0.0f && count[c] > 0u ? keep * phi[c] : 0.0f;
     sum[c] = 0;
     count[c] = 0u;
 }

@@ -6,7 +6,8 @@
  * leave half-empty coarse cells, work-groups of 1, 7 and more items than cells); and a whole
  * correction of a compressed block and of a lone particle (the density of x* with the walls, the
  * cells' compression, the V-cycles, the gradient, its limit, the box), through the one-group
- * kernel and through the per-level launches alone. */
+ * kernel and through the per-level launches alone; in the tight box a second correction starts
+ * warm from the first's phi. */
 #include "pbf/multilevel.h"
 #include "runtime/build_options.h"
 #include "runtime/programs.h"
@@ -475,7 +476,7 @@ END_TEST
  * under constants p and gravity g: into out. */
 static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const float *x,
                            const float *x0, const unsigned *count, const unsigned *nbr,
-                           unsigned maxnb, float *out)
+                           unsigned maxnb, int warm, double **kept, float *out)
 {
     unsigned d[PBFCL_ML_MAX_LEVELS][3];
     int levels;
@@ -506,8 +507,14 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
     double cell_volume = pow(p->h, 3);
     for (size_t c = 0; c < lv[0].cells; c++)
         lv[0].rhs[c] = fmax(sum[c], 0.0) * p->volume / cell_volume;
-    for (int c = 0; c < PBFCL_ML_CYCLES; c++)
+    /* warm: from PBFCL_ML_WARM x the last correction's phi in the cells fluid now */
+    for (size_t c = 0; c < lv[0].cells && warm; c++)
+        lv[0].phi[c] = lv[0].flag[c] ? PBFCL_ML_WARM * (*kept)[c] : 0.0;
+    for (int c = 0; c < (warm ? PBFCL_ML_WARM_CYCLES : PBFCL_ML_CYCLES); c++)
         ref_v_cycle(lv, levels);
+    if (!*kept)
+        *kept = malloc(lv[0].cells * sizeof **kept);
+    memcpy(*kept, lv[0].phi, lv[0].cells * sizeof **kept);
     /* a resting column's support, and against the particle's own move up to PBFCL_ML_REACH x
      * its cell's compression x h more */
     double support = fmin(0.5 * p->radius, PBFCL_ML_SUPPORT * g * p->dt * p->dt);
@@ -600,14 +607,15 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
     ck_assert_int_eq(pbfcl_pbf_multilevel_group_limit(sim, group_local), PBFCL_OK);
     const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
     double moved = 0.0, limit = 0.5 * r, support = 2.0 * g * p->dt * p->dt;
-    /* in the tight box a second correction from where the first left x* (the same lists): it
-     * gathers into sums and counts that the first left zero */
+    /* in the tight box a second correction from where the first left x* (the same lists),
+     * warm (from the first's phi): it gathers into sums and counts that the first left zero */
+    double *kept = NULL;
     for (int pass = 0; pass < (tight ? 2 : 1); pass++) {
         if (pass > 0)
             memcpy(x, after, n * 12);
-        ck_assert_int_eq(pbfcl_pbf_multilevel(sim, NULL), PBFCL_OK);
+        ck_assert_int_eq(pbfcl_pbf_multilevel(sim, pass > 0, NULL), PBFCL_OK);
         ck_assert_int_eq(pbfcl_pbf_read_solver(sim, after, NULL, NULL, NULL, NULL), PBFCL_OK);
-        ref_correction(p, g, n, x, x0, count, nbr, maxnb, want);
+        ref_correction(p, g, n, x, x0, count, nbr, maxnb, pass > 0, &kept, want);
         for (size_t i = 0; i < 3 * n; i++) {
             ck_assert_msg(fabs(after[i] - want[i]) <= 1e-3 * limit + 1e-6,
                           "n %zu, correction %d: coordinate %zu moved to %.7g, want %.7g (from "
@@ -631,6 +639,7 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
     else
         ck_assert_msg(moved == 0.0, "a lone particle (no compression) moved %g m", moved);
     pbfcl_sim_destroy(sim);
+    free(kept);
     free(pos);
     free(x);
     free(x0);

@@ -56,6 +56,7 @@ typedef struct ml_state {
     size_t local_cap;          /* pbfcl_pbf_multilevel_group_limit's cap on it */
     int group_first;           /* the first grid ml_group solves (levels: none) */
     size_t group_wg;           /* its work-items */
+    bool phi_kept;             /* the finest phi holds the last correction's (warm starts) */
 } ml_state;
 
 void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int *levels,
@@ -191,6 +192,7 @@ static pbfcl_status make_grids(const pbfcl_sim_view *v, ml_state *m)
     if (m->levels > 0 && memcmp(key, m->built_for, sizeof key) == 0)
         return PBFCL_OK;
     release_grids(m);
+    m->phi_kept = false;
     memcpy(m->built_for, key, sizeof key);
     unsigned dims[PBFCL_ML_MAX_LEVELS][3];
     int levels;
@@ -237,9 +239,10 @@ static pbfcl_status launch(const pbfcl_sim_view *v, cl_kernel k, size_t items, p
     return pbfcl_cl_launch(v->cl, k, items, v->wg, prof, PBFCL_STAGE_SOLVE);
 }
 
-/* The finest grid from the particles: sums, counts (zero before), then rhs, flags and phi = 0
- * (and the sums and counts zero again). */
-static pbfcl_status gather(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile *prof)
+/* The finest grid from the particles: sums, counts (zero before), then rhs, flags and phi =
+ * keep x the last phi where a cell is fluid (keep 0: phi = 0), and the sums and counts zero
+ * again. */
+static pbfcl_status gather(const pbfcl_sim_view *v, ml_state *m, cl_float keep, pbfcl_profile *prof)
 {
     ml_level *g = &m->lv[0];
     cl_uint cells = g->dims.s[3], n = (cl_uint)v->n;
@@ -267,6 +270,7 @@ static pbfcl_status gather(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile *
     ML_ARG(k, 4, g->phi_buf);
     ML_ARG(k, 5, scale);
     ML_ARG(k, 6, cells);
+    ML_ARG(k, 7, keep);
     return launch(v, k, cells, prof);
 }
 
@@ -424,7 +428,7 @@ static pbfcl_status correct(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
     return launch(v, k, n, prof);
 }
 
-pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, pbfcl_profile *prof)
+pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof)
 {
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
@@ -435,10 +439,12 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, pbfcl_profile *prof)
         return PBFCL_OK;
     if (!m->program)
         PBFCL_TRY(build_program(&v, m));
-    PBFCL_TRY(make_grids(&v, m));
-    PBFCL_TRY(gather(&v, m, prof));
-    for (int c = 0; c < PBFCL_ML_CYCLES; c++)
+    PBFCL_TRY(make_grids(&v, m)); /* new grids keep no phi */
+    warm = warm && m->phi_kept;
+    PBFCL_TRY(gather(&v, m, warm ? PBFCL_ML_WARM : 0.0f, prof));
+    for (int c = 0; c < (warm ? PBFCL_ML_WARM_CYCLES : PBFCL_ML_CYCLES); c++)
         PBFCL_TRY(v_cycle(&v, m, prof));
+    m->phi_kept = true; /* the V-cycles leave the finest phi in its own buffer */
     return correct(&v, m, prof);
 }
 
@@ -454,7 +460,8 @@ pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes
 
 /* After iteration it's density and contact corrections (x* = q): the first solver.multilevel
  * iterations end with a coarse correction of what they left. With no iterations (the positions'
- * pass still runs once, for the bodies) there is none. */
+ * pass still runs once, for the bodies) there is none. With one correction a substep, those of
+ * a frame's later substeps start warm (PBFCL_ML_WARM). */
 static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
 {
     (void)state;
@@ -462,7 +469,8 @@ static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profil
     pbfcl_sim_view_get(sim, &v);
     if (!pbfcl_ml_corrects(&v.scene->solver, it))
         return PBFCL_OK;
-    return pbfcl_pbf_multilevel(sim, prof);
+    bool warm = v.scene->solver.multilevel == 1 && v.substep > 0;
+    return pbfcl_pbf_multilevel(sim, warm, prof);
 }
 
 const pbf_constraint_kind pbf_multilevel_constraint = {

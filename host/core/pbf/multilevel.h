@@ -20,6 +20,17 @@
  * needed 2 solver iterations for 1 % (1 iteration for 120), with two it needs 1 (0.86 %). */
 #define PBFCL_ML_CYCLES 2
 
+/* A warm start: with one correction a substep (solver.multilevel 1), the correction of a
+ * frame's later substep starts the finest grid from PBFCL_ML_WARM x the last substep's phi
+ * (where a cell is fluid in both) and runs PBFCL_ML_WARM_CYCLES V-cycles instead of
+ * PBFCL_ML_CYCLES. Each substep's compression is mostly gravity's |g| dt^2 again, so the last
+ * phi is nearly this one's. The frame's first substep starts from 0, so that a frame depends
+ * on its state alone (a checkpoint holds no phi). The whole last phi (1) over-corrects: with
+ * 2 V-cycles from it 16M's dam break broke (4.9 % mean density error in its first frames);
+ * docs/PERFORMANCE.md, "A warm start", has the measurements behind the choice. */
+#define PBFCL_ML_WARM 0.75f
+#define PBFCL_ML_WARM_CYCLES 1
+
 /* The most cells of its largest grid per work-item of ml_group (the one work-group that solves
  * the small grids) that runs at once: more, and one compute unit's sweeps of that grid cost
  * more than the launches they save. */
@@ -77,9 +88,10 @@ int pbfcl_ml_group_first(int levels, const unsigned dims[][3], size_t local_byte
 pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes);
 
 /* One coarse correction of x*: the compression of x* (its SPH density, walls included) gathered
- * into the cells of h, PBFCL_ML_CYCLES V-cycles of lap(phi) = compression, x* += grad(phi)
- * (at most PBFCL_ML_SUPPORT |g| dt^2, plus against the particle's move x* - x at most
- * PBFCL_ML_REACH x its cell's compression x h). */
-pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, pbfcl_profile *prof);
+ * into the cells of h, PBFCL_ML_CYCLES V-cycles of lap(phi) = compression from phi = 0 (warm:
+ * PBFCL_ML_WARM_CYCLES from PBFCL_ML_WARM x the last correction's phi, where its grids are
+ * unchanged), x* += grad(phi) (at most PBFCL_ML_SUPPORT |g| dt^2, plus against the particle's
+ * move x* - x at most PBFCL_ML_REACH x its cell's compression x h). */
+pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof);
 
 #endif

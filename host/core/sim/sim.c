@@ -229,6 +229,7 @@ void pbfcl_sim_view_get(pbfcl_sim *sim, pbfcl_sim_view *v)
     v->capacity = sim->capacity;
     v->wg = sim->wg;
     v->substeps = sim->substeps;
+    v->substep = sim->substep;
     v->gravity = sim->gravity;
     v->push_origin = sim->push_origin;
     v->push_dir = sim->push_dir;
@@ -311,6 +312,7 @@ pbfcl_status pbfcl_sim_step(pbfcl_sim *sim, pbfcl_profile *prof)
     PBFCL_TRY(set_substeps(sim, substeps));
     sim->slots_current = 0; /* particles or ids may have changed since the last step */
     for (int s = 0; s < substeps; s++) {
+        sim->substep = s;
         PBFCL_TRY(sim->method->substep(sim, prof));
         PBFCL_TRY(pbfcl_sim_sync_wait(sim)); /* no exchange in flight past a substep */
         /* submit as we go: the device starts on a substep while the next is enqueued, instead

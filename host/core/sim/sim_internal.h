@@ -49,6 +49,7 @@ struct pbfcl_sim {
      * particles_slots (15.9 us each with 1.128M particles on an H200) */
     int slots_current;
     int substeps;           /* substeps of the last frame (params.dt = dt / substeps) */
+    int substep;            /* the substep running now (0 .. substeps - 1) */
     float wall_scale;       /* pbfcl_pbf_wall_scale of params */
     pbfcl_sim_sync_fn sync; /* the layer that splits the simulation over devices, or NULL */
     void *sync_ctx;

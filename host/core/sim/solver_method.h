@@ -131,6 +131,7 @@ typedef struct pbfcl_sim_view {
     const pbfcl_constants *params; /* box, dt of a substep, h, mass, Poly6, Spiky, radius */
     size_t n, capacity, wg;        /* active particles, room for; work-group size of the kernels */
     int substeps;                  /* substeps of this frame */
+    int substep;                   /* the substep running now (0 .. substeps - 1) */
     cl_float4 gravity, push_origin, push_dir, push; /* push.w: radius (0: off) */
     float wall_scale;                               /* pbfcl_pbf_wall_scale */
     cl_mem params_buf;                              /* pbfcl_constants, __constant */
