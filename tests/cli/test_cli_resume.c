@@ -1,5 +1,6 @@
 /* `pbfcl run --checkpoint` and `--resume` for scenes beyond plain fluid, from the outside: a
- * run of bodies, of still and moving obstacles, or of an emitter and a drain, stopped at a
+ * run of bodies, of still and moving obstacles, of an emitter and a drain, or of the fast
+ * solver's warm-started coarse correction, stopped at a
  * checkpoint and resumed, writes the frames (and bodies.csv) byte for byte as the run that
  * was never stopped does (same device); a checkpoint pieced together from two is refused with
  * what differs. */
@@ -117,6 +118,19 @@ START_TEST(resume_with_soft_body)
         return;
     long counts[3];
     check_resume("soft", "soft-ball --particles 3000", true, counts);
+}
+END_TEST
+
+/* The fast solver (one coarse correction a substep): its later substeps start the correction
+ * from the last one's phi, which no checkpoint holds, so each frame's first substep starts
+ * cold and a frame depends on its state alone. */
+START_TEST(resume_with_warm_correction)
+{
+    if (!cli_have_device())
+        return;
+    long counts[3];
+    check_resume("warm", "dam-break --particles 3000 --iterations 2 --multilevel 1 --cfl 1", false,
+                 counts);
 }
 END_TEST
 
@@ -388,6 +402,7 @@ int main(void)
     tcase_add_checked_fixture(t, cli_setup, cli_teardown);
     tcase_add_test(t, resume_with_bodies);
     tcase_add_test(t, resume_with_soft_body);
+    tcase_add_test(t, resume_with_warm_correction);
     tcase_add_test(t, resume_with_obstacles);
     tcase_add_test(t, resume_with_colliders);
     tcase_add_test(t, resume_with_flow);
