@@ -62,6 +62,7 @@ bench_core_multilevel_options() {
     ml2) opts=(--iterations 2 --multilevel 2) ;;
     ml2-cfl1) opts=(--iterations 2 --multilevel 2 --cfl 1) ;;
     ml1-cfl1) opts=(--iterations 2 --multilevel 1 --cfl 1) ;;
+    ml1-cfl1.5) opts=(--iterations 2 --multilevel 1 --cfl 1.5) ;;
     *) echo "bench_core_multilevel_options: no solver '$1'" >&2; exit 2 ;;
   esac
 }

@@ -7,6 +7,8 @@
 #   ml2          --iterations 2 --multilevel 2: half the iterations, both corrected
 #   ml2-cfl1     --iterations 2 --multilevel 2 --cfl 1: and substeps that let a particle move h
 #   ml1-cfl1     --iterations 2 --multilevel 1 --cfl 1: the first iteration corrected, not both
+#   ml1-cfl1.5   the same at --cfl 1.5 (above the contacts' safe 1: the solver warns; with the
+#                warm start every size held its lists, docs/PERFORMANCE.md, "A warm start")
 #   1. `pbfcl bench --scene dam-break --particles N --steps 20 --warmup 5` at 256K, 1M and 4M:
 #      one row per run with ms per frame (median and mean), substeps per frame, ms per substep,
 #      the density error of the measured frames and bench's verdict (ok, or BROKEN: bench
@@ -14,14 +16,14 @@
 #   2. the 300-frame 1M dam break of `pbfcl run`: wall seconds, substeps per frame, the density
 #      error from its stats CSV (mean over the frames; the worst frame) and the fastest
 #      particle, once for each solver.
-# About 5 minutes on an H200. Usage: tools/bench-multilevel-h200.sh [--device D] (default: the
+# About 6 minutes on an H200. Usage: tools/bench-multilevel-h200.sh [--device D] (default: the
 # first GPU). Everything goes to standard output. For a dry run on a CPU, smaller sizes:
 #   PBFCL_BENCH_SIZES="5000 20000" PBFCL_RUN_PARTICLES=5000 PBFCL_RUN_STEPS=10 tools/bench-...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/bench-core.sh
 bench_core_setup build-bench-multilevel "$@" # sets device and pbfcl
-solvers=(default ml4 ml2 ml2-cfl1 ml1-cfl1)
+solvers=(default ml4 ml2 ml2-cfl1 ml1-cfl1 ml1-cfl1.5)
 read -r -a sizes <<<"${PBFCL_BENCH_SIZES:-256000 1000000 4000000}"
 run_n=${PBFCL_RUN_PARTICLES:-1000000}
 run_steps=${PBFCL_RUN_STEPS:-300}
