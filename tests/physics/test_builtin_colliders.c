@@ -3,8 +3,9 @@
  * the tilting cup A into cup B (the particles in B's interior rise over the run and end there)
  * and no particle's path between two frames crosses a wall of either cup below its rim;
  * mesh-container keeps every particle inside its closed mesh tank and out of its SDF ramp at
- * every frame; a moving paddle shape pushes a fluid as a particle-filled paddle on the same
- * path does. */
+ * every frame, with the default solver and with the fast one (one coarse correction a
+ * substep, cfl 1), its particles' centres at least r / 2 from the tank's faces; a moving paddle
+ * shape pushes a fluid as a particle-filled paddle on the same path does. */
 #include "each_device.h"
 #include "pbfcl.h"
 #include "test_util.h"
@@ -16,9 +17,22 @@
 
 static char device[32]; /* the device under test, as pbfcl_context_desc wants it */
 
-/* A solver of scene name (about target particles; 0: the scene's own) with its shapes. */
-static pbfcl_solver *scene_solver(pbfcl_context **ctx, const char *name, size_t target, size_t *n,
-                                  float *r)
+/* The fast solver: 2 iterations a substep, the first ending with the multilevel coarse
+ * correction, a particle moving up to h a substep. */
+static const pbfcl_solver_params *fast_solver(void)
+{
+    static pbfcl_solver_params fast;
+    pbfcl_solver_params_defaults(&fast);
+    fast.iterations = 2;
+    fast.multilevel = 1;
+    fast.cfl = 1.0f;
+    return &fast;
+}
+
+/* A solver of scene name (about target particles; 0: the scene's own) with its shapes; with
+ * solver, its density solve's iterations, coarse corrections and cfl instead of the scene's. */
+static pbfcl_solver *scene_solver_with(pbfcl_context **ctx, const char *name, size_t target,
+                                       const pbfcl_solver_params *solver, size_t *n, float *r)
 {
     *ctx = test_open_context(device);
     pbfcl_scene_setup *setup;
@@ -28,6 +42,11 @@ static pbfcl_solver *scene_solver(pbfcl_context **ctx, const char *name, size_t 
     pbfcl_solver_desc d;
     pbfcl_solver_desc_defaults(&d);
     ck_assert_int_eq(pbfcl_scene_setup_get_params(setup, &d.scene, &d.solver), PBFCL_OK);
+    if (solver) {
+        d.solver.iterations = solver->iterations;
+        d.solver.multilevel = solver->multilevel;
+        d.solver.cfl = solver->cfl;
+    }
     float *start;
     ck_assert_int_eq(pbfcl_scene_setup_fill(setup, &start, n), PBFCL_OK);
     d.capacity = *n;
@@ -39,6 +58,12 @@ static pbfcl_solver *scene_solver(pbfcl_context **ctx, const char *name, size_t 
     pbfcl_free(start);
     pbfcl_scene_setup_destroy(setup);
     return s;
+}
+
+static pbfcl_solver *scene_solver(pbfcl_context **ctx, const char *name, size_t target, size_t *n,
+                                  float *r)
+{
+    return scene_solver_with(ctx, name, target, NULL, n, r);
 }
 
 /* v rotated by the inverse of unit quaternion q (x, y, z, w). */
@@ -167,12 +192,13 @@ static double ramp_depth(const float *p)
     return fmin(fmin(fmin(x + 0.25, 0.25 - x), fmin(y, slope)), fmin(z + 0.28, 0.28 - z));
 }
 
-START_TEST(test_mesh_container)
+static void run_mesh_container(const pbfcl_solver_params *solver)
 {
     pbfcl_context *ctx;
     size_t n;
     float r;
-    pbfcl_solver *s = scene_solver(&ctx, "mesh-container", test_small() ? 1500 : 5000, &n, &r);
+    pbfcl_solver *s =
+        scene_solver_with(&ctx, "mesh-container", test_small() ? 1500 : 5000, solver, &n, &r);
     float *pos = malloc(n * 12);
     const float lo[3] = {0.02f, 0.02f, 0.02f}, hi[3] = {1.58f, 0.98f, 0.58f};
     double deepest = -1.0, closest = 1.0, front = 0.0;
@@ -194,13 +220,28 @@ START_TEST(test_mesh_container)
             front = fmax(front, p[0]);
         }
     }
-    printf("  mesh-container: %zu particles, %d frames: closest to the tank %.4f m (r %.3f), "
+    printf("  mesh-container (%s): %zu particles, %d frames: closest to the tank %.4f m (r %.3f), "
            "deepest in the ramp %.4f m, the front at x %.3f\n",
-           n, frames, closest, r, deepest, front);
+           solver ? "fast solver" : "default solver", n, frames, closest, r, deepest, front);
     ck_assert(front > 0.9); /* the wave reached the ramp */
+    ck_assert_msg(closest > 0.5 * r, "a particle's centre came within %.4f m of the tank (r %.3f)",
+                  closest, r);
     free(pos);
     ck_assert_int_eq(pbfcl_solver_destroy(s), PBFCL_OK);
     ck_assert_int_eq(pbfcl_context_destroy(ctx), PBFCL_OK);
+}
+
+START_TEST(test_mesh_container)
+{
+    run_mesh_container(NULL);
+}
+END_TEST
+
+/* The fast solver's coarse correction sees the tank's cells beyond its mesh as air and would
+ * push the fluid into the walls it touches (cl/pbf/multilevel.cl, ml_correct). */
+START_TEST(test_mesh_container_fast_solver)
+{
+    run_mesh_container(fast_solver());
 }
 END_TEST
 
@@ -279,6 +320,7 @@ static void add_tests(TCase *tc)
 {
     tcase_add_test(tc, test_pour);
     tcase_add_test(tc, test_mesh_container);
+    tcase_add_test(tc, test_mesh_container_fast_solver);
     tcase_add_test(tc, test_paddle_shape_as_obstacle);
 }
 

@@ -25,7 +25,8 @@
  * (where a cell is fluid in both) and runs PBFCL_ML_WARM_CYCLES V-cycles instead of
  * PBFCL_ML_CYCLES. Each substep's compression is mostly gravity's |g| dt^2 again, so the last
  * phi is nearly this one's. The frame's first substep starts from 0, so that a frame depends
- * on its state alone (a checkpoint holds no phi). The whole last phi (1) over-corrects: with
+ * on its state alone (a checkpoint holds no phi). With collision shapes every correction starts
+ * cold (multilevel.c, ml_project). The whole last phi (1) over-corrects: with
  * 2 V-cycles from it 16M's dam break broke (4.9 % mean density error in its first frames);
  * docs/PERFORMANCE.md, "A warm start", has the measurements behind the choice. */
 #define PBFCL_ML_WARM 0.75f
