@@ -35,6 +35,8 @@ static const char *const ml_kernel_names[] = {"ml_gather",   "ml_setup",    "ml_
 
 /* The first sweep after a prolongation adds the coarse correction (ml_prolong_smooth). */
 _Static_assert(PBFCL_ML_POST_SWEEPS >= 1, "the prolongation is fused into the first post sweep");
+/* A warm start takes part of the last phi: all of it over-corrects (multilevel.h). */
+_Static_assert(PBFCL_ML_WARM > 0.0f && PBFCL_ML_WARM < 1.0f, "a warm start keeps a part of phi");
 
 /* One grid: phi (float), its ping-pong partner and the residual (tmp, float), the right-hand
  * side (float), the flags (uint: 1 fluid, 0 air). */
@@ -473,9 +475,8 @@ static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profil
     pbfcl_sim_view_get(sim, &v);
     if (!pbfcl_ml_corrects(&v.scene->solver, it))
         return PBFCL_OK;
-    cl_mem planes, owners, push;
-    bool shapes = pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &owners, &push);
-    bool warm = v.scene->solver.multilevel == 1 && v.substep > 0 && !shapes;
+    bool warm = v.scene->solver.multilevel == 1 && v.substep > 0 &&
+                pbfcl_colliders_count(pbfcl_pbf_colliders(sim)) == 0;
     return pbfcl_pbf_multilevel(sim, warm, prof);
 }
 
