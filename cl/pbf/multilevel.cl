@@ -6,7 +6,8 @@
  * particle moved by grad(phi), which spreads the
  * volume a compressed cell must lose over the whole fluid at once, up to the free surface,
  * instead of one h per Jacobi iteration. Cells hold fluid (flag 1: phi solved) or nothing
- * (flag 0: air, phi = 0, the free surface); beyond the grid lie the walls (no flux).
+ * (flag 0: air; phi = 0 on its faces with fluid cells, the free surface); beyond the grid lie
+ * the walls (no flux).
  * Needs pbf.cl (params, the box) before it in the program. A grid's cells are numbered
  * x + nx (y + ny z); the kernels take nx, ny, nz and form dims = (nx, ny, nz, nx ny nz). */
 
@@ -104,22 +105,41 @@ static uint ml_parent(uint i, uint4 dims, uint4 dims_c)
     return ml_index3(x / 2u, y / 2u, z / 2u, dims_c);
 }
 
-/* Sum of phi over the neighbours of cell i inside the grid (air: 0), and how many there are
- * (faces to a wall carry no flux): one function per address space and flag type (OpenCL C 1.2
- * has no generic pointers), the same sums in the same order. */
+/* The weight of the face to a neighbour of flag f in a fluid cell's Laplacian: 1 to a fluid cell,
+ * surface to air (the host's PBFCL_ML_SURFACE_WEIGHT, 2: phi = 0 on the face; 1: phi = 0 at the
+ * air cell's centre, with collision shapes, host/core/pbf/multilevel.h). */
+static float ml_face_weight(uint f, float surface)
+{
+    return f ? 1.0f : surface;
+}
+
+/* Sum of phi over the neighbours of cell i inside the grid (air: 0), and their weights m
+ * (ml_face_weight; faces to a wall carry no flux): one function per address space and flag type
+ * (OpenCL C 1.2 has no generic pointers), the same sums in the same order. */
+#define ML_NEIGHBOUR(j)                                                                           \
+    {                                                                                             \
+        s += flag[j] ? phi[j] : 0.0f;                                                             \
+        k += ml_face_weight(flag[j], surface);                                                    \
+    }
 #define ML_NEIGHBOURS(name, space, flag_type)                                                     \
     static float name(space const float *phi, space const flag_type *flag, uint i, uint4 dims,  \
-                      float *m)                                                                   \
+                      float surface, float *m)                                                    \
     {                                                                                             \
         float s = 0.0f, k = 0.0f;                                                                 \
         uint x = i % dims.x, y = (i / dims.x) % dims.y, z = i / (dims.x * dims.y);                \
         uint sx = 1u, sy = dims.x, sz = dims.x * dims.y;                                          \
-        if (x > 0u) { s += flag[i - sx] ? phi[i - sx] : 0.0f; k += 1.0f; }                        \
-        if (x + 1u < dims.x) { s += flag[i + sx] ? phi[i + sx] : 0.0f; k += 1.0f; }               \
-        if (y > 0u) { s += flag[i - sy] ? phi[i - sy] : 0.0f; k += 1.0f; }                        \
-        if (y + 1u < dims.y) { s += flag[i + sy] ? phi[i + sy] : 0.0f; k += 1.0f; }               \
-        if (z > 0u) { s += flag[i - sz] ? phi[i - sz] : 0.0f; k += 1.0f; }                        \
-        if (z + 1u < dims.z) { s += flag[i + sz] ? phi[i + sz] : 0.0f; k += 1.0f; }               \
+        if (x > 0u)                                                                               \
+            ML_NEIGHBOUR(i - sx)                                                                  \
+        if (x + 1u < dims.x)                                                                      \
+            ML_NEIGHBOUR(i + sx)                                                                  \
+        if (y > 0u)                                                                               \
+            ML_NEIGHBOUR(i - sy)                                                                  \
+        if (y + 1u < dims.y)                                                                      \
+            ML_NEIGHBOUR(i + sy)                                                                  \
+        if (z > 0u)                                                                               \
+            ML_NEIGHBOUR(i - sz)                                                                  \
+        if (z + 1u < dims.z)                                                                      \
+            ML_NEIGHBOUR(i + sz)                                                                  \
         *m = k;                                                                                   \
         return s;                                                                                 \
     }
@@ -144,21 +164,21 @@ static float ml_residual(float phi, float s, float m, float rhs, bool fluid, flo
 /* One weighted Jacobi sweep of lap(phi) = rhs. */
 __kernel void ml_smooth(__global const float *phi, __global float *phi_out,
                         __global const float *rhs, __global const uint *flag, uint nx, uint ny,
-                        uint nz, float dx2, float weight)
+                        uint nz, float dx2, float weight, float surface)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint c = get_global_id(0);
     if (c >= dims.w)
         return;
-    float m, s = ml_neighbours(phi, flag, c, dims, &m);
+    float m, s = ml_neighbours(phi, flag, c, dims, surface, &m);
     phi_out[c] = ml_jacobi(phi[c], s, m, rhs[c], flag[c] != 0u, dx2, weight);
 }
 
 /* Sum of the neighbours' phi plus the coarse correction above each fluid one (air: 0), and
- * how many there are: ml_neighbours of the grid after ml_prolong would have added it. */
+ * their weights: ml_neighbours of the grid after ml_prolong would have added it. */
 static float ml_neighbours_prolonged(__global const float *phi, __global const uint *flag,
                                      __global const float *phi_c, uint i, uint4 dims,
-                                     uint4 dims_c, float *m)
+                                     uint4 dims_c, float surface, float *m)
 {
     float s = 0.0f, k = 0.0f;
     uint x = i % dims.x, y = (i / dims.x) % dims.y, z = i / (dims.x * dims.y);
@@ -168,12 +188,12 @@ static float ml_neighbours_prolonged(__global const float *phi, __global const u
         if (at[a] > 0u) {
             uint j = i - step[a];
             s += flag[j] ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
-            k += 1.0f;
+            k += ml_face_weight(flag[j], surface);
         }
         if (at[a] + 1u < size[a]) {
             uint j = i + step[a];
             s += flag[j] ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
-            k += 1.0f;
+            k += ml_face_weight(flag[j], surface);
         }
     }
     *m = k;
@@ -186,7 +206,8 @@ static float ml_neighbours_prolonged(__global const float *phi, __global const u
 __kernel void ml_prolong_smooth(__global const float *phi, __global float *phi_out,
                                 __global const float *rhs, __global const uint *flag, uint nx,
                                 uint ny, uint nz, float dx2, float weight,
-                                __global const float *phi_c, uint cx, uint cy, uint cz)
+                                __global const float *phi_c, uint cx, uint cy, uint cz,
+                                float surface)
 {
     const uint4 dims = ml_dims(nx, ny, nz), dims_c = ml_dims(cx, cy, cz);
     uint c = get_global_id(0);
@@ -194,7 +215,7 @@ __kernel void ml_prolong_smooth(__global const float *phi, __global float *phi_o
         return;
     bool fluid = flag[c] != 0u;
     float here = fluid ? phi[c] + phi_c[ml_parent(c, dims, dims_c)] : phi[c];
-    float m, s = ml_neighbours_prolonged(phi, flag, phi_c, c, dims, dims_c, &m);
+    float m, s = ml_neighbours_prolonged(phi, flag, phi_c, c, dims, dims_c, surface, &m);
     phi_out[c] = ml_jacobi(here, s, m, rhs[c], fluid, dx2, weight);
 }
 
@@ -203,14 +224,14 @@ __kernel void ml_prolong_smooth(__global const float *phi, __global float *phi_o
  * ml_smooth took one per sweep. Where the small grids do not fit ml_group's local memory. */
 __kernel void ml_coarsest(__global float *phi, __global float *tmp, __global const float *rhs,
                           __global const uint *flag, uint nx, uint ny, uint nz, float dx2,
-                          float weight, uint sweeps)
+                          float weight, uint sweeps, float surface)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     if (get_global_id(0) != 0u)
         return;
     for (uint s = 0u; s < sweeps; s++) {
         for (uint c = 0u; c < dims.w; c++) {
-            float m, sum = ml_neighbours(phi, flag, c, dims, &m);
+            float m, sum = ml_neighbours(phi, flag, c, dims, surface, &m);
             tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] != 0u, dx2, weight);
         }
         for (uint c = 0u; c < dims.w; c++)
@@ -222,7 +243,7 @@ __kernel void ml_coarsest(__global float *phi, __global float *tmp, __global con
  * rhs - lap(phi) (0 beyond the fine grid) into *s, and whether all of them are fluid. */
 #define ML_RESTRICT_CELL(name, space, flag_type, neighbours)                                       \
     static uint name(space const float *phi, space const float *rhs, space const flag_type *flag, \
-                     uint4 dims, float inv_dx2, uint c, uint4 dims_c, float *s)                   \
+                     uint4 dims, float inv_dx2, uint c, uint4 dims_c, float surface, float *s)    \
     {                                                                                             \
         uint x = c % dims_c.x, y = (c / dims_c.x) % dims_c.y, z = c / (dims_c.x * dims_c.y);      \
         uint all = 1u;                                                                            \
@@ -231,7 +252,7 @@ __kernel void ml_coarsest(__global float *phi, __global float *tmp, __global con
             uint fx = 2u * x + (k & 1u), fy = 2u * y + ((k >> 1) & 1u), fz = 2u * z + (k >> 2);   \
             if (fx < dims.x && fy < dims.y && fz < dims.z) {                                      \
                 uint i = ml_index3(fx, fy, fz, dims);                                             \
-                float m, nb = neighbours(phi, flag, i, dims, &m);                                 \
+                float m, nb = neighbours(phi, flag, i, dims, surface, &m);                        \
                 *s += ml_residual(phi[i], nb, m, rhs[i], flag[i] != 0, inv_dx2);                  \
                 all &= flag[i] ? 1u : 0u;                                                         \
             }                                                                                     \
@@ -250,14 +271,14 @@ ML_RESTRICT_CELL(ml_restrict_cell_local, __local, uchar, ml_neighbours_local)
 __kernel void ml_restrict(__global const float *phi, __global const float *rhs,
                           __global const uint *flag, uint nx, uint ny, uint nz, float inv_dx2,
                           __global float *rhs_c, __global uint *flag_c, __global float *phi_c,
-                          uint cx, uint cy, uint cz)
+                          uint cx, uint cy, uint cz, float surface)
 {
     const uint4 dims = ml_dims(nx, ny, nz), dims_c = ml_dims(cx, cy, cz);
     uint c = get_global_id(0);
     if (c >= dims_c.w)
         return;
     float s;
-    uint all = ml_restrict_cell(phi, rhs, flag, dims, inv_dx2, c, dims_c, &s);
+    uint all = ml_restrict_cell(phi, rhs, flag, dims, inv_dx2, c, dims_c, surface, &s);
     rhs_c[c] = all ? 0.125f * s : 0.0f;
     flag_c[c] = all;
     phi_c[c] = 0.0f;
@@ -273,12 +294,12 @@ __kernel void ml_restrict(__global const float *phi, __global const float *rhs,
 /* sweeps weighted Jacobi sweeps of the grid of dims in local memory (tmp: its new phi). */
 static void ml_group_sweeps(__local float *phi, __local float *tmp, __local const float *rhs,
                             __local const uchar *flag, uint4 dims, float dx2, float weight,
-                            uint sweeps)
+                            uint sweeps, float surface)
 {
     uint lid = get_local_id(0), wg = get_local_size(0);
     for (uint s = 0u; s < sweeps; s++) {
         for (uint c = lid; c < dims.w; c += wg) {
-            float m, sum = ml_neighbours_local(phi, flag, c, dims, &m);
+            float m, sum = ml_neighbours_local(phi, flag, c, dims, surface, &m);
             tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] != 0, dx2, weight);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -315,7 +336,7 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
                        __global const float *rhs_top, __global const uint *flag_top, uint nx,
                        uint ny, uint nz, uint levels, float dx2, float inv_dx2, float weight,
                        uint pre, uint post, uint coarsest, __local float *phi, __local float *rhs,
-                       __local uchar *flag, __local float *tmp)
+                       __local uchar *flag, __local float *tmp, float surface)
 {
     const uint4 top = ml_dims(nx, ny, nz);
     uint lid = get_local_id(0), wg = get_local_size(0);
@@ -329,13 +350,14 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
     uint off = 0u;
     float dx2_l = dx2, inv_dx2_l = inv_dx2;
     for (uint l = 0u; l + 1u < levels; l++) {
-        ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, pre);
+        ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, pre,
+                        surface);
         uint off_c = off;
         uint4 dc = ml_group_down(d, &off_c);
         for (uint c = lid; c < dc.w; c += wg) {
             float s;
             uint all = ml_restrict_cell_local(phi + off, rhs + off, flag + off, d, inv_dx2_l, c,
-                                              dc, &s);
+                                              dc, surface, &s);
             rhs[off_c + c] = all ? 0.125f * s : 0.0f;
             flag[off_c + c] = all ? (uchar)1 : (uchar)0;
             phi[off_c + c] = 0.0f;
@@ -346,7 +368,8 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
         dx2_l *= 4.0f;
         inv_dx2_l *= 0.25f;
     }
-    ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, coarsest);
+    ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, coarsest,
+                        surface);
     for (uint l = levels - 1u; l > 0u; l--) {
         uint off_c = off;
         uint4 dc = d;
@@ -356,21 +379,29 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
             if (flag[off + c])
                 phi[off + c] += phi[off_c + ml_parent(c, d, dc)];
         barrier(CLK_LOCAL_MEM_FENCE);
-        ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, post);
+        ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, post,
+                        surface);
     }
     for (uint c = lid; c < top.w; c += wg)
         phi_top[c] = phi[c];
 }
 
 /* phi's gradient along one axis at fraction t of the way through cell i: the faces' gradients
- * (phi_c - phi_below) / dx and (phi_above - phi_c) / dx, 0 at a wall, interpolated. */
+ * (phi_c - phi_below) / dx and (phi_above - phi_c) / dx (to air: phi = 0 on the face, half a
+ * cell away), 0 at a wall, interpolated. */
 static float ml_face_gradient(__global const float *phi, __global const uint *flag, uint i,
-                              uint stride, uint c, uint dim, float t, float inv_dx)
+                              uint stride, uint c, uint dim, float t, float inv_dx, float surface)
 {
     float here = phi[i];
-    float below = c > 0u ? (here - (flag[i - stride] ? phi[i - stride] : 0.0f)) * inv_dx : 0.0f;
-    float above =
-        c + 1u < dim ? ((flag[i + stride] ? phi[i + stride] : 0.0f) - here) * inv_dx : 0.0f;
+    float below = 0.0f, above = 0.0f;
+    if (c > 0u) {
+        uint f = flag[i - stride];
+        below = (here - (f ? phi[i - stride] : 0.0f)) * inv_dx * ml_face_weight(f, surface);
+    }
+    if (c + 1u < dim) {
+        uint f = flag[i + stride];
+        above = ((f ? phi[i + stride] : 0.0f) - here) * inv_dx * ml_face_weight(f, surface);
+    }
     return mix(below, above, clamp(t, 0.0f, 1.0f));
 }
 
@@ -385,7 +416,8 @@ static float ml_face_gradient(__global const float *phi, __global const uint *fl
 __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global const float4 *pos,
                          uint bodies, __global const uint *phase, __global const float *phi,
                          __global const float *rhs, __global const uint *flag, float inv_dx,
-                         uint nx, uint ny, uint nz, float max_move, float reach_dx)
+                         uint nx, uint ny, uint nz, float max_move, float reach_dx,
+                         float surface)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint i = get_global_id(0);
@@ -396,9 +428,10 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
     uint k = ml_index(c, dims);
     float4 lo = (float4)(p->box_min[0], p->box_min[1], p->box_min[2], 0.0f);
     float4 t = (x - lo) * inv_dx - convert_float4(c);
-    float4 d = (float4)(ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx),
-                        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx),
-                        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx),
+    float4 d = (float4)(ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx, surface),
+                        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx, surface),
+                        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx,
+                                         surface),
                         0.0f);
     float cap = reach_dx * rhs[k], len = length(d.xyz), extra = 0.0f;
     if (cap > 0.0f && len > 0.0f) /* x is read only where the cell has volume to lose */

@@ -25,10 +25,13 @@
 
 /* ---- the reference ------------------------------------------------------------------------ */
 
+/* A grid: dims, cells, cell edge dx, phi, rhs, flags (1 fluid, 0 air), and where phi = 0 lies
+ * toward air, surface cells from a fluid cell's centre (1/2: on the face between; 1: at the air
+ * cell's centre, as with collision shapes). */
 typedef struct ref_grid {
     unsigned d[3];
     size_t cells;
-    double dx, *phi, *rhs;
+    double dx, *phi, *rhs, surface;
     unsigned *flag;
 } ref_grid;
 
@@ -37,7 +40,8 @@ static size_t ref_index(const ref_grid *g, unsigned x, unsigned y, unsigned z)
     return x + g->d[0] * ((size_t)y + g->d[1] * z);
 }
 
-/* Sum of the neighbours' phi (air 0) inside the grid and their count. */
+/* Sum of the neighbours' phi (air 0) inside the grid and their weights: 1 a fluid cell, 1 /
+ * g->surface air (the face's gradient -phi / (surface dx)). */
 static double ref_neighbours(const ref_grid *g, const double *phi, size_t c, double *m)
 {
     unsigned x = c % g->d[0], y = (c / g->d[0]) % g->d[1], z = c / (g->d[0] * g->d[1]);
@@ -50,7 +54,7 @@ static double ref_neighbours(const ref_grid *g, const double *phi, size_t c, dou
             continue;
         size_t i = ref_index(g, (unsigned)nx, (unsigned)ny, (unsigned)nz);
         s += g->flag[i] ? phi[i] : 0.0;
-        *m += 1.0;
+        *m += g->flag[i] ? 1.0 : 1.0 / g->surface;
     }
     return s;
 }
@@ -91,6 +95,7 @@ static void ref_restrict(const ref_grid *f, const double *res, ref_grid *c)
             }
         }
         c->rhs[k] = all ? s / 8.0 : 0.0;
+        c->surface = f->surface;
         c->flag[k] = all;
         c->phi[k] = 0.0;
     }
@@ -110,6 +115,7 @@ static void grid_alloc(ref_grid *g, const unsigned d[3], double dx)
     memcpy(g->d, d, sizeof g->d);
     g->cells = (size_t)d[0] * d[1] * d[2];
     g->dx = dx;
+    g->surface = 0.5;
     g->phi = calloc(g->cells, sizeof *g->phi);
     g->rhs = calloc(g->cells, sizeof *g->rhs);
     g->flag = calloc(g->cells, sizeof *g->flag);
@@ -225,8 +231,8 @@ static void set_dims(cl_kernel k, int i, const cl_uint4 *dims)
         set_arg(k, i + a, sizeof(cl_uint), &dims->s[a]);
 }
 
-/* A grid of random phi in [-1, 1], rhs in [0, 50] and flags (about 3 in 4 fluid), and its
- * device copy (float phi, rhs; uint flags). */
+/* A grid of random phi in [-1, 1], rhs in [0, 50], flags (about 3 in 4 fluid) and surface
+ * (1/2 or 1), and its device copy (float phi, rhs; uint flags). */
 typedef struct dev_grid {
     ref_grid g;
     cl_mem phi, rhs, flag, out;
@@ -236,6 +242,7 @@ typedef struct dev_grid {
 static void dev_grid_make(pbfcl_cl *cl, dev_grid *dg, const unsigned d[3], double dx, uint64_t *rng)
 {
     grid_alloc(&dg->g, d, dx);
+    dg->g.surface = test_rand(rng) % 2 ? 0.5 : 1.0; /* on the face, or at the air cell's centre */
     size_t n = dg->g.cells;
     float *phi = malloc(n * 4), *rhs = malloc(n * 4);
     for (size_t c = 0; c < n; c++) {
@@ -288,6 +295,7 @@ static void check_grid_kernels(pbfcl_cl *cl, cl_program program, const unsigned 
     dev_grid_make(cl, &f, d, dx, rng);
     cl_kernel k;
     float dx2 = (float)(dx * dx), inv_dx2 = (float)(1.0 / (dx * dx)), w = PBFCL_ML_WEIGHT;
+    float surface = (float)(1.0 / f.g.surface);
     ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_smooth", &k), PBFCL_OK);
     cl_mem args[] = {f.phi, f.out, f.rhs, f.flag};
     for (int a = 0; a < 4; a++)
@@ -295,6 +303,7 @@ static void check_grid_kernels(pbfcl_cl *cl, cl_program program, const unsigned 
     set_dims(k, 4, &f.dims);
     set_arg(k, 7, 4, &dx2);
     set_arg(k, 8, 4, &w);
+    set_arg(k, 9, 4, &surface);
     launch(cl, k, f.g.cells);
     clReleaseKernel(k);
     ref_grid smoothed = f.g;
@@ -310,7 +319,7 @@ static void check_grid_kernels(pbfcl_cl *cl, cl_program program, const unsigned 
     unsigned dc[3] = {(d[0] + 1) / 2, (d[1] + 1) / 2, (d[2] + 1) / 2};
     dev_grid c;
     dev_grid_make(cl, &c, dc, 2 * dx, rng);
-    ref_restrict(&f.g, res, &c.g);
+    ref_restrict(&f.g, res, &c.g); /* c takes f's surface */
     ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_restrict", &k), PBFCL_OK);
     cl_mem rargs[] = {f.phi, f.rhs, f.flag};
     for (int a = 0; a < 3; a++)
@@ -321,6 +330,7 @@ static void check_grid_kernels(pbfcl_cl *cl, cl_program program, const unsigned 
     set_arg(k, 8, sizeof(cl_mem), &c.flag);
     set_arg(k, 9, sizeof(cl_mem), &c.phi);
     set_dims(k, 10, &c.dims);
+    set_arg(k, 13, 4, &surface);
     launch(cl, k, c.g.cells);
     clReleaseKernel(k);
     /* the residual is a difference of terms of 1e4 (phi / dx^2): scale the tolerance */
@@ -353,6 +363,7 @@ static void check_grid_kernels(pbfcl_cl *cl, cl_program program, const unsigned 
     set_arg(k, 8, 4, &w);
     set_arg(k, 9, sizeof(cl_mem), &c.phi);
     set_dims(k, 10, &c.dims);
+    set_arg(k, 13, 4, &surface);
     launch(cl, k, f.g.cells);
     clReleaseKernel(k);
     expect_floats(f.out, f.g.phi, f.g.cells, "prolong and smooth");
@@ -372,7 +383,7 @@ static void check_coarsest(pbfcl_cl *cl, cl_program program, const unsigned d[3]
         ref_smooth(&g.g);
     cl_kernel k;
     ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_coarsest", &k), PBFCL_OK);
-    float dx2 = (float)(dx * dx), w = PBFCL_ML_WEIGHT;
+    float dx2 = (float)(dx * dx), w = PBFCL_ML_WEIGHT, surface = (float)(1.0 / g.g.surface);
     cl_uint sweeps = PBFCL_ML_COARSEST_SWEEPS;
     cl_mem args[] = {g.phi, g.out, g.rhs, g.flag};
     for (int a = 0; a < 4; a++)
@@ -381,6 +392,7 @@ static void check_coarsest(pbfcl_cl *cl, cl_program program, const unsigned d[3]
     set_arg(k, 7, 4, &dx2);
     set_arg(k, 8, 4, &w);
     set_arg(k, 9, sizeof sweeps, &sweeps);
+    set_arg(k, 10, 4, &surface);
     launch(cl, k, 1);
     clReleaseKernel(k);
     expect_floats(g.phi, g.g.phi, g.g.cells, "coarsest");
@@ -404,6 +416,7 @@ static void check_group(pbfcl_cl *cl, cl_program program, const unsigned d[3], s
         const unsigned *u = lv[levels - 1].d;
         unsigned dc[3] = {(u[0] + 1) / 2, (u[1] + 1) / 2, (u[2] + 1) / 2};
         grid_alloc(&lv[levels], dc, ldexp(dx, levels));
+        lv[levels].surface = top.g.surface;
         cells += lv[levels].cells;
         levels++;
     }
@@ -432,6 +445,8 @@ static void check_group(pbfcl_cl *cl, cl_program program, const unsigned d[3], s
     ck_assert(local[0] + local[1] + local[2] + local[3] <= cl->dev.local_mem);
     for (int a = 0; a < 4; a++)
         set_arg(k, 13 + a, local[a], NULL);
+    float surface = (float)(1.0 / top.g.surface);
+    set_arg(k, 17, 4, &surface);
     ck_assert_int_eq(pbfcl_cl_launch(cl, k, wg, wg, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
     ck_assert_int_eq(clFinish(cl->queue), CL_SUCCESS);
     clReleaseKernel(k);
@@ -528,10 +543,15 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
             double t = (x[3 * i + a] - p->box_min[a]) / p->h - c[a];
             t = t < 0 ? 0 : (t > 1 ? 1 : t);
             double here = g0->phi[k], below = 0.0, above = 0.0;
-            if (c[a] > 0)
-                below = (here - (g0->flag[k - stride[a]] ? g0->phi[k - stride[a]] : 0.0)) / p->h;
-            if (c[a] + 1 < g0->d[a])
-                above = ((g0->flag[k + stride[a]] ? g0->phi[k + stride[a]] : 0.0) - here) / p->h;
+            /* to air, phi = 0 surface cells away (on the face: no shapes here) */
+            if (c[a] > 0) {
+                size_t j = k - stride[a];
+                below = g0->flag[j] ? (here - g0->phi[j]) / p->h : here / (g0->surface * p->h);
+            }
+            if (c[a] + 1 < g0->d[a]) {
+                size_t j = k + stride[a];
+                above = g0->flag[j] ? (g0->phi[j] - here) / p->h : -here / (g0->surface * p->h);
+            }
             dv[a] = below + (above - below) * t;
             len += dv[a] * dv[a];
         }

@@ -60,6 +60,7 @@ typedef struct ml_state {
     int group_first;           /* the first grid ml_group solves (levels: none) */
     size_t group_wg;           /* its work-items */
     bool phi_kept;             /* the finest phi holds the last correction's (warm starts) */
+    cl_float surface;          /* this correction's weight of a face to air (ml_face_weight) */
 } ml_state;
 
 void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int *levels,
@@ -295,6 +296,9 @@ static pbfcl_status smooth(const pbfcl_sim_view *v, ml_state *m, ml_level *g, in
         if (s == 0 && c) {
             ML_ARG(k, 9, c->phi_buf);
             PBFCL_TRY(set_dims(k, 10, c));
+            ML_ARG(k, 13, m->surface);
+        } else {
+            ML_ARG(k, 9, m->surface);
         }
         PBFCL_TRY(launch(v, k, g->dims.s[3], prof));
         pbf_swap(&g->phi_buf, &g->tmp_buf);
@@ -317,6 +321,7 @@ static pbfcl_status solve_coarsest(const pbfcl_sim_view *v, ml_state *m, ml_leve
     ML_ARG(k, 7, dx2);
     ML_ARG(k, 8, weight);
     ML_ARG(k, 9, sweeps);
+    ML_ARG(k, 10, m->surface);
     return launch(v, k, 1, prof);
 }
 
@@ -337,6 +342,7 @@ static pbfcl_status restrict_residual(const pbfcl_sim_view *v, ml_state *m, int 
     ML_ARG(k, 8, c->flag_buf);
     ML_ARG(k, 9, c->phi_buf);
     PBFCL_TRY(set_dims(k, 10, c));
+    ML_ARG(k, 13, m->surface);
     return launch(v, k, c->dims.s[3], prof);
 }
 
@@ -368,6 +374,7 @@ static pbfcl_status solve_group(const pbfcl_sim_view *v, ml_state *m, int first,
                        (cells + 15) / 16 * 16, (top * 4 + 15) / 16 * 16};
     for (cl_uint a = 0; a < 4; a++)
         PBFCL_CL_CHECK(clSetKernelArg(k, 13 + a, local[a], NULL));
+    ML_ARG(k, 17, m->surface);
     return pbfcl_cl_launch(v->cl, k, m->group_wg, m->group_wg, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -428,6 +435,7 @@ static pbfcl_status correct(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
     PBFCL_TRY(set_dims(k, 10, g));
     ML_ARG(k, 13, limit);
     ML_ARG(k, 14, reach_dx);
+    ML_ARG(k, 15, m->surface);
     return launch(v, k, n, prof);
 }
 
@@ -443,7 +451,15 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof
     if (!m->program)
         PBFCL_TRY(build_program(&v, m));
     PBFCL_TRY(make_grids(&v, m)); /* new grids keep no phi */
-    warm = warm && m->phi_kept;
+    /* The collision shapes' cells are air to the grid, and phi falls toward them as toward a
+     * free surface: with shapes a correction starts cold and puts phi = 0 at the air cells'
+     * centres. Warm, or with phi = 0 on the faces, the fuller phi pushed particles of the
+     * mesh-container scene through its tank's floor (test_builtin_colliders, the fast solver:
+     * frame 35, and frame 34 with the faces; cold at the centres its particles keep 0.99 r
+     * from the walls). */
+    bool shapes = pbfcl_colliders_count(pbfcl_pbf_colliders(sim)) > 0;
+    warm = warm && m->phi_kept && !shapes;
+    m->surface = shapes ? 1.0f : PBFCL_ML_SURFACE_WEIGHT;
     PBFCL_TRY(gather(&v, m, warm ? PBFCL_ML_WARM : 0.0f, prof));
     for (int c = 0; c < (warm ? PBFCL_ML_WARM_CYCLES : PBFCL_ML_CYCLES); c++)
         PBFCL_TRY(v_cycle(&v, m, prof));
@@ -464,10 +480,8 @@ pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes
 /* After iteration it's density and contact corrections (x* = q): the first solver.multilevel
  * iterations end with a coarse correction of what they left. With no iterations (the positions'
  * pass still runs once, for the bodies) there is none. With one correction a substep, those of
- * a frame's later substeps start warm (PBFCL_ML_WARM), but not with collision shapes: their
- * cells are air to the grid, phi falls toward them as toward a free surface, and the warm
- * start's fuller phi pushed a particle through the floor of the mesh-container scene's tank
- * (test_builtin_colliders, the fast solver; cold, its particles kept 0.99 r from the walls). */
+ * a frame's later substeps start warm (PBFCL_ML_WARM; not with collision shapes,
+ * pbfcl_pbf_multilevel). */
 static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
 {
     (void)state;
@@ -475,8 +489,7 @@ static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profil
     pbfcl_sim_view_get(sim, &v);
     if (!pbfcl_ml_corrects(&v.scene->solver, it))
         return PBFCL_OK;
-    bool warm = v.scene->solver.multilevel == 1 && v.substep > 0 &&
-                pbfcl_colliders_count(pbfcl_pbf_colliders(sim)) == 0;
+    bool warm = v.scene->solver.multilevel == 1 && v.substep > 0;
     return pbfcl_pbf_multilevel(sim, warm, prof);
 }
 

@@ -26,11 +26,20 @@
  * PBFCL_ML_CYCLES. Each substep's compression is mostly gravity's |g| dt^2 again, so the last
  * phi is nearly this one's. The frame's first substep starts from 0, so that a frame depends
  * on its state alone (a checkpoint holds no phi). With collision shapes every correction starts
- * cold (multilevel.c, ml_project). The whole last phi (1) over-corrects: with
+ * cold (pbfcl_pbf_multilevel). The whole last phi (1) over-corrects: with
  * 2 V-cycles from it 16M's dam break broke (4.9 % mean density error in its first frames);
  * docs/PERFORMANCE.md, "A warm start", has the measurements behind the choice. */
 #define PBFCL_ML_WARM 0.75f
 #define PBFCL_ML_WARM_CYCLES 1
+
+/* The free surface: phi = 0 on the face between a fluid cell and an air cell, where the fluid
+ * cell's particles end, half a cell from its centre, so that the face's term in the fluid cell's
+ * Laplacian, (0 - phi) / (dx / 2) / dx, weighs an air neighbour twice a fluid one. At the air
+ * cell's centre (weight 1, as before) the fluid stood a cell deeper than it is: its top cells'
+ * phi was too large, their particles were pushed up too hard, and 16M's dam break took twice the
+ * substeps (docs/PERFORMANCE.md, "The free surface on the face"). With collision shapes, whose
+ * cells are air to the grid, phi = 0 stays at the air cells' centres (pbfcl_pbf_multilevel). */
+#define PBFCL_ML_SURFACE_WEIGHT 2.0f
 
 /* The most cells of its largest grid per work-item of ml_group (the one work-group that solves
  * the small grids) that runs at once: more, and one compute unit's sweeps of that grid cost
@@ -91,8 +100,10 @@ pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes
 /* One coarse correction of x*: the compression of x* (its SPH density, walls included) gathered
  * into the cells of h, PBFCL_ML_CYCLES V-cycles of lap(phi) = compression from phi = 0 (warm:
  * PBFCL_ML_WARM_CYCLES from PBFCL_ML_WARM x the last correction's phi, where its grids are
- * unchanged), x* += grad(phi) (at most PBFCL_ML_SUPPORT |g| dt^2, plus against the particle's
- * move x* - x at most PBFCL_ML_REACH x its cell's compression x h). */
+ * unchanged; never with collision shapes), phi = 0 on the faces to air (PBFCL_ML_SURFACE_WEIGHT;
+ * with collision shapes at the air cells' centres), x* += grad(phi) (at most PBFCL_ML_SUPPORT
+ * |g| dt^2, plus against the particle's move x* - x at most PBFCL_ML_REACH x its cell's
+ * compression x h). */
 pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof);
 
 #endif
