@@ -369,7 +369,7 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
         inv_dx2_l *= 0.25f;
     }
     ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, coarsest,
-                        surface);
+                    surface);
     for (uint l = levels - 1u; l > 0u; l--) {
         uint off_c = off;
         uint4 dc = d;

@@ -2,12 +2,13 @@
  * against a plain C reference in double precision: the grids of a box and which of them the
  * one-group kernel takes; each grid kernel (smooth, restrict with the residual, prolong with the
  * first sweep; the coarsest grid's sweeps; the V-cycle of the small grids in one work-group) on
- * random fields at awkward sizes (1 x 1 x 1, work-group size +- 1 cells in a row, odd sizes that
- * leave half-empty coarse cells, work-groups of 1, 7 and more items than cells); and a whole
- * correction of a compressed block and of a lone particle (the density of x* with the walls, the
- * cells' compression, the V-cycles, the gradient, its limit, the box), through the one-group
- * kernel and through the per-level launches alone; in the tight box a second correction starts
- * warm from the first's phi. */
+ * random fields, with phi = 0 on the faces to air or at the air cells' centres, at awkward
+ * sizes (1 x 1 x 1, work-group size +- 1 cells in a row, odd sizes that leave half-empty coarse
+ * cells, work-groups of 1, 7 and more items than cells); and a whole correction of a compressed
+ * block and of a lone particle (the density of x* with the walls, the cells' compression, the
+ * V-cycles, the gradient, its limit, the box), through the one-group kernel and through the
+ * per-level launches alone; in the tight box a second correction starts warm from the first's
+ * phi. */
 #include "pbf/multilevel.h"
 #include "runtime/build_options.h"
 #include "runtime/programs.h"
