@@ -8,7 +8,8 @@
 #   ml2-cfl1     --iterations 2 --multilevel 2 --cfl 1: and substeps that let a particle move h
 #   ml1-cfl1     --iterations 2 --multilevel 1 --cfl 1: the first iteration corrected, not both
 #   ml1-cfl1.5   the same at --cfl 1.5 (above the contacts' safe 1: the solver warns; with the
-#                warm start every size held its lists, docs/PERFORMANCE.md, "A warm start")
+#                surface on the face a 1M and a 16M frame cut lists short and bench marks them
+#                BROKEN, docs/PERFORMANCE.md, "The free surface on the face")
 #   1. `pbfcl bench --scene dam-break --particles N --steps 20 --warmup 5` at 256K, 1M and 4M:
 #      one row per run with ms per frame (median and mean), substeps per frame, ms per substep,
 #      the density error of the measured frames and bench's verdict (ok, or BROKEN: bench

@@ -83,6 +83,7 @@ static void ref_residual(const ref_grid *g, double *res)
 /* Coarse grid c from the residual res of fine grid f: fluid where every child inside f is. */
 static void ref_restrict(const ref_grid *f, const double *res, ref_grid *c)
 {
+    c->surface = f->surface;
     for (size_t k = 0; k < c->cells; k++) {
         unsigned x = k % c->d[0], y = (k / c->d[0]) % c->d[1], z = k / (c->d[0] * c->d[1]);
         double s = 0.0;
@@ -96,7 +97,6 @@ static void ref_restrict(const ref_grid *f, const double *res, ref_grid *c)
             }
         }
         c->rhs[k] = all ? s / 8.0 : 0.0;
-        c->surface = f->surface;
         c->flag[k] = all;
         c->phi[k] = 0.0;
     }

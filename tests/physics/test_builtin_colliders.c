@@ -227,8 +227,9 @@ START_TEST(test_mesh_container)
 END_TEST
 
 /* The fast solver's coarse correction sees the tank's cells beyond its mesh as air and pushes
- * the fluid toward the walls; warm-started it pushed a particle through the floor, so with
- * shapes it starts cold (host/core/pbf/multilevel.c, ml_project). */
+ * the fluid toward the walls; warm-started, or with phi = 0 on the faces to air, it pushed a
+ * particle through the floor, so with shapes it starts cold and keeps phi = 0 at the air cells'
+ * centres (host/core/pbf/multilevel.c, pbfcl_pbf_multilevel). */
 START_TEST(test_mesh_container_fast_solver)
 {
     run_mesh_container(true);
