@@ -16,9 +16,10 @@
 #define PBFCL_ML_COARSEST_SWEEPS 16
 #define PBFCL_ML_WEIGHT 0.7f
 
-/* V-cycles per coarse correction: with one, the 3 x 240 x 3 column of tools/column-scaling
- * needed 2 solver iterations for 1 % (1 iteration for 120), with two it needs 1 (0.86 %). */
-#define PBFCL_ML_CYCLES 2
+/* V-cycles per coarse correction started cold: the 3 x 240 x 3 column of tools/column-scaling
+ * needs 2 solver iterations for 1 % with one or two (1.05 % at one iteration with two, since
+ * phi = 0 lies on the faces to air), 1 with three (0.76 %; 0.58 % with four). */
+#define PBFCL_ML_CYCLES 3
 
 /* A warm start: with one correction a substep (solver.multilevel 1), the correction of a
  * frame's later substep starts the finest grid from PBFCL_ML_WARM x the last substep's phi
