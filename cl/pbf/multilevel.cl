@@ -388,20 +388,36 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
 
 /* phi's gradient along one axis at fraction t of the way through cell i: the faces' gradients
  * (phi_c - phi_below) / dx and (phi_above - phi_c) / dx (to air: phi = 0 on the face, half a
- * cell away), 0 at a wall, interpolated. */
+ * cell away), 0 at a wall, interpolated; but in a cell with fluid below and air above, below
+ * and above as gravity's component g along the axis sets them (a free surface's cell), the
+ * fluid side's alone. Interpolated there, the steeper face to air lifted a surface cell's
+ * upper particles more than its lower ones each substep, the fine iterations, which only push
+ * particles apart, never pulled them back, and the top layer of a resting tank crept up until
+ * it stood half a layer high along the cell's face (docs/PERFORMANCE.md, "A surface cell moves
+ * as one"). Air below the fluid (a shape's cells, with collision shapes) keeps the
+ * interpolation: taken there too, the interior's flux pushed fluid through a mesh tank's floor
+ * (test_builtin_colliders, the fast solver). */
 static float ml_face_gradient(__global const float *phi, __global const uint *flag, uint i,
-                              uint stride, uint c, uint dim, float t, float inv_dx, float surface)
+                              uint stride, uint c, uint dim, float t, float inv_dx, float surface,
+                              float g)
 {
     float here = phi[i];
     float below = 0.0f, above = 0.0f;
+    int fluid_below = -1, fluid_above = -1; /* -1: a wall */
     if (c > 0u) {
         uint f = flag[i - stride];
+        fluid_below = f ? 1 : 0;
         below = (here - (f ? phi[i - stride] : 0.0f)) * inv_dx * ml_face_weight(f, surface);
     }
     if (c + 1u < dim) {
         uint f = flag[i + stride];
+        fluid_above = f ? 1 : 0;
         above = ((f ? phi[i + stride] : 0.0f) - here) * inv_dx * ml_face_weight(f, surface);
     }
+    if (surface > 1.0f && g < 0.0f && fluid_below == 1 && fluid_above == 0)
+        return below;
+    if (surface > 1.0f && g > 0.0f && fluid_above == 1 && fluid_below == 0)
+        return above;
     return mix(below, above, clamp(t, 0.0f, 1.0f));
 }
 
@@ -417,7 +433,7 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
                          uint bodies, __global const uint *phase, __global const float *phi,
                          __global const float *rhs, __global const uint *flag, float inv_dx,
                          uint nx, uint ny, uint nz, float max_move, float reach_dx,
-                         float surface)
+                         float surface, float4 gravity)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint i = get_global_id(0);
@@ -428,11 +444,12 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
     uint k = ml_index(c, dims);
     float4 lo = (float4)(p->box_min[0], p->box_min[1], p->box_min[2], 0.0f);
     float4 t = (x - lo) * inv_dx - convert_float4(c);
-    float4 d = (float4)(ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx, surface),
-                        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx, surface),
-                        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx,
-                                         surface),
-                        0.0f);
+    float4 d = (float4)(
+        ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx, surface, gravity.x),
+        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx, surface, gravity.y),
+        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx, surface,
+                         gravity.z),
+        0.0f);
     float cap = reach_dx * rhs[k], len = length(d.xyz), extra = 0.0f;
     if (cap > 0.0f && len > 0.0f) /* x is read only where the cell has volume to lose */
         extra = clamp(-dot(d.xyz, (x - pos[i]).xyz) / len, 0.0f, cap);

@@ -489,7 +489,7 @@ END_TEST
 
 /* The reference correction of the particles at x* = x (n, xyz), each at x0 at the start of the
  * substep, with neighbour lists (count, nbr of capacity maxnb, entry k of i at k * n + i)
- * under constants p and gravity g: into out. */
+ * under constants p and gravity g along -y: into out. */
 static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const float *x,
                            const float *x0, const unsigned *count, const unsigned *nbr,
                            unsigned maxnb, int warm, double **kept, float *out)
@@ -553,7 +553,14 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
                 size_t j = k + stride[a];
                 above = g0->flag[j] ? (g0->phi[j] - here) / p->h : -here / (g0->surface * p->h);
             }
-            dv[a] = below + (above - below) * t;
+            /* gravity along -y: a cell with fluid below and air above along y (the free
+             * surface's) moves by its lower face's gradient alone */
+            int fluid_below = c[a] > 0 && g0->flag[k - stride[a]];
+            int air_above = c[a] + 1 < g0->d[a] && !g0->flag[k + stride[a]];
+            if (a == 1 && fluid_below && air_above)
+                dv[a] = below;
+            else
+                dv[a] = below + (above - below) * t;
             len += dv[a] * dv[a];
         }
         len = sqrt(len);

@@ -393,8 +393,8 @@ static rest_state tank_rest(pbfcl_cl *cl, int shapes)
  * a shape misses the neighbours beyond it and sinks onto the shape. And in either tank the
  * surface is flat: at most 1 % of the particles heaped above the top layer (on PoCL the default
  * solver heaps 0 between the walls and 1 between the shapes; 8 plain iterations 5 between the
- * walls; the multilevel correction 42, beside the walls: docs/PERFORMANCE.md, "The shapes in
- * the grid, a fourth round"). */
+ * walls; the fast solver's multilevel correction 8 between the walls, 10 between the shapes:
+ * docs/PERFORMANCE.md, "A surface cell moves as one"). */
 static void run_tank_rest(pbfcl_cl *cl)
 {
     rest_state walls = tank_rest(cl, 0), boxes = tank_rest(cl, 1);

@@ -436,6 +436,7 @@ static pbfcl_status correct(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
     ML_ARG(k, 13, limit);
     ML_ARG(k, 14, reach_dx);
     ML_ARG(k, 15, m->surface);
+    ML_ARG(k, 16, v->gravity);
     return launch(v, k, n, prof);
 }
 
