@@ -38,17 +38,18 @@ static uint ml_index3(uint x, uint y, uint z, uint4 dims)
 /* Each particle's strain rho / rho0 - 1 (signed, within [-1, 1]) at x* as it is now (after
  * the iteration's density and contact corrections: the coarse grids solve what they left; rho
  * as lambda sums it, walls included) into its cell's sum, and its count; a body's particle
- * counts, with no strain. */
+ * counts, with no strain. A particle flagged in ghost (a split simulation's copy of another
+ * device's; ghost NULL: none) is its owner's to count. */
 __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
                         __global const uint *neighbor_count, __global const uint *neighbors,
                         float wall_scale, uint bodies, __global const uint *phase, float inv_dx,
                         uint nx, uint ny, uint nz, __global int *sum, /* in/out: fixed-point compression */
-                        __global uint *count            /* in/out: particles per cell */
-)
+                        __global uint *count, /* in/out: particles per cell */
+                        __global const uchar *ghost)
 {
     const uint4 dims = (uint4)(nx, ny, nz, nx * ny * nz);
     uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= n || (ghost && ghost[i]))
         return;
     float4 xi = pred[i];
     uint c = ml_index(ml_cell(p, xi, inv_dx, dims), dims);

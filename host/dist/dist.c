@@ -23,14 +23,6 @@ pbfcl_status pbfcl_dist_check_scene(const pbfcl_scene *s)
                      what);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    if (s->solver.multilevel > 0) { /* each rank's grid would see the other slabs as air */
-        pbfcl_errorf("solver.multilevel %d (--multilevel): the coarse correction solves over the "
-                     "particles of one device, and a rank of a split run holds only its slab; "
-                     "give --multilevel 0 (and the iterations it needs, e.g. --iterations 4), "
-                     "or run it on one rank (without mpirun, or mpirun -np 1)",
-                     s->solver.multilevel);
-        return PBFCL_ERR_BAD_ARGUMENT;
-    }
     return PBFCL_OK;
 }
 

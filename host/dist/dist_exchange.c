@@ -501,6 +501,10 @@ pbfcl_status dist_sync(void *ctx, pbfcl_sim *sim, pbfcl_sim_sync_point point, co
         st = dist_overlap_sync(d, point, bufs, elem, count);
     } else if (point == PBFCL_SYNC_SHAPES) {
         st = dist_shapes_clear_ghosts(d, bufs, elem, count);
+    } else if (point == PBFCL_SYNC_ML_GHOSTS) {
+        st = dist_ml_ghosts(d, bufs, elem, count);
+    } else if (point == PBFCL_SYNC_ML_SUMS) {
+        st = dist_ml_sums(d, bufs, elem, count);
     } else {
         if (count > 0)
             st = dist_values_begin(d, bufs, elem, count);

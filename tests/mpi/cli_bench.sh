@@ -169,8 +169,6 @@ expect_refusal "--rebalance: '0.5' is not valid; expected 0 \(off\) or a thresho
 expect_refusal "bench --diffuse: spray, foam and bubbles are not split over ranks" --diffuse 100
 expect_refusal "this scene has (obstacles|emitters): run it on one rank" --scene fountain
 expect_refusal "this scene has cloth, ropes or inflatables: run it on one rank" --scene flag
-expect_refusal "solver.multilevel 1 \(--multilevel\): the coarse correction solves over the particles of one device.*give --multilevel 0" \
-  --particles 2000 --multilevel 1
 out=$("${mpirun[@]}" -np 2 "$pbfcl" bench --help 2>&1) && grep -q "^usage: pbfcl bench" <<<"$out" &&
   [ "$(grep -c "^usage:" <<<"$out")" -eq 1 ] || fail "bench --help on 2 ranks: $out"
 echo "ok: --rebalance 1.2 planned the slabs $plans times in 16 frames; broken bench exits 3 on 2" \

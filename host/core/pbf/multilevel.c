@@ -60,6 +60,8 @@ typedef struct ml_state {
     int group_first;           /* the first grid ml_group solves (levels: none) */
     size_t group_wg;           /* its work-items */
     bool phi_kept;             /* the finest phi holds the last correction's (warm starts) */
+    cl_mem ghost_buf;          /* split over devices: a uchar a particle, 1 for a ghost */
+    size_t ghost_cap;          /* its particles */
     cl_float surface;          /* this correction's weight of a face to air (ml_face_weight) */
 } ml_state;
 
@@ -123,6 +125,7 @@ static void ml_destroy(void *state)
 {
     ml_state *m = state;
     release_grids(m);
+    pbfcl_cl_release_buffer(&m->ghost_buf);
     for (int k = 0; k < ML_KERNELS; k++)
         if (m->k[k])
             clReleaseKernel(m->k[k]);
@@ -243,11 +246,34 @@ static pbfcl_status launch(const pbfcl_sim_view *v, cl_kernel k, size_t items, p
     return pbfcl_cl_launch(v->cl, k, items, v->wg, prof, PBFCL_STAGE_SOLVE);
 }
 
-/* The finest grid from the particles: sums, counts (zero before), then rhs, flags and phi =
- * keep x the last phi where a cell is fluid (keep 0: phi = 0), and the sums and counts zero
- * again. */
-static pbfcl_status gather(const pbfcl_sim_view *v, ml_state *m, cl_float keep, pbfcl_profile *prof)
+/* Split over devices: which particles are ghosts, from the layer (PBFCL_SYNC_ML_GHOSTS), in
+ * m->ghost_buf; else none (NULL). */
+static pbfcl_status ghosts(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m, cl_mem *out)
 {
+    *out = NULL;
+    if (!pbfcl_sim_split(sim))
+        return PBFCL_OK;
+    if (m->ghost_cap < v->n || !m->ghost_buf) {
+        pbfcl_cl_release_buffer(&m->ghost_buf);
+        m->ghost_cap = v->n > 0 ? v->n : 1;
+        PBFCL_TRY(pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, m->ghost_cap, "multilevel ghosts",
+                                  &m->ghost_buf));
+    }
+    size_t elem = 1;
+    PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_ML_GHOSTS, &m->ghost_buf, &elem, 1));
+    *out = m->ghost_buf;
+    return PBFCL_OK;
+}
+
+/* The finest grid from the particles: sums, counts (zero before; split over devices, each
+ * device's owned particles, then added over the devices by the layer), then rhs, flags and
+ * phi = keep x the last phi where a cell is fluid (keep 0: phi = 0), and the sums and counts
+ * zero again. */
+static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m, cl_float keep,
+                           pbfcl_profile *prof)
+{
+    cl_mem ghost;
+    PBFCL_TRY(ghosts(sim, v, m, &ghost));
     ml_level *g = &m->lv[0];
     cl_uint cells = g->dims.s[3], n = (cl_uint)v->n;
     cl_kernel k = m->k[ML_GATHER];
@@ -264,7 +290,11 @@ static pbfcl_status gather(const pbfcl_sim_view *v, ml_state *m, cl_float keep, 
     PBFCL_TRY(set_dims(k, 9, g));
     ML_ARG(k, 12, m->sum_buf);
     ML_ARG(k, 13, m->count_buf);
+    ML_ARG(k, 14, ghost);
     PBFCL_TRY(launch(v, k, n, prof));
+    cl_mem sums[2] = {m->sum_buf, m->count_buf};
+    size_t bytes[2] = {(size_t)cells * 4, (size_t)cells * 4};
+    PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_ML_SUMS, sums, bytes, 2));
     k = m->k[ML_SETUP];
     cl_float scale = v->params->volume / (g->dx * g->dx * g->dx) / 65536.0f; /* ML_FIXED */
     ML_ARG(k, 0, m->sum_buf);
@@ -445,7 +475,8 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
     ml_state *m = pbf_constraint_state(ps, &pbf_multilevel_constraint);
-    if (v.n == 0)
+    bool split = pbfcl_sim_split(sim); /* each device gathers its part of every grid's sums */
+    if (v.n == 0 && !split)
         return PBFCL_OK;
     if (max_move(&v) <= 0.0f) /* without gravity it would move nothing: nothing launched */
         return PBFCL_OK;
@@ -461,11 +492,11 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof
     bool shapes = pbfcl_colliders_count(pbfcl_pbf_colliders(sim)) > 0;
     warm = warm && m->phi_kept && !shapes;
     m->surface = shapes ? 1.0f : PBFCL_ML_SURFACE_WEIGHT;
-    PBFCL_TRY(gather(&v, m, warm ? PBFCL_ML_WARM : 0.0f, prof));
+    PBFCL_TRY(gather(sim, &v, m, warm ? PBFCL_ML_WARM : 0.0f, prof));
     for (int c = 0; c < (warm ? PBFCL_ML_WARM_CYCLES : PBFCL_ML_CYCLES); c++)
         PBFCL_TRY(v_cycle(&v, m, prof));
-    m->phi_kept = true; /* the V-cycles leave the finest phi in its own buffer */
-    return correct(&v, m, prof);
+    m->phi_kept = true;          /* the V-cycles leave the finest phi in its own buffer */
+    return correct(&v, m, prof); /* split: a ghost moves as its owner (the same phi, x*, x) */
 }
 
 pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes)

@@ -287,24 +287,32 @@ unsigned long long pbfcl_sim_bytes_needed_with(const pbfcl_scene *scene,
  * device's copies of its neighbours' particles (ghosts) current: the values a kernel reads of
  * its neighbours must be their owners' values (docs/DISTRIBUTED.md). */
 typedef enum pbfcl_sim_sync_point {
-    PBFCL_SYNC_SEARCH,  /* before the neighbour search of x*: particles change devices and
-                         * the ghosts are made anew */
-    PBFCL_SYNC_SORTED,  /* after the search's reorder: every particle's slot changed */
-    PBFCL_SYNC_LAMBDA,  /* bufs: the lambdas, which delta reads of the neighbours */
-    PBFCL_SYNC_DELTA,   /* bufs: q = x* + dx of delta (the moved flags miss the ghosts') */
-    PBFCL_SYNC_COLLIDE, /* bufs: q and x after a collision pass */
-    PBFCL_SYNC_UPDATE,  /* bufs: x and v, which vorticity and viscosity read */
-    PBFCL_SYNC_WAIT,    /* the exchange a values point left in flight completes (the ghosts'
-                         * rows arrive): pbfcl_sim_sync_wait */
-    PBFCL_SYNC_DENSITY, /* sph, bufs: the densities and pressure terms, which the force reads
-                         * of the neighbours */
-    PBFCL_SYNC_FORCE,   /* sph, bufs: the accelerations of a step's second force, whose largest
-                         * (of every particle held, the ghosts' their owners') sets the next
-                         * frame's steps */
-    PBFCL_SYNC_SHAPES   /* bufs: the collision shapes' contacts (4 ints a particle, -1 none)
-                         * and inside flags (a uint, 0 none), before the force on each shape is
-                         * summed: the layer sets the ghosts' rows to none (their owners count
-                         * them; nothing reads a ghost's after it) */
+    PBFCL_SYNC_SEARCH,    /* before the neighbour search of x*: particles change devices and
+                           * the ghosts are made anew */
+    PBFCL_SYNC_SORTED,    /* after the search's reorder: every particle's slot changed */
+    PBFCL_SYNC_LAMBDA,    /* bufs: the lambdas, which delta reads of the neighbours */
+    PBFCL_SYNC_DELTA,     /* bufs: q = x* + dx of delta (the moved flags miss the ghosts') */
+    PBFCL_SYNC_COLLIDE,   /* bufs: q and x after a collision pass */
+    PBFCL_SYNC_UPDATE,    /* bufs: x and v, which vorticity and viscosity read */
+    PBFCL_SYNC_WAIT,      /* the exchange a values point left in flight completes (the ghosts'
+                           * rows arrive): pbfcl_sim_sync_wait */
+    PBFCL_SYNC_DENSITY,   /* sph, bufs: the densities and pressure terms, which the force reads
+                           * of the neighbours */
+    PBFCL_SYNC_FORCE,     /* sph, bufs: the accelerations of a step's second force, whose largest
+                           * (of every particle held, the ghosts' their owners') sets the next
+                           * frame's steps */
+    PBFCL_SYNC_SHAPES,    /* bufs: the collision shapes' contacts (4 ints a particle, -1 none)
+                           * and inside flags (a uint, 0 none), before the force on each shape is
+                           * summed: the layer sets the ghosts' rows to none (their owners count
+                           * them; nothing reads a ghost's after it) */
+    PBFCL_SYNC_ML_GHOSTS, /* the multilevel correction's gather (host/core/pbf/multilevel.c),
+                           * bufs: a uchar a particle, which the layer sets to 1 in its ghosts'
+                           * rows and 0 in the owned: the gather counts each particle once */
+    PBFCL_SYNC_ML_SUMS    /* bufs: the correction's finest grid, its cells' compression sums
+                           * (ints) and particle counts (uints), elem: each buffer's whole size
+                           * in bytes (not a particle's): the layer adds them over the devices,
+                           * so that each solves the whole fluid's grid to the same phi, and
+                           * moves its ghosts as their owners move them */
 } pbfcl_sim_sync_point;
 
 /* The layer's callback: bufs[0..count-1] hold elem[k] bytes per particle in the current order. */
@@ -314,6 +322,9 @@ typedef pbfcl_status (*pbfcl_sim_sync_fn)(void *ctx, pbfcl_sim *sim, pbfcl_sim_s
 /* Sets the callback (NULL: none, the default). With one, a step runs its substeps even with no
  * particles, since particles may arrive from another device at PBFCL_SYNC_SEARCH. */
 void pbfcl_sim_set_sync(pbfcl_sim *sim, pbfcl_sim_sync_fn fn, void *ctx);
+
+/* Whether a layer splits the simulation over devices (a callback is set). */
+bool pbfcl_sim_split(const pbfcl_sim *sim);
 
 /* Calls the callback if there is one (the stages call it; no cost without one). */
 pbfcl_status pbfcl_sim_sync(pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl_mem *bufs,

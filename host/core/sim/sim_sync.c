@@ -13,6 +13,11 @@ void pbfcl_sim_set_sync(pbfcl_sim *sim, pbfcl_sim_sync_fn fn, void *ctx)
     sim->sync_ctx = ctx;
 }
 
+bool pbfcl_sim_split(const pbfcl_sim *sim)
+{
+    return sim->sync != NULL;
+}
+
 pbfcl_status pbfcl_sim_sync(pbfcl_sim *sim, pbfcl_sim_sync_point point, const cl_mem *bufs,
                             const size_t *elem, int count)
 {
