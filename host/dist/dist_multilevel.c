@@ -41,20 +41,25 @@ pbfcl_status dist_ml_sums(pbfcl_dist *d, const cl_mem *bufs, const size_t *elem,
     for (int b = 0; b < count; b++) {
         size_t words = elem[b] / 4;
         int *mine = malloc(elem[b] + 4);
-        int failed = mine == NULL, any = 0; /* every rank takes part in every sum, or none */
-        MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, d->comm);
+        cl_int err = mine ? clEnqueueReadBuffer(v.cl->queue, bufs[b], CL_TRUE, 0, elem[b], mine, 0,
+                                                NULL, NULL)
+                          : CL_SUCCESS;
+        int failed = mine == NULL || err != CL_SUCCESS, any = 0;
+        MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, d->comm); /* all sum, or none */
         if (any) {
+            bool no_memory = mine == NULL;
             free(mine);
-            pbfcl_errorf("rank %d: out of host memory for the multilevel correction's grid "
-                         "(%zu bytes)",
-                         d->rank, elem[b]);
-            return PBFCL_ERR_OUT_OF_MEMORY;
+            PBFCL_CL_CHECK(err); /* this rank's read failed: its own message */
+            if (no_memory)
+                pbfcl_errorf("rank %d: out of host memory for the multilevel correction's grid "
+                             "(%zu bytes)",
+                             d->rank, elem[b]);
+            else
+                pbfcl_errorf("rank %d: another rank failed to read its multilevel grid", d->rank);
+            return no_memory ? PBFCL_ERR_OUT_OF_MEMORY : PBFCL_ERR_OPENCL;
         }
-        PBFCL_CL_CHECK(
-            clEnqueueReadBuffer(v.cl->queue, bufs[b], CL_TRUE, 0, elem[b], mine, 0, NULL, NULL));
         MPI_Allreduce(MPI_IN_PLACE, mine, (int)words, MPI_INT, MPI_SUM, d->comm);
-        cl_int err =
-            clEnqueueWriteBuffer(v.cl->queue, bufs[b], CL_TRUE, 0, elem[b], mine, 0, NULL, NULL);
+        err = clEnqueueWriteBuffer(v.cl->queue, bufs[b], CL_TRUE, 0, elem[b], mine, 0, NULL, NULL);
         free(mine);
         PBFCL_CL_CHECK(err);
     }
