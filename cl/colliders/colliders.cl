@@ -6,97 +6,6 @@
  * friction relative to the shape's motion; colliders_force sums each shape's push per
  * work-group (no float atomics) for the force and contact counts the host reads. */
 
-/* v rotated by the unit quaternion q (x, y, z, w). */
-static float3 col_rotate(float4 q, float3 v)
-{
-    float3 u = q.xyz;
-    return v + 2.0f * cross(u, cross(u, v) + q.w * v);
-}
-
-/* v rotated by q's inverse. */
-static float3 col_unrotate(float4 q, float3 v)
-{
-    return col_rotate((float4)(-q.xyz, q.w), v);
-}
-
-static float4 col_load4(__global const float *f)
-{
-    return vload4(0, f);
-}
-
-/* The signed distance field of shape s at local point x: the trilinear sample of its nodes'
- * (gradient, distance) in the cell holding x, so the distance and the normal *n (the sampled
- * gradient, normalised) are continuous. Outside the grid the sample at the nearest point xc of
- * the grid continues along the vector from its surface point: x - xc + d(xc) g(xc). */
-static float col_sdf_distance(__global const pbfcl_collider_shape *s, __global const float4 *nodes,
-                              float3 x, float3 *n)
-{
-    float4 go = col_load4(s->grid_origin);
-    int3 dims = (int3)((int)s->grid_dims[0], (int)s->grid_dims[1], (int)s->grid_dims[2]);
-    float3 u = (x - go.xyz) / go.w, uc = clamp(u, (float3)(0.0f), convert_float3(dims - 1));
-    int3 c = min(convert_int3(floor(uc)), dims - 2);
-    float3 t = uc - convert_float3(c);
-    __global const float4 *p = nodes + s->first + (c.z * dims.y + c.y) * dims.x + c.x;
-    int sy = dims.x, sz = dims.x * dims.y;
-    float4 v = mix(mix(mix(p[0], p[1], t.x), mix(p[sy], p[sy + 1], t.x), t.y),
-                   mix(mix(p[sz], p[sz + 1], t.x), mix(p[sz + sy], p[sz + sy + 1], t.x), t.y), t.z);
-    float3 out = (u - uc) * go.w, g = v.xyz;
-    float gl = length(g);
-    g = gl > 0.0f ? g / gl : (float3)(0.0f, 1.0f, 0.0f);
-    if (all(out == 0.0f)) {
-        *n = g;
-        return v.w;
-    }
-    float3 from = out + fmax(v.w, 0.0f) * g;
-    float len = length(from);
-    *n = len > 0.0f ? from / len : g;
-    return len;
-}
-
-/* The signed distance of local point x from a primitive shape (sphere, capsule, box, convex
- * hull, signed distance field) and its outward normal n (the distance's gradient; for a hull
- * the plane of the largest distance, exact on its faces and inside). planes: a hull's planes
- * and an SDF's nodes. */
-static float col_primitive_distance(__global const pbfcl_collider_shape *s,
-                                    __global const float4 *planes, float3 x, float3 *n)
-{
-    if (s->type == PBFCL_COLLIDER_SDF)
-        return col_sdf_distance(s, planes, x, n);
-    float4 size = col_load4(s->size);
-    if (s->type == PBFCL_COLLIDER_SPHERE || s->type == PBFCL_COLLIDER_CAPSULE) {
-        float3 axis = x;
-        if (s->type == PBFCL_COLLIDER_CAPSULE)
-            axis.x -= clamp(x.x, -size.y, size.y);
-        float len = length(axis);
-        *n = len > 0.0f ? axis / len : (float3)(0.0f, 1.0f, 0.0f);
-        return len - size.x;
-    }
-    if (s->type == PBFCL_COLLIDER_BOX) {
-        float3 d = fabs(x) - size.xyz, sgn = copysign((float3)(1.0f), x);
-        float3 out = fmax(d, (float3)(0.0f));
-        float len = length(out);
-        if (len > 0.0f) { /* outside: towards the nearest point */
-            *n = sgn * out / len;
-            return len;
-        }
-        float m = fmax(d.x, fmax(d.y, d.z)); /* inside: out through the nearest face */
-        *n = d.x == m ? (float3)(sgn.x, 0.0f, 0.0f)
-                      : (d.y == m ? (float3)(0.0f, sgn.y, 0.0f) : (float3)(0.0f, 0.0f, sgn.z));
-        return m;
-    }
-    float best = -INFINITY; /* convex hull: the largest plane distance */
-    *n = (float3)(0.0f, 1.0f, 0.0f);
-    for (uint k = 0; k < s->count; k++) {
-        float4 pl = planes[s->first + k];
-        float d = dot(pl.xyz, x) + pl.w;
-        if (d > best) {
-            best = d;
-            *n = pl.xyz;
-        }
-    }
-    return best;
-}
-
 /* The closest point of triangle (a, b, c) to x (Ericson, Real-Time Collision Detection 5.1.5). */
 static float3 col_closest_on_triangle(float3 x, float3 a, float3 b, float3 c)
 {
@@ -361,11 +270,13 @@ __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
  * the contacts with s (the contact planes' and the fluid's pressure through them, pbf_delta)
  * and counts the particles with a plane of s that pushed (push.w) and those inside s;
  * partial[(s * G + g) * 2] = (sum m dx, contacts) of this substep and partial[... + 1] +=
- * (inside, 0, 0, 0), a running count (= when reset != 0). Work-group size WG_SIZE, a power of
- * two. */
+ * (inside, 0, 0, 0), a running count (= when reset != 0). The multilevel correction's push on s
+ * (pressure[s * G + g], ml_shape_push, cl/pbf/multilevel.cl) joins the sum, and is zeroed for
+ * the next substep's. Work-group size WG_SIZE, a power of two. */
 __kernel void colliders_force(__constant pbfcl_pbf_params *p, uint n, __global const float *inv_mass,
                               __global const int *contact_shape, __global const float4 *push,
-                              __global const uint *inside, uint reset, __global float4 *partial)
+                              __global const uint *inside, uint reset, __global float4 *partial,
+                              __global float4 *pressure)
 {
     __local float4 sum[WG_SIZE];
     __local float count_in[WG_SIZE];
@@ -397,7 +308,9 @@ __kernel void colliders_force(__constant pbfcl_pbf_params *p, uint n, __global c
     }
     if (l == 0) {
         uint at = 2u * ((uint)s * groups + g);
-        float4 a = sum[0], b = (float4)(count_in[0], 0.0f, 0.0f, 0.0f);
+        float4 a = sum[0] + (float4)(pressure[(uint)s * groups + g].xyz, 0.0f);
+        float4 b = (float4)(count_in[0], 0.0f, 0.0f, 0.0f);
+        pressure[(uint)s * groups + g] = (float4)(0.0f);
         partial[at] = a;
         partial[at + 1] = reset ? b : partial[at + 1] + b;
     }

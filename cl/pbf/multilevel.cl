@@ -5,16 +5,22 @@
  * piecewise-constant prolongation; the small grids all in one work-group, ml_group), and each
  * particle moved by grad(phi), which spreads the
  * volume a compressed cell must lose over the whole fluid at once, up to the free surface,
- * instead of one h per Jacobi iteration. Cells hold fluid (flag 1: phi solved) or nothing
- * (flag 0: air; phi = 0 on its faces with fluid cells, the free surface); beyond the grid lie
- * the walls (no flux).
- * Needs pbf.cl (params, the box) before it in the program. A grid's cells are numbered
+ * instead of one h per Jacobi iteration. Cells hold fluid (ML_FLUID: phi solved), nothing
+ * (ML_AIR: phi = 0 on its faces with fluid cells, the free surface) or a collision shape
+ * (ML_SOLID: no flux, as through the walls beyond the grid).
+ * Needs pbf.cl (params, the box) and shape_distance.cl before it in the program. A grid's cells are numbered
  * x + nx (y + ny z); the kernels take nx, ny, nz and form dims = (nx, ny, nz, nx ny nz). */
 
 /* The compression of a particle in fixed point: atomic integer sums are exact and in any
  * order the same (OpenCL C 1.2 has no float atomics); 2^16 per unit strain resolves 1.5e-5
  * and a cell of up to 2^15 fully compressed particles cannot overflow. */
 #define ML_FIXED 65536.0f
+
+/* A cell's flag: air, fluid, or solid (inside a collision shape and empty: ML_SOLID + the
+ * shape's index on the finest grid, ML_SOLID on the coarser ones). */
+#define ML_AIR 0u
+#define ML_FLUID 1u
+#define ML_SOLID 2u
 
 /* The cell of p in a grid of cells of dx from the box's corner, clamped into the grid. */
 static uint4 ml_cell(pbf_params p, float4 x, float inv_dx, uint4 dims)
@@ -37,7 +43,8 @@ static uint ml_index3(uint x, uint y, uint z, uint4 dims)
 
 /* Each particle's strain rho / rho0 - 1 (signed, within [-1, 1]) at x* as it is now (after
  * the iteration's density and contact corrections: the coarse grids solve what they left; rho
- * as lambda sums it, walls included) into its cell's sum, and its count; a body's particle
+ * as lambda sums it, walls and collision shapes included: contact_plane and contact_shape, the
+ * narrow phase's, NULL without shapes) into its cell's sum, and its count; a body's particle
  * counts, with no strain. A particle flagged in ghost (a split simulation's copy of another
  * device's; ghost NULL: none) is its owner's to count. */
 __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
@@ -45,7 +52,8 @@ __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
                         float wall_scale, uint bodies, __global const uint *phase, float inv_dx,
                         uint nx, uint ny, uint nz, __global int *sum, /* in/out: fixed-point compression */
                         __global uint *count, /* in/out: particles per cell */
-                        __global const uchar *ghost)
+                        __global const uchar *ghost, __global const float4 *contact_plane,
+                        __global const int *contact_shape)
 {
     const uint4 dims = (uint4)(nx, ny, nz, nx * ny * nz);
     uint i = get_global_id(0);
@@ -60,9 +68,14 @@ __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
         float4 d = xi - pred[neighbors[k * n + i]];
         w_sum += pbf_poly6_k(p->poly6, p->h2, dot(d.xyz, d.xyz));
     }
-    float4 grad_wall;
-    float rho = p->self_density + p->mass * w_sum +
-                p->rest_density * pbf_wall_density(p, wall_scale, xi, &grad_wall);
+    float4 grad_wall, grad_f;
+    float rho_wall = pbf_wall_density(p, wall_scale, xi, &grad_wall);
+    if (contact_plane) { /* the shapes as walls, as lambda counts them */
+        pbf_shape_set set;
+        pbf_shape_load(p, wall_scale, xi, i, contact_plane, contact_shape, &set);
+        rho_wall = 1.0f - (1.0f - rho_wall) * pbf_shape_factor(&set, &grad_f);
+    }
+    float rho = p->self_density + p->mass * w_sum + p->rest_density * rho_wall;
     float s = solid ? 0.0f : clamp(rho * p->inv_rest_density - 1.0f, -1.0f, 1.0f);
     atomic_add(sum + c, convert_int_rte(s * ML_FIXED));
     atomic_inc(count + c);
@@ -73,16 +86,20 @@ __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
  * volume per cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flags
  * (fluid where a particle is) and phi: keep x the last correction's phi in a fluid cell (a
  * warm start; keep 0: phi = 0, as in air, which the sweeps leave at 0). The sums and counts go
- * back to 0 for the next correction's gather (the host zeroes them when it makes them). */
+ * back to 0 for the next correction's gather (the host zeroes them when it makes them). A split
+ * simulation with collision shapes gives own, this device's counts before the devices' were
+ * added, and gets each cell's share of them (ml_shape_push); else both NULL. */
 __kernel void ml_setup(__global int *sum, __global uint *count, __global float *rhs,
                        __global uint *flag, __global float *phi, float scale, const uint cells,
-                       float keep)
+                       float keep, __global const uint *own, __global float *share)
 {
     uint c = get_global_id(0);
     if (c >= cells)
         return;
+    if (share)
+        share[c] = count[c] > 0u ? (float)own[c] / (float)count[c] : 0.0f;
     rhs[c] = (float)max(sum[c], 0) * scale;
-    flag[c] = count[c] > 0u ? 1u : 0u;
+    flag[c] = count[c] > 0u ? ML_FLUID : ML_AIR;
     phi[c] = keep > 0.0f && count[c] > 0u ? keep * phi[c] : 0.0f;
     sum[c] = 0;
     count[c] = 0u;
@@ -108,18 +125,18 @@ static uint ml_parent(uint i, uint4 dims, uint4 dims_c)
 
 /* The weight of the face to a neighbour of flag f in a fluid cell's Laplacian: 1 to a fluid cell,
  * surface to air (the host's PBFCL_ML_SURFACE_WEIGHT, 2: phi = 0 on the face; 1: phi = 0 at the
- * air cell's centre, with collision shapes, host/core/pbf/multilevel.h). */
+ * air cell's centre, with mesh shapes, host/core/pbf/multilevel.h), 0 to a solid one (no flux). */
 static float ml_face_weight(uint f, float surface)
 {
-    return f ? 1.0f : surface;
+    return f == ML_FLUID ? 1.0f : (f == ML_AIR ? surface : 0.0f);
 }
 
-/* Sum of phi over the neighbours of cell i inside the grid (air: 0), and their weights m
- * (ml_face_weight; faces to a wall carry no flux): one function per address space and flag type
+/* Sum of phi over the neighbours of cell i inside the grid (air, solid: 0), and their weights m
+ * (ml_face_weight; faces to a wall or a solid cell carry no flux): one function per address space and flag type
  * (OpenCL C 1.2 has no generic pointers), the same sums in the same order. */
 #define ML_NEIGHBOUR(j)                                                                           \
     {                                                                                             \
-        s += flag[j] ? phi[j] : 0.0f;                                                             \
+        s += flag[j] == ML_FLUID ? phi[j] : 0.0f;                                                 \
         k += ml_face_weight(flag[j], surface);                                                    \
     }
 #define ML_NEIGHBOURS(name, space, flag_type)                                                     \
@@ -148,7 +165,7 @@ ML_NEIGHBOURS(ml_neighbours, __global, uint)
 ML_NEIGHBOURS(ml_neighbours_local, __local, uchar)
 
 /* One weighted Jacobi sweep's new phi of a cell: its phi, its neighbours' sum s and count m,
- * its rhs, whether it is fluid (air: 0); lap(phi) = (s - m phi) / dx^2 = rhs. */
+ * its rhs, whether it is fluid (air, solid: 0); lap(phi) = (s - m phi) / dx^2 = rhs. */
 static float ml_jacobi(float phi, float s, float m, float rhs, bool fluid, float dx2,
                        float weight)
 {
@@ -156,7 +173,7 @@ static float ml_jacobi(float phi, float s, float m, float rhs, bool fluid, float
     return fluid ? phi + weight * (jacobi - phi) : 0.0f;
 }
 
-/* The residual rhs - lap(phi) of a cell (0 in air). */
+/* The residual rhs - lap(phi) of a cell (0 in air and solid). */
 static float ml_residual(float phi, float s, float m, float rhs, bool fluid, float inv_dx2)
 {
     return fluid ? rhs - (s - m * phi) * inv_dx2 : 0.0f;
@@ -172,10 +189,10 @@ __kernel void ml_smooth(__global const float *phi, __global float *phi_out,
     if (c >= dims.w)
         return;
     float m, s = ml_neighbours(phi, flag, c, dims, surface, &m);
-    phi_out[c] = ml_jacobi(phi[c], s, m, rhs[c], flag[c] != 0u, dx2, weight);
+    phi_out[c] = ml_jacobi(phi[c], s, m, rhs[c], flag[c] == ML_FLUID, dx2, weight);
 }
 
-/* Sum of the neighbours' phi plus the coarse correction above each fluid one (air: 0), and
+/* Sum of the neighbours' phi plus the coarse correction above each fluid one (air, solid: 0), and
  * their weights: ml_neighbours of the grid after ml_prolong would have added it. */
 static float ml_neighbours_prolonged(__global const float *phi, __global const uint *flag,
                                      __global const float *phi_c, uint i, uint4 dims,
@@ -188,12 +205,12 @@ static float ml_neighbours_prolonged(__global const float *phi, __global const u
     for (uint a = 0u; a < 3u; a++) {
         if (at[a] > 0u) {
             uint j = i - step[a];
-            s += flag[j] ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
+            s += flag[j] == ML_FLUID ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
             k += ml_face_weight(flag[j], surface);
         }
         if (at[a] + 1u < size[a]) {
             uint j = i + step[a];
-            s += flag[j] ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
+            s += flag[j] == ML_FLUID ? phi[j] + phi_c[ml_parent(j, dims, dims_c)] : 0.0f;
             k += ml_face_weight(flag[j], surface);
         }
     }
@@ -214,7 +231,7 @@ __kernel void ml_prolong_smooth(__global const float *phi, __global float *phi_o
     uint c = get_global_id(0);
     if (c >= dims.w)
         return;
-    bool fluid = flag[c] != 0u;
+    bool fluid = flag[c] == ML_FLUID;
     float here = fluid ? phi[c] + phi_c[ml_parent(c, dims, dims_c)] : phi[c];
     float m, s = ml_neighbours_prolonged(phi, flag, phi_c, c, dims, dims_c, surface, &m);
     phi_out[c] = ml_jacobi(here, s, m, rhs[c], fluid, dx2, weight);
@@ -233,7 +250,7 @@ __kernel void ml_coarsest(__global float *phi, __global float *tmp, __global con
     for (uint s = 0u; s < sweeps; s++) {
         for (uint c = 0u; c < dims.w; c++) {
             float m, sum = ml_neighbours(phi, flag, c, dims, surface, &m);
-            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] != 0u, dx2, weight);
+            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] == ML_FLUID, dx2, weight);
         }
         for (uint c = 0u; c < dims.w; c++)
             phi[c] = tmp[c];
@@ -241,29 +258,32 @@ __kernel void ml_coarsest(__global float *phi, __global float *tmp, __global con
 }
 
 /* Coarse cell c of grid dims_c from the fine grid of dims: the sum of its children's residuals
- * rhs - lap(phi) (0 beyond the fine grid) into *s, and whether all of them are fluid. */
+ * rhs - lap(phi) (0 beyond the fine grid) into *s, and its flag: air where any child is, else
+ * fluid where any child is, else solid (a solid child, like one beyond the grid, is wall). */
 #define ML_RESTRICT_CELL(name, space, flag_type, neighbours)                                       \
     static uint name(space const float *phi, space const float *rhs, space const flag_type *flag, \
                      uint4 dims, float inv_dx2, uint c, uint4 dims_c, float surface, float *s)    \
     {                                                                                             \
         uint x = c % dims_c.x, y = (c / dims_c.x) % dims_c.y, z = c / (dims_c.x * dims_c.y);      \
-        uint all = 1u;                                                                            \
+        uint any_air = 0u, any_fluid = 0u;                                                        \
         *s = 0.0f;                                                                                \
         for (uint k = 0u; k < 8u; k++) {                                                          \
             uint fx = 2u * x + (k & 1u), fy = 2u * y + ((k >> 1) & 1u), fz = 2u * z + (k >> 2);   \
             if (fx < dims.x && fy < dims.y && fz < dims.z) {                                      \
                 uint i = ml_index3(fx, fy, fz, dims);                                             \
                 float m, nb = neighbours(phi, flag, i, dims, surface, &m);                        \
-                *s += ml_residual(phi[i], nb, m, rhs[i], flag[i] != 0, inv_dx2);                  \
-                all &= flag[i] ? 1u : 0u;                                                         \
+                *s += ml_residual(phi[i], nb, m, rhs[i], flag[i] == ML_FLUID, inv_dx2);           \
+                any_air |= flag[i] == ML_AIR ? 1u : 0u;                                           \
+                any_fluid |= flag[i] == ML_FLUID ? 1u : 0u;                                       \
             }                                                                                     \
         }                                                                                         \
-        return all;                                                                               \
+        return any_air ? ML_AIR : (any_fluid ? ML_FLUID : ML_SOLID);                              \
     }
 ML_RESTRICT_CELL(ml_restrict_cell, __global, uint, ml_neighbours)
 ML_RESTRICT_CELL(ml_restrict_cell_local, __local, uchar, ml_neighbours_local)
 
-/* The next coarser grid: fluid where all its children inside the fine grid are, else air
+/* The next coarser grid: fluid where all its children inside the fine grid are fluid or solid
+ * and one is fluid, air where one is air
  * (phi = 0: the free surface stays on every grid; with fluid where any child is, a fluid
  * filling a corner of the box left the coarsest grids without air, their Neumann problem
  * drifted, and the jump to phi = 0 at the surface pushed the dam break apart); the mean
@@ -279,9 +299,9 @@ __kernel void ml_restrict(__global const float *phi, __global const float *rhs,
     if (c >= dims_c.w)
         return;
     float s;
-    uint all = ml_restrict_cell(phi, rhs, flag, dims, inv_dx2, c, dims_c, surface, &s);
-    rhs_c[c] = all ? 0.125f * s : 0.0f;
-    flag_c[c] = all;
+    uint f = ml_restrict_cell(phi, rhs, flag, dims, inv_dx2, c, dims_c, surface, &s);
+    rhs_c[c] = f == ML_FLUID ? 0.125f * s : 0.0f;
+    flag_c[c] = f;
     phi_c[c] = 0.0f;
 }
 
@@ -301,7 +321,7 @@ static void ml_group_sweeps(__local float *phi, __local float *tmp, __local cons
     for (uint s = 0u; s < sweeps; s++) {
         for (uint c = lid; c < dims.w; c += wg) {
             float m, sum = ml_neighbours_local(phi, flag, c, dims, surface, &m);
-            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] != 0, dx2, weight);
+            tmp[c] = ml_jacobi(phi[c], sum, m, rhs[c], flag[c] == ML_FLUID, dx2, weight);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint c = lid; c < dims.w; c += wg)
@@ -344,7 +364,7 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
     for (uint c = lid; c < top.w; c += wg) {
         phi[c] = phi_top[c];
         rhs[c] = rhs_top[c];
-        flag[c] = flag_top[c] ? (uchar)1 : (uchar)0;
+        flag[c] = (uchar)min(flag_top[c], ML_SOLID);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     uint4 d = top;
@@ -357,10 +377,10 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
         uint4 dc = ml_group_down(d, &off_c);
         for (uint c = lid; c < dc.w; c += wg) {
             float s;
-            uint all = ml_restrict_cell_local(phi + off, rhs + off, flag + off, d, inv_dx2_l, c,
-                                              dc, surface, &s);
-            rhs[off_c + c] = all ? 0.125f * s : 0.0f;
-            flag[off_c + c] = all ? (uchar)1 : (uchar)0;
+            uint f = ml_restrict_cell_local(phi + off, rhs + off, flag + off, d, inv_dx2_l, c,
+                                            dc, surface, &s);
+            rhs[off_c + c] = f == ML_FLUID ? 0.125f * s : 0.0f;
+            flag[off_c + c] = (uchar)f;
             phi[off_c + c] = 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -377,7 +397,7 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
         d = ml_group_level(top, l - 1u, &off);
         dx2_l *= 0.25f;
         for (uint c = lid; c < d.w; c += wg)
-            if (flag[off + c])
+            if (flag[off + c] == ML_FLUID)
                 phi[off + c] += phi[off_c + ml_parent(c, d, dc)];
         barrier(CLK_LOCAL_MEM_FENCE);
         ml_group_sweeps(phi + off, tmp, rhs + off, flag + off, d, dx2_l, weight, post,
@@ -389,41 +409,42 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
 
 /* phi's gradient along one axis at fraction t of the way through cell i: the faces' gradients
  * (phi_c - phi_below) / dx and (phi_above - phi_c) / dx (to air: phi = 0 on the face, half a
- * cell away), 0 at a wall, interpolated; but in a cell with fluid below and air above, below
- * and above as gravity's component g along the axis sets them (a free surface's cell), the
- * fluid side's alone. Interpolated there, the steeper face to air lifted a surface cell's
- * upper particles more than its lower ones each substep, the fine iterations, which only push
- * particles apart, never pulled them back, and the top layer of a resting tank crept up until
- * it stood half a layer high along the cell's face (docs/PERFORMANCE.md, "A surface cell moves
- * as one"). Air below the fluid (a shape's cells, with collision shapes) keeps the
- * interpolation: taken there too, the interior's flux pushed fluid through a mesh tank's floor
- * (test_builtin_colliders, the fast solver). */
+ * cell away), 0 at a wall or a solid cell, interpolated; but where rule is set, in a cell with
+ * fluid below and air above, below and above as gravity's component g along the axis sets them
+ * (a free surface's cell), the fluid side's alone. Interpolated there, the steeper face to air
+ * lifted a surface cell's upper particles more than its lower ones each substep, the fine
+ * iterations, which only push particles apart, never pulled them back, and the top layer of a
+ * resting tank crept up until it stood half a layer high along the cell's face
+ * (docs/PERFORMANCE.md, "A surface cell moves as one"). The host clears rule with mesh shapes,
+ * whose cells are air to the grid (a mesh has no inside): air below the fluid there is a tank's
+ * floor, and taken there the interior's flux pushed fluid through it (test_builtin_colliders,
+ * the fast solver). */
 static float ml_face_gradient(__global const float *phi, __global const uint *flag, uint i,
                               uint stride, uint c, uint dim, float t, float inv_dx, float surface,
-                              float g)
+                              uint rule, float g)
 {
     float here = phi[i];
     float below = 0.0f, above = 0.0f;
-    int fluid_below = -1, fluid_above = -1; /* -1: a wall */
+    uint fb = ML_SOLID, fa = ML_SOLID; /* beyond the grid: a wall */
     if (c > 0u) {
-        uint f = flag[i - stride];
-        fluid_below = f ? 1 : 0;
-        below = (here - (f ? phi[i - stride] : 0.0f)) * inv_dx * ml_face_weight(f, surface);
+        fb = flag[i - stride];
+        below = (here - (fb == ML_FLUID ? phi[i - stride] : 0.0f)) * inv_dx *
+                ml_face_weight(fb, surface);
     }
     if (c + 1u < dim) {
-        uint f = flag[i + stride];
-        fluid_above = f ? 1 : 0;
-        above = ((f ? phi[i + stride] : 0.0f) - here) * inv_dx * ml_face_weight(f, surface);
+        fa = flag[i + stride];
+        above = ((fa == ML_FLUID ? phi[i + stride] : 0.0f) - here) * inv_dx *
+                ml_face_weight(fa, surface);
     }
-    if (surface > 1.0f && g < 0.0f && fluid_below == 1 && fluid_above == 0)
+    if (rule && g < 0.0f && fb == ML_FLUID && fa == ML_AIR)
         return below;
-    if (surface > 1.0f && g > 0.0f && fluid_above == 1 && fluid_below == 0)
+    if (rule && g > 0.0f && fa == ML_FLUID && fb == ML_AIR)
         return above;
     return mix(below, above, clamp(t, 0.0f, 1.0f));
 }
 
-/* Moves each fluid particle by grad(phi) at its place d, kept in the box; a body's particles
- * stay. The move is at most max_move (what holds a resting column) plus, against the
+/* Moves each fluid particle by grad(phi) at its place d, kept in the box (rule: ml_face_gradient's
+ * for a free surface's cell); a body's particles stay. The move is at most max_move (what holds a resting column) plus, against the
  * particle's own move this substep (x* - x, from x in pos), up to reach_dx x its cell's
  * compression (the finest grid's rhs) more: an impact's compression goes at once, but only by
  * stopping particles, never by speeding one up, and only where a cell has volume to lose (a
@@ -434,7 +455,7 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
                          uint bodies, __global const uint *phase, __global const float *phi,
                          __global const float *rhs, __global const uint *flag, float inv_dx,
                          uint nx, uint ny, uint nz, float max_move, float reach_dx,
-                         float surface, float4 gravity)
+                         float surface, float4 gravity, uint rule)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint i = get_global_id(0);
@@ -446,9 +467,10 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
     float4 lo = (float4)(p->box_min[0], p->box_min[1], p->box_min[2], 0.0f);
     float4 t = (x - lo) * inv_dx - convert_float4(c);
     float4 d = (float4)(
-        ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx, surface, gravity.x),
-        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx, surface, gravity.y),
-        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx, surface,
+        ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx, surface, rule, gravity.x),
+        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx, surface, rule,
+                         gravity.y),
+        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx, surface, rule,
                          gravity.z),
         0.0f);
     float cap = reach_dx * rhs[k], len = length(d.xyz), extra = 0.0f;
@@ -456,4 +478,78 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
         extra = clamp(-dot(d.xyz, (x - pos[i]).xyz) / len, 0.0f, cap);
     d = pbf_limit(d, max_move + extra);
     pred[i] = (float4)(clamp(x + d, pbf_box_min(p), pbf_box_max(p)).xyz, x.w);
+}
+
+/* The finest grid's empty cells whose centre lies inside one of the count collision shapes
+ * (colliders.h; planes: the hulls' planes and the SDFs' nodes) become solid, ML_SOLID + the
+ * shape's index: the correction then holds the fluid at a shape as at a wall, where as air it
+ * put phi = 0 there and pushed the fluid into the shape (its contacts pushed it back, and the
+ * layers beside the shape stood 4 % above rest). A mesh has no inside: its cells stay air. A
+ * shape's pose is the substep's end, where its contacts hold x*. */
+__kernel void ml_solids(pbf_params p, __global uint *flag, uint nx, uint ny, uint nz, float dx,
+                        __global const pbfcl_collider_shape *shapes,
+                        __global const float4 *planes, uint count)
+{
+    const uint4 dims = ml_dims(nx, ny, nz);
+    uint c = get_global_id(0);
+    if (c >= dims.w || flag[c] != ML_AIR)
+        return;
+    uint x = c % dims.x, y = (c / dims.x) % dims.y, z = c / (dims.x * dims.y);
+    float3 lo = (float3)(p->box_min[0], p->box_min[1], p->box_min[2]);
+    float3 at = lo + ((float3)((float)x, (float)y, (float)z) + 0.5f) * dx;
+    for (uint s = 0u; s < count; s++) {
+        __global const pbfcl_collider_shape *sh = shapes + s;
+        if (sh->type == PBFCL_COLLIDER_MESH || any(at < col_load4(sh->bounds_min).xyz) ||
+            any(at > col_load4(sh->bounds_max).xyz))
+            continue;
+        float3 n, x_local = col_unrotate(col_load4(sh->rotation), at - col_load4(sh->position).xyz);
+        if (col_primitive_distance(sh, planes, x_local, &n) < 0.0f) {
+            flag[c] = ML_SOLID + s;
+            return;
+        }
+    }
+}
+
+/* The push of the correction's pressure on each collision shape, for its force
+ * (colliders_force adds pressure to its contacts' and zeroes it): x* moved by grad(phi) is a
+ * pressure -rho0 phi / dt^2 (the PBF position correction of a pressure p is -dt^2 grad(p) /
+ * rho0), which the solid cells' faces hold instead of the contacts; as the contacts' sums of
+ * m dx it is rho0 phi dx^2 n on each face between a fluid cell and a cell of shape s, n into
+ * the shape (phi of the fluid cell: the face carries no flux). Work-group g of shape s =
+ * get_global_id(1) sums the cells g, g + G, ... (strided by the work-items) into
+ * pressure[s * G + g] (+=: a substep's corrections add); scale: rho0 dx^2; share: a split
+ * simulation's share of each cell (its particles here / all; NULL: 1), so that the devices'
+ * forces add to the shape's. Work-group size a power of two; sum: one float4 per work-item. */
+__kernel void ml_shape_push(__global const float *phi, __global const uint *flag, uint nx,
+                            uint ny, uint nz, float scale, __global const float *share,
+                            __global float4 *pressure, __local float4 *sum)
+{
+    const uint4 dims = ml_dims(nx, ny, nz);
+    uint l = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+    uint solid = ML_SOLID + (uint)get_global_id(1);
+    uint step[3] = {1u, dims.x, dims.x * dims.y};
+    float3 acc = (float3)(0.0f);
+    for (uint c = get_global_id(0); c < dims.w; c += (uint)get_global_size(0)) {
+        if (flag[c] != ML_FLUID)
+            continue;
+        uint at[3] = {c % dims.x, (c / dims.x) % dims.y, c / (dims.x * dims.y)};
+        uint size[3] = {dims.x, dims.y, dims.z};
+        float w = phi[c] * (share ? share[c] : 1.0f), f[3] = {0.0f, 0.0f, 0.0f};
+        for (uint a = 0u; a < 3u; a++) {
+            if (at[a] > 0u && flag[c - step[a]] == solid)
+                f[a] -= w;
+            if (at[a] + 1u < size[a] && flag[c + step[a]] == solid)
+                f[a] += w;
+        }
+        acc += (float3)(f[0], f[1], f[2]);
+    }
+    sum[l] = (float4)(acc * scale, 0.0f);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint span = get_local_size(0) / 2u; span > 0u; span /= 2u) {
+        if (l < span)
+            sum[l] += sum[l + span];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0u)
+        pressure[(solid - ML_SOLID) * groups + g] += sum[0];
 }

@@ -10,6 +10,7 @@
  * colliders_force (each shape's pushes and counts) against their references; the pose a
  * substep advances to; and bad shapes refused with the shape and the fix named. */
 #include "colliders/colliders_internal.h"
+#include "runtime/programs.h"
 #include "sphere_mesh.h"
 #include "test_util.h"
 
@@ -527,6 +528,199 @@ static void check_narrow(pbfcl_cl *cl, bool mesh_case)
     pbfcl_cl_release_buffer(&params);
     pbfcl_colliders_destroy(c);
 }
+
+/* ---- the multilevel grid's solid cells (cl/pbf/multilevel.cl) -------------------------------- */
+
+/* ml_solids and ml_shape_push (the multilevel correction's collision shapes, host/core/pbf/
+ * multilevel.c) on a grid of 0.03 m cells, 31 x 29 x 27 from (-0.43, -0.41, -0.37), over the
+ * moving primitives and a mesh after a narrow phase (which moves them to the substep's end and
+ * uploads the table). ml_solids: every empty cell whose centre lies inside a shape other than a
+ * mesh (ref_primitive's distance below 0 in the shape's end pose) becomes 2 + the first such
+ * shape's index, every other cell keeps its flag (centres within TOL of a surface are not
+ * compared). ml_shape_push: from random phi, each shape's sum over the faces between a fluid
+ * cell and a cell of it of rho0 dx^2 phi (x the cell's share) along the normal into the shape,
+ * added to what its pressure sums held, against a double-precision sum, with and without
+ * shares. */
+static void check_ml_shapes(pbfcl_cl *cl)
+{
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    primitives(c);
+    static const float qv[] = {-0.1f, 0, -0.1f, 0.1f, 0, -0.1f, 0.1f, 0, 0.1f, -0.1f, 0, 0.1f};
+    static const unsigned qt[] = {0, 2, 1, 0, 3, 2};
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                    .vertices = qv,
+                                    .vertex_count = 4,
+                                    .triangles = qt,
+                                    .triangle_count = 2,
+                                    .position = {0.0f, 0.0f, 0.0f}});
+    cl_mem params = params_buffer(cl), pos, pred;
+    size_t wg = 64;
+    float x1[4] = {0.0f, 0.5f, 0.0f, 0.0f};
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, 16, "x", &pos), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, 16, "x*", &pred), PBFCL_OK);
+    test_write_buffer(pos, x1, 16);
+    test_write_buffer(pred, x1, 16);
+    pbfcl_colliders_run r = {cl, NULL, params, 1, 1, wg, DT};
+    ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pred, NULL), PBFCL_OK);
+    pbfcl_colliders_solid_view sv;
+    ck_assert(pbfcl_colliders_solids(c, &sv));
+    ck_assert_uint_eq(sv.count, (unsigned)c->count);
+    ck_assert_uint_eq(sv.meshes, 1);
+    ck_assert_uint_eq(sv.solids, (unsigned)c->count - 1);
+
+    /* the multilevel program, and a params block whose box starts at the grid's corner */
+    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_MULTILEVEL);
+    pbfcl_build_config cfg = {.wg_size = (unsigned)wg};
+    char options[512];
+    ck_assert_int_ge(pbfcl_build_options(&cfg, options, sizeof options), 0);
+    cl_program program = NULL;
+    ck_assert_int_eq(pbfcl_cl_build(cl, desc->files, desc->nfiles, options, &program), PBFCL_OK);
+    pbfcl_pbf_params p = {0};
+    const float lo[3] = {-0.43f, -0.41f, -0.37f}, dx = 0.03f;
+    const cl_uint d[3] = {31, 29, 27};
+    memcpy(p.box_min, lo, sizeof lo);
+    cl_mem grid_params;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof p, "params", &grid_params),
+                     PBFCL_OK);
+    test_write_buffer(grid_params, &p, sizeof p);
+
+    size_t cells = (size_t)d[0] * d[1] * d[2];
+    unsigned *flag = malloc(cells * 4), *got = malloc(cells * 4);
+    uint64_t rng = 99;
+    for (size_t i = 0; i < cells; i++)
+        flag[i] = test_rand(&rng) % 5 == 0; /* a fifth fluid */
+    cl_mem flag_buf;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cells * 4, "flags", &flag_buf),
+                     PBFCL_OK);
+    test_write_buffer(flag_buf, flag, cells * 4);
+    cl_kernel k;
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_solids", &k), PBFCL_OK);
+    cl_uint count = sv.count;
+    ck_assert_int_eq(clSetKernelArg(k, 0, sizeof(cl_mem), &grid_params), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 1, sizeof(cl_mem), &flag_buf), CL_SUCCESS);
+    for (cl_uint a = 0; a < 3; a++)
+        ck_assert_int_eq(clSetKernelArg(k, 2 + a, sizeof(cl_uint), &d[a]), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 5, sizeof dx, &dx), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 6, sizeof(cl_mem), &sv.shapes), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 7, sizeof(cl_mem), &sv.planes), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 8, sizeof count, &count), CL_SUCCESS);
+    ck_assert_int_eq(pbfcl_cl_launch(cl, k, cells, wg, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    clReleaseKernel(k);
+    test_read_buffer(flag_buf, got, cells * 4);
+    float *gp, *gt;
+    read_geometry(c, &gp, &gt);
+    size_t solid = 0, compared = 0;
+    int per_shape[PBFCL_COLLIDER_MAX_SHAPES] = {0};
+    for (size_t i = 0; i < cells; i++) {
+        unsigned want = flag[i];
+        bool near = false;
+        dvec at = v3(lo[0] + (i % d[0] + 0.5) * dx, lo[1] + ((i / d[0]) % d[1] + 0.5) * dx,
+                     lo[2] + (i / (d[0] * d[1]) + 0.5) * dx);
+        for (int s = 0; s < c->count && want == 0 && !near; s++) {
+            const pbfcl_collider_shape *sh = &c->rows[s];
+            if (sh->type == PBFCL_COLLIDER_MESH)
+                continue;
+            dvec n, local = rot(sh->rotation, sub(at, fv(sh->position)), true);
+            ref_result rr = {0};
+            double dist = ref_primitive(sh, gp, local, &n, &rr);
+            near = fabs(dist) < TOL;
+            if (dist < 0 && !near)
+                want = 2u + (unsigned)s;
+        }
+        if (near)
+            continue;
+        compared++;
+        solid += want >= 2;
+        if (want >= 2)
+            per_shape[want - 2]++;
+        expect(got[i] == want, "cell %zu at (%g, %g, %g): flag %u, expected %u", i, at.x, at.y,
+               at.z, got[i], want);
+    }
+    printf("    ml_solids: %zu of %zu cells compared, %zu solid\n", compared, cells, solid);
+    for (int s = 0; s + 1 < c->count; s++) /* every primitive holds cells */
+        ck_assert_msg(per_shape[s] > 0, "shape %d has no solid cell", s);
+
+    /* ml_shape_push: the pressure sums of every shape, from random phi and shares */
+    float *phi = malloc(cells * 4), *share = malloc(cells * 4);
+    for (size_t i = 0; i < cells; i++) {
+        phi[i] = test_randf(&rng, -1.0f, 0.2f);
+        share[i] = test_randf(&rng, 0.0f, 1.0f);
+    }
+    size_t groups = sv.groups, rows = (size_t)count * groups;
+    float *before = malloc(rows * 16), *after = malloc(rows * 16);
+    for (size_t i = 0; i < rows * 4; i++)
+        before[i] = test_randf(&rng, -1.0f, 1.0f);
+    cl_mem phi_buf, share_buf;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cells * 4, "phi", &phi_buf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cells * 4, "share", &share_buf),
+                     PBFCL_OK);
+    test_write_buffer(phi_buf, phi, cells * 4);
+    test_write_buffer(share_buf, share, cells * 4);
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_shape_push", &k), PBFCL_OK);
+    const float rho0 = 1000.0f, scale = rho0 * dx * dx;
+    for (int shared = 0; shared < 2; shared++) {
+        test_write_buffer(sv.pressure, before, rows * 16);
+        cl_mem sh = shared ? share_buf : NULL;
+        ck_assert_int_eq(clSetKernelArg(k, 0, sizeof(cl_mem), &phi_buf), CL_SUCCESS);
+        ck_assert_int_eq(clSetKernelArg(k, 1, sizeof(cl_mem), &flag_buf), CL_SUCCESS);
+        for (cl_uint a = 0; a < 3; a++)
+            ck_assert_int_eq(clSetKernelArg(k, 2 + a, sizeof(cl_uint), &d[a]), CL_SUCCESS);
+        ck_assert_int_eq(clSetKernelArg(k, 5, sizeof scale, &scale), CL_SUCCESS);
+        ck_assert_int_eq(clSetKernelArg(k, 6, sizeof(cl_mem), &sh), CL_SUCCESS);
+        ck_assert_int_eq(clSetKernelArg(k, 7, sizeof(cl_mem), &sv.pressure), CL_SUCCESS);
+        ck_assert_int_eq(clSetKernelArg(k, 8, wg * 16, NULL), CL_SUCCESS);
+        size_t global[2] = {groups * wg, count}, local[2] = {wg, 1};
+        ck_assert_int_eq(
+            clEnqueueNDRangeKernel(cl->queue, k, 2, NULL, global, local, 0, NULL, NULL),
+            CL_SUCCESS);
+        test_read_buffer(sv.pressure, after, rows * 16);
+        for (cl_uint s = 0; s < count; s++) {
+            double want[3] = {0, 0, 0}, got3[3] = {0, 0, 0}, mag = 0;
+            for (size_t i = 0; i < cells; i++) {
+                if (got[i] != 1u)
+                    continue;
+                size_t at[3] = {i % d[0], (i / d[0]) % d[1], i / (d[0] * d[1])};
+                size_t step[3] = {1, d[0], (size_t)d[0] * d[1]};
+                double w = (double)phi[i] * (shared ? share[i] : 1.0) * rho0 * dx * dx;
+                for (int a = 0; a < 3; a++) {
+                    if (at[a] > 0 && got[i - step[a]] == 2u + s)
+                        want[a] -= w, mag += fabs(w);
+                    if (at[a] + 1 < d[a] && got[i + step[a]] == 2u + s)
+                        want[a] += w, mag += fabs(w);
+                }
+            }
+            for (size_t g = 0; g < groups; g++)
+                for (int a = 0; a < 3; a++) {
+                    size_t row = 4 * (s * groups + g) + (size_t)a;
+                    got3[a] += (double)after[row] - before[row];
+                }
+            for (int a = 0; a < 3; a++)
+                ck_assert_msg(fabs(got3[a] - want[a]) <= 1e-4 * mag + 1e-3,
+                              "shares %d, shape %u, axis %d: pressure sum %.6g, expected %.6g",
+                              shared, s, a, got3[a], want[a]);
+            if (s + 1 < count) /* the mesh (last) has no solid cells */
+                ck_assert_msg(mag > 0, "shape %u: no fluid face", s);
+        }
+    }
+    clReleaseKernel(k);
+    free(phi), free(share), free(before), free(after), free(flag), free(got), free(gp), free(gt);
+    pbfcl_cl_release_buffer(&phi_buf);
+    pbfcl_cl_release_buffer(&share_buf);
+    pbfcl_cl_release_buffer(&flag_buf);
+    pbfcl_cl_release_buffer(&grid_params);
+    pbfcl_cl_release_buffer(&params);
+    pbfcl_cl_release_buffer(&pos);
+    pbfcl_cl_release_buffer(&pred);
+    clReleaseProgram(program);
+    pbfcl_colliders_destroy(c);
+}
+
+START_TEST(test_colliders_multilevel_solids)
+{
+    test_each_device(check_ml_shapes);
+}
+END_TEST
 
 static void run_narrow_primitives(pbfcl_cl *cl)
 {
@@ -1052,6 +1246,7 @@ int main(void)
     tcase_add_test(tc, test_colliders_project_force);
     tcase_add_test(tc, test_colliders_advance);
     tcase_add_test(tc, test_colliders_bad_shapes);
+    tcase_add_test(tc, test_colliders_multilevel_solids);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 }

@@ -26,9 +26,10 @@
 
 /* ---- the reference ------------------------------------------------------------------------ */
 
-/* A grid: dims, cells, cell edge dx, phi, rhs, flags (1 fluid, 0 air), and where phi = 0 lies
- * toward air, surface cells from a fluid cell's centre (1/2: on the face between; 1: at the air
- * cell's centre, as with collision shapes). */
+/* A grid: dims, cells, cell edge dx, phi, rhs, flags (1 fluid, 0 air, 2 and up solid: a
+ * collision shape's cells, which carry no flux, as the walls beyond the grid), and where phi = 0
+ * lies toward air, surface cells from a fluid cell's centre (1/2: on the face between; 1: at the
+ * air cell's centre, as with collision shapes). */
 typedef struct ref_grid {
     unsigned d[3];
     size_t cells;
@@ -41,8 +42,8 @@ static size_t ref_index(const ref_grid *g, unsigned x, unsigned y, unsigned z)
     return x + g->d[0] * ((size_t)y + g->d[1] * z);
 }
 
-/* Sum of the neighbours' phi (air 0) inside the grid and their weights: 1 a fluid cell, 1 /
- * g->surface air (the face's gradient -phi / (surface dx)). */
+/* Sum of the neighbours' phi (air, solid 0) inside the grid and their weights: 1 a fluid cell,
+ * 1 / g->surface air (the face's gradient -phi / (surface dx)), 0 solid. */
 static double ref_neighbours(const ref_grid *g, const double *phi, size_t c, double *m)
 {
     unsigned x = c % g->d[0], y = (c / g->d[0]) % g->d[1], z = c / (g->d[0] * g->d[1]);
@@ -54,8 +55,8 @@ static double ref_neighbours(const ref_grid *g, const double *phi, size_t c, dou
         if (nx < 0 || ny < 0 || nz < 0 || nx >= g->d[0] || ny >= g->d[1] || nz >= g->d[2])
             continue;
         size_t i = ref_index(g, (unsigned)nx, (unsigned)ny, (unsigned)nz);
-        s += g->flag[i] ? phi[i] : 0.0;
-        *m += g->flag[i] ? 1.0 : 1.0 / g->surface;
+        s += g->flag[i] == 1 ? phi[i] : 0.0;
+        *m += g->flag[i] == 1 ? 1.0 : (g->flag[i] == 0 ? 1.0 / g->surface : 0.0);
     }
     return s;
 }
@@ -66,7 +67,7 @@ static void ref_smooth(ref_grid *g)
     for (size_t c = 0; c < g->cells; c++) {
         double m, s = ref_neighbours(g, g->phi, c, &m);
         double jacobi = m > 0 ? (s - g->rhs[c] * g->dx * g->dx) / m : 0.0;
-        out[c] = g->flag[c] ? g->phi[c] + w * (jacobi - g->phi[c]) : 0.0;
+        out[c] = g->flag[c] == 1 ? g->phi[c] + w * (jacobi - g->phi[c]) : 0.0;
     }
     memcpy(g->phi, out, g->cells * sizeof *out);
     free(out);
@@ -76,28 +77,30 @@ static void ref_residual(const ref_grid *g, double *res)
 {
     for (size_t c = 0; c < g->cells; c++) {
         double m, s = ref_neighbours(g, g->phi, c, &m);
-        res[c] = g->flag[c] ? g->rhs[c] - (s - m * g->phi[c]) / (g->dx * g->dx) : 0.0;
+        res[c] = g->flag[c] == 1 ? g->rhs[c] - (s - m * g->phi[c]) / (g->dx * g->dx) : 0.0;
     }
 }
 
-/* Coarse grid c from the residual res of fine grid f: fluid where every child inside f is. */
+/* Coarse grid c from the residual res of fine grid f: air where a child inside f is, else fluid
+ * where one is, else solid. */
 static void ref_restrict(const ref_grid *f, const double *res, ref_grid *c)
 {
     c->surface = f->surface;
     for (size_t k = 0; k < c->cells; k++) {
         unsigned x = k % c->d[0], y = (k / c->d[0]) % c->d[1], z = k / (c->d[0] * c->d[1]);
         double s = 0.0;
-        unsigned all = 1;
+        unsigned any_air = 0, any_fluid = 0;
         for (unsigned ch = 0; ch < 8; ch++) {
             unsigned fx = 2 * x + (ch & 1), fy = 2 * y + ((ch >> 1) & 1), fz = 2 * z + (ch >> 2);
             if (fx < f->d[0] && fy < f->d[1] && fz < f->d[2]) {
                 size_t i = ref_index(f, fx, fy, fz);
                 s += res[i];
-                all &= f->flag[i];
+                any_air |= f->flag[i] == 0;
+                any_fluid |= f->flag[i] == 1;
             }
         }
-        c->rhs[k] = all ? s / 8.0 : 0.0;
-        c->flag[k] = all;
+        c->flag[k] = any_air ? 0 : (any_fluid ? 1 : 2);
+        c->rhs[k] = c->flag[k] == 1 ? s / 8.0 : 0.0;
         c->phi[k] = 0.0;
     }
 }
@@ -106,7 +109,7 @@ static void ref_prolong(ref_grid *f, const ref_grid *c)
 {
     for (size_t k = 0; k < f->cells; k++) {
         unsigned x = k % f->d[0], y = (k / f->d[0]) % f->d[1], z = k / (f->d[0] * f->d[1]);
-        if (f->flag[k])
+        if (f->flag[k] == 1)
             f->phi[k] += c->phi[ref_index(c, x / 2, y / 2, z / 2)];
     }
 }
@@ -232,7 +235,8 @@ static void set_dims(cl_kernel k, int i, const cl_uint4 *dims)
         set_arg(k, i + a, sizeof(cl_uint), &dims->s[a]);
 }
 
-/* A grid of random phi in [-1, 1], rhs in [0, 50], flags (about 3 in 4 fluid) and surface
+/* A grid of random phi in [-1, 1], rhs in [0, 50], flags (5 in 8 fluid, 1 in 4 air, 1 in 8
+ * solid: 2, 3 or 4, the cells of three shapes) and surface
  * (1/2 or 1), and its device copy (float phi, rhs; uint flags). */
 typedef struct dev_grid {
     ref_grid g;
@@ -247,7 +251,8 @@ static void dev_grid_make(pbfcl_cl *cl, dev_grid *dg, const unsigned d[3], doubl
     size_t n = dg->g.cells;
     float *phi = malloc(n * 4), *rhs = malloc(n * 4);
     for (size_t c = 0; c < n; c++) {
-        dg->g.flag[c] = test_rand(rng) % 4 != 0;
+        unsigned kind = (unsigned)(test_rand(rng) % 8);
+        dg->g.flag[c] = kind < 2 ? 0u : (kind == 2 ? 2u + (unsigned)(test_rand(rng) % 3) : 1u);
         phi[c] = test_randf(rng, -1.0f, 1.0f);
         rhs[c] = test_randf(rng, 0.0f, 50.0f);
         dg->g.phi[c] = phi[c];

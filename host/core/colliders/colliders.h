@@ -93,6 +93,19 @@ cl_mem pbfcl_colliders_table(const pbfcl_colliders *c, size_t *row_float4s);
  * NULL, while there are no shapes or no narrow phase has run with them. */
 bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *shapes, cl_mem *push);
 
+/* The shapes as the multilevel correction's grid reads them (host/core/pbf/multilevel.c): the
+ * uploaded table and the hulls' planes and SDFs' nodes, the shapes, how many have an inside (all
+ * but the meshes) and how many are meshes, and the pressure sums (groups float4 a shape, in the
+ * contacts' m dx) that the correction adds to and colliders_force adds
+ * to each shape's force and zeroes. false (all zero) while there are no shapes or nothing is
+ * built. */
+typedef struct pbfcl_colliders_solid_view {
+    cl_mem shapes, planes, pressure;
+    unsigned count, solids, meshes;
+    unsigned groups; /* the pressure sums' work-groups a shape */
+} pbfcl_colliders_solid_view;
+bool pbfcl_colliders_solids(const pbfcl_colliders *c, pbfcl_colliders_solid_view *out);
+
 /* The buffers the force sums the particles' part from: bufs[0] the last narrow phase's contact
  * shapes (PBFCL_COLLIDER_CONTACTS ints a particle, -1: none), bufs[1] the inside flags (a uint
  * a particle, 0: none), elem their bytes a particle; false, both NULL, as

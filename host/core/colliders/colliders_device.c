@@ -60,6 +60,7 @@ void pbfcl_colliders_destroy(pbfcl_colliders *c)
     release_geometry_bufs(c);
     release_particle_bufs(c);
     release_mem(&c->partial_buf);
+    release_mem(&c->pressure_buf);
     free(c->pending_forces);
     free(c);
 }
@@ -86,6 +87,9 @@ static pbfcl_status build(pbfcl_colliders *c, const pbfcl_colliders_run *r)
     }
     PBFCL_TRY(pbfcl_cl_buffer(r->cl, CL_MEM_READ_WRITE, PARTIALS * 16, "collider force sums",
                               &c->partial_buf));
+    PBFCL_TRY(pbfcl_cl_buffer(r->cl, CL_MEM_READ_WRITE, PARTIALS / 2 * 16, "collider pressure sums",
+                              &c->pressure_buf));
+    PBFCL_TRY(pbfcl_cl_write_zeros(r->cl, c->pressure_buf, PARTIALS / 2 * 16));
     if (!c->pending_forces) /* a loaded state's sums */
         return PBFCL_OK;
     pbfcl_status st = pbfcl_colliders_write_forces(c, r->cl, c->pending_forces);
@@ -358,6 +362,7 @@ pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run
     COL_ARG(k, 5, c->inside_buf);
     COL_ARG(k, 6, reset);
     COL_ARG(k, 7, c->partial_buf);
+    COL_ARG(k, 8, c->pressure_buf);
     size_t global[2] = {PBFCL_COLLIDER_FORCE_GROUPS * r->wg, (size_t)c->count};
     size_t local[2] = {r->wg, 1};
     cl_event ev = NULL;
@@ -410,6 +415,24 @@ bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *sh
     *shapes = on ? c->contact_shape_buf : NULL;
     *push = on ? c->push_buf : NULL;
     return on;
+}
+
+bool pbfcl_colliders_solids(const pbfcl_colliders *c, pbfcl_colliders_solid_view *out)
+{
+    *out = (pbfcl_colliders_solid_view){0};
+    if (!c || c->count == 0 || !c->program || !c->shape_buf)
+        return false;
+    out->shapes = c->shape_buf;
+    out->planes = c->plane_buf;
+    out->pressure = c->pressure_buf;
+    out->count = (unsigned)c->count;
+    out->groups = PBFCL_COLLIDER_FORCE_GROUPS;
+    for (int i = 0; i < c->count; i++) {
+        bool mesh = c->shape[i].row.type == PBFCL_COLLIDER_MESH;
+        out->meshes += mesh;
+        out->solids += !mesh;
+    }
+    return true;
 }
 
 bool pbfcl_colliders_counted(const pbfcl_colliders *c, cl_mem bufs[2], size_t elem[2])

@@ -35,8 +35,10 @@ struct pbfcl_colliders {
     cl_mem shape_buf, plane_buf, tri_buf, cell_start_buf, cell_tris_buf;
     size_t capacity; /* particles the per-particle buffers hold */
     cl_mem contact_plane_buf, contact_shape_buf, push_buf, inside_buf;
-    cl_mem partial_buf; /* PBFCL_COLLIDER_MAX_SHAPES * FORCE_GROUPS * 2 float4 */
-    int accumulated;    /* partial_buf holds a substep's sums (0: none since the table changed) */
+    cl_mem partial_buf;  /* PBFCL_COLLIDER_MAX_SHAPES * FORCE_GROUPS * 2 float4 */
+    cl_mem pressure_buf; /* PBFCL_COLLIDER_MAX_SHAPES * FORCE_GROUPS float4: the multilevel
+                          * correction's push, which colliders_force adds and zeroes */
+    int accumulated;     /* partial_buf holds a substep's sums (0: none since the table changed) */
     float *pending_forces; /* loaded sums for partial_buf when it is made (NULL: none) */
     float dt;              /* the last substep's */
 };

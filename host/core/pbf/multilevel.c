@@ -26,11 +26,13 @@ enum {
     ML_RESTRICT,
     ML_PROLONG_SMOOTH,
     ML_GROUP,
-    ML_CORRECT
+    ML_CORRECT,
+    ML_SOLIDS,
+    ML_SHAPE_PUSH
 };
-static const char *const ml_kernel_names[] = {"ml_gather",   "ml_setup",    "ml_smooth",
-                                              "ml_coarsest", "ml_restrict", "ml_prolong_smooth",
-                                              "ml_group",    "ml_correct"};
+static const char *const ml_kernel_names[] = {
+    "ml_gather",         "ml_setup", "ml_smooth",  "ml_coarsest", "ml_restrict",
+    "ml_prolong_smooth", "ml_group", "ml_correct", "ml_solids",   "ml_shape_push"};
 #define ML_KERNELS ((int)(sizeof ml_kernel_names / sizeof ml_kernel_names[0]))
 
 /* The first sweep after a prolongation adds the coarse correction (ml_prolong_smooth). */
@@ -39,7 +41,7 @@ _Static_assert(PBFCL_ML_POST_SWEEPS >= 1, "the prolongation is fused into the fi
 _Static_assert(PBFCL_ML_WARM > 0.0f && PBFCL_ML_WARM < 1.0f, "a warm start keeps a part of phi");
 
 /* One grid: phi (float), its ping-pong partner and the residual (tmp, float), the right-hand
- * side (float), the flags (uint: 1 fluid, 0 air). */
+ * side (float), the flags (uint: 0 air, 1 fluid, 2 and up solid: ML_AIR, ... in multilevel.cl). */
 typedef struct ml_level {
     cl_uint4 dims; /* nx, ny, nz, cells */
     float dx;      /* cell size, m */
@@ -63,6 +65,9 @@ typedef struct ml_state {
     cl_mem ghost_buf;          /* split over devices: a uchar a particle, 1 for a ghost */
     size_t ghost_cap;          /* its particles */
     cl_float surface;          /* this correction's weight of a face to air (ml_face_weight) */
+    cl_uint surface_rule;      /* ml_face_gradient's rule for a free surface's cell (no meshes) */
+    pbfcl_colliders_solid_view shapes; /* this correction's collision shapes (count 0: none) */
+    cl_mem own_buf, share_buf; /* split with shapes: this device's counts, its cells' share */
 } ml_state;
 
 void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int *levels,
@@ -118,6 +123,8 @@ static void release_grids(ml_state *m)
     }
     pbfcl_cl_release_buffer(&m->sum_buf);
     pbfcl_cl_release_buffer(&m->count_buf);
+    pbfcl_cl_release_buffer(&m->own_buf);
+    pbfcl_cl_release_buffer(&m->share_buf);
     m->levels = 0;
 }
 
@@ -291,7 +298,22 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
     ML_ARG(k, 12, m->sum_buf);
     ML_ARG(k, 13, m->count_buf);
     ML_ARG(k, 14, ghost);
+    cl_mem planes, shapes, push;
+    pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
+    ML_ARG(k, 15, planes);
+    ML_ARG(k, 16, shapes);
     PBFCL_TRY(launch(v, k, n, prof));
+    bool shared = ghost && m->shapes.solids > 0; /* split: each device's share of a shape's push */
+    if (shared) {
+        if (!m->own_buf) {
+            PBFCL_TRY(pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, (size_t)cells * 4,
+                                      "multilevel own counts", &m->own_buf));
+            PBFCL_TRY(pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, (size_t)cells * 4,
+                                      "multilevel shares", &m->share_buf));
+        }
+        PBFCL_CL_CHECK(clEnqueueCopyBuffer(v->cl->queue, m->count_buf, m->own_buf, 0, 0,
+                                           (size_t)cells * 4, 0, NULL, NULL));
+    }
     cl_mem sums[2] = {m->sum_buf, m->count_buf};
     size_t bytes[2] = {(size_t)cells * 4, (size_t)cells * 4};
     PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_ML_SUMS, sums, bytes, 2));
@@ -305,6 +327,20 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
     ML_ARG(k, 5, scale);
     ML_ARG(k, 6, cells);
     ML_ARG(k, 7, keep);
+    cl_mem own = shared ? m->own_buf : NULL, share = shared ? m->share_buf : NULL;
+    ML_ARG(k, 8, own);
+    ML_ARG(k, 9, share);
+    PBFCL_TRY(launch(v, k, cells, prof));
+    if (m->shapes.solids == 0)
+        return PBFCL_OK;
+    k = m->k[ML_SOLIDS]; /* the empty cells inside a shape: solid */
+    ML_ARG(k, 0, v->params_buf);
+    ML_ARG(k, 1, g->flag_buf);
+    PBFCL_TRY(set_dims(k, 2, g));
+    ML_ARG(k, 5, g->dx);
+    ML_ARG(k, 6, m->shapes.shapes);
+    ML_ARG(k, 7, m->shapes.planes);
+    ML_ARG(k, 8, m->shapes.count);
     return launch(v, k, cells, prof);
 }
 
@@ -467,7 +503,36 @@ static pbfcl_status correct(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
     ML_ARG(k, 14, reach_dx);
     ML_ARG(k, 15, m->surface);
     ML_ARG(k, 16, v->gravity);
+    ML_ARG(k, 17, m->surface_rule);
     return launch(v, k, n, prof);
+}
+
+/* The correction's push on each shape with solid cells (ml_shape_push) into the colliders'
+ * pressure sums, in the work-groups a shape that colliders_force reads. */
+static pbfcl_status shape_push(const pbfcl_sim_view *v, ml_state *m, bool shared,
+                               pbfcl_profile *prof)
+{
+    ml_level *g = &m->lv[0];
+    cl_kernel k = m->k[ML_SHAPE_PUSH];
+    cl_float scale = v->params->rest_density * g->dx * g->dx;
+    cl_mem share = shared ? m->share_buf : NULL;
+    ML_ARG(k, 0, g->phi_buf);
+    ML_ARG(k, 1, g->flag_buf);
+    PBFCL_TRY(set_dims(k, 2, g));
+    ML_ARG(k, 5, scale);
+    ML_ARG(k, 6, share);
+    ML_ARG(k, 7, m->shapes.pressure);
+    PBFCL_CL_CHECK(clSetKernelArg(k, 8, v->wg * 16, NULL));
+    PBFCL_TRY(pbfcl_cl_check_launch(v->cl, k, "ml_shape_push", v->wg, v->wg * 16));
+    size_t global[2] = {m->shapes.groups * v->wg, m->shapes.count};
+    size_t local[2] = {v->wg, 1};
+    cl_event ev = NULL;
+    PBFCL_TRY(pbfcl_cl_pay_owed(v->cl));
+    PBFCL_CL_CHECK(clEnqueueNDRangeKernel(v->cl->queue, k, 2, NULL, global, local, 0, NULL,
+                                          prof ? &ev : NULL));
+    if (ev)
+        pbfcl_profile_add(prof, PBFCL_STAGE_SOLVE, ev, k);
+    return PBFCL_OK;
 }
 
 pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof)
@@ -483,19 +548,24 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof
     if (!m->program)
         PBFCL_TRY(build_program(&v, m));
     PBFCL_TRY(make_grids(&v, m)); /* new grids keep no phi */
-    /* The collision shapes' cells are air to the grid, and phi falls toward them as toward a
-     * free surface: with shapes a correction starts cold and puts phi = 0 at the air cells'
-     * centres. Warm, or with phi = 0 on the faces, the fuller phi pushed particles of the
+    /* The shapes with an inside are solid cells to the grid (ml_solids). A mesh's cells are
+     * air, and phi falls toward them as toward a free surface: with a mesh a correction starts
+     * cold, puts phi = 0 at the air cells' centres and leaves out the surface cell's rule.
+     * Warm, or with phi = 0 on the faces, the fuller phi pushed particles of the
      * mesh-container scene through its tank's floor (test_builtin_colliders, the fast solver:
      * frame 35, and frame 34 with the faces; cold at the centres its particles keep 0.99 r
      * from the walls). */
-    bool shapes = pbfcl_colliders_count(pbfcl_pbf_colliders(sim)) > 0;
-    warm = warm && m->phi_kept && !shapes;
-    m->surface = shapes ? 1.0f : PBFCL_ML_SURFACE_WEIGHT;
+    pbfcl_colliders_solids(pbfcl_pbf_colliders(sim), &m->shapes);
+    bool meshes = m->shapes.meshes > 0;
+    warm = warm && m->phi_kept && !meshes;
+    m->surface = meshes ? 1.0f : PBFCL_ML_SURFACE_WEIGHT;
+    m->surface_rule = meshes ? 0u : 1u;
     PBFCL_TRY(gather(sim, &v, m, warm ? PBFCL_ML_WARM : 0.0f, prof));
     for (int c = 0; c < (warm ? PBFCL_ML_WARM_CYCLES : PBFCL_ML_CYCLES); c++)
         PBFCL_TRY(v_cycle(&v, m, prof));
-    m->phi_kept = true;          /* the V-cycles leave the finest phi in its own buffer */
+    m->phi_kept = true; /* the V-cycles leave the finest phi in its own buffer */
+    if (m->shapes.solids > 0)
+        PBFCL_TRY(shape_push(&v, m, split, prof));
     return correct(&v, m, prof); /* split: a ghost moves as its owner (the same phi, x*, x) */
 }
 

@@ -25,9 +25,12 @@ static const pbfcl_program_desc programs[PBFCL_PROGRAM_COUNT] = {
                                {"pbfcl_shared.h", "morton.h", "diffuse.h", "diffuse.cl"},
                                4},
     /* multilevel.cl uses pbf.cl's params and box */
-    [PBFCL_PROGRAM_MULTILEVEL] =
-        {"multilevel", {"pbfcl_shared.h", "morton.h", "colliders.h", "pbf.cl", "multilevel.cl"}, 5},
-    [PBFCL_PROGRAM_COLLIDERS] = {"colliders", {"pbfcl_shared.h", "colliders.h", "colliders.cl"}, 3},
+    [PBFCL_PROGRAM_MULTILEVEL] = {"multilevel",
+                                  {"pbfcl_shared.h", "morton.h", "colliders.h", "pbf.cl",
+                                   "shape_distance.cl", "multilevel.cl"},
+                                  6},
+    [PBFCL_PROGRAM_COLLIDERS] =
+        {"colliders", {"pbfcl_shared.h", "colliders.h", "shape_distance.cl", "colliders.cl"}, 4},
     /* a simulation split over slabs (sim/exchange.c, host/dist/) */
     [PBFCL_PROGRAM_EXCHANGE] = {"exchange", {"exchange.cl", "regions.cl"}, 2},
 };
