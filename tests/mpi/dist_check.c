@@ -17,6 +17,9 @@
  *   multilevel [FRAMES PARTICLES]
  *           dam's comparison with the fast solver's multilevel coarse correction, whose grid
  *           the ranks add (--iterations 2 --multilevel 1 --cfl 1)
+ *   shapes-multilevel [FRAMES PARTICLES]
+ *           shapes' comparison with the multilevel correction, whose pressure on the shapes'
+ *           solid cells each rank adds to their force for its share of each cell
  *   cross   3 ranks: a blob crossing the middle slab within one frame (two boundaries), the
  *           ranks it leaves emptied and stepping on, no particle lost or duplicated
  *   refuse  3 ranks: rebalancing refused, the slabs kept, where two ranks lack the room
@@ -350,21 +353,32 @@ static pbfcl_status multilevel_scene(pbfcl_scene *s, float **pos, size_t *n, siz
     return PBFCL_OK;
 }
 
-enum { CASE_DAM, CASE_SHAPES, CASE_SPH, CASE_MULTILEVEL };
+/* The shapes case with the multilevel correction (as multilevel_scene). */
+static pbfcl_status shapes_multilevel_scene(pbfcl_scene *s, float **pos, size_t *n, size_t target)
+{
+    PBFCL_TRY(shapes_scene(s, pos, n, target));
+    s->solver.iterations = 2;
+    s->solver.multilevel = 1;
+    s->solver.cfl = 1.0f;
+    return PBFCL_OK;
+}
+
+enum { CASE_DAM, CASE_SHAPES, CASE_SPH, CASE_MULTILEVEL, CASE_SHAPES_MULTILEVEL };
 
 static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold, int kind)
 {
-    bool shapes = kind == CASE_SHAPES;
+    bool shapes = kind == CASE_SHAPES || kind == CASE_SHAPES_MULTILEVEL;
     pbfcl_scene s;
     float *pos = NULL;
     size_t n = 0;
     int size, rank = rank_of(MPI_COMM_WORLD);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     pbfcl_status (*scene)(pbfcl_scene *, float **, size_t *, size_t) =
-        kind == CASE_SHAPES       ? shapes_scene
-        : kind == CASE_SPH        ? sph_scene
-        : kind == CASE_MULTILEVEL ? multilevel_scene
-                                  : dam_scene;
+        kind == CASE_SHAPES              ? shapes_scene
+        : kind == CASE_SHAPES_MULTILEVEL ? shapes_multilevel_scene
+        : kind == CASE_SPH               ? sph_scene
+        : kind == CASE_MULTILEVEL        ? multilevel_scene
+                                         : dam_scene;
     if (scene(&s, &pos, &n, target) != PBFCL_OK)
         finish(1, "the dam break scene failed");
     pbfcl_dist_layout l, one = {0, 1, (double[]){-INFINITY, INFINITY}};
@@ -442,7 +456,9 @@ static int run_dam(pbfcl_cl *cl, int frames, size_t target, double threshold, in
                "kinetic energy %.2e, front %.2e, mean density %.2e, largest density %.2e; "
                "bit-identical to one rank's up to frame: positions %d, velocities %d, densities "
                "%d\n",
-               shapes                    ? "mesh-container with 5 shapes"
+               kind == CASE_SHAPES_MULTILEVEL
+                   ? "mesh-container with 5 shapes (multilevel correction)"
+               : shapes                  ? "mesh-container with 5 shapes"
                : kind == CASE_SPH        ? "dam break (SPH)"
                : kind == CASE_MULTILEVEL ? "dam break (multilevel correction)"
                                          : "dam break",
@@ -734,17 +750,19 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc < 2)
-        finish(2, "usage: dist_check dam|shapes|sph|multilevel|cross|refuse|fail|bodies");
+        finish(2, "usage: dist_check "
+                  "dam|shapes|sph|multilevel|shapes-multilevel|cross|refuse|fail|bodies");
     pbfcl_cl cl;
     memset(&cl, 0, sizeof cl);
     if (!all(pbfcl_cl_open(&cl, getenv("PBFCL_DEVICE")) == PBFCL_OK))
         finish(SKIP, "SKIP: no OpenCL device");
     int code = 2;
-    int kind = !strcmp(argv[1], "dam")          ? CASE_DAM
-               : !strcmp(argv[1], "shapes")     ? CASE_SHAPES
-               : !strcmp(argv[1], "sph")        ? CASE_SPH
-               : !strcmp(argv[1], "multilevel") ? CASE_MULTILEVEL
-                                                : -1;
+    int kind = !strcmp(argv[1], "dam")                 ? CASE_DAM
+               : !strcmp(argv[1], "shapes")            ? CASE_SHAPES
+               : !strcmp(argv[1], "sph")               ? CASE_SPH
+               : !strcmp(argv[1], "multilevel")        ? CASE_MULTILEVEL
+               : !strcmp(argv[1], "shapes-multilevel") ? CASE_SHAPES_MULTILEVEL
+                                                       : -1;
     if (kind >= 0)
         code = run_dam(&cl, argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? (size_t)atol(argv[3]) : 3000,
                        argc > 4 ? atof(argv[4]) : 0.0, kind);
