@@ -39,7 +39,7 @@ bench_core_setup() {
 bench_core_dam_break() {
   local program=$1 n=$2 out=$3 rc=0
   shift 3
-  "$program" bench ${device[@]+"${device[@]}"} --scene dam-break --particles "$n" --steps 20 \
+  "$program" bench ${device[@]+"${device[@]}"} --scene "${bench_scene:-dam-break}" --particles "$n" --steps 20 \
     --warmup 5 "$@" >"$out" 2>&1 || rc=$?
   case $rc in
     0) verdict=ok ;;

@@ -2,8 +2,8 @@
 # The multilevel correction's launches against a baseline commit (docs/PERFORMANCE.md, "The
 # scaling law of the density solve", issue 29): builds this tree and a baseline source tree the
 # way the GPU figures are made (tools/bench-core.sh: Release, no demo, JSON, PNG or tests), then
-# runs `pbfcl bench --scene dam-break --particles N --steps 20 --warmup 5` with the default solver
-# and with `--iterations 2 --multilevel 2 --cfl 1`, the two trees interleaved, ROUNDS times, and
+# runs `pbfcl bench --scene SCENE --particles N --steps 20 --warmup 5` with each of SOLVERS (tools/
+# bench-core.sh's names), the two trees interleaved, ROUNDS times, and
 # prints one row per run (ms per frame, median and mean; substeps; ms per substep; launches per
 # frame, all and the correction's ml_*; density error; bench's verdict), then the last round's
 # per-kernel table of each tree and solver.
@@ -11,7 +11,9 @@
 #   SRC: the baseline's source: a directory, a .tar or .tar.gz of it (e.g. made where the history
 #   is with `git archive --format=tar.gz -o pbfcl-base.tar.gz 00f5d8e`), or a commit of this
 #   repository's history (git archive). Environment: PBFCL_BENCH_PARTICLES (default 1000000),
-#   PBFCL_BENCH_ROUNDS (default 2), PBFCL_BUILD_JOBS. About 4 minutes on an H200 with its builds.
+#   PBFCL_BENCH_ROUNDS (default 2), PBFCL_BENCH_SCENE (default dam-break), PBFCL_BENCH_SOLVERS
+#   (default "default ml1-cfl1": the default solver and the fast one), PBFCL_BUILD_JOBS. About 4
+#   minutes on an H200 with its builds.
 # A dry run on a CPU: PBFCL_BENCH_PARTICLES=20000 PBFCL_BENCH_ROUNDS=1 ... --device Portable
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +28,8 @@ done
 [ -n "$base" ] || { echo "usage: $0 --base SRC [--device D]" >&2; exit 2; }
 n=${PBFCL_BENCH_PARTICLES:-1000000}
 rounds=${PBFCL_BENCH_ROUNDS:-2}
+bench_scene=${PBFCL_BENCH_SCENE:-dam-break}
+solvers=${PBFCL_BENCH_SOLVERS:-default ml1-cfl1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -60,10 +64,10 @@ cmake --build "$base_build" -j "${PBFCL_BUILD_JOBS:-$(nproc)}" >/dev/null
 echo "# baseline: $base ($("$base_build/pbfcl" --version))"
 
 echo
-echo "## pbfcl bench --scene dam-break --particles $n --steps 20 --warmup 5"
+echo "## pbfcl bench --scene $bench_scene --particles $n --steps 20 --warmup 5"
 printf 'round\ttree\tsolver\tms_per_frame\tmean_ms_per_frame\tsubsteps_per_frame\tms_per_substep\tlaunches_per_frame\tml_launches_per_frame\tdensity_error_mean_pct\tverdict\n'
 for round in $(seq "$rounds"); do
-  for solver in default ml2-cfl1; do
+  for solver in $solvers; do
     for tree in base new; do
       bench_core_multilevel_options "$solver"
       bin=$new
@@ -79,7 +83,7 @@ for round in $(seq "$rounds"); do
     done
   done
 done
-for solver in default ml2-cfl1; do
+for solver in $solvers; do
   for tree in base new; do
     echo
     echo "## bench at $n particles, $solver, $tree (last round): stages and kernels"

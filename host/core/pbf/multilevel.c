@@ -20,6 +20,7 @@
 
 enum {
     ML_GATHER,
+    ML_GATHER_SHAPES,
     ML_SETUP,
     ML_SMOOTH,
     ML_COARSEST,
@@ -31,8 +32,9 @@ enum {
     ML_SHAPE_PUSH
 };
 static const char *const ml_kernel_names[] = {
-    "ml_gather",         "ml_setup", "ml_smooth",  "ml_coarsest", "ml_restrict",
-    "ml_prolong_smooth", "ml_group", "ml_correct", "ml_solids",   "ml_shape_push"};
+    "ml_gather",   "ml_gather_shapes", "ml_setup",          "ml_smooth",
+    "ml_coarsest", "ml_restrict",      "ml_prolong_smooth", "ml_group",
+    "ml_correct",  "ml_solids",        "ml_shape_push"};
 #define ML_KERNELS ((int)(sizeof ml_kernel_names / sizeof ml_kernel_names[0]))
 
 /* The first sweep after a prolongation adds the coarse correction (ml_prolong_smooth). */
@@ -283,7 +285,9 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
     PBFCL_TRY(ghosts(sim, v, m, &ghost));
     ml_level *g = &m->lv[0];
     cl_uint cells = g->dims.s[3], n = (cl_uint)v->n;
-    cl_kernel k = m->k[ML_GATHER];
+    cl_mem planes, shapes, push; /* the shapes' part of the density (none: NULL) */
+    pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
+    cl_kernel k = m->k[planes ? ML_GATHER_SHAPES : ML_GATHER];
     cl_float inv_dx = 1.0f / g->dx;
     ML_ARG(k, 0, v->params_buf);
     ML_ARG(k, 1, n);
@@ -298,10 +302,10 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
     ML_ARG(k, 12, m->sum_buf);
     ML_ARG(k, 13, m->count_buf);
     ML_ARG(k, 14, ghost);
-    cl_mem planes, shapes, push;
-    pbfcl_colliders_planes(pbfcl_pbf_colliders(sim), &planes, &shapes, &push);
-    ML_ARG(k, 15, planes);
-    ML_ARG(k, 16, shapes);
+    if (planes) {
+        ML_ARG(k, 15, planes);
+        ML_ARG(k, 16, shapes);
+    }
     PBFCL_TRY(launch(v, k, n, prof));
     bool shared = ghost && m->shapes.solids > 0; /* split: each device's share of a shape's push */
     if (shared) {
