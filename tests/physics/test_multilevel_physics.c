@@ -124,15 +124,49 @@ START_TEST(test_settle)
 }
 END_TEST
 
-/* The block of check_settle in the fast solver's settings (2 iterations, the first ending with
- * the correction, cfl 1, at least 2 substeps a frame), 1 s: its surface stays flat and still.
- * At most 2 % of its particles more than r / 2 above the top layer of the lattice it started in
- * (on PoCL 8 plain iterations heap 5 of 800, the correction 8; before a surface cell moved as
- * one, 42: docs/PERFORMANCE.md, "A surface cell moves as one"), rms speed at most 0.75 cm/s
- * (0.58; before, 1.53) and the fastest particle at most 5 cm/s (2.7; before, 8.7). */
-static void check_rest_flat(pbfcl_cl *cl)
+/* The tops of the 10 x 10 columns (each 2r square, by x and z) of a block w particles wide:
+ * the least, median and largest height of a column's highest particle. */
+static void column_tops(const float *pos, size_t n, int w, double *lo, double *median, double *hi)
 {
-    const int w = 10, h = 8;
+    double top[100];
+    for (int b = 0; b < 100; b++)
+        top[b] = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        int bx = (int)floor(pos[3 * i] / (2 * R * w / 10.0)),
+            bz = (int)floor(pos[3 * i + 2] / (2 * R * w / 10.0));
+        bx = bx < 0 ? 0 : bx > 9 ? 9 : bx;
+        bz = bz < 0 ? 0 : bz > 9 ? 9 : bz;
+        top[10 * bx + bz] = fmax(top[10 * bx + bz], pos[3 * i + 1]);
+    }
+    for (int a = 1; a < 100; a++) /* insertion sort */
+        for (int b = a; b > 0 && top[b] < top[b - 1]; b--) {
+            double t = top[b];
+            top[b] = top[b - 1];
+            top[b - 1] = t;
+        }
+    *lo = top[0];
+    *median = 0.5 * (top[49] + top[50]);
+    *hi = top[99];
+}
+
+/* The block of check_settle, w = 10 particles wide and h tall, in the fast solver's settings
+ * (2 iterations, the first ending with the correction, cfl 1, at least 2 substeps a frame),
+ * 1 s: its surface stays flat, level and still. Flat: the 10 x 10 columns' tops within 2r of
+ * each other (on PoCL 1.23 and 1.66 cm at 8 and 16 layers; the default solver 1.43 and 2.58;
+ * before a surface cell moved as one, 3.20 and 3.97: docs/PERFORMANCE.md, "A surface cell
+ * moves as one"). Level: the median top within r / 2 of the rest lattice's top layer (+0.06
+ * and +0.20 cm; before, +0.32 and +0.84; the default solver, whose fluid is compressed, -0.11
+ * and -0.77). Still: rms speed at most 1 cm/s (0.58 and 0.63) and the fastest particle at most
+ * 5 cm/s (2.7 and 2.5; before, 8.7 and 7.2). A count of particles above the lattice's top
+ * layer, the measure before, mixed the level into the flatness: the fast solver, which does
+ * not compress the block, keeps its top particles about the lattice's top, the default sinks
+ * below it. Not held yet (docs/PERFORMANCE.md, "The level and the flatness at rest"): with an
+ * odd number of layers, whose top layer lies alone in the lower half of its cells, 0.2-0.9 %
+ * of the particles climb onto the surface (9, 11, 15 layers: 5, 2, 13; the default solver
+ * none). */
+static void rest_flat(pbfcl_cl *cl, int h)
+{
+    const int w = 10;
     pbfcl_scene s;
     block_scene(&s, w, h, 2, 1, -9.81f);
     s.solver.substeps = 2;
@@ -143,19 +177,30 @@ static void check_rest_flat(pbfcl_cl *cl)
     size_t n = pbfcl_sim_count(sim);
     float *pos = malloc(n * 3 * sizeof *pos);
     ck_assert_int_eq(pbfcl_sim_read(sim, pos, NULL, NULL), PBFCL_OK);
-    int heaped = 0;
-    for (size_t i = 0; i < n; i++)
-        heaped += pos[3 * i + 1] > (2 * h - 1) * R + 0.5f * R;
+    double lo, median, hi, lattice_top = (2 * h - 1) * R;
+    column_tops(pos, n, w, &lo, &median, &hi);
     double mass = pbfcl_sim_params(sim)->mass * (double)n;
     double rms = sqrt(2.0 * st.kinetic_energy / mass);
-    fprintf(stderr, "    rest 1 s (fast solver): %d of %zu heaped, rms %.4f, max %.4f m/s\n",
-            heaped, n, rms, st.max_speed);
-    ck_assert_msg(heaped <= (int)n / 50, "%d of %zu particles heaped above the top layer", heaped,
-                  n);
-    ck_assert_msg(rms <= 0.0075, "rms speed %.4f m/s > 0.0075 m/s", rms);
-    ck_assert_msg(st.max_speed <= 0.05, "max speed %.4f m/s > 0.05 m/s", st.max_speed);
+    fprintf(stderr,
+            "    rest 1 s (fast solver), %d layers: column tops %.4f .. %.4f m (median %+.4f m "
+            "from the lattice's top), rms %.4f, max %.4f m/s\n",
+            h, lo, hi, median - lattice_top, rms, st.max_speed);
+    ck_assert_msg(hi - lo <= 2 * R, "%d layers: the column tops %.4f .. %.4f m, more than 2r apart",
+                  h, lo, hi);
+    ck_assert_msg(fabs(median - lattice_top) <= 0.5 * R,
+                  "%d layers: the median column top %.4f m, the lattice's top layer %.4f m", h,
+                  median, lattice_top);
+    ck_assert_msg(rms <= 0.01, "%d layers: rms speed %.4f m/s > 0.01 m/s", h, rms);
+    ck_assert_msg(st.max_speed <= 0.05, "%d layers: max speed %.4f m/s > 0.05 m/s", h,
+                  st.max_speed);
     free(pos);
     pbfcl_sim_destroy(sim);
+}
+
+static void check_rest_flat(pbfcl_cl *cl)
+{
+    rest_flat(cl, 8);
+    rest_flat(cl, 16);
 }
 
 START_TEST(test_rest_flat)
