@@ -618,12 +618,19 @@ int main(void)
     tcase_add_test(tc, test_settle);
     tcase_add_test(tc, test_contact_stabilisation);
     tcase_add_test(tc, test_dam_break);
-    tcase_add_test(tc, test_chebyshev);
     tcase_add_test(tc, test_dam_break_accelerated);
-    tcase_add_test(tc, test_fine_column);
     tcase_add_test(tc, test_momentum);
     tcase_add_test(tc, test_determinism);
-    tcase_add_test(tc, test_cfl_warning);
     suite_add_tcase(suite, tc);
+    /* the longest runs (two columns and the cfl's), three quarters of the suite's time on
+     * rusticl: tagged so that the rusticl ctest entry (`tools/validate-kernels --rusticl-quick`)
+     * can leave them out */
+    TCase *longer = tcase_create("long");
+    tcase_set_timeout(longer, 600);
+    tcase_set_tags(longer, "long");
+    tcase_add_test(longer, test_chebyshev);
+    tcase_add_test(longer, test_fine_column);
+    tcase_add_test(longer, test_cfl_warning);
+    suite_add_tcase(suite, longer);
     return test_run_suite(suite, true);
 }
