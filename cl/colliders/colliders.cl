@@ -44,9 +44,12 @@ static bool col_inside_triangle(float3 p, float3 a, float3 b, float3 c, float3 n
 /* The contact of a particle moving from x0 to x1 (local) with triangle t of a mesh: its
  * distance d above the surface at x1 along the local normal *n through the surface point *sp.
  * The side is the one x0 is on (two-sided) or the front (one-sided); a path that crosses the
- * triangle keeps the side it came from (continuous detection). False: no contact within reach. */
+ * triangle keeps the side it came from (continuous detection). The face's contact (x1 above
+ * the triangle, or the path through it) when faces, else the edge's or corner's (the nearest
+ * point on its border). False: no contact of that kind within reach. */
 static bool col_triangle_contact(__global const float4 *tris, uint t, float3 x0, float3 x1,
-                                 bool two_sided, float reach, float *d, float3 *n, float3 *sp)
+                                 bool two_sided, float reach, bool faces, float *d, float3 *n,
+                                 float3 *sp)
 {
     float3 a = tris[3 * t].xyz, b = tris[3 * t + 1].xyz, c = tris[3 * t + 2].xyz;
     float3 nrm = cross(b - a, c - a);
@@ -67,9 +70,11 @@ static bool col_triangle_contact(__global const float4 *tris, uint t, float3 x0,
             *d = s1;
             *n = side * nrm;
             *sp = x1 - s1 * *n;
-            return true;
+            return faces;
         }
     }
+    if (faces)
+        return false;
     float3 cp = col_closest_on_triangle(x1, a, b, c); /* an edge or corner */
     float dist = length(x1 - cp);
     if (!(dist < reach) || !(dist > 0.0f) || (!two_sided && s1 < 0.0f))
@@ -81,7 +86,8 @@ static bool col_triangle_contact(__global const float4 *tris, uint t, float3 x0,
 }
 
 /* The contacts being collected for one particle: planes (n, w) with dot(n, q) + w >= 0 the
- * constraint, their shapes and features (triangle, to skip one met in two cells). */
+ * constraint, their shapes and features (a mesh's face contact: its triangle t; an edge's or
+ * corner's: -2 - t; a primitive's: -1; to skip one met in two cells). */
 typedef struct col_contacts {
     float4 plane[PBFCL_COLLIDER_CONTACTS];
     float depth[PBFCL_COLLIDER_CONTACTS];
@@ -92,18 +98,29 @@ typedef struct col_contacts {
 /* Adds a contact of shape s (local normal n through local surface point sp, distance d at x*)
  * in world terms, replacing the shallowest when full; not when it is a plane of s already held
  * (coplanar triangles of a finely cut wall, or the two triangles of an edge, would fill every
- * slot with one plane and crowd out a second wall's at a corner). */
+ * slot with one plane and crowd out a second wall's at a corner), nor when it is a mesh's edge
+ * or corner (feature <= -2) whose point lies in the plane of a face of s held already: the
+ * border of a triangle beside the one beneath, or a wall's edge at a container's inner corner.
+ * As a plane such an edge contact is tilted off the wall: a particle sliding along the wall
+ * crossed it and was pushed along the wall (at the vertical corners of mesh-container's tank,
+ * straight up at 11 to 50 m/s), while the face's plane holds the particle as it is. The
+ * meshes' faces are added before their edges (col_mesh_contacts). */
 static void col_add(col_contacts *c, __global const pbfcl_collider_shape *sh, int s, int feature,
                     float d, float3 n, float3 sp, float r_eff)
 {
     float4 rot = col_load4(sh->rotation);
     float3 nw = col_rotate(rot, n), pw = col_rotate(rot, sp) + col_load4(sh->position).xyz;
     float4 plane = (float4)(nw, -dot(nw, pw) - r_eff);
-    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) /* met before, or the same plane again */
-        if (c->shape[k] == s &&
-            (c->feature[k] == feature || (dot(c->plane[k].xyz, nw) > 1.0f - PBFCL_COLLIDER_SAME &&
-                                          fabs(c->plane[k].w - plane.w) < PBFCL_COLLIDER_SAME)))
+    for (int k = 0; k < PBFCL_COLLIDER_CONTACTS; k++) { /* met before, or the same plane again */
+        if (c->shape[k] != s)
+            continue;
+        if (c->feature[k] == feature || (dot(c->plane[k].xyz, nw) > 1.0f - PBFCL_COLLIDER_SAME &&
+                                         fabs(c->plane[k].w - plane.w) < PBFCL_COLLIDER_SAME))
             return;
+        if (feature <= -2 && c->feature[k] >= 0 &&
+            fabs(dot(c->plane[k].xyz, pw) + c->plane[k].w + r_eff) < PBFCL_COLLIDER_ON_FACE)
+            return;
+    }
     int slot = -1;
     float worst = d;
     for (int k = 0; k < PBFCL_COLLIDER_CONTACTS && slot < 0; k++)
@@ -123,11 +140,12 @@ static void col_add(col_contacts *c, __global const pbfcl_collider_shape *sh, in
     c->feature[slot] = feature;
 }
 
-/* The triangles of mesh shape sh (index s) near the local path x0 -> x1, through its grid. */
-static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_shape *sh, int s,
-                              __global const float4 *tris, __global const uint *cell_start,
-                              __global const uint *cell_tris, float3 x0, float3 x1, float reach,
-                              float r_eff)
+/* The faces (faces) or else the edges and corners of the triangles of mesh shape sh (index s)
+ * near the local path x0 -> x1, through its grid. */
+static void col_mesh_pass(col_contacts *c, __global const pbfcl_collider_shape *sh, int s,
+                          __global const float4 *tris, __global const uint *cell_start,
+                          __global const uint *cell_tris, float3 x0, float3 x1, float reach,
+                          float r_eff, bool faces)
 {
     float4 go = col_load4(sh->grid_origin);
     int3 dims = (int3)((int)sh->grid_dims[0], (int)sh->grid_dims[1], (int)sh->grid_dims[2]);
@@ -145,10 +163,21 @@ static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_sha
                     uint t = cell_tris[e];
                     float d;
                     float3 n, sp;
-                    if (col_triangle_contact(tris, t, x0, x1, two, reach, &d, &n, &sp))
-                        col_add(c, sh, s, (int)t, d, n, sp, r_eff);
+                    if (col_triangle_contact(tris, t, x0, x1, two, reach, faces, &d, &n, &sp))
+                        col_add(c, sh, s, faces ? (int)t : -2 - (int)t, d, n, sp, r_eff);
                 }
             }
+}
+
+/* The contacts of mesh shape sh: its faces', then those of its edges and corners that no face
+ * held covers (col_add). */
+static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_shape *sh, int s,
+                              __global const float4 *tris, __global const uint *cell_start,
+                              __global const uint *cell_tris, float3 x0, float3 x1, float reach,
+                              float r_eff)
+{
+    col_mesh_pass(c, sh, s, tris, cell_start, cell_tris, x0, x1, reach, r_eff, true);
+    col_mesh_pass(c, sh, s, tris, cell_start, cell_tris, x0, x1, reach, r_eff, false);
 }
 
 /* The broad and narrow phase of one substep: for particle i, moving from x to x*, the contact

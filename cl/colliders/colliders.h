@@ -11,6 +11,10 @@
  * offsets (m) are within it of each other are one: a particle keeps it once. */
 #define PBFCL_COLLIDER_SAME 1e-5f
 
+/* A mesh's edge or corner contact whose point lies within this (m) of the plane of a face of
+ * the same mesh that the particle holds is that face's border: it is not kept. */
+#define PBFCL_COLLIDER_ON_FACE 1e-5f
+
 /* The shapes a simulation holds at most (the force reduction's second dimension). */
 #define PBFCL_COLLIDER_MAX_SHAPES 64
 

@@ -79,6 +79,7 @@ typedef struct ref_contact {
     dvec n;
     double w;
     int shape;
+    bool face; /* a mesh's face contact (its edges' are checked against it) */
 } ref_contact;
 
 typedef struct ref_result {
@@ -182,12 +183,14 @@ static double ref_primitive(const pbfcl_collider_shape *s, const float *planes, 
 }
 
 /* Adds a contact unless it is a plane of the same shape held already (the kernel's
- * PBFCL_COLLIDER_SAME; near that threshold either way). */
-static void ref_add(ref_result *r, const pbfcl_collider_shape *s, int shape, dvec n, dvec sp,
-                    double r_eff)
+ * PBFCL_COLLIDER_SAME; near that threshold either way), or a mesh's edge or corner contact
+ * (kind 'e'; 'f' a face's, 'p' a primitive's) whose point lies in the plane of a face of the
+ * same mesh held already (within PBFCL_COLLIDER_ON_FACE; the faces come first). */
+static void ref_add(ref_result *r, const pbfcl_collider_shape *s, int shape, char kind, dvec n,
+                    dvec sp, double r_eff)
 {
     dvec nw = rot(s->rotation, n, false), pw = add(rot(s->rotation, sp, false), fv(s->position));
-    double w = -dot(nw, pw) - r_eff, same = PBFCL_COLLIDER_SAME;
+    double w = -dot(nw, pw) - r_eff, same = PBFCL_COLLIDER_SAME, on = PBFCL_COLLIDER_ON_FACE;
     for (int j = 0; j < r->count; j++) {
         if (r->c[j].shape != shape)
             continue;
@@ -196,8 +199,15 @@ static void ref_add(ref_result *r, const pbfcl_collider_shape *s, int shape, dve
             return;
         if (off < 3 * same && dw < 3 * same)
             r->ambiguous = true;
+        if (kind == 'e' && r->c[j].face) {
+            double from_face = fabs(dot(r->c[j].n, pw) + r->c[j].w + r_eff);
+            if (from_face > on / 2 && from_face < 2 * on)
+                r->ambiguous = true;
+            if (from_face < on)
+                return;
+        }
     }
-    r->c[r->count++] = (ref_contact){nw, w, shape};
+    r->c[r->count++] = (ref_contact){nw, w, shape, kind == 'f'};
 }
 
 /* The closest point of triangle a, b, c to x: the nearest of the face's interior projection,
@@ -222,9 +232,10 @@ static dvec ref_closest(dvec x, dvec a, dvec b, dvec c)
     return best;
 }
 
-/* Triangle t's contact for the path x0 -> x1 (the kernel's rules, written out). */
+/* Triangle t's contact for the path x0 -> x1 (the kernel's rules, written out): its face's
+ * when faces, else its edge's or corner's. */
 static void ref_triangle(ref_result *r, const pbfcl_collider_shape *s, int shape, const float *t,
-                         dvec x0, dvec x1, double reach, double r_eff)
+                         dvec x0, dvec x1, double reach, double r_eff, bool faces)
 {
     dvec a = fv(t), b = fv(t + 4), c = fv(t + 8), nrm = cross(sub(b, a), sub(c, a));
     nrm = mul(nrm, 1.0 / len(nrm));
@@ -248,17 +259,20 @@ static void ref_triangle(ref_result *r, const pbfcl_collider_shape *s, int shape
         near_threshold(r, e2, 0.0);
         if (s0 >= 0 && e0 >= 0 && e1 >= 0 && e2 >= 0) {
             dvec n = mul(nrm, side);
-            ref_add(r, s, shape, n, sub(x1, mul(n, s1)), r_eff);
+            if (faces)
+                ref_add(r, s, shape, 'f', n, sub(x1, mul(n, s1)), r_eff);
             return;
         }
     }
+    if (faces)
+        return;
     dvec best = ref_closest(x1, a, b, c);
     double dist = len(sub(x1, best));
     near_threshold(r, dist, reach);
     near_threshold(r, s1, 0.0);
     if (!(dist < reach) || (!two && s1 < 0))
         return;
-    ref_add(r, s, shape, mul(sub(x1, best), 1.0 / dist), best, r_eff);
+    ref_add(r, s, shape, 'e', mul(sub(x1, best), 1.0 / dist), best, r_eff);
 }
 
 /* Every contact of a particle moving x -> xs, testing every shape and triangle. */
@@ -272,8 +286,10 @@ static void reference_narrow(const pbfcl_colliders *c, const float *planes, cons
         dvec x0 = rot(sh->prev_rotation, sub(x, fv(sh->prev_position)), true);
         dvec x1 = rot(sh->rotation, sub(xs, fv(sh->position)), true);
         if (sh->type == PBFCL_COLLIDER_MESH) {
-            for (unsigned t = 0; t < sh->count; t++)
-                ref_triangle(r, sh, s, tris + 12 * (sh->first + t), x0, x1, reach, r_eff);
+            for (int faces = 1; faces >= 0; faces--)
+                for (unsigned t = 0; t < sh->count; t++)
+                    ref_triangle(r, sh, s, tris + 12 * (sh->first + t), x0, x1, reach, r_eff,
+                                 faces);
             continue;
         }
         dvec n, n0;
@@ -286,7 +302,7 @@ static void reference_narrow(const pbfcl_colliders *c, const float *planes, cons
             r->move = mul(rot(sh->prev_rotation, n0, false), r_eff - d0);
         }
         if (d < reach)
-            ref_add(r, sh, s, n, sub(x1, mul(n, d)), r_eff);
+            ref_add(r, sh, s, 'p', n, sub(x1, mul(n, d)), r_eff);
     }
 }
 
