@@ -45,8 +45,13 @@ static bool col_inside_triangle(float3 p, float3 a, float3 b, float3 c, float3 n
  * distance d above the surface at x1 along the local normal *n through the surface point *sp.
  * The side is the one x0 is on (two-sided) or the front (one-sided); a path that crosses the
  * triangle keeps the side it came from (continuous detection). The face's contact (x1 above
- * the triangle, or the path through it) when faces, else the edge's or corner's (the nearest
- * point on its border). False: no contact of that kind within reach. */
+ * the triangle, or the path through it, or x0 above it with x1 within reach of it) when
+ * faces, else the edge's or corner's (the nearest point on its border). False: no contact of
+ * that kind within reach. x0 above the face is enough: at a container's inner corner a
+ * particle whose x1 the density moved past one wall's plane is no longer above the other
+ * wall's face, and that wall's border, in the first wall's plane, is no contact (col_add), so
+ * nothing held it (at mesh-container's vertical corners 12 of 1M particles left the tank in
+ * one frame). */
 static bool col_triangle_contact(__global const float4 *tris, uint t, float3 x0, float3 x1,
                                  bool two_sided, float reach, bool faces, float *d, float3 *n,
                                  float3 *sp)
@@ -61,12 +66,16 @@ static bool col_triangle_contact(__global const float4 *tris, uint t, float3 x0,
     float side = (two_sided && s0 < 0.0f) ? -1.0f : 1.0f;
     s0 *= side;
     float s1 = dot(x1 - a, nrm) * side;
-    if (s0 >= -reach && s1 < reach) { /* the face: x1 above it, or its path through it */
+    if (s0 >= -reach && s1 < reach) { /* the face: x1 or x0 above it, or the path through it */
         float3 p = x1;
         if (s1 < 0.0f && s0 > 0.0f)
             p = x0 + (x1 - x0) * (s0 / (s0 - s1));
         p -= dot(p - a, nrm) * nrm;
-        if (s0 >= 0.0f && col_inside_triangle(p, a, b, c, nrm)) {
+        float3 p0 = x0 - dot(x0 - a, nrm) * nrm;
+        bool above = col_inside_triangle(p, a, b, c, nrm) ||
+                     (col_inside_triangle(p0, a, b, c, nrm) &&
+                      length(x1 - col_closest_on_triangle(x1, a, b, c)) < reach);
+        if (s0 >= 0.0f && above) {
             *d = s1;
             *n = side * nrm;
             *sp = x1 - s1 * *n;
@@ -182,12 +191,13 @@ static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_sha
 
 /* The broad and narrow phase of one substep: for particle i, moving from x to x*, the contact
  * planes of every shape within reach (r + margin + r: contacts found for the iterations' moves
- * too; r + margin + 2r, or h, for the planes the fluid's density counts as walls), with the shape (-1: none) in each slot, and pushes zeroed. A particle that
- * starts the substep inside a primitive shape or an SDF is flagged in inside[i] (the shape's
- * index + 1; 0: none) and its x moved out along the distance's gradient to r + margin from the
- * surface (its x* then goes out by the contact, and it leaves without gaining speed). */
-__kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
-                               __global float4 *pos, __global const float4 *pred,
+ * too; r + margin + 2r, or h, for the planes the fluid's density counts as walls), with the shape
+ * (-1: none) in each slot, and pushes zeroed. A particle that starts the substep inside a primitive
+ * shape or an SDF is flagged in inside[i] (the shape's index + 1; 0: none) and its x moved out
+ * along the distance's gradient to r + margin from the surface (its x* then goes out by the
+ * contact, and it leaves without gaining speed). */
+__kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n, __global float4 *pos,
+                               __global const float4 *pred,
                                __global const pbfcl_collider_shape *shapes, uint shape_count,
                                __global const float4 *planes, __global const float4 *tris,
                                __global const uint *cell_start, __global const uint *cell_tris,
@@ -216,10 +226,12 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
          * mesh-container in the slots and let a particle through a wall) */
         float r_eff = p->radius + sh->margin;
         float reach = r_eff + fmax(p->radius, fmin(p->h - p->radius, 2.0f * p->radius));
-        float3 lo = col_load4(sh->bounds_min).xyz - reach, hi = col_load4(sh->bounds_max).xyz + reach;
+        float3 lo = col_load4(sh->bounds_min).xyz - reach,
+               hi = col_load4(sh->bounds_max).xyz + reach;
         if (any(fmax(x, xs) < lo) || any(fmin(x, xs) > hi))
             continue; /* the broad phase */
-        float3 x0 = col_unrotate(col_load4(sh->prev_rotation), x - col_load4(sh->prev_position).xyz);
+        float3 x0 =
+            col_unrotate(col_load4(sh->prev_rotation), x - col_load4(sh->prev_position).xyz);
         float3 x1 = col_unrotate(col_load4(sh->rotation), xs - col_load4(sh->position).xyz);
         if (sh->type == PBFCL_COLLIDER_MESH) {
             col_mesh_contacts(&c, sh, (int)s, tris, cell_start, cell_tris, x0, x1, reach, r_eff);
@@ -252,9 +264,8 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n,
  * moves add to push (the shape's force, colliders_force). Particles of inverse mass 0 stay.
  * The walls (less r) bound the result, as they bound delta's and collide's: a shape through a
  * wall does not push particles out of the box. */
-__kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
-                                __global const float4 *pos, __global float4 *q,
-                                __global const float *inv_mass,
+__kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n, __global const float4 *pos,
+                                __global float4 *q, __global const float *inv_mass,
                                 __global const pbfcl_collider_shape *shapes,
                                 __global const float4 *contact_plane,
                                 __global const int *contact_shape, __global float4 *push)
@@ -302,10 +313,10 @@ __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n,
  * (inside, 0, 0, 0), a running count (= when reset != 0). The multilevel correction's push on s
  * (pressure[s * G + g], ml_shape_push, cl/pbf/multilevel.cl) joins the sum, and is zeroed for
  * the next substep's. Work-group size WG_SIZE, a power of two. */
-__kernel void colliders_force(__constant pbfcl_pbf_params *p, uint n, __global const float *inv_mass,
-                              __global const int *contact_shape, __global const float4 *push,
-                              __global const uint *inside, uint reset, __global float4 *partial,
-                              __global float4 *pressure)
+__kernel void colliders_force(__constant pbfcl_pbf_params *p, uint n,
+                              __global const float *inv_mass, __global const int *contact_shape,
+                              __global const float4 *push, __global const uint *inside, uint reset,
+                              __global float4 *partial, __global float4 *pressure)
 {
     __local float4 sum[WG_SIZE];
     __local float count_in[WG_SIZE];

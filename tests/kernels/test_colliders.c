@@ -250,14 +250,22 @@ static void ref_triangle(ref_result *r, const pbfcl_collider_shape *s, int shape
         dvec p = x1;
         if (s1 < 0 && s0 > 0)
             p = add(x0, mul(sub(x1, x0), s0 / (s0 - s1)));
-        p = sub(p, mul(nrm, dot(sub(p, a), nrm)));
-        double e0 = dot(cross(sub(b, a), sub(p, a)), nrm),
-               e1 = dot(cross(sub(c, b), sub(p, b)), nrm),
-               e2 = dot(cross(sub(a, c), sub(p, c)), nrm);
-        near_threshold(r, e0, 0.0);
-        near_threshold(r, e1, 0.0);
-        near_threshold(r, e2, 0.0);
-        if (s0 >= 0 && e0 >= 0 && e1 >= 0 && e2 >= 0) {
+        /* x1's (or the crossing's) foot on the face, or x0's with x1 within reach of it */
+        bool above = false;
+        double near = len(sub(x1, ref_closest(x1, a, b, c)));
+        near_threshold(r, near, reach);
+        dvec feet[2] = {p, x0};
+        for (int f = 0; f < 2 && (f == 0 || near < reach); f++) {
+            dvec q = sub(feet[f], mul(nrm, dot(sub(feet[f], a), nrm)));
+            double e0 = dot(cross(sub(b, a), sub(q, a)), nrm),
+                   e1 = dot(cross(sub(c, b), sub(q, b)), nrm),
+                   e2 = dot(cross(sub(a, c), sub(q, c)), nrm);
+            near_threshold(r, e0, 0.0);
+            near_threshold(r, e1, 0.0);
+            near_threshold(r, e2, 0.0);
+            above = above || (e0 >= 0 && e1 >= 0 && e2 >= 0);
+        }
+        if (s0 >= 0 && above) {
             dvec n = mul(nrm, side);
             if (faces)
                 ref_add(r, s, shape, 'f', n, sub(x1, mul(n, s1)), r_eff);
@@ -544,6 +552,87 @@ static void check_narrow(pbfcl_cl *cl, bool mesh_case)
     pbfcl_cl_release_buffer(&params);
     pbfcl_colliders_destroy(c);
 }
+
+/* A container's inner corner: two two-sided walls of a mesh, x = 0 and z = 0 (each 0.4 m
+ * square, cut into quads of 0.1 m), and particles resting r from both with their x* moved past
+ * one wall's plane by r / 4 or r / 2 and up, at heights on and between the quads' borders. After
+ * the narrow phase and one projection every x* is held r from both walls (within 1e-6 m), as
+ * two walls of the box hold it. Not so when a face counts only if x1 lies above it: x1 past
+ * the wall x = 0 is no longer above the wall z = 0, whose border in the plane x = 0 is no
+ * contact of its own, and x* stayed up to r / 2 behind the wall z = 0 (it went out of
+ * mesh-container's tank). */
+static void run_inner_corner(pbfcl_cl *cl)
+{
+    enum { Q = 4, V = (Q + 1) * (Q + 1) };
+    float v[2 * V * 3];
+    unsigned t[2 * Q * Q * 6];
+    for (int w = 0; w < 2; w++) /* wall 0: x = 0 (y, z), wall 1: z = 0 (x, y) */
+        for (int k = 0; k < V; k++) {
+            float u = 0.1f * (float)(k % (Q + 1)), h = 0.1f * (float)(k / (Q + 1));
+            float *p = v + 3 * (w * V + k);
+            p[0] = w ? u : 0.0f, p[1] = h, p[2] = w ? 0.0f : u;
+        }
+    for (int w = 0; w < 2; w++)
+        for (int q = 0; q < Q * Q; q++) {
+            unsigned a = (unsigned)(w * V + q % Q + (Q + 1) * (q / Q));
+            unsigned tt[6] = {a, a + Q + 1, a + 1, a + 1, a + Q + 1, a + Q + 2};
+            memcpy(t + 6 * (w * Q * Q + q), tt, sizeof tt);
+        }
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                    .vertices = v,
+                                    .vertex_count = 2 * V,
+                                    .triangles = t,
+                                    .triangle_count = 4 * Q * Q,
+                                    .two_sided = 1});
+    cl_mem params = params_buffer(cl);
+    enum { N = 3 * 5 };
+    float x[4 * N], xs[4 * N], q[4 * N], w[N];
+    for (int i = 0; i < N; i++) {
+        /* past the wall x = 0 (z at rest), or past it and into z's contact plane, or the
+         * other way round: by r / 4 or r / 2 */
+        float y = 0.05f + 0.025f * (float)(i / 3), into = 0.25f * RADIUS * (float)(1 + i % 2);
+        int kind = i % 3;
+        float at[4] = {RADIUS, y, RADIUS, 0.0f};
+        float to[4] = {kind == 2 ? RADIUS - into : -into, y + 0.3f * RADIUS,
+                       kind == 0   ? RADIUS
+                       : kind == 1 ? RADIUS - into
+                                   : -into,
+                       0.0f};
+        memcpy(x + 4 * i, at, sizeof at);
+        memcpy(xs + 4 * i, to, sizeof to);
+        w[i] = 1.0f;
+    }
+    cl_mem pos, pred, im;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, sizeof x, "x", &pos), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, sizeof xs, "x*", &pred), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, sizeof w, "w", &im), PBFCL_OK);
+    test_write_buffer(pos, x, sizeof x);
+    test_write_buffer(pred, xs, sizeof xs);
+    test_write_buffer(im, w, sizeof w);
+    pbfcl_colliders_run r = {cl, NULL, params, N, N, 64, DT};
+    ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pred, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_colliders_project(c, &r, pos, pred, im, NULL), PBFCL_OK);
+    test_read_buffer(pred, q, sizeof q);
+    for (int i = 0; i < N; i++)
+        expect(q[4 * i] > RADIUS - 1e-6f && q[4 * i + 2] > RADIUS - 1e-6f,
+               "particle %d (x* %g, %g, %g): held at (%g, %g, %g), not r = %g from both walls", i,
+               xs[4 * i], xs[4 * i + 1], xs[4 * i + 2], q[4 * i], q[4 * i + 1], q[4 * i + 2],
+               RADIUS);
+    printf("    inner corner: %d particles past a wall's plane held r from both walls\n", N);
+    pbfcl_cl_release_buffer(&pos);
+    pbfcl_cl_release_buffer(&pred);
+    pbfcl_cl_release_buffer(&im);
+    pbfcl_cl_release_buffer(&params);
+    pbfcl_colliders_destroy(c);
+}
+
+START_TEST(test_colliders_inner_corner)
+{
+    test_each_device(run_inner_corner);
+}
+END_TEST
 
 /* ---- the multilevel grid's solid cells (cl/pbf/multilevel.cl) -------------------------------- */
 
@@ -1258,6 +1347,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_colliders_narrow_primitives);
     tcase_add_test(tc, test_colliders_narrow_meshes);
+    tcase_add_test(tc, test_colliders_inner_corner);
     tcase_add_test(tc, test_colliders_sdf);
     tcase_add_test(tc, test_colliders_project_force);
     tcase_add_test(tc, test_colliders_advance);
