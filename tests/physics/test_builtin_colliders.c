@@ -173,12 +173,12 @@ START_TEST(test_pour)
 END_TEST
 
 /* How deep p lies inside the ramp (at (1.15, 0.02, 0.3): x -0.25..0.25, y from its base at
- * -0.02 up to its slope, rising 0.2 m over 0.5 m from 0, z -0.28..0.28); negative outside. */
+ * -0.02 up to its slope, rising 0.2 m over 0.5 m from 0, z -0.3..0.3); negative outside. */
 static double ramp_depth(const float *p)
 {
     double x = p[0] - 1.15, y = p[1] - 0.02, z = p[2] - 0.3;
     double slope = (0.2 * (x + 0.25) - 0.5 * y) / sqrt(0.2 * 0.2 + 0.5 * 0.5);
-    return fmin(fmin(fmin(x + 0.25, 0.25 - x), fmin(y + 0.02, slope)), fmin(z + 0.28, 0.28 - z));
+    return fmin(fmin(fmin(x + 0.25, 0.25 - x), fmin(y + 0.02, slope)), fmin(z + 0.3, 0.3 - z));
 }
 
 static void run_mesh_container(bool fast)

@@ -123,20 +123,21 @@ void pbfcl_scene_builtin_mesh_container(pbfcl_scene *s)
     pbfcl_scene_collider *t = mesh_collider(s, PBFCL_SHAPE_KIND_MESH, first, 0.0f, 0.0f, 0.0f);
     t->two_sided = 1;
     /* the ramp: a closed solid rising from the floor at x = 0.9 to 0.2 m at x = 1.4, across
-     * the tank, as a signed distance field; its base goes 2 cm into the floor, as a ramp set
-     * into it. A wedge standing on the floor put its bottom face in the floor's plane: near
-     * the toe, thinner than the field's cells, the field's gradient pointed down, and particles
-     * pushed out of the ramp went through the tank's floor (at 1M, 3,000 in 20 frames). */
+     * the tank, as a signed distance field, set 2 cm into the tank's floor and side walls. A
+     * wedge standing on the floor between the walls put its bottom face and ends in their
+     * planes: near the toe, thinner than the field's cells, the field's gradient pointed down
+     * (or out through an end), and particles pushed out of the ramp went through the tank's
+     * floor (at 1M, 3,000 in 20 frames) and side walls. */
     first = s->meshes.triangle_count;
     static const float profile[4][2] = {{-0.25f, -0.02f},
                                         {0.25f, -0.02f},
                                         {0.25f, 0.2f},
                                         {-0.25f, 0.0f}}; /* (x, y) counter-clockwise: */
-    int v[8]; /* the base's front and back, the top at the back, the toe; z = -0.28, then 0.28 */
+    int v[8]; /* the base's front and back, the top at the back, the toe; z = -0.3, then 0.3 */
     for (int k = 0; k < 8; k++)
-        v[k] = vertex(s, profile[k % 4][0], profile[k % 4][1], k < 4 ? -0.28f : 0.28f);
-    quad(s, v[0], v[3], v[2], v[1]); /* the end at z = -0.28, facing -z */
-    quad(s, v[4], v[5], v[6], v[7]); /* z = 0.28 */
+        v[k] = vertex(s, profile[k % 4][0], profile[k % 4][1], k < 4 ? -0.3f : 0.3f);
+    quad(s, v[0], v[3], v[2], v[1]); /* the end at z = -0.3, facing -z */
+    quad(s, v[4], v[5], v[6], v[7]); /* z = 0.3 */
     for (int k = 0; k < 4; k++)      /* the base, the back, the slope, the toe's front */
         quad(s, v[k], v[(k + 1) % 4], v[4 + (k + 1) % 4], v[4 + k]);
     pbfcl_scene_collider *r = mesh_collider(s, PBFCL_SHAPE_KIND_SDF, first, 1.15f, 0.02f, 0.3f);
