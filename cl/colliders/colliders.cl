@@ -3,8 +3,9 @@
  * against the particle's path x -> x*; a mesh's own grid of triangles then) and keeps up to
  * PBFCL_COLLIDER_CONTACTS contact planes (the narrow phase, continuous along x -> x* for
  * meshes); colliders_project enforces them in every solver iteration with static and dynamic
- * friction relative to the shape's motion; colliders_force sums each shape's push per
- * work-group (no float atomics) for the force and contact counts the host reads. */
+ * friction relative to the shape's motion; colliders_force and colliders_force_fold sum each
+ * shape's push per work-group (no float atomics) for the force and contact counts the host
+ * reads. */
 
 /* The closest point of triangle (a, b, c) to x (Ericson, Real-Time Collision Detection 5.1.5). */
 static float3 col_closest_on_triangle(float3 x, float3 a, float3 b, float3 c)
@@ -305,18 +306,19 @@ __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n, __global
     q[i] = (float4)(clamp(y, lo, hi), qi.w); /* the walls win, as in delta and collide */
 }
 
-/* The force reduction of one substep: work-group g of shape s = get_global_id(1) sums, over
- * the particles g, g + G, ... (strided by the work-items), the mass-weighted pushes m_i dx of
- * the contacts with s (the contact planes' and the fluid's pressure through them, pbf_delta)
- * and counts the particles with a plane of s that pushed (push.w) and those inside s;
- * partial[(s * G + g) * 2] = (sum m dx, contacts) of this substep and partial[... + 1] +=
- * (inside, 0, 0, 0), a running count (= when reset != 0). The multilevel correction's push on s
- * (pressure[s * G + g], ml_shape_push, cl/pbf/multilevel.cl) joins the sum, and is zeroed for
- * the next substep's. Work-group size WG_SIZE, a power of two. */
+/* The force reduction of one substep, first half: work-group g of shape s = get_global_id(1)
+ * (of G groups a shape, get_num_groups(0)) sums, over the particles g, g + G, ... (strided by
+ * the work-items), the mass-weighted pushes m_i dx of the contacts with s (the contact planes'
+ * and the fluid's pressure through them, pbf_delta) and counts the particles with a plane of s
+ * that pushed (push.w) and those inside s, into sums[2 (s G + g)] = (sum m dx, contacts) and
+ * sums[2 (s G + g) + 1] = (inside, 0, 0, 0). G is PBFCL_COLLIDER_FORCE_GROUPS times 1 to
+ * PBFCL_COLLIDER_FORCE_SPLIT: enough work-groups to fill a GPU, folded into the
+ * PBFCL_COLLIDER_FORCE_GROUPS partial sums a shape keeps by colliders_force_fold. Work-group
+ * size WG_SIZE, a power of two. */
 __kernel void colliders_force(__constant pbfcl_pbf_params *p, uint n,
                               __global const float *inv_mass, __global const int *contact_shape,
-                              __global const float4 *push, __global const uint *inside, uint reset,
-                              __global float4 *partial, __global float4 *pressure)
+                              __global const float4 *push, __global const uint *inside,
+                              __global float4 *sums)
 {
     __local float4 sum[WG_SIZE];
     __local float count_in[WG_SIZE];
@@ -348,10 +350,33 @@ __kernel void colliders_force(__constant pbfcl_pbf_params *p, uint n,
     }
     if (l == 0) {
         uint at = 2u * ((uint)s * groups + g);
-        float4 a = sum[0] + (float4)(pressure[(uint)s * groups + g].xyz, 0.0f);
-        float4 b = (float4)(count_in[0], 0.0f, 0.0f, 0.0f);
-        pressure[(uint)s * groups + g] = (float4)(0.0f);
-        partial[at] = a;
-        partial[at + 1] = reset ? b : partial[at + 1] + b;
+        sums[at] = sum[0];
+        sums[at + 1] = (float4)(count_in[0], 0.0f, 0.0f, 0.0f);
     }
+}
+
+/* The force reduction's second half: work-item g < PBFCL_COLLIDER_FORCE_GROUPS of shape s =
+ * get_global_id(1) adds colliders_force's sums of its work-groups g F .. g F + F - 1 (F = per,
+ * colliders_force's work-groups a shape over PBFCL_COLLIDER_FORCE_GROUPS), in order, and the
+ * multilevel correction's push on s (pressure[s FORCE_GROUPS + g], ml_shape_push,
+ * cl/pbf/multilevel.cl), which it zeroes for the next substep's, into partial[2 (s
+ * FORCE_GROUPS + g)] = (sum m dx, contacts) of this substep and partial[... + 1] += (inside,
+ * 0, 0, 0), a running count (= when reset != 0). */
+__kernel void colliders_force_fold(uint per, __global const float4 *sums, uint reset,
+                                   __global float4 *partial, __global float4 *pressure)
+{
+    uint g = get_global_id(0);
+    int s = (int)get_global_id(1);
+    if (g >= PBFCL_COLLIDER_FORCE_GROUPS)
+        return;
+    uint slot = (uint)s * PBFCL_COLLIDER_FORCE_GROUPS + g;
+    float4 a = (float4)(pressure[slot].xyz, 0.0f), b = (float4)(0.0f);
+    for (uint j = 0; j < per; j++) {
+        uint at = 2u * (slot * per + j);
+        a += sums[at];
+        b += sums[at + 1];
+    }
+    pressure[slot] = (float4)(0.0f);
+    partial[2u * slot] = a;
+    partial[2u * slot + 1u] = reset ? b : partial[2u * slot + 1u] + b;
 }

@@ -20,6 +20,10 @@
 
 /* The partial sums of the force reduction: work-groups per shape. */
 #define PBFCL_COLLIDER_FORCE_GROUPS 16
+/* The most work-groups of colliders_force per partial sum, folded by colliders_force_fold (one
+ * per 4 work-items' particles: 16 groups a shape alone filled an H200 so little that the sum
+ * took 230 us a substep at 1M particles). */
+#define PBFCL_COLLIDER_FORCE_SPLIT 32
 
 /* The kinds of shape (the public pbfcl_shape_type has the same values). */
 #define PBFCL_COLLIDER_SPHERE 0u  /* size.x: radius */

@@ -51,14 +51,15 @@ void pbfcl_colliders_destroy(pbfcl_colliders *c)
         }
     for (int i = 0; i < c->count; i++)
         pbfcl_collider_geometry_free(&c->shape[i].geo);
-    cl_kernel *k[3] = {&c->narrow, &c->project, &c->force};
-    for (int j = 0; j < 3; j++)
+    cl_kernel *k[4] = {&c->narrow, &c->project, &c->force, &c->force_fold};
+    for (int j = 0; j < 4; j++)
         if (*k[j])
             clReleaseKernel(*k[j]);
     if (c->program)
         clReleaseProgram(c->program);
     release_geometry_bufs(c);
     release_particle_bufs(c);
+    release_mem(&c->sums_buf);
     release_mem(&c->partial_buf);
     release_mem(&c->pressure_buf);
     free(c->pending_forces);
@@ -78,13 +79,16 @@ static pbfcl_status build(pbfcl_colliders *c, const pbfcl_colliders_run *r)
     if (pbfcl_build_options(&cfg, options, sizeof options) < 0)
         return PBFCL_ERR_BAD_ARGUMENT;
     PBFCL_TRY(pbfcl_cl_build(r->cl, desc->files, desc->nfiles, options, &c->program));
-    const char *names[3] = {"colliders_narrow", "colliders_project", "colliders_force"};
-    cl_kernel *k[3] = {&c->narrow, &c->project, &c->force};
-    size_t local[3] = {0, 0, r->wg * 20}; /* force: a float4 and a float per work-item */
-    for (int j = 0; j < 3; j++) {
+    const char *names[4] = {"colliders_narrow", "colliders_project", "colliders_force",
+                            "colliders_force_fold"};
+    cl_kernel *k[4] = {&c->narrow, &c->project, &c->force, &c->force_fold};
+    size_t local[4] = {0, 0, r->wg * 20, 0}; /* force: a float4 and a float per work-item */
+    for (int j = 0; j < 4; j++) {
         PBFCL_TRY(pbfcl_cl_kernel(c->program, names[j], k[j]));
         PBFCL_TRY(pbfcl_cl_check_launch(r->cl, *k[j], names[j], r->wg, local[j]));
     }
+    PBFCL_TRY(pbfcl_cl_buffer(r->cl, CL_MEM_READ_WRITE, PARTIALS * PBFCL_COLLIDER_FORCE_SPLIT * 16,
+                              "collider work-group force sums", &c->sums_buf));
     PBFCL_TRY(pbfcl_cl_buffer(r->cl, CL_MEM_READ_WRITE, PARTIALS * 16, "collider force sums",
                               &c->partial_buf));
     PBFCL_TRY(pbfcl_cl_buffer(r->cl, CL_MEM_READ_WRITE, PARTIALS / 2 * 16, "collider pressure sums",
@@ -352,7 +356,7 @@ pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run
 {
     if (!c || c->count == 0 || !c->program)
         return PBFCL_OK;
-    cl_kernel k = c->force;
+    cl_kernel k = c->force, fold = c->force_fold;
     cl_uint n = (cl_uint)r->n, reset = c->accumulated == 0;
     COL_ARG(k, 0, r->params_buf);
     COL_ARG(k, 1, n);
@@ -360,17 +364,32 @@ pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run
     COL_ARG(k, 3, c->contact_shape_buf);
     COL_ARG(k, 4, c->push_buf);
     COL_ARG(k, 5, c->inside_buf);
-    COL_ARG(k, 6, reset);
-    COL_ARG(k, 7, c->partial_buf);
-    COL_ARG(k, 8, c->pressure_buf);
-    size_t global[2] = {PBFCL_COLLIDER_FORCE_GROUPS * r->wg, (size_t)c->count};
+    COL_ARG(k, 6, c->sums_buf);
+    /* work-groups a partial sum: enough for 4 particles a work-item, at most FORCE_SPLIT */
+    size_t want = (r->n + 4 * r->wg * PBFCL_COLLIDER_FORCE_GROUPS - 1) /
+                  (4 * r->wg * PBFCL_COLLIDER_FORCE_GROUPS);
+    cl_uint per = (cl_uint)(want < 1                            ? 1
+                            : want > PBFCL_COLLIDER_FORCE_SPLIT ? PBFCL_COLLIDER_FORCE_SPLIT
+                                                                : want);
+    COL_ARG(fold, 0, per);
+    COL_ARG(fold, 1, c->sums_buf);
+    COL_ARG(fold, 2, reset);
+    COL_ARG(fold, 3, c->partial_buf);
+    COL_ARG(fold, 4, c->pressure_buf);
+    size_t global[2] = {PBFCL_COLLIDER_FORCE_GROUPS * per * r->wg, (size_t)c->count};
     size_t local[2] = {r->wg, 1};
-    cl_event ev = NULL;
+    size_t fold_groups = (PBFCL_COLLIDER_FORCE_GROUPS + r->wg - 1) / r->wg; /* 1 if wg >= 16 */
+    size_t fold_global[2] = {fold_groups * r->wg, (size_t)c->count};
+    cl_event ev[2] = {NULL, NULL};
     PBFCL_TRY(pbfcl_cl_pay_owed(r->cl));
     PBFCL_CL_CHECK(clEnqueueNDRangeKernel(r->cl->queue, k, 2, NULL, global, local, 0, NULL,
-                                          prof ? &ev : NULL));
-    if (ev)
-        pbfcl_profile_add(prof, PBFCL_STAGE_SOLVE, ev, k);
+                                          prof ? &ev[0] : NULL));
+    PBFCL_CL_CHECK(clEnqueueNDRangeKernel(r->cl->queue, fold, 2, NULL, fold_global, local, 0, NULL,
+                                          prof ? &ev[1] : NULL));
+    if (ev[0])
+        pbfcl_profile_add(prof, PBFCL_STAGE_SOLVE, ev[0], k);
+    if (ev[1])
+        pbfcl_profile_add(prof, PBFCL_STAGE_SOLVE, ev[1], fold);
     c->accumulated = 1;
     return PBFCL_OK;
 }

@@ -31,10 +31,11 @@ struct pbfcl_colliders {
     int count, next_id;
     bool geometry_dirty; /* a shape was added or removed: the geometry goes up again */
     cl_program program;  /* colliders.cl, built at the first narrow phase with shapes */
-    cl_kernel narrow, project, force;
+    cl_kernel narrow, project, force, force_fold;
     cl_mem shape_buf, plane_buf, tri_buf, cell_start_buf, cell_tris_buf;
     size_t capacity; /* particles the per-particle buffers hold */
     cl_mem contact_plane_buf, contact_shape_buf, push_buf, inside_buf;
+    cl_mem sums_buf;     /* MAX_SHAPES * FORCE_GROUPS * FORCE_SPLIT * 2 float4: colliders_force's */
     cl_mem partial_buf;  /* PBFCL_COLLIDER_MAX_SHAPES * FORCE_GROUPS * 2 float4 */
     cl_mem pressure_buf; /* PBFCL_COLLIDER_MAX_SHAPES * FORCE_GROUPS float4: the multilevel
                           * correction's push, which colliders_force adds and zeroes */
