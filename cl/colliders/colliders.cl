@@ -42,26 +42,29 @@ static bool col_inside_triangle(float3 p, float3 a, float3 b, float3 c, float3 n
            dot(cross(a - c, p - c), nrm) >= 0.0f;
 }
 
+#define COL_NONE 0
+#define COL_FACE 1
+#define COL_EDGE 2
+
 /* The contact of a particle moving from x0 to x1 (local) with triangle t of a mesh: its
  * distance d above the surface at x1 along the local normal *n through the surface point *sp.
  * The side is the one x0 is on (two-sided) or the front (one-sided); a path that crosses the
  * triangle keeps the side it came from (continuous detection). The face's contact (x1 above
- * the triangle, or the path through it, or x0 above it with x1 within reach of it) when
- * faces, else the edge's or corner's (the nearest point on its border). False: no contact of
- * that kind within reach. x0 above the face is enough: at a container's inner corner a
+ * the triangle, or the path through it, or x0 above it with x1 within reach of it: COL_FACE),
+ * else the edge's or corner's (the nearest point on its border: COL_EDGE); COL_NONE: none
+ * within reach. x0 above the face is enough: at a container's inner corner a
  * particle whose x1 the density moved past one wall's plane is no longer above the other
  * wall's face, and that wall's border, in the first wall's plane, is no contact (col_add), so
  * nothing held it (at mesh-container's vertical corners 12 of 1M particles left the tank in
  * one frame). */
-static bool col_triangle_contact(__global const float4 *tris, uint t, float3 x0, float3 x1,
-                                 bool two_sided, float reach, bool faces, float *d, float3 *n,
-                                 float3 *sp)
+static int col_triangle_contact(__global const float4 *tris, uint t, float3 x0, float3 x1,
+                                bool two_sided, float reach, float *d, float3 *n, float3 *sp)
 {
     float3 a = tris[3 * t].xyz, b = tris[3 * t + 1].xyz, c = tris[3 * t + 2].xyz;
     float3 nrm = cross(b - a, c - a);
     float area = length(nrm);
     if (!(area > 0.0f))
-        return false;
+        return COL_NONE;
     nrm /= area;
     float s0 = dot(x0 - a, nrm);
     float side = (two_sided && s0 < 0.0f) ? -1.0f : 1.0f;
@@ -80,19 +83,17 @@ static bool col_triangle_contact(__global const float4 *tris, uint t, float3 x0,
             *d = s1;
             *n = side * nrm;
             *sp = x1 - s1 * *n;
-            return faces;
+            return COL_FACE;
         }
     }
-    if (faces)
-        return false;
     float3 cp = col_closest_on_triangle(x1, a, b, c); /* an edge or corner */
     float dist = length(x1 - cp);
     if (!(dist < reach) || !(dist > 0.0f) || (!two_sided && s1 < 0.0f))
-        return false;
+        return COL_NONE;
     *d = dist;
     *n = (x1 - cp) / dist;
     *sp = cp;
-    return true;
+    return COL_EDGE;
 }
 
 /* The contacts being collected for one particle: planes (n, w) with dot(n, q) + w >= 0 the
@@ -150,21 +151,33 @@ static void col_add(col_contacts *c, __global const pbfcl_collider_shape *sh, in
     c->feature[slot] = feature;
 }
 
-/* The faces (faces) or else the edges and corners of the triangles of mesh shape sh (index s)
- * near the local path x0 -> x1, through its grid. */
-static void col_mesh_pass(col_contacts *c, __global const pbfcl_collider_shape *sh, int s,
+/* An edge's or corner's contact held aside while the faces are collected (col_mesh_walk). */
+typedef struct col_edge {
+    float3 n, sp;
+    float d;
+    int feature;
+} col_edge;
+
+/* The edge contacts one walk holds aside, at most: more and the edges take a second walk. */
+#define COL_HELD_EDGES 8
+
+/* One walk of mesh shape sh's (index s) grid over the triangles near the local path x0 -> x1.
+ * The first (held != NULL) adds every face's contact and holds the edges' and corners' aside in
+ * held[0 .. *count - 1], in the order met (each triangle once); false when they were more than
+ * COL_HELD_EDGES. The second (held == NULL) adds the edges' and corners' alone. */
+static bool col_mesh_walk(col_contacts *c, __global const pbfcl_collider_shape *sh, int s,
                           __global const float4 *tris, __global const uint *cell_start,
                           __global const uint *cell_tris, float3 x0, float3 x1, float reach,
-                          float r_eff, bool faces)
+                          float r_eff, col_edge *held, int *count)
 {
     float4 go = col_load4(sh->grid_origin);
     int3 dims = (int3)((int)sh->grid_dims[0], (int)sh->grid_dims[1], (int)sh->grid_dims[2]);
     float3 lo = (fmin(x0, x1) - reach - go.xyz) / go.w, hi = (fmax(x0, x1) + reach - go.xyz) / go.w;
     if (any(hi < 0.0f) || any(lo >= convert_float3(dims)))
-        return;
+        return true;
     int3 c0 = clamp(convert_int3(floor(lo)), (int3)(0), dims - 1);
     int3 c1 = clamp(convert_int3(floor(hi)), (int3)(0), dims - 1);
-    bool two = (sh->flags & PBFCL_COLLIDER_TWO_SIDED) != 0u;
+    bool two = (sh->flags & PBFCL_COLLIDER_TWO_SIDED) != 0u, fits = true;
     for (int z = c0.z; z <= c1.z; z++)
         for (int y = c0.y; y <= c1.y; y++)
             for (int x = c0.x; x <= c1.x; x++) {
@@ -173,21 +186,49 @@ static void col_mesh_pass(col_contacts *c, __global const pbfcl_collider_shape *
                     uint t = cell_tris[e];
                     float d;
                     float3 n, sp;
-                    if (col_triangle_contact(tris, t, x0, x1, two, reach, faces, &d, &n, &sp))
-                        col_add(c, sh, s, faces ? (int)t : -2 - (int)t, d, n, sp, r_eff);
+                    int kind = col_triangle_contact(tris, t, x0, x1, two, reach, &d, &n, &sp);
+                    if (kind == COL_FACE && held)
+                        col_add(c, sh, s, (int)t, d, n, sp, r_eff);
+                    if (kind != COL_EDGE)
+                        continue;
+                    if (!held) {
+                        col_add(c, sh, s, -2 - (int)t, d, n, sp, r_eff);
+                        continue;
+                    }
+                    bool met = false; /* a triangle in two cells */
+                    for (int k = 0; k < *count; k++)
+                        met = met || held[k].feature == -2 - (int)t;
+                    if (met)
+                        continue;
+                    if (*count == COL_HELD_EDGES) {
+                        fits = false;
+                        continue;
+                    }
+                    held[*count].n = n;
+                    held[*count].sp = sp;
+                    held[*count].d = d;
+                    held[*count].feature = -2 - (int)t;
+                    (*count)++;
                 }
             }
+    return fits;
 }
 
 /* The contacts of mesh shape sh: its faces', then those of its edges and corners that no face
- * held covers (col_add). */
+ * held covers (col_add), in one walk of its grid (a second where the edges did not fit). */
 static void col_mesh_contacts(col_contacts *c, __global const pbfcl_collider_shape *sh, int s,
                               __global const float4 *tris, __global const uint *cell_start,
                               __global const uint *cell_tris, float3 x0, float3 x1, float reach,
                               float r_eff)
 {
-    col_mesh_pass(c, sh, s, tris, cell_start, cell_tris, x0, x1, reach, r_eff, true);
-    col_mesh_pass(c, sh, s, tris, cell_start, cell_tris, x0, x1, reach, r_eff, false);
+    col_edge held[COL_HELD_EDGES];
+    int count = 0;
+    if (!col_mesh_walk(c, sh, s, tris, cell_start, cell_tris, x0, x1, reach, r_eff, held, &count)) {
+        col_mesh_walk(c, sh, s, tris, cell_start, cell_tris, x0, x1, reach, r_eff, NULL, NULL);
+        return;
+    }
+    for (int k = 0; k < count; k++)
+        col_add(c, sh, s, held[k].feature, held[k].d, held[k].n, held[k].sp, r_eff);
 }
 
 /* The broad and narrow phase of one substep: for particle i, moving from x to x*, the contact

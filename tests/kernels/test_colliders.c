@@ -82,8 +82,9 @@ typedef struct ref_contact {
     bool face; /* a mesh's face contact (its edges' are checked against it) */
 } ref_contact;
 
+#define REF_MOST 64 /* contacts a reference result holds (the kernel keeps the deepest K) */
 typedef struct ref_result {
-    ref_contact c[16];
+    ref_contact c[REF_MOST];
     int count;
     bool ambiguous; /* a decision within TOL of its threshold */
     unsigned inside;
@@ -207,6 +208,7 @@ static void ref_add(ref_result *r, const pbfcl_collider_shape *s, int shape, cha
                 return;
         }
     }
+    ck_assert_msg(r->count < REF_MOST, "more than %d contacts in the reference", REF_MOST);
     r->c[r->count++] = (ref_contact){nw, w, shape, kind == 'f'};
 }
 
@@ -552,6 +554,84 @@ static void check_narrow(pbfcl_cl *cl, bool mesh_case)
     pbfcl_cl_release_buffer(&params);
     pbfcl_colliders_destroy(c);
 }
+
+/* A cone of 10 triangles about its tip (0.1 m high, 0.1 m in radius), and particles whose x*
+ * lies r / 2 to 3r / 2 above the tip, within r / 50 of its axis: no face lies beneath them,
+ * and every triangle's corner at the tip is within reach, more edge contacts than the narrow
+ * phase's one walk holds aside (COL_HELD_EDGES, 8, cl/colliders/colliders.cl), so it takes
+ * its second walk. Their contacts are the reference's (one: the tip's plane); without the
+ * second walk they had none. */
+static void run_many_edges(pbfcl_cl *cl)
+{
+    enum { FAN = 10, N = 97 };
+    float v[3 * (FAN + 1)] = {0, 0.1f, 0};
+    unsigned t[3 * FAN];
+    for (int k = 0; k < FAN; k++) {
+        double a = 2.0 * 3.14159265358979 * k / FAN;
+        v[3 * (k + 1)] = (float)(0.1 * cos(a));
+        v[3 * (k + 1) + 2] = (float)(0.1 * sin(a));
+        t[3 * k] = 0, t[3 * k + 1] = (unsigned)(1 + (k + 1) % FAN),
+              t[3 * k + 2] = (unsigned)(1 + k);
+    }
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                    .vertices = v,
+                                    .vertex_count = FAN + 1,
+                                    .triangles = t,
+                                    .triangle_count = FAN,
+                                    .two_sided = 1,
+                                    .position = {0.1f, -0.1f, 0.05f}});
+    cl_mem params = params_buffer(cl);
+    uint64_t rng = 2024;
+    float x[4 * N], xs[4 * N], planes[4 * K * N];
+    int shapes[K * N];
+    for (int i = 0; i < N; i++) {
+        float tip[3] = {0.1f, 0.0f, 0.05f};
+        xs[4 * i] = tip[0] + test_randf(&rng, -0.02f, 0.02f) * RADIUS;
+        xs[4 * i + 1] = tip[1] + test_randf(&rng, 0.5f, 1.5f) * RADIUS;
+        xs[4 * i + 2] = tip[2] + test_randf(&rng, -0.02f, 0.02f) * RADIUS;
+        xs[4 * i + 3] = x[4 * i + 3] = 0.0f;
+        for (int k = 0; k < 3; k++)
+            x[4 * i + k] = xs[4 * i + k] + (k == 1 ? 0.25f * RADIUS : 0.0f);
+    }
+    cl_mem pos, pred;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, sizeof x, "x", &pos), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, sizeof xs, "x*", &pred), PBFCL_OK);
+    test_write_buffer(pos, x, sizeof x);
+    test_write_buffer(pred, xs, sizeof xs);
+    pbfcl_colliders_run r = {cl, NULL, params, N, N, 64, DT};
+    ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pred, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_colliders_read_contacts(c, cl, N, planes, shapes), PBFCL_OK);
+    float *gp, *gt;
+    read_geometry(c, &gp, &gt);
+    int compared = 0;
+    for (int i = 0; i < N; i++) {
+        ref_result ref;
+        reference_narrow(c, gp, gt, fv(x + 4 * i), fv(xs + 4 * i), &ref);
+        if (ref.ambiguous)
+            continue;
+        compared++;
+        expect(ref.count == 1 && same_contacts(&ref, planes, shapes, i),
+               "particle %d above the cone's tip: the kernel's contacts (first shape %d) are not "
+               "the reference's %d",
+               i, shapes[K * i], ref.count);
+    }
+    ck_assert_msg(compared > N * 9 / 10, "%d of %d compared", compared, N);
+    printf("    many edges: %d particles above a cone's tip of %d triangles compared\n", compared,
+           FAN);
+    free(gp), free(gt);
+    pbfcl_cl_release_buffer(&pos);
+    pbfcl_cl_release_buffer(&pred);
+    pbfcl_cl_release_buffer(&params);
+    pbfcl_colliders_destroy(c);
+}
+
+START_TEST(test_colliders_many_edges)
+{
+    test_each_device(run_many_edges);
+}
+END_TEST
 
 /* A container's inner corner: two two-sided walls of a mesh, x = 0 and z = 0 (each 0.4 m
  * square, cut into quads of 0.1 m), and particles resting r from both with their x* moved past
@@ -1348,6 +1428,7 @@ int main(void)
     tcase_add_test(tc, test_colliders_narrow_primitives);
     tcase_add_test(tc, test_colliders_narrow_meshes);
     tcase_add_test(tc, test_colliders_inner_corner);
+    tcase_add_test(tc, test_colliders_many_edges);
     tcase_add_test(tc, test_colliders_sdf);
     tcase_add_test(tc, test_colliders_project_force);
     tcase_add_test(tc, test_colliders_advance);
