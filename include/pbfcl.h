@@ -538,7 +538,10 @@ PBFCL_API pbfcl_status pbfcl_solver_get_particle_phases(const pbfcl_solver *s, i
                                                         size_t count);
 
 /* Per-particle inverse masses, 1/kg (FleX's w): a fluid particle's is 1 / m with m =
- * rest_density (2r)^3, a static particle's 0, a body's particles' 1 / (its density (2r)^3).
+ * rest_density V, a static particle's 0, a body's particles' 1 / (its density V). V is a
+ * particle's volume, the one that puts the rest lattice (spacing 2r) at the rest density:
+ * (2r)^3 / 1.0098 at the default h_ratio 4 ((2r)^3 over Poly6's sum on that lattice); read the
+ * fluid's back with pbfcl_solver_get_inverse_masses.
  * Setting them changes the bodies' masses (as pbfcl_solver_set_body's density does); refused,
  * with the particle and the value named: a negative, NaN or infinite value, a fluid particle's
  * other than 1 / m (within 1e-5 relative), a static particle's other than 0, 0 for a body's
@@ -553,7 +556,8 @@ PBFCL_API pbfcl_status pbfcl_solver_body_count(const pbfcl_solver *s, int *count
 
 /* Sets body b's stiffness, in (0, 1] (1: rigid; below 1 a soft body: the fraction of the way to
  * its rest shape per solver iteration), and density in kg/m^3 (0.1 to 1e5; its particles'
- * mass is density * (2r)^3, which weights the contacts). */
+ * mass is density * V, V a fluid particle's volume (pbfcl_solver_set_inverse_masses): a
+ * body of the fluid's rest density floats in it; the mass weights the contacts). */
 PBFCL_API pbfcl_status pbfcl_solver_set_body(pbfcl_solver *s, int body, float stiffness,
                                              float density);
 

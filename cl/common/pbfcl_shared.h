@@ -60,7 +60,7 @@ typedef struct pbfcl_pbf_params {
     float inv_dt;           /* 1 / dt */
     float h;                /* kernel radius, m */
     float h2;               /* h * h */
-    float mass;             /* particle mass = rest_density * (2r)^3, kg */
+    float mass;             /* rest_density (2r)^3 / L, L the rest lattice's Poly6 sum, kg */
     float rest_density;     /* kg/m^3 */
     float inv_rest_density; /* 1 / rest_density */
     float volume;           /* mass / rest_density, m^3 */
@@ -88,8 +88,7 @@ typedef struct pbfcl_sph_params {
     float sound_speed;  /* c, m/s */
     float alpha;        /* Monaghan's artificial viscosity alpha */
     float visc_eps;     /* 0.01 (h/2)^2, m^2: keeps the viscosity finite at r = 0 */
-    float wall_density; /* rho0 / L: the walls' density term in units of rho0 (L: the rest
-                           lattice's Poly6 density, pbfcl_pbf_lattice_density) */
+    float wall_density; /* rho0: pbf_wall_density's term, in units of rho0, in kg/m^3 */
     float grad_scale; /* 1 / M: the gradient normalised on the rest lattice (host/core/sph/sph.c) */
     pbfcl_uint pad0;
 } pbfcl_sph_params;

@@ -832,11 +832,10 @@ pbfcl_status pbfcl_solver_get_particle_phases(const pbfcl_solver *s, int *phases
     return PBFCL_OK;
 }
 
-/* A fluid particle's inverse mass, 1/kg: 1 / (rest_density (2r)^3). */
+/* A fluid particle's inverse mass, 1/kg: 1 / (rest_density V), V a particle's volume. */
 static double fluid_inverse_mass(const pbfcl_solver *s)
 {
-    double d = 2.0 * s->scene.particle_radius;
-    return 1.0 / (s->scene.rest_density * d * d * d);
+    return 1.0 / (s->scene.rest_density * pbfcl_particle_volume(&s->scene));
 }
 
 pbfcl_status pbfcl_solver_set_inverse_masses(pbfcl_solver *s, const float *inv_mass, size_t count)

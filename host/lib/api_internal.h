@@ -173,7 +173,8 @@ pbfcl_status pbfcl_api_check_phases(const char *func, const int *phases, size_t 
                                     size_t *bodies, size_t *sizes, int *body_phase);
 
 /* Checks count inverse masses w (1/kg) against the particles' phases (fluid_w: the fluid's
- * 1 / m; volume: a particle's, (2r)^3); body_w[b] (zeroed, one per body) gets body b's. */
+ * 1 / m; volume: a particle's, m / rest_density); body_w[b] (zeroed, one per body) gets body b's.
+ */
 pbfcl_status pbfcl_api_check_inverse_masses(const char *func, const float *w, const int *phases,
                                             size_t count, double fluid_w, double volume,
                                             float *body_w);

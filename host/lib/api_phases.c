@@ -117,7 +117,7 @@ pbfcl_status pbfcl_api_check_phases(const char *func, const int *phases, size_t 
 }
 
 /* What is wrong with inverse mass w (1/kg) of a particle of phase p (fluid_w: the fluid's;
- * volume: a particle's, (2r)^3), or NULL. */
+ * volume: a particle's, V = m / rest_density), or NULL. */
 static const char *inv_mass_fault(float w, int p, double fluid_w, double volume)
 {
     if (isnan(w) || w < 0.0f || isinf(w))
@@ -125,7 +125,8 @@ static const char *inv_mass_fault(float w, int p, double fluid_w, double volume)
     if (p == (int)PBFCL_PHASE_FLUID_WORD)
         return fabs(w - fluid_w) <= 1e-5 * fluid_w
                    ? NULL
-                   : "a fluid particle's is the fluid's, 1 / (rest_density (2r)^3)";
+                   : "a fluid particle's is the fluid's, 1 / (rest_density V), V = (2r)^3 / 1.0098 "
+                     "at the default h_ratio";
     if ((p & PBFCL_PHASE_GROUP_MASK) == PBFCL_PHASE_GROUP_STATIC)
         return w == 0.0f ? NULL : "a static particle's is 0";
     if (pbfcl_api_phase_is_group(p))
@@ -135,7 +136,7 @@ static const char *inv_mass_fault(float w, int p, double fluid_w, double volume)
                "PBFCL_PHASE_GROUP_STATIC)";
     double density = 1.0 / (w * volume); /* as pbfcl_solver_set_body takes it */
     if (!(density >= 0.1 && density <= 1e5))
-        return "a body's density 1 / (w (2r)^3) must be between 0.1 and 1e5 kg/m^3";
+        return "a body's density 1 / (w V) must be between 0.1 and 1e5 kg/m^3";
     return NULL;
 }
 

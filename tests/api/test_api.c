@@ -7,6 +7,7 @@
 #include "each_device.h"
 #include "memory_state.h"
 #include "pbfcl.h"
+#include "poly6_ref.h"
 #include "test_files.h" /* test helpers that need nothing of pbfcl */
 
 #include <check.h>
@@ -336,7 +337,7 @@ START_TEST(test_particle_phases)
     ck_assert_int_eq(pbfcl_solver_get_particle_phases(s, got, N), PBFCL_OK);
     ck_assert_int_eq(memcmp(got, words, sizeof got), 0); /* the refusals changed nothing */
 
-    float w[N], back[N], m = 1000.0f * 8 * R * R * R; /* the fluid's particle mass */
+    float w[N], back[N], m = (float)ref_fluid_mass(1000.0, R, 4.0 * R); /* the default h_ratio */
     ck_assert_int_eq(pbfcl_solver_set_body(s, 0, 1.0f, 2000.0f), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_get_inverse_masses(s, w, N), PBFCL_OK);
     for (int i = 0; i < N; i++) {
@@ -345,7 +346,7 @@ START_TEST(test_particle_phases)
                       want);
     }
     for (int i = 8; i < 16; i++)
-        w[i] = 4.0f / m; /* a body of density 250 */
+        w[i] = 500.0f; /* a body of density 1 / (500 V), 252 kg/m^3 (V = m / 1000) */
     ck_assert_int_eq(pbfcl_solver_set_inverse_masses(s, w, N), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_get_inverse_masses(s, back, N), PBFCL_OK);
     for (int i = 0; i < N; i++)

@@ -7,6 +7,7 @@
 #include "each_device.h"
 #include "memory_state.h"
 #include "pbfcl.h"
+#include "poly6_ref.h"
 #include "sphere_mesh.h"
 #include "test_util.h"
 
@@ -84,7 +85,7 @@ START_TEST(test_api_shapes)
     unsigned contacts, inside;
     ck_assert_int_eq(pbfcl_shape_contacts(s, b, force, &contacts, &inside), PBFCL_OK);
     ck_assert_int_eq(pbfcl_solver_get_positions(s, pos, 1), PBFCL_OK);
-    double weight = 1000.0 * 8.0 * R * R * R * 9.81; /* rest density (2r)^3 g */
+    double weight = ref_fluid_mass(1000.0, R, 4.0 * R) * 9.81; /* the default h_ratio */
     printf("  rests at %.5f, force (%g, %g, %g) N, weight %g N, %u contacts\n", pos[1], force[0],
            force[1], force[2], weight, contacts);
     ck_assert(fabsf(pos[1] - (0.3f + R)) < 1e-4f);

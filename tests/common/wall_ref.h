@@ -1,19 +1,12 @@
-/* Host references shared by the kernel tests of both methods: Poly6 and the walls' density
+/* Host references shared by the kernel tests of both methods: the walls' density
  * (cl/pbf/pbf.cl, pbf_wall_density) by quadrature, from the kernel's definition. Header-only. */
 #ifndef PBFCL_WALL_REF_H
 #define PBFCL_WALL_REF_H
 
+#include "poly6_ref.h"
 #include "sim/sim.h"
 
 #include <math.h>
-
-#define PI 3.14159265358979323846
-
-/* Host reference of Poly6 (the formula of cl/pbf/pbf.cl). */
-static inline double ref_poly6(double r, double h)
-{
-    return r < h ? 315.0 / (64.0 * PI * pow(h, 9)) * pow(h * h - r * r, 3) : 0.0;
-}
 
 /* The walls' density at distance d from a wall plane, in units of rho0, by quadrature: the
  * Poly6 mass of the fluid beyond the plane, int_d^h dz int_0^sqrt(h^2 - z^2) 2 pi s W ds
@@ -53,19 +46,6 @@ static inline double ref_wall(const pbfcl_pbf_params *p, const float *x, double 
     grad[1] = -g[1] * f[0] * f[2];
     grad[2] = -g[2] * f[0] * f[1];
     return 1.0 - f[0] * f[1] * f[2];
-}
-
-/* The Poly6 density of the rest lattice (spacing 2r) at a particle inside it, in units of
- * rho0 with m = rho0 (2r)^3: the sum over the lattice, from the kernel's definition. */
-static inline double ref_lattice_density(double r, double h)
-{
-    double s = 2.0 * r, sum = 0.0;
-    int reach = (int)ceil(h / s);
-    for (int i = -reach; i <= reach; i++)
-        for (int j = -reach; j <= reach; j++)
-            for (int k = -reach; k <= reach; k++)
-                sum += ref_poly6(s * sqrt((double)(i * i + j * j + k * k)), h);
-    return sum * s * s * s;
 }
 
 #endif

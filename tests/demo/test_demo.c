@@ -572,7 +572,9 @@ static surface_stats render_and_measure(int particles, int frames, const char *t
  *   splash:  57.0 dark pixels per 10k, highlight energy rows 449.6, columns 545.7
  * and after them 0.8 and 10.1 per 10k; rows 138.4, columns 122.5 and rows 222.4, columns
  * 253.0 (with the shadows added later, and the solver's collision change of the same day:
- * 1.1 and 15.5; 157.9 / 106.3 and 237.7 / 270.4). The bounds lie well below the first. */
+ * 1.1 and 15.5; 157.9 / 106.3 and 237.7 / 270.4; with the particle mass calibrated on the
+ * rest lattice, whose splash differs: 1.9 and 22.5; 169.9 / 94.8 and 264.4 / 263.4). The
+ * bounds lie well below the first; the splash's dark pixels follow its spray. */
 START_TEST(test_demo_surface_artefacts)
 {
     surface_stats settled = render_and_measure(20000, 40, "settled");
@@ -585,7 +587,7 @@ START_TEST(test_demo_surface_artefacts)
     ck_assert_msg(surface_dark_per_10k(&settled) < 6.0,
                   "settled: %.1f dark pixels per 10k inside the fluid (pinholes)",
                   surface_dark_per_10k(&settled));
-    ck_assert_msg(surface_dark_per_10k(&splash) < 20.0,
+    ck_assert_msg(surface_dark_per_10k(&splash) < 30.0,
                   "splash: %.1f dark pixels per 10k inside the fluid",
                   surface_dark_per_10k(&splash));
     const surface_stats *scenes[2] = {&settled, &splash};

@@ -10,6 +10,7 @@
 #include "sim/solver_method.h"
 #include "stages_ref.h"
 #include "test_util.h"
+#include "wall_ref.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -109,8 +110,9 @@ static void check_stages_n(pbfcl_cl *cl, size_t n)
     ck_assert_int_eq(pbfcl_sim_write(sim, got_x, NULL), PBFCL_OK);
     pbfcl_sim_stats st;
     ck_assert_int_eq(pbfcl_sim_stats_compute(sim, &st), PBFCL_OK);
-    double m = s.rest_density * pow(2.0 * s.particle_radius, 3), ke = 0, vmax = 0, mom[3] = {0};
-    double r = s.particle_radius;
+    double r = s.particle_radius, ke = 0, vmax = 0, mom[3] = {0};
+    /* the mass that puts the rest lattice (spacing 2r) at rho0 */
+    double m = s.rest_density * pow(2.0 * r, 3) / ref_lattice_density(r, s.solver.h_ratio * r);
     unsigned outside = 0;
     for (size_t i = 0; i < n; i++) {
         double u2 = 0;

@@ -19,7 +19,7 @@
 
 /* The SPH constants of a scene from its values: c = 10 sqrt(2 |g| H) over the box's height H
  * along gravity unless given, B = rho0 c^2 / 7, eps = 0.01 (h / 2)^2, the rest lattice's
- * mass m = rho0 (2r)^3 / L and the walls' density rho0 / L, L the lattice's Poly6 sum, and
+ * mass m = rho0 (2r)^3 / L (L the lattice's Poly6 sum) and the walls' density term rho0, and
  * the gradient's normalisation 1 / M on that lattice (Spiky's gradient). */
 typedef struct ref_sph {
     double c, stiffness, eps, mass, wall_density, h, rho0, grad_scale;
@@ -107,7 +107,7 @@ static void ref_sph_of(const pbfcl_scene *s, double height, ref_sph *o)
     o->eps = 0.01 * (o->h / 2) * (o->h / 2);
     double lattice = ref_lattice_density(r, o->h);
     o->mass = o->rho0 * pow(2 * r, 3) / lattice;
-    o->wall_density = o->rho0 / lattice;
+    o->wall_density = o->rho0; /* the walls' calibration is in units of the lattice mass */
     o->grad_scale = 1.0 / ref_gradient_moment(r, o->h, o->mass / o->rho0);
 }
 

@@ -14,6 +14,35 @@ float pbfcl_poly6_at(const pbfcl_constants *p, float r)
     return r < p->h ? p->poly6 * d * d * d : 0.0f;
 }
 
+/* s^3 times the sum of Poly6 (radius h) over a lattice of spacing s at a point of it: all of
+ * the lattice if !half, else only its layers at or above the point's own. */
+static double lattice_sum(double s, double h, int half)
+{
+    double poly6 = 315.0 / (64.0 * PBFCL_PI * pow(h, 9.0)), sum = 0.0;
+    int reach = (int)ceil(h / s);
+    for (int i = -reach; i <= reach; i++)
+        for (int j = half ? 0 : -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++) {
+                double r2 = s * s * (i * i + j * j + k * k), d = h * h - r2;
+                sum += r2 < h * h ? poly6 * d * d * d : 0.0;
+            }
+    return sum * s * s * s;
+}
+
+/* The Poly6 density, in units of rho0, of the rest lattice (spacing 2r) of particles of p's
+ * mass at a particle of it (all of it, or its layers at or above the particle's: half). */
+static double lattice_density(const pbfcl_constants *p, int half)
+{
+    double s = p->min_dist;
+    return lattice_sum(s, p->h, half) * p->volume / (s * s * s);
+}
+
+double pbfcl_particle_volume(const pbfcl_scene *s)
+{
+    double spacing = 2.0 * s->particle_radius;
+    return spacing * spacing * spacing / lattice_sum(spacing, s->solver.h_ratio * spacing / 2.0, 0);
+}
+
 /* Neighbours of a particle of the rest lattice (spacing 2r) closer than h = h_ratio * r. */
 static unsigned rest_neighbours(float h_ratio)
 {
@@ -62,29 +91,14 @@ pbfcl_status pbfcl_sim_constants(const pbfcl_scene *s, const pbfcl_solver_method
     p->h2 = (float)(h * h);
     p->rest_density = s->rest_density;
     p->inv_rest_density = 1.0f / s->rest_density;
-    p->mass = (float)(s->rest_density * spacing * spacing * spacing);
-    p->volume = (float)(spacing * spacing * spacing);
     p->poly6 = (float)(315.0 / (64.0 * PBFCL_PI * pow(h, 9.0)));
     p->spiky_grad = (float)(-45.0 / (PBFCL_PI * pow(h, 6.0)));
-    p->self_density = (float)(p->mass * p->poly6 * pow(h, 6.0));
     p->radius = s->particle_radius;
     p->min_dist = (float)spacing;
+    p->volume = (float)pbfcl_particle_volume(s);
+    p->mass = (float)(s->rest_density * pbfcl_particle_volume(s));
+    p->self_density = (float)(p->mass * p->poly6 * pow(h, 6.0));
     return m->derive ? m->derive(s, p) : PBFCL_OK; /* the method's own fields and conditions */
-}
-
-/* The Poly6 density, in units of rho0, of the rest lattice (spacing 2r) at a particle of it:
- * all of the lattice if !half, else only its layers at or above the particle's own. */
-static double lattice_density(const pbfcl_constants *p, int half)
-{
-    double s = p->min_dist, h = p->h, sum = 0.0;
-    int reach = (int)ceil(h / s);
-    for (int i = -reach; i <= reach; i++)
-        for (int j = half ? 0 : -reach; j <= reach; j++)
-            for (int k = -reach; k <= reach; k++) {
-                double r2 = s * s * (i * i + j * j + k * k), d = p->h2 - r2;
-                sum += r2 < p->h2 ? p->poly6 * d * d * d : 0.0;
-            }
-    return sum * s * s * s;
 }
 
 double pbfcl_pbf_lattice_density(const pbfcl_constants *p)

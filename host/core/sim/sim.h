@@ -241,8 +241,14 @@ const pbfcl_constants *pbfcl_sim_params(const pbfcl_sim *sim);
 pbfcl_status pbfcl_sim_constants(const pbfcl_scene *scene, const pbfcl_solver_method *m,
                                  pbfcl_constants *p);
 
+/* A particle's volume V = m / rho0, m3: the one that gives the rest lattice (spacing 2r) the
+ * rest density, so that a fluid filled on it starts at rest: (2r)^3 / L, L the Poly6 sum over
+ * that lattice at m = rho0 (2r)^3 (1.0098 at h = 4r). A fluid particle's mass is rho0 V, a
+ * body's particle's its density V (a body of the fluid's density floats in it). */
+double pbfcl_particle_volume(const pbfcl_scene *scene);
+
 /* The Poly6 density of the rest lattice (spacing 2r) at a particle inside it, in units of
- * rho0 (1.0098 for h = 4r). */
+ * rho0: 1 with the mass pbfcl_sim_constants derives. */
 double pbfcl_pbf_lattice_density(const pbfcl_constants *p);
 
 /* The calibration of the walls' density (cl/pbf/pbf.cl, pbf_wall_phi): the continuum half-space

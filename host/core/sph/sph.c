@@ -89,7 +89,7 @@ void pbfcl_sph_params_from_scene(const pbfcl_scene *scene, const pbfcl_pbf_param
     s->stiffness = (float)(scene->rest_density * c * c / PBFCL_SPH_GAMMA);
     s->alpha = scene->solver.artificial_viscosity;
     s->visc_eps = (float)(0.01 * hs * hs);
-    s->wall_density = (float)(scene->rest_density / pbfcl_pbf_lattice_density(p));
+    s->wall_density = scene->rest_density;
     s->grad_scale = (float)(1.0 / lattice_gradient_moment(p));
 }
 
@@ -108,14 +108,12 @@ static double cfl_step(const pbfcl_scene *scene, const pbfcl_pbf_params *p, doub
     return scene->solver.sph_cfl * p->h / (c + v);
 }
 
-/* sph's derive: the mass that gives the rest lattice (spacing 2r) the rest density, so that a
- * fluid filled on it starts without pressure (Poly6 sums it to 1.0098 rho0 with m = rho0
- * (2r)^3 at h = 4r); the speed of sound against the scene's flow speed; the frame against
- * the CFL condition. */
+/* sph's derive: the speed of sound against the scene's flow speed; the frame against the CFL
+ * condition. */
 static pbfcl_status sph_derive(const pbfcl_scene *scene, pbfcl_constants *p)
 {
     const pbfcl_solver_settings *v = &scene->solver;
-    double least, c = pbfcl_sph_sound_speed(scene, &least), lattice = pbfcl_pbf_lattice_density(p);
+    double least, c = pbfcl_sph_sound_speed(scene, &least);
     if (v->speed_of_sound > 0.0f && v->speed_of_sound < least) {
         pbfcl_errorf("solver.speed_of_sound %g m/s is below 10 times the free-fall speed "
                      "sqrt(2 |g| H) = %.4g m/s over the box's height H along gravity: the density "
@@ -135,8 +133,6 @@ static pbfcl_status sph_derive(const pbfcl_scene *scene, pbfcl_constants *p)
                      v->dt, steps, step, c, p->h, v->sph_max_steps, dt_ok, steps);
         return PBFCL_ERR_BAD_ARGUMENT;
     }
-    p->mass = (float)(p->mass / lattice);
-    p->self_density = (float)(p->self_density / lattice);
     return PBFCL_OK;
 }
 
