@@ -160,6 +160,8 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
       "a particle moves at most cfl * h per substep")                                              \
     X(int, multilevel, "--multilevel", 0, 0, 1000, 0, "",                                          \
       "pbf: the first N solver iterations end with a multilevel coarse correction (0: off)")       \
+    X(float, multilevel_limit, "--multilevel-limit", 1, 0, 100, 0, "%",                            \
+      "pbf: the later iterations end with one too after a substep leaving more mean compression")  \
     X(float, h_ratio, "--h-ratio", 4, 2, 4.4721, PBFCL_PARAM_LO_OPEN, "",                          \
       "kernel radius h = h_ratio * particle radius")                                               \
     X(float, relaxation, "--relaxation", 0.1, 0, 1e12, PBFCL_PARAM_LO_OPEN, "",                    \

@@ -578,3 +578,30 @@ __kernel void ml_shape_push(__global const float *phi, __global const uint *flag
     if (l == 0u)
         pressure[(solid - ML_SOLID) * groups + g] += sum[0];
 }
+
+/* ml_compression: the fluid's compression at the last density pass (density, as lambda left
+ * it), for the choice of a substep's corrections (host/core/pbf/multilevel.c): work-group g sums
+ * over its work-items' particles (i = its global id, then steps of the global size) the fluid's
+ * max(rho_i / rho0 - 1, 0) and counts them, into part[2g] and part[2g + 1]. With solids, only
+ * the particles of the fluid phase. The local size is a power of two (sum: one float2 each). */
+__kernel void ml_compression(uint n, float inv_rest_density, __global const float *density,
+                             uint solids, __global const uint *phase, __global float *part,
+                             __local float2 *sum)
+{
+    uint l = get_local_id(0);
+    float2 acc = (float2)(0.0f);
+    for (uint i = (uint)get_global_id(0); i < n; i += (uint)get_global_size(0)) {
+        if (solids != 0u && (phase[i] & PBFCL_PHASE_FLUID_BIT) == 0u)
+            continue;
+        acc += (float2)(fmax(density[i] * inv_rest_density - 1.0f, 0.0f), 1.0f);
+    }
+    sum[l] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint span = get_local_size(0) / 2u; span > 0u; span /= 2u) {
+        if (l < span)
+            sum[l] += sum[l + span];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0u)
+        vstore2(sum[0], get_group_id(0), part);
+}

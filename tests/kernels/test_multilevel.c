@@ -717,6 +717,85 @@ START_TEST(test_correction_reference)
 }
 END_TEST
 
+/* ml_compression (the fluid's mean compression, which chooses a substep's added corrections)
+ * against the reference's mean of max(rho / rho0 - 1, 0) over the fluid's particles, from the
+ * densities lambda left: a block at 0.9 x 2r (compressed), a row of particles 3r apart along
+ * the floor (below rest: 0) and every 5th particle static (not fluid: left out). n = a cube of
+ * side 7 (a partial work-group) and, off Oclgrind, of side 47 (103,823 particles: more than the
+ * launch's PBFCL_ML_COMPRESSION_GROUPS work-groups hold, so its work-items each sum several). */
+static void compression_n(pbfcl_cl *cl, int nx)
+{
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.solver.iterations = 2;
+    s.solver.multilevel = 1;
+    s.gravity[1] = 0.0f;
+    float r = s.particle_radius, sp = 0.9f * 2 * r;
+    size_t block = (size_t)nx * nx * nx, row = 40, n = block + row;
+    float *pos = malloc(n * 3 * sizeof *pos);
+    for (size_t i = 0; i < block; i++) {
+        int idx[3] = {(int)(i % nx), (int)(i / nx % nx), (int)(i / nx / nx)};
+        for (int a = 0; a < 3; a++)
+            pos[3 * i + a] = 0.05f + r + idx[a] * sp;
+    }
+    for (size_t i = 0; i < row; i++) {
+        pos[3 * (block + i)] = 0.02f + 3 * r * (float)i;
+        pos[3 * (block + i) + 1] = 0.95f;
+        pos[3 * (block + i) + 2] = 0.95f;
+    }
+    size_t ns = 0;
+    unsigned *fixed = malloc(n / 5 * sizeof *fixed + 4);
+    for (size_t i = 0; i < n; i += 5)
+        fixed[ns++] = (unsigned)i;
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, ns, fixed), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK); /* x* = x: no gravity */
+    ck_assert_int_eq(pbfcl_pbf_neighbours(sim, NULL), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_pbf_lambda(sim, NULL), PBFCL_OK);
+    float *rho = malloc(n * sizeof *rho);
+    unsigned *phase = malloc(n * sizeof *phase);
+    ck_assert_int_eq(pbfcl_sim_read(sim, NULL, NULL, rho), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, NULL), PBFCL_OK);
+    double sum = 0.0, above = 0.0;
+    size_t fluid = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(phase[i] & PBFCL_PHASE_FLUID_BIT))
+            continue;
+        double e = fmax(rho[i] / s.rest_density - 1.0, 0.0);
+        sum += e;
+        above += e > 0.0;
+        fluid++;
+    }
+    double want = sum / (double)fluid, got;
+    ck_assert_int_eq(pbfcl_pbf_multilevel_compression(sim, &got), PBFCL_OK);
+    fprintf(stderr,
+            "    compression of %zu particles (%zu fluid, %.0f compressed): %.6f, reference "
+            "%.6f\n",
+            n, fluid, above, got, want);
+    ck_assert_msg(fluid < n && above > 0 && above < fluid, "the case needs all three kinds");
+    ck_assert_msg(fabs(got - want) <= 1e-5 * want, "mean compression %.7f, reference %.7f", got,
+                  want);
+    free(rho);
+    free(phase);
+    free(fixed);
+    free(pos);
+    pbfcl_sim_destroy(sim);
+}
+
+static void check_compression(pbfcl_cl *cl)
+{
+    compression_n(cl, 7);
+    if (!test_small())
+        compression_n(cl, 47);
+}
+
+START_TEST(test_compression_reference)
+{
+    test_each_device(check_compression);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("multilevel");
@@ -727,6 +806,7 @@ int main(void)
     tcase_add_test(grids, test_group_plan);
     tcase_add_test(grids, test_grid_kernels);
     tcase_add_test(correction, test_correction_reference);
+    tcase_add_test(correction, test_compression_reference);
     suite_add_tcase(suite, grids);
     suite_add_tcase(suite, correction);
     return test_run_suite(suite, true);

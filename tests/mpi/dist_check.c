@@ -349,6 +349,8 @@ static pbfcl_status multilevel_scene(pbfcl_scene *s, float **pos, size_t *n, siz
     PBFCL_TRY(dam_scene(s, pos, n, target));
     s->solver.iterations = 2;
     s->solver.multilevel = 1;
+    s->solver.multilevel_limit =
+        0.0f; /* a split run's corrections do not adapt (one device's do) */
     s->solver.cfl = 1.0f;
     return PBFCL_OK;
 }
@@ -359,6 +361,7 @@ static pbfcl_status shapes_multilevel_scene(pbfcl_scene *s, float **pos, size_t 
     PBFCL_TRY(shapes_scene(s, pos, n, target));
     s->solver.iterations = 2;
     s->solver.multilevel = 1;
+    s->solver.multilevel_limit = 0.0f; /* as multilevel_scene */
     s->solver.cfl = 1.0f;
     return PBFCL_OK;
 }

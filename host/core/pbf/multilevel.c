@@ -10,6 +10,7 @@
 #include "pbf/constraint.h"
 #include "pbf/multilevel.h"
 #include "pbf/pbf_colliders.h"
+#include "sim/exchange.h"
 
 #include "runtime/programs.h"
 
@@ -29,12 +30,13 @@ enum {
     ML_GROUP,
     ML_CORRECT,
     ML_SOLIDS,
-    ML_SHAPE_PUSH
+    ML_SHAPE_PUSH,
+    ML_COMPRESSION
 };
 static const char *const ml_kernel_names[] = {
     "ml_gather",   "ml_gather_shapes", "ml_setup",          "ml_smooth",
     "ml_coarsest", "ml_restrict",      "ml_prolong_smooth", "ml_group",
-    "ml_correct",  "ml_solids",        "ml_shape_push"};
+    "ml_correct",  "ml_solids",        "ml_shape_push",     "ml_compression"};
 #define ML_KERNELS ((int)(sizeof ml_kernel_names / sizeof ml_kernel_names[0]))
 
 /* The first sweep after a prolongation adds the coarse correction (ml_prolong_smooth). */
@@ -70,6 +72,15 @@ typedef struct ml_state {
     cl_uint surface_rule;      /* ml_face_gradient's rule for a free surface's cell (no meshes) */
     pbfcl_colliders_solid_view shapes; /* this correction's collision shapes (count 0: none) */
     cl_mem own_buf, share_buf; /* split with shapes: this device's counts, its cells' share */
+    /* The compression a substep left (ml_compression), read without blocking for the next one's
+     * choice of corrections (pbfcl_ml_adds): */
+    cl_mem part_buf;    /* float2 a work-group: the sum of compressions, fluid particles */
+    pbfcl_pinned part;  /* its copy (floats), valid once read_done has completed */
+    pbfcl_cl *part_cl;  /* the context part was made in */
+    cl_event read_done; /* the read in flight or done, not yet taken; NULL: none */
+    size_t part_groups; /* work-groups of ml_compression, part's float2s */
+    bool adds;          /* this substep's later iterations end with a correction too */
+    bool split_warned;  /* split over devices, the limit's warning was given */
 } ml_state;
 
 void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int *levels,
@@ -133,6 +144,13 @@ static void release_grids(ml_state *m)
 static void ml_destroy(void *state)
 {
     ml_state *m = state;
+    if (m->read_done) { /* the read writes m->part until it completes */
+        clWaitForEvents(1, &m->read_done);
+        clReleaseEvent(m->read_done);
+    }
+    if (m->part_cl)
+        pbfcl_pinned_release(m->part_cl, &m->part);
+    pbfcl_cl_release_buffer(&m->part_buf);
     release_grids(m);
     pbfcl_cl_release_buffer(&m->ghost_buf);
     for (int k = 0; k < ML_KERNELS; k++)
@@ -583,20 +601,111 @@ pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes
     return PBFCL_OK;
 }
 
+/* Enqueues ml_compression over the particles' densities as the last density pass left them and
+ * a read of its sums that does not block (m->read_done). */
+static pbfcl_status measure(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile *prof)
+{
+    size_t groups = (v->n + v->wg - 1) / v->wg;
+    groups = groups < PBFCL_ML_COMPRESSION_GROUPS ? groups : PBFCL_ML_COMPRESSION_GROUPS;
+    if (groups == 0)
+        return PBFCL_OK;
+    size_t bytes = PBFCL_ML_COMPRESSION_GROUPS * 2 * sizeof(float);
+    if (!m->part_buf) { /* pinned: NVIDIA's OpenCL reads into pageable memory through a copy */
+        m->part_cl = v->cl;
+        PBFCL_TRY(pbfcl_pinned_reserve(v->cl, &m->part, bytes));
+        PBFCL_TRY(pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, bytes, "multilevel compression sums",
+                                  &m->part_buf));
+    }
+    if (m->read_done) { /* not taken (a frame's first substep): the queue orders the reads */
+        clReleaseEvent(m->read_done);
+        m->read_done = NULL;
+    }
+    cl_kernel k = m->k[ML_COMPRESSION];
+    cl_uint n = (cl_uint)v->n;
+    cl_float inv_rho = v->params->inv_rest_density;
+    ML_ARG(k, 0, n);
+    ML_ARG(k, 1, inv_rho);
+    ML_ARG(k, 2, v->density_buf);
+    ML_ARG(k, 3, v->solids);
+    ML_ARG(k, 4, v->phase_buf);
+    ML_ARG(k, 5, m->part_buf);
+    PBFCL_CL_CHECK(clSetKernelArg(k, 6, v->wg * 8, NULL));
+    PBFCL_TRY(pbfcl_cl_check_launch(v->cl, k, "ml_compression", v->wg, v->wg * 8));
+    PBFCL_TRY(launch(v, k, groups * v->wg, prof));
+    m->part_groups = groups;
+    PBFCL_CL_CHECK(clEnqueueReadBuffer(v->cl->queue, m->part_buf, CL_FALSE, 0,
+                                       groups * 2 * sizeof(float), m->part.ptr, 0, NULL,
+                                       &m->read_done));
+    return PBFCL_OK;
+}
+
+/* The fluid's mean compression the last substep left, from its read (waited for: the device
+ * has long passed it, the host being a substep ahead); -1 without one. */
+static double measured(ml_state *m)
+{
+    if (!m->read_done)
+        return -1.0;
+    cl_int err = clWaitForEvents(1, &m->read_done);
+    clReleaseEvent(m->read_done);
+    m->read_done = NULL;
+    if (err != CL_SUCCESS)
+        return -1.0;
+    const float *part = m->part.ptr;
+    double sum = 0.0, fluid = 0.0;
+    for (size_t g = 0; g < m->part_groups; g++) {
+        sum += part[2 * g];
+        fluid += part[2 * g + 1];
+    }
+    return fluid > 0.0 ? sum / fluid : -1.0;
+}
+
+pbfcl_status pbfcl_pbf_multilevel_compression(pbfcl_sim *sim, double *mean)
+{
+    pbfcl_sim_view v;
+    pbf_state *ps = pbf_view(sim, &v);
+    ml_state *m = pbf_constraint_state(ps, &pbf_multilevel_constraint);
+    if (!m->program)
+        PBFCL_TRY(build_program(&v, m));
+    PBFCL_TRY(measure(&v, m, NULL));
+    *mean = measured(m);
+    return PBFCL_OK;
+}
+
 /* After iteration it's density and contact corrections (x* = q): the first solver.multilevel
  * iterations end with a coarse correction of what they left. With no iterations (the positions'
  * pass still runs once, for the bodies) there is none. With one correction a substep, those of
  * a frame's later substeps start warm (PBFCL_ML_WARM; not with collision shapes,
- * pbfcl_pbf_multilevel). */
+ * pbfcl_pbf_multilevel). Where the corrections leave iterations after them, a frame's later
+ * substeps end those with a correction too when the substep before left the fluid more
+ * compressed, on the mean, than solver.multilevel_limit (pbfcl_ml_adds): an impact the first
+ * corrections cannot hold gets more, the rest of the run does not pay for them. */
 static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
 {
-    (void)state;
+    ml_state *m = state;
     pbfcl_sim_view v;
     pbfcl_sim_view_get(sim, &v);
-    if (!pbfcl_ml_corrects(&v.scene->solver, it))
-        return PBFCL_OK;
-    bool warm = v.scene->solver.multilevel == 1 && v.substep > 0;
-    return pbfcl_pbf_multilevel(sim, warm, prof);
+    const pbfcl_solver_settings *s = &v.scene->solver;
+    bool adapts = pbfcl_ml_adapts(s) && !pbfcl_sim_split(sim);
+    if (pbfcl_ml_adapts(s) && !adapts && !m->split_warned) {
+        m->split_warned = true;
+        pbfcl_warnf("solver.multilevel_limit %g %% is not applied to a simulation split over "
+                    "devices (each would choose its corrections alone): its iterations after the "
+                    "first %d end with no correction; set --multilevel to the iterations for "
+                    "them all",
+                    s->multilevel_limit, s->multilevel);
+    }
+    if (adapts && it == s->multilevel)
+        m->adds = v.substep > 0 && pbfcl_ml_adds(s, measured(m));
+    if (pbfcl_ml_corrects(s, it)) {
+        bool warm = s->multilevel == 1 && v.substep > 0;
+        PBFCL_TRY(pbfcl_pbf_multilevel(sim, warm, prof));
+    } else if (adapts && m->adds && it < s->iterations) {
+        PBFCL_TRY(pbfcl_pbf_multilevel(sim, false, prof));
+        m->phi_kept = false; /* the next substep's first correction starts cold */
+    }
+    if (adapts && it == s->iterations - 1 && m->program) /* none ran (no gravity): no measure */
+        PBFCL_TRY(measure(&v, m, prof));
+    return PBFCL_OK;
 }
 
 const pbf_constraint_kind pbf_multilevel_constraint = {

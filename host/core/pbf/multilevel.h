@@ -65,6 +65,32 @@ static inline int pbfcl_ml_corrects(const pbfcl_solver_settings *s, int it)
     return it < s->multilevel && it < s->iterations;
 }
 
+/* Whether the corrections adapt to the compression: the first solver.multilevel iterations
+ * leave some after them and solver.multilevel_limit is on (one device: split over several, each
+ * would choose alone). */
+static inline int pbfcl_ml_adapts(const pbfcl_solver_settings *s)
+{
+    return s->multilevel > 0 && s->multilevel < s->iterations && s->multilevel_limit > 0.0f;
+}
+
+/* Whether a substep's iterations after the first solver.multilevel end with a correction too:
+ * the substep before left the fluid's mean compression (max(rho / rho0 - 1, 0) over its
+ * particles; below 0: not measured) above solver.multilevel_limit %. A frame's first substep
+ * adds none, so that a frame depends on its state alone (as the warm start). */
+static inline int pbfcl_ml_adds(const pbfcl_solver_settings *s, double compression)
+{
+    return compression > 0.01 * s->multilevel_limit;
+}
+
+/* The fluid's mean compression, max(rho / rho0 - 1, 0) over its particles as the last density
+ * pass left their densities, as ml_compression sums it for pbfcl_ml_adds (waits for it); -1
+ * without fluid. For the tests. */
+pbfcl_status pbfcl_pbf_multilevel_compression(pbfcl_sim *sim, double *mean);
+
+/* The most work-groups of ml_compression (each sums its work-items' particles, a stride of the
+ * launch apart): few enough that their sums are read without a cost. */
+#define PBFCL_ML_COMPRESSION_GROUPS 256
+
 /* The most a coarse correction moves a particle, in |g| dt^2 (max_move). */
 #define PBFCL_ML_SUPPORT 2.0
 
