@@ -601,12 +601,13 @@ pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes
     return PBFCL_OK;
 }
 
-/* Enqueues ml_compression over the particles' densities as the last density pass left them and
- * a read of its sums that does not block (m->read_done). */
-static pbfcl_status measure(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile *prof)
+/* Enqueues ml_compression over the particles' densities as the last density pass left them (in
+ * at most `most` work-groups, PBFCL_ML_COMPRESSION_GROUPS) and a read of its sums that does not
+ * block (m->read_done). */
+static pbfcl_status measure(const pbfcl_sim_view *v, ml_state *m, size_t most, pbfcl_profile *prof)
 {
     size_t groups = (v->n + v->wg - 1) / v->wg;
-    groups = groups < PBFCL_ML_COMPRESSION_GROUPS ? groups : PBFCL_ML_COMPRESSION_GROUPS;
+    groups = groups < most ? groups : most;
     if (groups == 0)
         return PBFCL_OK;
     size_t bytes = PBFCL_ML_COMPRESSION_GROUPS * 2 * sizeof(float);
@@ -659,14 +660,16 @@ static double measured(ml_state *m)
     return fluid > 0.0 ? sum / fluid : -1.0;
 }
 
-pbfcl_status pbfcl_pbf_multilevel_compression(pbfcl_sim *sim, double *mean)
+pbfcl_status pbfcl_pbf_multilevel_compression(pbfcl_sim *sim, size_t groups, double *mean)
 {
     pbfcl_sim_view v;
     pbf_state *ps = pbf_view(sim, &v);
     ml_state *m = pbf_constraint_state(ps, &pbf_multilevel_constraint);
     if (!m->program)
         PBFCL_TRY(build_program(&v, m));
-    PBFCL_TRY(measure(&v, m, NULL));
+    if (groups < 1 || groups > PBFCL_ML_COMPRESSION_GROUPS)
+        groups = PBFCL_ML_COMPRESSION_GROUPS;
+    PBFCL_TRY(measure(&v, m, groups, NULL));
     *mean = measured(m);
     return PBFCL_OK;
 }
@@ -704,7 +707,7 @@ static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profil
         m->phi_kept = false; /* the next substep's first correction starts cold */
     }
     if (adapts && it == s->iterations - 1 && m->program) /* none ran (no gravity): no measure */
-        PBFCL_TRY(measure(&v, m, prof));
+        PBFCL_TRY(measure(&v, m, PBFCL_ML_COMPRESSION_GROUPS, prof));
     return PBFCL_OK;
 }
 

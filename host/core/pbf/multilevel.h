@@ -83,13 +83,15 @@ static inline int pbfcl_ml_adds(const pbfcl_solver_settings *s, double compressi
 }
 
 /* The fluid's mean compression, max(rho / rho0 - 1, 0) over its particles as the last density
- * pass left their densities, as ml_compression sums it for pbfcl_ml_adds (waits for it); -1
- * without fluid. For the tests. */
-pbfcl_status pbfcl_pbf_multilevel_compression(pbfcl_sim *sim, double *mean);
+ * pass left their densities, as ml_compression sums it for pbfcl_ml_adds (waits for it), in at
+ * most `groups` work-groups (0: PBFCL_ML_COMPRESSION_GROUPS); -1 without fluid. For the tests. */
+pbfcl_status pbfcl_pbf_multilevel_compression(pbfcl_sim *sim, size_t groups, double *mean);
 
 /* The most work-groups of ml_compression (each sums its work-items' particles, a stride of the
- * launch apart): few enough that their sums are read without a cost. */
-#define PBFCL_ML_COMPRESSION_GROUPS 256
+ * launch apart): enough to read 16M particles' densities at the memory's rate (with 256 the
+ * H200 took 110 us a launch there, 12 us at 1M), few enough that their sums (32 KB) are read
+ * back without a cost. */
+#define PBFCL_ML_COMPRESSION_GROUPS 4096
 
 /* The most a coarse correction moves a particle, in |g| dt^2 (max_move). */
 #define PBFCL_ML_SUPPORT 2.0
