@@ -183,6 +183,8 @@ static pbfcl_status create_buffers(pbfcl_grid *g)
      * uninitialised (ALGORITHM.md, "Oclgrind and reused buffers") */
     PBFCL_TRY(pbfcl_cl_write_zeros(cl, g->index_buf, cap * 4));
     PBFCL_TRY(pbfcl_cl_write_zeros(cl, g->neighbor_buf, cap * g->max_neighbors * 4));
+    PBFCL_TRY(pbfcl_cl_write_zeros(cl, g->cell_start_buf, cells * 4)); /* cells_init's, below */
+    PBFCL_TRY(pbfcl_cl_write_zeros(cl, g->cell_end_buf, cells * 4));
     cl_uint num_cells = (cl_uint)cells;
     const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof num_cells};
     const void *vals[] = {&g->cell_start_buf, &g->cell_end_buf, &num_cells};
