@@ -95,8 +95,9 @@ pbfcl_status pbfcl_sim_constants(const pbfcl_scene *s, const pbfcl_solver_method
     p->spiky_grad = (float)(-45.0 / (PBFCL_PI * pow(h, 6.0)));
     p->radius = s->particle_radius;
     p->min_dist = (float)spacing;
-    p->volume = (float)pbfcl_particle_volume(s);
-    p->mass = (float)(s->rest_density * pbfcl_particle_volume(s));
+    double volume = pbfcl_particle_volume(s);
+    p->volume = (float)volume;
+    p->mass = (float)(s->rest_density * volume);
     p->self_density = (float)(p->mass * p->poly6 * pow(h, 6.0));
     return m->derive ? m->derive(s, p) : PBFCL_OK; /* the method's own fields and conditions */
 }
