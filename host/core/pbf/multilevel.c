@@ -688,8 +688,8 @@ static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profil
     pbfcl_sim_view v;
     pbfcl_sim_view_get(sim, &v);
     const pbfcl_solver_settings *s = &v.scene->solver;
-    bool adapts = pbfcl_ml_adapts(s) && !pbfcl_sim_split(sim);
-    if (pbfcl_ml_adapts(s) && !adapts && !m->split_warned) {
+    bool limited = pbfcl_ml_adapts(s), adapts = limited && !pbfcl_sim_split(sim);
+    if (limited && !adapts && !m->split_warned) {
         m->split_warned = true;
         pbfcl_warnf("solver.multilevel_limit %g %% is not applied to a simulation split over "
                     "devices (each would choose its corrections alone): its iterations after the "
