@@ -154,7 +154,9 @@ static void ref_v_cycle(ref_grid *lv, int levels)
 /* ---- the grids ---------------------------------------------------------------------------- */
 
 /* A 1 x 0.25 x 0.05 m box at h = 5 cm: 20 x 5 x 1 cells, halved (rounded up) down to 2 x 1 x 1;
- * a box smaller than a cell is one cell. */
+ * a box smaller than a cell is one cell; a box 0.2 m wide at h = 4 cm is 5 cells wide where its
+ * float edges measure a hair more (0.29f to 0.49f: 5.0000005 cells; a sixth cell stood empty
+ * beyond the wall, as air) and 6 where it is a thousandth of a cell wider than 5. */
 START_TEST(test_grids)
 {
     float lo[3] = {0, 0, 0}, hi[3] = {1.0f, 0.25f, 0.05f};
@@ -170,6 +172,13 @@ START_TEST(test_grids)
     pbfcl_ml_grids(lo, tiny, 0.04f, &levels, d);
     ck_assert_int_eq(levels, 1);
     ck_assert_uint_eq(d[0][0] * d[0][1] * d[0][2], 1);
+    float t0[3] = {0.29f, 0.29f, 0.29f}, t1[3] = {0.49f, 0.49f, 0.49f};
+    ck_assert(((double)t1[0] - t0[0]) / 0.04f > 5.0); /* the hair the grid must not count */
+    pbfcl_ml_grids(t0, t1, 0.04f, &levels, d);
+    ck_assert_uint_eq(d[0][0], 5);
+    float wider[3] = {0.2002f, 0.2002f, 0.2002f};
+    pbfcl_ml_grids(lo, wider, 0.04f, &levels, d);
+    ck_assert_uint_eq(d[0][0], 6);
 }
 END_TEST
 

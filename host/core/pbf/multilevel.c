@@ -88,7 +88,7 @@ void pbfcl_ml_grids(const float box_min[3], const float box_max[3], float h, int
 {
     int l = 0;
     for (int a = 0; a < 3; a++) {
-        double cells = ceil(((double)box_max[a] - box_min[a]) / h);
+        double cells = ceil(((double)box_max[a] - box_min[a]) / h - PBFCL_ML_GRID_SLACK);
         dims[0][a] = cells < 1.0 ? 1u : (unsigned)cells;
     }
     while (l + 1 < PBFCL_ML_MAX_LEVELS &&
