@@ -468,6 +468,23 @@ static float ml_face_gradient(__global const float *phi, __global const uint *fl
     return mix(below, above, clamp(t, 0.0f, 1.0f));
 }
 
+/* The part of the correction's move a particle of density rho0 s takes: all of it where its
+ * neighbours fill its kernel's support as a flat free surface's do or more (s >= 0.8: the rest
+ * lattice's top layer has 0.81), none where they fill half of it or less (s <= 1/2: a particle
+ * standing above the surface, a splash), linear between. grad(phi) is the fluid's flux as a
+ * continuum; moved by it whole, a particle lifted above its neighbours kept what the flux lifted
+ * it by, the fine iterations (which only push particles apart) never pulled it back, and a
+ * resting surface turned rough: a block at rest 8 to 16 layers deep, its column tops 1.2 to 1.8
+ * cm apart, 0.24 to 0.82 cm with this part (2r = 2 cm; test_rest_flat). All of the move only at
+ * rest density (s >= 1) calmed a tank between box shapes too (21 particles heaped, 4), but
+ * the surface's own layer, moved by part of the flux, then left the fluid below compressed and
+ * a shape's hydrostatic force read 10 % high (docs/PERFORMANCE.md, "A free surface moves by its
+ * fill"). */
+static float ml_fill(float s)
+{
+    return clamp((s - 0.5f) / (0.8f - 0.5f), 0.0f, 1.0f);
+}
+
 /* Moves each fluid particle by grad(phi) at its place d, kept in the box (rule: ml_face_gradient's
  * for a free surface's cell); a body's particles stay. The move is at most max_move (what holds a resting column) plus, against the
  * particle's own move this substep (x* - x, from x in pos), up to reach_dx x its cell's
@@ -475,12 +492,14 @@ static float ml_face_gradient(__global const float *phi, __global const uint *fl
  * stopping particles, never by speeding one up, and only where a cell has volume to lose (a
  * falling column's top has none). Capping the whole move at PBF_MAX_CORRECTION r, as the fine
  * iterations are, left test_physics' fine column at 2.16 % density error at impact (1.69 %
- * without, bound 2). */
+ * without, bound 2). A particle takes the part ml_fill of its density (density: as the last
+ * density pass left it) gives of that move. */
 __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global const float4 *pos,
                          uint bodies, __global const uint *phase, __global const float *phi,
                          __global const float *rhs, __global const uint *flag, float inv_dx,
                          uint nx, uint ny, uint nz, float max_move, float reach_dx,
-                         float surface, float4 gravity, uint rule)
+                         float surface, float4 gravity, uint rule,
+                         __global const float *density)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint i = get_global_id(0);
@@ -501,7 +520,7 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
     float cap = reach_dx * rhs[k], len = length(d.xyz), extra = 0.0f;
     if (cap > 0.0f && len > 0.0f) /* x is read only where the cell has volume to lose */
         extra = clamp(-dot(d.xyz, (x - pos[i]).xyz) / len, 0.0f, cap);
-    d = pbf_limit(d, max_move + extra);
+    d = pbf_limit(d, max_move + extra) * ml_fill(density[i] * p->inv_rest_density);
     pred[i] = (float4)(clamp(x + d, pbf_box_min(p), pbf_box_max(p)).xyz, x.w);
 }
 

@@ -154,17 +154,19 @@ static void column_tops(const float *pos, size_t n, int w, double *lo, double *m
  * (2 iterations, the first ending with the correction, cfl 1, at least 2 substeps a frame),
  * 1 s: its surface stays flat, level and still, with an even number of layers (8, 16) and an
  * odd one (9, 15), whose top layer lies alone in the lower half of its cells. Flat: the 10 x
- * 10 columns' tops within 2r of each other (on PoCL 1.25, 1.21, 1.82 and 1.39 cm; the default
- * solver 1.43 cm at 8 layers, 2.58 at 16; before a surface cell moved as one, 3.20 and 3.97 at
- * 8 and 16: docs/PERFORMANCE.md, "A surface cell moves as one"; before the particle mass was
- * calibrated on the rest lattice, 2.92 and 3.43 at 9 and 15, particles climbing onto the
- * surface: "The level and the flatness at rest"). Level: the median top within r / 2 of the
- * rest lattice's top layer (-0.00 to -0.04 cm; the default solver, whose fluid is compressed,
- * -0.11 and -0.77 at 8 and 16 with the mass before). Still: rms speed at most 1 cm/s (0.24-0.36)
- * and the fastest particle at most 5 cm/s (1.3-2.8; before a surface cell moved as one, 8.7
- * and 7.2). A count of particles above the lattice's top layer, the measure before, mixed the level
- * into the flatness: the fast solver, which does not compress the block, keeps its top particles
- * about the lattice's top, the default sinks below it. */
+ * 10 columns' tops within 1.2 r of each other (on PoCL 0.24, 0.33, 0.48 and 0.82 cm; before a
+ * particle took the part of the correction's move its density gives, 1.25, 1.21, 1.82 and 1.39
+ * cm: docs/PERFORMANCE.md, "A free surface moves by its fill"; the default solver 1.43 cm at 8
+ * layers, 2.58 at 16; before a surface cell moved as one, 3.20 and 3.97 at 8 and 16: "A surface
+ * cell moves as one"; before the particle mass was calibrated on the rest lattice, 2.92 and
+ * 3.43 at 9 and 15, particles climbing onto the surface: "The level and the flatness at
+ * rest"). Level: the median top within r / 2 of the rest lattice's top layer (0.00 to -0.02
+ * cm; the default solver, whose fluid is compressed, -0.11 and -0.77 at 8 and 16 with the mass
+ * before). Still: rms speed at most 3 mm/s (1.0-1.7; 2.4-3.6 before the fill) and the fastest
+ * particle at most 1 cm/s (0.25-0.73 cm/s; 1.3-2.8 before the fill, 7.2 and 8.7 before a
+ * surface cell moved as one). A count of particles above the lattice's top layer, the measure
+ * before, mixed the level into the flatness: the fast solver, which does not compress the
+ * block, keeps its top particles about the lattice's top, the default sinks below it. */
 static void rest_flat(pbfcl_cl *cl, int h)
 {
     const int w = 10;
@@ -186,13 +188,13 @@ static void rest_flat(pbfcl_cl *cl, int h)
             "    rest 1 s (fast solver), %d layers: column tops %.4f .. %.4f m (median %+.4f m "
             "from the lattice's top), rms %.4f, max %.4f m/s\n",
             h, lo, hi, median - lattice_top, rms, st.max_speed);
-    ck_assert_msg(hi - lo <= 2 * R, "%d layers: the column tops %.4f .. %.4f m, more than 2r apart",
-                  h, lo, hi);
+    ck_assert_msg(hi - lo <= 1.2 * R,
+                  "%d layers: the column tops %.4f .. %.4f m, more than 1.2 r apart", h, lo, hi);
     ck_assert_msg(fabs(median - lattice_top) <= 0.5 * R,
                   "%d layers: the median column top %.4f m, the lattice's top layer %.4f m", h,
                   median, lattice_top);
-    ck_assert_msg(rms <= 0.01, "%d layers: rms speed %.4f m/s > 0.01 m/s", h, rms);
-    ck_assert_msg(st.max_speed <= 0.05, "%d layers: max speed %.4f m/s > 0.05 m/s", h,
+    ck_assert_msg(rms <= 0.003, "%d layers: rms speed %.4f m/s > 0.003 m/s", h, rms);
+    ck_assert_msg(st.max_speed <= 0.01, "%d layers: max speed %.4f m/s > 0.01 m/s", h,
                   st.max_speed);
     free(pos);
     pbfcl_sim_destroy(sim);

@@ -114,8 +114,13 @@ pbfcl_status pbfcl_pbf_lambda(pbfcl_sim *sim, pbfcl_profile *prof)
     PBF_ARG(k, 15, planes);
     PBF_ARG(k, 16, shapes);
     PBFCL_TRY(stage_launch(sim, &v, k, 17, lists, &l, prof));
-    const size_t elem = 16; /* delta reads the neighbours' (x*, lambda) */
-    return pbfcl_sim_sync(sim, PBFCL_SYNC_LAMBDA, &d->lambda_buf, &elem, 1);
+    /* delta reads the neighbours' (x*, lambda); the multilevel correction moves a ghost as its
+     * owner, by the part its density gives (ml_fill): the owner's density, which a ghost's
+     * neighbours on this device, cut off at the layer's edge, do not give */
+    cl_mem bufs[2] = {d->lambda_buf, v.density_buf};
+    const size_t elem[2] = {16, 4};
+    return pbfcl_sim_sync(sim, PBFCL_SYNC_LAMBDA, bufs, elem,
+                          v.scene->solver.multilevel > 0 ? 2 : 1);
 }
 
 pbfcl_status pbfcl_pbf_delta(pbfcl_sim *sim, pbfcl_profile *prof)

@@ -526,6 +526,7 @@ static pbfcl_status correct(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
     ML_ARG(k, 15, m->surface);
     ML_ARG(k, 16, v->gravity);
     ML_ARG(k, 17, m->surface_rule);
+    ML_ARG(k, 18, v->density_buf);
     return launch(v, k, n, prof);
 }
 
