@@ -16,8 +16,8 @@
  * and a cell of up to 2^15 fully compressed particles cannot overflow. */
 #define ML_FIXED 65536.0f
 
-/* A cell's flag: air, fluid, or solid (inside a collision shape and empty: ML_SOLID + the
- * shape's index on the finest grid, ML_SOLID on the coarser ones). */
+/* A cell's flag: air, fluid, or solid (empty and closed by a collision shape, ml_solids:
+ * ML_SOLID + the shape's index on the finest grid, ML_SOLID on the coarser ones). */
 #define ML_AIR 0u
 #define ML_FLUID 1u
 #define ML_SOLID 2u
@@ -114,14 +114,15 @@ __kernel void ml_gather_shapes(pbf_params p, uint n, __global const float4 *pred
 /* The finest grid's right-hand side: the cell's summed strain where positive (its particles'
  * ups and downs cancel; a cell that is not compressed as a whole gives off nothing), as a
  * volume per cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flags
- * (fluid where a particle is) and phi: keep x the last correction's phi in a fluid cell (a
+ * (fluid where a particle is, else air; flags_set: ml_solids set them, with the shapes) and phi: keep x the last correction's phi in a fluid cell (a
  * warm start; keep 0: phi = 0, as in air, which the sweeps leave at 0). The sums and counts go
  * back to 0 for the next correction's gather (the host zeroes them when it makes them). A split
  * simulation with collision shapes gives own, this device's counts before the devices' were
  * added, and gets each cell's share of them (ml_shape_push); else both NULL. */
 __kernel void ml_setup(__global int *sum, __global uint *count, __global float *rhs,
                        __global uint *flag, __global float *phi, float scale, const uint cells,
-                       float keep, __global const uint *own, __global float *share)
+                       float keep, __global const uint *own, __global float *share,
+                       uint flags_set)
 {
     uint c = get_global_id(0);
     if (c >= cells)
@@ -129,7 +130,8 @@ __kernel void ml_setup(__global int *sum, __global uint *count, __global float *
     if (share)
         share[c] = count[c] > 0u ? (float)own[c] / (float)count[c] : 0.0f;
     rhs[c] = (float)max(sum[c], 0) * scale;
-    flag[c] = count[c] > 0u ? ML_FLUID : ML_AIR;
+    if (!flags_set) /* else ml_solids set them */
+        flag[c] = count[c] > 0u ? ML_FLUID : ML_AIR;
     phi[c] = keep > 0.0f && count[c] > 0u ? keep * phi[c] : 0.0f;
     sum[c] = 0;
     count[c] = 0u;
@@ -150,7 +152,7 @@ static uint ml_parent(uint i, uint4 dims, uint4 dims_c)
 
 /* The weight of the face to a neighbour of flag f in a fluid cell's Laplacian: 1 to a fluid cell,
  * surface to air (the host's PBFCL_ML_SURFACE_WEIGHT, 2: phi = 0 on the face; 1: phi = 0 at the
- * air cell's centre, with mesh shapes, host/core/pbf/multilevel.h), 0 to a solid one (no flux). */
+ * air cell's centre, which the kernel tests also run), 0 to a solid one (no flux). */
 static float ml_face_weight(uint f, float surface)
 {
     return f == ML_FLUID ? 1.0f : (f == ML_AIR ? surface : 0.0f);
@@ -434,19 +436,16 @@ __kernel void ml_group(__global float *phi_top, /* in/out */
 
 /* phi's gradient along one axis at fraction t of the way through cell i: the faces' gradients
  * (phi_c - phi_below) / dx and (phi_above - phi_c) / dx (to air: phi = 0 on the face, half a
- * cell away), 0 at a wall or a solid cell, interpolated; but where rule is set, in a cell with
- * fluid below and air above, below and above as gravity's component g along the axis sets them
+ * cell away), 0 at a wall or a solid cell, interpolated; but in a cell with fluid below and air
+ * above, below and above as gravity's component g along the axis sets them
  * (a free surface's cell), the fluid side's alone. Interpolated there, the steeper face to air
  * lifted a surface cell's upper particles more than its lower ones each substep, the fine
  * iterations, which only push particles apart, never pulled them back, and the top layer of a
  * resting tank crept up until it stood half a layer high along the cell's face
- * (docs/PERFORMANCE.md, "A surface cell moves as one"). The host clears rule with mesh shapes,
- * whose cells are air to the grid (a mesh has no inside): air below the fluid there is a tank's
- * floor, and taken there the interior's flux pushed fluid through it (test_builtin_colliders,
- * the fast solver). */
+ * (docs/PERFORMANCE.md, "A surface cell moves as one"). */
 static float ml_face_gradient(__global const float *phi, __global const uint *flag, uint i,
                               uint stride, uint c, uint dim, float t, float inv_dx, float surface,
-                              uint rule, float g)
+                              float g)
 {
     float here = phi[i];
     float below = 0.0f, above = 0.0f;
@@ -461,9 +460,9 @@ static float ml_face_gradient(__global const float *phi, __global const uint *fl
         above = ((fa == ML_FLUID ? phi[i + stride] : 0.0f) - here) * inv_dx *
                 ml_face_weight(fa, surface);
     }
-    if (rule && g < 0.0f && fb == ML_FLUID && fa == ML_AIR)
+    if (g < 0.0f && fb == ML_FLUID && fa == ML_AIR)
         return below;
-    if (rule && g > 0.0f && fa == ML_FLUID && fb == ML_AIR)
+    if (g > 0.0f && fa == ML_FLUID && fb == ML_AIR)
         return above;
     return mix(below, above, clamp(t, 0.0f, 1.0f));
 }
@@ -485,8 +484,8 @@ static float ml_fill(float s)
     return clamp((s - 0.5f) / (0.8f - 0.5f), 0.0f, 1.0f);
 }
 
-/* Moves each fluid particle by grad(phi) at its place d, kept in the box (rule: ml_face_gradient's
- * for a free surface's cell); a body's particles stay. The move is at most max_move (what holds a resting column) plus, against the
+/* Moves each fluid particle by grad(phi) at its place d (ml_face_gradient), kept in the box; a
+ * body's particles stay. The move is at most max_move (what holds a resting column) plus, against the
  * particle's own move this substep (x* - x, from x in pos), up to reach_dx x its cell's
  * compression (the finest grid's rhs) more: an impact's compression goes at once, but only by
  * stopping particles, never by speeding one up, and only where a cell has volume to lose (a
@@ -498,8 +497,7 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
                          uint bodies, __global const uint *phase, __global const float *phi,
                          __global const float *rhs, __global const uint *flag, float inv_dx,
                          uint nx, uint ny, uint nz, float max_move, float reach_dx,
-                         float surface, float4 gravity, uint rule,
-                         __global const float *density)
+                         float surface, float4 gravity, __global const float *density)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint i = get_global_id(0);
@@ -511,10 +509,9 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
     float4 lo = (float4)(p->box_min[0], p->box_min[1], p->box_min[2], 0.0f);
     float4 t = (x - lo) * inv_dx - convert_float4(c);
     float4 d = (float4)(
-        ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx, surface, rule, gravity.x),
-        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx, surface, rule,
-                         gravity.y),
-        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx, surface, rule,
+        ml_face_gradient(phi, flag, k, 1u, c.x, dims.x, t.x, inv_dx, surface, gravity.x),
+        ml_face_gradient(phi, flag, k, dims.x, c.y, dims.y, t.y, inv_dx, surface, gravity.y),
+        ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx, surface,
                          gravity.z),
         0.0f);
     float cap = reach_dx * rhs[k], len = length(d.xyz), extra = 0.0f;
@@ -524,27 +521,108 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
     pred[i] = (float4)(clamp(x + d, pbf_box_min(p), pbf_box_max(p)).xyz, x.w);
 }
 
-/* The finest grid's empty cells whose centre lies inside one of the count collision shapes
- * (colliders.h; planes: the hulls' planes and the SDFs' nodes) become solid, ML_SOLID + the
- * shape's index: the correction then holds the fluid at a shape as at a wall, where as air it
- * put phi = 0 there and pushed the fluid into the shape (its contacts pushed it back, and the
- * layers beside the shape stood 4 % above rest). A mesh has no inside: its cells stay air. A
- * shape's pose is the substep's end, where its contacts hold x*. */
-__kernel void ml_solids(pbf_params p, __global uint *flag, uint nx, uint ny, uint nz, float dx,
-                        __global const pbfcl_collider_shape *shapes,
-                        __global const float4 *planes, uint count)
+/* Whether segment a -> b (local) crosses triangle t of a mesh: its ends on the two sides of
+ * the triangle's plane (or one on it) and the crossing inside the triangle, borders included. */
+static bool ml_crosses_triangle(__global const float4 *tris, uint t, float3 a, float3 b)
+{
+    float3 v0 = tris[3u * t].xyz, v1 = tris[3u * t + 1u].xyz, v2 = tris[3u * t + 2u].xyz;
+    float3 nrm = cross(v1 - v0, v2 - v0);
+    float sa = dot(a - v0, nrm), sb = dot(b - v0, nrm);
+    if ((sa > 0.0f && sb > 0.0f) || (sa < 0.0f && sb < 0.0f) || sa == sb)
+        return false;
+    float3 q = a + (b - a) * (sa / (sa - sb));
+    return dot(cross(v1 - v0, q - v0), nrm) >= 0.0f && dot(cross(v2 - v1, q - v1), nrm) >= 0.0f &&
+           dot(cross(v0 - v2, q - v2), nrm) >= 0.0f;
+}
+
+/* Whether world segment a -> b crosses a triangle of mesh shape sh (its grid's cells over the
+ * segment's box). */
+static bool ml_crosses_mesh(__global const pbfcl_collider_shape *sh, __global const float4 *tris,
+                            __global const uint *cell_start, __global const uint *cell_tris,
+                            float3 a, float3 b)
+{
+    float4 rot = col_load4(sh->rotation), go = col_load4(sh->grid_origin);
+    float3 at = col_load4(sh->position).xyz;
+    float3 la = col_unrotate(rot, a - at), lb = col_unrotate(rot, b - at);
+    int3 dims = (int3)((int)sh->grid_dims[0], (int)sh->grid_dims[1], (int)sh->grid_dims[2]);
+    float3 lo = (fmin(la, lb) - go.xyz) / go.w, hi = (fmax(la, lb) - go.xyz) / go.w;
+    if (any(hi < 0.0f) || any(lo >= convert_float3(dims)))
+        return false;
+    int3 c0 = clamp(convert_int3(floor(lo)), (int3)(0), dims - 1);
+    int3 c1 = clamp(convert_int3(floor(hi)), (int3)(0), dims - 1);
+    for (int z = c0.z; z <= c1.z; z++)
+        for (int y = c0.y; y <= c1.y; y++)
+            for (int x = c0.x; x <= c1.x; x++) {
+                uint cell = sh->grid_first + (uint)((z * dims.y + y) * dims.x + x);
+                for (uint e = cell_start[cell]; e < cell_start[cell + 1u]; e++)
+                    if (ml_crosses_triangle(tris, cell_tris[e], la, lb))
+                        return true;
+            }
+    return false;
+}
+
+/* The finest grid's flags where there are collision shapes (colliders.h), from the gathered
+ * particle counts before ml_setup zeroes them (read only: a cell's flag depends on its
+ * neighbours' counts, never on flags being written): fluid where a particle is, and an empty
+ * cell that a shape closes to the fluid solid, ML_SOLID + the first such shape's index, else
+ * air: the correction then holds the fluid at a
+ * shape as at a wall, where as air it put phi = 0 there and pushed the fluid into the shape
+ * (its contacts pushed it back, and the layers beside the shape stood 4 % above rest). A shape
+ * with an inside (planes: the hulls' planes and the SDFs' nodes) closes a cell whose centre lies
+ * in it. A mesh has no inside: it closes a cell beside a fluid cell when one of its triangles
+ * crosses the segment between the two cells' centres, as a primitive's surface between them
+ * would put the empty centre inside it. As air, the cells beyond mesh-container's tank were a
+ * free surface under its floor, and the fast solver's column sank into the floor
+ * (docs/PERFORMANCE.md, "A mesh closes the cells beyond it"). Not the segment on to the fluid
+ * cell's far face: a film on a floor in the fluid cell above the floor's plane closed the cell
+ * above it, its free surface. A shape's pose is the substep's end, where its contacts hold x*. */
+__kernel void ml_solids(pbf_params p, __global const uint *counts, __global uint *flag, uint nx,
+                        uint ny, uint nz, float dx, __global const pbfcl_collider_shape *shapes,
+                        __global const float4 *planes, uint count, __global const float4 *tris,
+                        __global const uint *cell_start, __global const uint *cell_tris)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint c = get_global_id(0);
-    if (c >= dims.w || flag[c] != ML_AIR)
+    if (c >= dims.w)
+        return;
+    flag[c] = counts[c] > 0u ? ML_FLUID : ML_AIR;
+    if (counts[c] > 0u)
         return;
     uint x = c % dims.x, y = (c / dims.x) % dims.y, z = c / (dims.x * dims.y);
     float3 lo = (float3)(p->box_min[0], p->box_min[1], p->box_min[2]);
     float3 at = lo + ((float3)((float)x, (float)y, (float)z) + 0.5f) * dx;
+    uint ix[3] = {x, y, z}, size[3] = {dims.x, dims.y, dims.z};
+    uint step[3] = {1u, dims.x, dims.x * dims.y};
+    int fluid = -1; /* the neighbours holding fluid (bit 2a: -a, 2a + 1: +a), read at a mesh */
     for (uint s = 0u; s < count; s++) {
         __global const pbfcl_collider_shape *sh = shapes + s;
-        if (sh->type == PBFCL_COLLIDER_MESH || any(at < col_load4(sh->bounds_min).xyz) ||
-            any(at > col_load4(sh->bounds_max).xyz))
+        float3 b_lo = col_load4(sh->bounds_min).xyz, b_hi = col_load4(sh->bounds_max).xyz;
+        if (sh->type == PBFCL_COLLIDER_MESH) {
+            if (any(at < b_lo - dx) || any(at > b_hi + dx))
+                continue;
+            if (fluid < 0) {
+                fluid = 0;
+                for (uint a = 0u; a < 3u; a++) {
+                    if (ix[a] > 0u && counts[c - step[a]] > 0u)
+                        fluid |= 1 << (2u * a);
+                    if (ix[a] + 1u < size[a] && counts[c + step[a]] > 0u)
+                        fluid |= 1 << (2u * a + 1u);
+                }
+            }
+            for (uint f = 0u; f < 6u; f++) {
+                if (!(fluid & (1 << f)))
+                    continue;
+                float e[3] = {0.0f, 0.0f, 0.0f}; /* to the fluid neighbour's centre */
+                e[f / 2u] = (f & 1u) ? dx : -dx;
+                float3 to = at + (float3)(e[0], e[1], e[2]);
+                if (ml_crosses_mesh(sh, tris, cell_start, cell_tris, at, to)) {
+                    flag[c] = ML_SOLID + s;
+                    return;
+                }
+            }
+            continue;
+        }
+        if (any(at < b_lo) || any(at > b_hi))
             continue;
         float3 n, x_local = col_unrotate(col_load4(sh->rotation), at - col_load4(sh->position).xyz);
         if (col_primitive_distance(sh, planes, x_local, &n) < 0.0f) {

@@ -226,10 +226,11 @@ START_TEST(test_mesh_container)
 }
 END_TEST
 
-/* The fast solver's coarse correction sees the tank's cells beyond its mesh as air and pushes
- * the fluid toward the walls; warm-started, or with phi = 0 on the faces to air, it pushed a
- * particle through the floor, so with shapes it starts cold and keeps phi = 0 at the air cells'
- * centres (host/core/pbf/multilevel.c, pbfcl_pbf_multilevel). */
+/* The fast solver's coarse correction: while it saw the tank's cells beyond its mesh as air, it
+ * pushed the fluid toward the walls, and warm-started, or with phi = 0 on the faces to air, it
+ * pushed a particle through the floor (frame 35). The mesh now closes those cells (ml_solids),
+ * and the correction has no case of its own for meshes (host/core/pbf/multilevel.c,
+ * pbfcl_pbf_multilevel). */
 START_TEST(test_mesh_container_fast_solver)
 {
     run_mesh_container(true);

@@ -68,8 +68,6 @@ typedef struct ml_state {
     bool phi_kept;             /* the finest phi holds the last correction's (warm starts) */
     cl_mem ghost_buf;          /* split over devices: a uchar a particle, 1 for a ghost */
     size_t ghost_cap;          /* its particles */
-    cl_float surface;          /* this correction's weight of a face to air (ml_face_weight) */
-    cl_uint surface_rule;      /* ml_face_gradient's rule for a free surface's cell (no meshes) */
     pbfcl_colliders_solid_view shapes; /* this correction's collision shapes (count 0: none) */
     cl_mem own_buf, share_buf; /* split with shapes: this device's counts, its cells' share */
     /* The compression a substep left (ml_compression), read without blocking for the next one's
@@ -259,6 +257,9 @@ static pbfcl_status make_grids(const pbfcl_sim_view *v, ml_state *m)
 
 #define ML_ARG(kernel, idx, v) PBF_ARG(kernel, idx, v)
 
+/* The kernels' weight of a face to air (ml_face_weight: phi = 0 on the face). */
+static const cl_float ml_surface = PBFCL_ML_SURFACE_WEIGHT;
+
 /* Sets arguments idx .. idx + 2 to the cells per axis of g (three uints: Oclgrind 21.10 read a
  * uint4 argument wrong in ml_restrict and crashed on it in its uninitialised-value check). */
 static pbfcl_status set_dims(cl_kernel k, cl_uint idx, ml_level *g)
@@ -325,7 +326,7 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
         ML_ARG(k, 16, shapes);
     }
     PBFCL_TRY(launch(v, k, n, prof));
-    bool shared = ghost && m->shapes.solids > 0; /* split: each device's share of a shape's push */
+    bool shared = ghost && m->shapes.count > 0; /* split: each device's share of a shape's push */
     if (shared) {
         if (!m->own_buf) {
             PBFCL_TRY(pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, (size_t)cells * 4,
@@ -339,6 +340,22 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
     cl_mem sums[2] = {m->sum_buf, m->count_buf};
     size_t bytes[2] = {(size_t)cells * 4, (size_t)cells * 4};
     PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_ML_SUMS, sums, bytes, 2));
+    cl_uint flags_set = m->shapes.count > 0;
+    if (flags_set) { /* the flags, the empty cells a shape closes solid, from the counts */
+        k = m->k[ML_SOLIDS];
+        ML_ARG(k, 0, v->params_buf);
+        ML_ARG(k, 1, m->count_buf);
+        ML_ARG(k, 2, g->flag_buf);
+        PBFCL_TRY(set_dims(k, 3, g));
+        ML_ARG(k, 6, g->dx);
+        ML_ARG(k, 7, m->shapes.shapes);
+        ML_ARG(k, 8, m->shapes.planes);
+        ML_ARG(k, 9, m->shapes.count);
+        ML_ARG(k, 10, m->shapes.tris);
+        ML_ARG(k, 11, m->shapes.cell_start);
+        ML_ARG(k, 12, m->shapes.cell_tris);
+        PBFCL_TRY(launch(v, k, cells, prof));
+    }
     k = m->k[ML_SETUP];
     cl_float scale = v->params->volume / (g->dx * g->dx * g->dx) / 65536.0f; /* ML_FIXED */
     ML_ARG(k, 0, m->sum_buf);
@@ -352,17 +369,7 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
     cl_mem own = shared ? m->own_buf : NULL, share = shared ? m->share_buf : NULL;
     ML_ARG(k, 8, own);
     ML_ARG(k, 9, share);
-    PBFCL_TRY(launch(v, k, cells, prof));
-    if (m->shapes.solids == 0)
-        return PBFCL_OK;
-    k = m->k[ML_SOLIDS]; /* the empty cells inside a shape: solid */
-    ML_ARG(k, 0, v->params_buf);
-    ML_ARG(k, 1, g->flag_buf);
-    PBFCL_TRY(set_dims(k, 2, g));
-    ML_ARG(k, 5, g->dx);
-    ML_ARG(k, 6, m->shapes.shapes);
-    ML_ARG(k, 7, m->shapes.planes);
-    ML_ARG(k, 8, m->shapes.count);
+    ML_ARG(k, 10, flags_set);
     return launch(v, k, cells, prof);
 }
 
@@ -384,9 +391,9 @@ static pbfcl_status smooth(const pbfcl_sim_view *v, ml_state *m, ml_level *g, in
         if (s == 0 && c) {
             ML_ARG(k, 9, c->phi_buf);
             PBFCL_TRY(set_dims(k, 10, c));
-            ML_ARG(k, 13, m->surface);
+            ML_ARG(k, 13, ml_surface);
         } else {
-            ML_ARG(k, 9, m->surface);
+            ML_ARG(k, 9, ml_surface);
         }
         PBFCL_TRY(launch(v, k, g->dims.s[3], prof));
         pbf_swap(&g->phi_buf, &g->tmp_buf);
@@ -409,7 +416,7 @@ static pbfcl_status solve_coarsest(const pbfcl_sim_view *v, ml_state *m, ml_leve
     ML_ARG(k, 7, dx2);
     ML_ARG(k, 8, weight);
     ML_ARG(k, 9, sweeps);
-    ML_ARG(k, 10, m->surface);
+    ML_ARG(k, 10, ml_surface);
     return launch(v, k, 1, prof);
 }
 
@@ -430,7 +437,7 @@ static pbfcl_status restrict_residual(const pbfcl_sim_view *v, ml_state *m, int 
     ML_ARG(k, 8, c->flag_buf);
     ML_ARG(k, 9, c->phi_buf);
     PBFCL_TRY(set_dims(k, 10, c));
-    ML_ARG(k, 13, m->surface);
+    ML_ARG(k, 13, ml_surface);
     return launch(v, k, c->dims.s[3], prof);
 }
 
@@ -462,7 +469,7 @@ static pbfcl_status solve_group(const pbfcl_sim_view *v, ml_state *m, int first,
                        (cells + 15) / 16 * 16, (top * 4 + 15) / 16 * 16};
     for (cl_uint a = 0; a < 4; a++)
         PBFCL_CL_CHECK(clSetKernelArg(k, 13 + a, local[a], NULL));
-    ML_ARG(k, 17, m->surface);
+    ML_ARG(k, 17, ml_surface);
     return pbfcl_cl_launch(v->cl, k, m->group_wg, m->group_wg, prof, PBFCL_STAGE_SOLVE);
 }
 
@@ -523,10 +530,9 @@ static pbfcl_status correct(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
     PBFCL_TRY(set_dims(k, 10, g));
     ML_ARG(k, 13, limit);
     ML_ARG(k, 14, reach_dx);
-    ML_ARG(k, 15, m->surface);
+    ML_ARG(k, 15, ml_surface);
     ML_ARG(k, 16, v->gravity);
-    ML_ARG(k, 17, m->surface_rule);
-    ML_ARG(k, 18, v->density_buf);
+    ML_ARG(k, 17, v->density_buf);
     return launch(v, k, n, prof);
 }
 
@@ -571,23 +577,19 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof
     if (!m->program)
         PBFCL_TRY(build_program(&v, m));
     PBFCL_TRY(make_grids(&v, m)); /* new grids keep no phi */
-    /* The shapes with an inside are solid cells to the grid (ml_solids). A mesh's cells are
-     * air, and phi falls toward them as toward a free surface: with a mesh a correction starts
-     * cold, puts phi = 0 at the air cells' centres and leaves out the surface cell's rule.
-     * Warm, or with phi = 0 on the faces, the fuller phi pushed particles of the
-     * mesh-container scene through its tank's floor (test_builtin_colliders, the fast solver:
-     * frame 35, and frame 34 with the faces; cold at the centres its particles keep 0.99 r
-     * from the walls). */
+    /* The shapes close cells to the grid (ml_solids: those inside a primitive or an SDF, those
+     * beyond a mesh's triangles from a fluid cell), so a mesh needs no case of its own: while
+     * its cells were air, a correction with a mesh started cold, put phi = 0 at the air cells'
+     * centres and left out the surface cell's rule (else it pushed particles of mesh-container
+     * through its tank's floor), and a column at rest in a mesh tank heaped its surface
+     * (docs/PERFORMANCE.md, "A mesh closes the cells beyond it"). */
     pbfcl_colliders_solids(pbfcl_pbf_colliders(sim), &m->shapes);
-    bool meshes = m->shapes.meshes > 0;
-    warm = warm && m->phi_kept && !meshes;
-    m->surface = meshes ? 1.0f : PBFCL_ML_SURFACE_WEIGHT;
-    m->surface_rule = meshes ? 0u : 1u;
+    warm = warm && m->phi_kept;
     PBFCL_TRY(gather(sim, &v, m, warm ? PBFCL_ML_WARM : 0.0f, prof));
     for (int c = 0; c < (warm ? PBFCL_ML_WARM_CYCLES : PBFCL_ML_CYCLES); c++)
         PBFCL_TRY(v_cycle(&v, m, prof));
     m->phi_kept = true; /* the V-cycles leave the finest phi in its own buffer */
-    if (m->shapes.solids > 0)
+    if (m->shapes.count > 0)
         PBFCL_TRY(shape_push(&v, m, split, prof));
     return correct(&v, m, prof); /* split: a ghost moves as its owner (the same phi, x*, x) */
 }

@@ -38,9 +38,7 @@
  * Laplacian, (0 - phi) / (dx / 2) / dx, weighs an air neighbour twice a fluid one. At the air
  * cell's centre (weight 1, as before) the fluid stood a cell deeper than it is: its top cells'
  * phi was too large, their particles were pushed up too hard, and 16M's dam break took twice the
- * substeps (docs/PERFORMANCE.md, "The free surface on the face"). With a mesh shape, whose
- * cells are air to the grid (a mesh has no inside; the other shapes' cells are solid, ml_solids),
- * phi = 0 stays at the air cells' centres (pbfcl_pbf_multilevel). */
+ * substeps (docs/PERFORMANCE.md, "The free surface on the face"). */
 #define PBFCL_ML_SURFACE_WEIGHT 2.0f
 
 /* The most cells of its largest grid per work-item of ml_group (the one work-group that solves
