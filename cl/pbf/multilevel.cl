@@ -67,7 +67,7 @@ static void ml_gather_particle(pbf_params p, uint n, __global const float4 *pred
         return;
     float4 xi = pred[i];
     uint c = ml_index(ml_cell(p, xi, inv_dx, dims), dims);
-    bool solid = bodies && phase[i] != 0u;
+    bool solid = bodies && pbf_is_solid(phase[i]);
     uint m = solid ? 0u : min(neighbor_count[i], (uint)MAX_NEIGHBORS);
     float w_sum = 0.0f;
     for (uint k = 0; k < m; k++) {
@@ -501,7 +501,7 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint i = get_global_id(0);
-    if (i >= n || (bodies && phase[i] != 0u))
+    if (i >= n || (bodies && pbf_is_solid(phase[i])))
         return;
     float4 x = pred[i];
     uint4 c = ml_cell(p, x, inv_dx, dims);
@@ -688,7 +688,7 @@ __kernel void ml_compression(uint n, float inv_rest_density, __global const floa
     uint l = get_local_id(0);
     float2 acc = (float2)(0.0f);
     for (uint i = (uint)get_global_id(0); i < n; i += (uint)get_global_size(0)) {
-        if (solids != 0u && (phase[i] & PBFCL_PHASE_FLUID_BIT) == 0u)
+        if (solids != 0u && pbf_is_solid(phase[i]))
             continue;
         acc += (float2)(fmax(density[i] * inv_rest_density - 1.0f, 0.0f), 1.0f);
     }

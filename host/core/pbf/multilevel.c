@@ -680,11 +680,10 @@ pbfcl_status pbfcl_pbf_multilevel_compression(pbfcl_sim *sim, size_t groups, dou
 /* After iteration it's density and contact corrections (x* = q): the first solver.multilevel
  * iterations end with a coarse correction of what they left. With no iterations (the positions'
  * pass still runs once, for the bodies) there is none. With one correction a substep, those of
- * a frame's later substeps start warm (PBFCL_ML_WARM; not with collision shapes,
- * pbfcl_pbf_multilevel). Where the corrections leave iterations after them, a frame's later
- * substeps end those with a correction too when the substep before left the fluid more
- * compressed, on the mean, than solver.multilevel_limit (pbfcl_ml_adds): an impact the first
- * corrections cannot hold gets more, the rest of the run does not pay for them. */
+ * a frame's later substeps start warm (PBFCL_ML_WARM). Where the corrections leave iterations after
+ * them, a frame's later substeps end those with a correction too when the substep before left the
+ * fluid more compressed, on the mean, than solver.multilevel_limit (pbfcl_ml_adds): an impact the
+ * first corrections cannot hold gets more, the rest of the run does not pay for them. */
 static pbfcl_status ml_project(pbfcl_sim *sim, void *state, int it, pbfcl_profile *prof)
 {
     ml_state *m = state;
