@@ -111,14 +111,15 @@ __kernel void ml_gather_shapes(pbf_params p, uint n, __global const float4 *pred
                        contact_shape);
 }
 
-/* The finest grid's right-hand side: the cell's summed strain where positive (its particles'
- * ups and downs cancel; a cell that is not compressed as a whole gives off nothing), as a
- * volume per cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flags
- * (fluid where a particle is, else air; flags_set: ml_solids set them, with the shapes) and phi: keep x the last correction's phi in a fluid cell (a
- * warm start; keep 0: phi = 0, as in air, which the sweeps leave at 0). The sums and counts go
- * back to 0 for the next correction's gather (the host zeroes them when it makes them). A split
- * simulation with collision shapes gives own, this device's counts before the devices' were
- * added, and gets each cell's share of them (ml_shape_push); else both NULL. */
+/* The finest grid's right-hand side: the cell's summed strain where positive (its particles' ups
+ * and downs cancel; a cell that is not compressed as a whole gives off nothing), as a volume per
+ * cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flags (fluid where a
+ * particle is, else air; flags_set: ml_solids set them, with the shapes) and phi: keep x the last
+ * correction's phi in a fluid cell (a warm start; keep 0: phi = 0, as in air, which the sweeps
+ * leave at 0). The sums and counts go back to 0 for the next correction's gather (the host zeroes
+ * them when it makes them). A split simulation with collision shapes gives own, this device's
+ * counts before the devices' were added, and gets each cell's share of them (ml_shape_push); else
+ * both NULL. */
 __kernel void ml_setup(__global int *sum, __global uint *count, __global float *rhs,
                        __global uint *flag, __global float *phi, float scale, const uint cells,
                        float keep, __global const uint *own, __global float *share,
@@ -485,14 +486,14 @@ static float ml_fill(float s)
 }
 
 /* Moves each fluid particle by grad(phi) at its place d (ml_face_gradient), kept in the box; a
- * body's particles stay. The move is at most max_move (what holds a resting column) plus, against the
- * particle's own move this substep (x* - x, from x in pos), up to reach_dx x its cell's
+ * body's particles stay. The move is at most max_move (what holds a resting column) plus, against
+ * the particle's own move this substep (x* - x, from x in pos), up to reach_dx x its cell's
  * compression (the finest grid's rhs) more: an impact's compression goes at once, but only by
- * stopping particles, never by speeding one up, and only where a cell has volume to lose (a
- * falling column's top has none). Capping the whole move at PBF_MAX_CORRECTION r, as the fine
- * iterations are, left test_physics' fine column at 2.16 % density error at impact (1.69 %
- * without, bound 2). A particle takes the part ml_fill of its density (density: as the last
- * density pass left it) gives of that move. */
+ * stopping particles, never by speeding one up, and only where a cell has volume to lose (a falling
+ * column's top has none). Capping the whole move at PBF_MAX_CORRECTION r, as the fine iterations
+ * are, left test_physics' fine column at 2.16 % density error at impact (1.69 % without, bound 2).
+ * A particle takes the part ml_fill of its density (density: as the last density pass left it)
+ * gives of that move. */
 __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global const float4 *pos,
                          uint bodies, __global const uint *phase, __global const float *phi,
                          __global const float *rhs, __global const uint *flag, float inv_dx,
@@ -562,16 +563,15 @@ static bool ml_crosses_mesh(__global const pbfcl_collider_shape *sh, __global co
 }
 
 /* The finest grid's flags where there are collision shapes (colliders.h), from the gathered
- * particle counts before ml_setup zeroes them (read only: a cell's flag depends on its
- * neighbours' counts, never on flags being written): fluid where a particle is, and an empty
- * cell that a shape closes to the fluid solid, ML_SOLID + the first such shape's index, else
- * air: the correction then holds the fluid at a
- * shape as at a wall, where as air it put phi = 0 there and pushed the fluid into the shape
- * (its contacts pushed it back, and the layers beside the shape stood 4 % above rest). A shape
- * with an inside (planes: the hulls' planes and the SDFs' nodes) closes a cell whose centre lies
- * in it. A mesh has no inside: it closes a cell beside a fluid cell when one of its triangles
- * crosses the segment between the two cells' centres, as a primitive's surface between them
- * would put the empty centre inside it. As air, the cells beyond mesh-container's tank were a
+ * particle counts before ml_setup zeroes them (read only: a cell's flag depends on its neighbours'
+ * counts, never on flags being written): fluid where a particle is, and an empty cell that a shape
+ * closes to the fluid solid, ML_SOLID + the first such shape's index, else air: the correction then
+ * holds the fluid at a shape as at a wall, where as air it put phi = 0 there and pushed the fluid
+ * into the shape (its contacts pushed it back, and the layers beside the shape stood 4 % above
+ * rest). A shape with an inside (planes: the hulls' planes and the SDFs' nodes) closes a cell whose
+ * centre lies in it. A mesh has no inside: it closes a cell beside a fluid cell when one of its
+ * triangles crosses the segment between the two cells' centres, as a primitive's surface between
+ * them would put the empty centre inside it. As air, the cells beyond mesh-container's tank were a
  * free surface under its floor, and the fast solver's column sank into the floor
  * (docs/PERFORMANCE.md, "A mesh closes the cells beyond it"). Not the segment on to the fluid
  * cell's far face: a film on a floor in the fluid cell above the floor's plane closed the cell
