@@ -767,7 +767,8 @@ static int ref_crosses_mesh(const pbfcl_collider_shape *s, const float *tris, dv
  * particles is fluid (1), every empty cell whose centre lies inside a primitive
  * (ref_primitive's distance below 0 in the shape's end pose), or beside a fluid cell across a
  * mesh (one of its triangles crossing the segment between the two cells' centres; the mesh, a
- * square at y = 0.015 between the centres at -0.005 and 0.025, also tells it from a segment on
+ * square turned 0.5 rad about y at y = 0.015 between the centres at -0.005 and 0.025 (its pose
+ * counts), also tells it from a segment on
  * to the fluid cell's far face, which closes the cells at 0.055 above fluid at 0.025), becomes 2 +
  * the first such shape's index, every other cell air (0) (centres within TOL of a surface,
  * and crossings within TOL of a triangle, are not compared). ml_shape_push: from random phi, each
@@ -786,7 +787,8 @@ static void check_ml_shapes(pbfcl_cl *cl)
                                     .vertex_count = 4,
                                     .triangles = qt,
                                     .triangle_count = 2,
-                                    .position = {0.0f, 0.015f, 0.0f}});
+                                    .position = {0.01f, 0.015f, -0.02f},
+                                    .rotation = {0.0f, 0.2474f, 0.0f, 0.9689f}});
     cl_mem params = params_buffer(cl), pos, pred;
     size_t wg = 64;
     float x1[4] = {0.0f, 0.5f, 0.0f, 0.0f};

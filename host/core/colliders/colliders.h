@@ -103,7 +103,7 @@ bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *sh
 
 /* The shapes as the multilevel correction's grid reads them (host/core/pbf/multilevel.c): the
  * uploaded table, the hulls' planes and SDFs' nodes, the meshes' triangles and their grids'
- * cells (NULL without meshes), the shapes and how many are meshes, and the pressure sums
+ * cells (empty without meshes), the shapes and how many are meshes, and the pressure sums
  * (groups float4 a shape, in the contacts' m dx) that the correction adds to and
  * colliders_force adds to each shape's force and zeroes. false (all zero) while there are no
  * shapes or nothing is built. */

@@ -26,8 +26,7 @@
  * (where a cell is fluid in both) and runs PBFCL_ML_WARM_CYCLES V-cycles instead of
  * PBFCL_ML_CYCLES. Each substep's compression is mostly gravity's |g| dt^2 again, so the last
  * phi is nearly this one's. The frame's first substep starts from 0, so that a frame depends
- * on its state alone (a checkpoint holds no phi). With a mesh shape every correction starts
- * cold (pbfcl_pbf_multilevel). The whole last phi (1) over-corrects: with
+ * on its state alone (a checkpoint holds no phi). The whole last phi (1) over-corrects: with
  * 2 V-cycles from it 16M's dam break broke (4.9 % mean density error in its first frames);
  * docs/PERFORMANCE.md, "A warm start", has the measurements behind the choice. */
 #define PBFCL_ML_WARM 0.75f
@@ -134,13 +133,13 @@ int pbfcl_ml_group_first(int levels, const unsigned dims[][3], size_t local_byte
 pbfcl_status pbfcl_pbf_multilevel_group_limit(pbfcl_sim *sim, size_t local_bytes);
 
 /* One coarse correction of x*: the compression of x* (its SPH density, walls and collision
- * shapes included) gathered into the cells of h, the empty cells inside a shape other than a mesh
- * solid (no flux), PBFCL_ML_CYCLES V-cycles of lap(phi) = compression from phi = 0 (warm:
+ * shapes included) gathered into the cells of h, the empty cells a shape closes solid (no flux;
+ * ml_solids), PBFCL_ML_CYCLES V-cycles of lap(phi) = compression from phi = 0 (warm:
  * PBFCL_ML_WARM_CYCLES from PBFCL_ML_WARM x the last correction's phi, where its grids are
- * unchanged; never with a mesh shape), phi = 0 on the faces to air (PBFCL_ML_SURFACE_WEIGHT;
- * with a mesh shape at the air cells' centres), x* += grad(phi) (at most PBFCL_ML_SUPPORT
- * |g| dt^2, plus against the particle's move x* - x at most PBFCL_ML_REACH x its cell's
- * compression x h), and the pressure on the solid cells' faces added to their shapes' force. */
+ * unchanged), phi = 0 on the faces to air (PBFCL_ML_SURFACE_WEIGHT), x* += grad(phi) (at most
+ * PBFCL_ML_SUPPORT |g| dt^2, plus against the particle's move x* - x at most PBFCL_ML_REACH x its
+ * cell's compression x h), and the pressure on the solid cells' faces added to their shapes' force.
+ */
 pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof);
 
 #endif
