@@ -801,7 +801,6 @@ static void check_ml_shapes(pbfcl_cl *cl)
     pbfcl_colliders_solid_view sv;
     ck_assert(pbfcl_colliders_solids(c, &sv));
     ck_assert_uint_eq(sv.count, (unsigned)c->count);
-    ck_assert_uint_eq(sv.meshes, 1);
 
     /* the multilevel program, and a params block whose box starts at the grid's corner */
     const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_MULTILEVEL);

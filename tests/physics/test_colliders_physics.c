@@ -419,6 +419,31 @@ static rest_state tank_rest_at(pbfcl_cl *cl, int shapes, int fast, float t0)
     return st;
 }
 
+/* Checks a column at rest in a tank of shapes (what: their name) against one between the box's
+ * walls: at most 1 % of either's particles heaped, the level within tol x the depth of the
+ * walls', the floor and wall layers within tol of rest of the walls'. */
+static void check_rest_like_walls(const char *what, rest_state walls, rest_state shapes, double tol)
+{
+    double depth = 8 * 2 * R;
+    printf("    walls: level %.5f m, floor layer %.4f rho0, wall layer %.4f rho0, %d heaped\n",
+           walls.level, walls.floor_rho, walls.wall_rho, walls.heaped);
+    printf("    %s: level %.5f m, floor layer %.4f rho0, wall layer %.4f rho0, %d heaped (depth "
+           "%.3f m)\n",
+           what, shapes.level, shapes.floor_rho, shapes.wall_rho, shapes.heaped, depth);
+    const int most = walls.count / 100;
+    ck_assert_msg(walls.heaped <= most && shapes.heaped <= most,
+                  "%d particles heaped above the surface between the walls, %d by the %s (at "
+                  "most %d)",
+                  walls.heaped, shapes.heaped, what, most);
+    ck_assert_msg(fabs(shapes.level - walls.level) < tol * depth,
+                  "level %.5f m by the %s, %.5f between the walls", shapes.level, what,
+                  walls.level);
+    ck_assert_msg(fabs(shapes.floor_rho - walls.floor_rho) < tol &&
+                      fabs(shapes.wall_rho - walls.wall_rho) < tol,
+                  "the layers next to the %s: %.4f, %.4f rho0; next to the walls %.4f, %.4f", what,
+                  shapes.floor_rho, shapes.wall_rho, walls.floor_rho, walls.wall_rho);
+}
+
 /* A fluid column at rest held by box shapes settles as one held by the box's walls: the level
  * within 0.2 % of the depth of the other's, the densities of the layers next to the floor and the
  * side walls within 0.2 % of rest of the walls' (which are 0.55 and 1.7 % above rest: the bottom
@@ -433,25 +458,7 @@ static rest_state tank_rest_at(pbfcl_cl *cl, int shapes, int fast, float t0)
  * docs/PERFORMANCE.md, "A free surface moves by its fill"). */
 static void run_tank_rest(pbfcl_cl *cl)
 {
-    rest_state walls = tank_rest_at(cl, 0, 0, T0), boxes = tank_rest_at(cl, 1, 0, T0);
-    double depth = 8 * 2 * R;
-    printf("    walls: level %.5f m, floor layer %.4f rho0, wall layer %.4f rho0, %d heaped\n",
-           walls.level, walls.floor_rho, walls.wall_rho, walls.heaped);
-    printf(
-        "    shapes: level %.5f m, floor layer %.4f rho0, wall layer %.4f rho0, %d heaped (depth "
-        "%.3f m)\n",
-        boxes.level, boxes.floor_rho, boxes.wall_rho, boxes.heaped, depth);
-    const int most = walls.count / 100;
-    ck_assert_msg(walls.heaped <= most && boxes.heaped <= most,
-                  "%d particles heaped above the surface between the walls, %d between the shapes "
-                  "(at most %d)",
-                  walls.heaped, boxes.heaped, most);
-    ck_assert_msg(fabs(boxes.level - walls.level) < 0.002 * depth,
-                  "level %.5f m with shapes, %.5f with walls", boxes.level, walls.level);
-    ck_assert_msg(fabs(boxes.floor_rho - walls.floor_rho) < 0.002 &&
-                      fabs(boxes.wall_rho - walls.wall_rho) < 0.002,
-                  "the layers next to the shapes: %.4f, %.4f rho0; next to the walls %.4f, %.4f",
-                  boxes.floor_rho, boxes.wall_rho, walls.floor_rho, walls.wall_rho);
+    check_rest_like_walls("shapes", tank_rest_at(cl, 0, 0, T0), tank_rest_at(cl, 1, 0, T0), 0.002);
 }
 
 START_TEST(test_colliders_fluid_rest_at_shapes)
@@ -475,25 +482,8 @@ END_TEST
 static void run_mesh_tank_rest(pbfcl_cl *cl)
 {
     const float t0 = 0.32f;
-    rest_state walls = tank_rest_at(cl, 0, 1, t0), mesh = tank_rest_at(cl, 2, 1, t0);
-    double depth = 8 * 2 * R;
-    printf("    fast, walls: level %.5f m, floor layer %.4f rho0, wall layer %.4f rho0, %d "
-           "heaped\n",
-           walls.level, walls.floor_rho, walls.wall_rho, walls.heaped);
-    printf("    fast, mesh tank: level %.5f m, floor layer %.4f rho0, wall layer %.4f rho0, %d "
-           "heaped\n",
-           mesh.level, mesh.floor_rho, mesh.wall_rho, mesh.heaped);
-    const int most = walls.count / 100;
-    ck_assert_msg(walls.heaped <= most && mesh.heaped <= most,
-                  "%d particles heaped above the surface between the walls, %d in the mesh tank "
-                  "(at most %d)",
-                  walls.heaped, mesh.heaped, most);
-    ck_assert_msg(fabs(mesh.level - walls.level) < 0.01 * depth,
-                  "level %.5f m in the mesh tank, %.5f between the walls", mesh.level, walls.level);
-    ck_assert_msg(fabs(mesh.floor_rho - walls.floor_rho) < 0.01 &&
-                      fabs(mesh.wall_rho - walls.wall_rho) < 0.01,
-                  "the layers next to the mesh: %.4f, %.4f rho0; next to the walls %.4f, %.4f",
-                  mesh.floor_rho, mesh.wall_rho, walls.floor_rho, walls.wall_rho);
+    check_rest_like_walls("mesh tank (fast solver)", tank_rest_at(cl, 0, 1, t0),
+                          tank_rest_at(cl, 2, 1, t0), 0.01);
 }
 
 START_TEST(test_colliders_fluid_rest_in_mesh_tank)

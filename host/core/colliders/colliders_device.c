@@ -462,8 +462,6 @@ bool pbfcl_colliders_solids(const pbfcl_colliders *c, pbfcl_colliders_solid_view
     out->cell_tris = c->cell_tris_buf;
     out->count = (unsigned)c->count;
     out->groups = PBFCL_COLLIDER_FORCE_GROUPS;
-    for (int i = 0; i < c->count; i++)
-        out->meshes += c->shape[i].row.type == PBFCL_COLLIDER_MESH;
     return true;
 }
 
