@@ -22,6 +22,33 @@
 #define ML_FLUID 1u
 #define ML_SOLID 2u
 
+/* A finest cell's touch word: which sides of the cell its fluid touches a collision shape on.
+ * Side f (2a: the -a side, 2a + 1: +a) is the 5-bit field ML_TOUCH_BITS f up: one particle of
+ * the cell holding a shape plane that counts in its density (pbf_shape_load), whose normal lies
+ * within 60 degrees of the axis pointing away from that side, sets it to 1 on a device; a split
+ * simulation adds the devices' words, so a field counts devices (at most 31) and stays apart. */
+#define ML_TOUCH_BITS 5u
+
+static uint ml_touch_side(uint touch, uint f)
+{
+    return (touch >> (ML_TOUCH_BITS * f)) & ((1u << ML_TOUCH_BITS) - 1u);
+}
+
+/* The touch word of a particle's shape planes (normals n with their phi > 0; 0 for none). */
+static uint ml_touch_of(float4 n, float phi, uint touch)
+{
+    if (!(phi > 0.0f))
+        return touch;
+    float na[3] = {n.x, n.y, n.z};
+    for (uint a = 0u; a < 3u; a++) {
+        if (na[a] > 0.5f) /* the shape lies on the -a side */
+            touch |= 1u << (ML_TOUCH_BITS * 2u * a);
+        if (na[a] < -0.5f)
+            touch |= 1u << (ML_TOUCH_BITS * (2u * a + 1u));
+    }
+    return touch;
+}
+
 /* The cell of p in a grid of cells of dx from the box's corner, clamped into the grid. */
 static uint4 ml_cell(pbf_params p, float4 x, float inv_dx, uint4 dims)
 {
@@ -53,14 +80,15 @@ static uint ml_index3(uint x, uint y, uint z, uint4 dims)
  * counts, with no strain. A particle flagged in ghost (a split simulation's copy of another
  * device's; ghost NULL: none) is its owner's to count. Two kernels, without and with shapes:
  * the shapes' branch, even not taken, cost ml_gather a third of its time on an H200 (80.9 ->
- * 108.2 us a launch at 1M). */
+ * 108.2 us a launch at 1M). With shapes, a fluid particle's planes also mark the sides of its
+ * cell where its fluid touches a shape (touch, ML_TOUCH_BITS), which ml_solids closes. */
 static void ml_gather_particle(pbf_params p, uint n, __global const float4 *pred,
                                __global const uint *neighbor_count, __global const uint *neighbors,
                                float wall_scale, uint bodies, __global const uint *phase,
                                float inv_dx, uint4 dims, __global int *sum, __global uint *count,
                                __global const uchar *ghost, bool shapes,
                                __global const float4 *contact_plane,
-                               __global const int *contact_shape)
+                               __global const int *contact_shape, __global uint *touch)
 {
     uint i = get_global_id(0);
     if (i >= n || (ghost && ghost[i]))
@@ -80,6 +108,13 @@ static void ml_gather_particle(pbf_params p, uint n, __global const float4 *pred
         pbf_shape_set set;
         pbf_shape_load(p, wall_scale, xi, i, contact_plane, contact_shape, &set);
         rho_wall = 1.0f - (1.0f - rho_wall) * pbf_shape_factor(&set, &grad_f);
+        uint t = 0u;
+        t = ml_touch_of(set.n0, set.phi.x, t);
+        t = ml_touch_of(set.n1, set.phi.y, t);
+        t = ml_touch_of(set.n2, set.phi.z, t);
+        t = ml_touch_of(set.n3, set.phi.w, t);
+        if (t != 0u && !solid)
+            atomic_or(touch + c, t);
     }
     float rho = p->self_density + p->mass * w_sum + p->rest_density * rho_wall;
     float s = solid ? 0.0f : clamp(rho * p->inv_rest_density - 1.0f, -1.0f, 1.0f);
@@ -95,7 +130,7 @@ __kernel void ml_gather(pbf_params p, uint n, __global const float4 *pred,
                         __global const uchar *ghost)
 {
     ml_gather_particle(p, n, pred, neighbor_count, neighbors, wall_scale, bodies, phase, inv_dx,
-                       ml_dims(nx, ny, nz), sum, count, ghost, false, NULL, NULL);
+                       ml_dims(nx, ny, nz), sum, count, ghost, false, NULL, NULL, NULL);
 }
 
 __kernel void ml_gather_shapes(pbf_params p, uint n, __global const float4 *pred,
@@ -104,38 +139,49 @@ __kernel void ml_gather_shapes(pbf_params p, uint n, __global const float4 *pred
                                __global const uint *phase, float inv_dx, uint nx, uint ny,
                                uint nz, __global int *sum, __global uint *count,
                                __global const uchar *ghost, __global const float4 *contact_plane,
-                               __global const int *contact_shape)
+                               __global const int *contact_shape,
+                               __global uint *touch) /* in/out: sides touching a shape */
 {
     ml_gather_particle(p, n, pred, neighbor_count, neighbors, wall_scale, bodies, phase, inv_dx,
-                       ml_dims(nx, ny, nz), sum, count, ghost, true, contact_plane,
-                       contact_shape);
+                       ml_dims(nx, ny, nz), sum, count, ghost, true, contact_plane, contact_shape,
+                       touch);
 }
 
 /* The finest grid's right-hand side: the cell's summed strain where positive (its particles' ups
  * and downs cancel; a cell that is not compressed as a whole gives off nothing), as a volume per
- * cell volume (scale: the particle volume / the cell volume / ML_FIXED); its flags (fluid where a
- * particle is, else air; flags_set: ml_solids set them, with the shapes) and phi: keep x the last
- * correction's phi in a fluid cell (a warm start; keep 0: phi = 0, as in air, which the sweeps
- * leave at 0). The sums and counts go back to 0 for the next correction's gather (the host zeroes
- * them when it makes them). A split simulation with collision shapes gives own, this device's
- * counts before the devices' were added, and gets each cell's share of them (ml_shape_push); else
- * both NULL. */
+ * cell volume (scale: the particle volume / the cell volume / ML_FIXED), and in a cell whose fluid
+ * touches a shape (touch) that of full particles (the rest lattice's in a cell) if it holds fewer:
+ * as if its fluid filled the part of the cell the shape leaves, which its faces, open whole to
+ * the solve, let through as a full cell's. Counted as the particles' volume only, a cell that a
+ * wall cuts gave off half a full cell's compression through the same faces, and the layers next
+ * to a shape stood 1 to 2 % above the box's walls' (docs/PERFORMANCE.md, "The fluid's touch
+ * closes a cell"). Its flags (fluid where a particle is,
+ * else air; flags_set: ml_solids set them, with the shapes) and phi: keep x the last correction's
+ * phi in a fluid cell (a warm start; keep 0: phi = 0, as in air, which the sweeps leave at 0).
+ * The sums, counts and touch words go back to 0 for the next correction's gather (the host zeroes
+ * them when it makes them; touch NULL without shapes). A split simulation with collision shapes
+ * gives own, this device's counts before the devices' were added, and gets each cell's share of
+ * them (ml_shape_push); else both NULL. */
 __kernel void ml_setup(__global int *sum, __global uint *count, __global float *rhs,
                        __global uint *flag, __global float *phi, float scale, const uint cells,
                        float keep, __global const uint *own, __global float *share,
-                       uint flags_set)
+                       uint flags_set, __global uint *touch, float full)
 {
     uint c = get_global_id(0);
     if (c >= cells)
         return;
     if (share)
         share[c] = count[c] > 0u ? (float)own[c] / (float)count[c] : 0.0f;
-    rhs[c] = (float)max(sum[c], 0) * scale;
+    float fill = touch && touch[c] != 0u && count[c] > 0u ? fmax(full / (float)count[c], 1.0f)
+                                                           : 1.0f;
+    rhs[c] = (float)max(sum[c], 0) * scale * fill;
     if (!flags_set) /* else ml_solids set them */
         flag[c] = count[c] > 0u ? ML_FLUID : ML_AIR;
     phi[c] = keep > 0.0f && count[c] > 0u ? keep * phi[c] : 0.0f;
     sum[c] = 0;
     count[c] = 0u;
+    if (touch)
+        touch[c] = 0u;
 }
 
 /* The grid coarser than one of dims d: half its cells per axis, rounded up. */
@@ -522,64 +568,26 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
     pred[i] = (float4)(clamp(x + d, pbf_box_min(p), pbf_box_max(p)).xyz, x.w);
 }
 
-/* Whether segment a -> b (local) crosses triangle t of a mesh: its ends on the two sides of
- * the triangle's plane (or one on it) and the crossing inside the triangle, borders included. */
-static bool ml_crosses_triangle(__global const float4 *tris, uint t, float3 a, float3 b)
-{
-    float3 v0 = tris[3u * t].xyz, v1 = tris[3u * t + 1u].xyz, v2 = tris[3u * t + 2u].xyz;
-    float3 nrm = cross(v1 - v0, v2 - v0);
-    float sa = dot(a - v0, nrm), sb = dot(b - v0, nrm);
-    if ((sa > 0.0f && sb > 0.0f) || (sa < 0.0f && sb < 0.0f) || sa == sb)
-        return false;
-    float3 q = a + (b - a) * (sa / (sa - sb));
-    return dot(cross(v1 - v0, q - v0), nrm) >= 0.0f && dot(cross(v2 - v1, q - v1), nrm) >= 0.0f &&
-           dot(cross(v0 - v2, q - v2), nrm) >= 0.0f;
-}
-
-/* Whether world segment a -> b crosses a triangle of mesh shape sh (its grid's cells over the
- * segment's box). */
-static bool ml_crosses_mesh(__global const pbfcl_collider_shape *sh, __global const float4 *tris,
-                            __global const uint *cell_start, __global const uint *cell_tris,
-                            float3 a, float3 b)
-{
-    float4 rot = col_load4(sh->rotation), go = col_load4(sh->grid_origin);
-    float3 at = col_load4(sh->position).xyz;
-    float3 la = col_unrotate(rot, a - at), lb = col_unrotate(rot, b - at);
-    int3 dims = (int3)((int)sh->grid_dims[0], (int)sh->grid_dims[1], (int)sh->grid_dims[2]);
-    float3 lo = (fmin(la, lb) - go.xyz) / go.w, hi = (fmax(la, lb) - go.xyz) / go.w;
-    if (any(hi < 0.0f) || any(lo >= convert_float3(dims)))
-        return false;
-    int3 c0 = clamp(convert_int3(floor(lo)), (int3)(0), dims - 1);
-    int3 c1 = clamp(convert_int3(floor(hi)), (int3)(0), dims - 1);
-    for (int z = c0.z; z <= c1.z; z++)
-        for (int y = c0.y; y <= c1.y; y++)
-            for (int x = c0.x; x <= c1.x; x++) {
-                uint cell = sh->grid_first + (uint)((z * dims.y + y) * dims.x + x);
-                for (uint e = cell_start[cell]; e < cell_start[cell + 1u]; e++)
-                    if (ml_crosses_triangle(tris, cell_tris[e], la, lb))
-                        return true;
-            }
-    return false;
-}
-
 /* The finest grid's flags where there are collision shapes (colliders.h), from the gathered
- * particle counts before ml_setup zeroes them (read only: a cell's flag depends on its neighbours'
- * counts, never on flags being written): fluid where a particle is, and an empty cell that a shape
- * closes to the fluid solid, ML_SOLID + the first such shape's index, else air: the correction then
- * holds the fluid at a shape as at a wall, where as air it put phi = 0 there and pushed the fluid
- * into the shape (its contacts pushed it back, and the layers beside the shape stood 4 % above
- * rest). A shape with an inside (planes: the hulls' planes and the SDFs' nodes) closes a cell whose
- * centre lies in it. A mesh has no inside: it closes a cell beside a fluid cell when one of its
- * triangles crosses the segment between the two cells' centres, as a primitive's surface between
- * them would put the empty centre inside it. As air, the cells beyond mesh-container's tank were a
- * free surface under its floor, and the fast solver's column sank into the floor
- * (docs/PERFORMANCE.md, "A mesh closes the cells beyond it"). Not the segment on to the fluid
- * cell's far face: a film on a floor in the fluid cell above the floor's plane closed the cell
- * above it, its free surface. A shape's pose is the substep's end, where its contacts hold x*. */
-__kernel void ml_solids(pbf_params p, __global const uint *counts, __global uint *flag, uint nx,
-                        uint ny, uint nz, float dx, __global const pbfcl_collider_shape *shapes,
-                        __global const float4 *planes, uint count, __global const float4 *tris,
-                        __global const uint *cell_start, __global const uint *cell_tris)
+ * particle counts and touch words before ml_setup zeroes them (read only: a cell's flag depends on
+ * its neighbours' counts, never on flags being written): fluid where a particle is; an empty cell
+ * beside a fluid cell is solid where that cell's fluid touches a shape on its side (ML_TOUCH_BITS:
+ * the correction holds the fluid there as at a wall), else air; an empty cell with no fluid beside
+ * it is solid where its centre lies inside a primitive (the hulls' planes and the SDFs' nodes),
+ * which the coarse grids read, else air. A solid cell is ML_SOLID + the index of the first shape
+ * that closes it (touched: within two cells of its centre, by a primitive's distance or a mesh's
+ * bounds), whose force the pressure on its faces adds to. What the fluid touches decides beside
+ * the fluid, not where a shape lies: an empty cell above a cut wall's column, its centre inside
+ * the wall, closed the column's free surface, and the solve drove the column's flux into the
+ * fluid beside it, which heaped (25 particles of 800 in a tank of box shapes at 0.30 m); a thin
+ * floor's nearer face may be the one below; and a mesh, which has no inside, needed its
+ * triangles to cross the segment between the two cells' centres, which missed a floor above the
+ * fluid cell's centre (docs/PERFORMANCE.md, "The fluid's touch closes a cell"). A shape's pose is
+ * the substep's end, where its contacts hold x*. */
+__kernel void ml_solids(pbf_params p, __global const uint *counts, __global const uint *touch,
+                        __global uint *flag, uint nx, uint ny, uint nz, float dx,
+                        __global const pbfcl_collider_shape *shapes, __global const float4 *planes,
+                        uint count)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint c = get_global_id(0);
@@ -589,47 +597,45 @@ __kernel void ml_solids(pbf_params p, __global const uint *counts, __global uint
     if (counts[c] > 0u)
         return;
     uint x = c % dims.x, y = (c / dims.x) % dims.y, z = c / (dims.x * dims.y);
-    float3 lo = (float3)(p->box_min[0], p->box_min[1], p->box_min[2]);
-    float3 at = lo + ((float3)((float)x, (float)y, (float)z) + 0.5f) * dx;
     uint ix[3] = {x, y, z}, size[3] = {dims.x, dims.y, dims.z};
     uint step[3] = {1u, dims.x, dims.x * dims.y};
-    int fluid = -1; /* the neighbours holding fluid (bit 2a: -a, 2a + 1: +a), read at a mesh */
+    bool beside = false, touched = false; /* beside fluid; touched by it on this side */
+    for (uint a = 0u; a < 3u; a++) {
+        if (ix[a] > 0u && counts[c - step[a]] > 0u) { /* this cell is on its +a side */
+            beside = true;
+            touched = touched || ml_touch_side(touch[c - step[a]], 2u * a + 1u) > 0u;
+        }
+        if (ix[a] + 1u < size[a] && counts[c + step[a]] > 0u) {
+            beside = true;
+            touched = touched || ml_touch_side(touch[c + step[a]], 2u * a) > 0u;
+        }
+    }
+    if (beside && !touched)
+        return;
+    float3 lo = (float3)(p->box_min[0], p->box_min[1], p->box_min[2]);
+    float3 at = lo + ((float3)((float)x, (float)y, (float)z) + 0.5f) * dx;
+    float reach = touched ? 2.0f * dx : 0.0f;
     for (uint s = 0u; s < count; s++) {
         __global const pbfcl_collider_shape *sh = shapes + s;
         float3 b_lo = col_load4(sh->bounds_min).xyz, b_hi = col_load4(sh->bounds_max).xyz;
+        if (any(at < b_lo - reach) || any(at > b_hi + reach))
+            continue;
         if (sh->type == PBFCL_COLLIDER_MESH) {
-            if (any(at < b_lo - dx) || any(at > b_hi + dx))
-                continue;
-            if (fluid < 0) {
-                fluid = 0;
-                for (uint a = 0u; a < 3u; a++) {
-                    if (ix[a] > 0u && counts[c - step[a]] > 0u)
-                        fluid |= 1 << (2u * a);
-                    if (ix[a] + 1u < size[a] && counts[c + step[a]] > 0u)
-                        fluid |= 1 << (2u * a + 1u);
-                }
-            }
-            for (uint f = 0u; f < 6u; f++) {
-                if (!(fluid & (1 << f)))
-                    continue;
-                float e[3] = {0.0f, 0.0f, 0.0f}; /* to the fluid neighbour's centre */
-                e[f / 2u] = (f & 1u) ? dx : -dx;
-                float3 to = at + (float3)(e[0], e[1], e[2]);
-                if (ml_crosses_mesh(sh, tris, cell_start, cell_tris, at, to)) {
-                    flag[c] = ML_SOLID + s;
-                    return;
-                }
+            if (touched) {
+                flag[c] = ML_SOLID + s;
+                return;
             }
             continue;
         }
-        if (any(at < b_lo) || any(at > b_hi))
-            continue;
         float3 n, x_local = col_unrotate(col_load4(sh->rotation), at - col_load4(sh->position).xyz);
-        if (col_primitive_distance(sh, planes, x_local, &n) < 0.0f) {
+        float d = col_primitive_distance(sh, planes, x_local, &n);
+        if (touched ? d < reach : d < 0.0f) {
             flag[c] = ML_SOLID + s;
             return;
         }
     }
+    if (touched) /* a shape the fluid touches, none within two cells: the first takes the push */
+        flag[c] = ML_SOLID;
 }
 
 /* The push of the correction's pressure on each collision shape, for its force

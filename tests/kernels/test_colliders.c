@@ -727,54 +727,26 @@ END_TEST
 
 /* ---- the multilevel grid's solid cells (cl/pbf/multilevel.cl) -------------------------------- */
 
-/* Whether segment a -> b (world) crosses a triangle of mesh shape s (its triangles in tris,
- * local): 1 yes, 0 no, -1 within TOL of deciding (an end within TOL of a triangle's plane, or
- * the crossing within TOL of its border). */
-static int ref_crosses_mesh(const pbfcl_collider_shape *s, const float *tris, dvec a, dvec b)
+/* The touch word's side f (cl/pbf/multilevel.cl, ML_TOUCH_BITS: 5-bit fields). */
+static unsigned touch_side(unsigned touch, int f)
 {
-    dvec la = rot(s->rotation, sub(a, fv(s->position)), true);
-    dvec lb = rot(s->rotation, sub(b, fv(s->position)), true);
-    int out = 0;
-    for (unsigned t = s->first; t < s->first + s->count; t++) {
-        dvec v[3] = {fv(tris + 12 * t), fv(tris + 12 * t + 4), fv(tris + 12 * t + 8)};
-        dvec nrm = cross(sub(v[1], v[0]), sub(v[2], v[0]));
-        nrm = mul(nrm, 1.0 / len(nrm));
-        double sa = dot(sub(la, v[0]), nrm), sb = dot(sub(lb, v[0]), nrm);
-        if (fabs(sa) < TOL || fabs(sb) < TOL) {
-            out = -1;
-            continue;
-        }
-        if ((sa > 0) == (sb > 0))
-            continue;
-        dvec q = add(la, mul(sub(lb, la), sa / (sa - sb)));
-        double least = INFINITY; /* the crossing's signed distance inside each border */
-        for (int e = 0; e < 3; e++) {
-            dvec u = sub(v[(e + 1) % 3], v[e]);
-            least = fmin(least, dot(cross(u, sub(q, v[e])), nrm) / len(u));
-        }
-        if (fabs(least) < TOL)
-            out = -1;
-        else if (least > 0)
-            return 1;
-    }
-    return out;
+    return (touch >> (5 * f)) & 31u;
 }
 
 /* ml_solids and ml_shape_push (the multilevel correction's collision shapes, host/core/pbf/
  * multilevel.c) on a grid of 0.03 m cells, 31 x 29 x 27 from (-0.43, -0.41, -0.37), over the
  * moving primitives and a mesh after a narrow phase (which moves them to the substep's end and
- * uploads the table). ml_solids, from random particle counts over stale flags: every cell with
- * particles is fluid (1), every empty cell whose centre lies inside a primitive
- * (ref_primitive's distance below 0 in the shape's end pose), or beside a fluid cell across a
- * mesh (one of its triangles crossing the segment between the two cells' centres; the mesh, a
- * square turned 0.5 rad about y at y = 0.015 between the centres at -0.005 and 0.025 (its pose
- * counts), also tells it from a segment on
- * to the fluid cell's far face, which closes the cells at 0.055 above fluid at 0.025), becomes 2 +
- * the first such shape's index, every other cell air (0) (centres within TOL of a surface,
- * and crossings within TOL of a triangle, are not compared). ml_shape_push: from random phi, each
- * shape's sum over the faces between a fluid cell and a cell of it of rho0 dx^2 phi (x the cell's
- * share) along the normal into the shape, added to what its pressure sums held, against a
- * double-precision sum, with and without shares. */
+ * uploads the table). ml_solids, from random particle counts and touch words (each fluid cell's
+ * six sides touched by 0 to 3 devices) over stale flags: every cell with particles is fluid (1);
+ * an empty cell beside one is solid where a fluid neighbour's touch word marks the side facing it,
+ * as 2 + the first shape whose bounds and (a primitive) distance from the cell's centre are
+ * within two cells (2, the first shape, if none), and air (0) where none does, whatever lies
+ * there; an empty cell with no fluid beside it is 2 + the first primitive whose distance at its
+ * centre (ref_primitive, in the shape's end pose) is below 0, else air. Distances and bounds within
+ * TOL of their thresholds are not compared. ml_shape_push: from random phi, each shape's sum over
+ * the faces between a fluid cell and a cell of it of rho0 dx^2 phi (x the cell's share) along the
+ * normal into the shape, added to what its pressure sums held, against a double-precision sum,
+ * with and without shares. */
 static void check_ml_shapes(pbfcl_cl *cl)
 {
     pbfcl_colliders *c;
@@ -819,75 +791,104 @@ static void check_ml_shapes(pbfcl_cl *cl)
     test_write_buffer(grid_params, &p, sizeof p);
 
     size_t cells = (size_t)d[0] * d[1] * d[2];
-    unsigned *counts = malloc(cells * 4), *flag = malloc(cells * 4), *got = malloc(cells * 4);
+    unsigned *counts = malloc(cells * 4), *touch = malloc(cells * 4), *flag = malloc(cells * 4),
+             *got = malloc(cells * 4);
     uint64_t rng = 99;
     for (size_t i = 0; i < cells; i++) {
         counts[i] = test_rand(&rng) % 5 == 0 ? 1 + test_rand(&rng) % 4 : 0; /* a fifth fluid */
+        touch[i] = 0;
+        for (int f = 0; f < 6 && counts[i] > 0; f++) /* a side in 6 touched, by 1 to 3 devices */
+            if (test_rand(&rng) % 6 == 0)
+                touch[i] |= (1u + (unsigned)(test_rand(&rng) % 3)) << (5 * f);
         flag[i] = counts[i] > 0;
         got[i] = test_rand(&rng) % 9; /* stale flags: every one is written */
     }
-    cl_mem count_buf, flag_buf;
+    cl_mem count_buf, touch_buf, flag_buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cells * 4, "counts", &count_buf),
+                     PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cells * 4, "touch", &touch_buf),
                      PBFCL_OK);
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cells * 4, "flags", &flag_buf),
                      PBFCL_OK);
     test_write_buffer(count_buf, counts, cells * 4);
+    test_write_buffer(touch_buf, touch, cells * 4);
     test_write_buffer(flag_buf, got, cells * 4);
     cl_kernel k;
     ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_solids", &k), PBFCL_OK);
     cl_uint count = sv.count;
     ck_assert_int_eq(clSetKernelArg(k, 0, sizeof(cl_mem), &grid_params), CL_SUCCESS);
     ck_assert_int_eq(clSetKernelArg(k, 1, sizeof(cl_mem), &count_buf), CL_SUCCESS);
-    ck_assert_int_eq(clSetKernelArg(k, 2, sizeof(cl_mem), &flag_buf), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 2, sizeof(cl_mem), &touch_buf), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 3, sizeof(cl_mem), &flag_buf), CL_SUCCESS);
     for (cl_uint a = 0; a < 3; a++)
-        ck_assert_int_eq(clSetKernelArg(k, 3 + a, sizeof(cl_uint), &d[a]), CL_SUCCESS);
-    ck_assert_int_eq(clSetKernelArg(k, 6, sizeof dx, &dx), CL_SUCCESS);
-    ck_assert_int_eq(clSetKernelArg(k, 7, sizeof(cl_mem), &sv.shapes), CL_SUCCESS);
-    ck_assert_int_eq(clSetKernelArg(k, 8, sizeof(cl_mem), &sv.planes), CL_SUCCESS);
-    ck_assert_int_eq(clSetKernelArg(k, 9, sizeof count, &count), CL_SUCCESS);
-    ck_assert_int_eq(clSetKernelArg(k, 10, sizeof(cl_mem), &sv.tris), CL_SUCCESS);
-    ck_assert_int_eq(clSetKernelArg(k, 11, sizeof(cl_mem), &sv.cell_start), CL_SUCCESS);
-    ck_assert_int_eq(clSetKernelArg(k, 12, sizeof(cl_mem), &sv.cell_tris), CL_SUCCESS);
+        ck_assert_int_eq(clSetKernelArg(k, 4 + a, sizeof(cl_uint), &d[a]), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 7, sizeof dx, &dx), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 8, sizeof(cl_mem), &sv.shapes), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 9, sizeof(cl_mem), &sv.planes), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 10, sizeof count, &count), CL_SUCCESS);
     ck_assert_int_eq(pbfcl_cl_launch(cl, k, cells, wg, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
     clReleaseKernel(k);
     test_read_buffer(flag_buf, got, cells * 4);
     float *gp, *gt;
     read_geometry(c, &gp, &gt);
-    size_t solid = 0, compared = 0;
+    size_t solid = 0, compared = 0, aired = 0;
     int per_shape[PBFCL_COLLIDER_MAX_SHAPES] = {0};
     for (size_t i = 0; i < cells; i++) {
         unsigned want = flag[i];
-        bool near = false;
+        bool near = false, beside = false, touched = false;
         dvec at = v3(lo[0] + (i % d[0] + 0.5) * dx, lo[1] + ((i / d[0]) % d[1] + 0.5) * dx,
                      lo[2] + (i / (d[0] * d[1]) + 0.5) * dx);
         size_t ix[3] = {i % d[0], (i / d[0]) % d[1], i / (d[0] * d[1])};
         size_t step[3] = {1, d[0], (size_t)d[0] * d[1]};
-        for (int s = 0; s < c->count && want == 0 && !near; s++) {
+        for (int f = 0; f < 6 && want == 0; f++) { /* neighbour on side f; this cell on its f ^ 1 */
+            int a = f / 2, up = f % 2;
+            if (up ? ix[a] + 1 >= d[a] : ix[a] == 0)
+                continue;
+            size_t j = up ? i + step[a] : i - step[a];
+            beside = beside || counts[j] > 0;
+            touched = touched || (counts[j] > 0 && touch_side(touch[j], f ^ 1) > 0);
+        }
+        double reach = touched ? 2.0 * dx : 0.0;
+        bool inside_any = false; /* an empty cell beside fluid, not touched: air, even inside */
+        for (int s = 0; s < c->count && want == 0 && !near && (touched || !beside); s++) {
             const pbfcl_collider_shape *sh = &c->rows[s];
+            bool out = false;
+            const double xyz[3] = {at.x, at.y, at.z};
+            for (int a = 0; a < 3; a++) {
+                double below = sh->bounds_min[a] - reach - xyz[a];
+                double above = xyz[a] - sh->bounds_max[a] - reach;
+                near = near || fabs(below) < TOL || fabs(above) < TOL;
+                out = out || below > 0 || above > 0;
+            }
+            if (out || near)
+                continue;
             if (sh->type == PBFCL_COLLIDER_MESH) {
-                for (int f = 0; f < 6 && want == 0 && !near; f++) {
-                    int a = f / 2, up = f % 2;
-                    if ((up ? ix[a] + 1 >= d[a] : ix[a] == 0) ||
-                        flag[up ? i + step[a] : i - step[a]] != 1u)
-                        continue;
-                    double e[3] = {0, 0, 0};
-                    e[a] = up ? dx : -dx;
-                    int cross3 = ref_crosses_mesh(sh, gt, at, add(at, v3(e[0], e[1], e[2])));
-                    near = cross3 < 0;
-                    if (cross3 > 0)
-                        want = 2u + (unsigned)s;
-                }
+                if (touched)
+                    want = 2u + (unsigned)s;
                 continue;
             }
             dvec n, local = rot(sh->rotation, sub(at, fv(sh->position)), true);
             ref_result rr = {0};
             double dist = ref_primitive(sh, gp, local, &n, &rr);
-            near = fabs(dist) < TOL;
-            if (dist < 0 && !near)
+            near = fabs(dist - reach) < TOL;
+            if (dist < reach && !near)
                 want = 2u + (unsigned)s;
         }
+        if (touched && want == 0)
+            want = 2u;
         if (near)
             continue;
+        if (beside && !touched && counts[i] == 0) { /* inside a primitive or not, air */
+            for (int s = 0; s < c->count; s++) {
+                const pbfcl_collider_shape *sh = &c->rows[s];
+                if (sh->type == PBFCL_COLLIDER_MESH)
+                    continue;
+                dvec n, local = rot(sh->rotation, sub(at, fv(sh->position)), true);
+                ref_result rr = {0};
+                inside_any = inside_any || ref_primitive(sh, gp, local, &n, &rr) < -TOL;
+            }
+            aired += inside_any;
+        }
         compared++;
         solid += want >= 2;
         if (want >= 2)
@@ -895,10 +896,12 @@ static void check_ml_shapes(pbfcl_cl *cl)
         expect(got[i] == want, "cell %zu at (%g, %g, %g): flag %u, expected %u", i, at.x, at.y,
                at.z, got[i], want);
     }
-    printf("    ml_solids: %zu of %zu cells compared, %zu solid, %d by the mesh\n", compared, cells,
-           solid, per_shape[c->count - 1]);
+    printf("    ml_solids: %zu of %zu cells compared, %zu solid, %d by the mesh; %zu inside a "
+           "primitive beside untouched fluid, air\n",
+           compared, cells, solid, per_shape[c->count - 1], aired);
     for (int s = 0; s < c->count; s++) /* every shape holds cells, the mesh too */
         ck_assert_msg(per_shape[s] > 0, "shape %d has no solid cell", s);
+    ck_assert_msg(aired > 0, "no cell inside a primitive beside untouched fluid was compared");
 
     /* ml_shape_push: the pressure sums of every shape, from random phi and shares */
     float *phi = malloc(cells * 4), *share = malloc(cells * 4);
@@ -962,12 +965,13 @@ static void check_ml_shapes(pbfcl_cl *cl)
         }
     }
     clReleaseKernel(k);
-    free(phi), free(share), free(before), free(after), free(counts), free(flag), free(got),
-        free(gp), free(gt);
+    free(phi), free(share), free(before), free(after), free(counts), free(touch), free(flag),
+        free(got), free(gp), free(gt);
     pbfcl_cl_release_buffer(&phi_buf);
     pbfcl_cl_release_buffer(&share_buf);
     pbfcl_cl_release_buffer(&flag_buf);
     pbfcl_cl_release_buffer(&count_buf);
+    pbfcl_cl_release_buffer(&touch_buf);
     pbfcl_cl_release_buffer(&grid_params);
     pbfcl_cl_release_buffer(&params);
     pbfcl_cl_release_buffer(&pos);

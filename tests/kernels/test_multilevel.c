@@ -473,10 +473,91 @@ static void check_group(pbfcl_cl *cl, cl_program program, const unsigned d[3], s
     dev_grid_free(&top);
 }
 
+/* ml_setup on n cells of random sums (fixed point, signed), counts (0 to 11), touch words (a
+ * third touched) and phi, with and without the touch words and flags already set, keep 0.75:
+ * rhs = max(sum, 0) x scale, times full / count where the cell's fluid touches a shape and holds
+ * fewer than full particles (full = 8: cells of h = 4r); flags fluid where a particle is, else air
+ * (or as they were, set); phi = keep x phi in a fluid cell, else 0; the sums, counts and touch
+ * words zero after it. */
+static void check_setup(pbfcl_cl *cl, cl_program program, size_t n, uint64_t *rng)
+{
+    int *sum = malloc(n * 4);
+    unsigned *count = malloc(n * 4), *touch = malloc(n * 4), *flag = malloc(n * 4);
+    float *phi = malloc(n * 4);
+    for (size_t c = 0; c < n; c++) {
+        sum[c] = (int)(test_rand(rng) % 400001) - 100000; /* -1.5 to 4.6 strain */
+        count[c] = (unsigned)(test_rand(rng) % 12);
+        touch[c] = test_rand(rng) % 3 == 0 ? 1u << (5 * (test_rand(rng) % 6)) : 0u;
+        flag[c] = (unsigned)(test_rand(rng) % 5);
+        phi[c] = test_randf(rng, -1.0f, 1.0f);
+    }
+    const cl_float scale = 0.125f / 65536.0f, keep = 0.75f, full = 8.0f;
+    const cl_uint cells = (cl_uint)n;
+    cl_kernel k;
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_setup", &k), PBFCL_OK);
+    for (int with_touch = 0; with_touch < 2; with_touch++) {
+        cl_mem sb = device_buf(cl, n * 4, sum), cb = device_buf(cl, n * 4, count);
+        cl_mem tb = device_buf(cl, n * 4, touch), fb = device_buf(cl, n * 4, flag);
+        cl_mem pb = device_buf(cl, n * 4, phi), rb = device_buf(cl, n * 4, NULL);
+        cl_mem none = NULL, t = with_touch ? tb : NULL;
+        cl_uint flags_set = (cl_uint)with_touch;
+        set_arg(k, 0, sizeof sb, &sb);
+        set_arg(k, 1, sizeof cb, &cb);
+        set_arg(k, 2, sizeof rb, &rb);
+        set_arg(k, 3, sizeof fb, &fb);
+        set_arg(k, 4, sizeof pb, &pb);
+        set_arg(k, 5, sizeof scale, &scale);
+        set_arg(k, 6, sizeof cells, &cells);
+        set_arg(k, 7, sizeof keep, &keep);
+        set_arg(k, 8, sizeof none, &none);
+        set_arg(k, 9, sizeof none, &none);
+        set_arg(k, 10, sizeof flags_set, &flags_set);
+        set_arg(k, 11, sizeof t, &t);
+        set_arg(k, 12, sizeof full, &full);
+        launch(cl, k, n);
+        double *rhs = malloc(n * sizeof *rhs), *phi_want = malloc(n * sizeof *phi_want);
+        size_t filled = 0;
+        for (size_t c = 0; c < n; c++) {
+            double fill =
+                with_touch && touch[c] && count[c] > 0 && count[c] < 8 ? 8.0 / count[c] : 1.0;
+            filled += fill > 1.0 && sum[c] > 0;
+            rhs[c] = (sum[c] > 0 ? sum[c] : 0) / 65536.0 * 0.125 * fill;
+            phi_want[c] = count[c] > 0 ? 0.75 * phi[c] : 0.0;
+        }
+        expect_floats(rb, rhs, n, "ml_setup rhs");
+        expect_floats(pb, phi_want, n, "ml_setup phi");
+        unsigned *got = malloc(n * 4), *z[3] = {malloc(n * 4), malloc(n * 4), malloc(n * 4)};
+        test_read_buffer(fb, got, n * 4);
+        test_read_buffer(sb, z[0], n * 4);
+        test_read_buffer(cb, z[1], n * 4);
+        test_read_buffer(tb, z[2], n * 4);
+        for (size_t c = 0; c < n; c++) {
+            unsigned want = with_touch ? flag[c] : count[c] > 0;
+            unsigned touch_after = with_touch ? 0u : touch[c]; /* NULL: not read or written */
+            ck_assert_msg(got[c] == want, "ml_setup flag[%zu] = %u, want %u", c, got[c], want);
+            ck_assert_msg(z[0][c] == 0 && z[1][c] == 0, "ml_setup left sum or count in cell %zu",
+                          c);
+            ck_assert_msg(z[2][c] == touch_after, "ml_setup touch[%zu] = %#x, want %#x", c, z[2][c],
+                          touch_after);
+        }
+        if (n > 100) /* a large grid holds touched cells that the touch fills up */
+            ck_assert_msg(!with_touch || filled > 0, "no touched cell was filled up");
+        free(rhs), free(phi_want), free(got), free(z[0]), free(z[1]), free(z[2]);
+        cl_mem bufs[] = {sb, cb, tb, fb, pb, rb};
+        for (int b = 0; b < 6; b++)
+            pbfcl_cl_release_buffer(&bufs[b]);
+    }
+    clReleaseKernel(k);
+    free(sum), free(count), free(touch), free(flag), free(phi);
+}
+
 static void check_grid_kernels_all(pbfcl_cl *cl)
 {
     cl_program program = build(cl);
     uint64_t rng = 29;
+    size_t setup_cells[] = {1, 63, 65, 1001};
+    for (size_t s = 0; s < sizeof setup_cells / sizeof setup_cells[0]; s++)
+        check_setup(cl, program, setup_cells[s], &rng);
     unsigned sizes[][3] = {{1, 1, 1}, {63, 1, 1}, {65, 1, 1}, {3, 5, 7}, {2, 9, 4}, {11, 6, 5}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         check_grid_kernels(cl, program, sizes[s], &rng);

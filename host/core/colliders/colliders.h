@@ -102,14 +102,12 @@ cl_mem pbfcl_colliders_table(const pbfcl_colliders *c, size_t *row_float4s);
 bool pbfcl_colliders_planes(const pbfcl_colliders *c, cl_mem *planes, cl_mem *shapes, cl_mem *push);
 
 /* The shapes as the multilevel correction's grid reads them (host/core/pbf/multilevel.c): the
- * uploaded table, the hulls' planes and SDFs' nodes, the meshes' triangles and their grids'
- * cells (empty without meshes), the shapes, and the pressure sums
+ * uploaded table, the hulls' planes and SDFs' nodes, the shapes, and the pressure sums
  * (groups float4 a shape, in the contacts' m dx) that the correction adds to and
  * colliders_force adds to each shape's force and zeroes. false (all zero) while there are no
  * shapes or nothing is built. */
 typedef struct pbfcl_colliders_solid_view {
     cl_mem shapes, planes, pressure;
-    cl_mem tris, cell_start, cell_tris;
     unsigned count;
     unsigned groups; /* the pressure sums' work-groups a shape */
 } pbfcl_colliders_solid_view;

@@ -457,9 +457,6 @@ bool pbfcl_colliders_solids(const pbfcl_colliders *c, pbfcl_colliders_solid_view
     out->shapes = c->shape_buf;
     out->planes = c->plane_buf;
     out->pressure = c->pressure_buf;
-    out->tris = c->tri_buf;
-    out->cell_start = c->cell_start_buf;
-    out->cell_tris = c->cell_tris_buf;
     out->count = (unsigned)c->count;
     out->groups = PBFCL_COLLIDER_FORCE_GROUPS;
     return true;

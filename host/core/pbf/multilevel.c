@@ -58,6 +58,7 @@ typedef struct ml_state {
     int levels;
     ml_level lv[PBFCL_ML_MAX_LEVELS];
     cl_mem sum_buf, count_buf; /* int, uint: the finest grid's compression and particles */
+    cl_mem touch_buf;          /* uint: the sides its fluid touches a shape on (ML_TOUCH_BITS) */
     float built_for[7];        /* box and h the grids were made for */
     size_t group_max_wg;       /* ml_group's most work-items (kernel and device) */
     size_t group_width;        /* of them, how many run at once (pbfcl_ml_group_first) */
@@ -134,6 +135,7 @@ static void release_grids(ml_state *m)
     }
     pbfcl_cl_release_buffer(&m->sum_buf);
     pbfcl_cl_release_buffer(&m->count_buf);
+    pbfcl_cl_release_buffer(&m->touch_buf);
     pbfcl_cl_release_buffer(&m->own_buf);
     pbfcl_cl_release_buffer(&m->share_buf);
     m->levels = 0;
@@ -249,9 +251,12 @@ static pbfcl_status make_grids(const pbfcl_sim_view *v, ml_state *m)
         pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, cells0 * 4, "multilevel sums", &m->sum_buf));
     PBFCL_TRY(
         pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, cells0 * 4, "multilevel counts", &m->count_buf));
+    PBFCL_TRY(
+        pbfcl_cl_buffer(v->cl, CL_MEM_READ_WRITE, cells0 * 4, "multilevel touch", &m->touch_buf));
     /* zero for the first gather; ml_setup zeroes them for each next one */
     PBFCL_TRY(pbfcl_cl_write_zeros(v->cl, m->sum_buf, cells0 * 4));
     PBFCL_TRY(pbfcl_cl_write_zeros(v->cl, m->count_buf, cells0 * 4));
+    PBFCL_TRY(pbfcl_cl_write_zeros(v->cl, m->touch_buf, cells0 * 4));
     return plan_group(v, m, dims);
 }
 
@@ -324,6 +329,7 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
     if (planes) {
         ML_ARG(k, 15, planes);
         ML_ARG(k, 16, shapes);
+        ML_ARG(k, 17, m->touch_buf);
     }
     PBFCL_TRY(launch(v, k, n, prof));
     bool shared = ghost && m->shapes.count > 0; /* split: each device's share of a shape's push */
@@ -337,23 +343,22 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
         PBFCL_CL_CHECK(clEnqueueCopyBuffer(v->cl->queue, m->count_buf, m->own_buf, 0, 0,
                                            (size_t)cells * 4, 0, NULL, NULL));
     }
-    cl_mem sums[2] = {m->sum_buf, m->count_buf};
-    size_t bytes[2] = {(size_t)cells * 4, (size_t)cells * 4};
-    PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_ML_SUMS, sums, bytes, 2));
-    cl_uint flags_set = m->shapes.count > 0;
-    if (flags_set) { /* the flags, the empty cells a shape closes solid, from the counts */
+    /* the touch words add over the devices as the counts do (a field counts devices) */
+    cl_mem sums[3] = {m->sum_buf, m->count_buf, m->touch_buf};
+    size_t bytes[3] = {(size_t)cells * 4, (size_t)cells * 4, (size_t)cells * 4};
+    PBFCL_TRY(pbfcl_sim_sync(sim, PBFCL_SYNC_ML_SUMS, sums, bytes, planes ? 3 : 2));
+    cl_uint flags_set = m->shapes.count > 0 && planes;
+    if (flags_set) { /* the flags: the empty cells the fluid touches a shape across solid */
         k = m->k[ML_SOLIDS];
         ML_ARG(k, 0, v->params_buf);
         ML_ARG(k, 1, m->count_buf);
-        ML_ARG(k, 2, g->flag_buf);
-        PBFCL_TRY(set_dims(k, 3, g));
-        ML_ARG(k, 6, g->dx);
-        ML_ARG(k, 7, m->shapes.shapes);
-        ML_ARG(k, 8, m->shapes.planes);
-        ML_ARG(k, 9, m->shapes.count);
-        ML_ARG(k, 10, m->shapes.tris);
-        ML_ARG(k, 11, m->shapes.cell_start);
-        ML_ARG(k, 12, m->shapes.cell_tris);
+        ML_ARG(k, 2, m->touch_buf);
+        ML_ARG(k, 3, g->flag_buf);
+        PBFCL_TRY(set_dims(k, 4, g));
+        ML_ARG(k, 7, g->dx);
+        ML_ARG(k, 8, m->shapes.shapes);
+        ML_ARG(k, 9, m->shapes.planes);
+        ML_ARG(k, 10, m->shapes.count);
         PBFCL_TRY(launch(v, k, cells, prof));
     }
     k = m->k[ML_SETUP];
@@ -370,6 +375,11 @@ static pbfcl_status gather(pbfcl_sim *sim, const pbfcl_sim_view *v, ml_state *m,
     ML_ARG(k, 8, own);
     ML_ARG(k, 9, share);
     ML_ARG(k, 10, flags_set);
+    cl_mem touch = planes ? m->touch_buf : NULL; /* ml_setup zeroes what the gather wrote */
+    double per_axis = g->dx / (2.0 * v->params->radius);
+    cl_float full = (cl_float)(per_axis * per_axis * per_axis); /* the rest lattice's in a cell */
+    ML_ARG(k, 11, touch);
+    ML_ARG(k, 12, full);
     return launch(v, k, cells, prof);
 }
 
@@ -577,8 +587,9 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof
     if (!m->program)
         PBFCL_TRY(build_program(&v, m));
     PBFCL_TRY(make_grids(&v, m)); /* new grids keep no phi */
-    /* The shapes close cells to the grid (ml_solids: those inside a primitive or an SDF, those
-     * beyond a mesh's triangles from a fluid cell), so a mesh needs no case of its own: while
+    /* The shapes close cells to the grid (ml_solids: beside the fluid those it touches a shape
+     * across, away from it those inside a primitive or an SDF), so a mesh needs no case of its
+     * own: while
      * its cells were air, a correction with a mesh started cold, put phi = 0 at the air cells'
      * centres and left out the surface cell's rule (else it pushed particles of mesh-container
      * through its tank's floor), and a column at rest in a mesh tank heaped its surface
