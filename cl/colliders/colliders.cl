@@ -305,14 +305,12 @@ __kernel void colliders_narrow(__constant pbfcl_pbf_params *p, uint n, __global 
  * friction_static times the depth, else shortened by friction_dynamic times the depth. The
  * moves add to push (the shape's force, colliders_force). Particles of inverse mass 0 stay.
  * The walls (less r) bound the result, as they bound delta's and collide's: a shape through a
- * wall does not push particles out of the box. meshes 0: the planes of mesh shapes are left
- * (pbfcl_colliders_hold). */
+ * wall does not push particles out of the box. */
 __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n, __global const float4 *pos,
                                 __global float4 *q, __global const float *inv_mass,
                                 __global const pbfcl_collider_shape *shapes,
                                 __global const float4 *contact_plane,
-                                __global const int *contact_shape, __global float4 *push,
-                                uint meshes)
+                                __global const int *contact_shape, __global float4 *push)
 {
     uint i = get_global_id(0);
     if (i >= n || contact_shape[PBFCL_COLLIDER_CONTACTS * i] < 0 || inv_mass[i] == 0.0f)
@@ -328,8 +326,6 @@ __kernel void colliders_project(__constant pbfcl_pbf_params *p, uint n, __global
         if (!(depth > 0.0f))
             continue;
         __global const pbfcl_collider_shape *sh = shapes + s;
-        if (!meshes && sh->type == PBFCL_COLLIDER_MESH)
-            continue;
         float3 before = y;
         y += depth * pl.xyz;
         float3 arm = y - col_load4(sh->position).xyz;

@@ -331,8 +331,9 @@ pbfcl_status pbfcl_colliders_narrow(pbfcl_colliders *c, const pbfcl_colliders_ru
     return pbfcl_cl_launch(r->cl, k, r->n, r->wg, prof, PBFCL_STAGE_SOLVE);
 }
 
-static pbfcl_status project(pbfcl_colliders *c, const pbfcl_colliders_run *r, cl_mem pos_buf,
-                            cl_mem q_buf, cl_mem inv_mass_buf, cl_uint meshes, pbfcl_profile *prof)
+pbfcl_status pbfcl_colliders_project(pbfcl_colliders *c, const pbfcl_colliders_run *r,
+                                     cl_mem pos_buf, cl_mem q_buf, cl_mem inv_mass_buf,
+                                     pbfcl_profile *prof)
 {
     if (!c || c->count == 0 || !c->program)
         return PBFCL_OK;
@@ -347,21 +348,13 @@ static pbfcl_status project(pbfcl_colliders *c, const pbfcl_colliders_run *r, cl
     COL_ARG(k, 6, c->contact_plane_buf);
     COL_ARG(k, 7, c->contact_shape_buf);
     COL_ARG(k, 8, c->push_buf);
-    COL_ARG(k, 9, meshes);
     return pbfcl_cl_launch(r->cl, k, r->n, r->wg, prof, PBFCL_STAGE_SOLVE);
-}
-
-pbfcl_status pbfcl_colliders_project(pbfcl_colliders *c, const pbfcl_colliders_run *r,
-                                     cl_mem pos_buf, cl_mem q_buf, cl_mem inv_mass_buf,
-                                     pbfcl_profile *prof)
-{
-    return project(c, r, pos_buf, q_buf, inv_mass_buf, 1u, prof);
 }
 
 pbfcl_status pbfcl_colliders_hold(pbfcl_colliders *c, const pbfcl_colliders_run *r, cl_mem pos_buf,
                                   cl_mem pred_buf, cl_mem inv_mass_buf, pbfcl_profile *prof)
 {
-    return project(c, r, pos_buf, pred_buf, inv_mass_buf, 0u, prof);
+    return pbfcl_colliders_project(c, r, pos_buf, pred_buf, inv_mass_buf, prof);
 }
 
 pbfcl_status pbfcl_colliders_force(pbfcl_colliders *c, const pbfcl_colliders_run *r,

@@ -10,7 +10,7 @@ pbfcl_colliders *pbfcl_pbf_colliders(pbfcl_sim *sim);
 
 /* The narrow phase of a substep (its contact planes, colliders_narrow), before its first
  * density projection: the neighbour search ran, so the particles' order and x* are the
- * substep's; then x* out of the planes but a mesh's (pbfcl_colliders_hold, as predict clamps
+ * substep's; then x* out of the planes (pbfcl_colliders_hold, as predict clamps
  * x* to the box's walls). Nothing without shapes. */
 pbfcl_status pbfcl_pbf_colliders_narrow(pbfcl_sim *sim, pbfcl_profile *prof);
 
