@@ -741,28 +741,29 @@ static unsigned touch_side(unsigned touch, int f)
  * uploads the table). ml_solids, from random particle counts and touch words (each fluid cell's
  * six sides touched by 0 to 3 devices) over stale flags: every cell with particles is fluid (1);
  * an empty cell beside one is solid where a fluid neighbour's touch word marks the side facing it,
- * as 2 + the first shape whose bounds and (a primitive) distance from the cell's centre are
- * within two cells (2, the first shape, if none), and air (0) where none does, whatever lies
+ * as 2 + the primitive nearest its centre within two cells (its bounds too), else the first mesh
+ * whose bounds reach as near (2, the first shape, if none; the mesh is added first, so that a
+ * kernel taking the first shape within reach fails), and air (0) where none does, whatever lies
  * there; an empty cell with no fluid beside it is 2 + the first primitive whose distance at its
  * centre (ref_primitive, in the shape's end pose) is below 0, else air. Distances and bounds within
- * TOL of their thresholds are not compared. ml_shape_push: from random phi, each shape's sum over
- * the faces between a fluid cell and a cell of it of rho0 dx^2 phi (x the cell's share) along the
- * normal into the shape, added to what its pressure sums held, against a double-precision sum,
- * with and without shares. */
+ * TOL of their thresholds, and ties between primitives, are not compared. ml_shape_push: from
+ * random phi, each shape's sum over the faces between a fluid cell and a cell of it of rho0 dx^2
+ * phi (x the cell's share) along the normal into the shape, added to what its pressure sums held,
+ * against a double-precision sum, with and without shares. */
 static void check_ml_shapes(pbfcl_cl *cl)
 {
     pbfcl_colliders *c;
     ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
-    primitives(c);
     static const float qv[] = {-0.1f, 0, -0.1f, 0.1f, 0, -0.1f, 0.1f, 0, 0.1f, -0.1f, 0, 0.1f};
     static const unsigned qt[] = {0, 2, 1, 0, 3, 2};
-    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
-                                    .vertices = qv,
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH, /* first: it must not take */
+                                    .vertices = qv,                /* the primitives' cells */
                                     .vertex_count = 4,
                                     .triangles = qt,
                                     .triangle_count = 2,
                                     .position = {0.01f, 0.015f, -0.02f},
                                     .rotation = {0.0f, 0.2474f, 0.0f, 0.9689f}});
+    primitives(c);
     cl_mem params = params_buffer(cl), pos, pred;
     size_t wg = 64;
     float x1[4] = {0.0f, 0.5f, 0.0f, 0.0f};
@@ -850,7 +851,8 @@ static void check_ml_shapes(pbfcl_cl *cl)
             beside = beside || counts[j] > 0;
             touched = touched || (counts[j] > 0 && touch_side(touch[j], f ^ 1) > 0);
         }
-        double reach = touched ? 2.0 * dx : 0.0;
+        double reach = touched ? 2.0 * dx : 0.0, nearest = INFINITY, second = INFINITY;
+        int primitive = -1, mesh = -1; /* touched: the nearest primitive, the first mesh */
         bool inside_any = false; /* an empty cell beside fluid, not touched: air, even inside */
         for (int s = 0; s < c->count && want == 0 && !near && (touched || !beside); s++) {
             const pbfcl_collider_shape *sh = &c->rows[s];
@@ -865,19 +867,28 @@ static void check_ml_shapes(pbfcl_cl *cl)
             if (out || near)
                 continue;
             if (sh->type == PBFCL_COLLIDER_MESH) {
-                if (touched)
-                    want = 2u + (unsigned)s;
+                mesh = touched && mesh < 0 ? s : mesh;
                 continue;
             }
             dvec n, local = rot(sh->rotation, sub(at, fv(sh->position)), true);
             ref_result rr = {0};
             double dist = ref_primitive(sh, gp, local, &n, &rr);
             near = fabs(dist - reach) < TOL;
-            if (dist < reach && !near)
+            if (!touched && dist < 0 && !near)
                 want = 2u + (unsigned)s;
+            if (touched && dist < reach && !near) {
+                if (dist < nearest) {
+                    second = nearest;
+                    nearest = dist;
+                    primitive = s;
+                } else {
+                    second = fmin(second, dist);
+                }
+            }
         }
-        if (touched && want == 0)
-            want = 2u;
+        near = near || (primitive >= 0 && second - nearest < TOL); /* a tie picks either */
+        if (touched)
+            want = 2u + (unsigned)(primitive >= 0 ? primitive : (mesh >= 0 ? mesh : 0));
         if (near)
             continue;
         if (beside && !touched && counts[i] == 0) { /* inside a primitive or not, air */
@@ -900,7 +911,7 @@ static void check_ml_shapes(pbfcl_cl *cl)
     }
     printf("    ml_solids: %zu of %zu cells compared, %zu solid, %d by the mesh; %zu inside a "
            "primitive beside untouched fluid, air\n",
-           compared, cells, solid, per_shape[c->count - 1], aired);
+           compared, cells, solid, per_shape[0], aired);
     for (int s = 0; s < c->count; s++) /* every shape holds cells, the mesh too */
         ck_assert_msg(per_shape[s] > 0, "shape %d has no solid cell", s);
     ck_assert_msg(aired > 0, "no cell inside a primitive beside untouched fluid was compared");
