@@ -22,8 +22,9 @@ pbfcl_status pbfcl_shape_csv_resume(pbfcl_shape_csv *c, const char *path, long l
 
 const char *pbfcl_shape_type_name(int type)
 {
-    static const char *const names[] = {"sphere", "capsule", "box", "convex", "mesh"};
-    return type >= 0 && type < 5 ? names[type] : "unknown";
+    static const char *const names[] = {"sphere", "capsule", "box", "convex", "mesh", "sdf"};
+    int count = (int)(sizeof names / sizeof names[0]);
+    return type >= 0 && type < count ? names[type] : "unknown";
 }
 
 bool pbfcl_is_shape_obj_name(const char *name)

@@ -43,7 +43,8 @@ pbfcl_status pbfcl_shape_csv_frame(pbfcl_shape_csv *c, long long step, double ti
 /* Closes the file; accepts a zeroed or closed struct. */
 pbfcl_status pbfcl_shape_csv_close(pbfcl_shape_csv *c);
 
-/* The name of a shape kind in the CSV ("sphere", "capsule", "box", "convex", "mesh"). */
+/* The name of a shape kind in the CSV, as a scene file's colliders[].type names it ("sphere",
+ * "capsule", "box", "convex", "mesh", "sdf"); "unknown" for none. */
 const char *pbfcl_shape_type_name(int type);
 
 /* True for shape_NN.obj. */

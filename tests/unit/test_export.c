@@ -4,6 +4,8 @@
 #include "body_csv.h"
 #include "export_ply.h"
 #include "export_vtk.h"
+#include "pbfcl.h"
+#include "shape_csv.h"
 #include "stats_csv.h"
 #include "test_util.h"
 
@@ -413,6 +415,22 @@ START_TEST(export_dir_undo_removes_created)
 }
 END_TEST
 
+/* shapes.csv names each kind of shape as a scene file's colliders[].type does, the SDF too (it
+ * read "unknown"), and a value outside the kinds "unknown". */
+START_TEST(shape_type_names)
+{
+    static const struct {
+        int type;
+        const char *name;
+    } kinds[] = {{PBFCL_SHAPE_KIND_SPHERE, "sphere"},   {PBFCL_SHAPE_KIND_CAPSULE, "capsule"},
+                 {PBFCL_SHAPE_KIND_BOX, "box"},         {PBFCL_SHAPE_KIND_CONVEX, "convex"},
+                 {PBFCL_SHAPE_KIND_MESH, "mesh"},       {PBFCL_SHAPE_KIND_SDF, "sdf"},
+                 {PBFCL_SHAPE_KIND_SDF + 1, "unknown"}, {-1, "unknown"}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        ck_assert_str_eq(pbfcl_shape_type_name(kinds[k].type), kinds[k].name);
+}
+END_TEST
+
 START_TEST(stats_csv_header_and_rows)
 {
     ck_assert_str_eq(PBFCL_STATS_CSV_HEADER,
@@ -715,6 +733,7 @@ static Suite *export_suite(void)
     tcase_add_test(t, ply_write_failure);
     tcase_add_test(t, export_dir_checks);
     tcase_add_test(t, stats_csv_header_and_rows);
+    tcase_add_test(t, shape_type_names);
     tcase_add_test(t, body_velocities_rigid_motion);
     tcase_add_test(t, body_csv_rows);
     tcase_add_test(t, body_whole_frames_on_full_disk);
