@@ -187,8 +187,8 @@ void dist_shapes_release(pbfcl_dist *d);
 
 /* The multilevel coarse correction (dist_multilevel.c): at PBFCL_SYNC_ML_GHOSTS the ghosts'
  * flags (1 a ghost, 0 owned: uchar a particle) into bufs[0], so that the gather counts each
- * particle on its owner alone; at PBFCL_SYNC_ML_SUMS the finest grid's sums and counts (elem:
- * each buffer's bytes) added over the ranks. */
+ * particle on its owner alone; at PBFCL_SYNC_ML_SUMS the finest grid's sums, counts and (with
+ * shapes) touch words (elem: each buffer's bytes) added over the ranks. */
 pbfcl_status dist_ml_ghosts(pbfcl_dist *d, const cl_mem *bufs, const size_t *elem, int count);
 pbfcl_status dist_ml_sums(pbfcl_dist *d, const cl_mem *bufs, const size_t *elem, int count);
 

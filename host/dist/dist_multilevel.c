@@ -1,7 +1,8 @@
 /* The multilevel coarse correction of a split simulation (docs/DISTRIBUTED.md, "The multilevel
  * correction"): every rank makes the grid over the whole box, gathers the compression of the
  * particles it owns into it (its ghosts are their owners' to count), and the ranks add their
- * sums and counts, so that every rank solves the same grid to the same phi and moves its own
+ * sums, counts and (with shapes) touch words, whose 5-bit fields count the ranks that set them,
+ * so that every rank solves the same grid to the same phi and moves its own
  * particles by it, and its ghosts as their owners move them (the same phi at the same x* and
  * x): nothing is exchanged after the correction. The sums are integers (fixed point), so the
  * added grid is the one a single device gathers, in any order. */

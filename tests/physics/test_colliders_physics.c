@@ -455,8 +455,9 @@ static void check_rest_like_walls(const char *what, rest_state walls, rest_state
  * the floor layer stood 0.67 % above the walls' (1.0122 rho0). And in either tank the surface is
  * flat: at most 1 % of the particles heaped above the top layer (on PoCL the default solver
  * heaps 2 between the walls and 0 between the shapes; 8 plain iterations 5 between the walls;
- * the fast solver's multilevel correction 0 between the walls, 25 between the shapes:
- * docs/PERFORMANCE.md, "A free surface moves by its fill"). */
+ * the fast solver's multilevel correction 0 between the walls, 5 between the shapes, 25 before
+ * the fluid's touch closed its cells: docs/PERFORMANCE.md, "The fluid's touch closes a cell";
+ * test_colliders_fluid_rest_cut_cells). */
 static void run_tank_rest(pbfcl_cl *cl)
 {
     check_rest_like_walls("shapes", tank_rest_at(cl, 0, 0, T0), tank_rest_at(cl, 1, 0, T0), 0.002,
@@ -473,10 +474,9 @@ END_TEST
  * between the box's walls: the level within 1 % of the depth, the layers next to the floor and
  * the walls within 1 % of rest of the walls', at most 1 % of the particles heaped. The tank at
  * 0.32 m puts its faces on the correction's cell faces (cells of h = 4 cm from the box's
- * corner; where a shape's faces cut the cells, shapes of every kind leave the layers 3 % above
- * the walls': docs/PERFORMANCE.md, "A free surface moves by its fill"). On PoCL: the level
- * 1.0 mm below the walls', the floor and wall layers 0.65 and 0.47 % above theirs, none
- * heaped. While the mesh left the cells beyond it air, a free surface under the floor to the
+ * corner; where a shape's faces cut the cells: test_colliders_fluid_rest_cut_cells). On PoCL:
+ * the level 0.9 mm below the walls', the floor and wall layers 0.52 and 0.46 % above theirs,
+ * none heaped. While the mesh left the cells beyond it air, a free surface under the floor to the
  * correction: the level 3.1 mm low, the floor layer 3.4 % above, 12 heaped; with the mesh's old
  * cases of the correction kept as well (a cold start, phi = 0 at the air cells' centres, no
  * surface cell rule), 15 heaped; with the cells closed and the cases kept, 24 (docs/PERFORMANCE.md,
@@ -498,11 +498,11 @@ END_TEST
  * the tank at 0.30 m puts them through the cells' middles, at 0.295 m a quarter in), a column at
  * rest held by box shapes and one in a mesh tank settle with the fast solver within 1.5 % of one
  * between the box's walls: the level within 1.5 % of the depth, the floor and wall layers within
- * 1.5 % of rest of the walls', at most 2 % of the particles heaped. On PoCL: the layers 0.9 to
- * 1.3 % above the walls', 4 to 13 heaped. Before the fluid's touch closed the cells (an empty
+ * 1.5 % of rest of the walls', at most 2 % of the particles heaped. On PoCL: the layers 0.8 to
+ * 1.3 % above the walls', 5 to 10 heaped. Before the fluid's touch closed the cells (an empty
  * cell solid where its centre lay inside a primitive, or a mesh's triangle crossed to a fluid
  * cell's centre) and a mesh's planes held x*: at 0.30 m the floor layer 1.6 % above the walls'
- * by box shapes (25 heaped), 3.4 % in the mesh; at 0.295 m 1.9 and 1.8 %, the wall layers 1.7
+ * by box shapes (25 heaped), 3.4 % in the mesh; at 0.295 m 2.1 and 1.8 %, the wall layers 1.7
  * and 2.7 % (docs/PERFORMANCE.md, "The fluid's touch closes a cell"). */
 static void run_cut_cells_rest(pbfcl_cl *cl)
 {

@@ -1,8 +1,8 @@
 /* The collision shapes' constraint (colliders/colliders.h): the substep's contact planes found
  * at the start of its first iteration (on x and the x* of the neighbour search, before the
- * density, which counts them as walls: pbfcl_pbf_colliders_narrow) and held on that x* (but a
- * mesh's), then enforced on q in every iteration after the contacts, and each shape's force
- * summed after the last. A simulation
+ * density, which counts them as walls: pbfcl_pbf_colliders_narrow) and held on that x*, then
+ * enforced on q in every iteration after the contacts, and each shape's force summed after the
+ * last. A simulation
  * without shapes launches nothing here. */
 #include "pbf/constraint.h"
 

@@ -315,8 +315,9 @@ typedef enum pbfcl_sim_sync_point {
                            * bufs: a uchar a particle, which the layer sets to 1 in its ghosts'
                            * rows and 0 in the owned: the gather counts each particle once */
     PBFCL_SYNC_ML_SUMS    /* bufs: the correction's finest grid, its cells' compression sums
-                           * (ints) and particle counts (uints), elem: each buffer's whole size
-                           * in bytes (not a particle's): the layer adds them over the devices,
+                           * (ints), particle counts (uints) and, with collision shapes, touch
+                           * words (uints of 5-bit fields), elem: each buffer's whole size in
+                           * bytes (not a particle's): the layer adds them over the devices,
                            * so that each solves the whole fluid's grid to the same phi, and
                            * moves its ghosts as their owners move them */
 } pbfcl_sim_sync_point;
