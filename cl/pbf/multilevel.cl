@@ -147,19 +147,16 @@ __kernel void ml_gather_shapes(pbf_params p, uint n, __global const float4 *pred
                        touch);
 }
 
-/* The most a cell's compression is filled up by where its fluid touches a shape (ml_setup): a
- * quarter-full cell's, a wall's column beside a floor; a corner's one particle, or one splashed on
- * a floor, is not taken 8 times. */
-#define ML_FILL_MOST 4.0f
-
 /* The finest grid's right-hand side: the cell's summed strain where positive (its particles' ups
  * and downs cancel; a cell that is not compressed as a whole gives off nothing), as a volume per
  * cell volume (scale: the particle volume / the cell volume / ML_FIXED), and in a cell whose fluid
- * touches a shape (touch) that of full particles (the rest lattice's in a cell) if it holds fewer,
- * up to ML_FILL_MOST times its own: as if its fluid filled the part of the cell the shape leaves,
- * which its faces, open whole to the solve, let through as a full cell's. Counted as the
- * particles' volume only, a cell that a wall cuts gave off half a full cell's compression through
- * the same faces, and the layers next to a shape stood 1.3 to 3.4 % above the box's walls'
+ * touches a shape (touch) that of full particles (the rest lattice's in a cell) if it holds fewer:
+ * as if its fluid filled the part of the cell the shape leaves, which its faces, open whole to
+ * the solve, let through as a full cell's. Counted as the particles' volume only, a cell that a
+ * wall cuts gave off half a full cell's compression through the same faces, and the layers next
+ * to a shape stood 1.3 to 3.4 % above the box's walls'. Not capped: at most 4 times its own (so
+ * that a corner's one particle, or one splashed on a floor, is not taken 8 times) broke a frame
+ * of pour at 1M with the fast solver (3 lists cut short), which the full fill leaves whole
  * (docs/PERFORMANCE.md, "The fluid's touch closes a cell"). Its flags (fluid where a particle is,
  * else air; flags_set: ml_solids set them, with the shapes) and phi: keep x the last correction's
  * phi in a fluid cell (a warm start; keep 0: phi = 0, as in air, which the sweeps leave at 0).
@@ -177,9 +174,8 @@ __kernel void ml_setup(__global int *sum, __global uint *count, __global float *
         return;
     if (share)
         share[c] = count[c] > 0u ? (float)own[c] / (float)count[c] : 0.0f;
-    float fill = touch && touch[c] != 0u && count[c] > 0u
-                     ? clamp(full / (float)count[c], 1.0f, ML_FILL_MOST)
-                     : 1.0f;
+    float fill = touch && touch[c] != 0u && count[c] > 0u ? fmax(full / (float)count[c], 1.0f)
+                                                           : 1.0f;
     rhs[c] = (float)max(sum[c], 0) * scale * fill;
     if (!flags_set) /* else ml_solids set them */
         flag[c] = count[c] > 0u ? ML_FLUID : ML_AIR;

@@ -475,7 +475,7 @@ static void check_group(pbfcl_cl *cl, cl_program program, const unsigned d[3], s
 
 /* ml_setup on n cells of random sums (fixed point, signed), counts (0 to 11), touch words (a
  * third touched) and phi, with and without the touch words and flags already set, keep 0.75:
- * rhs = max(sum, 0) x scale, times full / count (at most 4) where the cell's fluid touches a shape
+ * rhs = max(sum, 0) x scale, times full / count where the cell's fluid touches a shape
  * and holds fewer than full particles (full = 8: cells of h = 4r); flags fluid where a particle is,
  * else air (or as they were, set); phi = keep x phi in a fluid cell, else 0; the sums, counts and
  * touch words zero after it. */
@@ -518,9 +518,8 @@ static void check_setup(pbfcl_cl *cl, cl_program program, size_t n, uint64_t *rn
         double *rhs = malloc(n * sizeof *rhs), *phi_want = malloc(n * sizeof *phi_want);
         size_t filled = 0;
         for (size_t c = 0; c < n; c++) {
-            double fill = with_touch && touch[c] && count[c] > 0 && count[c] < 8
-                              ? fmin(8.0 / count[c], 4.0)
-                              : 1.0;
+            double fill =
+                with_touch && touch[c] && count[c] > 0 && count[c] < 8 ? 8.0 / count[c] : 1.0;
             filled += fill > 1.0 && sum[c] > 0;
             rhs[c] = (sum[c] > 0 ? sum[c] : 0) / 65536.0 * 0.125 * fill;
             phi_want[c] = count[c] > 0 ? 0.75 * phi[c] : 0.0;
