@@ -455,7 +455,7 @@ static void check_rest_like_walls(const char *what, rest_state walls, rest_state
  * the floor layer stood 0.67 % above the walls' (1.0122 rho0). And in either tank the surface is
  * flat: at most 1 % of the particles heaped above the top layer (on PoCL the default solver
  * heaps 2 between the walls and 0 between the shapes; 8 plain iterations 5 between the walls;
- * the fast solver's multilevel correction 0 between the walls, 5 between the shapes, 25 before
+ * the fast solver's multilevel correction 0 between the walls, 4 between the shapes, 25 before
  * the fluid's touch closed its cells: docs/PERFORMANCE.md, "The fluid's touch closes a cell";
  * test_colliders_fluid_rest_cut_cells). */
 static void run_tank_rest(pbfcl_cl *cl)
@@ -499,7 +499,7 @@ END_TEST
  * rest held by box shapes and one in a mesh tank settle with the fast solver within 1.5 % of one
  * between the box's walls: the level within 1.5 % of the depth, the floor and wall layers within
  * 1.5 % of rest of the walls', at most 2 % of the particles heaped. On PoCL: the layers 0.8 to
- * 1.3 % above the walls', 5 to 10 heaped. Before the fluid's touch closed the cells (an empty
+ * 1.3 % above the walls', 4 to 13 heaped. Before the fluid's touch closed the cells (an empty
  * cell solid where its centre lay inside a primitive, or a mesh's triangle crossed to a fluid
  * cell's centre) and a mesh's planes held x*: at 0.30 m the floor layer 1.6 % above the walls'
  * by box shapes (25 heaped), 3.4 % in the mesh; at 0.295 m 2.1 and 1.8 %, the wall layers 1.7
