@@ -8,7 +8,9 @@
  * between them within the trilinear bound (exact where the distance is linear);
  * colliders_project (planes and Coulomb friction relative to the shape's motion) and
  * colliders_force (each shape's pushes and counts) against their references; the pose a
- * substep advances to; and bad shapes refused with the shape and the fix named. */
+ * substep advances to; the multilevel correction's view of the shapes (ml_solids' cells,
+ * ml_gather_shapes' touch words, ml_shape_push's sums); and bad shapes refused with the shape and
+ * the fix named. */
 #include "colliders/colliders_internal.h"
 #include "runtime/programs.h"
 #include "sphere_mesh.h"
@@ -999,6 +1001,213 @@ START_TEST(test_colliders_multilevel_solids)
 }
 END_TEST
 
+/* ml_gather_shapes' touch words (cl/pbf/multilevel.cl, ML_TOUCH_BITS) on 2,999 particles (999
+ * under Oclgrind) at random around the moving primitives and the mesh of check_ml_shapes, after a
+ * narrow phase: each cell's word against one formed from the contact planes the narrow phase left
+ * (read back), as pbf_shape_load counts them: a plane counts where d = n.x + w + r lies below h
+ * (its Poly6 wall part above 0) and no plane of the same shape within 60 degrees lies nearer; a
+ * counting plane marks side 2a of the particle's cell where its normal's a component exceeds 1/2
+ * (the shape on the -a side) and 2a + 1 where it is below -1/2. Every 5th particle is a body's
+ * (bodies on: no touch) and every 7th a ghost (another device's: nothing gathered). Planes within
+ * TOL of h, of a 60 degree cut, or as near as another of their shape, are not compared (their cells
+ * are left out). The kernel's count of each cell is checked too (every particle but the ghosts). */
+static void check_ml_touch(pbfcl_cl *cl)
+{
+    const int N = test_small() ? 999 : 2999; /* Oclgrind: a third */
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    static const float qv[] = {-0.1f, 0, -0.1f, 0.1f, 0, -0.1f, 0.1f, 0, 0.1f, -0.1f, 0, 0.1f};
+    static const unsigned qt[] = {0, 2, 1, 0, 3, 2};
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                    .vertices = qv,
+                                    .vertex_count = 4,
+                                    .triangles = qt,
+                                    .triangle_count = 2,
+                                    .position = {0.01f, 0.015f, -0.02f},
+                                    .rotation = {0.0f, 0.2474f, 0.0f, 0.9689f}});
+    primitives(c);
+    const float lo[3] = {-0.43f, -0.41f, -0.37f}, dx = 0.03f, h = 4.0f * RADIUS;
+    const cl_uint d[3] = {31, 29, 27};
+    pbfcl_pbf_params p = {0};
+    p.radius = RADIUS;
+    p.min_dist = 2 * RADIUS;
+    p.dt = DT;
+    p.inv_dt = 1.0f / DT;
+    p.mass = 0.064f;
+    p.h = h;
+    p.h2 = h * h;
+    p.poly6 = (float)(315.0 / (64.0 * 3.14159265358979 * pow(h, 9.0)));
+    p.rest_density = 1000.0f;
+    p.inv_rest_density = 1e-3f;
+    for (int k = 0; k < 3; k++) {
+        p.box_min[k] = lo[k];
+        p.box_max[k] = 10.0f;
+    }
+    cl_mem params;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof p, "params", &params), PBFCL_OK);
+    test_write_buffer(params, &p, sizeof p);
+    float *x = malloc(N * 16);
+    unsigned *phase = malloc(N * 4);
+    unsigned char *ghost = malloc(N);
+    uint64_t rng = 41;
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < 3; k++)
+            x[4 * i + k] = test_randf(&rng, -0.33f, 0.33f);
+        x[4 * i + 3] = 0.0f;
+        phase[i] = i % 5 == 4 ? 1u : PBFCL_PHASE_FLUID_WORD; /* every 5th a body's */
+        ghost[i] = i % 7 == 6;
+    }
+    size_t wg = 64;
+    cl_mem pos, pred;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, N * 16, "x", &pos), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, N * 16, "x*", &pred), PBFCL_OK);
+    test_write_buffer(pos, x, N * 16);
+    test_write_buffer(pred, x, N * 16);
+    pbfcl_colliders_run r = {cl, NULL, params, N, N, wg, DT};
+    ck_assert_int_eq(pbfcl_colliders_narrow(c, &r, pos, pred, NULL), PBFCL_OK);
+    cl_mem plane_buf, shape_buf, push_buf;
+    ck_assert(pbfcl_colliders_planes(c, &plane_buf, &shape_buf, &push_buf));
+    float *planes = malloc(N * K * 16);
+    int *shape = malloc(N * K * 4);
+    test_read_buffer(plane_buf, planes, N * K * 16);
+    test_read_buffer(shape_buf, shape, N * K * 4);
+
+    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_MULTILEVEL);
+    pbfcl_build_config cfg = {.wg_size = (unsigned)wg};
+    char options[512];
+    ck_assert_int_ge(pbfcl_build_options(&cfg, options, sizeof options), 0);
+    cl_program program = NULL;
+    ck_assert_int_eq(pbfcl_cl_build(cl, desc->files, desc->nfiles, options, &program), PBFCL_OK);
+    size_t cells = (size_t)d[0] * d[1] * d[2];
+    unsigned *zero = calloc(cells, 4), *got = malloc(cells * 4), *got_count = malloc(cells * 4);
+    unsigned none = 0;
+    cl_mem sum_buf, count_buf, touch_buf, ncount, nlist, phase_buf, ghost_buf;
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cells * 4, "sums", &sum_buf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cells * 4, "counts", &count_buf),
+                     PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, cells * 4, "touch", &touch_buf),
+                     PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, N * 4, "neighbour counts", &ncount),
+                     PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, 4, "neighbours", &nlist), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, N * 4, "phase", &phase_buf), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_WRITE, N, "ghost", &ghost_buf), PBFCL_OK);
+    test_write_buffer(sum_buf, zero, cells * 4);
+    test_write_buffer(count_buf, zero, cells * 4);
+    test_write_buffer(touch_buf, zero, cells * 4);
+    test_write_buffer(ncount, zero, N * 4); /* no neighbours: the touch reads only the planes */
+    test_write_buffer(nlist, &none, 4);
+    test_write_buffer(phase_buf, phase, N * 4);
+    test_write_buffer(ghost_buf, ghost, N);
+    cl_kernel k;
+    ck_assert_int_eq(pbfcl_cl_kernel(program, "ml_gather_shapes", &k), PBFCL_OK);
+    const cl_uint n = N, bodies = 1;
+    const cl_float wall_scale = 1.0f, inv_dx = 1.0f / dx;
+    ck_assert_int_eq(clSetKernelArg(k, 0, sizeof(cl_mem), &params), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 1, sizeof n, &n), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 2, sizeof(cl_mem), &pred), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 3, sizeof(cl_mem), &ncount), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 4, sizeof(cl_mem), &nlist), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 5, sizeof wall_scale, &wall_scale), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 6, sizeof bodies, &bodies), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 7, sizeof(cl_mem), &phase_buf), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 8, sizeof inv_dx, &inv_dx), CL_SUCCESS);
+    for (cl_uint a = 0; a < 3; a++)
+        ck_assert_int_eq(clSetKernelArg(k, 9 + a, sizeof(cl_uint), &d[a]), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 12, sizeof(cl_mem), &sum_buf), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 13, sizeof(cl_mem), &count_buf), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 14, sizeof(cl_mem), &ghost_buf), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 15, sizeof(cl_mem), &plane_buf), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 16, sizeof(cl_mem), &shape_buf), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, 17, sizeof(cl_mem), &touch_buf), CL_SUCCESS);
+    ck_assert_int_eq(pbfcl_cl_launch(cl, k, N, wg, NULL, PBFCL_STAGE_SOLVE), PBFCL_OK);
+    clReleaseKernel(k);
+    test_read_buffer(touch_buf, got, cells * 4);
+    test_read_buffer(count_buf, got_count, cells * 4);
+
+    unsigned *want = calloc(cells, 4), *want_count = calloc(cells, 4);
+    bool *unsure = calloc(cells, sizeof *unsure);
+    size_t counting = 0;
+    for (int i = 0; i < N; i++) {
+        if (ghost[i])
+            continue;
+        size_t ix[3];
+        for (int a = 0; a < 3; a++) {
+            double f = floor((x[4 * i + a] - lo[a]) / dx);
+            ix[a] = (size_t)fmin(fmax(f, 0.0), d[a] - 1.0);
+        }
+        size_t cell = ix[0] + d[0] * (ix[1] + (size_t)d[1] * ix[2]);
+        want_count[cell]++;
+        if (i % 5 == 4) /* a body's particle marks nothing */
+            continue;
+        double dist[K];
+        for (int s = 0; s < K; s++) {
+            const float *pl = planes + 4 * (K * i + s);
+            dist[s] = shape[K * i + s] < 0 ? INFINITY
+                                           : pl[0] * x[4 * i] + pl[1] * x[4 * i + 1] +
+                                                 pl[2] * x[4 * i + 2] + pl[3] + RADIUS;
+            if (fabs(dist[s] - h) < TOL)
+                unsure[cell] = true;
+        }
+        for (int s = 0; s < K; s++) {
+            if (!(dist[s] < h))
+                continue;
+            const float *ns = planes + 4 * (K * i + s);
+            bool hidden = false;
+            for (int t = 0; t < K; t++) {
+                const float *nt = planes + 4 * (K * i + t);
+                if (t == s || shape[K * i + t] != shape[K * i + s] || !(dist[t] < h))
+                    continue;
+                double cosine = ns[0] * nt[0] + ns[1] * nt[1] + ns[2] * nt[2];
+                if (fabs(cosine - 0.5) < TOL || fabs(dist[t] - dist[s]) < TOL)
+                    unsure[cell] = true;
+                hidden = hidden || (cosine > 0.5 && dist[t] < dist[s]);
+            }
+            if (hidden)
+                continue;
+            counting++;
+            for (int a = 0; a < 3; a++) {
+                if (fabs(fabs(ns[a]) - 0.5) < TOL)
+                    unsure[cell] = true;
+                if (ns[a] > 0.5f)
+                    want[cell] |= 1u << (5 * (2 * a));
+                if (ns[a] < -0.5f)
+                    want[cell] |= 1u << (5 * (2 * a + 1));
+            }
+        }
+    }
+    size_t touched = 0, compared = 0;
+    for (size_t j = 0; j < cells; j++) {
+        expect(got_count[j] == want_count[j], "cell %zu: %u particles counted, expected %u", j,
+               got_count[j], want_count[j]);
+        if (unsure[j])
+            continue;
+        compared++;
+        touched += want[j] != 0;
+        expect(got[j] == want[j], "cell %zu: touch word %#x, expected %#x", j, got[j], want[j]);
+    }
+    printf("    ml_gather_shapes: %zu planes counting, %zu of %zu cells compared, %zu touched\n",
+           counting, compared, cells, touched);
+    ck_assert_msg(touched > 20,
+                  "only %zu cells touched: the shapes are not where the test put "
+                  "them",
+                  touched);
+    clReleaseProgram(program);
+    cl_mem bufs[] = {sum_buf,   count_buf, touch_buf, ncount, nlist,
+                     phase_buf, ghost_buf, pos,       pred,   params};
+    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
+        pbfcl_cl_release_buffer(&bufs[b]);
+    free(x), free(phase), free(ghost), free(planes), free(shape), free(zero), free(got),
+        free(got_count), free(want), free(want_count), free(unsure);
+    pbfcl_colliders_destroy(c);
+}
+
+START_TEST(test_colliders_multilevel_touch)
+{
+    test_each_device(check_ml_touch);
+}
+END_TEST
+
 static void run_narrow_primitives(pbfcl_cl *cl)
 {
     check_narrow(cl, false);
@@ -1526,6 +1735,7 @@ int main(void)
     tcase_add_test(tc, test_colliders_advance);
     tcase_add_test(tc, test_colliders_bad_shapes);
     tcase_add_test(tc, test_colliders_multilevel_solids);
+    tcase_add_test(tc, test_colliders_multilevel_touch);
     suite_add_tcase(s, tc);
     return test_run_suite(s, true);
 }
