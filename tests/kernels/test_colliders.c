@@ -321,7 +321,7 @@ static void reference_narrow(const pbfcl_colliders *c, const float *planes, cons
 /* ---- the cases -------------------------------------------------------------------------- */
 
 /* The constants the kernels read: r, dt, mass. */
-static cl_mem params_buffer(pbfcl_cl *cl)
+static pbfcl_pbf_params params_block(void)
 {
     pbfcl_pbf_params p = {0};
     p.radius = RADIUS;
@@ -333,6 +333,12 @@ static cl_mem params_buffer(pbfcl_cl *cl)
         p.box_min[k] = -10.0f;
         p.box_max[k] = k == 1 ? 0.2f : 10.0f;
     }
+    return p;
+}
+
+static cl_mem params_buffer(pbfcl_cl *cl)
+{
+    pbfcl_pbf_params p = params_block();
     cl_mem buf;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof p, "params", &buf), PBFCL_OK);
     test_write_buffer(buf, &p, sizeof p);
@@ -731,6 +737,42 @@ END_TEST
 
 /* ---- the multilevel grid's solid cells (cl/pbf/multilevel.cl) -------------------------------- */
 
+/* The multilevel correction's grid in its tests: cells of 0.03 m, 31 x 29 x 27 from ML_LO. */
+static const float ML_LO[3] = {-0.43f, -0.41f, -0.37f}, ML_DX = 0.03f;
+static const cl_uint ML_DIMS[3] = {31, 29, 27};
+
+/* The shapes of the multilevel tests: a square mesh turned 0.5 rad about y at y = 0.015, first
+ * (so that a kernel that takes the first shape within reach takes it over the primitives'
+ * cells), then the moving primitives. */
+static pbfcl_colliders *ml_shapes(void)
+{
+    pbfcl_colliders *c;
+    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
+    static const float qv[] = {-0.1f, 0, -0.1f, 0.1f, 0, -0.1f, 0.1f, 0, 0.1f, -0.1f, 0, 0.1f};
+    static const unsigned qt[] = {0, 2, 1, 0, 3, 2};
+    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
+                                    .vertices = qv,
+                                    .vertex_count = 4,
+                                    .triangles = qt,
+                                    .triangle_count = 2,
+                                    .position = {0.01f, 0.015f, -0.02f},
+                                    .rotation = {0.0f, 0.2474f, 0.0f, 0.9689f}});
+    primitives(c);
+    return c;
+}
+
+/* The multilevel program, built for work-groups of wg. */
+static cl_program ml_program(pbfcl_cl *cl, size_t wg)
+{
+    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_MULTILEVEL);
+    pbfcl_build_config cfg = {.wg_size = (unsigned)wg};
+    char options[512];
+    ck_assert_int_ge(pbfcl_build_options(&cfg, options, sizeof options), 0);
+    cl_program program = NULL;
+    ck_assert_int_eq(pbfcl_cl_build(cl, desc->files, desc->nfiles, options, &program), PBFCL_OK);
+    return program;
+}
+
 /* The touch word's side f (cl/pbf/multilevel.cl, ML_TOUCH_BITS: 5-bit fields). */
 static unsigned touch_side(unsigned touch, int f)
 {
@@ -754,18 +796,7 @@ static unsigned touch_side(unsigned touch, int f)
  * against a double-precision sum, with and without shares. */
 static void check_ml_shapes(pbfcl_cl *cl)
 {
-    pbfcl_colliders *c;
-    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
-    static const float qv[] = {-0.1f, 0, -0.1f, 0.1f, 0, -0.1f, 0.1f, 0, 0.1f, -0.1f, 0, 0.1f};
-    static const unsigned qt[] = {0, 2, 1, 0, 3, 2};
-    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH, /* first: it must not take */
-                                    .vertices = qv,                /* the primitives' cells */
-                                    .vertex_count = 4,
-                                    .triangles = qt,
-                                    .triangle_count = 2,
-                                    .position = {0.01f, 0.015f, -0.02f},
-                                    .rotation = {0.0f, 0.2474f, 0.0f, 0.9689f}});
-    primitives(c);
+    pbfcl_colliders *c = ml_shapes();
     cl_mem params = params_buffer(cl), pos, pred;
     size_t wg = 64;
     float x1[4] = {0.0f, 0.5f, 0.0f, 0.0f};
@@ -780,16 +811,11 @@ static void check_ml_shapes(pbfcl_cl *cl)
     ck_assert_uint_eq(sv.count, (unsigned)c->count);
 
     /* the multilevel program, and a params block whose box starts at the grid's corner */
-    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_MULTILEVEL);
-    pbfcl_build_config cfg = {.wg_size = (unsigned)wg};
-    char options[512];
-    ck_assert_int_ge(pbfcl_build_options(&cfg, options, sizeof options), 0);
-    cl_program program = NULL;
-    ck_assert_int_eq(pbfcl_cl_build(cl, desc->files, desc->nfiles, options, &program), PBFCL_OK);
+    cl_program program = ml_program(cl, wg);
     pbfcl_pbf_params p = {0};
-    const float lo[3] = {-0.43f, -0.41f, -0.37f}, dx = 0.03f;
-    const cl_uint d[3] = {31, 29, 27};
-    memcpy(p.box_min, lo, sizeof lo);
+    const float *lo = ML_LO, dx = ML_DX;
+    const cl_uint *d = ML_DIMS;
+    memcpy(p.box_min, lo, sizeof p.box_min);
     cl_mem grid_params;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof p, "params", &grid_params),
                      PBFCL_OK);
@@ -1014,26 +1040,10 @@ END_TEST
 static void check_ml_touch(pbfcl_cl *cl)
 {
     const int N = test_small() ? 999 : 2999; /* Oclgrind: a third */
-    pbfcl_colliders *c;
-    ck_assert_int_eq(pbfcl_colliders_create(&c), PBFCL_OK);
-    static const float qv[] = {-0.1f, 0, -0.1f, 0.1f, 0, -0.1f, 0.1f, 0, 0.1f, -0.1f, 0, 0.1f};
-    static const unsigned qt[] = {0, 2, 1, 0, 3, 2};
-    add_shape(c, (pbfcl_shape_desc){.type = PBFCL_SHAPE_KIND_MESH,
-                                    .vertices = qv,
-                                    .vertex_count = 4,
-                                    .triangles = qt,
-                                    .triangle_count = 2,
-                                    .position = {0.01f, 0.015f, -0.02f},
-                                    .rotation = {0.0f, 0.2474f, 0.0f, 0.9689f}});
-    primitives(c);
-    const float lo[3] = {-0.43f, -0.41f, -0.37f}, dx = 0.03f, h = 4.0f * RADIUS;
-    const cl_uint d[3] = {31, 29, 27};
-    pbfcl_pbf_params p = {0};
-    p.radius = RADIUS;
-    p.min_dist = 2 * RADIUS;
-    p.dt = DT;
-    p.inv_dt = 1.0f / DT;
-    p.mass = 0.064f;
+    pbfcl_colliders *c = ml_shapes();
+    const float *lo = ML_LO, dx = ML_DX, h = 4.0f * RADIUS;
+    const cl_uint *d = ML_DIMS;
+    pbfcl_pbf_params p = params_block();
     p.h = h;
     p.h2 = h * h;
     p.poly6 = (float)(315.0 / (64.0 * 3.14159265358979 * pow(h, 9.0)));
@@ -1072,12 +1082,7 @@ static void check_ml_touch(pbfcl_cl *cl)
     test_read_buffer(plane_buf, planes, N * K * 16);
     test_read_buffer(shape_buf, shape, N * K * 4);
 
-    const pbfcl_program_desc *desc = pbfcl_program(PBFCL_PROGRAM_MULTILEVEL);
-    pbfcl_build_config cfg = {.wg_size = (unsigned)wg};
-    char options[512];
-    ck_assert_int_ge(pbfcl_build_options(&cfg, options, sizeof options), 0);
-    cl_program program = NULL;
-    ck_assert_int_eq(pbfcl_cl_build(cl, desc->files, desc->nfiles, options, &program), PBFCL_OK);
+    cl_program program = ml_program(cl, wg);
     size_t cells = (size_t)d[0] * d[1] * d[2];
     unsigned *zero = calloc(cells, 4), *got = malloc(cells * 4), *got_count = malloc(cells * 4);
     unsigned none = 0;
