@@ -815,7 +815,7 @@ static void check_ml_shapes(pbfcl_cl *cl)
     pbfcl_pbf_params p = {0};
     const float *lo = ML_LO, dx = ML_DX;
     const cl_uint *d = ML_DIMS;
-    memcpy(p.box_min, lo, sizeof p.box_min);
+    memcpy(p.box_min, lo, 3 * sizeof *lo);
     cl_mem grid_params;
     ck_assert_int_eq(pbfcl_cl_buffer(cl, CL_MEM_READ_ONLY, sizeof p, "params", &grid_params),
                      PBFCL_OK);
