@@ -533,24 +533,40 @@ static float ml_fill(float s)
     return clamp((s - 0.5f) / (0.8f - 0.5f), 0.0f, 1.0f);
 }
 
-/* Moves each fluid particle by grad(phi) at its place d (ml_face_gradient), kept in the box; a
- * body's particles stay. The move is at most max_move (what holds a resting column) plus, against
- * the particle's own move this substep (x* - x, from x in pos), up to reach_dx x its cell's
- * compression (the finest grid's rhs) more: an impact's compression goes at once, but only by
- * stopping particles, never by speeding one up, and only where a cell has volume to lose (a falling
- * column's top has none). Capping the whole move at PBF_MAX_CORRECTION r, as the fine iterations
- * are, left test_physics' fine column at 2.16 % density error at impact (1.69 % without, bound 2).
- * A particle takes the part ml_fill of its density (density: as the last density pass left it)
- * gives of that move. */
+/* Moves each fluid particle by grad(phi) at its place d (ml_face_gradient), kept in the box. The
+ * move is at most max_move (what holds a resting column) plus, against the particle's own move
+ * this substep (x* - x, from x in pos), up to reach_dx x its cell's compression (the finest grid's
+ * rhs) more: an impact's compression goes at once, but only by stopping particles, never by
+ * speeding one up, and only where a cell has volume to lose (a falling column's top has none).
+ * Capping the whole move at PBF_MAX_CORRECTION r, as the fine iterations are, left test_physics'
+ * fine column at 2.16 % density error at impact (1.69 % without, bound 2). A particle takes the
+ * part ml_fill of its density (density: as the last density pass left it) gives of that move.
+ * A shape-matched body's particle (pbf_body_of(phase) < matched), which the gather counts as
+ * fluid of no strain, moves by the same pressure: the PBF move of a pressure gradient is
+ * dt^2 grad(p) V / m, so a particle of the fluid's volume and relative inverse mass
+ * w = m_fluid / m (inv_mass) moves w times the fluid's, within delta's limit for a solid
+ * (PBF_MAX_CORRECTION r, w times that where w > 1), and shape matching turns the moves into the
+ * body's (a body does not splash: the fluid's limits, which keep a surface calm, held a landing
+ * ball back less). Left where it was, a body had only the fine iterations' push against a
+ * correction that drained the fluid beneath it: with 2 iterations a cube of half the water's
+ * density sank to the floor, and a ball landing at cfl 1 crushed the pool's top layer, whose
+ * neighbour lists overflowed 15 times as often (docs/PERFORMANCE.md, "Bodies move by the
+ * correction's pressure").
+ * Static particles stay, and so do a cloth's, rope's or inflatable's: a shell's move would be the
+ * fluid's inside it, not the pressure across it. */
 __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global const float4 *pos,
                          uint bodies, __global const uint *phase, __global const float *phi,
                          __global const float *rhs, __global const uint *flag, float inv_dx,
                          uint nx, uint ny, uint nz, float max_move, float reach_dx,
-                         float surface, float4 gravity, __global const float *density)
+                         float surface, float4 gravity, __global const float *density,
+                         uint matched, __global const float *inv_mass)
 {
     const uint4 dims = ml_dims(nx, ny, nz);
     uint i = get_global_id(0);
-    if (i >= n || (bodies && pbf_is_solid(phase[i])))
+    if (i >= n)
+        return;
+    bool body = bodies && pbf_is_solid(phase[i]);
+    if (body && pbf_body_of(phase[i]) >= matched)
         return;
     float4 x = pred[i];
     uint4 c = ml_cell(p, x, inv_dx, dims);
@@ -563,10 +579,15 @@ __kernel void ml_correct(pbf_params p, uint n, __global float4 *pred, __global c
         ml_face_gradient(phi, flag, k, dims.x * dims.y, c.z, dims.z, t.z, inv_dx, surface,
                          gravity.z),
         0.0f);
-    float cap = reach_dx * rhs[k], len = length(d.xyz), extra = 0.0f;
-    if (cap > 0.0f && len > 0.0f) /* x is read only where the cell has volume to lose */
-        extra = clamp(-dot(d.xyz, (x - pos[i]).xyz) / len, 0.0f, cap);
-    d = pbf_limit(d, max_move + extra) * ml_fill(density[i] * p->inv_rest_density);
+    if (body) {
+        float w = inv_mass[i]; /* the relative inverse mass */
+        d = pbf_limit(w * d, PBF_MAX_CORRECTION * p->radius * fmax(w, 1.0f));
+    } else {
+        float cap = reach_dx * rhs[k], len = length(d.xyz), extra = 0.0f;
+        if (cap > 0.0f && len > 0.0f) /* x is read only where the cell has volume to lose */
+            extra = clamp(-dot(d.xyz, (x - pos[i]).xyz) / len, 0.0f, cap);
+        d = pbf_limit(d, max_move + extra) * ml_fill(density[i] * p->inv_rest_density);
+    }
     pred[i] = (float4)(clamp(x + d, pbf_box_min(p), pbf_box_max(p)).xyz, x.w);
 }
 

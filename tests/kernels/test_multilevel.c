@@ -587,7 +587,8 @@ END_TEST
  * under constants p and gravity g along -y: into out. */
 static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const float *x,
                            const float *x0, const unsigned *count, const unsigned *nbr,
-                           unsigned maxnb, const bool *fixed, int warm, double **kept, float *out)
+                           unsigned maxnb, const double *weight, int warm, double **kept,
+                           float *out)
 {
     unsigned d[PBFCL_ML_MAX_LEVELS][3];
     int levels;
@@ -605,7 +606,8 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
         }
         cell[i] = ref_index(&lv[0], c[0], c[1], c[2]);
         lv[0].flag[cell[i]] = 1;
-        if (fixed && fixed[i]) /* a static particle fills its cell, with no strain */
+        fill[i] = 1.0;                  /* a solid's density is the rest density */
+        if (weight && weight[i] != 1.0) /* a solid's particle fills its cell, with no strain */
             continue;
         double w = 0.0, grad[3];
         for (unsigned k = 0; k < count[i] && k < maxnb; k++) {
@@ -636,7 +638,8 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
     double support = fmin(0.5 * p->radius, PBFCL_ML_SUPPORT * g * p->dt * p->dt);
     const ref_grid *g0 = &lv[0];
     for (size_t i = 0; i < n; i++) {
-        if (fixed && fixed[i]) { /* stays */
+        double w = weight ? weight[i] : 1.0; /* m_fluid / m: 0 stays */
+        if (w == 0.0) {
             memcpy(out + 3 * i, x + 3 * i, 12);
             continue;
         }
@@ -672,8 +675,12 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
         for (int a = 0; a < 3 && len > 0.0; a++)
             against -= dv[a] * (x[3 * i + a] - x0[3 * i + a]) / len;
         double extra = fmin(fmax(against, 0.0), PBFCL_ML_REACH * p->h * g0->rhs[k]);
-        double limit = support + extra;
+        /* a body's particle: the pressure's move of its mass, w times the fluid's, within the
+         * fine iterations' limit for a solid, 0.5 r (w times that where it is lighter) */
+        double limit = w == 1.0 ? support + extra : 0.5 * p->radius * fmax(w, 1.0);
+        len *= w;
         for (int a = 0; a < 3; a++) {
+            dv[a] *= w;
             double v = x[3 * i + a] + fill[i] * (len > limit ? dv[a] * limit / len : dv[a]);
             double lo = p->box_min[a] + p->radius, hi = p->box_max[a] - p->radius;
             out[3 * i + a] = (float)(v < lo ? lo : (v > hi ? hi : v));
@@ -686,6 +693,41 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
     free(fill);
 }
 
+/* Solids of each kind among the n particles at pos (by id): every 7th static; those at 2 and
+ * 4 mod 7 two shape-matched bodies, of relative inverse masses 0.5 (twice the fluid's density)
+ * and 2 (half of it), which the correction moves by the fluid's pressure, w times the fluid's
+ * move; those at 6 mod 7 a cloth (w 1.5), which stays, as the statics do. */
+static void set_solids(pbfcl_sim *sim, size_t n, const float *pos)
+{
+    unsigned *ids = malloc(n * sizeof *ids), *body = malloc(n * sizeof *body);
+    float *rest = malloc(n * 12), *w = malloc(n * sizeof *w);
+    size_t entries = 0;
+    for (unsigned b = 0; b < 2; b++)
+        for (size_t i = 2 + 2 * b; i < n; i += 7) {
+            ids[entries] = (unsigned)i;
+            body[entries] = b;
+            memcpy(rest + 3 * entries++, pos + 3 * i, 12);
+        }
+    const float stiffness[2] = {1.0f, 1.0f}, inv_mass[2] = {0.5f, 2.0f};
+    ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 2, entries, ids, body, rest, stiffness, inv_mass),
+                     PBFCL_OK);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i += 7)
+        ids[count++] = (unsigned)i;
+    ck_assert_int_eq(pbfcl_sim_set_static(sim, count, ids), PBFCL_OK);
+    count = 0;
+    for (size_t i = 6; i < n; i += 7) {
+        ids[count] = (unsigned)i;
+        body[count] = 0;
+        w[count++] = 1.5f;
+    }
+    ck_assert_int_eq(pbfcl_sim_set_groups(sim, count, ids, body, w), PBFCL_OK);
+    free(ids);
+    free(body);
+    free(rest);
+    free(w);
+}
+
 /* One correction of nx^3 particles at spacing 0.99 * 2r (jittered by 0.05 r) on the floor of
  * the default box under gravity 100 m/s^2 (so that the limit, 0.5 r, leaves most moves
  * whole), against the reference from the same x* and lists; it moves the block by a good part
@@ -695,11 +737,12 @@ static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const 
  * capped there (0: the per-level launches alone). Falling: gravity 9.81 m/s^2 instead, where a
  * resting column's 2 |g| dt^2 holds the moves, and every particle falling at 0.5 to 1 m/s
  * (x* predicted from it): the correction may move a particle farther against that fall, within
- * its cell's compression, and must (some particle moves more than 2 |g| dt^2). Statics: every
- * 7th particle static, which fills its cell with no strain and stays, while the fluid still
- * moves (here by a tenth of the limit; before the fluid was told from a solid by its phase
- * word's fluid flag, not at all). x* after the correction
- * into got (n x 3). */
+ * its cell's compression, and must (some particle moves more than 2 |g| dt^2). Statics: the
+ * solids of set_solids, which fill their cells with no strain; the statics and the cloth stay,
+ * the fluid still moves (here by a tenth of the limit; before the fluid was told from a solid by
+ * its phase word's fluid flag, not at all), and the bodies move by the pressure, the light one
+ * farther than the heavy one (with bodies left where they were, the reference fails this).
+ * x* after the correction into got (n x 3). */
 static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_local, int falling,
                                int statics, float *got)
 {
@@ -727,19 +770,15 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
     }
     pbfcl_sim *sim = NULL;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
-    if (statics) { /* every 7th particle static (the others keep the fluid's phase) */
-        unsigned *ids = malloc(n * sizeof *ids);
-        size_t ns = 0;
-        for (size_t i = 0; i < n; i += 7)
-            ids[ns++] = (unsigned)i;
-        ck_assert_int_eq(pbfcl_sim_set_static(sim, ns, ids), PBFCL_OK);
-        free(ids);
-    }
+    if (statics) /* every 7th particle static, two bodies and a cloth: solids of each kind */
+        set_solids(sim, n, pos);
     float *x = malloc(n * 12), *x0 = malloc(n * 12), *after = malloc(n * 12),
           *want = malloc(n * 12);
-    if (falling) {
+    if (falling || statics) { /* with solids, predict tags x* with the phases the search reads:
+                                 x* = x from v = g dt up, which gravity takes back */
+        float up = (float)(g * pbfcl_sim_params(sim)->dt);
         for (size_t i = 0; i < 3 * n; i++)
-            x0[i] = i % 3 == 1 ? -(float)test_randf(&rng, 0.5f, 1.0f) : 0.0f;
+            x0[i] = i % 3 != 1 ? 0.0f : (falling ? -(float)test_randf(&rng, 0.5f, 1.0f) : up);
         ck_assert_int_eq(pbfcl_sim_write(sim, NULL, x0), PBFCL_OK);
         ck_assert_int_eq(pbfcl_pbf_predict(sim, NULL), PBFCL_OK);
     }
@@ -749,18 +788,24 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
     unsigned *count = malloc(n * 4), *nbr = malloc(n * 4 * maxnb);
     ck_assert_int_eq(pbfcl_pbf_read_solver(sim, x, NULL, NULL, count, nbr), PBFCL_OK);
     ck_assert_int_eq(pbfcl_sim_read(sim, x0, NULL, NULL), PBFCL_OK);
-    bool *fixed = NULL; /* the statics in the current order, as the reads */
+    double *weight = NULL; /* each particle's share of the pressure's move, in the reads' order */
     if (statics) {
         unsigned *phase = malloc(n * sizeof *phase);
-        ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, NULL), PBFCL_OK);
-        fixed = calloc(n, sizeof *fixed);
-        for (size_t i = 0; i < n; i++)
-            fixed[i] = !(phase[i] & PBFCL_PHASE_FLUID_BIT);
+        float *inv_mass = malloc(n * sizeof *inv_mass);
+        ck_assert_int_eq(pbfcl_sim_read_phases(sim, phase, inv_mass), PBFCL_OK);
+        weight = malloc(n * sizeof *weight);
+        for (size_t i = 0; i < n; i++) {
+            unsigned group = phase[i] & PBFCL_PHASE_GROUP_BITS; /* a body b's: b + 1 */
+            bool body = !(phase[i] & PBFCL_PHASE_FLUID_BIT) && group >= 1 && group <= 2;
+            weight[i] = phase[i] & PBFCL_PHASE_FLUID_BIT ? 1.0 : (body ? inv_mass[i] : 0.0);
+        }
         free(phase);
+        free(inv_mass);
     }
     ck_assert_int_eq(pbfcl_pbf_multilevel_group_limit(sim, group_local), PBFCL_OK);
     const pbfcl_pbf_params *p = pbfcl_sim_params(sim);
     double moved = 0.0, limit = 0.5 * r, support = 2.0 * g * p->dt * p->dt;
+    double moved_solid[2] = {0.0, 0.0}; /* the heavy body's, the light one's, up */
     /* in the tight box a second correction from where the first left x* (the same lists),
      * warm (from the first's phi): it gathers into sums and counts that the first left zero */
     double *kept = NULL;
@@ -771,20 +816,29 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
         }
         ck_assert_int_eq(pbfcl_pbf_multilevel(sim, pass > 0, NULL), PBFCL_OK);
         ck_assert_int_eq(pbfcl_pbf_read_solver(sim, after, NULL, NULL, NULL, NULL), PBFCL_OK);
-        ref_correction(p, g, n, x, x0, count, nbr, maxnb, fixed, pass > 0, &kept, want);
+        ref_correction(p, g, n, x, x0, count, nbr, maxnb, weight, pass > 0, &kept, want);
         for (size_t i = 0; i < 3 * n; i++) {
             ck_assert_msg(fabs(after[i] - want[i]) <= 1e-3 * limit + 1e-6,
                           "n %zu, correction %d: coordinate %zu moved to %.7g, want %.7g (from "
                           "%.7g)",
                           n, pass + 1, i, after[i], want[i], x[i]);
-            if (pass == 0)
+            if (pass == 0 && weight && weight[i / 3] != 1.0 && i % 3 == 1) /* up: no wall */
+                moved_solid[weight[i / 3] > 1.0] =
+                    fmax(moved_solid[weight[i / 3] > 1.0], fabs(after[i] - x[i]));
+            else if (pass == 0)
                 moved = fmax(moved, fabs(after[i] - x[i]));
         }
     }
     fprintf(stderr,
             "    multilevel correction of %zu particles (%s, %s box%s%s): largest move %.3g r\n", n,
             group_local ? "one-group kernel" : "per-level launches", tight ? "tight" : "unit",
-            falling ? ", falling" : "", statics ? ", every 7th static" : "", moved / r);
+            falling ? ", falling" : "", statics ? ", solids" : "", moved / r);
+    if (statics) { /* the heavy body moves less than the fluid, the light one more */
+        fprintf(stderr, "    bodies of w 0.5 and 2: largest moves up %.3g and %.3g r\n",
+                moved_solid[0] / r, moved_solid[1] / r);
+        ck_assert_msg(moved_solid[0] > 0.0 && moved_solid[1] > 2.0 * moved_solid[0],
+                      "the bodies moved %g and %g m", moved_solid[0], moved_solid[1]);
+    }
     memcpy(got, after, n * 12);
     if (falling)
         ck_assert_msg(support < 0.5 * limit && moved > 1.2 * support,
@@ -796,7 +850,7 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
     else
         ck_assert_msg(moved == 0.0, "a lone particle (no compression) moved %g m", moved);
     pbfcl_sim_destroy(sim);
-    free(fixed);
+    free(weight);
     free(kept);
     free(pos);
     free(x);
@@ -809,15 +863,17 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
 
 /* Both ways, each against the reference and against each other: the same sums in the same
  * order, within float rounding. Small (Oclgrind): the tight 7^3 block both ways (its grids are
- * small), at rest, falling and with every 7th particle static (the others fluid: a correction
- * that took the fluid's phase word for a solid's moved nothing where statics or bodies were),
+ * small), at rest, falling, with solids of each kind (set_solids; a correction that took the
+ * fluid's phase word for a solid's moved nothing where statics or bodies were) and falling with
+ * them (the light body moves beyond the fluid's limit, within a solid's),
  * the lone particle in the unit box (15,625 cells) one way. */
 static void check_correction(pbfcl_cl *cl)
 {
-    int cases[][4] = {{7, 1, 0, 0},  {1, 0, 0, 0},  {7, 1, 1, 0},  {7, 1, 0, 1}, {7, 0, 0, 0},
-                      {11, 0, 0, 0}, {11, 1, 0, 0}, {11, 1, 1, 0}, {11, 1, 0, 1}};
-    /* nx, tight, falling, statics */
-    for (int k = 0; k < (test_small() ? 4 : 9); k++) {
+    int cases[][4] = {{7, 1, 0, 0},  {1, 0, 0, 0},  {7, 1, 1, 0},  {7, 1, 0, 1},
+                      {7, 1, 1, 1},  {7, 0, 0, 0},  {11, 0, 0, 0}, {11, 1, 0, 0},
+                      {11, 1, 1, 0}, {11, 1, 0, 1}, {11, 1, 1, 1}};
+    /* nx, tight, falling, solids */
+    for (int k = 0; k < (test_small() ? 5 : 11); k++) {
         int nx = cases[k][0], tight = cases[k][1], falling = cases[k][2], statics = cases[k][3];
         size_t n = (size_t)nx * nx * nx;
         float *group = malloc(n * 12), *levels = malloc(n * 12);

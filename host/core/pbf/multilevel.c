@@ -543,6 +543,9 @@ static pbfcl_status correct(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
     ML_ARG(k, 15, ml_surface);
     ML_ARG(k, 16, v->gravity);
     ML_ARG(k, 17, v->density_buf);
+    cl_uint matched = v->bodies ? (cl_uint)v->bodies->bodies : 0u;
+    ML_ARG(k, 18, matched);
+    ML_ARG(k, 19, v->inv_mass_buf);
     return launch(v, k, n, prof);
 }
 
