@@ -30,6 +30,9 @@
  *           body's pose the same bits on every rank (on one rank those of rank 0 alone), each
  *           centre within 0.5 mm (1/40 of the spacing) of one rank's and within 0.01 mm of the
  *           mean of its particles' positions
+ *   bodies-multilevel [FRAMES]
+ *           bodies' comparison with the fast solver's multilevel correction, which moves the
+ *           bodies' particles by the pressure the ranks' added grid gives (ml_correct)
  * Exit 0 passed, 1 failed (on rank 0, with the reason), 77 no OpenCL device. */
 #include "dist.h"
 
@@ -605,7 +608,7 @@ static int run_fail(pbfcl_cl *cl)
 /* Fluid 0.1 deep in a box 0.48 x 0.36 x 0.2, spacing 0.02, and three bodies: boxes of 3 x 3 x 3
  * particles across x = 0.16 (body 0, light) and x = 0.24 (body 1, heavy) and a sphere moving
  * at -0.5 m/s along x from x = 0.38 (body 2, across x = 0.32 within 0.2 s). */
-static pbfcl_status bodies_scene(pbfcl_scene *s, float **pos, size_t *n)
+static pbfcl_status bodies_scene(pbfcl_scene *s, float **pos, size_t *n, bool multilevel)
 {
     pbfcl_scene_defaults(s);
     const float hi[3] = {0.48f, 0.36f, 0.2f};
@@ -636,6 +639,12 @@ static pbfcl_status bodies_scene(pbfcl_scene *s, float **pos, size_t *n)
     s->bodies[2].velocity[0] = -0.5f;
     s->bodies[2].velocity[1] = -1.0f;
     s->body_count = 3;
+    if (multilevel) { /* as multilevel_scene */
+        s->solver.iterations = 2;
+        s->solver.multilevel = 1;
+        s->solver.multilevel_limit = 0.0f;
+        s->solver.cfl = 1.0f;
+    }
     return pbfcl_scene_fill(s, pos, n);
 }
 
@@ -675,14 +684,14 @@ static double centre_gap(const float *pose, const float *pos, const int *phases,
     return worst;
 }
 
-static int run_bodies(pbfcl_cl *cl, int frames)
+static int run_bodies(pbfcl_cl *cl, int frames, bool multilevel)
 {
     pbfcl_scene s;
     float *pos = NULL;
     size_t n = 0;
     int size, rank = rank_of(MPI_COMM_WORLD);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (bodies_scene(&s, &pos, &n) != PBFCL_OK)
+    if (bodies_scene(&s, &pos, &n, multilevel) != PBFCL_OK)
         finish(1, "the bodies scene failed");
     double cuts[4] = {-INFINITY, size == 2 ? 0.24 : 0.16, size == 2 ? INFINITY : 0.32, INFINITY};
     cuts[size] = INFINITY;
@@ -736,10 +745,10 @@ static int run_bodies(pbfcl_cl *cl, int frames)
     if (!all(ok))
         finish(1, why);
     if (rank == 0)
-        printf("bodies, %zu particles, %d ranks against 1, %d frames: every id held once, every "
-               "pose the same on every rank; the largest distance of a body's centre from one "
-               "rank's %.3g m, from its particles' mean %.3g m\n",
-               n, size, frames, worst_ref, worst_gap);
+        printf("bodies%s, %zu particles, %d ranks against 1, %d frames: every id held once, "
+               "every pose the same on every rank; the largest distance of a body's centre from "
+               "one rank's %.3g m, from its particles' mean %.3g m\n",
+               multilevel ? " (multilevel correction)" : "", n, size, frames, worst_ref, worst_gap);
     pbfcl_dist_destroy(d);
     pbfcl_dist_destroy(r);
     free(phases);
@@ -754,7 +763,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     if (argc < 2)
         finish(2, "usage: dist_check "
-                  "dam|shapes|sph|multilevel|shapes-multilevel|cross|refuse|fail|bodies");
+                  "dam|shapes|sph|multilevel|shapes-multilevel|cross|refuse|fail|bodies|"
+                  "bodies-multilevel");
     pbfcl_cl cl;
     memset(&cl, 0, sizeof cl);
     if (!all(pbfcl_cl_open(&cl, getenv("PBFCL_DEVICE")) == PBFCL_OK))
@@ -776,7 +786,9 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "fail"))
         code = run_fail(&cl);
     else if (!strcmp(argv[1], "bodies"))
-        code = run_bodies(&cl, argc > 2 ? atoi(argv[2]) : 12);
+        code = run_bodies(&cl, argc > 2 ? atoi(argv[2]) : 12, false);
+    else if (!strcmp(argv[1], "bodies-multilevel"))
+        code = run_bodies(&cl, argc > 2 ? atoi(argv[2]) : 12, true);
     pbfcl_cl_destroy(&cl);
     finish(code, code == 2 ? "unknown case" : NULL);
 }
