@@ -584,7 +584,9 @@ END_TEST
 
 /* The reference correction of the particles at x* = x (n, xyz), each at x0 at the start of the
  * substep, with neighbour lists (count, nbr of capacity maxnb, entry k of i at k * n + i)
- * under constants p and gravity g along -y: into out. */
+ * under constants p and gravity g along -y: into out. weight: each particle's share of the
+ * pressure's move, 1 the fluid's, a body's its w, 0 a particle that stays (a solid of either
+ * kind fills its cell with no strain); NULL: all fluid. */
 static void ref_correction(const pbfcl_pbf_params *p, double g, size_t n, const float *x,
                            const float *x0, const unsigned *count, const unsigned *nbr,
                            unsigned maxnb, const double *weight, int warm, double **kept,
@@ -833,7 +835,7 @@ static void check_correction_n(pbfcl_cl *cl, int nx, int tight, size_t group_loc
             "    multilevel correction of %zu particles (%s, %s box%s%s): largest move %.3g r\n", n,
             group_local ? "one-group kernel" : "per-level launches", tight ? "tight" : "unit",
             falling ? ", falling" : "", statics ? ", solids" : "", moved / r);
-    if (statics) { /* the heavy body moves less than the fluid, the light one more */
+    if (statics) { /* the light body (w 2) moves more than twice as far as the heavy (w 0.5) */
         fprintf(stderr, "    bodies of w 0.5 and 2: largest moves up %.3g and %.3g r\n",
                 moved_solid[0] / r, moved_solid[1] / r);
         ck_assert_msg(moved_solid[0] > 0.0 && moved_solid[1] > 2.0 * moved_solid[0],

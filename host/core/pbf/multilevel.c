@@ -591,12 +591,11 @@ pbfcl_status pbfcl_pbf_multilevel(pbfcl_sim *sim, bool warm, pbfcl_profile *prof
         PBFCL_TRY(build_program(&v, m));
     PBFCL_TRY(make_grids(&v, m)); /* new grids keep no phi */
     /* The shapes close cells to the grid (ml_solids: beside the fluid those it touches a shape
-     * across, away from it those inside a primitive or an SDF), so a mesh needs no case of its
-     * own: while
-     * its cells were air, a correction with a mesh started cold, put phi = 0 at the air cells'
-     * centres and left out the surface cell's rule (else it pushed particles of mesh-container
-     * through its tank's floor), and a column at rest in a mesh tank heaped its surface
-     * (docs/PERFORMANCE.md, "A mesh closes the cells beyond it"). */
+     * across, away from it those inside a primitive or an SDF), so a mesh needs no case of its own:
+     * while its cells were air, a correction with a mesh started cold, put phi = 0 at the air
+     * cells' centres and left out the surface cell's rule (else it pushed particles of
+     * mesh-container through its tank's floor), and a column at rest in a mesh tank heaped its
+     * surface (docs/PERFORMANCE.md, "A mesh closes the cells beyond it"). */
     pbfcl_colliders_solids(pbfcl_pbf_colliders(sim), &m->shapes);
     warm = warm && m->phi_kept;
     PBFCL_TRY(gather(sim, &v, m, warm ? PBFCL_ML_WARM : 0.0f, prof));
