@@ -403,8 +403,8 @@ static void float_cube(pbfcl_cl *cl, float density, bool fast, double *fraction,
  * the density constraint does not drain, docs/ALGORITHM.md, "Bodies"). With the fast solver (2
  * iterations, the coarse correction, cfl 1) the light cube floats, 10 to 90 % submerged, and
  * bobs by at most 2r: measured 28.6 %, ranging 1.22 cm, far from Archimedes' depth and never at
- * rest (docs/PERFORMANCE.md, "Bodies move by the correction's pressure"); before the correction
- * moved bodies it sank to the floor. */
+ * rest (docs/PERFORMANCE.md, "A floating body's depth, measured over a second"); before the
+ * correction moved bodies it sank to the floor. */
 static void run_archimedes(pbfcl_cl *cl)
 {
     if (test_small()) {
