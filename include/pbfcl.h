@@ -157,7 +157,7 @@ PBFCL_API int pbfcl_method_from_name(const char *name);
     X(float, chebyshev_rho, "--chebyshev", 0, 0, 0.999, 0, "",                                     \
       "spectral radius estimate of the Chebyshev acceleration (0: plain Jacobi)")                  \
     X(float, cfl, "--cfl", 0.5, 0, 2, PBFCL_PARAM_LO_OPEN, "",                                     \
-      "a particle moves at most cfl * h per substep")                                              \
+      "a particle moves at most cfl * h per substep (a body's at most 0.5 h)")                     \
     X(int, multilevel, "--multilevel", 0, 0, 1000, 0, "",                                          \
       "pbf: the first N solver iterations end with a multilevel coarse correction (0: off)")       \
     X(float, multilevel_limit, "--multilevel-limit", 1, 0, 100, 0, "%",                            \

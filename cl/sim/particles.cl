@@ -70,12 +70,15 @@ particles_stats(uint n, float4 wall_lo, float4 wall_hi, float mass, float inv_re
 
 /* bounds: the fastest particle and the extent of the fluid along gravity, for the adaptive
  * substeps of the next frame (host/core/sim/sim.c, choose_substeps). With d = (x - box centre) .
- * down and D the diagonal of the box box_lo..box_hi, out[0] = max |v|, out[1] = max (D + d),
- * out[2] = max (D - d), as the bits of non-negative floats (whose order is that of the
- * uints) merged with atomic_max; out must hold zeros before the launch. */
+ * down and D the diagonal of the box box_lo..box_hi, out[0] = max |v|, a solid body's (a
+ * shape-matched body's, group 1 .. matched, or a static particle's; phase NULL: none) counted
+ * solid_scale times, out[1] = max (D + d), out[2] = max (D - d), as the bits of non-negative
+ * floats (whose order is that of the uints) merged with atomic_max; out must hold zeros before
+ * the launch. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void
 particles_bounds(uint n, float4 box_lo, float4 box_hi, float4 down, __global const float4 *pos,
-                 __global const float4 *vel, __global uint *out)
+                 __global const float4 *vel, __global uint *out, __global const uint *phase,
+                 uint matched, float solid_scale)
 {
     __local float acc[3][WG_SIZE];
     uint i = get_global_id(0), l = get_local_id(0);
@@ -85,6 +88,10 @@ particles_bounds(uint n, float4 box_lo, float4 box_hi, float4 down, __global con
     if (i < n) {
         float d = clamp(dot(pos[i].xyz - centre.xyz, down.xyz), -reach, reach);
         float s = length(vel[i].xyz);
+        uint group = phase ? phase[i] & PBFCL_PHASE_GROUP_BITS : 0u;
+        bool solid = phase && (phase[i] & PBFCL_PHASE_FLUID_BIT) == 0u;
+        if (solid && (group == PBFCL_PHASE_GROUP_BITS || group - 1u < matched))
+            s *= solid_scale;
         v[0] = isfinite(s) ? s : MAXFLOAT; /* the blow-up guard reports non-finite values */
         v[1] = reach + d;
         v[2] = reach - d;

@@ -148,8 +148,11 @@ static void check_stats(const host_state *h, const pbfcl_stats *st)
 
 /* bounds' reference: max |v| (non-finite: FLT_MAX) and the reach along down from the centre
  * of the box box_lo..box_hi, clamped to the box diagonal D, plus D. */
+/* bounds against the definition: max |v| (where the state has phases, h->bodies, a body's of
+ * groups 1 .. matched or a static one times solid_scale), and the reach down and up along down
+ * from the box centre plus its diagonal. */
 static void check_bounds(const host_state *h, const float *b, const float *lo, const float *hi,
-                         const float *down)
+                         const float *down, unsigned matched, double solid_scale)
 {
     double c[3], diag = 0, vmax = 0, up_max = 0, down_max = 0;
     for (int a = 0; a < 3; a++) {
@@ -160,6 +163,10 @@ static void check_bounds(const host_state *h, const float *b, const float *lo, c
     for (size_t i = 0; i < h->n; i++) {
         const float *x = h->pos + 4 * i, *v = h->vel + 4 * i;
         double s = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+        unsigned group = h->phase[i] & PBFCL_PHASE_GROUP_BITS;
+        bool body = group >= 1 && group <= matched, fixed = h->phase[i] == PBFCL_PHASE_STATIC_WORD;
+        if (h->bodies && (body || fixed))
+            s *= solid_scale;
         vmax = fmax(vmax, isfinite(s) ? s : FLT_MAX);
         double d = 0;
         for (int a = 0; a < 3; a++)
@@ -249,16 +256,35 @@ static void check_n(pbfcl_cl *cl, size_t n)
     h.bodies = true;
     ck_assert_int_eq(pbfcl_particles_stats(&p, &with_bodies, &material, &st), PBFCL_OK);
     check_stats(&h, &st);
-    h.bodies = false;
-    clReleaseMemObject(with_bodies.phase_buf);
-    clReleaseMemObject(with_bodies.inv_mass_buf);
     const float lo[3] = {-0.5f, -0.25f, -1.0f}, hi[3] = {0.5f, 0.75f, 1.0f};
     const float g[3] = {0.6f, -0.78f, 0.16f};
     double len = sqrt(0.6 * 0.6 + 0.78 * 0.78 + 0.16 * 0.16);
     float down[3] = {(float)(g[0] / len), (float)(g[1] / len), (float)(g[2] / len)}, b[3];
-    ck_assert_int_eq(pbfcl_particles_bounds(&p, &s, lo, hi, down, NULL), PBFCL_OK);
+    /* with phases, a body's speed (groups 1 .. matched: 1 and 2 of the 3 solid groups) and a
+     * static's count solid_scale times; the third group's (a cloth's, say) and the fluid's once.
+     * All finite here (a non-finite speed is the largest whatever the scales). */
+    if (n > 2)
+        h.vel[4 * (n / 2) + 1] = 0.5f;
+    with_bodies.vel_buf = upload(cl, h.vel, n * 16);
+    const float scales[] = {1.0f, 2.5f, 2.5f};
+    const unsigned matched[] = {2, 2, 0};
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_eq(
+            pbfcl_particles_bounds(&p, &with_bodies, lo, hi, down, matched[k], scales[k], NULL),
+            PBFCL_OK);
+        ck_assert_int_eq(pbfcl_particles_read_bounds(&p, b), PBFCL_OK);
+        check_bounds(&h, b, lo, hi, down, matched[k], scales[k]);
+    }
+    clReleaseMemObject(with_bodies.vel_buf);
+    if (n > 2)
+        h.vel[4 * (n / 2) + 1] = NAN;
+    h.bodies = false;
+    clReleaseMemObject(with_bodies.phase_buf);
+    clReleaseMemObject(with_bodies.inv_mass_buf);
+    /* without phases every particle is fluid: the scale is not applied */
+    ck_assert_int_eq(pbfcl_particles_bounds(&p, &s, lo, hi, down, 2, 2.5f, NULL), PBFCL_OK);
     ck_assert_int_eq(pbfcl_particles_read_bounds(&p, b), PBFCL_OK);
-    check_bounds(&h, b, lo, hi, down);
+    check_bounds(&h, b, lo, hi, down, 2, 1.0);
     check_copy(cl, &p, &s, &h);
     check_slots(cl, &p, &s, &h);
     /* more particles than the passes were made for: refused, nothing launched */

@@ -435,6 +435,64 @@ START_TEST(test_bodies_archimedes)
 }
 END_TEST
 
+/* A solid moves at most PBFCL_PBF_SOLID_CFL h a substep whatever the cfl lets the fluid (the
+ * neighbour lists are searched at x* before the fluid is pushed aside): a 4^3 cube falling at
+ * 3 m/s in an empty box at cfl 1 (1 substep at least) takes ceil(dt (v cfl / 0.5 + g dt) /
+ * (cfl h)) = 3 substeps in its first frame, as at cfl 0.5; the same particles as fluid take
+ * ceil(dt (v + g dt) / h) = 2. The substeps follow the first frame's bounds. */
+static int falling_substeps(pbfcl_cl *cl, bool body)
+{
+    size_t n;
+    float lo[3] = {0.4f, 0.6f, 0.4f};
+    float *pos = cube(4, lo, &n), *vel = calloc(n * 3, sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        vel[3 * i + 1] = -3.0f;
+    pbfcl_scene s;
+    pbfcl_scene_defaults(&s);
+    s.particle_radius = R;
+    for (int a = 0; a < 3; a++) {
+        s.domain_min[a] = 0.0f;
+        s.domain_max[a] = 1.0f;
+    }
+    s.solver.cfl = 1.0f;
+    s.solver.substeps = 1;
+    pbfcl_sim *sim = NULL;
+    ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
+    unsigned *id = malloc(n * 4), *which = calloc(n, 4);
+    for (size_t i = 0; i < n; i++)
+        id[i] = (unsigned)i;
+    float one = 1.0f, w = 2.0f;
+    if (body)
+        ck_assert_int_eq(pbfcl_sim_set_bodies(sim, 1, n, id, which, pos, &one, &w), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_write(sim, NULL, vel), PBFCL_OK);
+    ck_assert_int_eq(pbfcl_sim_step(sim, NULL), PBFCL_OK);
+    int got = pbfcl_sim_substeps(sim);
+    pbfcl_sim_destroy(sim);
+    free(pos), free(vel), free(id), free(which);
+    return got;
+}
+
+static void run_solid_substeps(pbfcl_cl *cl)
+{
+    double dt = 1.0 / 60.0, g = 9.81, h = 4.0 * R, v = 3.0;
+    int want_body = (int)ceil(dt * (v * 1.0 / PBFCL_PBF_SOLID_CFL + g * dt) / (1.0 * h));
+    int want_fluid = (int)ceil(dt * (v + g * dt) / h);
+    ck_assert_int_eq(want_body, 3);
+    ck_assert_int_eq(want_fluid, 2);
+    int body = falling_substeps(cl, true), fluid = falling_substeps(cl, false);
+    fprintf(stderr,
+            "    falling at 3 m/s, cfl 1: a body %d substeps (want %d), fluid %d (want %d)\n", body,
+            want_body, fluid, want_fluid);
+    ck_assert_int_eq(body, want_body);
+    ck_assert_int_eq(fluid, want_fluid);
+}
+
+START_TEST(test_bodies_solid_substeps)
+{
+    test_each_device(run_solid_substeps);
+}
+END_TEST
+
 /* Two bodies collide in zero gravity: a 4^3 cube of 500 kg/m^3 at 0.6 m/s and a 5^3 cube of
  * 2000 kg/m^3 at -0.3 m/s along x, offset by half a cube in y so that they also start to spin.
  * Their total momentum sum m v stays within 1 % of the start (of the larger momentum of the
@@ -967,6 +1025,7 @@ int main(void)
     tcase_add_test(tc, test_bodies_collision_momentum);
     tcase_add_test(tc, test_bodies_soft_returns);
     tcase_add_test(tc, test_bodies_archimedes);
+    tcase_add_test(tc, test_bodies_solid_substeps);
     tcase_add_test(tc, test_bodies_friction);
     tcase_add_test(tc, test_bodies_static_friction);
     tcase_add_test(tc, test_bodies_static_obstacle);

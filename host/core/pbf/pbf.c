@@ -251,8 +251,18 @@ static pbfcl_status pbf_substep(pbfcl_sim *sim, pbfcl_profile *prof)
  * scale as 1/h: halving r doubles the substeps, as it halves the time step of any explicit
  * particle method. The multilevel coarse correction (solver.multilevel) holds the column
  * whatever its depth; the second term then takes only PBFCL_ML_DEPTH_SHARE of the depth. A cfl
- * above PBFCL_PBF_CFL_SAFE that sets the substeps is warned of once. A scene's
- * own substeps are the minimum. One 12-byte read per frame. */
+ * above PBFCL_PBF_CFL_SAFE that sets the substeps is warned of once. A solid body's particle may
+ * move at most PBFCL_PBF_SOLID_CFL h (pbf_solid_speed_scale: v is then the fastest particle with
+ * a body's speed counted cfl / PBFCL_PBF_SOLID_CFL times). A scene's own substeps are the
+ * minimum. One 12-byte read per frame. */
+/* pbf's solid_speed_scale: a solid body moves at most min(cfl, PBFCL_PBF_SOLID_CFL) h a substep,
+ * the fluid at most cfl h (1 where the cfl is within the bodies' already). */
+static float pbf_solid_speed_scale(const pbfcl_scene *scene)
+{
+    double cfl = scene->solver.cfl;
+    return cfl > PBFCL_PBF_SOLID_CFL ? (float)(cfl / PBFCL_PBF_SOLID_CFL) : 1.0f;
+}
+
 static pbfcl_status pbf_choose_substeps(pbfcl_sim *sim, int *out)
 {
     pbfcl_sim_view sv;
@@ -325,6 +335,7 @@ static const pbfcl_solver_method pbf_method = {
     .destroy = pbf_destroy,
     .substep = pbf_substep,
     .choose_substeps = pbf_choose_substeps,
+    .solid_speed_scale = pbf_solid_speed_scale,
     .compute_density = pbf_compute_density,
     .derive = pbf_derive,
     .loaded = pbf_loaded,

@@ -74,6 +74,18 @@ double pbfcl_pbf_chebyshev_weight(int iteration, double rho, double last);
  * substeps is warned of once. */
 #define PBFCL_PBF_CFL_SAFE 1.0
 
+/* The most of h a solid body's particle (a shape-matched body's, a moving obstacle's static
+ * ones) may move in a substep, whatever solver.cfl allows the fluid: the neighbour lists are
+ * searched at x* just after predict, before any constraint has pushed the fluid aside, so a
+ * body's face moving d into still fluid puts up to (1 + d / h) times the rest neighbours around
+ * the fluid particles it meets, and a body landing at cfl 1 filled their lists (64, about twice
+ * the rest count): soft-ball at 1M on an H200 cut 13 lists short in 2 frames at cfl 1, at 300k
+ * on PoCL none at 0.75 or 0.5. A shell one particle thick (a cloth, a rope, an inflatable) brings
+ * one layer and keeps the fluid's cfl: held to 0.5 h, cloth-drape, flag and rope-bridge took 71
+ * to 84 % longer a frame at cfl 1 with no list cut short either way (docs/PERFORMANCE.md, "A
+ * solid body moves at most h / 2 a substep"). */
+#define PBFCL_PBF_SOLID_CFL 0.5
+
 /* The distance constraints' sweeps in solver iteration `iteration` of `iterations` (0: the one
  * positions pass of a substep without iterations): max(PBFCL_PBF_DISTANCE_SWEEPS, iterations)
  * sweeps per substep spread evenly, each iteration at least one. */

@@ -190,7 +190,8 @@ pbfcl_status pbfcl_particles_stats(pbfcl_particles *p, const pbfcl_particle_stat
 
 pbfcl_status pbfcl_particles_bounds(pbfcl_particles *p, const pbfcl_particle_state *s,
                                     const float box_lo[3], const float box_hi[3],
-                                    const float down[3], pbfcl_profile *prof)
+                                    const float down[3], unsigned matched, float solid_scale,
+                                    pbfcl_profile *prof)
 {
     PBFCL_TRY(check_count(p, s, "bounds"));
     cl_kernel k = p->bounds;
@@ -208,6 +209,10 @@ pbfcl_status pbfcl_particles_bounds(pbfcl_particles *p, const pbfcl_particle_sta
     PARTICLES_ARG(k, 4, s->pos_buf);
     PARTICLES_ARG(k, 5, s->vel_buf);
     PARTICLES_ARG(k, 6, p->bounds_buf);
+    cl_uint bodies = matched;
+    PARTICLES_ARG(k, 7, s->phase_buf);
+    PARTICLES_ARG(k, 8, bodies);
+    PARTICLES_ARG(k, 9, solid_scale);
     return pbfcl_cl_launch(p->cl, k, s->n, p->wg, prof, PBFCL_STAGE_OTHER);
 }
 

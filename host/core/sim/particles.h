@@ -62,15 +62,18 @@ unsigned long long pbfcl_particles_bytes_needed(size_t capacity);
 pbfcl_status pbfcl_particles_stats(pbfcl_particles *p, const pbfcl_particle_state *s,
                                    const pbfcl_particles_material *m, pbfcl_stats *out);
 
-/* bounds: enqueues the reduction of the state's fastest speed and its reach along down (a
- * unit vector, or zero) from the centre of the box box_lo..box_hi into bounds_buf; events
- * under PBFCL_STAGE_OTHER in prof if not NULL. */
+/* bounds: enqueues the reduction of the state's fastest speed (where the state has phases, a
+ * solid body's particle, a shape-matched body's of groups 1 .. matched or a static one, counted
+ * solid_scale times) and its reach along down (a unit vector, or zero) from the centre of the
+ * box box_lo..box_hi into bounds_buf; events under PBFCL_STAGE_OTHER in prof if not NULL. */
 pbfcl_status pbfcl_particles_bounds(pbfcl_particles *p, const pbfcl_particle_state *s,
                                     const float box_lo[3], const float box_hi[3],
-                                    const float down[3], pbfcl_profile *prof);
+                                    const float down[3], unsigned matched, float solid_scale,
+                                    pbfcl_profile *prof);
 
-/* Reads the last bounds (blocking): out[0] = max |v|, out[1] and out[2] = the reach down and
- * up along gravity from the box centre, plus the box diagonal D. */
+/* Reads the last bounds (blocking): out[0] = max |v| (a solid body's counted solid_scale times),
+ * out[1] and out[2] = the reach down and up along gravity from the box centre, plus the box
+ * diagonal D. */
 pbfcl_status pbfcl_particles_read_bounds(pbfcl_particles *p, float out[3]);
 
 /* The id-to-slot map (slot_buf), made on the first call (modules that need it ask for it

@@ -61,8 +61,12 @@ static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
     for (int a = 0; g > 0.0f && a < 3; a++)
         down[a] = sim->gravity.s[a] / g;
     pbfcl_particle_state st = particle_state(sim);
+    float solid_scale =
+        sim->method->solid_speed_scale ? sim->method->solid_speed_scale(&sim->scene) : 1.0f;
+    const pbfcl_shape_match *sm = sim_bodies(sim);
+    unsigned matched = sm ? (unsigned)sm->bodies : 0u;
     return pbfcl_particles_bounds(&sim->particles, &st, sim->params.box_min, sim->params.box_max,
-                                  down, prof);
+                                  down, matched, solid_scale, prof);
 }
 
 /* The most particles of its scene a simulation holds on its device: its memory at

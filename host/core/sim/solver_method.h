@@ -99,6 +99,9 @@ typedef struct pbfcl_solver_method {
     pbfcl_status (*substep)(pbfcl_sim *sim, pbfcl_profile *prof);
     /* The substeps of the next frame (from the last frame's bounds). */
     pbfcl_status (*choose_substeps)(pbfcl_sim *sim, int *out);
+    /* How many times its speed a solid body's particle (a shape-matched body's or a static one)
+     * counts in the bounds' fastest speed, for a scene (NULL: once, as the fluid's). */
+    float (*solid_speed_scale)(const pbfcl_scene *scene);
     /* The density of the current positions into the densities (sorts, as a step does). */
     pbfcl_status (*compute_density)(pbfcl_sim *sim);
     /* The method's own conditions on a scene and its changes to the constants derived from it
@@ -135,7 +138,8 @@ typedef struct pbfcl_sim_view {
     cl_float4 gravity, push_origin, push_dir, push; /* push.w: radius (0: off) */
     float wall_scale;                               /* pbfcl_pbf_wall_scale */
     cl_mem params_buf;                              /* pbfcl_constants, __constant */
-    cl_mem bounds_buf;    /* 3 uints: max |v|, reach down and up along gravity (particles_bounds) */
+    cl_mem bounds_buf;    /* 3 uints: max |v| (solid bodies' scaled: solid_speed_scale), reach
+                           * down and up along gravity (particles_bounds) */
     cl_mem accel_max_buf; /* 1 uint: max |a| of the frame's steps, float bits (sph) */
     cl_mem pos_buf, vel_buf, density_buf; /* float4, float4, float */
     void **method_state;                  /* the method's own state */
