@@ -220,7 +220,8 @@ void pbfcl_sim_walls(const pbfcl_sim *sim, float lo[3], float hi[3]);
  * a buffer shared with OpenGL. */
 pbfcl_status pbfcl_sim_copy_positions(pbfcl_sim *sim, cl_mem dst_buf);
 
-/* Runs the bounds stage on the current state and reads it: out[0] = max |v|, out[1] and
+/* Runs the bounds stage on the current state and reads it: out[0] = max |v| (a shape-matched
+ * body's or a static particle's speed counted the method's solid_speed_scale times), out[1] and
  * out[2] = the fluid's reach down and up along gravity from the box centre, plus the box
  * diagonal D (what choose_substeps reads). */
 pbfcl_status pbfcl_sim_bounds(pbfcl_sim *sim, float out[3]);
