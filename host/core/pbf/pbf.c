@@ -239,6 +239,14 @@ static pbfcl_status pbf_substep(pbfcl_sim *sim, pbfcl_profile *prof)
     return pbfcl_pbf_vorticity_viscosity(sim, prof); /* omega, f_vorticity, XSPH viscosity */
 }
 
+/* pbf's solid_speed_scale: a solid body moves at most min(cfl, PBFCL_PBF_SOLID_CFL) h a substep,
+ * the fluid at most cfl h (1 where the cfl is within the bodies' already). */
+static float pbf_solid_speed_scale(const pbfcl_scene *scene)
+{
+    double cfl = scene->solver.cfl;
+    return cfl > PBFCL_PBF_SOLID_CFL ? (float)(cfl / PBFCL_PBF_SOLID_CFL) : 1.0f;
+}
+
 /* The substeps of the next frame from the bounds of the last one (a CFL condition): with
  * v the fastest particle, g = |gravity| and H the fluid's extent along gravity, the speed
  * u = max(v + g dt, sqrt(2 g H)) may carry a particle at most solver.cfl * h per substep.
@@ -255,14 +263,6 @@ static pbfcl_status pbf_substep(pbfcl_sim *sim, pbfcl_profile *prof)
  * move at most PBFCL_PBF_SOLID_CFL h (pbf_solid_speed_scale: v is then the fastest particle with
  * a body's speed counted cfl / PBFCL_PBF_SOLID_CFL times). A scene's own substeps are the
  * minimum. One 12-byte read per frame. */
-/* pbf's solid_speed_scale: a solid body moves at most min(cfl, PBFCL_PBF_SOLID_CFL) h a substep,
- * the fluid at most cfl h (1 where the cfl is within the bodies' already). */
-static float pbf_solid_speed_scale(const pbfcl_scene *scene)
-{
-    double cfl = scene->solver.cfl;
-    return cfl > PBFCL_PBF_SOLID_CFL ? (float)(cfl / PBFCL_PBF_SOLID_CFL) : 1.0f;
-}
-
 static pbfcl_status pbf_choose_substeps(pbfcl_sim *sim, int *out)
 {
     pbfcl_sim_view sv;
