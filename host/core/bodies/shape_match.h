@@ -64,6 +64,13 @@ pbfcl_status pbfcl_shape_match_create(pbfcl_shape_match *sm, pbfcl_cl *cl, size_
 /* Releases everything; accepts a zeroed or half-built struct. */
 void pbfcl_shape_match_destroy(pbfcl_shape_match *sm);
 
+/* The bodies shape matching holds (the phases' groups 1 .. that count, which the kernels call
+ * matched), 0 without its state (sm NULL). */
+static inline size_t pbfcl_shape_match_count(const pbfcl_shape_match *sm)
+{
+    return sm ? sm->bodies : 0;
+}
+
 /* Replaces the bodies: entries sorted by body (entry_body non-decreasing, every body 0 ..
  * bodies - 1 with at least PBFCL_SHAPE_MATCH_MIN_PARTICLES entries), each naming a particle
  * by id with its rest position (xyz triples; the rest shape, also the body's pose now: the

@@ -133,7 +133,7 @@ static const char *fault(const pbfcl_sim_view *v, pbfcl_colliders *c, unsigned p
                    ? "names a shape that does not exist: give the id pbfcl_shape_create returned"
                    : NULL;
     if (target.s[0] == PBFCL_PBF_ATTACH_BODY) {
-        size_t bodies = v->bodies ? v->bodies->bodies : 0;
+        size_t bodies = pbfcl_shape_match_count(v->bodies);
         return target.s[1] < 0 || (size_t)target.s[1] >= bodies
                    ? "names a body that does not exist: give an index below the body count"
                    : NULL;

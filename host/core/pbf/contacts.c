@@ -107,7 +107,7 @@ pbfcl_status pbfcl_pbf_collide(pbfcl_sim *sim, pbfcl_profile *prof)
      * particles (grid.moved_buf); a pass after another collide pass reads the whole lists */
     cl_uint whole_lists = !ps->q_from_delta;
     ps->q_from_delta = 0;
-    cl_uint matched = v.bodies ? (cl_uint)v.bodies->bodies : 0;
+    cl_uint matched = (cl_uint)pbfcl_shape_match_count(v.bodies);
     pbfcl_sim_lists l; /* an exchange in flight: the interior first, the boundary after it */
     bool lists = pbfcl_sim_sync_lists(sim, &l);
     cl_kernel k[2] = {cs->collide_fluid, cs->collide};

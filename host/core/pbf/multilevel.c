@@ -543,7 +543,7 @@ static pbfcl_status correct(const pbfcl_sim_view *v, ml_state *m, pbfcl_profile 
     ML_ARG(k, 15, ml_surface);
     ML_ARG(k, 16, v->gravity);
     ML_ARG(k, 17, v->density_buf);
-    cl_uint matched = v->bodies ? (cl_uint)v->bodies->bodies : 0u;
+    cl_uint matched = (cl_uint)pbfcl_shape_match_count(v->bodies);
     ML_ARG(k, 18, matched);
     ML_ARG(k, 19, v->inv_mass_buf);
     return launch(v, k, n, prof);

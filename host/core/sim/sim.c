@@ -63,8 +63,7 @@ static pbfcl_status enqueue_bounds(pbfcl_sim *sim, pbfcl_profile *prof)
     pbfcl_particle_state st = particle_state(sim);
     float solid_scale =
         sim->method->solid_speed_scale ? sim->method->solid_speed_scale(&sim->scene) : 1.0f;
-    const pbfcl_shape_match *sm = sim_bodies(sim);
-    unsigned matched = sm ? (unsigned)sm->bodies : 0u;
+    unsigned matched = (unsigned)pbfcl_shape_match_count(sim_bodies(sim));
     return pbfcl_particles_bounds(&sim->particles, &st, sim->params.box_min, sim->params.box_max,
                                   down, matched, solid_scale, prof);
 }
@@ -187,8 +186,7 @@ void pbfcl_sim_destroy(pbfcl_sim *sim)
 /* Whether the simulation has shape-matched bodies (the body stages then run). */
 bool sim_matches_shapes(const pbfcl_sim *sim)
 {
-    const pbfcl_shape_match *sm = sim_bodies(sim);
-    return sm && sm->bodies > 0;
+    return pbfcl_shape_match_count(sim_bodies(sim)) > 0;
 }
 
 /* Whether the simulation has bodies, static particles or solid groups (the kernels then read
