@@ -32,19 +32,28 @@ static float *cube(int k, const float lo[3], size_t *n)
     return p;
 }
 
+/* The scene every test here starts from: the defaults (gravity -9.81 along y), particles of
+ * radius R, in the box [0, x] x [0, y] x [0, z]. */
+static void box_scene(pbfcl_scene *s, float x, float y, float z)
+{
+    const float size[3] = {x, y, z};
+    pbfcl_scene_defaults(s);
+    s->particle_radius = R;
+    for (int a = 0; a < 3; a++) {
+        s->domain_min[a] = 0.0f;
+        s->domain_max[a] = size[a];
+    }
+}
+
 /* A simulation of the particles at pos in the box [0, size]^3 with gravity g, all of them
  * one rigid body, velocities v = omega x (x - c) about their centre c. */
 static pbfcl_sim *body_sim(pbfcl_cl *cl, const float *pos, size_t n, float size, float g,
                            const float omega[3])
 {
     pbfcl_scene s;
-    pbfcl_scene_defaults(&s);
-    s.particle_radius = R;
-    for (int a = 0; a < 3; a++) {
-        s.domain_min[a] = 0.0f;
-        s.domain_max[a] = size;
+    box_scene(&s, size, size, size);
+    for (int a = 0; a < 3; a++)
         s.gravity[a] = a == 1 ? -g : 0.0f;
-    }
     pbfcl_sim *sim = NULL;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, n), PBFCL_OK);
     unsigned *id = malloc(n * 4), *body = calloc(n, 4);
@@ -340,13 +349,7 @@ static void float_cube(pbfcl_cl *cl, float density, bool fast, double *fraction,
     memcpy(pos + 3 * nf, cube_pos, nc * 12);
     n = nf + nc;
     pbfcl_scene s;
-    pbfcl_scene_defaults(&s);
-    s.particle_radius = R;
-    float size[3] = {0.32f, 0.4f, 0.32f};
-    for (int a = 0; a < 3; a++) {
-        s.domain_min[a] = 0.0f;
-        s.domain_max[a] = size[a];
-    }
+    box_scene(&s, 0.32f, 0.4f, 0.32f);
     if (fast) { /* the coarse correction's pressure on the body (ml_correct) */
         s.solver.iterations = 2;
         s.solver.multilevel = 1;
@@ -448,12 +451,7 @@ static int falling_substeps(pbfcl_cl *cl, bool body)
     for (size_t i = 0; i < n; i++)
         vel[3 * i + 1] = -3.0f;
     pbfcl_scene s;
-    pbfcl_scene_defaults(&s);
-    s.particle_radius = R;
-    for (int a = 0; a < 3; a++) {
-        s.domain_min[a] = 0.0f;
-        s.domain_max[a] = 1.0f;
-    }
+    box_scene(&s, 1.0f, 1.0f, 1.0f);
     s.solver.cfl = 1.0f;
     s.solver.substeps = 1;
     pbfcl_sim *sim = NULL;
@@ -507,13 +505,9 @@ static void run_collision(pbfcl_cl *cl)
     memcpy(rest, pa, na * 12);
     memcpy(rest + 3 * na, pb, nb * 12);
     pbfcl_scene s;
-    pbfcl_scene_defaults(&s);
-    s.particle_radius = R;
-    for (int a = 0; a < 3; a++) {
-        s.domain_min[a] = 0.0f;
-        s.domain_max[a] = 1.0f;
+    box_scene(&s, 1.0f, 1.0f, 1.0f);
+    for (int a = 0; a < 3; a++)
         s.gravity[a] = 0.0f;
-    }
     pbfcl_sim *sim = NULL;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, rest, n), PBFCL_OK);
     unsigned *id = malloc(n * 4), *body = malloc(n * 4);
@@ -595,14 +589,8 @@ static void slides(pbfcl_cl *cl, double theta_deg, float mu_s, float mu_k, bool 
             }
     memcpy(pos + 3 * np, cube_pos, nc * 12);
     pbfcl_scene s;
-    pbfcl_scene_defaults(&s);
-    s.particle_radius = R;
-    float size[3] = {0.6f, 0.3f, 0.24f};
+    box_scene(&s, 0.6f, 0.3f, 0.24f);
     double th = theta_deg * 3.14159265358979 / 180.0;
-    for (int a = 0; a < 3; a++) {
-        s.domain_min[a] = 0.0f;
-        s.domain_max[a] = size[a];
-    }
     const float tilted[3] = {(float)(-9.81 * sin(th)), (float)(-9.81 * cos(th)), 0.0f};
     s.gravity[0] = settle > 0.0 ? 0.0f : tilted[0];
     s.gravity[1] = settle > 0.0 ? -9.81f : tilted[1];
@@ -776,12 +764,7 @@ static void run_obstacle(pbfcl_cl *cl)
             }
     size_t statics = total - fluid;
     pbfcl_scene s;
-    pbfcl_scene_defaults(&s);
-    s.particle_radius = R;
-    for (int a = 0; a < 3; a++) {
-        s.domain_min[a] = 0.0f;
-        s.domain_max[a] = a == 2 ? 0.2f : 0.4f;
-    }
+    box_scene(&s, 0.4f, 0.4f, 0.2f);
     pbfcl_sim *sim = NULL;
     ck_assert_int_eq(pbfcl_sim_create(&sim, cl, &s, pos, total), PBFCL_OK);
     unsigned *ids = malloc(statics * 4);
